@@ -1,0 +1,8 @@
+// Original file: /work/main/proto/api.proto
+
+
+export interface GetEventsRequest {
+}
+
+export interface GetEventsRequest__Output {
+}

@@ -1,0 +1,8 @@
+// Original file: /work/main/proto/api.proto
+
+
+export interface ImageFsInfoRequest {
+}
+
+export interface ImageFsInfoRequest__Output {
+}

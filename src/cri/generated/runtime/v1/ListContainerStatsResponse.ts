@@ -1,0 +1,17 @@
+// Original file: /work/main/proto/api.proto
+
+import type { ContainerStats as _runtime_v1_ContainerStats, ContainerStats__Output as _runtime_v1_ContainerStats__Output } from '../../runtime/v1/ContainerStats';
+
+export interface ListContainerStatsResponse {
+  /**
+   * Stats of the container.
+   */
+  'stats'?: (_runtime_v1_ContainerStats)[];
+}
+
+export interface ListContainerStatsResponse__Output {
+  /**
+   * Stats of the container.
+   */
+  'stats': (_runtime_v1_ContainerStats__Output)[];
+}

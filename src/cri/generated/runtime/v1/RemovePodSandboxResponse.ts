@@ -1,0 +1,8 @@
+// Original file: /work/main/proto/api.proto
+
+
+export interface RemovePodSandboxResponse {
+}
+
+export interface RemovePodSandboxResponse__Output {
+}
