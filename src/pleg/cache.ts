@@ -1,0 +1,87 @@
+// PodStatusCache: the last status the relist read for each pod, with the time of that read.
+// Relisting is its only writer (DESIGN.md): readers get PodStatusReader, which cannot write.
+import type { PodStatus } from "./types";
+
+export interface CachedPodStatus {
+  status: PodStatus | undefined;
+  error: Error | undefined;
+  /** When the relist that produced this entry started. */
+  timestamp: number;
+}
+
+export interface PodStatusReader {
+  get(uid: string): CachedPodStatus | undefined;
+  /** Resolves with the pod's entry once the cache holds one read at or after minTime. */
+  getNewerThan(uid: string, minTime: number, signal?: AbortSignal): Promise<CachedPodStatus>;
+  uids(): string[];
+}
+
+interface Waiter {
+  uid: string;
+  minTime: number;
+  resolve: (v: CachedPodStatus) => void;
+}
+
+export class PodStatusCache implements PodStatusReader {
+  private entries = new Map<string, CachedPodStatus>();
+  /** Every pod is known to be current up to this time (the start of the last complete relist). */
+  private globalTimestamp = 0;
+  private waiters = new Set<Waiter>();
+
+  get(uid: string): CachedPodStatus | undefined {
+    return this.entries.get(uid);
+  }
+  uids(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  /** Only the relist calls this. An older read never replaces a newer one. */
+  set(uid: string, status: PodStatus | undefined, error: Error | undefined, timestamp: number): boolean {
+    const old = this.entries.get(uid);
+    if (old && old.timestamp > timestamp) return false;
+    this.entries.set(uid, { status, error, timestamp });
+    this.notify();
+    return true;
+  }
+  delete(uid: string): void {
+    this.entries.delete(uid);
+    this.notify();
+  }
+  /** After a full relist: every pod not otherwise written is known current as of ts. */
+  updateTime(ts: number): void {
+    this.globalTimestamp = Math.max(this.globalTimestamp, ts);
+    this.notify();
+  }
+
+  private lookup(uid: string, minTime: number): CachedPodStatus | undefined {
+    const e = this.entries.get(uid);
+    if (e && e.timestamp >= minTime) return e;
+    if (this.globalTimestamp >= minTime) {
+      return e ? { ...e, timestamp: this.globalTimestamp } : { status: undefined, error: undefined, timestamp: this.globalTimestamp };
+    }
+    return undefined;
+  }
+
+  getNewerThan(uid: string, minTime: number, signal?: AbortSignal): Promise<CachedPodStatus> {
+    const hit = this.lookup(uid, minTime);
+    if (hit) return Promise.resolve(hit);
+    return new Promise((resolve, reject) => {
+      const w: Waiter = { uid, minTime, resolve };
+      this.waiters.add(w);
+      signal?.addEventListener("abort", () => {
+        this.waiters.delete(w);
+        reject(signal.reason);
+      }, { once: true });
+    });
+  }
+
+  private notify(): void {
+    for (const w of this.waiters) {
+      const hit = this.lookup(w.uid, w.minTime);
+      if (hit) {
+        this.waiters.delete(w);
+        w.resolve(hit);
+      }
+    }
+  }
+}

@@ -1,0 +1,203 @@
+// Relister: the one writer of the pod status cache. A full relist lists every sandbox and container;
+// relistPod re-reads the sandboxes of one pod (the hint a runtime event or the agent's own action
+// gives). Both diff against the last recorded state, refresh the cache for pods that changed, and
+// emit lifecycle events. They run one at a time, so the records and the cache never see two writers.
+import { NotFoundError } from "../cri/errors";
+import type { ContainerStatus, PodSandboxStatus } from "../cri/types";
+import type { CriClient } from "../cri/client";
+import type { Clock } from "../util/clock";
+import { Mutex } from "../util/queue";
+import type { PodStatusCache } from "./cache";
+import { computePodEvents, groupPods, hasHiddenChange } from "./diff";
+import type { PlegMode, PodLifecycleEvent, PodStatus, RuntimePod } from "./types";
+
+/** The runtime calls the relist needs; CriClient provides them, tests provide a fake. */
+export type RelistRuntime = Pick<CriClient, "listPodSandbox" | "listContainers" | "podSandboxStatus" | "containerStatus">;
+
+export interface RelistStats {
+  /** Start of the last successful full relist (ms), 0 before the first. */
+  lastRelistTime: number;
+  lastRelistDurationMs: number;
+  relists: number;
+  podRelists: number;
+  relistErrors: number;
+}
+
+interface PodRecord {
+  old: RuntimePod | undefined;
+  current: RuntimePod | undefined;
+}
+
+export class Relister {
+  private records = new Map<string, PodRecord>();
+  private podsToReinspect = new Set<string>();
+  private readonly lock = new Mutex();
+  readonly stats: RelistStats = { lastRelistTime: 0, lastRelistDurationMs: 0, relists: 0, podRelists: 0, relistErrors: 0 };
+
+  constructor(
+    private readonly runtime: RelistRuntime,
+    private readonly cache: PodStatusCache,
+    private readonly clock: Clock,
+    private readonly emit: (e: PodLifecycleEvent) => void,
+    private readonly onError: (what: string, err: unknown) => void = () => {},
+  ) {}
+
+  /** The pod a sandbox or container id belongs to, from the last records. */
+  podOfContainer(id: string): string | undefined {
+    for (const [uid, r] of this.records) {
+      if (r.current?.containers.has(id) || r.old?.containers.has(id)) return uid;
+    }
+    return undefined;
+  }
+
+  /** A full relist. Returns false when the runtime could not be listed (relist time not advanced). */
+  relist(): Promise<boolean> {
+    return this.lock.run(async () => {
+      const start = this.clock.now();
+      const t0 = performance.now();
+      let pods: Map<string, RuntimePod>;
+      try {
+        const [sandboxes, containers] = await Promise.all([this.runtime.listPodSandbox(), this.runtime.listContainers()]);
+        pods = groupPods(sandboxes, containers);
+      } catch (err) {
+        // As the kubelet since PR #45496: a failed relist leaves the relist time alone, so health
+        // reflects how long the runtime has been unlistable.
+        this.stats.relistErrors++;
+        this.onError("relist", err);
+        return false;
+      }
+      for (const [uid, r] of this.records) r.current = pods.get(uid);
+      for (const [uid, pod] of pods) {
+        const r = this.records.get(uid);
+        if (r) r.current = pod;
+        else this.records.set(uid, { old: undefined, current: pod });
+      }
+      for (const uid of [...this.records.keys()]) await this.syncRecord(uid, start, "generic");
+      this.cache.updateTime(start);
+      this.stats.lastRelistTime = start;
+      this.stats.lastRelistDurationMs = performance.now() - t0;
+      this.stats.relists++;
+      return true;
+    });
+  }
+
+  /**
+   * Re-reads one pod: its known sandboxes plus `sandboxIds` (a new sandbox an event named). Skipped
+   * when a full relist started after `requestedAt` has already covered it.
+   */
+  relistPod(uid: string, sandboxIds: Iterable<string> = [], requestedAt = this.clock.now(), mode: PlegMode = "evented", onStart?: () => void): Promise<void> {
+    return this.lock.run(async () => {
+      onStart?.();
+      if (this.stats.lastRelistTime > requestedAt) return;
+      const start = this.clock.now();
+      const record = this.records.get(uid) ?? { old: undefined, current: undefined };
+      const ids = new Set(sandboxIds);
+      for (const c of record.current?.containers.values() ?? []) if (c.sandbox) ids.add(c.id);
+      let pod: RuntimePod | undefined;
+      try {
+        const lists = await Promise.all(
+          [...ids].map(async (id) => [await this.runtime.listPodSandbox({ id }), await this.runtime.listContainers({ podSandboxId: id })] as const),
+        );
+        pod = groupPods(lists.flatMap((l) => l[0]), lists.flatMap((l) => l[1])).get(uid);
+      } catch (err) {
+        this.onError(`relist of pod ${uid}`, err);
+        return;
+      }
+      // A container whose sandbox was already gone is found only by listing everything: keep it as
+      // recorded, so the next full relist, not this partial view, decides that it was removed.
+      for (const c of record.current?.containers.values() ?? []) {
+        if (c.sandbox || ids.has(c.podSandboxId)) continue;
+        pod ??= { uid, name: record.current!.name, namespace: record.current!.namespace, containers: new Map() };
+        pod.containers.set(c.id, c);
+      }
+      record.current = pod;
+      this.records.set(uid, record);
+      this.stats.podRelists++;
+      await this.syncRecord(uid, start, mode);
+    });
+  }
+
+  /** Diffs one pod's record, refreshes its cache entry when it changed, and emits its events. */
+  private async syncRecord(uid: string, start: number, mode: PlegMode): Promise<void> {
+    const r = this.records.get(uid)!;
+    const transitions = computePodEvents(r.old, r.current);
+    const reinspect = this.podsToReinspect.has(uid);
+    const hidden = transitions.length === 0 && hasHiddenChange(r.old, r.current);
+    if (transitions.length === 0 && !reinspect && !hidden) return;
+
+    let status: PodStatus | undefined;
+    if (r.current) {
+      try {
+        status = await this.podStatus(r.current, this.cache.get(uid)?.status);
+      } catch (err) {
+        // As the kubelet: the record is not advanced and the pod is read again on the next relist.
+        this.podsToReinspect.add(uid);
+        this.onError(`status of pod ${uid}`, err);
+        this.cache.set(uid, this.cache.get(uid)?.status, err instanceof Error ? err : new Error(String(err)), start);
+        return;
+      }
+      this.cache.set(uid, status, undefined, start);
+    } else {
+      this.cache.delete(uid);
+    }
+    this.podsToReinspect.delete(uid);
+    const seen = (r.current ?? r.old)!;
+    const ref = { uid, name: seen.name, namespace: seen.namespace };
+    r.old = r.current;
+    if (!r.current) this.records.delete(uid);
+
+    if (transitions.length === 0) {
+      this.emit({ type: "PodSync", pod: ref, mode, time: start });
+      return;
+    }
+    for (const t of transitions) {
+      const e: PodLifecycleEvent = { type: t.type, pod: ref, containerId: t.container.id, containerName: t.container.name, mode, time: start };
+      if (t.container.sandbox) e.sandbox = true;
+      if (t.type === "ContainerDied" && !t.container.sandbox) {
+        const cs = status?.containerStatuses.find((s) => s.id === t.container.id);
+        if (cs && cs.finishedAt) {
+          e.exitCode = cs.exitCode;
+          if (cs.reason) e.reason = cs.reason;
+        }
+      }
+      this.emit(e);
+    }
+  }
+
+  /** The kubelet's GetPodStatus: every sandbox's and container's status, newest first. */
+  private async podStatus(pod: RuntimePod, previous: PodStatus | undefined): Promise<PodStatus> {
+    const sandboxes = [...pod.containers.values()].filter((c) => c.sandbox).sort((a, b) => b.createdAt - a.createdAt);
+    const containers = [...pod.containers.values()].filter((c) => !c.sandbox).sort((a, b) => b.createdAt - a.createdAt);
+    const [sandboxStatuses, containerStatuses] = await Promise.all([
+      Promise.all(sandboxes.map((s) => ignoreNotFound(this.runtime.podSandboxStatus(s.id).then((r) => r.status)))),
+      Promise.all(containers.map((c) => ignoreNotFound(this.runtime.containerStatus(c.id)))),
+    ]);
+    const sbs = sandboxStatuses.filter((s): s is PodSandboxStatus => s !== undefined);
+    const ips = podIPs(sbs[0]);
+    return {
+      uid: pod.uid,
+      name: pod.name,
+      namespace: pod.namespace,
+      // As the kubelet: keep the IPs of a sandbox that is no longer ready, the pod still "has" them
+      // until a new sandbox replaces it.
+      ips: ips.length > 0 ? ips : (previous?.ips ?? []),
+      sandboxStatuses: sbs,
+      containerStatuses: containerStatuses.filter((s): s is ContainerStatus => s !== undefined),
+    };
+  }
+}
+
+function podIPs(s: PodSandboxStatus | undefined): string[] {
+  if (!s || s.state !== "SANDBOX_READY" || !s.network) return [];
+  return [s.network.ip, ...s.network.additionalIps.map((a) => a.ip)].filter((ip) => ip !== "");
+}
+
+async function ignoreNotFound<T>(p: Promise<T>): Promise<T | undefined> {
+  try {
+    return await p;
+  } catch (err) {
+    // Removed between the list and the status call: the next relist records it as gone.
+    if (err instanceof NotFoundError) return undefined;
+    throw err;
+  }
+}

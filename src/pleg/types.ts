@@ -1,0 +1,58 @@
+// The PLEG's vocabulary: what a relist sees of a pod, the status it caches, and the events it emits.
+import type { ContainerStatus, PodSandboxStatus } from "../cri/types";
+
+/** The lifecycle events the kubelet's PLEG sends to the sync loop (ContainerChanged is never sent). */
+export type PodLifecycleEventType = "ContainerStarted" | "ContainerDied" | "ContainerRemoved" | "PodSync";
+
+/** generic: found by a periodic relist; evented: found by the relist of one pod a runtime event asked for. */
+export type PlegMode = "generic" | "evented";
+
+export interface PodRef {
+  uid: string;
+  name: string;
+  namespace: string;
+}
+
+export interface PodLifecycleEvent {
+  type: PodLifecycleEventType;
+  pod: PodRef;
+  /** The container (or sandbox) the event is about; absent for PodSync. */
+  containerId?: string;
+  /** The container's name; for a sandbox, "POD" as in the kubelet's logs. */
+  containerName?: string;
+  sandbox?: boolean;
+  /** For ContainerDied, when the runtime still knows the container. */
+  exitCode?: number;
+  reason?: string;
+  mode: PlegMode;
+  /** When the relist that found it started (ms since the epoch). */
+  time: number;
+}
+
+/** A container's (or sandbox's) state as the relist records it, the kubelet's plegContainerState. */
+export type RecordedState = "running" | "exited" | "unknown" | "non-existent";
+
+export interface RuntimeContainer {
+  id: string;
+  /** The sandbox it runs in; a sandbox's own id for a sandbox. */
+  podSandboxId: string;
+  name: string;
+  sandbox: boolean;
+  state: RecordedState;
+  createdAt: number;
+}
+
+/** One pod as a relist sees it: the sandboxes and containers grouped by pod UID. */
+export interface RuntimePod extends PodRef {
+  /** Sandboxes and containers, keyed by id. */
+  containers: Map<string, RuntimeContainer>;
+}
+
+/** What the cache holds for a pod, the kubelet's kubecontainer.PodStatus. */
+export interface PodStatus extends PodRef {
+  ips: string[];
+  /** Newest first. */
+  sandboxStatuses: PodSandboxStatus[];
+  /** Newest first. */
+  containerStatuses: ContainerStatus[];
+}

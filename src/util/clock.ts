@@ -1,0 +1,102 @@
+// Time as a dependency: RealClock for the node, FakeClock for tests, so relist periods, backoffs and
+// probe periods are tested by advancing time instead of sleeping.
+
+export interface Timer {
+  cancel(): void;
+}
+
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Calls fn once after ms (never synchronously). */
+  setTimer(ms: number, fn: () => void): Timer;
+  /** Resolves after ms; rejects with the signal's reason if it is aborted first. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+function sleepWith(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      timer.cancel();
+      reject(signal!.reason);
+    };
+    const timer = clock.setTimer(ms, () => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    });
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+export class RealClock implements Clock {
+  now(): number {
+    return Date.now();
+  }
+  setTimer(ms: number, fn: () => void): Timer {
+    const t = setTimeout(fn, Math.max(0, ms));
+    return { cancel: () => clearTimeout(t) };
+  }
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return sleepWith(this, ms, signal);
+  }
+}
+
+interface FakeTimer {
+  at: number;
+  seq: number;
+  fn: () => void;
+  cancelled: boolean;
+}
+
+/**
+ * A clock that moves only when told. `advance` fires due timers in time order and lets promise
+ * callbacks run between them, so async loops driven by the clock make progress as they would live.
+ */
+export class FakeClock implements Clock {
+  private t: number;
+  private seq = 0;
+  private timers: FakeTimer[] = [];
+
+  constructor(start = Date.UTC(2026, 0, 1)) {
+    this.t = start;
+  }
+  now(): number {
+    return this.t;
+  }
+  setTimer(ms: number, fn: () => void): Timer {
+    const timer: FakeTimer = { at: this.t + Math.max(0, ms), seq: this.seq++, fn, cancelled: false };
+    this.timers.push(timer);
+    return { cancel: () => void (timer.cancelled = true) };
+  }
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return sleepWith(this, ms, signal);
+  }
+  /** Number of timers waiting to fire. */
+  pending(): number {
+    return this.timers.filter((t) => !t.cancelled).length;
+  }
+  /** Moves time forward by ms, firing every timer that falls due, in order. */
+  async advance(ms: number): Promise<void> {
+    const end = this.t + ms;
+    await flushMicrotasks();
+    for (;;) {
+      this.timers = this.timers.filter((t) => !t.cancelled);
+      this.timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
+      const next = this.timers[0];
+      if (!next || next.at > end) break;
+      this.timers.shift();
+      this.t = Math.max(this.t, next.at);
+      next.fn();
+      await flushMicrotasks();
+    }
+    this.t = end;
+    await flushMicrotasks();
+  }
+}
+
+/** Lets pending promise callbacks (and the ones they queue) run. */
+export async function flushMicrotasks(rounds = 20): Promise<void> {
+  for (let i = 0; i < rounds; i++) await Promise.resolve();
+  await new Promise<void>((r) => setImmediate(r));
+}
