@@ -1,0 +1,56 @@
+# nodeagent — see README.md. Every target installs what it needs and is safe to run twice.
+SHELL := /bin/bash
+BUN := node_modules/.bin/bun
+ROOT_DIR ?= /var/lib/nodeagent
+IMAGES_DIR ?= .cache/images
+SRC := $(shell find cmd src -name '*.ts' -o -name '*.json') package.json
+
+.PHONY: all build run test test-unit test-e2e node images deps typecheck bench-pleg proto clean
+
+all: build
+
+# Toolchain and libraries: npm ci when the lockfile changed (bun comes in as an npm package).
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+deps: node_modules/.package-lock.json
+
+# One self-contained file: the CRI descriptor is embedded, no node_modules or proto/ needed beside it.
+dist/nodeagent: node_modules/.package-lock.json $(SRC)
+	@mkdir -p dist
+	$(BUN) build --compile --minify-syntax --sourcemap=inline cmd/nodeagent.ts --outfile dist/nodeagent
+build: dist/nodeagent
+
+# The real node: containerd 1.6 (Debian 12) and 1.7 (Debian 13), runc, CNI plugins, image tools.
+node:
+	bash scripts/install-node.sh
+
+# The pause and busybox images, built on this machine from Debian packages and images/.
+images: node
+	bash scripts/build-images.sh $(IMAGES_DIR)
+
+typecheck: deps
+	node_modules/.bin/tsc --noEmit -p .
+
+# The main job: `nodeagent pleg watch` on the managed containerd under $(ROOT_DIR).
+run: node build
+	bash scripts/build-images.sh $(ROOT_DIR)/images
+	@echo "nodeagent: watching pod lifecycle events (Ctrl-C to stop); JSON with: dist/nodeagent pleg watch -o json"
+	dist/nodeagent pleg watch --root-dir $(ROOT_DIR)
+
+# Unit tests and the e2e tests against real containerd 1.6 and 1.7 started by the test set-up.
+test: node deps build images
+	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) test --timeout 120000 $(TEST_ARGS)
+
+test-unit: deps
+	$(BUN) test test/util test/cri test/pleg
+
+bench-pleg: node deps build images
+	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) bench/pleg.ts
+
+# Refresh proto/ from Debian's cri-api package and regenerate the TypeScript types.
+proto: deps
+	bash scripts/refresh-cri-proto.sh
+
+clean:
+	rm -rf dist .cache

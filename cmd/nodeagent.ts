@@ -1,0 +1,22 @@
+// The nodeagent binary's root command: every subcommand is listed here once it works.
+import "./tty";
+import { defineCommand } from "citty";
+import pkg from "../package.json" with { type: "json" };
+import { main } from "./main";
+import { plegCommand } from "./pleg";
+
+export const root = defineCommand({
+  meta: {
+    name: "nodeagent",
+    version: pkg.version,
+    description: `The kubelet's core on a real container runtime, in one binary.
+
+Examples:
+  nodeagent pleg watch                 live pod lifecycle events from the runtime
+  nodeagent pleg watch -o json | jq .  the same, one JSON object a line
+  nodeagent --version`,
+  },
+  subCommands: { pleg: plegCommand },
+});
+
+if (import.meta.main) await main(root);

@@ -1,0 +1,151 @@
+// `nodeagent pleg watch`: the PLEG on its own against a runtime, printing every pod lifecycle event.
+import { defineCommand } from "citty";
+import { CriClient } from "../src/cri/client";
+import { resolveRuntime } from "../src/cri/runtime";
+import { EventedPlegUnavailableError, Pleg, type ModeChange, type PlegModeSetting } from "../src/pleg/pleg";
+import type { PodLifecycleEvent } from "../src/pleg/types";
+import { RealClock } from "../src/util/clock";
+import { parseDuration } from "../src/util/duration";
+import { createLogger, type LogFormat } from "../src/util/log";
+import { EXIT_FAILURE, EXIT_OK, UsageError } from "./main";
+import { runtimeArgs } from "./runtime-args";
+
+const watch = defineCommand({
+  meta: {
+    name: "watch",
+    description: `Print pod lifecycle events from the container runtime as the agent's PLEG sees them.
+
+Modes: generic relists every --relist-period; evented consumes the runtime's GetContainerEvents
+stream (containerd 1.7+) and relists only the pod an event names, with a full relist every 5 min;
+auto (default) tries evented and falls back to generic, for good, when the runtime does not
+implement the stream or it fails 5 times in a row. Every mode change is printed.
+
+Output: table, or json (one object a line):
+  {"time":"…","mode":"evented","type":"ContainerDied","pod":{"namespace":"default","name":"web","uid":"…"},
+   "container":{"name":"nginx","id":"…"},"exitCode":3,"reason":"Error"}
+  {"time":"…","type":"ModeChanged","mode":"generic","previousMode":null,"reason":"…"}
+
+Examples:
+  nodeagent pleg watch
+  nodeagent pleg watch --runtime-endpoint unix:///run/containerd/containerd.sock --mode generic
+  nodeagent pleg watch -o json --namespace kube-system | jq -c 'select(.type=="ContainerDied")'
+  nodeagent pleg watch --pod default/web --relist-period 500ms
+
+Exit status: 0 on Ctrl-C or SIGTERM, 1 when the runtime cannot be used, 2 on a usage error.`,
+  },
+  args: {
+    ...runtimeArgs,
+    mode: { type: "enum", options: ["auto", "generic", "evented"], default: "auto", description: "auto | generic | evented" },
+    "relist-period": { type: "string", default: "1s", description: "Full relist period in generic mode (Go duration)" },
+    namespace: { type: "string", description: "Only events of pods in this namespace" },
+    pod: { type: "string", description: "Only events of this pod: NAME or NAMESPACE/NAME" },
+    output: { type: "enum", alias: "o", options: ["table", "json"], default: "table", description: "table | json" },
+    "log-format": { type: "enum", options: ["text", "json"], default: "text", description: "Log format on stderr: text | json" },
+  },
+  async run({ args }) {
+    const log = createLogger(args["log-format"] as LogFormat);
+    let relistPeriodMs: number;
+    try {
+      relistPeriodMs = parseDuration(args["relist-period"]);
+    } catch (e) {
+      throw new UsageError(`--relist-period: ${(e as Error).message}`);
+    }
+    if (relistPeriodMs <= 0) throw new UsageError("--relist-period must be positive");
+    const podFilter = parsePodFilter(args.pod, args.namespace);
+    const json = args.output === "json";
+
+    const runtime = await resolveRuntime({ endpoint: args["runtime-endpoint"], rootDir: args["root-dir"], podInfraImage: args["pod-infra-container-image"], log });
+    const client = new CriClient(runtime.endpoint, { timeoutMs: parseDuration(args["runtime-request-timeout"]) });
+    const ac = new AbortController();
+    const stop = () => ac.abort();
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+    try {
+      const v = await client.version();
+      log.info(`runtime ${v.runtimeName} ${v.runtimeVersion} (CRI ${v.runtimeApiVersion}) at ${runtime.endpoint}`);
+    } catch (e) {
+      log.error(`cannot reach the runtime at ${runtime.endpoint}: ${(e as Error).message}`);
+      client.close();
+      await runtime.release();
+      return EXIT_FAILURE;
+    }
+
+    const out = (line: string) => process.stdout.write(line + "\n");
+    if (!json) out(["TIME", "MODE", "TYPE", "POD", "CONTAINER", "EXIT", "REASON"].map((h, i) => h.padEnd(WIDTHS[i]!)).join(" ").trimEnd());
+    const pleg = new Pleg(client, new RealClock(), {
+      mode: args.mode as PlegModeSetting,
+      relistPeriodMs,
+      onModeChange: (m) => out(json ? JSON.stringify(modeJson(m)) : modeRow(m)),
+      onError: (what, err) => log.warn(`${what}: ${(err as Error).message ?? err}`),
+    });
+    const printer = (async () => {
+      for await (const e of pleg.events) {
+        if (!podFilter(e)) continue;
+        out(json ? JSON.stringify(eventJson(e)) : eventRow(e));
+      }
+    })();
+    let code = EXIT_OK;
+    try {
+      await pleg.run(ac.signal);
+    } catch (e) {
+      if (!(e instanceof EventedPlegUnavailableError)) throw e;
+      log.error(e.message);
+      code = EXIT_FAILURE;
+    } finally {
+      await printer;
+      client.close();
+      await runtime.release();
+    }
+    return code;
+  },
+});
+
+export const plegCommand = defineCommand({
+  meta: { name: "pleg", description: "The pod lifecycle event generator on its own (see `nodeagent pleg watch --help`)" },
+  subCommands: { watch },
+});
+
+function parsePodFilter(pod: string | undefined, namespace: string | undefined): (e: PodLifecycleEvent) => boolean {
+  let ns = namespace;
+  let name: string | undefined;
+  if (pod) {
+    const parts = pod.split("/");
+    if (parts.length > 2 || parts.some((p) => p === "")) throw new UsageError(`--pod ${JSON.stringify(pod)}: use NAME or NAMESPACE/NAME`);
+    if (parts.length === 2) {
+      if (ns !== undefined && ns !== parts[0]) throw new UsageError(`--pod ${pod} contradicts --namespace ${ns}`);
+      ns = parts[0];
+    }
+    name = parts.at(-1);
+  }
+  return (e) => (ns === undefined || e.pod.namespace === ns) && (name === undefined || e.pod.name === name);
+}
+
+export function eventJson(e: PodLifecycleEvent): Record<string, unknown> {
+  const o: Record<string, unknown> = {
+    time: new Date(e.time).toISOString(),
+    mode: e.mode,
+    type: e.type,
+    pod: { namespace: e.pod.namespace, name: e.pod.name, uid: e.pod.uid },
+  };
+  if (e.containerId) o.container = { name: e.containerName ?? "", id: e.containerId, ...(e.sandbox ? { sandbox: true } : {}) };
+  if (e.exitCode !== undefined) o.exitCode = e.exitCode;
+  if (e.reason) o.reason = e.reason;
+  return o;
+}
+
+function modeJson(m: ModeChange): Record<string, unknown> {
+  return { time: new Date(m.time).toISOString(), type: "ModeChanged", mode: m.mode, previousMode: m.previous ?? null, reason: m.reason };
+}
+
+const WIDTHS = [12, 8, 17, 40, 30, 5, 0];
+const clockTime = (t: number) => new Date(t).toISOString().slice(11, 23);
+
+function eventRow(e: PodLifecycleEvent): string {
+  const container = e.containerId ? `${e.sandbox ? "(sandbox)" : e.containerName}/${e.containerId.slice(0, 12)}` : "";
+  const cols = [clockTime(e.time), e.mode, e.type, `${e.pod.namespace}/${e.pod.name}`, container, e.exitCode?.toString() ?? "", e.reason ?? ""];
+  return cols.map((c, i) => c.padEnd(WIDTHS[i]!)).join(" ").trimEnd();
+}
+
+function modeRow(m: ModeChange): string {
+  return `${clockTime(m.time).padEnd(WIDTHS[0]!)} ${m.mode.padEnd(WIDTHS[1]!)} ${"ModeChanged".padEnd(WIDTHS[2]!)} ${m.reason}`;
+}
