@@ -1,12 +1,8 @@
 // `nodeagent pleg watch`: the PLEG on its own against a runtime, printing every pod lifecycle event.
 import { defineCommand } from "citty";
-import { CriClient } from "../src/cri/client";
-import { resolveRuntime } from "../src/cri/runtime";
-import { EventedPlegUnavailableError, Pleg, type ModeChange, type PlegModeSetting } from "../src/pleg/pleg";
-import type { PodLifecycleEvent } from "../src/pleg/types";
-import { RealClock } from "../src/util/clock";
-import { parseDuration } from "../src/util/duration";
-import { createLogger, type LogFormat } from "../src/util/log";
+import { CriClient, resolveRuntime } from "../src/cri";
+import { EventedPlegUnavailableError, Pleg, type ModeChange, type PlegModeSetting, type PodLifecycleEvent } from "../src/pleg";
+import { RealClock, createLogger, parseDuration, type LogFormat } from "../src/util";
 import { EXIT_FAILURE, EXIT_OK, UsageError } from "./main";
 import { runtimeArgs } from "./runtime-args";
 
@@ -75,7 +71,14 @@ Exit status: 0 on Ctrl-C or SIGTERM, 1 when the runtime cannot be used, 2 on a u
     const pleg = new Pleg(client, new RealClock(), {
       mode: args.mode as PlegModeSetting,
       relistPeriodMs,
-      onModeChange: (m) => out(json ? JSON.stringify(modeJson(m)) : modeRow(m)),
+      onModeChange: (m) => {
+        out(json ? JSON.stringify(modeJson(m)) : modeRow(m));
+        if (m.mode === "evented") {
+          // containerd 1.7 reads every subscriber's events off one channel (containerd#7318).
+          log.warn("the runtime hands each container event to only one GetContainerEvents stream: while this watch streams, " +
+            "an agent or kubelet with an evented PLEG on the same runtime misses the events it gets; use --mode generic beside one");
+        }
+      },
       onError: (what, err) => log.warn(`${what}: ${(err as Error).message ?? err}`),
     });
     const printer = (async () => {

@@ -76,11 +76,16 @@ export interface ContainerTransition {
   type: PodLifecycleEventType;
 }
 
-/** Every event the change from `old` to `current` of one pod produces, containers in id order. */
+/**
+ * Every event the change from `old` to `current` of one pod produces, in the order things happen on
+ * a node: ends before beginnings (a restarted container's death before its successor's start);
+ * deaths and removals newest first (containers before their sandbox), starts oldest first (the
+ * sandbox before its containers). Ties break on id so the order is stable.
+ */
 export function computePodEvents(old: RuntimePod | undefined, current: RuntimePod | undefined): ContainerTransition[] {
   const ids = new Set<string>([...(old?.containers.keys() ?? []), ...(current?.containers.keys() ?? [])]);
   const out: ContainerTransition[] = [];
-  for (const id of [...ids].sort()) {
+  for (const id of ids) {
     const o = old?.containers.get(id);
     const n = current?.containers.get(id);
     const container = (n ?? o)!;
@@ -88,7 +93,17 @@ export function computePodEvents(old: RuntimePod | undefined, current: RuntimePo
       if (type !== "ContainerChanged") out.push({ container, type });
     }
   }
-  return out;
+  const isStart = (t: ContainerTransition) => t.type === "ContainerStarted";
+  return out.sort((a, b) => {
+    if (isStart(a) !== isStart(b)) return isStart(a) ? 1 : -1;
+    const byAge = a.container.createdAt - b.container.createdAt || a.container.id.localeCompare(b.container.id);
+    return isStart(a) ? byAge : -byAge || eventOrder(a.type) - eventOrder(b.type);
+  });
+}
+
+/** Of one container's two events when it vanished while alive: died, then removed. */
+function eventOrder(t: PodLifecycleEventType): number {
+  return t === "ContainerDied" ? 0 : 1;
 }
 
 /** True when the pod changed in a way that generated only filtered events (ContainerChanged). */
