@@ -1,0 +1,25 @@
+// What pod sources deliver and PodConfig emits: the kubelet's PodUpdate operations per source.
+import type { Pod } from "kubernetes-types/core/v1";
+import type { ManifestError, PodSourceName } from "../manifest/types";
+
+/** The kubelet's kubetypes.PodOperation. */
+export type PodOperation = "ADD" | "UPDATE" | "DELETE" | "REMOVE" | "RECONCILE";
+
+export interface PodUpdate {
+  op: PodOperation;
+  source: PodSourceName;
+  pods: Pod[];
+}
+
+/** The full set of pods a source has now, with the errors of the manifests it could not load. */
+export interface SourceSnapshot {
+  source: PodSourceName;
+  pods: Pod[];
+  errors: ManifestError[];
+}
+
+/** Well-known annotations the kubelet puts on pods from its sources (pkg/kubelet/types/pod_update.go). */
+export const CONFIG_HASH_ANNOTATION = "kubernetes.io/config.hash";
+export const CONFIG_SOURCE_ANNOTATION = "kubernetes.io/config.source";
+export const CONFIG_SEEN_ANNOTATION = "kubernetes.io/config.seen";
+export const CONFIG_MIRROR_ANNOTATION = "kubernetes.io/config.mirror";
