@@ -1,0 +1,127 @@
+import { describe, expect, test } from "bun:test";
+import { computePodActions, shouldRestart } from "../../src/agent/pod-actions";
+import { pod, podStatus, type CSpec } from "./fixtures";
+
+const summary = (a: ReturnType<typeof computePodActions>) => ({
+  killPod: a.killPod,
+  createSandbox: a.createSandbox,
+  init: a.nextInitContainer ?? null,
+  start: a.containersToStart,
+  kill: a.containersToKill.map((k) => `${k.name}: ${k.reason}`),
+  ...(a.podFailed ? { failed: a.podFailed } : {}),
+});
+
+describe("sandbox", () => {
+  test("a new pod: create the sandbox (attempt 0) and start every container", () => {
+    const p = pod({ containers: ["a", "b"] });
+    const a = computePodActions(p, undefined);
+    expect(summary(a)).toEqual({ killPod: false, createSandbox: true, init: null, start: [0, 1], kill: [] });
+    expect(a.attempt).toBe(0);
+  });
+  test("a dead sandbox: kill what is left and create attempt n+1", () => {
+    const p = pod();
+    const a = computePodActions(p, podStatus(p, { sandbox: "notready", attempt: 2, containers: [{ name: "app", state: "exited", exitCode: 137 }] }));
+    expect(summary(a)).toEqual({ killPod: true, createSandbox: true, init: null, start: [0], kill: [] });
+    expect(a.attempt).toBe(3);
+  });
+  test("two ready sandboxes are reconciled into a new one", () => {
+    const p = pod();
+    const a = computePodActions(p, podStatus(p, { extraReadySandbox: true, containers: [{ name: "app", state: "running" }] }));
+    expect(a.killPod && a.createSandbox).toBe(true);
+  });
+  test("hostNetwork changed: a new sandbox", () => {
+    const before = pod();
+    const st = podStatus(before, { containers: [{ name: "app", state: "running" }] });
+    expect(computePodActions(pod({ hostNetwork: true }), st).createSandbox).toBe(true);
+  });
+  test("restartPolicy Never: a dead sandbox of a pod that ran is not recreated", () => {
+    const p = pod({ restartPolicy: "Never" });
+    const a = computePodActions(p, podStatus(p, { sandbox: "notready", containers: [{ name: "app", state: "exited", exitCode: 1 }] }));
+    expect(summary(a)).toEqual({ killPod: true, createSandbox: false, init: null, start: [], kill: [] });
+  });
+  test("restartPolicy OnFailure: a dead sandbox is recreated only for the containers that failed", () => {
+    const p = pod({ restartPolicy: "OnFailure", containers: ["ok", "bad"] });
+    const st = podStatus(p, { sandbox: "notready", containers: [{ name: "ok", state: "exited", exitCode: 0 }, { name: "bad", state: "exited", exitCode: 2 }] });
+    expect(summary(computePodActions(p, st))).toEqual({ killPod: true, createSandbox: true, init: null, start: [1], kill: [] });
+    const done = podStatus(p, { sandbox: "notready", containers: [{ name: "ok", state: "exited", exitCode: 0 }, { name: "bad", state: "exited", exitCode: 0 }] });
+    expect(computePodActions(p, done).createSandbox).toBe(false);
+  });
+});
+
+describe("app containers: restartPolicy × state", () => {
+  const cases: [string, "Always" | "OnFailure" | "Never", CSpec | undefined, boolean][] = [
+    ["never started", "Always", undefined, true],
+    ["never started", "Never", undefined, true],
+    ["running", "Always", { name: "app", state: "running" }, false],
+    ["exited 0", "Always", { name: "app", state: "exited", exitCode: 0 }, true],
+    ["exited 1", "Always", { name: "app", state: "exited", exitCode: 1 }, true],
+    ["exited 0", "OnFailure", { name: "app", state: "exited", exitCode: 0 }, false],
+    ["exited 1", "OnFailure", { name: "app", state: "exited", exitCode: 1 }, true],
+    ["exited 0", "Never", { name: "app", state: "exited", exitCode: 0 }, false],
+    ["exited 1", "Never", { name: "app", state: "exited", exitCode: 1 }, false],
+    ["created, never started", "Never", { name: "app", state: "created" }, true],
+  ];
+  for (const [what, policy, c, start] of cases) {
+    test(`${policy}, ${what}: ${start ? "start" : "leave"}`, () => {
+      const p = pod({ restartPolicy: policy, containers: ["app", "side"] });
+      const a = computePodActions(p, podStatus(p, { containers: [...(c ? [c] : []), { name: "side", state: "running" }] }));
+      expect(a.createSandbox).toBe(false);
+      expect(a.containersToStart).toEqual(start ? [0] : []);
+      expect(a.killPod).toBe(false);
+    });
+  }
+  test("every container finished and none to restart: the sandbox is killed", () => {
+    const p = pod({ restartPolicy: "Never", containers: ["a", "b"] });
+    const a = computePodActions(p, podStatus(p, { containers: [{ name: "a", state: "exited", exitCode: 0 }, { name: "b", state: "exited", exitCode: 3 }] }));
+    expect(summary(a)).toEqual({ killPod: true, createSandbox: false, init: null, start: [], kill: [] });
+  });
+  test("a running container made from an older spec is replaced", () => {
+    const p = pod();
+    const a = computePodActions(p, podStatus(p, { containers: [{ name: "app", state: "running", staleHash: true }] }));
+    expect(summary(a)).toEqual({ killPod: false, createSandbox: false, init: null, start: [0], kill: ["app: Container spec hash changed"] });
+  });
+  test("a running container the spec does not name is killed", () => {
+    const p = pod();
+    const a = computePodActions(p, podStatus(p, { containers: [{ name: "app", state: "running" }, { name: "ghost", state: "running" }] }));
+    expect(a.containersToKill.map((k) => k.name)).toEqual(["ghost"]);
+    expect(a.killPod).toBe(false);
+  });
+  test("the newest status of a name decides (a restarted container's old instance is ignored)", () => {
+    const p = pod();
+    const st = podStatus(p, { containers: [{ name: "app", state: "running" }, { name: "app", state: "exited", exitCode: 1 }] });
+    expect(computePodActions(p, st).containersToStart).toEqual([]);
+  });
+});
+
+describe("init containers", () => {
+  test("new pod with init containers: the sandbox and the first init container only", () => {
+    const p = pod({ inits: ["i1", "i2"] });
+    expect(summary(computePodActions(p, undefined))).toEqual({ killPod: false, createSandbox: true, init: 0, start: [], kill: [] });
+  });
+  test("run in order: the next starts only after the previous succeeded", () => {
+    const p = pod({ inits: ["i1", "i2"], containers: ["app"] });
+    expect(computePodActions(p, podStatus(p, { containers: [{ name: "i1", state: "running", init: true }] })).nextInitContainer).toBeUndefined();
+    expect(computePodActions(p, podStatus(p, { containers: [{ name: "i1", state: "exited", exitCode: 0, init: true }] })).nextInitContainer).toBe(1);
+    const done = computePodActions(p, podStatus(p, { containers: [{ name: "i1", state: "exited", exitCode: 0, init: true }, { name: "i2", state: "exited", exitCode: 0, init: true }] }));
+    expect(summary(done)).toEqual({ killPod: false, createSandbox: false, init: null, start: [0], kill: [] });
+  });
+  test("a failed init container is retried unless restartPolicy is Never, which fails the pod", () => {
+    const st = (p: ReturnType<typeof pod>) => podStatus(p, { containers: [{ name: "i1", state: "exited", exitCode: 1, init: true }] });
+    const always = pod({ inits: ["i1"] });
+    expect(computePodActions(always, st(always)).nextInitContainer).toBe(0);
+    const onFailure = pod({ inits: ["i1"], restartPolicy: "OnFailure" });
+    expect(computePodActions(onFailure, st(onFailure)).nextInitContainer).toBe(0);
+    const never = pod({ inits: ["i1"], restartPolicy: "Never" });
+    const a = computePodActions(never, st(never));
+    expect(summary(a)).toEqual({ killPod: true, createSandbox: false, init: null, start: [], kill: [], failed: "init container i1 failed with exit code 1" });
+  });
+  test("an app container with an init container's name is not mistaken for it", () => {
+    const p = pod({ inits: ["setup"], containers: ["app"] });
+    const st = podStatus(p, { containers: [{ name: "setup", state: "exited", exitCode: 0, init: true }, { name: "app", state: "running" }] });
+    expect(summary(computePodActions(p, st))).toEqual({ killPod: false, createSandbox: false, init: null, start: [], kill: [] });
+  });
+});
+
+test("shouldRestart: no status means never started", () => {
+  expect(shouldRestart(pod({ restartPolicy: "Never" }), undefined)).toBe(true);
+});
