@@ -1,0 +1,180 @@
+// computeApiPodStatus: the v1 PodStatus the kubelet reports (generateAPIPodStatus): phase, conditions,
+// and every container's state, last state, restart count and readiness, from the runtime status the
+// PLEG cached plus what the last sync learned (why a container is waiting).
+import type { ContainerState, ContainerStatus as ApiContainerStatus, Pod, PodCondition, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
+import type { ContainerStatus } from "../cri/types";
+import type { PodStatus } from "../pleg/types";
+import * as ann from "./labels";
+import { isInit } from "./pod-actions";
+
+export interface Waiting {
+  reason: string;
+  message: string;
+}
+
+export interface StatusInputs {
+  pod: Pod;
+  runtime: PodStatus | undefined;
+  /** Why containers are waiting, by name, from the last sync (CrashLoopBackOff, ErrImagePull, …). */
+  waiting: ReadonlyMap<string, Waiting>;
+  /** Readiness of a running container (the prober's result); containers without a readiness probe are ready. */
+  ready?: (containerName: string, containerId: string) => boolean;
+  hostIP: string;
+  /** When the agent first saw the pod (RFC 3339). */
+  startTime: string;
+  /** Set when the pod can never run (an init container failed with restartPolicy Never). */
+  failed?: string;
+  /** Last time each condition type changed, kept by the caller so transitions keep their time. */
+  now: string;
+  previous?: ApiPodStatus;
+}
+
+const rfc3339 = (ns: number) => new Date(Math.floor(ns / 1e6)).toISOString().replace(/\.\d{3}Z$/, "Z");
+
+function terminatedState(c: ContainerStatus): ContainerState {
+  return {
+    terminated: {
+      exitCode: c.exitCode,
+      reason: c.reason || (c.exitCode === 0 ? "Completed" : "Error"),
+      ...(c.message ? { message: c.message } : {}),
+      startedAt: c.startedAt ? rfc3339(c.startedAt) : undefined,
+      finishedAt: c.finishedAt ? rfc3339(c.finishedAt) : undefined,
+      containerID: `containerd://${c.id}`,
+    },
+  };
+}
+
+/** All runtime statuses of one container name, newest first. */
+function instances(rt: PodStatus | undefined, name: string, init: boolean): ContainerStatus[] {
+  return (rt?.containerStatuses ?? []).filter((c) => c.metadata?.name === name && isInit(c) === init);
+}
+
+function containerApiStatus(i: StatusInputs, name: string, image: string, init: boolean): ApiContainerStatus {
+  const all = instances(i.runtime, name, init);
+  const latest = all[0];
+  const waiting = i.waiting.get(name);
+  const restartCount = latest ? Number(latest.annotations[ann.CONTAINER_RESTART_COUNT] ?? 0) : 0;
+  const base = {
+    name,
+    image,
+    imageID: latest?.imageRef ?? "",
+    restartCount,
+    ...(latest ? { containerID: `containerd://${latest.id}` } : {}),
+  };
+  if (!latest) {
+    return { ...base, ready: false, started: false, state: { waiting: { reason: waiting?.reason ?? (init ? "PodInitializing" : "ContainerCreating"), ...(waiting?.message ? { message: waiting.message } : {}) } } };
+  }
+  if (latest.state === "CONTAINER_RUNNING") {
+    const prev = all.find((c, idx) => idx > 0 && c.state === "CONTAINER_EXITED");
+    const ready = init ? false : (i.ready?.(name, latest.id) ?? true);
+    return {
+      ...base,
+      ready,
+      started: true,
+      state: { running: { startedAt: rfc3339(latest.startedAt) } },
+      ...(prev ? { lastState: terminatedState(prev) } : {}),
+    };
+  }
+  if (latest.state === "CONTAINER_EXITED" && waiting) {
+    // Waiting to run again (CrashLoopBackOff): the exit it is recovering from is the last state.
+    return { ...base, ready: false, started: false, state: { waiting: { reason: waiting.reason, message: waiting.message } }, lastState: terminatedState(latest) };
+  }
+  if (latest.state === "CONTAINER_EXITED") {
+    const prev = all.find((c, idx) => idx > 0 && c.state === "CONTAINER_EXITED");
+    return { ...base, ready: init && latest.exitCode === 0, started: false, state: terminatedState(latest), ...(prev ? { lastState: terminatedState(prev) } : {}) };
+  }
+  return { ...base, ready: false, started: false, state: { waiting: { reason: waiting?.reason ?? "ContainerCreating", ...(waiting?.message ? { message: waiting.message } : {}) } } };
+}
+
+/** The kubelet's getPhase over the API container statuses. */
+export function podPhase(pod: Pod, init: ApiContainerStatus[], app: ApiContainerStatus[], failed: string | undefined): NonNullable<ApiPodStatus["phase"]> {
+  if (failed) return "Failed";
+  const restartPolicy = pod.spec?.restartPolicy ?? "Always";
+  const initDone = init.every((s) => s.state?.terminated?.exitCode === 0);
+  if (!initDone) return "Pending";
+  let running = 0;
+  let waiting = 0;
+  let stopped = 0;
+  let succeeded = 0;
+  for (const s of app) {
+    if (s.state?.running) running++;
+    else if (s.state?.terminated) {
+      stopped++;
+      if (s.state.terminated.exitCode === 0) succeeded++;
+    } else if (s.lastState?.terminated) stopped++; // waiting to restart after an exit
+    else waiting++;
+  }
+  if (waiting > 0) return "Pending";
+  if (running > 0) return "Running";
+  if (stopped > 0) {
+    if (restartPolicy === "Always") return "Running";
+    if (restartPolicy === "OnFailure") return stopped === succeeded ? "Succeeded" : "Running";
+    return stopped === succeeded ? "Succeeded" : "Failed";
+  }
+  return "Pending";
+}
+
+function condition(type: string, ok: boolean, now: string, previous: ApiPodStatus | undefined, reason?: string, message?: string): PodCondition {
+  const old = previous?.conditions?.find((c) => c.type === type);
+  const status = ok ? "True" : "False";
+  return {
+    type,
+    status,
+    lastProbeTime: null as unknown as undefined,
+    lastTransitionTime: old && old.status === status ? old.lastTransitionTime : now,
+    ...(reason && !ok ? { reason } : {}),
+    ...(message && !ok ? { message } : {}),
+  };
+}
+
+export function computeApiPodStatus(i: StatusInputs): ApiPodStatus {
+  const spec = i.pod.spec!;
+  const init = (spec.initContainers ?? []).map((c) => containerApiStatus(i, c.name, c.image ?? "", true));
+  const app = spec.containers.map((c) => containerApiStatus(i, c.name, c.image ?? "", false));
+  const phase = podPhase(i.pod, init, app, i.failed);
+  const initialized = init.every((s) => s.state?.terminated?.exitCode === 0);
+  const unready = app.filter((s) => !s.ready).map((s) => s.name);
+  const sandboxReady = i.runtime?.sandboxStatuses[0]?.state === "SANDBOX_READY";
+  const containersReady = unready.length === 0 && phase !== "Succeeded" && phase !== "Failed";
+  const notReadyMessage = `containers with unready status: [${unready.join(" ")}]`;
+  const notInitialized = init.filter((s) => s.state?.terminated?.exitCode !== 0).map((s) => s.name);
+  const conditions: PodCondition[] = [
+    condition("PodReadyToStartContainers", sandboxReady, i.now, i.previous),
+    condition("Initialized", initialized, i.now, i.previous, "ContainersNotInitialized", `containers with incomplete status: [${notInitialized.join(" ")}]`),
+    condition("Ready", containersReady, i.now, i.previous, phase === "Succeeded" || phase === "Failed" ? "PodCompleted" : "ContainersNotReady", notReadyMessage),
+    condition("ContainersReady", containersReady, i.now, i.previous, phase === "Succeeded" || phase === "Failed" ? "PodCompleted" : "ContainersNotReady", notReadyMessage),
+    condition("PodScheduled", true, i.now, i.previous),
+  ];
+  const podIPs = i.pod.spec?.hostNetwork ? [i.hostIP] : (i.runtime?.ips ?? []);
+  return {
+    phase,
+    conditions,
+    ...(i.failed ? { reason: "Failed", message: i.failed } : {}),
+    hostIP: i.hostIP,
+    hostIPs: [{ ip: i.hostIP }],
+    ...(podIPs[0] ? { podIP: podIPs[0], podIPs: podIPs.map((ip) => ({ ip })) } : {}),
+    startTime: i.startTime,
+    ...(init.length ? { initContainerStatuses: init } : {}),
+    containerStatuses: app,
+    qosClass: qosClass(i.pod),
+  };
+}
+
+/** The pod's QoS class (Guaranteed, Burstable, BestEffort) from its containers' requests and limits. */
+export function qosClass(pod: Pod): "Guaranteed" | "Burstable" | "BestEffort" {
+  const cs = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
+  let any = false;
+  let guaranteed = true;
+  for (const c of cs) {
+    const req = c.resources?.requests ?? {};
+    const lim = c.resources?.limits ?? {};
+    if (Object.keys(req).length || Object.keys(lim).length) any = true;
+    for (const r of ["cpu", "memory"]) {
+      const l = lim[r];
+      const q = req[r] ?? l;
+      if (l === undefined || String(q) !== String(l)) guaranteed = false;
+    }
+  }
+  if (!any) return "BestEffort";
+  return guaranteed ? "Guaranteed" : "Burstable";
+}

@@ -1,0 +1,89 @@
+import { describe, expect, test } from "bun:test";
+import { computeApiPodStatus, qosClass, type StatusInputs } from "../../src/agent/status";
+import { pod, podStatus, type CSpec } from "./fixtures";
+
+const now = "2026-01-01T00:00:00Z";
+function status(p: ReturnType<typeof pod>, containers: CSpec[], extra: Partial<StatusInputs> = {}) {
+  return computeApiPodStatus({ pod: p, runtime: podStatus(p, { containers }), waiting: new Map(), hostIP: "192.0.2.1", startTime: now, now, ...extra });
+}
+const cond = (s: ReturnType<typeof status>, t: string) => s.conditions!.find((c) => c.type === t)!;
+
+describe("phase", () => {
+  test("nothing created yet: Pending, ContainerCreating", () => {
+    const s = status(pod(), []);
+    expect(s.phase).toBe("Pending");
+    expect(s.containerStatuses![0]!.state).toEqual({ waiting: { reason: "ContainerCreating" } });
+  });
+  test("running: Running, Ready and ContainersReady", () => {
+    const s = status(pod(), [{ name: "app", state: "running" }]);
+    expect(s.phase).toBe("Running");
+    expect(cond(s, "Ready").status).toBe("True");
+    expect(cond(s, "ContainersReady").status).toBe("True");
+    expect(s.podIP).toBe("10.88.0.5");
+    expect(s.containerStatuses![0]!.started).toBe(true);
+  });
+  test("crash looping under Always: Running, waiting CrashLoopBackOff with the exit as last state", () => {
+    const waiting = new Map([["app", { reason: "CrashLoopBackOff", message: "back-off 20s restarting failed container=app pod=web_default(uid-1)" }]]);
+    const s = status(pod(), [{ name: "app", state: "exited", exitCode: 3, restartCount: 2 }], { waiting });
+    expect(s.phase).toBe("Running");
+    const cs = s.containerStatuses![0]!;
+    expect(cs.state?.waiting?.reason).toBe("CrashLoopBackOff");
+    expect(cs.lastState?.terminated).toMatchObject({ exitCode: 3, reason: "Error" });
+    expect(cs.restartCount).toBe(2);
+    expect(cond(s, "Ready")).toMatchObject({ status: "False", reason: "ContainersNotReady", message: "containers with unready status: [app]" });
+  });
+  test("Never: Succeeded when every container exited 0, Failed when one did not", () => {
+    const p = pod({ restartPolicy: "Never", containers: ["a", "b"] });
+    expect(status(p, [{ name: "a", state: "exited", exitCode: 0 }, { name: "b", state: "exited", exitCode: 0 }]).phase).toBe("Succeeded");
+    const f = status(p, [{ name: "a", state: "exited", exitCode: 0 }, { name: "b", state: "exited", exitCode: 1 }]);
+    expect(f.phase).toBe("Failed");
+    expect(cond(f, "Ready").reason).toBe("PodCompleted");
+  });
+  test("OnFailure: Running while a failed container will restart, Succeeded when all exited 0", () => {
+    const p = pod({ restartPolicy: "OnFailure" });
+    expect(status(p, [{ name: "app", state: "exited", exitCode: 1 }]).phase).toBe("Running");
+    expect(status(p, [{ name: "app", state: "exited", exitCode: 0 }]).phase).toBe("Succeeded");
+  });
+  test("init containers not done: Pending and not Initialized; done: Initialized", () => {
+    const p = pod({ inits: ["i1", "i2"] });
+    const s = status(p, [{ name: "i1", state: "exited", exitCode: 0, init: true }, { name: "i2", state: "running", init: true }]);
+    expect(s.phase).toBe("Pending");
+    expect(cond(s, "Initialized")).toMatchObject({ status: "False", reason: "ContainersNotInitialized", message: "containers with incomplete status: [i2]" });
+    expect(s.initContainerStatuses!.map((c) => Object.keys(c.state!)[0])).toEqual(["terminated", "running"]);
+    expect(s.containerStatuses![0]!.state?.waiting?.reason).toBe("ContainerCreating");
+    const done = status(p, [{ name: "i1", state: "exited", exitCode: 0, init: true }, { name: "i2", state: "exited", exitCode: 0, init: true }, { name: "app", state: "running" }]);
+    expect(done.phase).toBe("Running");
+    expect(cond(done, "Initialized").status).toBe("True");
+  });
+  test("a failed pod says why", () => {
+    const s = status(pod({ inits: ["i1"], restartPolicy: "Never" }), [{ name: "i1", state: "exited", exitCode: 1, init: true }], { failed: "init container i1 failed with exit code 1" });
+    expect(s).toMatchObject({ phase: "Failed", reason: "Failed", message: "init container i1 failed with exit code 1" });
+  });
+  test("image pull errors show as the waiting reason of a container not created yet", () => {
+    const s = status(pod(), [], { waiting: new Map([["app", { reason: "ImagePullBackOff", message: 'Back-off pulling image "x"' }]]) });
+    expect(s.containerStatuses![0]!.state).toEqual({ waiting: { reason: "ImagePullBackOff", message: 'Back-off pulling image "x"' } });
+  });
+});
+
+test("readiness comes from the prober when given", () => {
+  const s = status(pod(), [{ name: "app", state: "running" }], { ready: () => false });
+  expect(s.containerStatuses![0]!.ready).toBe(false);
+  expect(cond(s, "Ready").status).toBe("False");
+});
+
+test("a condition keeps its transition time while its status holds", () => {
+  const first = status(pod(), [{ name: "app", state: "running" }]);
+  const later = status(pod(), [{ name: "app", state: "running" }], { now: "2026-01-01T01:00:00Z", previous: first });
+  expect(cond(later, "Ready").lastTransitionTime).toBe(now);
+  const down = status(pod(), [{ name: "app", state: "exited", exitCode: 1 }], { now: "2026-01-01T02:00:00Z", previous: later });
+  expect(cond(down, "Ready").lastTransitionTime).toBe("2026-01-01T02:00:00Z");
+});
+
+test("qosClass", () => {
+  const p = pod();
+  expect(qosClass(p)).toBe("BestEffort");
+  p.spec!.containers[0]!.resources = { limits: { cpu: "1", memory: "1Gi" } };
+  expect(qosClass(p)).toBe("Guaranteed");
+  p.spec!.containers[0]!.resources = { requests: { cpu: "100m" } };
+  expect(qosClass(p)).toBe("Burstable");
+});
