@@ -23,13 +23,21 @@ export class Backoff {
     return e && !this.expired(e) ? e.delayMs : 0;
   }
 
-  /** Records a failure at now: the first one waits initialMs, each next one twice as long, up to max. */
-  next(key: string): number {
-    const now = this.clock.now();
+  /**
+   * Records a failure at `at` (default now; the kubelet passes the exited container's finishedAt):
+   * the first one waits initialMs, each next one twice as long, up to max.
+   */
+  next(key: string, at = this.clock.now()): number {
     const e = this.entries.get(key);
     const delayMs = !e || this.expired(e) ? this.initialMs : Math.min(e.delayMs * 2, this.maxMs);
-    this.entries.set(key, { delayMs, lastUpdate: now });
+    this.entries.set(key, { delayMs, lastUpdate: at });
     return delayMs;
+  }
+
+  /** True while key is backing off from its last recorded failure (image pulls: IsInBackOffSinceUpdate). */
+  inBackOff(key: string): boolean {
+    const e = this.entries.get(key);
+    return !!e && !this.expired(e) && this.clock.now() - e.lastUpdate < e.delayMs;
   }
 
   /**

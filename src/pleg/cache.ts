@@ -43,6 +43,16 @@ export class PodStatusCache implements PodStatusReader {
     this.notify();
     return true;
   }
+  /**
+   * Only the relist calls this: it re-read the pod at `timestamp` and found nothing changed, so the
+   * entry is current as of then (what a full relist's updateTime says for every pod).
+   */
+  touch(uid: string, timestamp: number): void {
+    const old = this.entries.get(uid);
+    if (old && old.timestamp >= timestamp) return;
+    this.entries.set(uid, { status: old?.status, error: old?.error, timestamp });
+    this.notify();
+  }
   delete(uid: string): void {
     this.entries.delete(uid);
     this.notify();

@@ -111,19 +111,25 @@ export class Relister {
         pod.containers.set(c.id, c);
       }
       record.current = pod;
-      this.records.set(uid, record);
+      if (pod || record.old) this.records.set(uid, record);
       this.stats.podRelists++;
-      await this.syncRecord(uid, start, mode);
+      const changed = await this.syncRecord(uid, start, mode);
+      // Nothing changed: what the cache holds is current as of this relist.
+      if (!changed && !this.podsToReinspect.has(uid)) this.cache.touch(uid, start);
     });
   }
 
-  /** Diffs one pod's record, refreshes its cache entry when it changed, and emits its events. */
-  private async syncRecord(uid: string, start: number, mode: PlegMode): Promise<void> {
-    const r = this.records.get(uid)!;
+  /**
+   * Diffs one pod's record, refreshes its cache entry when it changed, and emits its events.
+   * Returns whether the pod changed (or had to be read again).
+   */
+  private async syncRecord(uid: string, start: number, mode: PlegMode): Promise<boolean> {
+    const r = this.records.get(uid);
+    if (!r) return false;
     const transitions = computePodEvents(r.old, r.current);
     const reinspect = this.podsToReinspect.has(uid);
     const hidden = transitions.length === 0 && hasHiddenChange(r.old, r.current);
-    if (transitions.length === 0 && !reinspect && !hidden) return;
+    if (transitions.length === 0 && !reinspect && !hidden) return false;
 
     let status: PodStatus | undefined;
     if (r.current) {
@@ -134,7 +140,7 @@ export class Relister {
         this.podsToReinspect.add(uid);
         this.onError(`status of pod ${uid}`, err);
         this.cache.set(uid, this.cache.get(uid)?.status, err instanceof Error ? err : new Error(String(err)), start);
-        return;
+        return true;
       }
       this.cache.set(uid, status, undefined, start);
     } else {
@@ -148,7 +154,7 @@ export class Relister {
 
     if (transitions.length === 0) {
       this.emit({ type: "PodSync", pod: ref, mode, time: start });
-      return;
+      return true;
     }
     for (const t of transitions) {
       const e: PodLifecycleEvent = { type: t.type, pod: ref, containerId: t.container.id, containerName: t.container.name, mode, time: start };
@@ -162,6 +168,7 @@ export class Relister {
       }
       this.emit(e);
     }
+    return true;
   }
 
   /** The kubelet's GetPodStatus: every sandbox's and container's status, newest first. */

@@ -37,3 +37,17 @@ test("ten minutes without a new failure resets the delay", async () => {
   b.gc();
   expect(b.get("c")).toBe(0);
 });
+
+test("inBackOff counts from the last failure (image pulls)", async () => {
+  const clock = new FakeClock();
+  const b = new Backoff(clock);
+  b.next("img");
+  expect(b.inBackOff("img")).toBe(true);
+  await clock.advance(10_000);
+  expect(b.inBackOff("img")).toBe(false);
+  b.next("img");
+  await clock.advance(19_999);
+  expect(b.inBackOff("img")).toBe(true);
+  await clock.advance(1);
+  expect(b.inBackOff("img")).toBe(false);
+});

@@ -215,3 +215,30 @@ describe("PodStatusCache", () => {
     expect(got).toEqual([120, 160]);
   });
 });
+
+describe("Relister: cache freshness", () => {
+  test("a pod relist that finds no change marks the entry current without another status read", async () => {
+    const { rt, relister, cache, clock } = setup();
+    const sb = rt.addSandbox({ uid: "u1", name: "p" });
+    rt.addContainer(sb, "app");
+    await relister.relist();
+    const before = cache.get("u1")!.timestamp;
+    await clock.advance(5000);
+    rt.calls.length = 0;
+    await relister.relistPod("u1");
+    expect(cache.get("u1")!.timestamp).toBe(before + 5000);
+    expect(rt.calls.map((c) => c.method)).toEqual(["listPodSandbox", "listContainers"]);
+    // A waiter for "newer than the last sync" is released by it.
+    const t = clock.now();
+    await clock.advance(1);
+    const waiting = cache.getNewerThan("u1", t);
+    await relister.relistPod("u1");
+    expect((await waiting).status!.name).toBe("p");
+  });
+  test("a pod the runtime does not have yet gets an empty current entry", async () => {
+    const { relister, cache, clock } = setup();
+    await clock.advance(10);
+    await relister.relistPod("new-pod");
+    expect(cache.get("new-pod")).toEqual({ status: undefined, error: undefined, timestamp: clock.now() });
+  });
+});
