@@ -8,6 +8,7 @@ import type { CriClient } from "../cri/client";
 import type { Clock } from "../util/clock";
 import { Mutex } from "../util/queue";
 import type { PodStatusCache } from "./cache";
+import { POD_UID } from "../cri/labels";
 import { computePodEvents, groupPods, hasHiddenChange } from "./diff";
 import type { PlegMode, PodLifecycleEvent, PodStatus, RuntimePod } from "./types";
 
@@ -90,15 +91,26 @@ export class Relister {
       onStart?.();
       if (this.stats.lastRelistTime > requestedAt) return;
       const start = this.clock.now();
+      let sandboxIdsSeen = new Set<string>();
       const record = this.records.get(uid) ?? { old: undefined, current: undefined };
-      const ids = new Set(sandboxIds);
-      for (const c of record.current?.containers.values() ?? []) if (c.sandbox) ids.add(c.id);
       let pod: RuntimePod | undefined;
       try {
-        const lists = await Promise.all(
+        // By the kubelet's pod-uid label first: it finds sandboxes and containers made since the last
+        // relist (the agent's own new sandbox). Sandboxes known or hinted but not labelled (made by
+        // another CRI client) are read by id.
+        const selector = { labelSelector: { [POD_UID]: uid } };
+        const [sandboxes, containers] = await Promise.all([this.runtime.listPodSandbox(selector), this.runtime.listContainers(selector)]);
+        const ids = new Set(sandboxIds);
+        for (const c of record.current?.containers.values() ?? []) if (c.sandbox) ids.add(c.id);
+        for (const s of sandboxes) ids.delete(s.id);
+        const extra = await Promise.all(
           [...ids].map(async (id) => [await this.runtime.listPodSandbox({ id }), await this.runtime.listContainers({ podSandboxId: id })] as const),
         );
-        pod = groupPods(lists.flatMap((l) => l[0]), lists.flatMap((l) => l[1])).get(uid);
+        const allContainers = new Map([...containers, ...extra.flatMap((l) => l[1])].map((c) => [c.id, c]));
+        pod = groupPods([...sandboxes, ...extra.flatMap((l) => l[0])], [...allContainers.values()]).get(uid);
+        for (const s of sandboxes) ids.add(s.id);
+        for (const s of extra.flatMap((l) => l[0])) ids.add(s.id);
+        sandboxIdsSeen = ids;
       } catch (err) {
         this.onError(`relist of pod ${uid}`, err);
         return;
@@ -106,7 +118,7 @@ export class Relister {
       // A container whose sandbox was already gone is found only by listing everything: keep it as
       // recorded, so the next full relist, not this partial view, decides that it was removed.
       for (const c of record.current?.containers.values() ?? []) {
-        if (c.sandbox || ids.has(c.podSandboxId)) continue;
+        if (c.sandbox || sandboxIdsSeen.has(c.podSandboxId) || pod?.containers.has(c.id)) continue;
         pod ??= { uid, name: record.current!.name, namespace: record.current!.namespace, containers: new Map() };
         pod.containers.set(c.id, c);
       }

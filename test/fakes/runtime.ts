@@ -89,13 +89,15 @@ export class FakeRuntime {
   async listPodSandbox(filter?: PodSandboxFilterInput): Promise<PodSandbox[]> {
     this.calls.push({ method: "listPodSandbox", arg: filter });
     this.maybeFail("listPodSandbox");
-    return [...this.sandboxes.values()].filter((s) => !filter?.id || s.id === filter.id).map((s) => this.sandboxOut(s));
+    return [...this.sandboxes.values()]
+      .map((s) => this.sandboxOut(s))
+      .filter((s) => (!filter?.id || s.id === filter.id) && matches(s.labels, filter?.labelSelector));
   }
   async listContainers(filter?: ContainerFilterInput): Promise<Container[]> {
     this.calls.push({ method: "listContainers", arg: filter });
     this.maybeFail("listContainers");
     return [...this.containers.values()]
-      .filter((c) => !filter?.podSandboxId || c.sandboxId === filter.podSandboxId)
+      .filter((c) => (!filter?.podSandboxId || c.sandboxId === filter.podSandboxId) && matches(c.labels, filter?.labelSelector))
       .map((c) => ({
         id: c.id, podSandboxId: c.sandboxId, metadata: { name: c.name, attempt: 0 }, image: null, imageRef: "", state: c.state,
         createdAt: c.createdAt, labels: c.labels, annotations: {}, imageId: "",
@@ -154,6 +156,11 @@ export class FakeRuntime {
       image: null, imageRef: "", mounts: [], logPath: "", resources: null, imageId: "", user: null, stopSignal: "",
     } as unknown as ContainerStatus;
   }
+}
+
+/** CRI label selectors: every key must be present with that value. */
+function matches(labels: Record<string, string>, selector: Record<string, string> | undefined): boolean {
+  return Object.entries(selector ?? {}).every(([k, v]) => labels[k] === v);
 }
 
 /** A GetContainerEvents stream the test drives: push events, fail it, or let the consumer close it. */

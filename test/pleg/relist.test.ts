@@ -160,7 +160,7 @@ describe("Relister: full relist", () => {
 });
 
 describe("Relister: relisting one pod", () => {
-  test("reads only that pod's sandboxes, and finds a new sandbox the hint names", async () => {
+  test("reads only that pod's sandboxes and containers, by its uid label", async () => {
     const { rt, relister, cache, take } = setup();
     const a = rt.addSandbox({ uid: "ua", name: "a" });
     const b = rt.addSandbox({ uid: "ub", name: "b" });
@@ -172,9 +172,13 @@ describe("Relister: relisting one pod", () => {
     rt.calls.length = 0;
     await relister.relistPod("ua");
     expect(take()).toEqual([["ContainerDied", "app", 7]]);
-    expect(rt.calls.filter((c) => c.method.startsWith("list")).map((c) => c.arg)).toEqual([{ id: a }, { podSandboxId: a }]);
+    expect(rt.calls.filter((c) => c.method.startsWith("list")).map((c) => c.arg)).toEqual([
+      { labelSelector: { "io.kubernetes.pod.uid": "ua" } },
+      { labelSelector: { "io.kubernetes.pod.uid": "ua" } },
+    ]);
+    // A new sandbox of the pod is found by its label, with no hint needed.
     const a2 = rt.addSandbox({ uid: "ua", name: "a" });
-    await relister.relistPod("ua", [a2]);
+    await relister.relistPod("ua");
     expect(take()).toEqual([["ContainerStarted", "POD", null]]);
     expect(cache.get("ua")!.status!.sandboxStatuses.map((s) => s.id)).toEqual([a2, a]);
   });
@@ -241,4 +245,14 @@ describe("Relister: cache freshness", () => {
     await relister.relistPod("new-pod");
     expect(cache.get("new-pod")).toEqual({ status: undefined, error: undefined, timestamp: clock.now() });
   });
+});
+
+test("relistPod reads a hinted sandbox without the kubelet's labels by its id", async () => {
+  const { rt, relister, take } = setup();
+  const sb = rt.addSandbox({ uid: "foreign", name: "f" });
+  // Made by another CRI client: no io.kubernetes.* labels on the sandbox.
+  const listed = rt.listPodSandbox.bind(rt);
+  rt.listPodSandbox = async (filter) => (filter?.labelSelector ? [] : listed(filter));
+  await relister.relistPod("foreign", [sb]);
+  expect(take()).toEqual([["ContainerStarted", "POD", null]]);
 });
