@@ -1,0 +1,204 @@
+// The agent's Prometheus metrics. Names, types, labels and buckets are the kubelet's where the kubelet
+// has the metric (k/k pkg/kubelet/metrics/metrics.go), so existing dashboards and alerts such as
+// kube-prometheus's `kubelet_pleg_relist_duration_seconds` rules and "time() -
+// kubelet_pleg_last_seen_seconds > 180" work against nodeagent unchanged. Metrics the kubelet does
+// not have are named nodeagent_*.
+//
+// Each AgentMetrics owns its own prom-client Registry, never the global one: two agents in one
+// process (tests) must not share or collide on series.
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+
+/** component-base metrics.DefBuckets (= Prometheus DefBuckets), used by the kubelet's PLEG histograms. */
+export const DEFAULT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** The kubelet's podStartupDurationBuckets: "roughly exponential but still round numbers in everyday units". */
+export const POD_STARTUP_BUCKETS = [0.5, 1, 2, 3, 4, 5, 6, 8, 10, 20, 30, 45, 60, 120, 180, 240, 300, 360, 480, 600, 900, 1200, 1800, 2700, 3600];
+
+/** The kubelet's kubecontainer.ContainerState values, the `container_state` label of kubelet_running_containers. */
+export const CONTAINER_STATES = ["created", "running", "exited", "unknown"] as const;
+export type ContainerStateLabel = (typeof CONTAINER_STATES)[number];
+
+export class AgentMetrics {
+  readonly registry = new Registry();
+
+  private readonly nodeName = new Gauge({
+    name: "kubelet_node_name",
+    help: "The node's name. The count is always 1.",
+    labelNames: ["node"] as const,
+    registers: [this.registry],
+  });
+  private readonly plegRelistDuration = new Histogram({
+    name: "kubelet_pleg_relist_duration_seconds",
+    help: "Duration in seconds for relisting pods in PLEG.",
+    buckets: DEFAULT_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly plegRelistInterval = new Histogram({
+    name: "kubelet_pleg_relist_interval_seconds",
+    help: "Interval in seconds between relisting in PLEG.",
+    buckets: DEFAULT_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly plegLastSeen = new Gauge({
+    name: "kubelet_pleg_last_seen_seconds",
+    help: "Timestamp in seconds when PLEG was last seen active.",
+    registers: [this.registry],
+  });
+  private readonly eventedPlegConnErrors = new Counter({
+    name: "kubelet_evented_pleg_connection_error_count",
+    help: "The number of errors encountered during the establishment of streaming connection with the CRI runtime.",
+    registers: [this.registry],
+  });
+  private readonly eventedPlegConnections = new Counter({
+    name: "kubelet_evented_pleg_connection_success_count",
+    help: "The number of times a streaming client was obtained to receive CRI Events.",
+    registers: [this.registry],
+  });
+  private readonly podStartDuration = new Histogram({
+    name: "kubelet_pod_start_duration_seconds",
+    help: "Duration in seconds from kubelet seeing a pod for the first time to the pod starting to run",
+    buckets: POD_STARTUP_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly podStartSliDuration = new Histogram({
+    name: "kubelet_pod_start_sli_duration_seconds",
+    help: "Duration in seconds to start a pod, excluding time to pull images and run init containers, measured from pod creation timestamp to when all its containers are reported as started and observed via watch",
+    labelNames: ["first_with_network"] as const,
+    buckets: POD_STARTUP_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly runningPods = new Gauge({
+    name: "kubelet_running_pods",
+    help: "Number of pods that have a running pod sandbox",
+    registers: [this.registry],
+  });
+  private readonly runningContainers = new Gauge({
+    name: "kubelet_running_containers",
+    help: "Number of containers currently running",
+    labelNames: ["container_state"] as const,
+    registers: [this.registry],
+  });
+  private readonly restartedPods = new Counter({
+    name: "kubelet_restarted_pods_total",
+    help: "Number of pods that have been restarted because they were deleted and recreated with the same UID while the kubelet was watching them (common for static pods, extremely uncommon for API pods)",
+    labelNames: ["static"] as const,
+    registers: [this.registry],
+  });
+  private readonly containerRestarts = new Counter({
+    name: "nodeagent_container_restarts_total",
+    help: "Number of times the agent restarted a container (restartPolicy or a failed liveness probe), per pod and container.",
+    labelNames: ["namespace", "pod", "container"] as const,
+    registers: [this.registry],
+  });
+  private readonly sourceErrors = new Gauge({
+    name: "nodeagent_source_errors",
+    help: "Number of manifests a pod source currently fails to load (the pods they describe keep running as last loaded).",
+    labelNames: ["source"] as const,
+    registers: [this.registry],
+  });
+
+  /** Label sets of nodeagent_container_restarts_total per "namespace/pod", so a deleted pod's series can be dropped. */
+  private readonly restartSeries = new Map<string, Set<string>>();
+
+  constructor() {
+    // The kubelet sets its running gauges on every relist; start them at 0 so the series exist
+    // (and alerts on absence do not fire) before the first relist.
+    this.runningPods.set(0);
+    for (const state of CONTAINER_STATES) this.runningContainers.set({ container_state: state }, 0);
+  }
+
+  /** Prometheus text exposition content type (version 0.0.4), as prom-client declares it. */
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  setNodeName(name: string): void {
+    this.nodeName.reset();
+    this.nodeName.set({ node: name }, 1);
+  }
+
+  /** One relist took `seconds` (the kubelet observes it for every relist, failed or not). */
+  observePlegRelist(seconds: number): void {
+    this.plegRelistDuration.observe(seconds);
+  }
+
+  /** Time since the previous relist started. */
+  observePlegRelistInterval(seconds: number): void {
+    this.plegRelistInterval.observe(seconds);
+  }
+
+  /**
+   * The PLEG was active at `epochMs`. The kubelet sets this in seconds since the epoch on every
+   * successful relist; we keep the fraction (the kubelet truncates to whole seconds), which changes
+   * nothing for `time() - kubelet_pleg_last_seen_seconds` alerts.
+   */
+  setPlegLastSeen(epochMs: number): void {
+    this.plegLastSeen.set(epochMs / 1000);
+  }
+
+  incEventedPlegConnectionErrors(): void {
+    this.eventedPlegConnErrors.inc();
+  }
+
+  incEventedPlegConnections(): void {
+    this.eventedPlegConnections.inc();
+  }
+
+  /** Pod first seen by the agent → all its containers running (kubelet_pod_start_duration_seconds). */
+  observePodStart(seconds: number): void {
+    this.podStartDuration.observe(seconds);
+  }
+
+  /**
+   * The pod-startup SLI: creation → all containers started, minus image pulls and init containers.
+   * `firstWithNetwork` marks the first pod on the node that needed the pod network (the kubelet's label).
+   */
+  observePodStartSli(seconds: number, firstWithNetwork = false): void {
+    this.podStartSliDuration.observe({ first_with_network: String(firstWithNetwork) }, seconds);
+  }
+
+  setRunningPods(count: number): void {
+    this.runningPods.set(count);
+  }
+
+  /**
+   * Container counts by state, from one relist. States absent from `counts` are set to 0: the kubelet
+   * (generic.go updateRunningPodAndContainerMetrics) only sets the states it saw, so a state whose
+   * last container went away keeps its stale count; we do not copy that.
+   */
+  setRunningContainers(counts: Partial<Record<ContainerStateLabel, number>>): void {
+    for (const state of CONTAINER_STATES) this.runningContainers.set({ container_state: state }, counts[state] ?? 0);
+  }
+
+  /**
+   * A pod was deleted and recreated with the same UID while the agent watched it (pod_workers.go
+   * counts it; for static pods it is a manifest removed and put back unchanged).
+   */
+  incRestartedPods(isStatic: boolean): void {
+    this.restartedPods.inc({ static: String(isStatic) });
+  }
+
+  incContainerRestart(namespace: string, pod: string, container: string): void {
+    this.containerRestarts.inc({ namespace, pod, container });
+    const key = `${namespace}/${pod}`;
+    let containers = this.restartSeries.get(key);
+    if (!containers) this.restartSeries.set(key, (containers = new Set()));
+    containers.add(container);
+  }
+
+  /** Drops a removed pod's per-pod series so their number stays bounded by the pods on the node. */
+  forgetPod(namespace: string, pod: string): void {
+    const key = `${namespace}/${pod}`;
+    for (const container of this.restartSeries.get(key) ?? []) this.containerRestarts.remove({ namespace, pod, container });
+    this.restartSeries.delete(key);
+  }
+
+  /** Manifests of `source` (e.g. "file", "http", "api") that currently fail to load; 0 clears it. */
+  setSourceErrors(source: string, count: number): void {
+    this.sourceErrors.set({ source }, count);
+  }
+}

@@ -1,0 +1,409 @@
+// The v1 Node object that describes this host: what the kubelet's node status setters
+// (k/k pkg/kubelet/nodestatus/setters.go) and initialNode (kubelet_node_status.go) compute, from
+// the host's own files instead of cAdvisor. Facts about the host are read once per call by
+// readHostFacts(); buildNode takes them as a parameter so the arithmetic is testable.
+import * as fs from "node:fs";
+import * as os from "node:os";
+import type { ContainerImage, Node, NodeAddress, NodeCondition, Taint } from "kubernetes-types/core/v1";
+import type { CriClient } from "../cri";
+
+// ---------------------------------------------------------------------------------------------
+// Host facts
+
+export interface HostFacts {
+  /** Online CPUs. */
+  cpus: number;
+  /** MemTotal from /proc/meminfo, in bytes. */
+  memoryBytes: number;
+  /** Size of the filesystem holding the agent's root dir (the kubelet's nodefs), when statfs works. */
+  ephemeralStorageBytes?: number;
+  machineID: string;
+  systemUUID: string;
+  bootID: string;
+  kernelVersion: string;
+  osImage: string;
+  hostname: string;
+  /** The node's InternalIP, when the host has a non-loopback IPv4 address. */
+  internalIP?: string;
+  /** GOARCH spelling: amd64, arm64, … */
+  architecture: string;
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return fs.readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/** Node's process.arch → the GOARCH names Kubernetes uses in kubernetes.io/arch. */
+export function goArch(arch: string = process.arch): string {
+  const map: Record<string, string> = { x64: "amd64", arm64: "arm64", arm: "arm", ia32: "386", ppc64: "ppc64le", s390x: "s390x", riscv64: "riscv64", loong64: "loong64" };
+  return map[arch] ?? arch;
+}
+
+function countCpus(): number {
+  // cAdvisor counts the processors listed in /proc/cpuinfo; os.cpus() is the fallback off Linux.
+  const cpuinfo = readText("/proc/cpuinfo");
+  const n = cpuinfo ? cpuinfo.split("\n").filter((l) => /^processor\s*:/.test(l)).length : 0;
+  return n > 0 ? n : Math.max(1, os.cpus().length);
+}
+
+function memTotalBytes(): number {
+  const m = /^MemTotal:\s+(\d+)\s*kB/m.exec(readText("/proc/meminfo") ?? "");
+  return m ? Number(m[1]) * 1024 : os.totalmem();
+}
+
+function osPrettyName(): string {
+  const m = /^PRETTY_NAME=(.*)$/m.exec(readText("/etc/os-release") ?? readText("/usr/lib/os-release") ?? "");
+  if (!m) return "Linux";
+  return m[1]!.trim().replace(/^(["'])(.*)\1$/, "$2");
+}
+
+function defaultRouteInterface(): string | undefined {
+  // /proc/net/route: Iface Destination Gateway …, hex; the default route has Destination 00000000.
+  for (const line of (readText("/proc/net/route") ?? "").split("\n").slice(1)) {
+    const [iface, dest] = line.trim().split(/\s+/);
+    if (iface && dest === "00000000") return iface;
+  }
+  return undefined;
+}
+
+/**
+ * The InternalIP: an IPv4 address of the interface that holds the default route, as the kubelet's
+ * ChooseHostInterface picks it when neither --node-ip nor a resolvable hostname decides; otherwise
+ * the first non-loopback, non-link-local IPv4 address (never a pod bridge that comes later in the
+ * list, since the default route's interface is tried first).
+ */
+export function pickInternalIP(
+  interfaces: NodeJS.Dict<os.NetworkInterfaceInfo[]> = os.networkInterfaces(),
+  /** The interface holding the default route; null when there is none. */
+  defaultIface: string | null = defaultRouteInterface() ?? null,
+): string | undefined {
+  const usable = (a: os.NetworkInterfaceInfo) => a.family === "IPv4" && !a.internal && !a.address.startsWith("169.254.");
+  const preferred = defaultIface ? interfaces[defaultIface]?.find(usable) : undefined;
+  if (preferred) return preferred.address;
+  for (const addrs of Object.values(interfaces)) {
+    const a = addrs?.find(usable);
+    if (a) return a.address;
+  }
+  return undefined;
+}
+
+/** Reads the facts buildNode needs from this host. `rootDir` is the directory whose filesystem is nodefs. */
+export function readHostFacts(rootDir = "/"): HostFacts {
+  let ephemeralStorageBytes: number | undefined;
+  try {
+    const st = fs.statfsSync(rootDir);
+    ephemeralStorageBytes = Number(st.blocks) * Number(st.bsize);
+  } catch {
+    ephemeralStorageBytes = undefined;
+  }
+  return {
+    cpus: countCpus(),
+    memoryBytes: memTotalBytes(),
+    ephemeralStorageBytes,
+    machineID: (readText("/etc/machine-id") ?? readText("/var/lib/dbus/machine-id") ?? "").trim(),
+    // Readable by root only on most hosts; the kubelet leaves it empty too when it cannot read it.
+    systemUUID: (readText("/sys/class/dmi/id/product_uuid") ?? "").trim(),
+    bootID: (readText("/proc/sys/kernel/random/boot_id") ?? "").trim(),
+    kernelVersion: os.release(),
+    osImage: osPrettyName(),
+    hostname: os.hostname().toLowerCase(),
+    internalIP: pickInternalIP(),
+    architecture: goArch(),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Quantities (only what the node needs: cpu in millicores, bytes; the kubelet's resource.Quantity)
+
+const BINARY_SUFFIX: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
+const DECIMAL_SUFFIX: Record<string, number> = { n: 1e-9, u: 1e-6, m: 1e-3, "": 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18 };
+
+/** Parses a Kubernetes quantity ("500m", "1.5Gi", "100Mi", "2", "1e3") to a number of base units. */
+export function parseQuantity(s: string): number {
+  const m = /^([+-]?(?:\d+\.?\d*|\.\d+))(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E))?$/.exec(s.trim());
+  if (!m) throw new Error(`invalid quantity ${JSON.stringify(s)}: expected a number with an optional suffix such as 500m, 2, 100Mi or 1Gi`);
+  const n = Number(m[1]);
+  if (m[2]) return n * 10 ** Number(m[2].slice(1));
+  const suffix = m[3] ?? "";
+  return n * (BINARY_SUFFIX[suffix] ?? DECIMAL_SUFFIX[suffix]!);
+}
+
+/** Bytes in the canonical form the API server gives a BinarySI quantity: 1024 → "1Ki", 1536 → "1536". */
+export function formatBytes(bytes: number): string {
+  const b = Math.max(0, Math.floor(bytes));
+  for (const suffix of ["Ei", "Pi", "Ti", "Gi", "Mi", "Ki"]) {
+    const unit = BINARY_SUFFIX[suffix]!;
+    if (b >= unit && b % unit === 0) return `${b / unit}${suffix}`;
+  }
+  return String(b);
+}
+
+/** Millicores in canonical DecimalSI form: 4000 → "4", 3900 → "3900m". */
+export function formatMillicores(milli: number): string {
+  const m = Math.max(0, Math.round(milli));
+  return m % 1000 === 0 ? String(m / 1000) : `${m}m`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Labels and taints
+
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const QUALIFIED_NAME_PART = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+
+/** Why `key` is not a qualified name (apimachinery validation.IsQualifiedName), or undefined when it is. */
+export function qualifiedNameError(key: string): string | undefined {
+  const parts = key.split("/");
+  if (parts.length > 2) return "a qualified name has at most one '/' (prefix/name)";
+  const name = parts[parts.length - 1]!;
+  if (parts.length === 2) {
+    const prefix = parts[0]!;
+    if (prefix.length === 0) return "the prefix before '/' must not be empty";
+    if (prefix.length > 253 || !DNS1123_SUBDOMAIN.test(prefix)) return `prefix ${JSON.stringify(prefix)} must be a DNS subdomain (lower case letters, digits, '-' and '.', at most 253 characters)`;
+  }
+  if (name.length === 0) return "the name must not be empty";
+  if (name.length > 63) return `name ${JSON.stringify(name)} must be at most 63 characters`;
+  if (!QUALIFIED_NAME_PART.test(name)) return `name ${JSON.stringify(name)} must consist of letters, digits, '-', '_' or '.', and start and end with a letter or digit`;
+  return undefined;
+}
+
+/** Why `value` is not a label value (validation.IsValidLabelValue), or undefined when it is. Empty is valid. */
+export function labelValueError(value: string): string | undefined {
+  if (value.length > 63) return `value ${JSON.stringify(value)} must be at most 63 characters`;
+  if (value !== "" && !QUALIFIED_NAME_PART.test(value)) return `value ${JSON.stringify(value)} must be empty or consist of letters, digits, '-', '_' or '.', and start and end with a letter or digit`;
+  return undefined;
+}
+
+/**
+ * Parses --node-labels: "a=b,c=d" → { a: "b", c: "d" }. Spaces around keys and values are trimmed
+ * and a repeated key takes the last value, as the kubelet's mapStringString flag does.
+ */
+export function parseLabels(spec: string): Record<string, string> {
+  const labels: Record<string, string> = {};
+  if (spec.trim() === "") return labels;
+  for (const item of spec.split(",")) {
+    const eq = item.indexOf("=");
+    if (eq < 0) throw new Error(`invalid label ${JSON.stringify(item.trim())}: expected key=value`);
+    const key = item.slice(0, eq).trim();
+    const value = item.slice(eq + 1).trim();
+    const err = qualifiedNameError(key) ?? labelValueError(value);
+    if (err) throw new Error(`invalid label ${JSON.stringify(item.trim())}: ${err}`);
+    labels[key] = value;
+  }
+  return labels;
+}
+
+const TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"] as const;
+
+/**
+ * Parses one --register-with-taints entry, "<key>=<value>:<effect>" or "<key>:<effect>"
+ * (k/k pkg/util/taints parseTaint). The effect is required: the API server rejects a node taint
+ * without one, so we fail at start instead of at registration.
+ */
+export function parseTaint(spec: string): Taint {
+  const s = spec.trim();
+  const colon = s.split(":");
+  if (colon.length === 1) throw new Error(`invalid taint ${JSON.stringify(s)}: missing effect; expected key=value:effect or key:effect with effect one of ${TAINT_EFFECTS.join(", ")}`);
+  if (colon.length > 2) throw new Error(`invalid taint ${JSON.stringify(s)}: expected key=value:effect or key:effect`);
+  const effect = colon[1]!;
+  if (!(TAINT_EFFECTS as readonly string[]).includes(effect)) throw new Error(`invalid taint ${JSON.stringify(s)}: effect ${JSON.stringify(effect)} must be one of ${TAINT_EFFECTS.join(", ")}`);
+  const kv = colon[0]!.split("=");
+  if (kv.length > 2) throw new Error(`invalid taint ${JSON.stringify(s)}: expected key=value:effect or key:effect`);
+  const key = kv[0]!;
+  const keyErr = qualifiedNameError(key);
+  if (keyErr) throw new Error(`invalid taint ${JSON.stringify(s)}: key: ${keyErr}`);
+  const taint: Taint = { key, effect };
+  if (kv.length === 2) {
+    const valueErr = labelValueError(kv[1]!);
+    if (valueErr) throw new Error(`invalid taint ${JSON.stringify(s)}: ${valueErr}`);
+    taint.value = kv[1]!;
+  }
+  return taint;
+}
+
+/** Parses a comma-separated list of taints (the kubelet flag's form); "" → []. */
+export function parseTaints(spec: string): Taint[] {
+  return spec.trim() === "" ? [] : spec.split(",").map(parseTaint);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Node
+
+/** The kubelet's default evictionHard memory.available (Linux). */
+export const EVICTION_HARD_MEMORY_BYTES = 100 * 2 ** 20;
+/** The kubelet's default evictionHard nodefs.available (Linux): 10% of the filesystem. */
+export const EVICTION_HARD_NODEFS_FRACTION = 0.1;
+/** nodeStatusMaxImages default, and setters.go MaxNamesPerImageInNodeStatus. */
+export const MAX_IMAGES_IN_NODE_STATUS = 50;
+export const MAX_NAMES_PER_IMAGE = 5;
+
+export interface BuildNodeOptions {
+  nodeName: string;
+  /** Given labels (--node-labels); they override the defaults, as in the kubelet's initialNode. */
+  labels?: Record<string, string>;
+  taints?: Taint[];
+  runtime: Pick<CriClient, "version" | "listImages" | "status">;
+  maxPods: number;
+  /** kube-reserved + system-reserved, as quantities. */
+  reserved?: { cpu?: string; memory?: string; ephemeralStorage?: string };
+  /** The agent's own readiness (PLEG health, sync loop); runtime conditions are added here. */
+  conditions: { ready: { ok: boolean; message: string } };
+  /** Milliseconds since the epoch (Clock.now()). */
+  now: number;
+  /** nodeagent's version, reported as kubeletVersion "nodeagent/<version>". */
+  version: string;
+  /** The agent's HTTP port, reported as status.daemonEndpoints.kubeletEndpoint. */
+  port?: number;
+  /** Host facts; read from this host with readHostFacts(rootDir) when not given. */
+  host?: HostFacts;
+  /** The agent's --root-dir: ephemeral-storage is the size of its filesystem (the kubelet's nodefs). Default "/". */
+  rootDir?: string;
+  /** The previous Node built, so conditions keep lastTransitionTime while their status is unchanged. */
+  previous?: Node;
+}
+
+function apiTime(ms: number): string {
+  // metav1.Time serialises RFC 3339 in whole seconds.
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Why the runtime makes the node not ready, in the kubelet's words (kubelet.go updateRuntimeUp):
+ * "container runtime not ready: RuntimeReady=false reason:… message:…" and "container runtime
+ * network not ready: NetworkReady=false reason:NetworkPluginNotReady message:…".
+ */
+async function runtimeErrors(runtime: BuildNodeOptions["runtime"]): Promise<string[]> {
+  let status;
+  try {
+    status = await runtime.status();
+  } catch (err) {
+    return [`container runtime is down: ${errorMessage(err)}`];
+  }
+  const conditions = status.status?.conditions ?? [];
+  const describe = (type: string) => {
+    const c = conditions.find((x) => x.type === type);
+    return c ? { ok: c.status, text: `${c.type}=${c.status} reason:${c.reason} message:${c.message}` } : { ok: false, text: "<nil>" };
+  };
+  const errs: string[] = [];
+  const rt = describe("RuntimeReady");
+  if (!rt.ok) errs.push(`container runtime not ready: ${rt.text}`);
+  const net = describe("NetworkReady");
+  if (!net.ok) errs.push(`container runtime network not ready: ${net.text}`);
+  return errs;
+}
+
+function condition(type: string, isTrue: boolean, reason: string, message: string, now: string, previous: Node | undefined): NodeCondition {
+  const status = isTrue ? "True" : "False";
+  const prev = previous?.status?.conditions?.find((c) => c.type === type);
+  const lastTransitionTime = prev && prev.status === status && prev.lastTransitionTime ? prev.lastTransitionTime : now;
+  return { type, status, reason, message, lastHeartbeatTime: now, lastTransitionTime };
+}
+
+async function nodeImages(runtime: BuildNodeOptions["runtime"]): Promise<ContainerImage[]> {
+  let images;
+  try {
+    images = await runtime.listImages();
+  } catch {
+    // setters.go Images: on a list error the node reports no images; the other setters still run.
+    return [];
+  }
+  // Largest first, at most 50 images of at most 5 names each, digests before tags (setters.go Images).
+  return [...images]
+    .sort((a, b) => Number(b.size) - Number(a.size))
+    .slice(0, MAX_IMAGES_IN_NODE_STATUS)
+    .map((img) => ({ names: [...img.repoDigests, ...img.repoTags].slice(0, MAX_NAMES_PER_IMAGE), sizeBytes: Number(img.size) }));
+}
+
+export async function buildNode(o: BuildNodeOptions): Promise<Node> {
+  const host = o.host ?? readHostFacts(o.rootDir);
+  const now = apiTime(o.now);
+
+  // Capacity from the machine; allocatable = capacity − reserved − hard eviction thresholds
+  // (cm.GetNodeAllocatableReservation), clamped at zero as the kubelet does.
+  const reservedMilliCpu = o.reserved?.cpu ? Math.ceil(parseQuantity(o.reserved.cpu) * 1000) : 0;
+  const reservedMemory = o.reserved?.memory ? Math.ceil(parseQuantity(o.reserved.memory)) : 0;
+  const reservedStorage = o.reserved?.ephemeralStorage ? Math.ceil(parseQuantity(o.reserved.ephemeralStorage)) : 0;
+  const capacity: Record<string, string> = {
+    cpu: String(host.cpus),
+    memory: formatBytes(host.memoryBytes),
+    pods: String(o.maxPods),
+  };
+  const allocatable: Record<string, string> = {
+    cpu: formatMillicores(host.cpus * 1000 - reservedMilliCpu),
+    memory: formatBytes(host.memoryBytes - reservedMemory - EVICTION_HARD_MEMORY_BYTES),
+    pods: String(o.maxPods),
+  };
+  if (host.ephemeralStorageBytes !== undefined) {
+    const evict = Math.ceil(host.ephemeralStorageBytes * EVICTION_HARD_NODEFS_FRACTION);
+    capacity["ephemeral-storage"] = formatBytes(host.ephemeralStorageBytes);
+    allocatable["ephemeral-storage"] = formatBytes(host.ephemeralStorageBytes - reservedStorage - evict);
+  }
+
+  const [version, images, rtErrors] = await Promise.all([
+    o.runtime.version().then(
+      (v) => `${v.runtimeName}://${v.runtimeVersion}`,
+      () => "",
+    ),
+    nodeImages(o.runtime),
+    runtimeErrors(o.runtime),
+  ]);
+
+  // setters.go ReadyCondition: runtime errors first, then the rest, aggregated as utilerrors does
+  // ("msg" for one error, "[a, b]" for several).
+  const notReady = [...rtErrors, ...(o.conditions.ready.ok ? [] : [o.conditions.ready.message])];
+  const ready = notReady.length === 0;
+  const readyMessage = ready ? "kubelet is posting ready status" : notReady.length === 1 ? notReady[0]! : `[${notReady.join(", ")}]`;
+
+  const addresses: NodeAddress[] = [];
+  if (host.internalIP) addresses.push({ type: "InternalIP", address: host.internalIP });
+  addresses.push({ type: "Hostname", address: host.hostname });
+
+  const labels: Record<string, string> = {
+    "beta.kubernetes.io/arch": host.architecture,
+    "beta.kubernetes.io/os": "linux",
+    "kubernetes.io/arch": host.architecture,
+    "kubernetes.io/hostname": o.nodeName,
+    "kubernetes.io/os": "linux",
+    ...o.labels,
+  };
+
+  const node: Node = {
+    apiVersion: "v1",
+    kind: "Node",
+    metadata: { name: o.nodeName, labels },
+    spec: o.taints && o.taints.length > 0 ? { taints: o.taints.map((t) => ({ ...t })) } : {},
+    status: {
+      capacity,
+      allocatable,
+      conditions: [
+        condition("MemoryPressure", false, "KubeletHasSufficientMemory", "kubelet has sufficient memory available", now, o.previous),
+        condition("DiskPressure", false, "KubeletHasNoDiskPressure", "kubelet has no disk pressure", now, o.previous),
+        condition("PIDPressure", false, "KubeletHasSufficientPID", "kubelet has sufficient PID available", now, o.previous),
+        condition("Ready", ready, ready ? "KubeletReady" : "KubeletNotReady", readyMessage, now, o.previous),
+      ],
+      addresses,
+      daemonEndpoints: { kubeletEndpoint: { Port: o.port ?? 0 } },
+      nodeInfo: {
+        machineID: host.machineID,
+        systemUUID: host.systemUUID,
+        bootID: host.bootID,
+        kernelVersion: host.kernelVersion,
+        osImage: host.osImage,
+        containerRuntimeVersion: version,
+        kubeletVersion: `nodeagent/${o.version}`,
+        kubeProxyVersion: "",
+        operatingSystem: "linux",
+        architecture: host.architecture,
+      },
+      images,
+    },
+  };
+  return node;
+}

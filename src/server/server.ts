@@ -1,0 +1,381 @@
+// The agent's HTTP API on Bun.serve: /healthz (Kubernetes healthz format), /pods and /pods/<ns>/<name>
+// (v1 objects, like the kubelet's read-only /pods), /node, /metrics (Prometheus), and the push
+// endpoints POST /pods and DELETE /pods/<ns>/<name>. Errors are v1 Status objects, as the API
+// server returns them, so kubectl-style clients and `jq .message` both work.
+import { createHash, timingSafeEqual } from "node:crypto";
+import * as fs from "node:fs";
+import { parseAllDocuments } from "yaml";
+import type { Status } from "kubernetes-types/meta/v1";
+import type { Pod, PodList } from "kubernetes-types/core/v1";
+import type { AgentMetrics } from "./metrics";
+import type { AgentView, HealthCheck } from "./types";
+
+/** The kubelet's maxConfigLength for a manifest (config/common.go): 10 MiB. */
+export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+export interface AgentServerOptions {
+  /** Address to listen on, e.g. "127.0.0.1", "0.0.0.0", "::". */
+  address: string;
+  /** Port; 0 picks a free one (tests). */
+  port: number;
+  tls?: { certFile: string; keyFile: string };
+  /** Bearer token for the push endpoints; without one they are disabled. */
+  token?: string;
+  view: AgentView;
+  metrics: Pick<AgentMetrics, "render" | "contentType">;
+  /** A util/log Logger, or anything with these methods (tests pass a silent one). */
+  log: ServerLog;
+}
+
+export type ServerLog = Record<"info" | "warn" | "error" | "debug", (message: string) => void>;
+
+export interface AgentServer {
+  /** Base URL, e.g. "http://127.0.0.1:10250". */
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Responses
+
+/** HTTP status → the API server's StatusReason (k8s.io/apimachinery/pkg/apis/meta/v1 types.go). */
+const REASONS: Record<number, string> = {
+  400: "BadRequest",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "NotFound",
+  405: "MethodNotAllowed",
+  406: "NotAcceptable",
+  409: "AlreadyExists",
+  410: "Gone",
+  413: "RequestEntityTooLarge",
+  415: "UnsupportedMediaType",
+  422: "Invalid",
+  429: "TooManyRequests",
+  500: "InternalError",
+  503: "ServiceUnavailable",
+  504: "Timeout",
+};
+
+function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
+}
+
+export function statusObject(code: number, message: string, details?: Status["details"]): Status {
+  const status: Status = { kind: "Status", apiVersion: "v1", metadata: {}, status: code < 400 ? "Success" : "Failure", message, code };
+  const reason = code < 400 ? undefined : (REASONS[code] ?? (code >= 500 ? "InternalError" : "BadRequest"));
+  if (reason) status.reason = reason;
+  if (details) status.details = details;
+  return status;
+}
+
+function failure(code: number, message: string, headers: Record<string, string> = {}): Response {
+  return json(statusObject(code, message), code, headers);
+}
+
+function text(body: string, status = 200, headers: Record<string, string> = {}): Response {
+  // healthz sets nosniff so a browser never renders check messages as HTML.
+  return new Response(body, { status, headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff", ...headers } });
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+// ---------------------------------------------------------------------------------------------
+// healthz
+
+function oneLine(s: string): string {
+  return s.replace(/\s*\n\s*/g, " ").trim();
+}
+
+/**
+ * The Kubernetes healthz handler (k8s.io/apiserver/pkg/server/healthz): "ok" when every check passes,
+ * otherwise "[+]name ok" / "[-]name failed: …" lines and "healthz check failed" with 500; ?verbose
+ * gives the lines always; ?exclude=name skips a check. Unlike the API server, which writes
+ * "reason withheld" and logs the reason, we print the message: the kubelet's own checks (PLEG, sync
+ * loop) are about this node, and saying why it is unhealthy is the point of the endpoint.
+ */
+function healthz(checks: HealthCheck[], url: URL): Response {
+  const excluded = new Set(url.searchParams.getAll("exclude"));
+  let lines = "";
+  let failed = false;
+  for (const c of checks) {
+    if (excluded.has(c.name)) {
+      lines += `[+]${c.name} excluded: ok\n`;
+      excluded.delete(c.name);
+    } else if (c.ok) {
+      lines += `[+]${c.name} ok\n`;
+    } else {
+      lines += `[-]${c.name} failed: ${oneLine(c.message) || "unhealthy"}\n`;
+      failed = true;
+    }
+  }
+  // The API server warns about excluded checks that do not exist; so do we, in the body.
+  for (const name of excluded) lines += `warn: some health checks cannot be excluded: no matches for "${name}"\n`;
+  if (failed) return text(`${lines}healthz check failed\n`, 500);
+  if (!url.searchParams.has("verbose")) return text("ok");
+  return text(`${lines}healthz check passed\n`);
+}
+
+/** /healthz/<name>: one check, "ok" or 500 "internal server error: …" (healthz adaptCheckToHandler). */
+function healthzOne(checks: HealthCheck[], name: string): Response {
+  const c = checks.find((x) => x.name === name);
+  if (!c) return failure(404, `health check "${name}" not found`);
+  return c.ok ? text("ok") : text(`internal server error: ${oneLine(c.message)}\n`, 500);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Push endpoints: authentication and body decoding
+
+function digest(s: string): Buffer {
+  return createHash("sha256").update(s).digest();
+}
+
+/** Compares in constant time: hashing first makes both sides the same length whatever was sent. */
+function tokenMatches(expected: string, got: string): boolean {
+  return timingSafeEqual(digest(expected), digest(got));
+}
+
+async function readBody(req: Request, limit: number): Promise<Uint8Array | "too-large"> {
+  const declared = req.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) return "too-large";
+  if (!req.body) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = req.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => undefined);
+      return "too-large";
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let off = 0;
+  for (const c of chunks) {
+    out.set(c, off);
+    off += c.byteLength;
+  }
+  return out;
+}
+
+/**
+ * Decodes a pushed manifest: JSON when the client says so, otherwise YAML 1.1 (which the kubelet's
+ * go-yaml speaks: `yes`/`on` are booleans, `010` is octal), one document only.
+ */
+export function decodeManifest(body: string, contentType: string | null): { ok: true; value: unknown } | { ok: false; message: string } {
+  if (body.trim() === "") return { ok: false, message: "request body is empty: expected a Pod as JSON or YAML" };
+  if (contentType && /\bjson\b/i.test(contentType)) {
+    try {
+      return { ok: true, value: JSON.parse(body) };
+    } catch (err) {
+      return { ok: false, message: `invalid JSON: ${errorMessage(err)}` };
+    }
+  }
+  const docs = parseAllDocuments(body, { version: "1.1", prettyErrors: true });
+  if (!Array.isArray(docs)) return { ok: false, message: "request body is empty: expected a Pod as JSON or YAML" };
+  const nonEmpty = docs.filter((d) => d.contents !== null || d.errors.length > 0);
+  if (nonEmpty.length === 0) return { ok: false, message: "request body is empty: expected a Pod as JSON or YAML" };
+  if (nonEmpty.length > 1) return { ok: false, message: `the body has ${nonEmpty.length} YAML documents; push one Pod per request` };
+  const doc = nonEmpty[0]!;
+  if (doc.errors.length > 0) return { ok: false, message: `invalid YAML: ${oneLine(doc.errors.map((e) => e.message).join("; "))}` };
+  try {
+    return { ok: true, value: doc.toJS({ maxAliasCount: 100 }) };
+  } catch (err) {
+    return { ok: false, message: `invalid YAML: ${errorMessage(err)}` };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Routing
+
+function methodNotAllowed(method: string, path: string, allow: string[]): Response {
+  return failure(405, `method ${method} is not allowed on ${path}; allowed: ${allow.join(", ")}`, { Allow: allow.join(", ") });
+}
+
+/** A decoded path segment, or undefined for a malformed escape such as "%zz". */
+function segment(s: string): string | undefined {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return undefined;
+  }
+}
+
+function podKey(pod: Pod): { namespace: string; name: string } {
+  return { namespace: pod.metadata?.namespace || "default", name: pod.metadata?.name ?? "" };
+}
+
+/** Builds the request handler (exported for tests that want to skip the socket). */
+export function createHandler(o: Omit<AgentServerOptions, "address" | "port" | "tls">, remote: (req: Request) => string = () => ""): (req: Request) => Promise<Response> {
+  const { view, metrics, log } = o;
+
+  function authorize(req: Request): Response | undefined {
+    if (!o.token) {
+      return failure(403, "the push endpoints are disabled: start the agent with --push-token-file to enable POST /pods and DELETE /pods/<namespace>/<name>");
+    }
+    const header = req.headers.get("authorization");
+    const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    if (!m) {
+      log.warn(`rejected ${req.method} ${new URL(req.url).pathname} from ${remote(req)}: no bearer token`);
+      return failure(401, "Unauthorized: this endpoint needs an Authorization: Bearer <token> header", { "WWW-Authenticate": 'Bearer realm="nodeagent"' });
+    }
+    if (!tokenMatches(o.token, m[1]!)) {
+      log.warn(`rejected ${req.method} ${new URL(req.url).pathname} from ${remote(req)}: wrong bearer token`);
+      return failure(403, "Forbidden: the bearer token is not valid for this agent");
+    }
+    return undefined;
+  }
+
+  async function pushPod(req: Request): Promise<Response> {
+    const denied = authorize(req);
+    if (denied) return denied;
+    const body = await readBody(req, MAX_BODY_BYTES);
+    if (body === "too-large") return failure(413, `request body is larger than ${MAX_BODY_BYTES} bytes (10 MiB), the kubelet's limit for a manifest`);
+    let textBody: string;
+    try {
+      textBody = new TextDecoder("utf-8", { fatal: true }).decode(body);
+    } catch {
+      return failure(400, "request body is not valid UTF-8");
+    }
+    const decoded = decodeManifest(textBody, req.headers.get("content-type"));
+    if (!decoded.ok) return failure(400, decoded.message);
+    if (decoded.value === null || typeof decoded.value !== "object" || Array.isArray(decoded.value)) {
+      return failure(400, "expected a Pod object (a JSON object or YAML mapping with kind: Pod)");
+    }
+    const result = await view.pushPod(decoded.value);
+    if (!result.ok) {
+      log.info(`push refused (${result.status}): ${result.message}`);
+      return failure(result.status, result.message);
+    }
+    const { namespace, name } = podKey(result.pod);
+    log.info(`pod ${namespace}/${name} pushed from ${remote(req)}`);
+    // 201 like the API server's create: the body is the pod as the agent accepted it (defaulted).
+    return json(result.pod, 201);
+  }
+
+  async function deletePod(req: Request, namespace: string, name: string): Promise<Response> {
+    const denied = authorize(req);
+    if (denied) return denied;
+    if (!(await view.deletePushedPod(namespace, name))) {
+      return failure(404, `pods "${name}" not found: no pushed pod has that name in namespace "${namespace}"`);
+    }
+    log.info(`pushed pod ${namespace}/${name} deleted by ${remote(req)}`);
+    return json(statusObject(200, `pod "${name}" deleted`, { name, kind: "pods" }));
+  }
+
+  async function route(req: Request): Promise<Response> {
+    const url = new URL(req.url);
+    const path = url.pathname;
+    const method = req.method === "HEAD" ? "GET" : req.method;
+    const segments = path.split("/").slice(1);
+
+    if (path === "/healthz") {
+      if (method !== "GET") return methodNotAllowed(req.method, path, ["GET", "HEAD"]);
+      return healthz(view.healthChecks(), url);
+    }
+    if (segments[0] === "healthz" && segments.length === 2 && segments[1]) {
+      if (method !== "GET") return methodNotAllowed(req.method, path, ["GET", "HEAD"]);
+      const name = segment(segments[1]);
+      if (name === undefined) return failure(400, `malformed path ${path}`);
+      return healthzOne(view.healthChecks(), name);
+    }
+    if (path === "/pods") {
+      if (method === "GET") {
+        const list: PodList = { kind: "PodList", apiVersion: "v1", metadata: {}, items: view.pods() };
+        return json(list);
+      }
+      if (method === "POST") return pushPod(req);
+      return methodNotAllowed(req.method, path, ["GET", "HEAD", "POST"]);
+    }
+    if (segments[0] === "pods" && segments.length === 3 && segments[1] && segments[2]) {
+      const namespace = segment(segments[1]);
+      const name = segment(segments[2]);
+      if (namespace === undefined || name === undefined) return failure(400, `malformed path ${path}`);
+      if (method === "GET") {
+        const pod = view.pods().find((p) => {
+          const k = podKey(p);
+          return k.namespace === namespace && k.name === name;
+        });
+        return pod ? json(pod) : failure(404, `pods "${name}" not found`);
+      }
+      if (method === "DELETE") return deletePod(req, namespace, name);
+      return methodNotAllowed(req.method, path, ["GET", "HEAD", "DELETE"]);
+    }
+    if (path === "/node") {
+      if (method !== "GET") return methodNotAllowed(req.method, path, ["GET", "HEAD"]);
+      return json(await view.node());
+    }
+    if (path === "/metrics") {
+      if (method !== "GET") return methodNotAllowed(req.method, path, ["GET", "HEAD"]);
+      return new Response(await metrics.render(), { headers: { "Content-Type": metrics.contentType } });
+    }
+    return failure(404, `the server could not find the requested resource: ${path}`);
+  }
+
+  return async function handle(req: Request): Promise<Response> {
+    try {
+      return await route(req);
+    } catch (err) {
+      // A failing view (node() reading the runtime, a throwing push) is a 500 with the reason, never
+      // a dropped connection.
+      log.error(`${req.method} ${new URL(req.url).pathname} failed: ${errorMessage(err)}`);
+      return failure(500, `internal error: ${errorMessage(err)}`);
+    }
+  };
+}
+
+function readTlsFile(path: string, what: string): string {
+  try {
+    return fs.readFileSync(path, "utf8");
+  } catch (err) {
+    throw new Error(`cannot read the TLS ${what} ${path}: ${errorMessage(err)}`);
+  }
+}
+
+export async function startAgentServer(o: AgentServerOptions): Promise<AgentServer> {
+  const tls = o.tls ? { cert: readTlsFile(o.tls.certFile, "certificate"), key: readTlsFile(o.tls.keyFile, "key") } : undefined;
+  let server: ReturnType<typeof Bun.serve> | undefined;
+  const handle = createHandler(o, (req) => {
+    const ip = server?.requestIP(req);
+    return ip ? `${ip.address}:${ip.port}` : "unknown";
+  });
+  try {
+    server = Bun.serve({
+      hostname: o.address,
+      port: o.port,
+      tls,
+      development: false,
+      // Bun binds with SO_REUSEPORT unless told not to (whatever its types say), so a second agent
+      // on the same port would silently share the traffic; the kubelet fails to start instead.
+      reusePort: false,
+      // Our own limit (MAX_BODY_BYTES) answers with a Status; Bun's is only a backstop against
+      // bodies far past it.
+      maxRequestBodySize: 2 * MAX_BODY_BYTES,
+      fetch: handle,
+      error(err) {
+        o.log.error(`HTTP server error: ${errorMessage(err)}`);
+        return failure(500, `internal error: ${errorMessage(err)}`);
+      },
+    });
+  } catch (err) {
+    throw new Error(`cannot listen on ${o.address}:${o.port}: ${errorMessage(err)}`);
+  }
+  const port = server.port ?? o.port;
+  const host = o.address.includes(":") ? `[${o.address}]` : o.address;
+  const url = `${tls ? "https" : "http"}://${host}:${port}`;
+  o.log.info(`HTTP API listening on ${url}${o.token ? "" : " (push endpoints disabled: no --push-token-file)"}`);
+  const running = server;
+  return {
+    url,
+    port,
+    async stop() {
+      await running.stop(true);
+    },
+  };
+}

@@ -1,0 +1,143 @@
+import { describe, expect, test } from "bun:test";
+import { register as globalRegistry } from "prom-client";
+import { AgentMetrics, DEFAULT_BUCKETS, POD_STARTUP_BUCKETS } from "../../src/server/metrics";
+
+/** The sample lines of the rendered text, as "name{labels} value". */
+function samples(text: string): string[] {
+  return text.split("\n").filter((l) => l !== "" && !l.startsWith("#"));
+}
+
+function typeOf(text: string, name: string): string | undefined {
+  return new RegExp(`^# TYPE ${name} (\\w+)$`, "m").exec(text)?.[1];
+}
+
+describe("AgentMetrics", () => {
+  test("every metric has the kubelet's name and type", async () => {
+    const text = await new AgentMetrics().render();
+    const expected: Record<string, string> = {
+      kubelet_node_name: "gauge",
+      kubelet_pleg_relist_duration_seconds: "histogram",
+      kubelet_pleg_relist_interval_seconds: "histogram",
+      kubelet_pleg_last_seen_seconds: "gauge",
+      kubelet_evented_pleg_connection_error_count: "counter",
+      kubelet_evented_pleg_connection_success_count: "counter",
+      kubelet_pod_start_duration_seconds: "histogram",
+      kubelet_pod_start_sli_duration_seconds: "histogram",
+      kubelet_running_pods: "gauge",
+      kubelet_running_containers: "gauge",
+      kubelet_restarted_pods_total: "counter",
+      nodeagent_container_restarts_total: "counter",
+      nodeagent_source_errors: "gauge",
+    };
+    for (const [name, type] of Object.entries(expected)) expect(typeOf(text, name)).toBe(type);
+    expect(text.match(/^# TYPE /gm)).toHaveLength(Object.keys(expected).length);
+  });
+
+  test("the content type is Prometheus text 0.0.4", () => {
+    expect(new AgentMetrics().contentType).toBe("text/plain; version=0.0.4; charset=utf-8");
+  });
+
+  test("PLEG relist histograms use the kubelet's DefBuckets", async () => {
+    const m = new AgentMetrics();
+    m.observePlegRelist(0.003);
+    m.observePlegRelist(0.2);
+    m.observePlegRelistInterval(1.001);
+    const lines = samples(await m.render());
+    const les = lines.filter((l) => l.startsWith("kubelet_pleg_relist_duration_seconds_bucket")).map((l) => /le="([^"]+)"/.exec(l)![1]);
+    expect(les).toEqual([...DEFAULT_BUCKETS.map(String), "+Inf"]);
+    expect(lines).toContain('kubelet_pleg_relist_duration_seconds_bucket{le="0.005"} 1');
+    expect(lines).toContain('kubelet_pleg_relist_duration_seconds_bucket{le="0.25"} 2');
+    expect(lines).toContain("kubelet_pleg_relist_duration_seconds_count 2");
+    expect(lines).toContain("kubelet_pleg_relist_duration_seconds_sum 0.203");
+    expect(lines).toContain('kubelet_pleg_relist_interval_seconds_bucket{le="1"} 0');
+    expect(lines).toContain('kubelet_pleg_relist_interval_seconds_bucket{le="2.5"} 1');
+  });
+
+  test("last seen is a timestamp in seconds", async () => {
+    const m = new AgentMetrics();
+    m.setPlegLastSeen(Date.UTC(2026, 0, 1, 0, 0, 5, 500));
+    expect(samples(await m.render())).toContain(`kubelet_pleg_last_seen_seconds ${Date.UTC(2026, 0, 1, 0, 0, 5, 500) / 1000}`);
+  });
+
+  test("pod start histograms use the kubelet's podStartupDurationBuckets", async () => {
+    const m = new AgentMetrics();
+    m.observePodStart(0.3);
+    m.observePodStart(7);
+    m.observePodStartSli(0.4, true);
+    m.observePodStartSli(2.5);
+    const lines = samples(await m.render());
+    const les = lines.filter((l) => l.startsWith("kubelet_pod_start_duration_seconds_bucket")).map((l) => /le="([^"]+)"/.exec(l)![1]);
+    expect(les).toEqual([...POD_STARTUP_BUCKETS.map(String), "+Inf"]);
+    expect(lines).toContain('kubelet_pod_start_duration_seconds_bucket{le="0.5"} 1');
+    expect(lines).toContain('kubelet_pod_start_duration_seconds_bucket{le="8"} 2');
+    expect(lines).toContain("kubelet_pod_start_duration_seconds_count 2");
+    expect(lines).toContain('kubelet_pod_start_sli_duration_seconds_bucket{le="0.5",first_with_network="true"} 1');
+    expect(lines).toContain('kubelet_pod_start_sli_duration_seconds_bucket{le="3",first_with_network="false"} 1');
+    expect(lines).toContain('kubelet_pod_start_sli_duration_seconds_count{first_with_network="false"} 1');
+  });
+
+  test("running gauges start at 0 and every container state is set on each update", async () => {
+    const m = new AgentMetrics();
+    let lines = samples(await m.render());
+    expect(lines).toContain("kubelet_running_pods 0");
+    for (const s of ["created", "running", "exited", "unknown"]) expect(lines).toContain(`kubelet_running_containers{container_state="${s}"} 0`);
+
+    m.setRunningPods(3);
+    m.setRunningContainers({ running: 4, exited: 2 });
+    lines = samples(await m.render());
+    expect(lines).toContain("kubelet_running_pods 3");
+    expect(lines).toContain('kubelet_running_containers{container_state="running"} 4');
+    expect(lines).toContain('kubelet_running_containers{container_state="exited"} 2');
+
+    // The exited containers went away: the state goes back to 0 rather than keeping a stale 2.
+    m.setRunningContainers({ running: 4 });
+    lines = samples(await m.render());
+    expect(lines).toContain('kubelet_running_containers{container_state="exited"} 0');
+  });
+
+  test("restart counters, and forgetting a pod drops its series", async () => {
+    const m = new AgentMetrics();
+    m.incRestartedPods(true);
+    m.incRestartedPods(true);
+    m.incContainerRestart("default", "web", "app");
+    m.incContainerRestart("default", "web", "app");
+    m.incContainerRestart("default", "web", "sidecar");
+    m.incContainerRestart("team", "db", "pg");
+    let lines = samples(await m.render());
+    expect(lines).toContain('kubelet_restarted_pods_total{static="true"} 2');
+    expect(lines).toContain('nodeagent_container_restarts_total{namespace="default",pod="web",container="app"} 2');
+    expect(lines).toContain('nodeagent_container_restarts_total{namespace="default",pod="web",container="sidecar"} 1');
+    expect(lines).toContain('nodeagent_container_restarts_total{namespace="team",pod="db",container="pg"} 1');
+
+    m.forgetPod("default", "web");
+    lines = samples(await m.render());
+    expect(lines.filter((l) => l.includes('pod="web"'))).toEqual([]);
+    expect(lines).toContain('nodeagent_container_restarts_total{namespace="team",pod="db",container="pg"} 1');
+  });
+
+  test("source errors, evented PLEG connections and the node name", async () => {
+    const m = new AgentMetrics();
+    m.setSourceErrors("file", 2);
+    m.setSourceErrors("http", 0);
+    m.incEventedPlegConnectionErrors();
+    m.incEventedPlegConnectionErrors();
+    m.incEventedPlegConnections();
+    m.setNodeName("old");
+    m.setNodeName("node-1");
+    const lines = samples(await m.render());
+    expect(lines).toContain('nodeagent_source_errors{source="file"} 2');
+    expect(lines).toContain('nodeagent_source_errors{source="http"} 0');
+    expect(lines).toContain("kubelet_evented_pleg_connection_error_count 2");
+    expect(lines).toContain("kubelet_evented_pleg_connection_success_count 1");
+    expect(lines).toContain('kubelet_node_name{node="node-1"} 1');
+    expect(lines.filter((l) => l.startsWith("kubelet_node_name"))).toHaveLength(1);
+  });
+
+  test("each instance has its own registry, never the global one", async () => {
+    const a = new AgentMetrics();
+    const b = new AgentMetrics();
+    a.setRunningPods(5);
+    expect(samples(await b.render())).toContain("kubelet_running_pods 0");
+    expect(await globalRegistry.metrics()).not.toContain("kubelet_");
+  });
+});

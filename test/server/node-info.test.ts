@@ -1,0 +1,357 @@
+import { describe, expect, test } from "bun:test";
+import type { Node } from "kubernetes-types/core/v1";
+import type { Image, StatusResponse, VersionResponse } from "../../src/cri/types";
+import {
+  buildNode, formatBytes, formatMillicores, goArch, parseLabels, parseQuantity, parseTaint, parseTaints, pickInternalIP, readHostFacts,
+  type BuildNodeOptions, type HostFacts,
+} from "../../src/server/node-info";
+
+const Gi = 2 ** 30;
+const Mi = 2 ** 20;
+const NOW = Date.UTC(2026, 0, 1, 12, 0, 0, 250);
+
+const host: HostFacts = {
+  cpus: 4,
+  memoryBytes: 8 * Gi,
+  ephemeralStorageBytes: 100 * Gi,
+  machineID: "3d1219c7c4c5404aaa1f6d2a48adfda4",
+  systemUUID: "",
+  bootID: "cd80ce97-1aca-4325-937a-8ba97ce51295",
+  kernelVersion: "6.1.0-18-amd64",
+  osImage: "Debian GNU/Linux 12 (bookworm)",
+  hostname: "host-a",
+  internalIP: "192.0.2.10",
+  architecture: "amd64",
+};
+
+function image(id: string, size: number, repoTags: string[], repoDigests: string[] = []): Image {
+  return { id, size, repoTags, repoDigests, uid: null, username: "", spec: null, pinned: false };
+}
+
+type Conditions = { type: string; status: boolean; reason: string; message: string }[];
+
+class FakeRuntime {
+  images: Image[] = [
+    image("sha256:small", 1_000, ["127.0.0.1:5000/busybox:latest"], ["127.0.0.1:5000/busybox@sha256:aaa"]),
+    image("sha256:big", 9_000_000, ["registry.local/pause:3.9"], ["registry.local/pause@sha256:bbb"]),
+  ];
+  conditions: Conditions = [
+    { type: "RuntimeReady", status: true, reason: "", message: "" },
+    { type: "NetworkReady", status: true, reason: "", message: "" },
+  ];
+  failVersion = false;
+  failImages = false;
+  failStatus = false;
+
+  async version(): Promise<VersionResponse> {
+    if (this.failVersion) throw new Error("connection refused");
+    return { version: "0.1.0", runtimeName: "containerd", runtimeVersion: "1.7.24", runtimeApiVersion: "v1" };
+  }
+  async listImages(): Promise<Image[]> {
+    if (this.failImages) throw new Error("connection refused");
+    return this.images;
+  }
+  async status(): Promise<StatusResponse> {
+    if (this.failStatus) throw new Error("rpc error: code = Unavailable desc = connection refused");
+    return { status: { conditions: this.conditions }, info: {}, runtimeHandlers: [], features: null };
+  }
+}
+
+function opts(over: Partial<BuildNodeOptions> = {}): BuildNodeOptions {
+  return {
+    nodeName: "node-1",
+    labels: {},
+    taints: [],
+    runtime: new FakeRuntime(),
+    maxPods: 110,
+    conditions: { ready: { ok: true, message: "" } },
+    now: NOW,
+    version: "0.1.0",
+    host,
+    ...over,
+  };
+}
+
+function cond(node: Node, type: string) {
+  return node.status?.conditions?.find((c) => c.type === type);
+}
+
+describe("buildNode: capacity and allocatable", () => {
+  test("capacity from the host; allocatable less the 100Mi memory and 10% nodefs hard eviction", async () => {
+    const node = await buildNode(opts());
+    expect(node.status?.capacity).toEqual({ cpu: "4", memory: "8Gi", pods: "110", "ephemeral-storage": "100Gi" });
+    expect(node.status?.allocatable).toEqual({ cpu: "4", memory: "8092Mi", pods: "110", "ephemeral-storage": "90Gi" });
+  });
+
+  test("reserved cpu, memory and storage come off allocatable", async () => {
+    const node = await buildNode(opts({ reserved: { cpu: "500m", memory: "1Gi", ephemeralStorage: "5Gi" } }));
+    expect(node.status?.allocatable).toEqual({ cpu: "3500m", memory: `${8192 - 1024 - 100}Mi`, pods: "110", "ephemeral-storage": "85Gi" });
+    // Capacity is untouched.
+    expect(node.status?.capacity?.cpu).toBe("4");
+  });
+
+  test("memory in Ki when MemTotal is not a whole number of MiB", async () => {
+    const node = await buildNode(opts({ host: { ...host, memoryBytes: 16393380 * 1024 } }));
+    expect(node.status?.capacity?.memory).toBe("16393380Ki");
+    expect(node.status?.allocatable?.memory).toBe(`${16393380 - 100 * 1024}Ki`);
+  });
+
+  test("fractional reservations round up like Quantity.MilliValue", async () => {
+    const node = await buildNode(opts({ reserved: { cpu: "0.1", memory: "1000" } }));
+    expect(node.status?.allocatable?.cpu).toBe("3900m");
+    expect(node.status?.allocatable?.memory).toBe(String(8 * Gi - 1000 - 100 * Mi));
+  });
+
+  test("reservations beyond capacity clamp at zero", async () => {
+    const node = await buildNode(opts({ reserved: { cpu: "8", memory: "16Gi" } }));
+    expect(node.status?.allocatable?.cpu).toBe("0");
+    expect(node.status?.allocatable?.memory).toBe("0");
+  });
+
+  test("no ephemeral-storage when statfs was not available", async () => {
+    const node = await buildNode(opts({ host: { ...host, ephemeralStorageBytes: undefined } }));
+    expect(node.status?.capacity?.["ephemeral-storage"]).toBeUndefined();
+    expect(node.status?.allocatable?.["ephemeral-storage"]).toBeUndefined();
+  });
+
+  test("a bad reservation is an error naming the quantity", async () => {
+    await expect(buildNode(opts({ reserved: { memory: "lots" } }))).rejects.toThrow('invalid quantity "lots"');
+  });
+});
+
+describe("buildNode: identity", () => {
+  test("a v1 Node with the default labels, merged with the given ones (given win)", async () => {
+    const node = await buildNode(opts({ labels: { "node-role.kubernetes.io/edge": "", "kubernetes.io/hostname": "custom", zone: "a" } }));
+    expect(node.apiVersion).toBe("v1");
+    expect(node.kind).toBe("Node");
+    expect(node.metadata?.name).toBe("node-1");
+    expect(node.metadata?.labels).toEqual({
+      "beta.kubernetes.io/arch": "amd64",
+      "beta.kubernetes.io/os": "linux",
+      "kubernetes.io/arch": "amd64",
+      "kubernetes.io/hostname": "custom",
+      "kubernetes.io/os": "linux",
+      "node-role.kubernetes.io/edge": "",
+      zone: "a",
+    });
+  });
+
+  test("kubernetes.io/hostname defaults to the node name", async () => {
+    expect((await buildNode(opts())).metadata?.labels?.["kubernetes.io/hostname"]).toBe("node-1");
+  });
+
+  test("taints as given", async () => {
+    const taints = [parseTaint("dedicated=edge:NoSchedule"), parseTaint("gpu:NoExecute")];
+    const node = await buildNode(opts({ taints }));
+    expect(node.spec?.taints).toEqual([{ key: "dedicated", value: "edge", effect: "NoSchedule" }, { key: "gpu", effect: "NoExecute" }]);
+    expect((await buildNode(opts())).spec?.taints).toBeUndefined();
+  });
+
+  test("nodeInfo", async () => {
+    const node = await buildNode(opts());
+    expect(node.status?.nodeInfo).toEqual({
+      machineID: host.machineID,
+      systemUUID: "",
+      bootID: host.bootID,
+      kernelVersion: "6.1.0-18-amd64",
+      osImage: "Debian GNU/Linux 12 (bookworm)",
+      containerRuntimeVersion: "containerd://1.7.24",
+      kubeletVersion: "nodeagent/0.1.0",
+      kubeProxyVersion: "",
+      operatingSystem: "linux",
+      architecture: "amd64",
+    });
+  });
+
+  test("an unreachable runtime leaves the runtime version and images empty but still builds the node", async () => {
+    const runtime = new FakeRuntime();
+    runtime.failVersion = true;
+    runtime.failImages = true;
+    const node = await buildNode(opts({ runtime }));
+    expect(node.status?.nodeInfo?.containerRuntimeVersion).toBe("");
+    expect(node.status?.images).toEqual([]);
+  });
+
+  test("addresses: InternalIP then Hostname; Hostname alone without an IPv4", async () => {
+    expect((await buildNode(opts())).status?.addresses).toEqual([
+      { type: "InternalIP", address: "192.0.2.10" },
+      { type: "Hostname", address: "host-a" },
+    ]);
+    expect((await buildNode(opts({ host: { ...host, internalIP: undefined } }))).status?.addresses).toEqual([{ type: "Hostname", address: "host-a" }]);
+  });
+
+  test("daemonEndpoints carries the agent's port", async () => {
+    expect((await buildNode(opts({ port: 10250 }))).status?.daemonEndpoints).toEqual({ kubeletEndpoint: { Port: 10250 } });
+  });
+});
+
+describe("buildNode: images", () => {
+  test("largest first, digests before tags", async () => {
+    const node = await buildNode(opts());
+    expect(node.status?.images).toEqual([
+      { names: ["registry.local/pause@sha256:bbb", "registry.local/pause:3.9"], sizeBytes: 9_000_000 },
+      { names: ["127.0.0.1:5000/busybox@sha256:aaa", "127.0.0.1:5000/busybox:latest"], sizeBytes: 1_000 },
+    ]);
+  });
+
+  test("at most 50 images of at most 5 names", async () => {
+    const runtime = new FakeRuntime();
+    runtime.images = Array.from({ length: 60 }, (_, i) => image(`sha256:${i}`, 1000 + i, Array.from({ length: 7 }, (_, t) => `img${i}:t${t}`)));
+    const images = (await buildNode(opts({ runtime }))).status?.images ?? [];
+    expect(images).toHaveLength(50);
+    expect(images[0]!.sizeBytes).toBe(1059);
+    expect(images[0]!.names).toEqual(["img59:t0", "img59:t1", "img59:t2", "img59:t3", "img59:t4"]);
+    expect(images[49]!.sizeBytes).toBe(1010);
+  });
+});
+
+describe("buildNode: conditions", () => {
+  test("Ready with the kubelet's reason and message; no pressure", async () => {
+    const node = await buildNode(opts());
+    const t = "2026-01-01T12:00:00Z";
+    expect(node.status?.conditions).toEqual([
+      { type: "MemoryPressure", status: "False", reason: "KubeletHasSufficientMemory", message: "kubelet has sufficient memory available", lastHeartbeatTime: t, lastTransitionTime: t },
+      { type: "DiskPressure", status: "False", reason: "KubeletHasNoDiskPressure", message: "kubelet has no disk pressure", lastHeartbeatTime: t, lastTransitionTime: t },
+      { type: "PIDPressure", status: "False", reason: "KubeletHasSufficientPID", message: "kubelet has sufficient PID available", lastHeartbeatTime: t, lastTransitionTime: t },
+      { type: "Ready", status: "True", reason: "KubeletReady", message: "kubelet is posting ready status", lastHeartbeatTime: t, lastTransitionTime: t },
+    ]);
+  });
+
+  test("not ready with the agent's message", async () => {
+    const msg = "PLEG is not healthy: pleg was last seen active 3m1s ago; threshold is 3m0s";
+    const ready = cond(await buildNode(opts({ conditions: { ready: { ok: false, message: msg } } })), "Ready");
+    expect(ready).toMatchObject({ status: "False", reason: "KubeletNotReady", message: msg });
+  });
+
+  test("the runtime's network condition, in the kubelet's words", async () => {
+    const runtime = new FakeRuntime();
+    runtime.conditions = [
+      { type: "RuntimeReady", status: true, reason: "", message: "" },
+      { type: "NetworkReady", status: false, reason: "NetworkPluginNotReady", message: "Network plugin returns error: cni plugin not initialized" },
+    ];
+    const ready = cond(await buildNode(opts({ runtime })), "Ready");
+    expect(ready).toMatchObject({
+      status: "False",
+      reason: "KubeletNotReady",
+      message: "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized",
+    });
+  });
+
+  test("several reasons are aggregated like utilerrors: runtime first, in brackets", async () => {
+    const runtime = new FakeRuntime();
+    runtime.conditions = [{ type: "NetworkReady", status: true, reason: "", message: "" }];
+    const ready = cond(await buildNode(opts({ runtime, conditions: { ready: { ok: false, message: "sync loop stalled" } } })), "Ready");
+    expect(ready?.message).toBe("[container runtime not ready: <nil>, sync loop stalled]");
+  });
+
+  test("a failing runtime status call makes the node not ready", async () => {
+    const runtime = new FakeRuntime();
+    runtime.failStatus = true;
+    const ready = cond(await buildNode(opts({ runtime })), "Ready");
+    expect(ready).toMatchObject({ status: "False", message: "container runtime is down: rpc error: code = Unavailable desc = connection refused" });
+  });
+
+  test("lastTransitionTime is kept from the previous node while the status is unchanged", async () => {
+    const first = await buildNode(opts());
+    const later = NOW + 10_000;
+    const same = await buildNode(opts({ now: later, previous: first }));
+    expect(cond(same, "Ready")).toMatchObject({ status: "True", lastHeartbeatTime: "2026-01-01T12:00:10Z", lastTransitionTime: "2026-01-01T12:00:00Z" });
+    const flipped = await buildNode(opts({ now: later, previous: first, conditions: { ready: { ok: false, message: "x" } } }));
+    expect(cond(flipped, "Ready")).toMatchObject({ status: "False", lastTransitionTime: "2026-01-01T12:00:10Z" });
+    expect(cond(flipped, "MemoryPressure")?.lastTransitionTime).toBe("2026-01-01T12:00:00Z");
+  });
+});
+
+describe("host facts", () => {
+  test("readHostFacts reads this host", () => {
+    const facts = readHostFacts();
+    expect(facts.cpus).toBeGreaterThanOrEqual(1);
+    expect(facts.memoryBytes).toBeGreaterThan(0);
+    expect(facts.kernelVersion).not.toBe("");
+    expect(facts.architecture).toBe(goArch());
+    expect(facts.hostname).toBe(facts.hostname.toLowerCase());
+  });
+
+  test("goArch maps Node's names to GOARCH", () => {
+    expect(goArch("x64")).toBe("amd64");
+    expect(goArch("arm64")).toBe("arm64");
+    expect(goArch("ia32")).toBe("386");
+  });
+
+  test("pickInternalIP prefers the default route's interface, skips loopback and link-local", () => {
+    const lo = { address: "127.0.0.1", netmask: "255.0.0.0", family: "IPv4" as const, mac: "00:00:00:00:00:00", internal: true, cidr: "127.0.0.1/8" };
+    const v4 = (address: string) => ({ address, netmask: "255.255.255.0", family: "IPv4" as const, mac: "02:00:00:00:00:01", internal: false, cidr: `${address}/24` });
+    const v6 = { address: "fe80::1", netmask: "ffff:ffff:ffff:ffff::", family: "IPv6" as const, mac: "02:00:00:00:00:01", internal: false, cidr: "fe80::1/64", scopeid: 2 };
+    const ifaces = { lo: [lo], cni0: [v4("10.88.0.1")], eth0: [v6, v4("192.0.2.10")], ll: [v4("169.254.1.1")] };
+    expect(pickInternalIP(ifaces, "eth0")).toBe("192.0.2.10");
+    expect(pickInternalIP(ifaces, null)).toBe("10.88.0.1");
+    expect(pickInternalIP({ lo: [lo], ll: [v4("169.254.1.1")] }, null)).toBeUndefined();
+  });
+});
+
+describe("quantities", () => {
+  test("parseQuantity", () => {
+    expect(parseQuantity("500m")).toBe(0.5);
+    expect(parseQuantity("2")).toBe(2);
+    expect(parseQuantity("1.5Gi")).toBe(1.5 * Gi);
+    expect(parseQuantity("100Mi")).toBe(100 * Mi);
+    expect(parseQuantity("1k")).toBe(1000);
+    expect(parseQuantity("1M")).toBe(1e6);
+    expect(parseQuantity("1e3")).toBe(1000);
+    expect(parseQuantity("2E")).toBe(2e18);
+    expect(() => parseQuantity("")).toThrow("invalid quantity");
+    expect(() => parseQuantity("1 Gi")).toThrow("invalid quantity");
+    expect(() => parseQuantity("1GB")).toThrow('invalid quantity "1GB"');
+  });
+
+  test("formatBytes and formatMillicores are canonical", () => {
+    expect(formatBytes(1024)).toBe("1Ki");
+    expect(formatBytes(1536)).toBe("1536");
+    expect(formatBytes(8 * Gi)).toBe("8Gi");
+    expect(formatBytes(Gi + Mi)).toBe("1025Mi");
+    expect(formatBytes(-5)).toBe("0");
+    expect(formatMillicores(4000)).toBe("4");
+    expect(formatMillicores(3900)).toBe("3900m");
+  });
+});
+
+describe("parseTaint", () => {
+  test("key=value:effect and key:effect", () => {
+    expect(parseTaint("dedicated=edge:NoSchedule")).toEqual({ key: "dedicated", value: "edge", effect: "NoSchedule" });
+    expect(parseTaint("example.com/gpu:NoExecute")).toEqual({ key: "example.com/gpu", effect: "NoExecute" });
+    expect(parseTaint("k=:PreferNoSchedule")).toEqual({ key: "k", value: "", effect: "PreferNoSchedule" });
+  });
+
+  test("clear errors for bad input", () => {
+    expect(() => parseTaint("dedicated=edge")).toThrow('invalid taint "dedicated=edge": missing effect');
+    expect(() => parseTaint("k=v:Sometimes")).toThrow('effect "Sometimes" must be one of NoSchedule, PreferNoSchedule, NoExecute');
+    expect(() => parseTaint("k=v:NoSchedule:x")).toThrow("expected key=value:effect or key:effect");
+    expect(() => parseTaint("k=v=w:NoSchedule")).toThrow("expected key=value:effect or key:effect");
+    expect(() => parseTaint("=v:NoSchedule")).toThrow("key: the name must not be empty");
+    expect(() => parseTaint("-bad:NoSchedule")).toThrow("must consist of letters, digits");
+    expect(() => parseTaint("Bad.Prefix/k:NoSchedule")).toThrow("must be a DNS subdomain");
+    expect(() => parseTaint("k=has space:NoSchedule")).toThrow('value "has space" must be empty or consist of');
+    expect(() => parseTaint(`k=${"v".repeat(64)}:NoSchedule`)).toThrow("must be at most 63 characters");
+  });
+
+  test("parseTaints splits a comma list", () => {
+    expect(parseTaints("")).toEqual([]);
+    expect(parseTaints("a=b:NoSchedule,c:NoExecute")).toEqual([{ key: "a", value: "b", effect: "NoSchedule" }, { key: "c", effect: "NoExecute" }]);
+  });
+});
+
+describe("parseLabels", () => {
+  test("a=b,c=d with trimming, empty values, prefixes, last one wins", () => {
+    expect(parseLabels("")).toEqual({});
+    expect(parseLabels("a=b, c = d ,node-role.kubernetes.io/edge=,a=z")).toEqual({ a: "z", c: "d", "node-role.kubernetes.io/edge": "" });
+  });
+
+  test("clear errors for bad input", () => {
+    expect(() => parseLabels("a=b,c")).toThrow('invalid label "c": expected key=value');
+    expect(() => parseLabels("=b")).toThrow('invalid label "=b": the name must not be empty');
+    expect(() => parseLabels("a/b/c=d")).toThrow("at most one '/'");
+    expect(() => parseLabels("a=b c")).toThrow('invalid label "a=b c": value "b c" must be empty or consist of');
+    expect(() => parseLabels(`${"k".repeat(64)}=v`)).toThrow("must be at most 63 characters");
+    expect(() => parseLabels("/k=v")).toThrow("the prefix before '/' must not be empty");
+  });
+});
