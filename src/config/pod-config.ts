@@ -1,0 +1,249 @@
+// PodConfig: merges the sources' snapshots into per-source ADD / UPDATE / DELETE / REMOVE / RECONCILE
+// operations, the way the kubelet's podStorage does in its incremental notification mode
+// (pkg/kubelet/config/config.go). Each source delivers its full set (the kubelet's SET); the merge
+// works out what changed since that source's previous set.
+import type { Pod } from "kubernetes-types/core/v1";
+import type { ManifestError, PodSourceName } from "../manifest/types";
+import type { Clock } from "../util/clock";
+import type { Logger } from "../util/log";
+import { BoundedQueue } from "../util/queue";
+import {
+  CONFIG_MIRROR_ANNOTATION,
+  CONFIG_SEEN_ANNOTATION,
+  CONFIG_SOURCE_ANNOTATION,
+  type PodOperation,
+  type PodUpdate,
+  type SourceSnapshot,
+} from "./types";
+
+/**
+ * A snapshot as the sources in this module emit it. `complete: false` says the source could not read
+ * its set at all yet (unreadable directory, unreachable URL before its first answer): the kubelet sends
+ * no SET then, so the source does not count as seen and orphan cleanup stays gated. Absent means true.
+ */
+export interface SourceReport extends SourceSnapshot {
+  complete?: boolean;
+}
+
+export interface PodConfigOptions {
+  clock: Clock;
+  log: Logger;
+}
+
+export type PodUpdateListener = (update: PodUpdate) => void;
+
+/** Annotations the agent itself adds; a source never sets them, so they never make a pod differ. */
+const LOCAL_ANNOTATIONS: readonly string[] = [CONFIG_SOURCE_ANNOTATION, CONFIG_MIRROR_ANNOTATION, CONFIG_SEEN_ANNOTATION];
+
+/** The order the kubelet's incremental mode sends one merge's updates in. */
+const OP_ORDER: readonly PodOperation[] = ["REMOVE", "ADD", "UPDATE", "DELETE", "RECONCILE"];
+
+export class PodConfig {
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  /** source → UID → pod, in the order the source listed them. */
+  private readonly bySource = new Map<PodSourceName, Map<string, Pod>>();
+  private readonly errorsBySource = new Map<PodSourceName, ManifestError[]>();
+  /** Sources that delivered a complete set at least once (the kubelet's sourcesSeen). */
+  private readonly seen = new Set<PodSourceName>();
+  private readonly listeners = new Set<PodUpdateListener>();
+
+  constructor(opts: PodConfigOptions) {
+    this.clock = opts.clock;
+    this.log = opts.log;
+  }
+
+  /**
+   * Merges a source's full set of pods and returns the operations it implies, REMOVE, ADD, UPDATE,
+   * DELETE, RECONCILE in that order, empty ones left out. Listeners get the same updates, in order.
+   * The kubelet also sends an empty ADD on a source's first SET to say it is ready; here readiness
+   * is asked of `seenAllSources` instead, so no empty update is ever returned.
+   */
+  apply(snapshot: SourceReport): PodUpdate[] {
+    const source = snapshot.source;
+    const old = this.bySource.get(source) ?? new Map<string, Pod>();
+    const next = new Map<string, Pod>();
+    const ops: Record<PodOperation, Pod[]> = { REMOVE: [], ADD: [], UPDATE: [], DELETE: [], RECONCILE: [] };
+    const { pods, duplicates } = dropDuplicateNames(snapshot.pods, source);
+    for (const d of duplicates) this.log.warn(d.message);
+
+    for (const incoming of pods) {
+      const uid = incoming.metadata?.uid ?? "";
+      // The kubelet marks the source before any comparison, so a source that sets it differently
+      // (or not at all) never causes an update.
+      // Copied, so the store shares nothing with the source that handed the pod over.
+      const ref = withAnnotations(structuredClone(incoming), { [CONFIG_SOURCE_ANNOTATION]: source });
+      const existing = old.get(uid) ?? next.get(uid);
+      if (!existing) {
+        // First sight of this UID: stamp config.seen once; it stays as long as the UID lives.
+        const added = withAnnotations(ref, { [CONFIG_SEEN_ANNOTATION]: rfc3339(this.clock.now()) });
+        next.set(uid, added);
+        ops.ADD.push(added);
+        continue;
+      }
+      if (next.has(uid)) continue; // the same UID twice in one set: the first one stands
+      const { pod, op } = mergeExisting(existing, ref);
+      next.set(uid, pod);
+      if (op) ops[op].push(pod);
+    }
+    for (const [uid, pod] of old) if (!next.has(uid)) ops.REMOVE.push(pod);
+
+    this.bySource.set(source, next);
+    this.errorsBySource.set(source, [...snapshot.errors, ...duplicates]);
+    if (snapshot.complete !== false) this.seen.add(source);
+
+    const updates: PodUpdate[] = [];
+    for (const op of OP_ORDER) {
+      const list = ops[op];
+      if (list.length > 0) updates.push({ op, source, pods: list.map((p) => structuredClone(p)) });
+    }
+    for (const u of updates) {
+      this.log.debug(`config: ${u.op} ${u.pods.map(podKey).join(", ")} from ${source}`);
+      for (const l of [...this.listeners]) l(u);
+    }
+    return updates;
+  }
+
+  /** True once every expected source delivered a complete set; the kubelet's SeenAllSources. */
+  seenAllSources(expected: readonly PodSourceName[]): boolean {
+    return expected.every((s) => this.seen.has(s));
+  }
+
+  /** The manifest errors every source reports now, plus the duplicates the merge dropped. */
+  errors(): ManifestError[] {
+    return [...this.errorsBySource.values()].flat();
+  }
+
+  /** Every current pod of every source (copies). */
+  pods(): Pod[] {
+    const out: Pod[] = [];
+    for (const m of this.bySource.values()) for (const p of m.values()) out.push(structuredClone(p));
+    return out;
+  }
+
+  /** Calls cb with every update from now on, synchronously and in order; returns an unsubscribe. */
+  onUpdate(cb: PodUpdateListener): () => void {
+    this.listeners.add(cb);
+    return () => void this.listeners.delete(cb);
+  }
+
+  /**
+   * The updates from now on as an async iterable (the kubelet's Updates() channel). Unbounded: unlike
+   * the PLEG's events, a config update must never be dropped. Ends when the signal aborts.
+   */
+  updates(signal?: AbortSignal): AsyncIterable<PodUpdate> {
+    const queue = new BoundedQueue<PodUpdate>(Number.POSITIVE_INFINITY);
+    const off = this.onUpdate((u) => queue.push(u));
+    const close = () => {
+      off();
+      queue.close();
+    };
+    if (signal?.aborted) close();
+    else signal?.addEventListener("abort", close, { once: true });
+    return queue;
+  }
+}
+
+/**
+ * Within one source, a second pod with the same namespace/name is dropped and reported, as the
+ * kubelet's filterInvalidPods does ("duplicate pod name … ignoring").
+ */
+function dropDuplicateNames(pods: readonly Pod[], source: PodSourceName): { pods: Pod[]; duplicates: ManifestError[] } {
+  const firstByName = new Map<string, Pod>();
+  const kept: Pod[] = [];
+  const duplicates: ManifestError[] = [];
+  for (const pod of pods) {
+    const name = podKey(pod);
+    const first = firstByName.get(name);
+    if (first) {
+      duplicates.push({
+        file: source,
+        line: 1,
+        column: 1,
+        field: "metadata.name",
+        message: `duplicate pod name "${name}" from source ${source} (UID ${pod.metadata?.uid ?? "?"}): ignoring it, the pod with UID ${first.metadata?.uid ?? "?"} is kept`,
+      });
+      continue;
+    }
+    firstByName.set(name, pod);
+    kept.push(pod);
+  }
+  return { pods: kept, duplicates };
+}
+
+/**
+ * Compares a known pod with its new version, as the kubelet's checkAndUpdatePod: a change to the
+ * spec, labels, deletion fields or non-local annotations is an UPDATE (a DELETE when a deletion
+ * timestamp is set); otherwise a status change alone is a RECONCILE. Local annotations (source,
+ * seen, mirror) of the known pod are kept, so config.seen never moves.
+ */
+function mergeExisting(existing: Pod, ref: Pod): { pod: Pod; op?: PodOperation } {
+  const em = existing.metadata ?? {};
+  const rm = ref.metadata ?? {};
+  const differs =
+    !deepEqual(existing.spec, ref.spec) ||
+    !deepEqual(em.labels ?? {}, rm.labels ?? {}) ||
+    !deepEqual(em.deletionTimestamp, rm.deletionTimestamp) ||
+    !deepEqual(em.deletionGracePeriodSeconds, rm.deletionGracePeriodSeconds) ||
+    !deepEqual(nonLocal(em.annotations), nonLocal(rm.annotations));
+  if (!differs) {
+    if (deepEqual(existing.status, ref.status)) return { pod: existing };
+    return { pod: { ...existing, status: ref.status }, op: "RECONCILE" };
+  }
+  const annotations: Record<string, string> = { ...(rm.annotations ?? {}) };
+  for (const k of LOCAL_ANNOTATIONS) {
+    const v = em.annotations?.[k];
+    if (v !== undefined) annotations[k] = v;
+  }
+  const pod: Pod = {
+    ...existing,
+    metadata: {
+      ...em,
+      labels: rm.labels,
+      annotations,
+      deletionTimestamp: rm.deletionTimestamp,
+      deletionGracePeriodSeconds: rm.deletionGracePeriodSeconds,
+    },
+    spec: ref.spec,
+    status: ref.status,
+  };
+  return { pod, op: rm.deletionTimestamp ? "DELETE" : "UPDATE" };
+}
+
+function nonLocal(annotations: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(annotations ?? {})) if (!LOCAL_ANNOTATIONS.includes(k)) out[k] = v;
+  return out;
+}
+
+function withAnnotations(pod: Pod, extra: Record<string, string>): Pod {
+  const metadata = pod.metadata ?? {};
+  return { ...pod, metadata: { ...metadata, annotations: { ...(metadata.annotations ?? {}), ...extra } } };
+}
+
+/** namespace/name, the kubelet's pod full name for humans. */
+export function podKey(pod: Pod): string {
+  return `${pod.metadata?.namespace ?? "default"}/${pod.metadata?.name ?? ""}`;
+}
+
+/** RFC 3339 in UTC, as the kubelet's config.seen (it uses RFC3339Nano; milliseconds are what we have). */
+function rfc3339(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** Structural equality of JSON-like values; a field set to undefined counts as absent. */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (a.length !== b.length) return false;
+    return a.every((v, i) => deepEqual(v, b[i]));
+  }
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  const ka = Object.keys(ra).filter((k) => ra[k] !== undefined);
+  const kb = Object.keys(rb).filter((k) => rb[k] !== undefined);
+  if (ka.length !== kb.length) return false;
+  return ka.every((k) => Object.prototype.hasOwnProperty.call(rb, k) && deepEqual(ra[k], rb[k]));
+}

@@ -1,0 +1,219 @@
+import { describe, expect, test } from "bun:test";
+import type { Pod } from "kubernetes-types/core/v1";
+import { PodConfig } from "../../src/config/pod-config";
+import { CONFIG_HASH_ANNOTATION, CONFIG_MIRROR_ANNOTATION, CONFIG_SEEN_ANNOTATION, CONFIG_SOURCE_ANNOTATION, type PodUpdate } from "../../src/config/types";
+import type { PodSourceName } from "../../src/manifest/types";
+import { FakeClock } from "../../src/util/clock";
+import { quietLog } from "./fake-loader";
+
+function pod(name: string, uid: string, over: { image?: string; labels?: Record<string, string>; annotations?: Record<string, string>; phase?: string; deletionTimestamp?: string; namespace?: string } = {}): Pod {
+  return {
+    metadata: {
+      name,
+      namespace: over.namespace ?? "default",
+      uid,
+      ...(over.labels ? { labels: over.labels } : {}),
+      annotations: { [CONFIG_HASH_ANNOTATION]: uid, ...(over.annotations ?? {}) },
+      ...(over.deletionTimestamp ? { deletionTimestamp: over.deletionTimestamp, deletionGracePeriodSeconds: 30 } : {}),
+    },
+    spec: { containers: [{ name: "c", image: over.image ?? "busybox" }] },
+    status: { phase: over.phase ?? "Pending" },
+  };
+}
+
+function setup() {
+  const clock = new FakeClock();
+  const config = new PodConfig({ clock, log: quietLog() });
+  const apply = (source: PodSourceName, pods: Pod[], complete?: boolean) => config.apply({ source, pods, errors: [], ...(complete === undefined ? {} : { complete }) });
+  return { clock, config, apply };
+}
+
+/** op → names, in emitted order. */
+function summary(updates: PodUpdate[]): [string, string[]][] {
+  return updates.map((u) => [u.op, u.pods.map((p) => p.metadata?.name ?? "")]);
+}
+
+describe("PodConfig merge", () => {
+  test("new pods are ADDed with config.source and an RFC 3339 config.seen", () => {
+    const { apply, clock } = setup();
+    const updates = apply("file", [pod("a", "u1"), pod("b", "u2")]);
+    expect(summary(updates)).toEqual([["ADD", ["a", "b"]]]);
+    const a = updates[0]!.pods[0]!;
+    expect(a.metadata?.annotations?.[CONFIG_SOURCE_ANNOTATION]).toBe("file");
+    expect(a.metadata?.annotations?.[CONFIG_SEEN_ANNOTATION]).toBe(new Date(clock.now()).toISOString());
+    expect(a.metadata?.annotations?.[CONFIG_SEEN_ANNOTATION]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+    expect(updates[0]!.source).toBe("file");
+  });
+
+  test("the same set again is a no-op, and so is a change to local annotations only", () => {
+    const { apply } = setup();
+    apply("file", [pod("a", "u1")]);
+    expect(apply("file", [pod("a", "u1")])).toEqual([]);
+    const local = pod("a", "u1", { annotations: { [CONFIG_SOURCE_ANNOTATION]: "http", [CONFIG_SEEN_ANNOTATION]: "1999-01-01T00:00:00Z", [CONFIG_MIRROR_ANNOTATION]: "x" } });
+    expect(apply("file", [local])).toEqual([]);
+  });
+
+  test("spec, label and annotation changes are UPDATEs; status alone is a RECONCILE", () => {
+    const { apply } = setup();
+    apply("api", [pod("a", "u1"), pod("b", "u2"), pod("c", "u3"), pod("d", "u4")]);
+    const updates = apply("api", [
+      pod("a", "u1", { image: "nginx" }),
+      pod("b", "u2", { labels: { tier: "web" } }),
+      pod("c", "u3", { annotations: { note: "x" } }),
+      pod("d", "u4", { phase: "Running" }),
+    ]);
+    expect(summary(updates)).toEqual([
+      ["UPDATE", ["a", "b", "c"]],
+      ["RECONCILE", ["d"]],
+    ]);
+    expect(updates[0]!.pods[0]!.spec?.containers[0]?.image).toBe("nginx");
+    expect(updates[0]!.pods[1]!.metadata?.labels).toEqual({ tier: "web" });
+    expect(updates[0]!.pods[2]!.metadata?.annotations?.note).toBe("x");
+    expect(updates[1]!.pods[0]!.status?.phase).toBe("Running");
+  });
+
+  test("a deletion timestamp makes a DELETE, not an UPDATE", () => {
+    const { apply } = setup();
+    apply("api", [pod("a", "u1")]);
+    const updates = apply("api", [pod("a", "u1", { deletionTimestamp: "2026-01-01T00:00:30Z" })]);
+    expect(summary(updates)).toEqual([["DELETE", ["a"]]]);
+    expect(updates[0]!.pods[0]!.metadata?.deletionTimestamp).toBe("2026-01-01T00:00:30Z");
+    expect(updates[0]!.pods[0]!.metadata?.deletionGracePeriodSeconds).toBe(30);
+    expect(apply("api", [pod("a", "u1", { deletionTimestamp: "2026-01-01T00:00:30Z" })])).toEqual([]);
+  });
+
+  test("UIDs that are gone are REMOVEd", () => {
+    const { apply, config } = setup();
+    apply("file", [pod("a", "u1"), pod("b", "u2")]);
+    expect(summary(apply("file", [pod("b", "u2")]))).toEqual([["REMOVE", ["a"]]]);
+    expect(summary(apply("file", []))).toEqual([["REMOVE", ["b"]]]);
+    expect(config.pods()).toEqual([]);
+  });
+
+  test("one merge emits REMOVE, ADD, UPDATE, DELETE, RECONCILE in that order", () => {
+    const { apply } = setup();
+    apply("api", [pod("gone", "u0"), pod("upd", "u1"), pod("del", "u2"), pod("rec", "u3"), pod("same", "u4")]);
+    const updates = apply("api", [
+      pod("rec", "u3", { phase: "Running" }),
+      pod("del", "u2", { deletionTimestamp: "2026-01-01T00:01:00Z" }),
+      pod("upd", "u1", { image: "nginx" }),
+      pod("new", "u5"),
+      pod("same", "u4"),
+    ]);
+    expect(summary(updates)).toEqual([
+      ["REMOVE", ["gone"]],
+      ["ADD", ["new"]],
+      ["UPDATE", ["upd"]],
+      ["DELETE", ["del"]],
+      ["RECONCILE", ["rec"]],
+    ]);
+  });
+
+  test("an edited static pod (new UID, same name) is REMOVE old + ADD new", () => {
+    const { apply } = setup();
+    apply("file", [pod("web-node1", "old")]);
+    const updates = apply("file", [pod("web-node1", "new", { image: "nginx" })]);
+    expect(updates.map((u) => [u.op, u.pods.map((p) => p.metadata?.uid)])).toEqual([
+      ["REMOVE", ["old"]],
+      ["ADD", ["new"]],
+    ]);
+  });
+
+  test("config.seen is stamped once and stays through updates", async () => {
+    const { apply, clock } = setup();
+    const first = apply("api", [pod("a", "u1")])[0]!.pods[0]!.metadata?.annotations?.[CONFIG_SEEN_ANNOTATION];
+    await clock.advance(60_000);
+    const updated = apply("api", [pod("a", "u1", { image: "nginx", annotations: { [CONFIG_SEEN_ANNOTATION]: "bogus" } })]);
+    expect(updated[0]!.op).toBe("UPDATE");
+    expect(updated[0]!.pods[0]!.metadata?.annotations?.[CONFIG_SEEN_ANNOTATION]).toBe(first!);
+    const reconciled = apply("api", [pod("a", "u1", { image: "nginx", phase: "Running" })]);
+    expect(reconciled[0]!.op).toBe("RECONCILE");
+    expect(reconciled[0]!.pods[0]!.metadata?.annotations?.[CONFIG_SEEN_ANNOTATION]).toBe(first!);
+    // A new UID is a new pod, seen now.
+    const added = apply("api", [pod("a", "u2")]).find((u) => u.op === "ADD")!;
+    expect(added.pods[0]!.metadata?.annotations?.[CONFIG_SEEN_ANNOTATION]).toBe(new Date(clock.now()).toISOString());
+  });
+
+  test("a duplicate namespace/name within one source: the later pod is dropped and reported", () => {
+    const { apply, config } = setup();
+    const updates = apply("http", [pod("a", "u1"), pod("a", "u2"), pod("a", "u3", { namespace: "other" })]);
+    expect(updates.map((u) => [u.op, u.pods.map((p) => p.metadata?.uid)])).toEqual([["ADD", ["u1", "u3"]]]);
+    expect(config.errors()).toHaveLength(1);
+    expect(config.errors()[0]!.message).toContain('duplicate pod name "default/a"');
+    expect(config.errors()[0]!.message).toContain("u2");
+    // The duplicate goes away: so does the error.
+    expect(apply("http", [pod("a", "u1"), pod("a", "u3", { namespace: "other" })])).toEqual([]);
+    expect(config.errors()).toEqual([]);
+  });
+
+  test("the same name in two sources is not a duplicate; sources merge independently", () => {
+    const { apply, config } = setup();
+    apply("file", [pod("a", "u1")]);
+    apply("http", [pod("a", "u2")]);
+    expect(config.errors()).toEqual([]);
+    expect(summary(apply("http", []))).toEqual([["REMOVE", ["a"]]]);
+    expect(config.pods().map((p) => p.metadata?.uid)).toEqual(["u1"]);
+  });
+
+  test("seenAllSources: true once every expected source sent a complete set", () => {
+    const { apply, config } = setup();
+    expect(config.seenAllSources([])).toBe(true);
+    expect(config.seenAllSources(["file", "http"])).toBe(false);
+    apply("file", []);
+    expect(config.seenAllSources(["file"])).toBe(true);
+    expect(config.seenAllSources(["file", "http"])).toBe(false);
+    // An unreachable URL before its first answer: its errors count, the source is not seen yet.
+    config.apply({ source: "http", pods: [], errors: [{ file: "http://x", line: 1, column: 1, field: "", message: "connection refused" }], complete: false });
+    expect(config.seenAllSources(["file", "http"])).toBe(false);
+    expect(config.errors().map((e) => e.message)).toEqual(["connection refused"]);
+    apply("http", [], true);
+    expect(config.seenAllSources(["file", "http"])).toBe(true);
+    expect(config.errors()).toEqual([]);
+  });
+
+  test("errors() gathers every source's manifest errors", () => {
+    const { config } = setup();
+    const err = (file: string) => ({ file, line: 3, column: 5, field: "spec", message: "bad" });
+    config.apply({ source: "file", pods: [], errors: [err("/etc/a.yaml")] });
+    config.apply({ source: "http", pods: [], errors: [err("http://h/p")] });
+    expect(config.errors().map((e) => e.file)).toEqual(["/etc/a.yaml", "http://h/p"]);
+    config.apply({ source: "file", pods: [], errors: [] });
+    expect(config.errors().map((e) => e.file)).toEqual(["http://h/p"]);
+  });
+
+  test("neither the input pods nor the pods handed out share state with the store", () => {
+    const { apply, config } = setup();
+    const input = pod("a", "u1");
+    const updates = apply("api", [input]);
+    expect(input.metadata?.annotations?.[CONFIG_SOURCE_ANNOTATION]).toBeUndefined();
+    (updates[0]!.pods[0]!.spec!.containers[0] as { image: string }).image = "mutated";
+    (config.pods()[0]!.metadata as { name: string }).name = "mutated";
+    expect(apply("api", [pod("a", "u1")])).toEqual([]);
+    expect(config.pods()[0]!.metadata?.name).toBe("a");
+  });
+
+  test("listeners get every update in order; unsubscribe stops them", () => {
+    const { apply, config } = setup();
+    const seen: string[] = [];
+    const off = config.onUpdate((u) => seen.push(`${u.source}:${u.op}:${u.pods.length}`));
+    apply("file", [pod("a", "u1")]);
+    apply("file", [pod("b", "u2")]);
+    off();
+    apply("file", []);
+    expect(seen).toEqual(["file:ADD:1", "file:REMOVE:1", "file:ADD:1"]);
+  });
+
+  test("updates() is an async iterable that ends when its signal aborts", async () => {
+    const { apply, config } = setup();
+    const ac = new AbortController();
+    const got: string[] = [];
+    const done = (async () => {
+      for await (const u of config.updates(ac.signal)) got.push(`${u.op}:${u.pods.map((p) => p.metadata?.name).join(",")}`);
+    })();
+    apply("file", [pod("a", "u1")]);
+    apply("file", [pod("b", "u2")]);
+    ac.abort();
+    await done;
+    expect(got).toEqual(["ADD:a", "REMOVE:a", "ADD:b"]);
+  });
+});
