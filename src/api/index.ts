@@ -1,0 +1,5 @@
+// src/api owns the Kubernetes object helpers: quantities, defaulting, pod validation, well-known labels.
+// It imports nothing from src/ but src/util; everything that reads or checks a Pod object uses these.
+export * from "./quantity";
+export * from "./defaults";
+export * from "./validation";
