@@ -1,0 +1,296 @@
+// PodSyncer: carries out one pod's sync against the runtime — the kubelet's SyncPod and
+// KillPod in kuberuntime_manager: kill what must go, create the sandbox, prune old init containers,
+// start the next init container or the app containers (pulling images per policy, honouring the
+// crash-loop and image-pull backoffs), and stop containers with their grace period and preStop hook.
+import { mkdirSync, rmSync, rmdirSync, readdirSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import type { Container, Pod } from "kubernetes-types/core/v1";
+import type { CriClient } from "../cri/client";
+import { NotFoundError } from "../cri/errors";
+import type { ContainerStatus } from "../cri/types";
+import type { PodStatus } from "../pleg/types";
+import type { Clock } from "../util/clock";
+import { formatDuration } from "../util/duration";
+import type { Logger } from "../util/log";
+import type { Backoff } from "./backoff";
+import * as ann from "./labels";
+import { computePodActions, findContainerStatus, isInit, type PodActions } from "./pod-actions";
+import { fullName, podRef } from "./pod-ref";
+import { containerConfig, podCgroupParent, podLogDir, sandboxConfig, volumeHostPath, type RuntimeConfigOptions } from "./runtime-config";
+import type { Waiting } from "./status";
+
+export type SyncRuntime = Pick<
+  CriClient,
+  | "runPodSandbox" | "stopPodSandbox" | "removePodSandbox" | "podSandboxStatus" | "createContainer" | "startContainer"
+  | "stopContainer" | "removeContainer" | "execSync" | "pullImage" | "imageStatus"
+>;
+
+export interface SyncResult {
+  actions: PodActions;
+  /** Why containers are waiting after this sync (for the pod status). */
+  waiting: Map<string, Waiting>;
+  failed?: string;
+  /** When a backoff ends and the pod should be synced again (ms since the epoch). */
+  retryAt?: number;
+  /** Whether the sync changed anything in the runtime. */
+  changed: boolean;
+  errors: string[];
+}
+
+/** The kubelet's minimum grace period when stopping a container (minimumGracePeriodInSeconds). */
+const MIN_GRACE_SECONDS = 2;
+
+class ContainerStartError extends Error {
+  constructor(
+    readonly reason: string,
+    message: string,
+    readonly retryAt?: number,
+  ) {
+    super(message);
+  }
+}
+
+export class PodSyncer {
+  constructor(
+    private readonly runtime: SyncRuntime,
+    private readonly clock: Clock,
+    private readonly crashBackoff: Backoff,
+    private readonly imageBackoff: Backoff,
+    private readonly opts: RuntimeConfigOptions,
+    private readonly log: Logger,
+  ) {}
+
+  async syncPod(pod: Pod, status: PodStatus | undefined): Promise<SyncResult> {
+    const actions = computePodActions(pod, status);
+    const result: SyncResult = { actions, waiting: new Map(), changed: false, errors: [] };
+    if (actions.podFailed) result.failed = actions.podFailed;
+
+    if (actions.killPod) {
+      await this.killPod(pod, status, undefined);
+      result.changed = true;
+      if (!actions.createSandbox) return result;
+    }
+    for (const k of actions.containersToKill) {
+      this.log.info(`killing container ${k.name} (${k.id.slice(0, 12)}) of pod ${fullName(pod)}: ${k.reason}`);
+      await this.killContainer(pod, k.id, findSpec(pod, k.name), undefined);
+      result.changed = true;
+    }
+
+    let sandboxId = actions.sandboxId;
+    let podIP = status?.ips[0] ?? "";
+    if (actions.createSandbox) {
+      // Old init containers would make the new sandbox's init look done (pruneInitContainersBeforeStart).
+      for (const c of status?.containerStatuses ?? []) {
+        if (isInit(c) && c.state !== "CONTAINER_RUNNING") await ignoreNotFound(this.runtime.removeContainer(c.id));
+      }
+      this.prepareVolumes(pod);
+      mkdirSync(podLogDir(pod, this.opts), { recursive: true });
+      try {
+        sandboxId = await this.runtime.runPodSandbox(sandboxConfig(pod, actions.attempt, this.opts));
+      } catch (err) {
+        const msg = `Failed to create pod sandbox: ${(err as Error).message}`;
+        result.errors.push(msg);
+        for (const c of pod.spec!.containers) result.waiting.set(c.name, { reason: "ContainerCreating", message: msg });
+        return result;
+      }
+      result.changed = true;
+      const st = await this.runtime.podSandboxStatus(sandboxId).catch(() => undefined);
+      podIP = st?.status.network?.ip ?? "";
+      this.log.info(`created sandbox ${sandboxId.slice(0, 12)} (attempt ${actions.attempt}) for pod ${fullName(pod)}${podIP ? `, IP ${podIP}` : ""}`);
+    }
+    const sbConfig = sandboxConfig(pod, actions.attempt, this.opts);
+
+    const start = async (container: Container, init: boolean) => {
+      try {
+        await this.startContainer(pod, container, init, status, sandboxId, sbConfig, podIP);
+        result.changed = true;
+      } catch (err) {
+        if (err instanceof ContainerStartError) {
+          result.waiting.set(container.name, { reason: err.reason, message: err.message });
+          if (err.retryAt) result.retryAt = Math.min(result.retryAt ?? Infinity, err.retryAt);
+          else result.errors.push(`${container.name}: ${err.reason}: ${err.message}`);
+        } else {
+          result.waiting.set(container.name, { reason: "RunContainerError", message: (err as Error).message });
+          result.errors.push(`${container.name}: ${(err as Error).message}`);
+        }
+        return false;
+      }
+      return true;
+    };
+    if (actions.nextInitContainer !== undefined) {
+      await start(pod.spec!.initContainers![actions.nextInitContainer]!, true);
+      return result;
+    }
+    for (const i of actions.containersToStart) await start(pod.spec!.containers[i]!, false);
+    return result;
+  }
+
+  private async startContainer(pod: Pod, c: Container, init: boolean, status: PodStatus | undefined, sandboxId: string, sb: ReturnType<typeof sandboxConfig>, podIP: string): Promise<void> {
+    const last = findContainerStatus(status, c.name, init);
+    // Crash-loop backoff, measured from the exit (doBackOff).
+    if (last && last.state === "CONTAINER_EXITED") {
+      const key = backoffKey(pod, c);
+      const finished = last.finishedAt / 1e6;
+      if (this.crashBackoff.isInBackOffSince(key, finished)) {
+        const delay = this.crashBackoff.get(key);
+        const r = podRef(pod);
+        throw new ContainerStartError("CrashLoopBackOff", `back-off ${formatDuration(delay)} restarting failed container=${c.name} pod=${r.name}_${r.namespace}(${r.uid})`, this.crashBackoff.backOffEnds(key, finished));
+      }
+      this.crashBackoff.next(key, finished);
+    }
+    const imageRef = await this.ensureImage(pod, c, sb);
+    const restartCount = last ? Number(last.annotations[ann.CONTAINER_RESTART_COUNT] ?? 0) + 1 : 0;
+    mkdirSync(join(podLogDir(pod, this.opts), c.name), { recursive: true });
+    if (c.terminationMessagePath) mkdirSync(join(this.opts.podsDir, podRef(pod).uid, "containers", c.name), { recursive: true });
+    let id: string;
+    try {
+      id = await this.runtime.createContainer(sandboxId, containerConfig({ pod, container: c, init, restartCount, podIP, imageRef, options: this.opts }), sb);
+    } catch (err) {
+      throw new ContainerStartError("CreateContainerError", (err as Error).message);
+    }
+    try {
+      await this.runtime.startContainer(id);
+    } catch (err) {
+      throw new ContainerStartError("RunContainerError", (err as Error).message);
+    }
+    this.log.info(`started container ${c.name} (${id.slice(0, 12)}) of pod ${fullName(pod)}${restartCount ? `, restart ${restartCount}` : ""}`);
+  }
+
+  /** The kubelet's EnsureImageExists: pull per imagePullPolicy, with the image-pull backoff. */
+  private async ensureImage(pod: Pod, c: Container, sb: ReturnType<typeof sandboxConfig>): Promise<string> {
+    const image = c.image ?? "";
+    const policy = c.imagePullPolicy ?? "IfNotPresent";
+    const present = policy === "Always" ? undefined : (await this.runtime.imageStatus({ image })).image;
+    if (present) return present.id;
+    if (policy === "Never") {
+      throw new ContainerStartError("ErrImageNeverPull", `Container image "${image}" is not present with pull policy of Never`);
+    }
+    const key = `${podRef(pod).uid}_${image}`;
+    if (this.imageBackoff.inBackOff(key)) {
+      throw new ContainerStartError("ImagePullBackOff", `Back-off pulling image "${image}"`, this.clock.now() + 1000);
+    }
+    try {
+      const ref = await this.runtime.pullImage({ image }, undefined, sb);
+      this.imageBackoff.reset(key);
+      return ref;
+    } catch (err) {
+      this.imageBackoff.next(key);
+      throw new ContainerStartError("ErrImagePull", `Failed to pull image "${image}": ${(err as Error).message}`, this.clock.now() + 1000);
+    }
+  }
+
+  /** Runs the preStop hook (exec) then stops the container within the grace period. */
+  async killContainer(pod: Pod | undefined, id: string, spec: Container | undefined, graceOverride: number | undefined, status?: ContainerStatus): Promise<void> {
+    let grace = graceOverride ?? pod?.spec?.terminationGracePeriodSeconds ?? Number(status?.annotations[ann.POD_TERMINATION_GRACE_PERIOD] ?? 30);
+    const start = this.clock.now();
+    const preStop = spec?.lifecycle?.preStop ?? (status?.annotations[ann.CONTAINER_PRESTOP_HANDLER] ? JSON.parse(status.annotations[ann.CONTAINER_PRESTOP_HANDLER]!) : undefined);
+    if (preStop?.exec?.command?.length && grace > 0) {
+      try {
+        const r = await this.runtime.execSync(id, preStop.exec.command, grace);
+        if (r.exitCode !== 0) this.log.warn(`preStop hook of ${spec?.name ?? id.slice(0, 12)} exited ${r.exitCode}: ${Buffer.from(r.stderr).toString().trim()}`);
+      } catch (err) {
+        this.log.warn(`preStop hook of ${spec?.name ?? id.slice(0, 12)} failed: ${(err as Error).message}`);
+      }
+      grace -= Math.floor((this.clock.now() - start) / 1000);
+    }
+    await ignoreNotFound(this.runtime.stopContainer(id, Math.max(grace, MIN_GRACE_SECONDS)));
+  }
+
+  /** Stops every running container (in parallel, as the kubelet) and then every sandbox of the pod. */
+  async killPod(pod: Pod | undefined, status: PodStatus | undefined, graceOverride: number | undefined): Promise<void> {
+    const running = (status?.containerStatuses ?? []).filter((c) => c.state === "CONTAINER_RUNNING" || c.state === "CONTAINER_CREATED");
+    await Promise.all(running.map((c) => this.killContainer(pod, c.id, pod ? findSpec(pod, c.metadata?.name ?? "") : undefined, graceOverride, c)));
+    for (const s of status?.sandboxStatuses ?? []) {
+      if (s.state === "SANDBOX_READY") await ignoreNotFound(this.runtime.stopPodSandbox(s.id));
+    }
+  }
+
+  /** After a pod is gone for good: remove its containers, sandboxes, volumes and pod cgroup. */
+  async removePod(uid: string, status: PodStatus | undefined): Promise<void> {
+    for (const c of status?.containerStatuses ?? []) await ignoreNotFound(this.runtime.removeContainer(c.id));
+    for (const s of status?.sandboxStatuses ?? []) {
+      await ignoreNotFound(this.runtime.stopPodSandbox(s.id));
+      await ignoreNotFound(this.runtime.removePodSandbox(s.id));
+    }
+    rmSync(join(this.opts.podsDir, uid), { recursive: true, force: true });
+    removeCgroup(`${this.opts.cgroupRoot}/pod${uid}`);
+  }
+
+  /** emptyDir folders and hostPath DirectoryOrCreate targets exist before the sandbox starts. */
+  private prepareVolumes(pod: Pod): void {
+    for (const v of pod.spec?.volumes ?? []) {
+      const path = volumeHostPath(pod, v.name, this.opts);
+      if (!path) continue;
+      if (v.emptyDir || v.hostPath?.type === "DirectoryOrCreate") mkdirSync(path, { recursive: true, mode: 0o777 });
+    }
+  }
+
+  /** Keeps the newest dead instance of each container and the newest sandbox (the kubelet's container GC). */
+  async garbageCollect(status: PodStatus): Promise<number> {
+    let removed = 0;
+    const seen = new Set<string>();
+    for (const c of status.containerStatuses) {
+      const key = `${isInit(c) ? "init" : "app"}/${c.metadata?.name}`;
+      if (c.state === "CONTAINER_EXITED" && seen.has(key)) {
+        await ignoreNotFound(this.runtime.removeContainer(c.id));
+        removed++;
+      }
+      seen.add(key);
+    }
+    for (const s of status.sandboxStatuses.slice(1)) {
+      if (s.state !== "SANDBOX_READY") {
+        await ignoreNotFound(this.runtime.removePodSandbox(s.id));
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  cgroupParent(pod: Pod): string {
+    return podCgroupParent(pod, this.opts);
+  }
+}
+
+/** The kubelet's getStableKey: a changed container spec starts a fresh backoff. */
+export function backoffKey(pod: Pod, c: Container): string {
+  const r = podRef(pod);
+  return `${r.name}_${r.namespace}_${r.uid}_${c.name}_${ann.containerHash(c)}`;
+}
+
+function findSpec(pod: Pod, name: string): Container | undefined {
+  return [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].find((c) => c.name === name);
+}
+
+async function ignoreNotFound(p: Promise<unknown>): Promise<void> {
+  try {
+    await p;
+  } catch (err) {
+    if (!(err instanceof NotFoundError)) throw err;
+  }
+}
+
+/** Removes a cgroupfs folder in every hierarchy (v1 and v2), children first; runc removed the containers'. */
+export function removeCgroup(path: string): void {
+  const base = "/sys/fs/cgroup";
+  let roots: string[];
+  try {
+    roots = existsSync(join(base, "cgroup.controllers")) ? [base] : readdirSync(base).map((d) => join(base, d));
+  } catch {
+    return;
+  }
+  const rm = (dir: string) => {
+    let subs: string[] = [];
+    try {
+      subs = readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    } catch {
+      return;
+    }
+    for (const s of subs) rm(join(dir, s));
+    try {
+      rmdirSync(dir);
+    } catch {
+      /* busy or gone */
+    }
+  };
+  for (const r of roots) rm(join(r, path));
+}

@@ -1,0 +1,255 @@
+// From a v1 Pod to CRI configs: the sandbox config (metadata, hostname, log directory, DNS, ports,
+// namespaces, cgroup parent) and each container's config (command, env with downward API and $(VAR)
+// expansion, mounts, resources, security context, the kubelet's labels and annotations).
+// Pure functions: the caller creates the volume directories and calls the runtime.
+import type { Container, EnvVar, Pod } from "kubernetes-types/core/v1";
+import { containerLabels, sandboxLabels } from "../cri/labels";
+import type { ContainerConfigInput, PodSandboxConfigInput } from "../cri/types";
+import { parseQuantity } from "../api/quantity";
+import * as ann from "./labels";
+import { podRef } from "./pod-ref";
+
+export interface RuntimeConfigOptions {
+  /** The kubelet's /var/log/pods. */
+  podLogsRoot: string;
+  /** Where pod volumes live: <podsDir>/<uid>/volumes/kubernetes.io~empty-dir/<name>, as the kubelet. */
+  podsDir: string;
+  /** cgroupfs parent of every pod; each pod gets <cgroupRoot>/pod<uid>. */
+  cgroupRoot: string;
+  nodeName: string;
+  hostIP: string;
+}
+
+export function podLogDir(pod: Pod, o: RuntimeConfigOptions): string {
+  const r = podRef(pod);
+  return `${o.podLogsRoot}/${r.namespace}_${r.name}_${r.uid}`;
+}
+
+export function podCgroupParent(pod: Pod, o: RuntimeConfigOptions): string {
+  return `${o.cgroupRoot}/pod${podRef(pod).uid}`;
+}
+
+export function sandboxConfig(pod: Pod, attempt: number, o: RuntimeConfigOptions): PodSandboxConfigInput {
+  const ref = podRef(pod);
+  const spec = pod.spec!;
+  const hostNetwork = spec.hostNetwork === true;
+  const ports = [...(spec.initContainers ?? []), ...spec.containers].flatMap((c) => c.ports ?? []).filter((p) => p.hostPort);
+  return {
+    metadata: { name: ref.name, namespace: ref.namespace, uid: ref.uid, attempt },
+    // A host-network sandbox must not set a hostname: it would rename the host (DESIGN.md).
+    hostname: hostNetwork ? "" : (spec.hostname ?? ref.name).slice(0, 63),
+    logDirectory: podLogDir(pod, o),
+    dnsConfig: hostNetwork || spec.dnsPolicy === "Default" ? null : dnsConfig(pod),
+    portMappings: ports.map((p) => ({
+      protocol: (p.protocol ?? "TCP") as "TCP" | "UDP" | "SCTP",
+      containerPort: p.containerPort,
+      hostPort: p.hostPort!,
+      hostIp: p.hostIP ?? "",
+    })),
+    labels: { ...(pod.metadata?.labels ?? {}), ...sandboxLabels(ref) },
+    annotations: { ...(pod.metadata?.annotations ?? {}) },
+    linux: {
+      cgroupParent: podCgroupParent(pod, o),
+      sysctls: Object.fromEntries((spec.securityContext?.sysctls ?? []).map((s) => [s.name, s.value])),
+      securityContext: {
+        namespaceOptions: {
+          network: hostNetwork ? "NODE" : "POD",
+          pid: spec.hostPID ? "NODE" : spec.shareProcessNamespace ? "POD" : "CONTAINER",
+          ipc: spec.hostIPC ? "NODE" : "POD",
+        },
+        privileged: [...(spec.initContainers ?? []), ...spec.containers].some((c) => c.securityContext?.privileged === true),
+        runAsUser: spec.securityContext?.runAsUser !== undefined ? { value: spec.securityContext.runAsUser } : null,
+        runAsGroup: spec.securityContext?.runAsGroup !== undefined ? { value: spec.securityContext.runAsGroup } : null,
+        supplementalGroups: spec.securityContext?.supplementalGroups ?? [],
+      },
+    },
+  };
+}
+
+function dnsConfig(pod: Pod): PodSandboxConfigInput["dnsConfig"] {
+  const d = pod.spec?.dnsConfig;
+  if (pod.spec?.dnsPolicy === "None" || d) {
+    return { servers: d?.nameservers ?? [], searches: d?.searches ?? [], options: (d?.options ?? []).map((o) => (o.value ? `${o.name}:${o.value}` : o.name ?? "")) };
+  }
+  // No cluster DNS on a standalone node: ClusterFirst falls back to the host's resolv.conf, as the
+  // kubelet does without --cluster-dns (it then logs that ClusterFirst becomes Default).
+  return null;
+}
+
+/** The value of a downward API field path, or undefined when the path is not supported. */
+export function fieldRefValue(pod: Pod, fieldPath: string, o: RuntimeConfigOptions, podIP: string): string | undefined {
+  const md = pod.metadata ?? {};
+  const sub = /^metadata\.(labels|annotations)\['(.+)'\]$/.exec(fieldPath);
+  if (sub) return (md[sub[1] as "labels" | "annotations"] ?? {})[sub[2]!] ?? "";
+  switch (fieldPath) {
+    case "metadata.name":
+      return md.name ?? "";
+    case "metadata.namespace":
+      return md.namespace ?? "default";
+    case "metadata.uid":
+      return md.uid ?? "";
+    case "spec.nodeName":
+      return pod.spec?.nodeName ?? o.nodeName;
+    case "spec.serviceAccountName":
+      return pod.spec?.serviceAccountName ?? "";
+    case "status.hostIP":
+      return o.hostIP;
+    case "status.hostIPs":
+      return o.hostIP;
+    case "status.podIP":
+    case "status.podIPs":
+      return pod.spec?.hostNetwork ? o.hostIP : podIP;
+    default:
+      return undefined;
+  }
+}
+
+function resourceFieldValue(c: Container, resource: string, divisor: string | undefined): string {
+  const [kind, name] = resource.split(".") as ["limits" | "requests", string];
+  const q = c.resources?.[kind]?.[name];
+  if (q === undefined) return "0";
+  const d = divisor ? parseQuantity(divisor) : undefined;
+  if (name === "cpu") {
+    const milli = parseQuantity(q).milli();
+    const div = d ? d.milli() : 1000;
+    return String(Math.ceil(milli / div));
+  }
+  return String(Math.ceil(parseQuantity(q).value() / (d ? d.value() : 1)));
+}
+
+/** Expands $(VAR) from vars; $$(VAR) escapes to $(VAR); unknown references stay as written (Kubernetes expansion rules). */
+export function expandVars(s: string, vars: Map<string, string>): string {
+  return s.replace(/\$\$|\$\(([^)]*)\)/g, (m, name: string | undefined) => {
+    if (m === "$$") return "$";
+    return name !== undefined && vars.has(name) ? vars.get(name)! : m;
+  });
+}
+
+/** The container's environment in order, with downward API values and $(VAR) expanded. */
+export function containerEnv(pod: Pod, c: Container, o: RuntimeConfigOptions, podIP: string): { key: string; value: string }[] {
+  const vars = new Map<string, string>();
+  const out: { key: string; value: string }[] = [];
+  for (const e of c.env ?? ([] as EnvVar[])) {
+    let value = "";
+    if (e.value !== undefined) value = expandVars(e.value, vars);
+    else if (e.valueFrom?.fieldRef) value = fieldRefValue(pod, e.valueFrom.fieldRef.fieldPath, o, podIP) ?? "";
+    else if (e.valueFrom?.resourceFieldRef) value = resourceFieldValue(c, e.valueFrom.resourceFieldRef.resource, e.valueFrom.resourceFieldRef.divisor as string | undefined);
+    vars.set(e.name, value);
+    out.push({ key: e.name, value });
+  }
+  return out;
+}
+
+/** Host path backing a pod volume, or undefined for a volume kind the agent does not mount. */
+export function volumeHostPath(pod: Pod, volumeName: string, o: RuntimeConfigOptions): string | undefined {
+  const v = pod.spec?.volumes?.find((x) => x.name === volumeName);
+  if (!v) return undefined;
+  if (v.hostPath) return v.hostPath.path;
+  if (v.emptyDir) return `${o.podsDir}/${podRef(pod).uid}/volumes/kubernetes.io~empty-dir/${v.name}`;
+  return undefined;
+}
+
+const CPU_PERIOD_US = 100_000;
+
+/** The kubelet's cgroup arithmetic for one container (kuberuntime_container_linux.go). */
+export function linuxResources(c: Container): NonNullable<NonNullable<ContainerConfigInput["linux"]>["resources"]> {
+  const req = c.resources?.requests ?? {};
+  const lim = c.resources?.limits ?? {};
+  const cpuReq = req.cpu !== undefined ? parseQuantity(req.cpu).milli() : lim.cpu !== undefined ? parseQuantity(lim.cpu).milli() : 0;
+  // cpu.shares: 1024 per CPU requested, at least 2 (the kernel's minimum).
+  const shares = Math.max(2, Math.floor((cpuReq * 1024) / 1000));
+  const cpuLimit = lim.cpu !== undefined ? parseQuantity(lim.cpu).milli() : 0;
+  return {
+    cpuShares: shares,
+    cpuPeriod: cpuLimit ? CPU_PERIOD_US : 0,
+    // The kubelet's minimum quota is 1000 µs.
+    cpuQuota: cpuLimit ? Math.max(1000, Math.floor((cpuLimit * CPU_PERIOD_US) / 1000)) : 0,
+    memoryLimitInBytes: lim.memory !== undefined ? parseQuantity(lim.memory).value() : 0,
+    oomScoreAdj: oomScoreAdj(c),
+  };
+}
+
+/** QoS-based OOM score: Guaranteed -997, BestEffort 1000, Burstable in between by memory request. */
+function oomScoreAdj(c: Container): number {
+  const req = c.resources?.requests ?? {};
+  const lim = c.resources?.limits ?? {};
+  if (!req.cpu && !req.memory && !lim.cpu && !lim.memory) return 1000;
+  if (lim.cpu && lim.memory && (req.cpu ?? lim.cpu) === lim.cpu && (req.memory ?? lim.memory) === lim.memory) return -997;
+  return 999;
+}
+
+export interface ContainerConfigArgs {
+  pod: Pod;
+  container: Container;
+  init: boolean;
+  restartCount: number;
+  podIP: string;
+  imageRef: string;
+  options: RuntimeConfigOptions;
+}
+
+export function containerConfig(a: ContainerConfigArgs): ContainerConfigInput {
+  const { pod, container: c, options: o } = a;
+  const ref = podRef(pod);
+  const env = containerEnv(pod, c, o, a.podIP);
+  const vars = new Map(env.map((e) => [e.key, e.value]));
+  const sc = c.securityContext ?? {};
+  const psc = pod.spec?.securityContext ?? {};
+  const runAsUser = sc.runAsUser ?? psc.runAsUser;
+  const runAsGroup = sc.runAsGroup ?? psc.runAsGroup;
+  const mounts = (c.volumeMounts ?? []).flatMap((m) => {
+    const hostPath = volumeHostPath(pod, m.name, o);
+    if (hostPath === undefined) return [];
+    return [{ containerPath: m.mountPath, hostPath: m.subPath ? `${hostPath}/${m.subPath}` : hostPath, readonly: m.readOnly === true, propagation: "PROPAGATION_PRIVATE" as const }];
+  });
+  if (c.terminationMessagePath) {
+    mounts.push({ containerPath: c.terminationMessagePath, hostPath: `${o.podsDir}/${ref.uid}/containers/${c.name}/${a.restartCount}-termination-log`, readonly: false, propagation: "PROPAGATION_PRIVATE" });
+  }
+  const preStop = c.lifecycle?.preStop;
+  return {
+    metadata: { name: c.name, attempt: a.restartCount },
+    image: { image: a.imageRef || c.image || "" },
+    // As the kubelet: command overrides the image's entrypoint, args its cmd; both expand $(VAR).
+    command: (c.command ?? []).map((s) => expandVars(s, vars)),
+    args: (c.args ?? []).map((s) => expandVars(s, vars)),
+    workingDir: c.workingDir ?? "",
+    envs: env,
+    mounts,
+    labels: containerLabels(ref, c.name),
+    annotations: {
+      [ann.CONTAINER_HASH]: ann.containerHash(c),
+      [ann.CONTAINER_RESTART_COUNT]: String(a.restartCount),
+      [ann.CONTAINER_TERMINATION_MESSAGE_PATH]: c.terminationMessagePath ?? "",
+      [ann.CONTAINER_TERMINATION_MESSAGE_POLICY]: c.terminationMessagePolicy ?? "File",
+      [ann.POD_TERMINATION_GRACE_PERIOD]: String(pod.spec?.terminationGracePeriodSeconds ?? 30),
+      [ann.CONTAINER_TYPE]: a.init ? "init" : "app",
+      ...(preStop ? { [ann.CONTAINER_PRESTOP_HANDLER]: JSON.stringify(preStop) } : {}),
+    },
+    logPath: `${c.name}/${a.restartCount}.log`,
+    stdin: c.stdin === true,
+    stdinOnce: c.stdinOnce === true,
+    tty: c.tty === true,
+    linux: {
+      resources: linuxResources(c),
+      securityContext: {
+        capabilities: { addCapabilities: sc.capabilities?.add ?? [], dropCapabilities: sc.capabilities?.drop ?? [] },
+        privileged: sc.privileged === true,
+        namespaceOptions: {
+          network: pod.spec?.hostNetwork ? "NODE" : "POD",
+          pid: pod.spec?.hostPID ? "NODE" : pod.spec?.shareProcessNamespace ? "POD" : "CONTAINER",
+          ipc: pod.spec?.hostIPC ? "NODE" : "POD",
+        },
+        runAsUser: runAsUser !== undefined ? { value: runAsUser } : null,
+        runAsGroup: runAsGroup !== undefined ? { value: runAsGroup } : null,
+        runAsUsername: "",
+        readonlyRootfs: sc.readOnlyRootFilesystem === true,
+        supplementalGroups: psc.supplementalGroups ?? [],
+        noNewPrivs: sc.allowPrivilegeEscalation === false,
+        // The kubelet masks /proc paths and read-only paths for unprivileged containers; containerd
+        // applies its defaults when these are empty.
+        maskedPaths: [],
+        readonlyPaths: [],
+      },
+    },
+  };
+}

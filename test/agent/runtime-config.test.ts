@@ -1,0 +1,94 @@
+import { expect, test } from "bun:test";
+import type { Pod } from "kubernetes-types/core/v1";
+import { containerConfig, containerEnv, expandVars, linuxResources, sandboxConfig, type RuntimeConfigOptions } from "../../src/agent/runtime-config";
+import { CONTAINER_HASH, CONTAINER_RESTART_COUNT, containerHash } from "../../src/agent/labels";
+
+const o: RuntimeConfigOptions = { podLogsRoot: "/var/log/pods", podsDir: "/var/lib/nodeagent/pods", cgroupRoot: "/nodeagent", nodeName: "node1", hostIP: "192.0.2.10" };
+const pod = (): Pod => ({
+  metadata: { name: "web-node1", namespace: "prod", uid: "u-1", labels: { app: "web" } },
+  spec: {
+    nodeName: "node1",
+    containers: [{
+      name: "app",
+      image: "localhost/nodeagent/busybox:1.35",
+      command: ["sh", "-c", "echo $(GREETING)"],
+      args: ["$(POD)", "$$(POD)", "$(MISSING)"],
+      env: [
+        { name: "POD", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+        { name: "GREETING", value: "hello $(POD)" },
+        { name: "IP", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } },
+        { name: "APP", valueFrom: { fieldRef: { fieldPath: "metadata.labels['app']" } } },
+        { name: "MEM", valueFrom: { resourceFieldRef: { resource: "limits.memory", divisor: "1Mi" } } },
+      ],
+      ports: [{ containerPort: 8080, hostPort: 18080 }],
+      resources: { requests: { cpu: "250m" }, limits: { cpu: "500m", memory: "64Mi" } },
+      securityContext: { runAsUser: 1000, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { add: ["NET_ADMIN"], drop: ["ALL"] } },
+      volumeMounts: [{ name: "data", mountPath: "/data" }, { name: "host", mountPath: "/host", readOnly: true }],
+    }],
+    volumes: [{ name: "data", emptyDir: {} }, { name: "host", hostPath: { path: "/etc/hosts" } }],
+  },
+});
+
+test("sandbox: metadata, kubelet labels, log dir, cgroup parent, ports, namespaces", () => {
+  const s = sandboxConfig(pod(), 2, o);
+  expect(s.metadata).toEqual({ name: "web-node1", namespace: "prod", uid: "u-1", attempt: 2 });
+  expect(s.hostname).toBe("web-node1");
+  expect(s.logDirectory).toBe("/var/log/pods/prod_web-node1_u-1");
+  expect(s.labels).toMatchObject({ app: "web", "io.kubernetes.pod.name": "web-node1", "io.kubernetes.pod.namespace": "prod", "io.kubernetes.pod.uid": "u-1" });
+  expect(s.linux!.cgroupParent).toBe("/nodeagent/podu-1");
+  expect(s.portMappings).toEqual([{ protocol: "TCP", containerPort: 8080, hostPort: 18080, hostIp: "" }]);
+  expect(s.linux!.securityContext!.namespaceOptions).toEqual({ network: "POD", pid: "CONTAINER", ipc: "POD" });
+});
+
+test("a host-network sandbox sets no hostname", () => {
+  const p = pod();
+  p.spec!.hostNetwork = true;
+  const s = sandboxConfig(p, 0, o);
+  expect(s.hostname).toBe("");
+  expect(s.linux!.securityContext!.namespaceOptions!.network).toBe("NODE");
+});
+
+test("env: downward API, resource fields and $(VAR) expansion in order", () => {
+  expect(containerEnv(pod(), pod().spec!.containers[0]!, o, "10.88.0.7")).toEqual([
+    { key: "POD", value: "web-node1" },
+    { key: "GREETING", value: "hello web-node1" },
+    { key: "IP", value: "10.88.0.7" },
+    { key: "APP", value: "web" },
+    { key: "MEM", value: "64" },
+  ]);
+  expect(expandVars("$(A) $$(A) $(B)", new Map([["A", "x"]]))).toBe("x $(A) $(B)");
+});
+
+test("container: command and args expanded, mounts, labels, hash and restart count, log path", () => {
+  const p = pod();
+  const c = containerConfig({ pod: p, container: p.spec!.containers[0]!, init: false, restartCount: 3, podIP: "10.88.0.7", imageRef: "sha256:abc", options: o });
+  expect(c.command).toEqual(["sh", "-c", "echo hello web-node1"]);
+  expect(c.args).toEqual(["web-node1", "$(POD)", "$(MISSING)"]);
+  expect(c.image).toEqual({ image: "sha256:abc" });
+  expect(c.logPath).toBe("app/3.log");
+  expect(c.mounts!.slice(0, 2)).toEqual([
+    { containerPath: "/data", hostPath: "/var/lib/nodeagent/pods/u-1/volumes/kubernetes.io~empty-dir/data", readonly: false, propagation: "PROPAGATION_PRIVATE" },
+    { containerPath: "/host", hostPath: "/etc/hosts", readonly: true, propagation: "PROPAGATION_PRIVATE" },
+  ]);
+  expect(c.labels).toMatchObject({ "io.kubernetes.container.name": "app", "io.kubernetes.pod.uid": "u-1" });
+  expect(c.annotations![CONTAINER_HASH]).toBe(containerHash(p.spec!.containers[0]!));
+  expect(c.annotations![CONTAINER_RESTART_COUNT]).toBe("3");
+  const sc = c.linux!.securityContext!;
+  expect(sc.runAsUser).toEqual({ value: 1000 });
+  expect(sc.readonlyRootfs).toBe(true);
+  expect(sc.noNewPrivs).toBe(true);
+  expect(sc.capabilities).toEqual({ addCapabilities: ["NET_ADMIN"], dropCapabilities: ["ALL"] });
+});
+
+test("resources → cgroup values as the kubelet computes them", () => {
+  expect(linuxResources(pod().spec!.containers[0]!)).toEqual({ cpuShares: 256, cpuPeriod: 100000, cpuQuota: 50000, memoryLimitInBytes: 67108864, oomScoreAdj: 999 });
+  expect(linuxResources({ name: "x" })).toEqual({ cpuShares: 2, cpuPeriod: 0, cpuQuota: 0, memoryLimitInBytes: 0, oomScoreAdj: 1000 });
+  expect(linuxResources({ name: "g", resources: { limits: { cpu: "1", memory: "1Gi" } } }).oomScoreAdj).toBe(-997);
+});
+
+test("the spec hash ignores probes and resources, and changes with the command", () => {
+  const c = pod().spec!.containers[0]!;
+  const h = containerHash(c);
+  expect(containerHash({ ...c, resources: {}, readinessProbe: { exec: { command: ["true"] } } })).toBe(h);
+  expect(containerHash({ ...c, command: ["sh"] })).not.toBe(h);
+});
