@@ -32,11 +32,14 @@ images: node
 typecheck: deps
 	node_modules/.bin/tsc --noEmit -p .
 
-# The main job: `nodeagent pleg watch` on the managed containerd under $(ROOT_DIR).
+# The main job: `nodeagent agent` running examples/manifests, on the system containerd or one it
+# starts under $(ROOT_DIR) with the images built here.
 run: node build
 	bash scripts/build-images.sh $(ROOT_DIR)/images
-	@echo "nodeagent: watching pod lifecycle events (Ctrl-C to stop); JSON with: dist/nodeagent pleg watch -o json"
-	dist/nodeagent pleg watch --root-dir $(ROOT_DIR)
+	@echo "nodeagent: running the pods in examples/manifests (Ctrl-C stops the agent, the pods keep running)."
+	@echo "  watch them:  curl -s 127.0.0.1:10250/pods | jq '.items[] | {name: .metadata.name, phase: .status.phase}'"
+	@echo "  events:      dist/nodeagent pleg watch --root-dir $(ROOT_DIR) --mode generic"
+	dist/nodeagent agent --pod-manifest-path $(abspath examples/manifests) --root-dir $(ROOT_DIR)
 
 # Unit tests and the e2e tests against real containerd 1.6 and 1.7 started by the test set-up.
 test: node deps build images

@@ -2,6 +2,7 @@
 import "./tty";
 import { defineCommand } from "citty";
 import pkg from "../package.json" with { type: "json" };
+import { agentCommand } from "./agent";
 import { main } from "./main";
 import { plegCommand } from "./pleg";
 
@@ -12,11 +13,13 @@ export const root = defineCommand({
     description: `The kubelet's core on a real container runtime, in one binary.
 
 Examples:
+  nodeagent agent --pod-manifest-path /etc/kubernetes/manifests
+                                       run static pods on this host
   nodeagent pleg watch                 live pod lifecycle events from the runtime
   nodeagent pleg watch -o json | jq .  the same, one JSON object a line
   nodeagent --version`,
   },
-  subCommands: { pleg: plegCommand },
+  subCommands: { agent: agentCommand, pleg: plegCommand },
 });
 
 if (import.meta.main) await main(root);

@@ -1,0 +1,238 @@
+// `nodeagent agent`: the full stack — pod sources → PodConfig → syncLoop → pod workers → CRI, with the
+// PLEG, the status computation and the HTTP API — on this host.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { networkInterfaces, hostname } from "node:os";
+import { defineCommand } from "citty";
+import YAML from "yaml";
+import { Agent } from "../src/agent/agent";
+import { FileSource, HttpSource, PodConfig, PushSource, type SourceReport } from "../src/config";
+import { CriClient, resolveRuntime } from "../src/cri";
+import { loadStaticPods } from "../src/manifest/load";
+import type { PodSourceName } from "../src/manifest/types";
+import { Pleg, type PlegModeSetting } from "../src/pleg";
+import { AgentMetrics, buildNode, parseLabels, parseTaint, startAgentServer } from "../src/server";
+import { RealClock, createLogger, parseDuration, type LogFormat } from "../src/util";
+import pkg from "../package.json" with { type: "json" };
+import { UsageError } from "./main";
+import { runtimeArgs } from "./runtime-args";
+
+/** The KubeletConfiguration fields nodeagent reads from --config, with their flag names. */
+const CONFIG_FIELDS: Record<string, string> = {
+  staticPodPath: "pod-manifest-path",
+  staticPodURL: "manifest-url",
+  fileCheckFrequency: "file-check-frequency",
+  httpCheckFrequency: "http-check-frequency",
+  syncFrequency: "sync-frequency",
+  address: "address",
+  port: "port",
+  tlsCertFile: "tls-cert-file",
+  tlsPrivateKeyFile: "tls-private-key-file",
+  containerRuntimeEndpoint: "runtime-endpoint",
+  runtimeRequestTimeout: "runtime-request-timeout",
+  maxPods: "max-pods",
+  podLogsDir: "pod-logs-dir",
+  cgroupRoot: "cgroup-root",
+  podInfraContainerImage: "pod-infra-container-image",
+};
+
+function readConfigFile(path: string): Record<string, string> {
+  let doc: unknown;
+  try {
+    doc = YAML.parse(readFileSync(path, "utf8"), { version: "1.1" });
+  } catch (e) {
+    throw new UsageError(`--config ${path}: ${(e as Error).message}`);
+  }
+  if (!doc || typeof doc !== "object") throw new UsageError(`--config ${path}: not a KubeletConfiguration object`);
+  const d = doc as Record<string, unknown>;
+  if (d.kind !== undefined && d.kind !== "KubeletConfiguration") throw new UsageError(`--config ${path}: kind ${String(d.kind)}, want KubeletConfiguration`);
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(d)) {
+    if (k === "kind" || k === "apiVersion") continue;
+    const flag = CONFIG_FIELDS[k];
+    if (!flag) throw new UsageError(`--config ${path}: field ${k} is not supported (supported: ${Object.keys(CONFIG_FIELDS).join(", ")})`);
+    out[flag] = String(v);
+  }
+  return out;
+}
+
+function defaultHostIP(): string {
+  for (const addrs of Object.values(networkInterfaces())) {
+    for (const a of addrs ?? []) if (a.family === "IPv4" && !a.internal) return a.address;
+  }
+  return "127.0.0.1";
+}
+
+export const agentCommand = defineCommand({
+  meta: {
+    name: "agent",
+    description: `Run pods on this host: static pods from a directory (--pod-manifest-path), a URL
+(--manifest-url) and pods pushed to the HTTP API (POST /pods with --push-token-file), through the
+CRI runtime, with the kubelet's semantics (restart policy and crash-loop backoff, init containers,
+image pull policy, grace periods, status). Stopping the agent leaves the pods running; the next
+start adopts them.
+
+HTTP API (default http://127.0.0.1:10250): GET /healthz, /pods, /pods/<ns>/<name>, /node, /metrics;
+POST /pods and DELETE /pods/<ns>/<name> with "Authorization: Bearer <token>".
+
+Examples:
+  nodeagent agent --pod-manifest-path /etc/kubernetes/manifests
+  nodeagent agent --config /etc/nodeagent/config.yaml --log-format json
+  nodeagent agent --pod-manifest-path ./manifests --root-dir /tmp/na --port 0
+  curl -s 127.0.0.1:10250/pods | jq '.items[] | {name: .metadata.name, phase: .status.phase}'`,
+  },
+  args: {
+    ...runtimeArgs,
+    config: { type: "string", description: "KubeletConfiguration YAML (a subset: staticPodPath, address, port, …); flags override it" },
+    "pod-manifest-path": { type: "string", description: "Static pod directory (or one file)" },
+    "manifest-url": { type: "string", description: "URL serving a Pod or a PodList, polled every --http-check-frequency" },
+    "manifest-url-header": { type: "string", description: "Header for --manifest-url, 'Name:Value' (comma-separated for several)" },
+    "push-token-file": { type: "string", description: "File holding the bearer token that POST/DELETE /pods require; without it pushing is off" },
+    "file-check-frequency": { type: "string", default: "20s", description: "Static pod directory rescan period" },
+    "http-check-frequency": { type: "string", default: "20s", description: "--manifest-url poll period" },
+    "sync-frequency": { type: "string", default: "1m", description: "Every pod is synced at least this often" },
+    "hostname-override": { type: "string", description: "Node name (default: the hostname)" },
+    "node-ip": { type: "string", description: "The node's IP (default: the first non-loopback IPv4)" },
+    "node-labels": { type: "string", description: "Labels of the node, key=value,…" },
+    "register-with-taints": { type: "string", description: "Taints of the node, key=value:Effect,…" },
+    "max-pods": { type: "string", default: "110", description: "Pods this node can run (its pods capacity)" },
+    address: { type: "string", default: "127.0.0.1", description: "HTTP API address" },
+    port: { type: "string", default: "10250", description: "HTTP API port (0: any free port, printed at start)" },
+    "tls-cert-file": { type: "string", description: "Serve HTTPS with this certificate" },
+    "tls-private-key-file": { type: "string", description: "…and this key" },
+    "pod-logs-dir": { type: "string", default: "/var/log/pods", description: "Container logs: <dir>/<ns>_<name>_<uid>/<container>/<n>.log" },
+    "cgroup-root": { type: "string", default: "/nodeagent", description: "cgroupfs parent of every pod (pod<uid> below it)" },
+    "pleg-mode": { type: "enum", options: ["auto", "generic", "evented"], default: "auto", description: "auto | generic | evented (see nodeagent pleg watch --help)" },
+    "log-format": { type: "enum", options: ["text", "json"], default: "text", description: "text | json" },
+  },
+  async run({ args: given, rawArgs }) {
+    const fromConfig = given.config ? readConfigFile(given.config) : {};
+    // Flags given on the command line win over the config file; the config file over defaults.
+    const explicit = new Set(rawArgs.filter((a) => a.startsWith("--")).map((a) => a.slice(2).split("=")[0]));
+    const arg = (name: string): string | undefined => (explicit.has(name) ? (given[name] as string | undefined) : (fromConfig[name] ?? (given[name] as string | undefined)));
+    const dur = (name: string) => {
+      try {
+        return parseDuration(arg(name)!);
+      } catch (e) {
+        throw new UsageError(`--${name}: ${(e as Error).message}`);
+      }
+    };
+    const int = (name: string) => {
+      const n = Number(arg(name));
+      if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name}: ${JSON.stringify(arg(name))} is not a whole number`);
+      return n;
+    };
+    const log = createLogger(given["log-format"] as LogFormat);
+    const clock = new RealClock();
+    const nodeName = (given["hostname-override"] ?? hostname()).toLowerCase();
+    const hostIP = given["node-ip"] ?? defaultHostIP();
+    const manifestPath = arg("pod-manifest-path");
+    const manifestUrl = arg("manifest-url");
+    let labels: Record<string, string> = {};
+    let taints: ReturnType<typeof parseTaint>[] = [];
+    try {
+      labels = given["node-labels"] ? parseLabels(given["node-labels"]) : {};
+      taints = given["register-with-taints"] ? given["register-with-taints"].split(",").map(parseTaint) : [];
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const headers: Record<string, string[]> = {};
+    for (const h of (given["manifest-url-header"] ?? "").split(",").filter(Boolean)) {
+      const i = h.indexOf(":");
+      if (i <= 0) throw new UsageError(`--manifest-url-header ${JSON.stringify(h)}: use Name:Value`);
+      (headers[h.slice(0, i).trim()] ??= []).push(h.slice(i + 1).trim());
+    }
+    const token = given["push-token-file"] ? readFileSync(given["push-token-file"], "utf8").trim() : undefined;
+    if (given["push-token-file"] && !token) throw new UsageError(`--push-token-file ${given["push-token-file"]} is empty`);
+    const rootDir = arg("root-dir")!;
+
+    const runtime = await resolveRuntime({ endpoint: arg("runtime-endpoint"), rootDir, podInfraImage: arg("pod-infra-container-image")!, log });
+    const client = new CriClient(runtime.endpoint, { timeoutMs: dur("runtime-request-timeout") });
+    const metrics = new AgentMetrics();
+    metrics.setNodeName(nodeName);
+    const pleg = new Pleg(client, clock, {
+      mode: given["pleg-mode"] as PlegModeSetting,
+      onModeChange: (m) => log.info(`PLEG mode ${m.mode}: ${m.reason}`),
+      onError: (what, err) => log.warn(`PLEG ${what}: ${(err as Error).message ?? err}`),
+    });
+    const config = new PodConfig({ clock, log });
+    const sources: PodSourceName[] = [];
+    const feed = (s: SourceReport) => {
+      config.apply(s);
+      metrics.setSourceErrors(s.source, s.errors.length);
+      for (const e of s.errors) log.warn(`${e.file}:${e.line}:${e.column}: ${e.field ? `${e.field}: ` : ""}${e.message}`);
+    };
+    const stoppers: (() => void)[] = [];
+    if (manifestPath) {
+      const fsrc = new FileSource({ path: manifestPath, nodeName, loader: loadStaticPods, clock, log, checkFrequencyMs: dur("file-check-frequency") });
+      fsrc.start(feed);
+      stoppers.push(() => fsrc.stop());
+      sources.push("file");
+    }
+    if (manifestUrl) {
+      const hsrc = new HttpSource({ url: manifestUrl, headers, nodeName, loader: loadStaticPods, clock, log, checkFrequencyMs: dur("http-check-frequency") });
+      hsrc.start(feed);
+      stoppers.push(() => hsrc.stop());
+      sources.push("http");
+    }
+    const push = new PushSource({ nodeName, loader: loadStaticPods, log });
+    push.start(feed);
+    sources.push("api");
+
+    let lastNode: Awaited<ReturnType<typeof buildNode>> | undefined;
+    const agent: Agent = new Agent({
+      runtime: client,
+      pleg,
+      config,
+      push,
+      sources,
+      clock,
+      log,
+      runtimeConfig: { podLogsRoot: arg("pod-logs-dir")!, podsDir: join(rootDir, "pods"), cgroupRoot: arg("cgroup-root")!, nodeName, hostIP },
+      syncFrequencyMs: dur("sync-frequency"),
+      node: async () => {
+        const h = agent.healthChecks().filter((c) => !c.ok);
+        lastNode = await buildNode({
+          nodeName, labels, taints, runtime: client, maxPods: int("max-pods"), now: clock.now(), version: pkg.version, port: server.port, previous: lastNode,
+          conditions: { ready: { ok: h.length === 0, message: h.map((c) => `${c.name}: ${c.message}`).join("; ") } },
+        });
+        return lastNode;
+      },
+      hooks: {
+        podStarted: (_pod, seconds) => metrics.observePodStart(seconds),
+        afterHousekeeping: (a) => {
+          const stats = pleg.relistStats;
+          if (stats.lastRelistTime) metrics.setPlegLastSeen(stats.lastRelistTime);
+          metrics.setRunningPods(a.workers.states().filter((s) => s.phase === "syncing").length);
+        },
+      },
+    });
+    const server = await startAgentServer({
+      address: arg("address")!,
+      port: int("port"),
+      tls: arg("tls-cert-file") && arg("tls-private-key-file") ? { certFile: arg("tls-cert-file")!, keyFile: arg("tls-private-key-file")! } : undefined,
+      token,
+      metrics,
+      log,
+      view: {
+        pods: () => agent.pods(),
+        healthChecks: () => agent.healthChecks(),
+        node: () => agent.node(),
+        pushPod: async (pod) => push.add(pod as never),
+        deletePushedPod: async (ns, name) => push.remove(ns, name),
+      },
+    });
+    log.info(`nodeagent ${pkg.version} on node ${nodeName}: API at ${server.url}, runtime ${runtime.endpoint}, sources ${sources.join(", ")}`);
+
+    const ac = new AbortController();
+    process.once("SIGINT", () => ac.abort());
+    process.once("SIGTERM", () => ac.abort());
+    await agent.run(ac.signal);
+    for (const s of stoppers) s();
+    await server.stop();
+    client.close();
+    await runtime.release();
+    log.info("nodeagent stopped; the pods keep running");
+    return 0;
+  },
+});

@@ -1,0 +1,100 @@
+// Runs `dist/nodeagent agent` against a test node (containerd started by the test), with its own
+// manifest directory, root, log and cgroup folders, on an ephemeral API port read from its log.
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Pod, PodList } from "kubernetes-types/core/v1";
+import { removeCgroups, type TestNode } from "./node";
+import { BinaryProcess, eventually } from "./proc";
+
+export const AGENT_CGROUP = "/nodeagent-e2e-agent";
+export const NODE_NAME = "e2e-node";
+
+export class TestAgent {
+  proc!: BinaryProcess;
+  url = "";
+  readonly dir: string;
+  readonly manifests: string;
+
+  constructor(readonly node: TestNode, readonly extraArgs: string[] = []) {
+    this.dir = join(node.rootDir, "agent");
+    this.manifests = join(this.dir, "manifests");
+    mkdirSync(this.manifests, { recursive: true });
+  }
+
+  async start(): Promise<void> {
+    this.proc = new BinaryProcess([
+      "agent", "--runtime-endpoint", this.node.endpoint, "--root-dir", join(this.dir, "root"), "--pod-manifest-path", this.manifests,
+      "--pod-logs-dir", join(this.dir, "logs"), "--cgroup-root", AGENT_CGROUP, "--hostname-override", NODE_NAME, "--port", "0",
+      "--file-check-frequency", "2s", "--log-format", "json", ...this.extraArgs,
+    ]);
+    const line = await this.proc.waitFor("the agent's API address", () => /API at (http:\/\/[0-9.:]+)/.exec(this.proc.stderr) ?? undefined, 30_000);
+    this.url = line[1]!;
+  }
+
+  /** SIGKILL: no cleanup at all, as a crash. */
+  async crash(): Promise<void> {
+    this.proc.proc.kill("SIGKILL");
+    await this.proc.proc.exited;
+  }
+
+  async stop(): Promise<number> {
+    return this.proc.interrupt();
+  }
+
+  writeManifest(file: string, text: string): void {
+    // Written to a dotfile then renamed, as a careful editor saves: the agent never sees half a file.
+    const tmp = join(this.manifests, `.${file}.tmp`);
+    writeFileSync(tmp, text);
+    renameSync(tmp, join(this.manifests, file));
+  }
+
+  removeManifest(file: string): void {
+    rmSync(join(this.manifests, file), { force: true });
+  }
+
+  async pods(): Promise<Pod[]> {
+    const r = await fetch(`${this.url}/pods`);
+    return ((await r.json()) as PodList).items;
+  }
+
+  async pod(name: string): Promise<Pod | undefined> {
+    return (await this.pods()).find((p) => p.metadata?.name === `${name}-${NODE_NAME}` || p.metadata?.name === name);
+  }
+
+  /** Waits until the pod satisfies pred, returning it. */
+  waitPod(name: string, what: string, pred: (p: Pod) => boolean, timeoutMs = 30_000): Promise<Pod> {
+    return eventually(`pod ${name}: ${what}`, async () => {
+      const p = await this.pod(name);
+      return p && pred(p) ? p : undefined;
+    }, timeoutMs, 200);
+  }
+
+  cleanup(): void {
+    removeCgroups(AGENT_CGROUP);
+  }
+}
+
+/** A pod manifest running busybox with the given command. */
+export function manifest(name: string, command: string, extra: { restartPolicy?: string; initContainers?: string[]; hostNetwork?: boolean } = {}): string {
+  const inits = (extra.initContainers ?? []).map((cmd, i) => `    - name: init${i + 1}
+      image: localhost/nodeagent/busybox:1.35
+      command: ["sh", "-c", ${JSON.stringify(cmd)}]
+      volumeMounts: [{ name: work, mountPath: /work }]`).join("\n");
+  return `apiVersion: v1
+kind: Pod
+metadata:
+  name: ${name}
+spec:
+  terminationGracePeriodSeconds: 2
+  restartPolicy: ${extra.restartPolicy ?? "Always"}
+  hostNetwork: ${extra.hostNetwork ?? false}
+${inits ? `  initContainers:\n${inits}\n` : ""}  containers:
+    - name: main
+      image: localhost/nodeagent/busybox:1.35
+      command: ["sh", "-c", ${JSON.stringify(command)}]
+      volumeMounts: [{ name: work, mountPath: /work }]
+  volumes:
+    - name: work
+      emptyDir: {}
+`;
+}
