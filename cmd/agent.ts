@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { networkInterfaces, hostname } from "node:os";
 import { defineCommand } from "citty";
 import YAML from "yaml";
-import { Agent } from "../src/agent/agent";
+import { Agent } from "../src/agent";
 import { FileSource, HttpSource, PodConfig, PushSource, type SourceReport } from "../src/config";
 import { CriClient, resolveRuntime } from "../src/cri";
 import { loadStaticPods } from "../src/manifest/load";

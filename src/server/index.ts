@@ -4,6 +4,6 @@ export type { AgentView, HealthCheck, PushResult } from "./types";
 export { startAgentServer, createHandler, decodeManifest, statusObject, MAX_BODY_BYTES, type AgentServer, type AgentServerOptions, type ServerLog } from "./server";
 export { AgentMetrics, CONTAINER_STATES, DEFAULT_BUCKETS, POD_STARTUP_BUCKETS, type ContainerStateLabel } from "./metrics";
 export {
-  buildNode, readHostFacts, parseLabels, parseTaint, parseTaints, parseQuantity, formatBytes, formatMillicores,
+  buildNode, readHostFacts, parseLabels, parseTaint, parseTaints, formatBytes, formatMillicores,
   pickInternalIP, goArch, EVICTION_HARD_MEMORY_BYTES, EVICTION_HARD_NODEFS_FRACTION, type BuildNodeOptions, type HostFacts,
 } from "./node-info";

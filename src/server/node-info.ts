@@ -4,6 +4,7 @@
 // readHostFacts(); buildNode takes them as a parameter so the arithmetic is testable.
 import * as fs from "node:fs";
 import * as os from "node:os";
+import { parseQuantity } from "../api/quantity";
 import type { ContainerImage, Node, NodeAddress, NodeCondition, Taint } from "kubernetes-types/core/v1";
 import type { CriClient } from "../cri";
 
@@ -120,17 +121,6 @@ export function readHostFacts(rootDir = "/"): HostFacts {
 // Quantities (only what the node needs: cpu in millicores, bytes; the kubelet's resource.Quantity)
 
 const BINARY_SUFFIX: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
-const DECIMAL_SUFFIX: Record<string, number> = { n: 1e-9, u: 1e-6, m: 1e-3, "": 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18 };
-
-/** Parses a Kubernetes quantity ("500m", "1.5Gi", "100Mi", "2", "1e3") to a number of base units. */
-export function parseQuantity(s: string): number {
-  const m = /^([+-]?(?:\d+\.?\d*|\.\d+))(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E))?$/.exec(s.trim());
-  if (!m) throw new Error(`invalid quantity ${JSON.stringify(s)}: expected a number with an optional suffix such as 500m, 2, 100Mi or 1Gi`);
-  const n = Number(m[1]);
-  if (m[2]) return n * 10 ** Number(m[2].slice(1));
-  const suffix = m[3] ?? "";
-  return n * (BINARY_SUFFIX[suffix] ?? DECIMAL_SUFFIX[suffix]!);
-}
 
 /** Bytes in the canonical form the API server gives a BinarySI quantity: 1024 → "1Ki", 1536 → "1536". */
 export function formatBytes(bytes: number): string {
@@ -327,9 +317,17 @@ export async function buildNode(o: BuildNodeOptions): Promise<Node> {
 
   // Capacity from the machine; allocatable = capacity − reserved − hard eviction thresholds
   // (cm.GetNodeAllocatableReservation), clamped at zero as the kubelet does.
-  const reservedMilliCpu = o.reserved?.cpu ? Math.ceil(parseQuantity(o.reserved.cpu) * 1000) : 0;
-  const reservedMemory = o.reserved?.memory ? Math.ceil(parseQuantity(o.reserved.memory)) : 0;
-  const reservedStorage = o.reserved?.ephemeralStorage ? Math.ceil(parseQuantity(o.reserved.ephemeralStorage)) : 0;
+  const reserved = (what: string, q: string | undefined, unit: "milli" | "value") => {
+    if (!q) return 0;
+    try {
+      return unit === "milli" ? parseQuantity(q).milli() : parseQuantity(q).value();
+    } catch (e) {
+      throw new Error(`invalid quantity ${JSON.stringify(q)} for reserved ${what}: ${(e as Error).message}`);
+    }
+  };
+  const reservedMilliCpu = reserved("cpu", o.reserved?.cpu, "milli");
+  const reservedMemory = reserved("memory", o.reserved?.memory, "value");
+  const reservedStorage = reserved("ephemeral-storage", o.reserved?.ephemeralStorage, "value");
   const capacity: Record<string, string> = {
     cpu: String(host.cpus),
     memory: formatBytes(host.memoryBytes),

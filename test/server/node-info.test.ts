@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { Node } from "kubernetes-types/core/v1";
 import type { Image, StatusResponse, VersionResponse } from "../../src/cri/types";
 import {
-  buildNode, formatBytes, formatMillicores, goArch, parseLabels, parseQuantity, parseTaint, parseTaints, pickInternalIP, readHostFacts,
+  buildNode, formatBytes, formatMillicores, goArch, parseLabels, parseTaint, parseTaints, pickInternalIP, readHostFacts,
   type BuildNodeOptions, type HostFacts,
 } from "../../src/server/node-info";
 
@@ -290,19 +290,6 @@ describe("host facts", () => {
 });
 
 describe("quantities", () => {
-  test("parseQuantity", () => {
-    expect(parseQuantity("500m")).toBe(0.5);
-    expect(parseQuantity("2")).toBe(2);
-    expect(parseQuantity("1.5Gi")).toBe(1.5 * Gi);
-    expect(parseQuantity("100Mi")).toBe(100 * Mi);
-    expect(parseQuantity("1k")).toBe(1000);
-    expect(parseQuantity("1M")).toBe(1e6);
-    expect(parseQuantity("1e3")).toBe(1000);
-    expect(parseQuantity("2E")).toBe(2e18);
-    expect(() => parseQuantity("")).toThrow("invalid quantity");
-    expect(() => parseQuantity("1 Gi")).toThrow("invalid quantity");
-    expect(() => parseQuantity("1GB")).toThrow('invalid quantity "1GB"');
-  });
 
   test("formatBytes and formatMillicores are canonical", () => {
     expect(formatBytes(1024)).toBe("1Ki");
