@@ -159,8 +159,8 @@ Examples:
     const sources: PodSourceName[] = [];
     const feed = (s: SourceReport) => {
       config.apply(s);
+      // Each source logs an error once, when it first appears; here it is only counted.
       metrics.setSourceErrors(s.source, s.errors.length);
-      for (const e of s.errors) log.warn(`${e.file}:${e.line}:${e.column}: ${e.field ? `${e.field}: ` : ""}${e.message}`);
     };
     const stoppers: (() => void)[] = [];
     if (manifestPath) {
