@@ -5,7 +5,7 @@ ROOT_DIR ?= /var/lib/nodeagent
 IMAGES_DIR ?= .cache/images
 SRC := $(shell find cmd src -name '*.ts' -o -name '*.json') package.json
 
-.PHONY: all build run test test-unit test-e2e node images deps typecheck bench-pleg proto clean
+.PHONY: all build run test test-unit test-e2e node images deps typecheck bench-pleg bench-pod-start proto clean
 
 all: build
 
@@ -50,6 +50,9 @@ test-unit: deps
 
 bench-pleg: node deps build images
 	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) bench/pleg.ts
+
+bench-pod-start: node deps build images
+	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) bench/pod-start.ts
 
 # Refresh proto/ from Debian's cri-api package and regenerate the TypeScript types.
 proto: deps

@@ -131,7 +131,9 @@ export class FileSource {
     this.clock = opts.clock;
     this.log = opts.log;
     this.checkFrequencyMs = opts.checkFrequencyMs ?? 20_000;
-    this.debounceMs = opts.debounceMs ?? 100;
+    // Short: an editor's save arrives as a burst within microseconds, and a file that does not
+    // load yet is left to settle anyway; every millisecond here is a millisecond of pod start.
+    this.debounceMs = opts.debounceMs ?? 10;
     this.settleMs = opts.settleMs ?? 1_000;
     this.watchFn = opts.watch ?? fsWatch;
   }
