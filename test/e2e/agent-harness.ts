@@ -3,7 +3,8 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Pod, PodList } from "kubernetes-types/core/v1";
-import { removeCgroups, type TestNode } from "./node";
+import { afterAll, beforeAll } from "bun:test";
+import { removeCgroups, startNode, type TestNode } from "./node";
 import { BinaryProcess, eventually } from "./proc";
 
 export const AGENT_CGROUP = "/nodeagent-e2e-agent";
@@ -72,6 +73,31 @@ export class TestAgent {
   cleanup(): void {
     removeCgroups(AGENT_CGROUP);
   }
+}
+
+/** Every container of the pod is running and the phase says so. */
+export function running(p: Pod): boolean {
+  return p.status?.phase === "Running" && (p.status.containerStatuses ?? []).every((c) => c.state?.running);
+}
+
+/**
+ * Starts a containerd of the version and an agent on it before the tests of the enclosing describe,
+ * and stops both (and cleans up) after them.
+ */
+export function useAgent(version: "1.6" | "1.7", extraArgs: (node: TestNode) => string[] = () => []): { node: () => TestNode; agent: () => TestAgent } {
+  let node: TestNode | undefined;
+  let agent: TestAgent | undefined;
+  beforeAll(async () => {
+    node = await startNode(version);
+    agent = new TestAgent(node, extraArgs(node));
+    await agent.start();
+  });
+  afterAll(async () => {
+    if (agent) await agent.stop().catch(() => {});
+    await node?.stop();
+    agent?.cleanup();
+  });
+  return { node: () => node!, agent: () => agent! };
 }
 
 /** A pod manifest running busybox with the given command. */

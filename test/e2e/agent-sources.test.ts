@@ -3,12 +3,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { TestAgent, manifest } from "./agent-harness";
+import { TestAgent, manifest, running } from "./agent-harness";
 import { startNode, type TestNode } from "./node";
 import { eventually } from "./proc";
 
-const running = (p: { status?: { phase?: string; containerStatuses?: { state?: { running?: unknown } }[] } }) =>
-  p.status?.phase === "Running" && (p.status.containerStatuses ?? []).every((c) => c.state?.running);
 
 describe("agent sources on containerd 1.7", () => {
   let node: TestNode;

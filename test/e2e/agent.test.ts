@@ -1,28 +1,21 @@
 // `nodeagent agent` on real containerd 1.6 and 1.7: static pods from manifest to running pod and back.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { POD_UID } from "../../src/cri/labels";
-import { AGENT_CGROUP, TestAgent, manifest } from "./agent-harness";
-import { startNode, type TestNode } from "./node";
+import { AGENT_CGROUP, manifest, running, useAgent, type TestAgent } from "./agent-harness";
+import type { TestNode } from "./node";
 import { eventually } from "./proc";
 
-const running = (p: { status?: { phase?: string; containerStatuses?: { state?: { running?: unknown } }[] } }) =>
-  p.status?.phase === "Running" && (p.status.containerStatuses ?? []).every((c) => c.state?.running);
 
 for (const version of ["1.6", "1.7"] as const) {
   describe(`agent on containerd ${version}`, () => {
+    const env = useAgent(version);
     let node: TestNode;
     let agent: TestAgent;
-    beforeAll(async () => {
-      node = await startNode(version);
-      agent = new TestAgent(node);
-      await agent.start();
-    });
-    afterAll(async () => {
-      if (agent) await agent.stop().catch(() => {});
-      await node?.stop();
-      agent?.cleanup();
+    beforeAll(() => {
+      node = env.node();
+      agent = env.agent();
     });
 
     test("add → running; edit → replaced; delete → gone and cleaned up", async () => {
@@ -84,17 +77,12 @@ for (const version of ["1.6", "1.7"] as const) {
 }
 
 describe("agent restarts", () => {
+  const env = useAgent("1.6");
   let node: TestNode;
   let agent: TestAgent;
-  beforeAll(async () => {
-    node = await startNode("1.6");
-    agent = new TestAgent(node);
-    await agent.start();
-  });
-  afterAll(async () => {
-    if (agent) await agent.stop().catch(() => {});
-    await node?.stop();
-    agent?.cleanup();
+  beforeAll(() => {
+    node = env.node();
+    agent = env.agent();
   });
 
   test("kill -9 mid-sync, then a restart: what runs is adopted, nothing started twice", async () => {

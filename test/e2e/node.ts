@@ -1,8 +1,9 @@
 // The real node for e2e tests: a containerd (1.6 from Debian 12 or 1.7 from Debian 13) started by the
 // test itself through ManagedContainerd, under its own root in /tmp, with the images `make images`
 // built. Nothing is skipped: when the node cannot be brought up the test fails and says why.
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, rmdirSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { removeCgroup } from "../../src/agent/pod-sync";
 import { CriClient } from "../../src/cri/client";
 import { ManagedContainerd } from "../../src/cri/managed";
 import { createLogger } from "../../src/util/log";
@@ -105,25 +106,5 @@ export function unmountUnder(dir: string): void {
   for (const m of mounts) Bun.spawnSync(["umount", "-l", m]);
 }
 
-/** Removes a cgroup subtree in every hierarchy (cgroup v1 and v2), children first. */
-export function removeCgroups(parent: string): void {
-  const base = "/sys/fs/cgroup";
-  const roots = existsSync(join(base, "cgroup.controllers")) ? [base] : readdirSync(base).map((d) => join(base, d));
-  for (const root of roots) rmdirTree(join(root, parent));
-}
-
-function rmdirTree(dir: string): void {
-  let entries: string[];
-  try {
-    entries = readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
-  } catch {
-    return;
-  }
-  for (const e of entries) rmdirTree(join(dir, e));
-  try {
-    // cgroup folders are removed with rmdir even though they list files.
-    rmdirSync(dir);
-  } catch {
-    /* still in use or gone */
-  }
-}
+/** Removes a cgroup subtree in every hierarchy (v1 and v2), children first: the agent's own remover. */
+export const removeCgroups = removeCgroup;
