@@ -8,6 +8,7 @@ import type { CriClient } from "../cri/client";
 import type { Pleg } from "../pleg/pleg";
 import type { Clock, Timer } from "../util/clock";
 import type { Logger } from "../util/log";
+import { apiTime } from "../util/time";
 import { Backoff } from "./backoff";
 import { PodSyncer } from "./pod-sync";
 import { PodWorkers, type PodWorkerState } from "./pod-workers";
@@ -178,7 +179,7 @@ export class Agent {
       hostIP: this.o.runtimeConfig.hostIP,
       startTime: s.seen,
       failed: s.failed,
-      now: new Date(this.o.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z"),
+      now: apiTime(this.o.clock.now()),
       previous: s.apiStatus,
     });
   }

@@ -16,7 +16,7 @@ import type { Backoff } from "./backoff";
 import * as ann from "./labels";
 import { computePodActions, findContainerStatus, isInit, type PodActions } from "./pod-actions";
 import { fullName, podRef } from "./pod-ref";
-import { containerConfig, podCgroupParent, podLogDir, sandboxConfig, volumeHostPath, type RuntimeConfigOptions } from "./runtime-config";
+import { containerConfig, podLogDir, sandboxConfig, volumeHostPath, type RuntimeConfigOptions } from "./runtime-config";
 import type { Waiting } from "./status";
 
 export type SyncRuntime = Pick<
@@ -94,8 +94,10 @@ export class PodSyncer {
         return result;
       }
       result.changed = true;
-      const st = await this.runtime.podSandboxStatus(sandboxId).catch(() => undefined);
-      podIP = st?.status.network?.ip ?? "";
+      // The IP is read here only when a container's env needs it; the relist after this sync reads
+      // the sandbox's status for the pod status anyway.
+      if (needsPodIP(pod)) podIP = (await this.runtime.podSandboxStatus(sandboxId).catch(() => undefined))?.status.network?.ip ?? "";
+      else podIP = "";
       this.log.info(`created sandbox ${sandboxId.slice(0, 12)} (attempt ${actions.attempt}) for pod ${fullName(pod)}${podIP ? `, IP ${podIP}` : ""}`);
     }
     const sbConfig = sandboxConfig(pod, actions.attempt, this.opts);
@@ -246,9 +248,13 @@ export class PodSyncer {
     return removed;
   }
 
-  cgroupParent(pod: Pod): string {
-    return podCgroupParent(pod, this.opts);
-  }
+}
+
+/** Whether any container's env reads the pod IP through the downward API. */
+function needsPodIP(pod: Pod): boolean {
+  return [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].some((c) =>
+    (c.env ?? []).some((e) => e.valueFrom?.fieldRef?.fieldPath === "status.podIP" || e.valueFrom?.fieldRef?.fieldPath === "status.podIPs"),
+  );
 }
 
 /** The kubelet's getStableKey: a changed container spec starts a fresh backoff. */

@@ -10,7 +10,8 @@ import type { PodStatus } from "../pleg/types";
 import type { Clock } from "../util/clock";
 import type { Logger } from "../util/log";
 import type { SyncResult } from "./pod-sync";
-import { podRef } from "./pod-ref";
+import { apiTime } from "../util/time";
+import { fullName, podRef } from "./pod-ref";
 import type { Waiting } from "./status";
 
 export type WorkerPhase = "syncing" | "terminating" | "terminated";
@@ -76,9 +77,8 @@ export class PodWorkers {
     const uid = podRef(pod).uid;
     let w = this.workers.get(uid);
     if (!w) {
-      const ref = podRef(pod);
       w = {
-        state: { uid, fullName: `${ref.namespace}/${ref.name}`, pod, phase: "syncing", removed: false, waiting: new Map(), lastSyncTime: 0, syncs: 0, seen: new Date(this.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z") },
+        state: { uid, fullName: fullName(pod), pod, phase: "syncing", removed: false, waiting: new Map(), lastSyncTime: 0, syncs: 0, seen: apiTime(this.clock.now()) },
         busy: false,
         pending: false,
       };

@@ -4,6 +4,7 @@
 import type { ContainerState, ContainerStatus as ApiContainerStatus, Pod, PodCondition, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
 import type { ContainerStatus } from "../cri/types";
 import type { PodStatus } from "../pleg/types";
+import { apiTime } from "../util/time";
 import * as ann from "./labels";
 import { isInit } from "./pod-actions";
 
@@ -29,7 +30,8 @@ export interface StatusInputs {
   previous?: ApiPodStatus;
 }
 
-const rfc3339 = (ns: number) => new Date(Math.floor(ns / 1e6)).toISOString().replace(/\.\d{3}Z$/, "Z");
+/** CRI nanoseconds → API time. */
+const rfc3339 = (ns: number) => apiTime(ns / 1e6);
 
 function terminatedState(c: ContainerStatus): ContainerState {
   return {

@@ -5,6 +5,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import { parseQuantity } from "../api/quantity";
+import { apiTime } from "../util/time";
 import type { ContainerImage, Node, NodeAddress, NodeCondition, Taint } from "kubernetes-types/core/v1";
 import type { CriClient } from "../cri";
 
@@ -255,10 +256,6 @@ export interface BuildNodeOptions {
   previous?: Node;
 }
 
-function apiTime(ms: number): string {
-  // metav1.Time serialises RFC 3339 in whole seconds.
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
-}
 
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

@@ -4,3 +4,4 @@ export * from "./clock";
 export * from "./duration";
 export * from "./log";
 export * from "./queue";
+export * from "./time";
