@@ -69,8 +69,12 @@ pids_of() {
   local p exe
   for p in /proc/[0-9]*; do
     exe=$(readlink "$p/exe" 2>/dev/null) || continue
-    for want in "$@"; do [ "$exe" = "$want" ] && echo "${p#/proc/}"; done
+    for want in "$@"; do
+      if [ "$exe" = "$want" ]; then echo "${p#/proc/}"; fi
+    done
   done
+  # Success whatever the last process was: under set -e a trailing failed test would end the script.
+  return 0
 }
 
 # ---------------------------------------------------------------------------------------------
