@@ -61,6 +61,11 @@ const fsWatch: WatchFn = (path, onEvent) =>
 interface FileRecord {
   /** sha256 of the bytes last read (or a marker when they could not be read). */
   hash: string;
+  /**
+   * The file's inode, size, mtime and ctime when it was last read: while they are unchanged the bytes
+   * are not read again (any write moves ctime), so a scan of a large directory costs one stat a file.
+   */
+  statKey?: string;
   /** When the current content was first seen, by the agent's clock. */
   changedAt: number;
   /** What loading the current content gave. */
@@ -121,7 +126,7 @@ export class FileSource {
   private lastWatchFailureAt = Number.NEGATIVE_INFINITY;
 
   /** Counters for tests and /metrics. */
-  readonly stats = { scans: 0, watchEvents: 0, watchFailures: 0 };
+  readonly stats = { scans: 0, reads: 0, watchEvents: 0, watchFailures: 0 };
 
   constructor(opts: FileSourceOptions) {
     // The kubelet trims trailing separators before watching the path.
@@ -133,7 +138,7 @@ export class FileSource {
     this.checkFrequencyMs = opts.checkFrequencyMs ?? 20_000;
     // Short: an editor's save arrives as a burst within microseconds, and a file that does not
     // load yet is left to settle anyway; every millisecond here is a millisecond of pod start.
-    this.debounceMs = opts.debounceMs ?? 10;
+    this.debounceMs = opts.debounceMs ?? 2;
     this.settleMs = opts.settleMs ?? 1_000;
     this.watchFn = opts.watch ?? fsWatch;
   }
@@ -234,7 +239,7 @@ export class FileSource {
         this.files.delete(file);
         continue;
       }
-      if (!(await this.readOne(file, now, fst.size))) order.pop(); // removed since the stat
+      if (!(await this.readOne(file, now, fst))) order.pop(); // removed since the stat
     }
     // A file that is gone takes its pod with it; so does one renamed to a backup name.
     this.forgetAllBut(new Set(order));
@@ -246,7 +251,11 @@ export class FileSource {
    * Reads and loads one manifest, updating its record; unchanged bytes are not loaded again.
    * False when the file no longer exists.
    */
-  private async readOne(file: string, now: number, size?: number): Promise<boolean> {
+  private async readOne(file: string, now: number, st?: Stats): Promise<boolean> {
+    const size = st?.size;
+    const statKey = st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : undefined;
+    const known = this.files.get(file);
+    if (statKey !== undefined && known?.statKey === statKey && known.settled) return true;
     let hash: string;
     let text: string | undefined;
     let failure: string | undefined;
@@ -255,6 +264,7 @@ export class FileSource {
       failure = `manifest is ${size} bytes, over the ${MAX_MANIFEST_BYTES}-byte limit`;
     } else {
       try {
+        this.stats.reads++;
         const bytes = await readFile(file);
         if (bytes.length > MAX_MANIFEST_BYTES) {
           hash = `too-large:${bytes.length}`;
@@ -279,8 +289,10 @@ export class FileSource {
       rec = { hash, changedAt: now, result, final: failure !== undefined, pods: rec?.pods ?? [], errors: rec?.errors ?? [], settled: false };
       this.files.set(file, rec);
     } else if (rec.settled) {
+      rec.statKey = statKey;
       return true;
     }
+    rec.statKey = statKey;
     if (rec.result.ok) {
       rec.pods = rec.result.pods;
       rec.errors = [];

@@ -256,7 +256,7 @@ describe("FileSource, running", () => {
   test("watch events trigger one debounced rescan; unchanged rescans emit nothing", async () => {
     const dir = await tempDir();
     await writeFile(join(dir, "a.json"), manifest("a"));
-    const { src, clock, snaps } = await started(dir);
+    const { src, clock, snaps } = await started(dir, { debounceMs: 100 });
     expect(names(snaps[0]!)).toEqual(["a-node1"]);
     await waitFor(() => src.watching && !src.busy, "the watch");
 
@@ -272,13 +272,22 @@ describe("FileSource, running", () => {
     await waitFor(() => snaps.length === 2, "the rescan");
     expect(names(snaps[1]!)).toEqual(["a-node1", "b-node1", "c-node1"]);
 
-    // The periodic rescan reads everything again but sends nothing new.
+    // The periodic rescan stats everything again, reads nothing unchanged and sends nothing new.
     const scans = src.stats.scans;
+    const reads = src.stats.reads;
     await clock.advance(20_000);
     await waitFor(() => src.stats.scans > scans && !src.busy, "the periodic rescan");
     await clock.advance(20_000);
     await waitFor(() => src.stats.scans > scans + 1 && !src.busy, "the second periodic rescan");
     expect(snaps).toHaveLength(2);
+    expect(src.stats.reads).toBe(reads);
+
+    // A same-size rewrite moves ctime: the file is read again and the edit seen.
+    await writeFile(join(dir, "c.json"), manifest("e"));
+    await clock.advance(20_000);
+    await waitFor(() => snaps.length === 3, "the edit");
+    expect(src.stats.reads).toBe(reads + 1);
+    expect(names(snaps[2]!)).toEqual(["a-node1", "b-node1", "e-node1"]);
   });
 
   test("without watch events, the rescan every 20 s still sees changes", async () => {
