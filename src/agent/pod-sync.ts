@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { Container, Pod } from "kubernetes-types/core/v1";
 import type { CriClient } from "../cri/client";
 import { NotFoundError } from "../cri/errors";
-import type { ContainerStatus } from "../cri/types";
+import type { ContainerStatus, Image } from "../cri/types";
 import type { PodStatus } from "../pleg/types";
 import type { Clock } from "../util/clock";
 import { formatDuration } from "../util/duration";
@@ -36,6 +36,9 @@ export interface SyncResult {
   changed: boolean;
   errors: string[];
 }
+
+/** Image lookups started ahead of the containers that need them: image → the image, or undefined when absent. */
+type ImageLookups = Map<string, Promise<Image | undefined>>;
 
 /** The kubelet's minimum grace period when stopping a container (minimumGracePeriodInSeconds). */
 const MIN_GRACE_SECONDS = 2;
@@ -77,6 +80,7 @@ export class PodSyncer {
     }
 
     let sandboxId = actions.sandboxId;
+    let imageLookups: ImageLookups | undefined;
     let podIP = status?.ips[0] ?? "";
     if (actions.createSandbox) {
       // Old init containers would make the new sandbox's init look done (pruneInitContainersBeforeStart).
@@ -85,6 +89,9 @@ export class PodSyncer {
       }
       this.prepareVolumes(pod);
       mkdirSync(podLogDir(pod, this.opts), { recursive: true });
+      // The images are looked up while the sandbox starts: neither depends on the other, and the
+      // lookup is a round trip off every new pod's start.
+      imageLookups = this.lookUpImages(pod, actions);
       try {
         sandboxId = await this.runtime.runPodSandbox(sandboxConfig(pod, actions.attempt, this.opts));
       } catch (err) {
@@ -104,7 +111,7 @@ export class PodSyncer {
 
     const start = async (container: Container, init: boolean) => {
       try {
-        await this.startContainer(pod, container, init, status, sandboxId, sbConfig, podIP);
+        await this.startContainer(pod, container, init, status, sandboxId, sbConfig, podIP, imageLookups);
         result.changed = true;
       } catch (err) {
         if (err instanceof ContainerStartError) {
@@ -127,7 +134,7 @@ export class PodSyncer {
     return result;
   }
 
-  private async startContainer(pod: Pod, c: Container, init: boolean, status: PodStatus | undefined, sandboxId: string, sb: ReturnType<typeof sandboxConfig>, podIP: string): Promise<void> {
+  private async startContainer(pod: Pod, c: Container, init: boolean, status: PodStatus | undefined, sandboxId: string, sb: ReturnType<typeof sandboxConfig>, podIP: string, images?: ImageLookups): Promise<void> {
     const last = findContainerStatus(status, c.name, init);
     // Crash-loop backoff, measured from the exit (doBackOff).
     if (last && last.state === "CONTAINER_EXITED") {
@@ -140,7 +147,7 @@ export class PodSyncer {
       }
       this.crashBackoff.next(key, finished);
     }
-    const imageRef = await this.ensureImage(pod, c, sb);
+    const imageRef = await this.ensureImage(pod, c, sb, images);
     const restartCount = last ? Number(last.annotations[ann.CONTAINER_RESTART_COUNT] ?? 0) + 1 : 0;
     mkdirSync(join(podLogDir(pod, this.opts), c.name), { recursive: true });
     if (c.terminationMessagePath) mkdirSync(join(this.opts.podsDir, podRef(pod).uid, "containers", c.name), { recursive: true });
@@ -159,10 +166,10 @@ export class PodSyncer {
   }
 
   /** The kubelet's EnsureImageExists: pull per imagePullPolicy, with the image-pull backoff. */
-  private async ensureImage(pod: Pod, c: Container, sb: ReturnType<typeof sandboxConfig>): Promise<string> {
+  private async ensureImage(pod: Pod, c: Container, sb: ReturnType<typeof sandboxConfig>, images?: ImageLookups): Promise<string> {
     const image = c.image ?? "";
     const policy = c.imagePullPolicy ?? "IfNotPresent";
-    const present = policy === "Always" ? undefined : (await this.runtime.imageStatus({ image })).image;
+    const present = policy === "Always" ? undefined : ((await images?.get(image)) ?? (await this.runtime.imageStatus({ image })).image);
     if (present) return present.id;
     if (policy === "Never") {
       throw new ContainerStartError("ErrImageNeverPull", `Container image "${image}" is not present with pull policy of Never`);
@@ -179,6 +186,21 @@ export class PodSyncer {
       this.imageBackoff.next(key);
       throw new ContainerStartError("ErrImagePull", `Failed to pull image "${image}": ${(err as Error).message}`, this.clock.now() + 1000);
     }
+  }
+
+  /**
+   * Starts the image lookups of the containers this sync will start (the next init container, or the
+   * app containers), one per image; a failed lookup resolves to undefined and is asked again later.
+   */
+  private lookUpImages(pod: Pod, actions: PodActions): ImageLookups {
+    const containers = actions.nextInitContainer !== undefined ? [pod.spec!.initContainers![actions.nextInitContainer]!] : actions.containersToStart.map((i) => pod.spec!.containers[i]!);
+    const lookups: ImageLookups = new Map();
+    for (const c of containers) {
+      const image = c.image ?? "";
+      if ((c.imagePullPolicy ?? "IfNotPresent") === "Always" || lookups.has(image)) continue;
+      lookups.set(image, this.runtime.imageStatus({ image }).then((r) => r.image ?? undefined, () => undefined));
+    }
+    return lookups;
   }
 
   /** Runs the preStop hook (exec) then stops the container within the grace period. */
