@@ -1,30 +1,51 @@
 // bench/pod-start.ts (make bench-pod-start): how fast a pod starts, in one run on containerd 1.6.
-//  - raw CRI floor: RunPodSandbox + CreateContainer + StartContainer made directly, per pod;
+//  - raw CRI floor: RunPodSandbox + CreateContainer + StartContainer made directly, per pod, with
+//    the configs the agent builds for the same manifest;
 //  - nodeagent: manifest written → every container running as GET /pods reports it;
 //  - podman kube play, when podman is installed (it is not on these machines by default);
 // each p50/p99 over 30 pods one at a time and 30 at once, as ratios to the floor; then the agent's
 // RSS and CPU with 0 and with 100 idle pods. Targets (issue 3): p50 ≤ 1.15× the floor; ≥ 1.5× faster
 // than podman.
-import { readFileSync } from "node:fs";
-import type { PodList } from "kubernetes-types/core/v1";
-import { TestAgent, manifest } from "../test/e2e/agent-harness";
-import { removeAllPods, startNode, type TestNode } from "../test/e2e/node";
-import { runContainer, runSandbox } from "../test/e2e/pods";
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Pod, PodList } from "kubernetes-types/core/v1";
+import { containerConfig, podLogDir, sandboxConfig, volumeHostPath, type RuntimeConfigOptions } from "../src/agent/runtime-config";
+import { loadStaticPods } from "../src/manifest/load";
+import { NODE_NAME, TestAgent, manifest } from "../test/e2e/agent-harness";
+import { BUSYBOX_IMAGE, CGROUP_PARENT, removeAllPods, startNode, type TestNode } from "../test/e2e/node";
 
 const N = Number(process.env.BENCH_PODS ?? 30);
 const IDLE = Number(process.env.BENCH_IDLE_PODS ?? 100);
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.max(0, Math.ceil((p / 100) * xs.length) - 1))]!;
 const ms = (x: number) => `${x.toFixed(1).padStart(7)} ms`;
 
+/**
+ * The floor: the very sandbox and container configs the agent sends for the same manifest (mounts,
+ * labels, cgroup parent, log paths), made directly — RunPodSandbox, CreateContainer, StartContainer.
+ */
 async function rawFloor(node: TestNode, label: string, parallel: boolean): Promise<number[]> {
-  const one = async (i: number) => {
+  const options: RuntimeConfigOptions = { podLogsRoot: node.logDir, podsDir: join(node.rootDir, "floor-pods"), cgroupRoot: CGROUP_PARENT, nodeName: NODE_NAME, hostIP: "127.0.0.1" };
+  const imageRef = (await node.client.imageStatus({ image: BUSYBOX_IMAGE })).image?.id ?? BUSYBOX_IMAGE;
+  const pods = Array.from({ length: N }, (_, i) => {
+    const name = `${label}-${i}`;
+    const loaded = loadStaticPods(manifest(name, "sleep 3600"), { source: "file", location: `/floor/${name}.yaml`, nodeName: NODE_NAME });
+    if (!loaded.ok) throw new Error(`floor manifest ${name}: ${loaded.errors.map((e) => e.message).join("; ")}`);
+    return loaded.pods[0]!;
+  });
+  const one = async (pod: Pod) => {
     const t0 = performance.now();
-    const pod = await runSandbox(node, `${label}-${i}`);
-    await runContainer(node.client, pod, "main", ["sleep", "3600"]);
+    for (const v of pod.spec!.volumes ?? []) mkdirSync(volumeHostPath(pod, v.name, options)!, { recursive: true, mode: 0o777 });
+    const container = pod.spec!.containers[0]!;
+    mkdirSync(join(podLogDir(pod, options), container.name), { recursive: true });
+    mkdirSync(join(options.podsDir, pod.metadata!.uid!, "containers", container.name), { recursive: true });
+    const sb = sandboxConfig(pod, 0, options);
+    const sandboxId = await node.client.runPodSandbox(sb);
+    const id = await node.client.createContainer(sandboxId, containerConfig({ pod, container, init: false, restartCount: 0, podIP: "", imageRef, options }), sb);
+    await node.client.startContainer(id);
     return performance.now() - t0;
   };
-  const out = parallel ? await Promise.all(Array.from({ length: N }, (_, i) => one(i))) : [];
-  if (!parallel) for (let i = 0; i < N; i++) out.push(await one(i));
+  const out = parallel ? await Promise.all(pods.map(one)) : [];
+  if (!parallel) for (const pod of pods) out.push(await one(pod));
   await removeAllPods(node.client);
   return out;
 }
