@@ -175,7 +175,8 @@ Examples:
       stoppers.push(() => hsrc.stop());
       sources.push("http");
     }
-    const push = new PushSource({ nodeName, loader: loadStaticPods, log });
+    // Pushed pods are kept under the root directory, so that a restarted agent adopts them.
+    const push = new PushSource({ nodeName, loader: loadStaticPods, log, stateFile: join(rootDir, "pushed-pods.json") });
     push.start(feed);
     sources.push("api");
 

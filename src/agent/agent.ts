@@ -45,6 +45,7 @@ export class Agent {
   private readonly crashBackoff: Backoff;
   private readonly imageBackoff: Backoff;
   private lastLoop = 0;
+  private allSourcesSeen = false;
   private timers: Timer[] = [];
   private readonly started = new Set<string>();
   private readonly nextResync = new Map<string, number>();
@@ -138,6 +139,10 @@ export class Agent {
   private async housekeeping(): Promise<void> {
     const { config, pleg } = this.o;
     if (config.seenAllSources(this.o.sources)) {
+      if (!this.allSourcesSeen) {
+        this.allSourcesSeen = true;
+        this.o.log.info(`every pod source has been seen (${this.o.sources.join(", ")}): runtime pods that none of them has are removed from now on`);
+      }
       const known = new Set(this.workers.states().map((s) => s.uid));
       for (const uid of pleg.cache.uids()) {
         const st = pleg.cache.get(uid)?.status;

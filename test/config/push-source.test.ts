@@ -1,5 +1,8 @@
-import { describe, expect, test } from "bun:test";
-import type { Pod } from "kubernetes-types/core/v1";
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Pod, PodList } from "kubernetes-types/core/v1";
 import type { SourceReport } from "../../src/config/pod-config";
 import { PodConfig } from "../../src/config/pod-config";
 import { PushSource } from "../../src/config/push-source";
@@ -97,5 +100,59 @@ describe("PushSource", () => {
     src.remove("default", "early");
     expect(config.apply(snaps[1]!).map((u) => u.op)).toEqual(["REMOVE"]);
     expect(await src.scan()).toEqual({ source: "api", pods: [], errors: [] });
+  });
+
+  describe("with a state file", () => {
+    const dirs: string[] = [];
+    const stateDir = () => {
+      const d = mkdtempSync(join(tmpdir(), "push-state-"));
+      dirs.push(d);
+      return d;
+    };
+    afterAll(() => {
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    });
+    const withState = (file: string) => new PushSource({ nodeName: "node1", loader: fakeLoader, log: quietLog(), stateFile: file });
+
+    test("a restarted source has the pods pushed before, with the same UIDs, and forgets removed ones", () => {
+      const file = join(stateDir(), "pushed-pods.json");
+      const first = withState(file);
+      first.start(() => {});
+      const web = first.add(pod("web"));
+      first.add(pod("db", "postgres", undefined, "data"));
+      first.remove("data", "db");
+      const second = withState(file);
+      const snaps: SourceReport[] = [];
+      second.start((s) => snaps.push(s));
+      expect(names(snaps[0]!)).toEqual(["default/web"]);
+      expect(web.ok && snaps[0]!.pods[0]!.metadata?.uid).toBe(web.ok ? web.pod.metadata!.uid! : "");
+      // What is kept is the pod as it was pushed, not the loaded one.
+      const kept = JSON.parse(readFileSync(file, "utf8")) as PodList;
+      expect(kept.items.map((p) => p.metadata?.name)).toEqual(["web"]);
+      expect(kept.items[0]!.metadata?.uid).toBeUndefined();
+    });
+
+    test("an unreadable state file is set aside, never overwritten, and the set starts empty", () => {
+      const dir = stateDir();
+      const file = join(dir, "pushed-pods.json");
+      writeFileSync(file, "{ not json");
+      const src = withState(file);
+      const snaps: SourceReport[] = [];
+      src.start((s) => snaps.push(s));
+      expect(snaps[0]!.pods).toEqual([]);
+      const aside = readdirSync(dir).filter((n) => n.startsWith("pushed-pods.json.unreadable-"));
+      expect(aside).toHaveLength(1);
+      expect(readFileSync(join(dir, aside[0]!), "utf8")).toBe("{ not json");
+    });
+
+    test("a kept pod that no longer loads is dropped, the others stay", () => {
+      const file = join(stateDir(), "pushed-pods.json");
+      const bad = pod("bad");
+      bad.spec!.nodeName = "elsewhere";
+      writeFileSync(file, JSON.stringify({ apiVersion: "v1", kind: "PodList", items: [pod("good"), bad] }));
+      const snaps: SourceReport[] = [];
+      withState(file).start((s) => snaps.push(s));
+      expect(names(snaps[0]!)).toEqual(["default/good"]);
+    });
   });
 });

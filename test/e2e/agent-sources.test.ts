@@ -40,6 +40,22 @@ describe("agent sources on containerd 1.7", () => {
     agent?.cleanup();
   });
 
+  test("a pushed pod outlives an agent restart: adopted, not removed as an orphan", async () => {
+    const post = await fetch(`${agent.url}/pods`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: manifest("kept", "sleep 3600") });
+    expect(post.status).toBe(201);
+    const before = await agent.waitPod("kept", "running", running);
+    await agent.stop();
+    await agent.start();
+    // Once every source (the URL's too) has been seen, orphans are removed in the same pass.
+    await agent.proc.waitFor("every source seen", () => agent.proc.stderr.includes("every pod source has been seen") || undefined);
+    const after = await agent.waitPod("kept", "running", running);
+    expect(after.metadata!.uid).toBe(before.metadata!.uid!);
+    expect(after.status!.containerStatuses![0]!.containerID).toBe(before.status!.containerStatuses![0]!.containerID!);
+    expect(after.status!.containerStatuses![0]!.restartCount).toBe(0);
+    expect((await fetch(`${agent.url}/pods/default/kept`, { method: "DELETE", headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    await eventually("the kept pod to go", async () => !(await agent.pod("kept")));
+  }, 60_000);
+
   test("a URL's pod runs; when the URL goes away the pod stays and the error is reported", async () => {
     const p = await agent.waitPod("fromurl", "running", running);
     expect(p.metadata!.name).toBe("fromurl-e2e-node");
