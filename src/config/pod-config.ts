@@ -121,8 +121,16 @@ export class PodConfig {
     return out;
   }
 
-  /** Calls cb with every update from now on, synchronously and in order; returns an unsubscribe. */
+  /**
+   * Calls cb with every update, synchronously and in order; returns an unsubscribe. A listener that
+   * comes after pods were merged first gets them as one ADD per source: like the kubelet's buffered
+   * updates channel, nothing merged before the sync loop started listening is lost (a source can
+   * have a set the moment it starts, e.g. pushed pods kept across a restart).
+   */
   onUpdate(cb: PodUpdateListener): () => void {
+    for (const [source, pods] of this.bySource) {
+      if (pods.size > 0) cb({ op: "ADD", source, pods: [...pods.values()].map((p) => structuredClone(p)) });
+    }
     this.listeners.add(cb);
     return () => void this.listeners.delete(cb);
   }

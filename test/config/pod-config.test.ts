@@ -203,6 +203,17 @@ describe("PodConfig merge", () => {
     expect(seen).toEqual(["file:ADD:1", "file:REMOVE:1", "file:ADD:1"]);
   });
 
+  test("a listener that comes late first gets the current pods as one ADD per source", () => {
+    const { apply, config } = setup();
+    apply("api", [pod("a", "u1"), pod("b", "u2")]);
+    apply("file", []);
+    apply("http", [pod("c", "u3")]);
+    const seen: string[] = [];
+    config.onUpdate((u) => seen.push(`${u.source}:${u.op}:${u.pods.map((p) => p.metadata?.name).join(",")}`));
+    apply("http", []);
+    expect(seen).toEqual(["api:ADD:a,b", "http:ADD:c", "http:REMOVE:c"]);
+  });
+
   test("updates() is an async iterable that ends when its signal aborts", async () => {
     const { apply, config } = setup();
     const ac = new AbortController();
