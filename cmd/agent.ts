@@ -11,7 +11,7 @@ import { CriClient, resolveRuntime } from "../src/cri";
 import { loadStaticPods } from "../src/manifest/load";
 import type { PodSourceName } from "../src/manifest/types";
 import { Pleg, type PlegModeSetting } from "../src/pleg";
-import { AgentMetrics, buildNode, parseLabels, parseTaint, startAgentServer } from "../src/server";
+import { AgentMetrics, runtimeCounts, buildNode, parseLabels, parseTaint, startAgentServer } from "../src/server";
 import { RealClock, createLogger, parseDuration, type LogFormat } from "../src/util";
 import pkg from "../package.json" with { type: "json" };
 import { UsageError } from "./main";
@@ -153,7 +153,15 @@ Examples:
     const pleg = new Pleg(client, clock, {
       mode: given["pleg-mode"] as PlegModeSetting,
       onModeChange: (m) => log.info(`PLEG mode ${m.mode}: ${m.reason}`),
-      onError: (what, err) => log.warn(`PLEG ${what}: ${(err as Error).message ?? err}`),
+      onError: (what, err) => {
+        log.warn(`PLEG ${what}: ${(err as Error).message ?? err}`);
+        if (what.startsWith("event stream")) metrics.incEventedPlegConnectionErrors();
+      },
+      onRelist: (r) => {
+        metrics.observePlegRelist(r.durationMs / 1000);
+        if (r.intervalMs !== undefined) metrics.observePlegRelistInterval(r.intervalMs / 1000);
+      },
+      onStreamConnected: () => metrics.incEventedPlegConnections(),
     });
     const config = new PodConfig({ clock, log });
     const sources: PodSourceName[] = [];
@@ -201,10 +209,14 @@ Examples:
       },
       hooks: {
         podStarted: (_pod, seconds) => metrics.observePodStart(seconds),
-        afterHousekeeping: (a) => {
+        containerRestarted: (pod, container) => metrics.incContainerRestart(pod.metadata?.namespace ?? "default", pod.metadata?.name ?? "", container),
+        podRemoved: (pod) => metrics.forgetPod(pod.metadata?.namespace ?? "default", pod.metadata?.name ?? ""),
+        afterHousekeeping: () => {
           const stats = pleg.relistStats;
           if (stats.lastRelistTime) metrics.setPlegLastSeen(stats.lastRelistTime);
-          metrics.setRunningPods(a.workers.states().filter((s) => s.phase === "syncing").length);
+          const { pods, containers } = runtimeCounts(pleg.cache);
+          metrics.setRunningPods(pods);
+          metrics.setRunningContainers(containers);
         },
       },
     });

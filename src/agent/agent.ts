@@ -19,6 +19,8 @@ export interface AgentHooks {
   /** A pod's containers all started for the first time: seconds since the agent first saw it. */
   podStarted?(pod: Pod, seconds: number): void;
   containerRestarted?(pod: Pod, container: string): void;
+  /** A pod is gone for good: its containers and sandboxes removed. */
+  podRemoved?(pod: Pod): void;
   afterHousekeeping?(agent: Agent): void;
 }
 
@@ -53,7 +55,7 @@ export class Agent {
   constructor(private readonly o: AgentOptions) {
     this.crashBackoff = new Backoff(o.clock);
     this.imageBackoff = new Backoff(o.clock);
-    this.syncer = new PodSyncer(o.runtime, o.clock, this.crashBackoff, this.imageBackoff, o.runtimeConfig, o.log);
+    this.syncer = new PodSyncer(o.runtime, o.clock, this.crashBackoff, this.imageBackoff, o.runtimeConfig, o.log, (pod, c) => o.hooks?.containerRestarted?.(pod, c));
     this.workers = new PodWorkers(
       {
         syncPod: (pod, st) => this.syncer.syncPod(pod, st),
@@ -173,6 +175,7 @@ export class Agent {
     if (s.phase === "terminated" && s.removed) {
       this.started.delete(s.uid);
       this.nextResync.delete(s.uid);
+      this.o.hooks?.podRemoved?.(s.pod);
     }
   }
 

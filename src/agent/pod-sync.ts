@@ -61,6 +61,8 @@ export class PodSyncer {
     private readonly imageBackoff: Backoff,
     private readonly opts: RuntimeConfigOptions,
     private readonly log: Logger,
+    /** A container was started again after an earlier instance (restartPolicy, a failed probe). */
+    private readonly onContainerRestart?: (pod: Pod, container: string) => void,
   ) {}
 
   async syncPod(pod: Pod, status: PodStatus | undefined): Promise<SyncResult> {
@@ -163,6 +165,7 @@ export class PodSyncer {
       throw new ContainerStartError("RunContainerError", (err as Error).message);
     }
     this.log.info(`started container ${c.name} (${id.slice(0, 12)}) of pod ${fullName(pod)}${restartCount ? `, restart ${restartCount}` : ""}`);
+    if (restartCount > 0) this.onContainerRestart?.(pod, c.name);
   }
 
   /** The kubelet's EnsureImageExists: pull per imagePullPolicy, with the image-pull backoff. */

@@ -27,6 +27,13 @@ export interface PlegOptions {
   watcher?: WatcherOptions;
   onModeChange?: (change: ModeChange) => void;
   onError?: (what: string, err: unknown) => void;
+  /**
+   * After every full relist, failed or not: how long it took, and the time since the previous one
+   * started (the kubelet's kubelet_pleg_relist_duration_seconds and _interval_seconds).
+   */
+  onRelist?: (r: { ok: boolean; durationMs: number; intervalMs: number | undefined }) => void;
+  /** The event stream was accepted (counts kubelet_evented_pleg_connection_success_count). */
+  onStreamConnected?: () => void;
 }
 
 export interface ModeChange {
@@ -49,7 +56,7 @@ export class Pleg {
   readonly events: BoundedQueue<PodLifecycleEvent>;
   private readonly statusCache = new PodStatusCache();
   private readonly relister: Relister;
-  private readonly opts: Required<Omit<PlegOptions, "watcher" | "onModeChange" | "onError">>;
+  private readonly opts: Required<Omit<PlegOptions, "watcher" | "onModeChange" | "onError" | "onRelist" | "onStreamConnected">>;
   private activeMode: PlegMode | undefined;
   private periodMs: number;
   private lastRelistEnd = 0;
@@ -132,6 +139,7 @@ export class Pleg {
     const watcher = new ContainerEventWatcher(this.runtime, this.clock, {
       onEvent: (ev) => this.onRuntimeEvent(ev),
       onStreaming: () => {
+        this.options.onStreamConnected?.();
         this.setMode("evented", "the runtime streams container events; full relist every " + formatDuration(this.opts.eventedRelistPeriodMs));
         this.setPeriod(this.opts.eventedRelistPeriodMs);
       },
@@ -188,9 +196,13 @@ export class Pleg {
   private async relistLoop(signal: AbortSignal): Promise<void> {
     const onAbort = () => this.wake?.();
     signal.addEventListener("abort", onAbort, { once: true });
+    let lastStart: number | undefined;
     while (!signal.aborted && !this.stopRequested) {
-      await this.relister.relist();
+      const start = this.clock.now();
+      const ok = await this.relister.relist();
       this.lastRelistEnd = this.clock.now();
+      this.options.onRelist?.({ ok, durationMs: this.lastRelistEnd - start, intervalMs: lastStart === undefined ? undefined : start - lastStart });
+      lastStart = start;
       if (signal.aborted || this.stopRequested) break;
       await new Promise<void>((resolve) => {
         this.wake = resolve;

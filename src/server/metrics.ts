@@ -7,6 +7,7 @@
 // Each AgentMetrics owns its own prom-client Registry, never the global one: two agents in one
 // process (tests) must not share or collide on series.
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { PodStatusReader } from "../pleg/cache";
 
 /** component-base metrics.DefBuckets (= Prometheus DefBuckets), used by the kubelet's PLEG histograms. */
 export const DEFAULT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -202,3 +203,26 @@ export class AgentMetrics {
     this.sourceErrors.set({ source }, count);
   }
 }
+
+/**
+ * What kubelet_running_pods and kubelet_running_containers count, from the PLEG's cache as the
+ * kubelet's relist does (updateRunningPodAndContainerMetrics): pods with a ready sandbox, and
+ * containers by state (the pause sandboxes are not containers here, as there).
+ */
+export function runtimeCounts(cache: PodStatusReader): { pods: number; containers: Record<ContainerStateLabel, number> } {
+  const containers: Record<ContainerStateLabel, number> = { created: 0, running: 0, exited: 0, unknown: 0 };
+  let pods = 0;
+  for (const uid of cache.uids()) {
+    const st = cache.get(uid)?.status;
+    if (!st) continue;
+    if (st.sandboxStatuses.some((s) => s.state === "SANDBOX_READY")) pods++;
+    for (const c of st.containerStatuses) containers[CONTAINER_STATE_LABEL[c.state] ?? "unknown"]++;
+  }
+  return { pods, containers };
+}
+
+const CONTAINER_STATE_LABEL: Partial<Record<string, ContainerStateLabel>> = {
+  CONTAINER_CREATED: "created",
+  CONTAINER_RUNNING: "running",
+  CONTAINER_EXITED: "exited",
+};

@@ -60,6 +60,13 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(first.status!.phase).toBe("Running");
       const second = await agent.waitPod("crash", "back-off 20s", (p) => (p.status?.containerStatuses?.[0]?.state?.waiting?.message ?? "").includes("back-off 20s"), 40_000);
       expect(second.status!.containerStatuses![0]!.restartCount).toBe(cs.restartCount + 1);
+      // /metrics counts the restarts the agent made, the exited container and the relists.
+      const metrics = await (await fetch(`${agent.url}/metrics`)).text();
+      const sample = (re: RegExp) => Number(re.exec(metrics)?.[1] ?? NaN);
+      expect(sample(/^nodeagent_container_restarts_total\{namespace="default",pod="crash-e2e-node",container="main"\} (\d+)$/m)).toBeGreaterThanOrEqual(1);
+      expect(sample(/^kubelet_running_containers\{container_state="exited"\} (\d+)$/m)).toBeGreaterThanOrEqual(1);
+      expect(sample(/^kubelet_running_pods (\d+)$/m)).toBeGreaterThanOrEqual(1);
+      expect(sample(/^kubelet_pleg_relist_duration_seconds_count (\d+)$/m)).toBeGreaterThanOrEqual(1);
       agent.removeManifest("crash.yaml");
     }, 90_000);
 

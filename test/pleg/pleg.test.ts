@@ -42,6 +42,22 @@ describe("Pleg, generic mode", () => {
     await stop();
   });
 
+  test("reports every relist, failed ones too, with its duration and the interval since the previous", async () => {
+    const rt = new FakeRuntime();
+    const relists: { ok: boolean; durationMs: number; intervalMs: number | undefined }[] = [];
+    const { clock, stop } = start(rt, { mode: "generic", relistPeriodMs: 1000, onRelist: (r) => relists.push(r) });
+    await clock.advance(0);
+    rt.failNext.set("listPodSandbox", [new Error("runtime hung")]);
+    await clock.advance(1000);
+    await clock.advance(1000);
+    expect(relists).toEqual([
+      { ok: true, durationMs: 0, intervalMs: undefined },
+      { ok: false, durationMs: 0, intervalMs: 1000 },
+      { ok: true, durationMs: 0, intervalMs: 1000 },
+    ]);
+    await stop();
+  });
+
   test("is unhealthy once the last successful relist is older than 3 minutes, with the kubelet's message", async () => {
     const rt = new FakeRuntime();
     const { clock, pleg, stop } = start(rt, { mode: "generic" });

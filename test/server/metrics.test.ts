@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { register as globalRegistry } from "prom-client";
-import { AgentMetrics, DEFAULT_BUCKETS, POD_STARTUP_BUCKETS } from "../../src/server/metrics";
+import { AgentMetrics, DEFAULT_BUCKETS, POD_STARTUP_BUCKETS, runtimeCounts } from "../../src/server/metrics";
 
 /** The sample lines of the rendered text, as "name{labels} value". */
 function samples(text: string): string[] {
@@ -139,5 +139,17 @@ describe("AgentMetrics", () => {
     a.setRunningPods(5);
     expect(samples(await b.render())).toContain("kubelet_running_pods 0");
     expect(await globalRegistry.metrics()).not.toContain("kubelet_");
+  });
+
+  test("runtimeCounts: pods with a ready sandbox and containers by state, from the PLEG cache", () => {
+    const sandbox = (state: string) => ({ id: state, state }) as never;
+    const container = (state: string) => ({ id: state, state }) as never;
+    const statuses = new Map([
+      ["a", { status: { uid: "a", name: "a", namespace: "d", ips: [], sandboxStatuses: [sandbox("SANDBOX_READY")], containerStatuses: [container("CONTAINER_RUNNING"), container("CONTAINER_EXITED")] }, error: undefined, timestamp: 0 }],
+      ["b", { status: { uid: "b", name: "b", namespace: "d", ips: [], sandboxStatuses: [sandbox("SANDBOX_NOTREADY")], containerStatuses: [container("CONTAINER_EXITED"), container("CONTAINER_UNKNOWN")] }, error: undefined, timestamp: 0 }],
+      ["c", { status: undefined, error: new Error("gone"), timestamp: 0 }],
+    ]);
+    const reader = { get: (uid: string) => statuses.get(uid), uids: () => [...statuses.keys()], getNewerThan: () => Promise.reject(new Error("unused")) };
+    expect(runtimeCounts(reader)).toEqual({ pods: 1, containers: { created: 0, running: 1, exited: 2, unknown: 1 } });
   });
 });
