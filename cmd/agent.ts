@@ -34,6 +34,9 @@ const CONFIG_FIELDS: Record<string, string> = {
   podLogsDir: "pod-logs-dir",
   cgroupRoot: "cgroup-root",
   podInfraContainerImage: "pod-infra-container-image",
+  clusterDNS: "cluster-dns",
+  clusterDomain: "cluster-domain",
+  resolvConf: "resolv-conf",
 };
 
 function readConfigFile(path: string): Record<string, string> {
@@ -100,6 +103,9 @@ Examples:
     port: { type: "string", default: "10250", description: "HTTP API port (0: any free port, printed at start)" },
     "tls-cert-file": { type: "string", description: "Serve HTTPS with this certificate" },
     "tls-private-key-file": { type: "string", description: "…and this key" },
+    "cluster-dns": { type: "string", description: "Cluster DNS server IPs, comma-separated: ClusterFirst pods resolve through them (without it they use the host's resolv.conf, as the kubelet)" },
+    "cluster-domain": { type: "string", default: "cluster.local", description: "The cluster's DNS domain, searched by ClusterFirst pods" },
+    "resolv-conf": { type: "string", default: "/etc/resolv.conf", description: "The host's resolver configuration, the base of Default pods and the searches of ClusterFirst ones" },
     "pod-logs-dir": { type: "string", default: "/var/log/pods", description: "Container logs: <dir>/<ns>_<name>_<uid>/<container>/<n>.log" },
     "cgroup-root": { type: "string", default: "/nodeagent", description: "cgroupfs parent of every pod (pod<uid> below it)" },
     "pleg-mode": { type: "enum", options: ["auto", "generic", "evented"], default: "auto", description: "auto | generic | evented (see nodeagent pleg watch --help)" },
@@ -197,7 +203,10 @@ Examples:
       sources,
       clock,
       log,
-      runtimeConfig: { podLogsRoot: arg("pod-logs-dir")!, podsDir: join(rootDir, "pods"), cgroupRoot: arg("cgroup-root")!, nodeName, hostIP },
+      runtimeConfig: {
+        podLogsRoot: arg("pod-logs-dir")!, podsDir: join(rootDir, "pods"), cgroupRoot: arg("cgroup-root")!, nodeName, hostIP,
+        clusterDns: { servers: (arg("cluster-dns") ?? "").split(",").map((x) => x.trim()).filter(Boolean), domain: arg("cluster-domain")!, resolvConf: arg("resolv-conf")! },
+      },
       syncFrequencyMs: dur("sync-frequency"),
       node: async () => {
         const h = agent.healthChecks().filter((c) => !c.ok);

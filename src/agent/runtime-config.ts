@@ -8,6 +8,7 @@ import type { ContainerConfigInput, PodSandboxConfigInput } from "../cri/types";
 import { parseQuantity } from "../api/quantity";
 import * as ann from "./labels";
 import { podRef } from "./pod-ref";
+import { podDnsConfig, type ClusterDnsOptions } from "./dns";
 
 export interface RuntimeConfigOptions {
   /** The kubelet's /var/log/pods. */
@@ -18,6 +19,8 @@ export interface RuntimeConfigOptions {
   cgroupRoot: string;
   nodeName: string;
   hostIP: string;
+  /** Cluster DNS for ClusterFirst pods (the kubelet's --cluster-dns); without it they use the host's. */
+  clusterDns?: ClusterDnsOptions;
 }
 
 export function podLogDir(pod: Pod, o: RuntimeConfigOptions): string {
@@ -39,7 +42,7 @@ export function sandboxConfig(pod: Pod, attempt: number, o: RuntimeConfigOptions
     // A host-network sandbox must not set a hostname: it would rename the host (DESIGN.md).
     hostname: hostNetwork ? "" : (spec.hostname ?? ref.name).slice(0, 63),
     logDirectory: podLogDir(pod, o),
-    dnsConfig: hostNetwork || spec.dnsPolicy === "Default" ? null : dnsConfig(pod),
+    dnsConfig: podDnsConfig(pod, o.clusterDns),
     portMappings: ports.map((p) => ({
       protocol: (p.protocol ?? "TCP") as "TCP" | "UDP" | "SCTP",
       containerPort: p.containerPort,
@@ -64,16 +67,6 @@ export function sandboxConfig(pod: Pod, attempt: number, o: RuntimeConfigOptions
       },
     },
   };
-}
-
-function dnsConfig(pod: Pod): PodSandboxConfigInput["dnsConfig"] {
-  const d = pod.spec?.dnsConfig;
-  if (pod.spec?.dnsPolicy === "None" || d) {
-    return { servers: d?.nameservers ?? [], searches: d?.searches ?? [], options: (d?.options ?? []).map((o) => (o.value ? `${o.name}:${o.value}` : o.name ?? "")) };
-  }
-  // No cluster DNS on a standalone node: ClusterFirst falls back to the host's resolv.conf, as the
-  // kubelet does without --cluster-dns (it then logs that ClusterFirst becomes Default).
-  return null;
 }
 
 /** The value of a downward API field path, or undefined when the path is not supported. */

@@ -10,7 +10,7 @@ import { eventually } from "./proc";
 
 for (const version of ["1.6", "1.7"] as const) {
   describe(`agent on containerd ${version}`, () => {
-    const env = useAgent(version);
+    const env = useAgent(version, () => ["--cluster-dns", "10.96.0.10"]);
     let node: TestNode;
     let agent: TestAgent;
     beforeAll(() => {
@@ -49,6 +49,27 @@ for (const version of ["1.6", "1.7"] as const) {
       const text = await eventually("the app's log", async () => existsSync(log) && readFileSync(log, "utf8").includes("two") && readFileSync(log, "utf8"));
       expect(text.split("\n").filter(Boolean).map((l) => l.split(" ").slice(3).join(" "))).toEqual(["one", "two"]);
       agent.removeManifest("init.yaml");
+    }, 60_000);
+
+    test("resolv.conf as the kubelet writes it: ClusterFirst through --cluster-dns, None from dnsConfig", async () => {
+      const resolvConf = async (name: string) => {
+        const p = await agent.waitPod(name, "running", running);
+        const log = join(agent.dir, "logs", `default_${name}-e2e-node_${p.metadata!.uid}`, "main", "0.log");
+        const text = await eventually(`${name}'s resolv.conf in its log`, async () => existsSync(log) && readFileSync(log, "utf8").includes("nameserver") && readFileSync(log, "utf8"));
+        return text.split("\n").filter(Boolean).map((l) => l.split(" ").slice(3).join(" ").trim());
+      };
+      agent.writeManifest("dns1.yaml", manifest("dns1", "cat /etc/resolv.conf; sleep 3600"));
+      agent.writeManifest("dns2.yaml", manifest("dns2", "cat /etc/resolv.conf; sleep 3600").replace("spec:\n", "spec:\n  dnsPolicy: None\n  dnsConfig: { nameservers: [192.0.2.1], searches: [e2e.example], options: [{ name: ndots, value: '2' }] }\n"));
+      const first = await resolvConf("dns1");
+      expect(first).toContain("nameserver 10.96.0.10");
+      expect(first.find((l) => l.startsWith("search"))!.split(/\s+/).slice(1, 4)).toEqual(["default.svc.cluster.local", "svc.cluster.local", "cluster.local"]);
+      expect(first).toContain("options ndots:5");
+      const second = await resolvConf("dns2");
+      expect(second.filter((l) => l.startsWith("nameserver"))).toEqual(["nameserver 192.0.2.1"]);
+      expect(second).toContain("search e2e.example");
+      expect(second).toContain("options ndots:2");
+      agent.removeManifest("dns1.yaml");
+      agent.removeManifest("dns2.yaml");
     }, 60_000);
 
     test("a crashing container goes into CrashLoopBackOff with growing delays", async () => {
