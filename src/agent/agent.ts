@@ -4,13 +4,13 @@
 import type { Node, Pod } from "kubernetes-types/core/v1";
 import type { PodConfig, PushSource } from "../config";
 import type { PodSourceName } from "../manifest/types";
-import type { CriClient } from "../cri/client";
+import type { PodStatusReader } from "../pleg/cache";
 import type { Pleg } from "../pleg/pleg";
 import type { Clock, Timer } from "../util/clock";
 import type { Logger } from "../util/log";
 import { apiTime } from "../util/time";
 import { Backoff } from "./backoff";
-import { PodSyncer } from "./pod-sync";
+import { PodSyncer, type SyncRuntime } from "./pod-sync";
 import { PodWorkers, type PodWorkerState } from "./pod-workers";
 import type { RuntimeConfigOptions } from "./runtime-config";
 import { computeApiPodStatus } from "./status";
@@ -25,7 +25,8 @@ export interface AgentHooks {
 }
 
 export interface AgentOptions {
-  runtime: CriClient;
+  /** The CRI calls a pod sync makes: the CriClient on a node, a fake in tests. */
+  runtime: SyncRuntime;
   pleg: Pleg;
   config: PodConfig;
   push?: PushSource;
@@ -39,6 +40,20 @@ export interface AgentOptions {
   housekeepingPeriodMs?: number;
   node: () => Promise<Node>;
   hooks?: AgentHooks;
+}
+
+/**
+ * The PLEG's cache as the pod workers read it: no status counts as current before a relist that began
+ * once the agent was up. As the kubelet's cache, whose GetNewerThan blocks until its first relist, so
+ * that a pod's first sync sees what already runs (a restarted agent adopts its pods, never starts them
+ * a second time) even when a source delivers the pod before the PLEG has listed the runtime.
+ */
+function firstRelistGate(cache: PodStatusReader, since: number): PodStatusReader {
+  return {
+    get: (uid) => cache.get(uid),
+    uids: () => cache.uids(),
+    getNewerThan: (uid, minTime, signal) => cache.getNewerThan(uid, Math.max(minTime, since), signal),
+  };
 }
 
 export class Agent {
@@ -63,7 +78,7 @@ export class Agent {
         removePod: (uid, st) => this.syncer.removePod(uid, st),
         relistPod: (uid) => o.pleg.requestPodRelist(uid, undefined, o.pleg.mode ?? "generic"),
       },
-      o.pleg.cache,
+      firstRelistGate(o.pleg.cache, o.clock.now()),
       o.clock,
       o.log,
     );
