@@ -43,6 +43,9 @@ export interface PodSyncActions {
   relistPod(uid: string): Promise<void>;
 }
 
+/** The kubelet's backOffPeriod: a pod whose sync failed is synced again after 10 s (pod_workers.go completeWork). */
+const SYNC_ERROR_BACKOFF_MS = 10_000;
+
 interface Worker {
   state: PodWorkerState;
   busy: boolean;
@@ -167,14 +170,16 @@ export class PodWorkers {
         result = await this.actions.syncPod(s.pod, status.status);
         s.waiting = result.waiting;
         s.failed = result.failed;
-        s.retryAt = result.retryAt;
+        // A sync that reported errors (CreateContainerError, a failed sandbox…) is retried after the
+        // kubelet's pod-sync backOffPeriod, as a sync that threw is: nothing else may come for it.
+        s.retryAt = result.retryAt ?? (result.errors.length ? this.clock.now() + SYNC_ERROR_BACKOFF_MS : undefined);
         s.lastError = result.errors.join("; ") || undefined;
         if (result.errors.length) this.log.warn(`sync of pod ${s.fullName}: ${result.errors.join("; ")}`);
       } catch (err) {
         s.lastError = (err as Error).message;
         this.log.error(`sync of pod ${s.fullName} failed: ${s.lastError}`);
         // As the kubelet's pod-sync backOffPeriod: try again in 10 s unless something happens first.
-        s.retryAt = this.clock.now() + 10_000;
+        s.retryAt = this.clock.now() + SYNC_ERROR_BACKOFF_MS;
       }
       s.syncs++;
       // The relist that follows starts after lastSyncTime, so the next sync's wait is satisfied by it.
