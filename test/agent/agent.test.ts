@@ -1,0 +1,353 @@
+// The Agent's sync loop end to end on a fake runtime: PodConfig updates, the generic PLEG's relists,
+// the 1 s sync tick and the 2 s housekeeping drive real pod workers and a real PodSyncer, whose CRI
+// calls land in the in-memory FakeRuntime. Time moves only when the FakeClock is advanced.
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
+import { Agent, type AgentHooks } from "../../src/agent/agent";
+import { PodConfig, type SourceReport } from "../../src/config";
+import type { ContainerConfigInput } from "../../src/cri/types";
+import type { PodSourceName } from "../../src/manifest/types";
+import { Pleg } from "../../src/pleg/pleg";
+import { FakeClock, flushMicrotasks } from "../../src/util/clock";
+import { createLogger } from "../../src/util/log";
+import { grpcStatusError } from "../fakes/grpc";
+import { FakeRuntime } from "../fakes/runtime";
+import { pod } from "./fixtures";
+
+const root = mkdtempSync(join(tmpdir(), "nodeagent-agent-test-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+interface RunningAgent {
+  agent: Agent;
+  config: PodConfig;
+  pleg: Pleg;
+  /** Runs due timers and lets every sync, relist and event that follows finish. */
+  settle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts an agent on the runtime. `before` feeds PodConfig before the sync loop starts, as a source
+ * that has its pods the moment it starts does (pushed pods kept across a restart).
+ */
+async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: PodSourceName[]; before?: SourceReport; hooks?: AgentHooks } = {}): Promise<RunningAgent> {
+  const log = createLogger("text", -1);
+  const pleg = new Pleg(rt, clock, { mode: "generic" });
+  const config = new PodConfig({ clock, log });
+  if (opts.before) config.apply(opts.before);
+  const agent = new Agent({
+    runtime: rt,
+    pleg,
+    config,
+    sources: opts.sources ?? ["file"],
+    clock,
+    log,
+    runtimeConfig: { podLogsRoot: join(root, "logs"), podsDir: join(root, "pods"), cgroupRoot: "nodeagent-unit-test", nodeName: "node-a", hostIP: "192.0.2.10" },
+    node: async () => ({}),
+    hooks: opts.hooks,
+  });
+  const ac = new AbortController();
+  const done = agent.run(ac.signal);
+  const settle = async () => {
+    await clock.advance(0);
+    await agent.workers.idle();
+    await flushMicrotasks();
+  };
+  await settle();
+  return {
+    agent,
+    config,
+    pleg,
+    settle,
+    stop: async () => {
+      ac.abort();
+      await clock.advance(0);
+      await done;
+    },
+  };
+}
+
+const fromFile = (...pods: Pod[]): SourceReport => ({ source: "file", pods, errors: [] });
+
+/** The names of the containers the agent asked the runtime to create, in order. */
+function created(rt: FakeRuntime): string[] {
+  return (rt.callsOf("createContainer") as { config: ContainerConfigInput }[]).map((a) => a.config.metadata?.name ?? "");
+}
+
+function statusOf(agent: Agent, name = "web"): ApiPodStatus {
+  const p = agent.pods().find((x) => x.metadata?.name === name);
+  if (!p?.status) throw new Error(`the agent has no pod ${name}`);
+  return p.status;
+}
+
+function containerStatus(agent: Agent, name: string) {
+  const s = statusOf(agent);
+  return [...(s.initContainerStatuses ?? []), ...(s.containerStatuses ?? [])].find((c) => c.name === name);
+}
+
+function withCommand(p: Pod, command: string): Pod {
+  const copy = structuredClone(p);
+  copy.spec!.containers[0]!.command = ["sh", "-c", command];
+  return copy;
+}
+
+describe("Agent: pods from PodConfig", () => {
+  test("a new pod gets one sandbox; init containers run one at a time, in order, before the app containers", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    rt.exitOnStart.set("init-b", 0);
+    const a = await startAgent(rt, clock);
+    a.config.apply(fromFile(pod({ inits: ["init-a", "init-b"], containers: ["app", "sidecar"] })));
+    await a.settle();
+    // init-a runs; init-b must not start until it has succeeded.
+    expect(created(rt)).toEqual(["init-a"]);
+    expect(statusOf(a.agent).phase).toBe("Pending");
+    expect(containerStatus(a.agent, "init-a")?.state?.running).toBeDefined();
+    expect(containerStatus(a.agent, "app")?.state?.waiting?.reason).toBe("ContainerCreating");
+
+    rt.exit(rt.containersNamed("init-a")[0]!.id, 0);
+    await clock.advance(1000); // the next relist sees it succeed
+    await a.settle();
+    expect(created(rt)).toEqual(["init-a", "init-b", "app", "sidecar"]);
+    expect(rt.callsOf("runPodSandbox")).toHaveLength(1);
+    expect(rt.sandboxes.size).toBe(1);
+    const s = statusOf(a.agent);
+    expect(s.phase).toBe("Running");
+    expect(s.conditions?.find((c) => c.type === "Initialized")?.status).toBe("True");
+    expect(s.containerStatuses?.map((c) => [c.name, !!c.state?.running, c.restartCount])).toEqual([["app", true, 0], ["sidecar", true, 0]]);
+    expect(s.initContainerStatuses?.map((c) => [c.name, c.state?.terminated?.reason])).toEqual([["init-a", "Completed"], ["init-b", "Completed"]]);
+    // Nothing more happens while nothing changes.
+    await clock.advance(10_000);
+    expect(created(rt)).toHaveLength(4);
+    await a.stop();
+  });
+
+  test("UPDATEs to a busy pod are coalesced into one more sync with the newest spec, never lost", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    const a = await startAgent(rt, clock);
+    const v1 = pod();
+    const release = rt.hold("createContainer");
+    a.config.apply(fromFile(v1));
+    await clock.advance(0);
+    expect(rt.callsOf("createContainer")).toHaveLength(1); // the first sync is stuck in CreateContainer
+    expect(a.config.apply(fromFile(withCommand(v1, "sleep 2"))).map((u) => u.op)).toEqual(["UPDATE"]);
+    expect(a.config.apply(fromFile(withCommand(v1, "sleep 3"))).map((u) => u.op)).toEqual(["UPDATE"]);
+    await clock.advance(0);
+    expect(rt.callsOf("createContainer")).toHaveLength(1);
+    release();
+    await a.settle();
+    // The "sleep 2" spec was never acted on; the "sleep 3" one replaced the first container.
+    const commands = (rt.callsOf("createContainer") as { config: ContainerConfigInput }[]).map((c) => c.config.command);
+    expect(commands).toEqual([["sh", "-c", "sleep 1000"], ["sh", "-c", "sleep 3"]]);
+    const running = [...rt.containers.values()].filter((c) => c.state === "CONTAINER_RUNNING");
+    expect(running.map((c) => c.command)).toEqual([["sh", "-c", "sleep 3"]]);
+    expect(a.agent.pods()[0]!.spec!.containers[0]!.command).toEqual(["sh", "-c", "sleep 3"]);
+    expect(rt.sandboxes.size).toBe(1);
+    await a.stop();
+  });
+
+  test("REMOVE stops the containers with the pod's grace period, then removes them and the sandbox: nothing is left", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    const removed: string[] = [];
+    const a = await startAgent(rt, clock, { hooks: { podRemoved: (p) => removed.push(p.metadata!.uid!) } });
+    const p = pod({ containers: ["app", "sidecar"] });
+    p.spec!.terminationGracePeriodSeconds = 5;
+    a.config.apply(fromFile(p));
+    await a.settle();
+    expect(statusOf(a.agent).phase).toBe("Running");
+    const ids = [...rt.containers.keys()];
+
+    expect(a.config.apply(fromFile()).map((u) => u.op)).toEqual(["REMOVE"]);
+    await a.settle();
+    expect(rt.sandboxes.size).toBe(0);
+    expect(rt.containers.size).toBe(0);
+    // In parallel, as the kubelet's killContainersWithSyncResult: in no particular order.
+    expect(rt.callsOf("stopContainer")).toEqual(expect.arrayContaining(ids.map((id) => ({ id, timeoutSeconds: 5 }))));
+    expect(rt.callsOf("stopContainer")).toHaveLength(2);
+    // Stopped before removed (the fake, as containerd, refuses to remove a running container).
+    const order = rt.calls.map((c) => c.method).filter((m) => /^(stop|remove)/.test(m));
+    expect(order.lastIndexOf("stopContainer")).toBeLessThan(order.indexOf("removeContainer"));
+    expect(a.agent.pods()).toEqual([]);
+    expect(removed).toEqual(["uid-1"]);
+    // And it stays gone: no sync recreates it.
+    await clock.advance(5000);
+    expect(rt.callsOf("runPodSandbox")).toHaveLength(1);
+    await a.stop();
+  });
+});
+
+describe("Agent: housekeeping", () => {
+  test("a runtime pod no source has is removed only once every source has been seen", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    const orphanSandbox = rt.addSandbox({ uid: "orphan-uid", name: "left-over" });
+    const orphanContainer = rt.addContainer(orphanSandbox, "app");
+    const a = await startAgent(rt, clock, { sources: ["file", "api"] });
+    a.config.apply(fromFile(pod()));
+    await a.settle();
+    // Only the file source has been seen: the API source may still bring the pod back.
+    await clock.advance(10_000);
+    a.config.apply({ source: "api", pods: [], errors: [], complete: false });
+    await clock.advance(4000);
+    expect(rt.sandboxes.has(orphanSandbox)).toBe(true);
+    expect(rt.containers.get(orphanContainer)?.state).toBe("CONTAINER_RUNNING");
+
+    a.config.apply({ source: "api", pods: [], errors: [] });
+    await clock.advance(2000); // the next housekeeping
+    await a.settle();
+    expect(rt.sandboxes.has(orphanSandbox)).toBe(false);
+    expect(rt.containers.has(orphanContainer)).toBe(false);
+    // The pod a source has keeps running.
+    expect(statusOf(a.agent).phase).toBe("Running");
+    expect(rt.sandboxes.size).toBe(1);
+    expect(a.agent.pods().map((p) => p.metadata?.uid)).toEqual(["uid-1"]);
+    await a.stop();
+  });
+});
+
+describe("Agent: restartPolicy", () => {
+  test("Always: a crashing container restarts at once, then after 10 s, then after 20 s (CrashLoopBackOff), never before", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    rt.exitOnStart.set("app", 1);
+    const restarted: string[] = [];
+    const a = await startAgent(rt, clock, { hooks: { containerRestarted: (_p, c) => restarted.push(c) } });
+    a.config.apply(fromFile(pod()));
+    await a.settle();
+    // The kubelet's doBackOff: the first exit has no backoff yet, so the first restart is immediate.
+    expect(created(rt)).toHaveLength(2);
+    let app = containerStatus(a.agent, "app")!;
+    expect(app.restartCount).toBe(1);
+    expect(app.state?.waiting).toEqual({ reason: "CrashLoopBackOff", message: "back-off 10s restarting failed container=app pod=web_default(uid-1)" });
+    expect(app.lastState?.terminated?.exitCode).toBe(1);
+    expect(statusOf(a.agent).phase).toBe("Running");
+
+    await clock.advance(9000);
+    expect(created(rt)).toHaveLength(2);
+    await clock.advance(1000);
+    await a.settle();
+    expect(created(rt)).toHaveLength(3);
+    app = containerStatus(a.agent, "app")!;
+    expect(app.restartCount).toBe(2);
+    expect(app.state?.waiting?.message).toStartWith("back-off 20s ");
+
+    await clock.advance(19_000);
+    expect(created(rt)).toHaveLength(3);
+    await clock.advance(1000);
+    await a.settle();
+    expect(created(rt)).toHaveLength(4);
+    expect(containerStatus(a.agent, "app")!.state?.waiting?.message).toStartWith("back-off 40s ");
+    expect(restarted).toEqual(["app", "app", "app"]);
+    // One sandbox throughout, and the container GC keeps only the newest dead instance.
+    expect(rt.sandboxes.size).toBe(1);
+    await clock.advance(2000);
+    expect(rt.containersNamed("app")).toHaveLength(1);
+    await a.stop();
+  });
+
+  test.each([
+    [0, "Succeeded", "Completed"],
+    [3, "Failed", "Error"],
+  ])("Never: a container that exits %d stays exited, the pod is %s and its sandbox stopped", async (code, phase, reason) => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    rt.exitOnStart.set("app", code);
+    const a = await startAgent(rt, clock);
+    a.config.apply(fromFile(pod({ restartPolicy: "Never" })));
+    await a.settle();
+    // Long enough for the periodic resync (1 min + jitter) to have run too.
+    await clock.advance(120_000);
+    await a.settle();
+    expect(created(rt)).toEqual(["app"]);
+    expect(rt.callsOf("runPodSandbox")).toHaveLength(1);
+    const s = statusOf(a.agent);
+    expect(s.phase).toBe(phase);
+    expect(s.containerStatuses?.[0]?.state?.terminated).toMatchObject({ exitCode: code, reason });
+    expect(s.conditions?.find((c) => c.type === "Ready")).toMatchObject({ status: "False", reason: "PodCompleted" });
+    // The kubelet kills the sandbox of a pod with nothing left to run.
+    expect([...rt.sandboxes.values()].map((sb) => sb.state)).toEqual(["SANDBOX_NOTREADY"]);
+    await a.stop();
+  });
+});
+
+describe("Agent: runtime failures", () => {
+  test("a failed CreateContainer shows CreateContainerError in the pod status and is retried after the 10 s pod-sync backoff", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    const fail = () => grpcStatusError("CreateContainer", 2, "failed to create containerd container: no space left on device");
+    // Fails in the first sync and in the one the new sandbox's PLEG event causes.
+    rt.failNext.set("createContainer", [fail(), fail()]);
+    const a = await startAgent(rt, clock);
+    a.config.apply(fromFile(pod()));
+    await a.settle();
+    expect(rt.callsOf("createContainer")).toHaveLength(2);
+    expect(rt.containers.size).toBe(0);
+    expect(containerStatus(a.agent, "app")?.state?.waiting).toEqual({
+      reason: "CreateContainerError",
+      message: "CRI CreateContainer: UNKNOWN: failed to create containerd container: no space left on device",
+    });
+    expect(statusOf(a.agent).phase).toBe("Pending");
+
+    await clock.advance(9000);
+    expect(rt.callsOf("createContainer")).toHaveLength(2);
+    await clock.advance(1000);
+    await a.settle();
+    expect(rt.callsOf("createContainer")).toHaveLength(3);
+    expect(containerStatus(a.agent, "app")?.state?.running).toBeDefined();
+    expect(statusOf(a.agent).phase).toBe("Running");
+    expect(rt.callsOf("runPodSandbox")).toHaveLength(1);
+    await a.stop();
+  });
+});
+
+describe("Agent: restart", () => {
+  test.each([
+    ["after the first relist", false],
+    ["before the first relist (a source that has its pods at once)", true],
+  ])("an agent restarted on the same runtime adopts the running pod when its config comes %s", async (_when, early) => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    const first = await startAgent(rt, clock);
+    first.config.apply(fromFile(pod()));
+    await first.settle();
+    expect(statusOf(first.agent).phase).toBe("Running");
+    await first.stop();
+    await clock.advance(5000);
+
+    const second = await startAgent(rt, clock, early ? { before: fromFile(pod()) } : {});
+    if (!early) second.config.apply(fromFile(pod()));
+    await second.settle();
+    await clock.advance(5000);
+    await second.settle();
+    expect(rt.callsOf("runPodSandbox")).toHaveLength(1);
+    expect(rt.callsOf("createContainer")).toHaveLength(1);
+    expect(rt.callsOf("stopContainer")).toEqual([]);
+    const app = containerStatus(second.agent, "app")!;
+    expect(app.state?.running).toBeDefined();
+    expect(app.restartCount).toBe(0);
+    expect(statusOf(second.agent).phase).toBe("Running");
+    await second.stop();
+  });
+});
+
+describe("Agent: health", () => {
+  test("healthChecks reports the sync loop once it ran, and again when it has stopped for over 2 minutes", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    const a = await startAgent(rt, clock);
+    const check = (name: string) => a.agent.healthChecks().find((c) => c.name === name);
+    expect(check("syncloop")).toEqual({ name: "syncloop", ok: false, message: "sync loop has not run yet" });
+    expect(check("PLEG")?.ok).toBe(true); // the first relist ran when the agent started
+    await clock.advance(1000);
+    expect(check("syncloop")).toEqual({ name: "syncloop", ok: true, message: "ok" });
+    await a.stop();
+    await clock.advance(121_000);
+    expect(check("syncloop")).toEqual({ name: "syncloop", ok: false, message: "sync loop last ran 121s ago" });
+    expect(check("PLEG")?.ok).toBe(true);
+  });
+});
