@@ -46,7 +46,7 @@ test: node deps build images
 	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) test --timeout 120000 $(TEST_ARGS)
 
 test-unit: deps
-	$(BUN) test test/util test/cri test/pleg
+	$(BUN) test test/util test/cri test/pleg test/prober
 
 bench-pleg: node deps build images
 	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) bench/pleg.ts

@@ -50,7 +50,8 @@ export async function main(root: AnyCommand, rawArgs = process.argv.slice(2)): P
       process.exit(EXIT_USAGE);
     }
     const { result } = await runCommand(root, { rawArgs });
-    process.exit(typeof result === "number" ? result : EXIT_OK);
+    // citty hands back only the root command's result: a subcommand sets process.exitCode instead.
+    process.exit(typeof result === "number" ? result : Number(process.exitCode ?? EXIT_OK));
   } catch (err) {
     const e = err as Error;
     if (e?.name === "CLIError" || err instanceof UsageError) {

@@ -5,6 +5,7 @@ import pkg from "../package.json" with { type: "json" };
 import { agentCommand } from "./agent";
 import { main } from "./main";
 import { plegCommand } from "./pleg";
+import { probeCommand } from "./probe";
 
 export const root = defineCommand({
   meta: {
@@ -17,9 +18,11 @@ Examples:
                                        run static pods on this host
   nodeagent pleg watch                 live pod lifecycle events from the runtime
   nodeagent pleg watch -o json | jq .  the same, one JSON object a line
+  nodeagent probe run --pod default/web --probe readiness
+                                       a container's readiness probe, as the agent runs it
   nodeagent --version`,
   },
-  subCommands: { agent: agentCommand, pleg: plegCommand },
+  subCommands: { agent: agentCommand, pleg: plegCommand, probe: probeCommand },
 });
 
 if (import.meta.main) await main(root);

@@ -63,7 +63,9 @@ Exit status: 0 on Ctrl-C or SIGTERM, 1 when the runtime cannot be used, 2 on a u
       log.error(`cannot reach the runtime at ${runtime.endpoint}: ${(e as Error).message}`);
       client.close();
       await runtime.release();
-      return EXIT_FAILURE;
+      // Through exitCode: citty drops a subcommand's return value (see main.ts).
+      process.exitCode = EXIT_FAILURE;
+      return;
     }
 
     const out = (line: string) => process.stdout.write(line + "\n");

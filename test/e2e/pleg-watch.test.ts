@@ -63,3 +63,12 @@ for (const version of ["1.6", "1.7"] as const) {
     });
   });
 }
+
+describe("pleg watch without a runtime", () => {
+  test("an unreachable runtime endpoint is exit 1 with the endpoint named", async () => {
+    const endpoint = `unix:///tmp/nodeagent-no-runtime-${process.pid}.sock`;
+    const watch = new BinaryProcess(["pleg", "watch", "--runtime-endpoint", endpoint]);
+    expect(await watch.proc.exited).toBe(1);
+    await watch.waitFor("the error naming the endpoint", () => watch.stderr.includes(`cannot reach the runtime at ${endpoint}`) || undefined, 5_000);
+  }, 30_000);
+});

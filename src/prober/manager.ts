@@ -1,0 +1,349 @@
+// ProbeManager: the probe workers of every pod, driven by the agent's pod sync (the kubelet's
+// instanceBoundManager). Each probe type of each container has at most one worker, bound to one
+// container instance (ID); a replaced instance's workers and results go with it. The manager caches
+// each instance's results (the kubelet's results managers), tells the agent's syncLoop when a result
+// changes, answers the readiness and started queries the pod status needs, and reports every attempt
+// to an observer for metrics.
+//
+// After an agent restart, running containers are *adopted* with what the agent last reported for
+// them (a ProbeSeed): a ready container stays ready and an unready one stays unready until probed
+// again. The kubelet got this wrong both ways: ready pods went NotReady on a kubelet restart
+// (k/k #100277) and NotReady pods were briefly Ready before their workers existed (#135795).
+import type { Container, Pod } from "kubernetes-types/core/v1";
+import type { Clock } from "../util/clock";
+import type { Logger } from "../util/log";
+import type { ContainerCommandRunner } from "./exec";
+import { Prober } from "./prober";
+import { oneLine, probeOf } from "./spec";
+import { initialResult } from "./thresholds";
+import type { ProbeAttempt, ProbeObservation, ProbeResult, ProbeSeed, ProbeType, ProbeUpdate } from "./types";
+import { ProbeWorker, type ProbeTarget } from "./worker";
+
+/** A container the runtime reports running: the instance probes are bound to. */
+export interface RunningContainer {
+  name: string;
+  id: string;
+  /** When it started, ms since the epoch (CRI startedAt / 1e6). */
+  startedAt: number;
+}
+
+export interface ProbeManagerOptions {
+  /** Runs exec probes: the CriClient. */
+  runner: ContainerCommandRunner;
+  clock: Clock;
+  /** A container's cached result changed: the syncLoop input. Not called for initial values or seeds. */
+  onUpdate?: (u: ProbeUpdate) => void;
+  /** Every attempt that was not thrown away: prober_probe_total and the duration histogram. */
+  observe?: (o: ProbeObservation) => void;
+  log?: Logger;
+  /** For the adopted workers' first-probe jitter; Math.random unless a test fixes it. */
+  random?: () => number;
+}
+
+/** A probed container's key in the manager's maps. */
+const slotKey = (podUid: string, container: string) => `${podUid}/${container}`;
+
+/** Containers that can have probes: app containers and sidecars (init containers that always restart). */
+function probedContainers(pod: Pod): Container[] {
+  const sidecars = (pod.spec?.initContainers ?? []).filter((c) => c.restartPolicy === "Always");
+  return [...sidecars, ...(pod.spec?.containers ?? [])].filter((c) => c.livenessProbe || c.readinessProbe || c.startupProbe);
+}
+
+function findContainer(pod: Pod, name: string): Container | undefined {
+  return pod.spec?.containers.find((c) => c.name === name) ?? pod.spec?.initContainers?.find((c) => c.name === name);
+}
+
+/** Results a container instance cannot come back from: its worker is not restarted. */
+const isTerminal = (type: ProbeType, r: ProbeResult) => (type === "liveness" || type === "startup") && r === "failure";
+
+interface PodEntry {
+  pod: Pod;
+  /** What network probes dial. */
+  host: string;
+}
+
+export class ProbeManager {
+  readonly prober: Prober;
+  private readonly pods = new Map<string, PodEntry>();
+  /** Workers by pod/container, then probe type. */
+  private readonly workers = new Map<string, Map<ProbeType, ProbeWorker>>();
+  /** Cached results by container ID, then probe type. */
+  private readonly results = new Map<string, Map<ProbeType, ProbeResult>>();
+  /** The instance each pod/container's probes are bound to. */
+  private readonly instances = new Map<string, string>();
+  /** Pods whose liveness and startup probes were stopped for termination. */
+  private readonly terminating = new Set<string>();
+  private readonly random: () => number;
+  /** Containers that started before this manager existed were started by a previous agent: adopted. */
+  private readonly createdAt: number;
+
+  constructor(private readonly o: ProbeManagerOptions) {
+    this.prober = new Prober(o.runner, o.clock);
+    this.random = o.random ?? Math.random;
+    this.createdAt = o.clock.now();
+  }
+
+  /**
+   * Reconciles a pod's probe workers with its running containers (the kubelet's EnsureProbes), on
+   * every pod sync: a running container already tracked keeps its workers (and gets any it is newly
+   * due); a probed container not running loses its workers and results; a new instance gets workers.
+   * A container that was running before this manager existed is *adopted*: its results start from
+   * `seed` (what the previous agent reported for it) and its first probe is spread over one period.
+   * `podIP` is the sandbox's IP.
+   */
+  syncPod(pod: Pod, podIP: string, running: RunningContainer[], seed?: (c: RunningContainer) => ProbeSeed | undefined): void {
+    const uid = pod.metadata?.uid ?? "";
+    this.setPod(pod, podIP);
+    const probed = probedContainers(pod);
+    for (const c of probed) {
+      const r = running.find((x) => x.name === c.name);
+      if (r) this.startInstance(uid, c, r, seed);
+      else this.stopContainer(uid, c.name);
+    }
+    // Containers whose probes the spec no longer has.
+    for (const name of this.keysOf(uid)) if (!probed.some((c) => c.name === name)) this.stopContainer(uid, name);
+  }
+
+  /**
+   * A container was just started (the kubelet's StartProbes, called after StartContainer): probing
+   * begins without waiting for the next pod sync, initialDelaySeconds counted from `c.startedAt`.
+   * Idempotent for one container ID.
+   */
+  containerStarted(pod: Pod, podIP: string, c: RunningContainer): void {
+    const uid = pod.metadata?.uid ?? "";
+    this.setPod(pod, podIP);
+    const spec = probedContainers(pod).find((x) => x.name === c.name);
+    if (spec) this.startInstance(uid, spec, c, undefined);
+  }
+
+  /** The pod is terminating: its liveness and startup probes stop, so graceful shutdown is not cut short. */
+  stopLivenessAndStartup(podUid: string): void {
+    this.terminating.add(podUid);
+    for (const [key, slot] of this.workers) {
+      if (!key.startsWith(`${podUid}/`)) continue;
+      for (const type of ["liveness", "startup"] as const) {
+        const w = slot.get(type);
+        if (w) {
+          slot.delete(type);
+          void w.stop();
+        }
+      }
+    }
+  }
+
+  /** Stops a container's workers and forgets its results (it stopped, or no longer has probes). */
+  stopContainer(podUid: string, containerName: string): void {
+    const key = slotKey(podUid, containerName);
+    const slot = this.workers.get(key);
+    this.workers.delete(key);
+    for (const w of slot?.values() ?? []) void w.stop();
+    const id = this.instances.get(key);
+    this.instances.delete(key);
+    if (id !== undefined) this.forgetInstance(id);
+  }
+
+  /** The pod is gone: every worker stops and every result is forgotten. */
+  removePod(podUid: string): void {
+    const entry = this.pods.get(podUid);
+    const names = new Set([...(entry ? probedContainers(entry.pod).map((c) => c.name) : []), ...this.keysOf(podUid)]);
+    for (const name of names) this.stopContainer(podUid, name);
+    this.pods.delete(podUid);
+    this.terminating.delete(podUid);
+  }
+
+  /** Housekeeping: removes every pod not in `desired`. */
+  cleanupPods(desired: ReadonlySet<string>): void {
+    for (const uid of [...this.pods.keys()]) if (!desired.has(uid)) this.removePod(uid);
+  }
+
+  /**
+   * Readiness of a container for its status (the kubelet's UpdatePodStatus): not ready until its
+   * startup probe passed; then its readiness result, or ready when it has no readiness probe.
+   * `containerId` picks the instance (the running one); without it, the instance probes are bound
+   * to. Undefined when the manager has never been given the pod: the caller must not guess.
+   */
+  readiness(podUid: string, containerName: string, containerId?: string): boolean | undefined {
+    const c = this.containerSpec(podUid, containerName);
+    if (!c) return undefined;
+    const id = containerId ?? this.instances.get(slotKey(podUid, containerName));
+    if (c.startupProbe && (id === undefined || this.results.get(id)?.get("startup") !== "success")) return false;
+    if (!c.readinessProbe) return true;
+    return id !== undefined && this.results.get(id)?.get("readiness") === "success";
+  }
+
+  /** containerStatuses[].started: true once the startup probe passed, or when there is none. */
+  started(podUid: string, containerName: string, containerId?: string): boolean | undefined {
+    const c = this.containerSpec(podUid, containerName);
+    if (!c) return undefined;
+    if (!c.startupProbe) return true;
+    const id = containerId ?? this.instances.get(slotKey(podUid, containerName));
+    return id !== undefined && this.results.get(id)?.get("startup") === "success";
+  }
+
+  /** The cached result of one probe of a container instance. */
+  result(containerId: string, type: ProbeType): ProbeResult | undefined {
+    return this.results.get(containerId)?.get(type);
+  }
+
+  /** The workers running now (for tests and the agent's explanations). */
+  activeWorkers(): { podUid: string; containerName: string; containerId: string; type: ProbeType }[] {
+    return [...this.workers.values()].flatMap((slot) =>
+      [...slot.values()].map((w) => ({ podUid: w.target.pod.metadata?.uid ?? "", containerName: w.target.container.name, containerId: w.containerId, type: w.type })),
+    );
+  }
+
+  /** Stops every worker and waits for probes in flight to end (agent shutdown, tests). */
+  async stop(): Promise<void> {
+    const all = [...this.workers.values()].flatMap((slot) => [...slot.values()]);
+    this.workers.clear();
+    await Promise.all(all.map((w) => w.stop()));
+  }
+
+  // ---- internals ----
+
+  private setPod(pod: Pod, podIP: string): void {
+    const uid = pod.metadata?.uid ?? "";
+    // As the kubelet's probes of a host-network pod reach it on the node itself.
+    const host = pod.spec?.hostNetwork ? "127.0.0.1" : podIP;
+    this.pods.set(uid, { pod, host });
+  }
+
+  private containerSpec(podUid: string, name: string): Container | undefined {
+    const entry = this.pods.get(podUid);
+    return entry && findContainer(entry.pod, name);
+  }
+
+  private keysOf(podUid: string): string[] {
+    const names = new Set<string>();
+    for (const key of [...this.workers.keys(), ...this.instances.keys()]) if (key.startsWith(`${podUid}/`)) names.add(key.slice(podUid.length + 1));
+    return [...names];
+  }
+
+  private target(podUid: string, container: Container, r: RunningContainer): ProbeTarget {
+    const entry = this.pods.get(podUid)!;
+    return { pod: entry.pod, container, containerId: r.id, host: entry.host, startedAt: r.startedAt };
+  }
+
+  private startInstance(uid: string, c: Container, r: RunningContainer, seed: ((c: RunningContainer) => ProbeSeed | undefined) | undefined): void {
+    const adopted = r.startedAt < this.createdAt;
+    if (!this.results.has(r.id)) this.seedInstance(c, r.id, adopted ? seed?.(r) : undefined);
+    this.startProbes(this.target(uid, c, r), adopted);
+  }
+
+  /** A new instance's results start from the seed (adoption) or the probe types' initial values. */
+  private seedInstance(c: Container, id: string, seed: ProbeSeed | undefined): void {
+    const values = new Map<ProbeType, ProbeResult>();
+    if (c.startupProbe) values.set("startup", seed?.started ? "success" : initialResult("startup"));
+    if (c.readinessProbe) values.set("readiness", seed?.ready ? "success" : initialResult("readiness"));
+    // Never kill a container over anything that happened before the agent restarted.
+    if (c.livenessProbe) values.set("liveness", initialResult("liveness"));
+    this.results.set(id, values);
+  }
+
+  private forgetInstance(id: string): void {
+    this.results.delete(id);
+  }
+
+  /** Installs the workers an instance should have now, replacing an earlier instance's. */
+  private startProbes(target: ProbeTarget, adopted: boolean): void {
+    const uid = target.pod.metadata?.uid ?? "";
+    const key = slotKey(uid, target.container.name);
+    const previous = this.instances.get(key);
+    if (previous !== undefined && previous !== target.containerId) {
+      const stale = this.workers.get(key);
+      this.workers.delete(key);
+      for (const w of stale?.values() ?? []) void w.stop();
+      this.forgetInstance(previous);
+    }
+    this.instances.set(key, target.containerId);
+    // Readiness and liveness are gated on the startup probe: they start when it passes.
+    if (target.container.startupProbe && this.result(target.containerId, "startup") !== "success") {
+      this.ensureWorker("startup", target, adopted);
+      return;
+    }
+    this.ensureWorker("readiness", target, adopted);
+    this.ensureWorker("liveness", target, adopted);
+  }
+
+  private ensureWorker(type: ProbeType, target: ProbeTarget, adopted: boolean): void {
+    if (!probeOf(target.container, type)) return;
+    const uid = target.pod.metadata?.uid ?? "";
+    if (type !== "readiness" && this.terminating.has(uid)) return;
+    const key = slotKey(uid, target.container.name);
+    let slot = this.workers.get(key);
+    if (!slot) this.workers.set(key, (slot = new Map()));
+    const existing = slot.get(type);
+    if (existing?.containerId === target.containerId) {
+      // Same instance: keep probing, unless the probe itself was edited (the container runs on,
+      // since probes are not part of its hash): then a worker with the new spec takes over.
+      if (JSON.stringify(probeOf(existing.target.container, type)) === JSON.stringify(probeOf(target.container, type))) return;
+      void existing.stop();
+    }
+    const cached = this.result(target.containerId, type) ?? initialResult(type);
+    // A verdict this instance cannot come back from: the syncLoop is about to kill it.
+    if (isTerminal(type, cached)) return;
+    const w = new ProbeWorker({
+      type,
+      target,
+      prober: this.prober,
+      clock: this.o.clock,
+      initial: cached,
+      adopted,
+      random: this.random,
+      onAttempt: (worker, a) => this.observed(worker, a),
+      onSettled: (worker, result, a) => this.settled(worker, result, a),
+      onExit: (worker) => {
+        if (slot.get(worker.type) === worker) slot.delete(worker.type);
+      },
+    });
+    slot.set(type, w);
+    w.start();
+  }
+
+  private observed(w: ProbeWorker, a: ProbeAttempt): void {
+    const md = w.target.pod.metadata;
+    this.o.observe?.({
+      probeType: w.type,
+      result: a.result === "success" ? "successful" : "failed",
+      durationSeconds: a.latencyMs / 1000,
+      podUid: md?.uid ?? "",
+      namespace: md?.namespace ?? "",
+      podName: md?.name ?? "",
+      containerName: w.target.container.name,
+    });
+  }
+
+  /** The thresholds settled: cache the result, tell the syncLoop if it changed, chain startup. */
+  private settled(w: ProbeWorker, result: "success" | "failure", a: ProbeAttempt): void {
+    const key = slotKey(w.target.pod.metadata?.uid ?? "", w.target.container.name);
+    // A worker whose instance was replaced while its probe ran has nothing to say any more.
+    if (this.workers.get(key)?.get(w.type) !== w) return;
+    const values = this.results.get(w.containerId) ?? new Map<ProbeType, ProbeResult>();
+    this.results.set(w.containerId, values);
+    const before = values.get(w.type);
+    values.set(w.type, result);
+    if (before !== result) {
+      const md = w.target.pod.metadata;
+      const spec = probeOf(w.target.container, w.type);
+      const grace = w.type !== "readiness" && result === "failure" ? spec?.terminationGracePeriodSeconds : undefined;
+      this.o.log?.debug(`${w.type} probe of ${md?.namespace}/${md?.name} container ${w.target.container.name}: ${before ?? "none"} → ${result}${a.output ? `: ${a.output}` : ""}`);
+      this.o.onUpdate?.({
+        podUid: md?.uid ?? "",
+        namespace: md?.namespace ?? "",
+        podName: md?.name ?? "",
+        containerName: w.target.container.name,
+        containerId: w.containerId,
+        probeType: w.type,
+        result,
+        reason: a.output,
+        message: `${w.type[0]!.toUpperCase()}${w.type.slice(1)} probe ${result === "success" ? "succeeded" : "failed"}${a.output ? `: ${oneLine(a.output)}` : ""}`,
+        ...(grace !== undefined && grace !== null ? { terminationGracePeriodSeconds: grace } : {}),
+        time: this.o.clock.now(),
+      });
+    }
+    if (w.type === "startup" && result === "success") {
+      this.ensureWorker("readiness", w.target, w.adopted);
+      this.ensureWorker("liveness", w.target, w.adopted);
+    }
+  }
+}

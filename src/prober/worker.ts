@@ -1,0 +1,119 @@
+// ProbeWorker: one probe type of one container *instance*, probed every period until it is stopped
+// (the kubelet's instanceBoundWorker, k/k pkg/kubelet/prober). A restarted container is not this
+// worker's business: it gets new workers. The first probe waits out initialDelaySeconds measured
+// from when the container started; a worker adopted after an agent restart adds a random part of one
+// period, so a node's worth of probes does not fire at once. A settled startup probe, and a failed
+// liveness probe, end the worker: the container has started (others take over) or is about to be
+// killed, and probing a container being stopped only produces noise.
+import type { Container, Pod } from "kubernetes-types/core/v1";
+import type { Clock } from "../util/clock";
+import type { Prober } from "./prober";
+import { probeAction, probeOf, probeTiming } from "./spec";
+import { ProbeThresholds } from "./thresholds";
+import { ProbeTicker } from "./ticker";
+import type { ProbeAttempt, ProbeResult, ProbeTiming, ProbeType } from "./types";
+
+/** The container instance a worker probes, fixed for the worker's life. */
+export interface ProbeTarget {
+  pod: Pod;
+  container: Container;
+  containerId: string;
+  /** What network probes dial: the pod IP, or 127.0.0.1 for a host-network pod. */
+  host: string;
+  /** When the container started (ms since the epoch): initialDelaySeconds counts from here. */
+  startedAt: number;
+}
+
+export interface ProbeWorkerOptions {
+  type: ProbeType;
+  target: ProbeTarget;
+  prober: Prober;
+  clock: Clock;
+  /** The cached result the thresholds start from (the initial value, or a seed). */
+  initial: ProbeResult;
+  /** Found running (agent restart) rather than just started: spread the first probe over a period. */
+  adopted: boolean;
+  /** Uniform in [0, 1): Math.random, or fixed in tests. */
+  random: () => number;
+  /** Every attempt that was not thrown away (for metrics). */
+  onAttempt(w: ProbeWorker, a: ProbeAttempt): void;
+  /** The thresholds settled on a result (it may equal the cached one). */
+  onSettled(w: ProbeWorker, result: "success" | "failure", a: ProbeAttempt): void;
+  /** The worker has ended, stopped or by itself. */
+  onExit(w: ProbeWorker): void;
+}
+
+export class ProbeWorker {
+  readonly type: ProbeType;
+  readonly target: ProbeTarget;
+  readonly adopted: boolean;
+  readonly timing: ProbeTiming;
+  private readonly thresholds: ProbeThresholds;
+  private readonly ac = new AbortController();
+  private running: Promise<void> | undefined;
+
+  constructor(private readonly o: ProbeWorkerOptions) {
+    this.type = o.type;
+    this.target = o.target;
+    this.adopted = o.adopted;
+    const spec = probeOf(o.target.container, o.type);
+    if (!spec) throw new Error(`container ${o.target.container.name} has no ${o.type} probe`);
+    this.timing = probeTiming(spec);
+    this.thresholds = new ProbeThresholds(this.timing.successThreshold, this.timing.failureThreshold, o.initial);
+  }
+
+  get containerId(): string {
+    return this.target.containerId;
+  }
+
+  start(): void {
+    this.running ??= this.run();
+  }
+
+  /** Stops probing and aborts a probe in flight; resolves when the worker has ended. */
+  stop(): Promise<void> {
+    this.ac.abort();
+    return this.running ?? Promise.resolve();
+  }
+
+  /** The remaining initial delay from the container's start, plus the adoption jitter. */
+  firstProbeDelay(): number {
+    const { clock, target, random } = this.o;
+    const delay = Math.max(0, target.startedAt + this.timing.initialDelayMs - clock.now());
+    return delay + (this.adopted ? random() * this.timing.periodMs : 0);
+  }
+
+  private async run(): Promise<void> {
+    const { clock } = this.o;
+    const signal = this.ac.signal;
+    try {
+      const first = this.firstProbeDelay();
+      if (first > 0) await clock.sleep(first, signal);
+      const ticker = new ProbeTicker(clock, this.timing.periodMs);
+      while (!signal.aborted && (await this.probeOnce())) {
+        const wait = ticker.untilNextTick();
+        if (wait > 0) await clock.sleep(wait, signal);
+      }
+    } catch {
+      // Stopped while waiting.
+    } finally {
+      this.o.onExit(this);
+    }
+  }
+
+  /** One attempt through the thresholds; false when the worker is done. */
+  private async probeOnce(): Promise<boolean> {
+    const { target, prober } = this.o;
+    const spec = probeOf(target.container, this.type)!;
+    const attempt = await prober.attempt(() => probeAction(spec, target.container, target), this.timing.timeoutMs, this.ac.signal);
+    if (this.ac.signal.aborted) return false;
+    // An errored probe is thrown away, as the kubelet does: no threshold moves, no metric counts it.
+    if (attempt.result === "error") return true;
+    this.o.onAttempt(this, attempt);
+    const step = this.thresholds.observe(attempt.result);
+    if (!step.settled) return true;
+    this.o.onSettled(this, attempt.result, attempt);
+    if (this.type === "startup") return false;
+    return !(this.type === "liveness" && attempt.result === "failure");
+  }
+}
