@@ -1,6 +1,8 @@
 // Agent: the syncLoop and everything it drives. Pod sources feed PodConfig; its updates, PLEG events,
-// a 1 s tick (work due: backoffs, retries) and 2 s housekeeping (orphans, container GC) drive the pod
-// workers; the workers sync pods through PodSyncer. The agent is what the HTTP server sees (AgentView).
+// probe results, a 1 s tick (work due: backoffs, retries) and 2 s housekeeping (orphans, container GC)
+// drive the pod workers; the workers sync pods through PodSyncer; the ProbeManager's workers follow
+// each sync. The agent is what the HTTP server sees (AgentView).
+import { join } from "node:path";
 import type { Node, Pod } from "kubernetes-types/core/v1";
 import type { PodConfig, PushSource } from "../config";
 import type { PodSourceName } from "../manifest/types";
@@ -9,6 +11,11 @@ import type { Pleg } from "../pleg/pleg";
 import type { Clock, Timer } from "../util/clock";
 import type { Logger } from "../util/log";
 import { apiTime } from "../util/time";
+import { ProbeManager } from "../prober/manager";
+import type { RunningContainer } from "../prober/manager";
+import type { ProbeObservation, ProbeSeed, ProbeUpdate } from "../prober/types";
+import { ContainerNotes } from "./container-notes";
+import { isInit } from "./pod-actions";
 import { Backoff } from "./backoff";
 import { PodSyncer, type SyncRuntime } from "./pod-sync";
 import { PodWorkers, type PodWorkerState } from "./pod-workers";
@@ -21,6 +28,8 @@ export interface AgentHooks {
   containerRestarted?(pod: Pod, container: string): void;
   /** A pod is gone for good: its containers and sandboxes removed. */
   podRemoved?(pod: Pod): void;
+  /** Every probe attempt that counted (prober_probe_total, prober_probe_duration_seconds). */
+  probeObserved?(o: ProbeObservation): void;
   afterHousekeeping?(agent: Agent): void;
 }
 
@@ -40,6 +49,8 @@ export interface AgentOptions {
   housekeepingPeriodMs?: number;
   node: () => Promise<Node>;
   hooks?: AgentHooks;
+  /** Where the agent keeps what must outlive it (container readiness); in memory only without. */
+  stateDir?: string;
 }
 
 /**
@@ -59,6 +70,9 @@ function firstRelistGate(cache: PodStatusReader, since: number): PodStatusReader
 export class Agent {
   readonly workers: PodWorkers;
   readonly syncer: PodSyncer;
+  readonly probes: ProbeManager;
+  private readonly notes: ContainerNotes;
+  private readonly startedAt: number;
   private readonly crashBackoff: Backoff;
   private readonly imageBackoff: Backoff;
   private lastLoop = 0;
@@ -68,12 +82,21 @@ export class Agent {
   private readonly nextResync = new Map<string, number>();
 
   constructor(private readonly o: AgentOptions) {
+    this.startedAt = o.clock.now();
+    this.notes = new ContainerNotes(o.stateDir ? join(o.stateDir, "container-notes.json") : undefined, o.log);
+    this.probes = new ProbeManager({
+      runner: o.runtime,
+      clock: o.clock,
+      log: o.log,
+      onUpdate: (u) => this.onProbeUpdate(u),
+      observe: (ob) => o.hooks?.probeObserved?.(ob),
+    });
     this.crashBackoff = new Backoff(o.clock);
     this.imageBackoff = new Backoff(o.clock);
     this.syncer = new PodSyncer(o.runtime, o.clock, this.crashBackoff, this.imageBackoff, o.runtimeConfig, o.log, (pod, c) => o.hooks?.containerRestarted?.(pod, c));
     this.workers = new PodWorkers(
       {
-        syncPod: (pod, st) => this.syncer.syncPod(pod, st),
+        syncPod: (pod, st) => this.syncer.syncPod(pod, st, (_name, id) => this.probeFailure(id)),
         killPod: (pod, st, grace) => this.syncer.killPod(pod, st, grace),
         removePod: (uid, st) => this.syncer.removePod(uid, st),
         relistPod: (uid) => o.pleg.requestPodRelist(uid, undefined, o.pleg.mode ?? "generic"),
@@ -130,6 +153,51 @@ export class Agent {
     await plegDone;
     await events;
     await this.workers.idle();
+    await this.probes.stop();
+  }
+
+  /** A probe result changed: the kubelet's probe-result channels into syncLoopIteration. */
+  private onProbeUpdate(u: ProbeUpdate): void {
+    if (u.result === "failure" && (u.probeType === "liveness" || u.probeType === "startup")) {
+      const policy = this.workers.get(u.podUid)?.pod.spec?.restartPolicy ?? "Always";
+      const message = `Container ${u.containerName} failed ${u.probeType} probe, will ${policy === "Never" ? "not " : ""}be restarted: ${u.reason}`;
+      this.notes.update(u.containerId, { killMessage: message });
+      this.o.log.info(`pod ${u.namespace}/${u.podName}: ${message}`);
+    } else if (u.probeType === "readiness") {
+      this.o.log.info(`pod ${u.namespace}/${u.podName}: container ${u.containerName} is ${u.result === "success" ? "ready" : `not ready: ${u.reason}`}`);
+    }
+    this.workers.syncUid(u.podUid);
+  }
+
+  /** Which probe has failed for a running instance, if any: the sync kills it (computePodActions). */
+  private probeFailure(containerId: string): "liveness" | "startup" | undefined {
+    if (this.probes.result(containerId, "liveness") === "failure") return "liveness";
+    if (this.probes.result(containerId, "startup") === "failure") return "startup";
+    return undefined;
+  }
+
+  /** The newest running instance of each probed container, as the probe workers bind to them. */
+  private runningContainers(uid: string): RunningContainer[] {
+    const st = this.o.pleg.cache.get(uid)?.status;
+    const out: RunningContainer[] = [];
+    const seen = new Set<string>();
+    for (const c of st?.containerStatuses ?? []) {
+      const name = c.metadata?.name ?? "";
+      if (seen.has(name)) continue;
+      seen.add(name);
+      if (c.state === "CONTAINER_RUNNING" && (!isInit(c) || this.isSidecar(uid, name))) out.push({ name, id: c.id, startedAt: c.startedAt / 1e6 });
+    }
+    return out;
+  }
+
+  private isSidecar(uid: string, name: string): boolean {
+    return (this.workers.get(uid)?.pod.spec?.initContainers ?? []).some((c) => c.name === name && c.restartPolicy === "Always");
+  }
+
+  /** What the agent last reported for an instance, as the probe workers' starting point after a restart. */
+  private probeSeed(containerId: string): ProbeSeed | undefined {
+    const n = this.notes.get(containerId);
+    return n && (n.ready !== undefined || n.started !== undefined) ? { ready: n.ready, started: n.started } : undefined;
   }
 
   /** Pods whose backoff or retry is due, and the periodic resync of every pod. */
@@ -175,6 +243,12 @@ export class Agent {
       const st = pleg.cache.get(s.uid)?.status;
       if (st) await this.syncer.garbageCollect(st).catch((err) => this.o.log.warn(`container GC of ${s.fullName}: ${(err as Error).message}`));
     }
+    // Notes of containers the runtime no longer has go, once a relist since the start has listed it.
+    if (pleg.relistStats.lastRelistTime >= this.startedAt) {
+      const live = new Set<string>();
+      for (const uid of pleg.cache.uids()) for (const c of pleg.cache.get(uid)?.status?.containerStatuses ?? []) live.add(c.id);
+      this.notes.prune(live);
+    }
     this.crashBackoff.gc();
     this.imageBackoff.gc();
     this.o.hooks?.afterHousekeeping?.(this);
@@ -182,6 +256,11 @@ export class Agent {
 
   private afterSync(s: PodWorkerState): void {
     const st = this.o.pleg.cache.get(s.uid)?.status;
+    // The probe workers follow the runtime's containers (the kubelet's probeManager.AddPod and
+    // StartupProbe/Liveness stop on termination, RemovePod when the pod is gone).
+    if (s.phase === "syncing") this.probes.syncPod(s.pod, st?.ips[0] ?? "", this.runningContainers(s.uid), (c) => this.probeSeed(c.id));
+    else if (s.phase === "terminating") this.probes.stopLivenessAndStartup(s.uid);
+    else if (s.phase === "terminated" && s.removed) this.probes.removePod(s.uid);
     s.apiStatus = this.apiStatus(s);
     if (!this.started.has(s.uid) && s.apiStatus.containerStatuses?.every((c) => c.state?.running) && st) {
       this.started.add(s.uid);
@@ -195,8 +274,13 @@ export class Agent {
   }
 
   private apiStatus(s: PodWorkerState) {
-    return computeApiPodStatus({
+    const probed = (name: string) => [...(s.pod.spec?.containers ?? []), ...(s.pod.spec?.initContainers ?? [])].find((c) => c.name === name);
+    const status = computeApiPodStatus({
       pod: s.pod,
+      // Until the prober has the pod (just after a restart) the last reported value stands.
+      ready: (name, id) => this.probes.readiness(s.uid, name, id) ?? this.notes.get(id)?.ready ?? !(probed(name)?.readinessProbe || probed(name)?.startupProbe),
+      started: (name, id) => this.probes.started(s.uid, name, id) ?? this.notes.get(id)?.started ?? !probed(name)?.startupProbe,
+      killMessage: (id) => this.notes.get(id)?.killMessage,
       runtime: this.o.pleg.cache.get(s.uid)?.status,
       waiting: s.waiting,
       hostIP: this.o.runtimeConfig.hostIP,
@@ -205,6 +289,10 @@ export class Agent {
       now: apiTime(this.o.clock.now()),
       previous: s.apiStatus,
     });
+    for (const c of [...(status.containerStatuses ?? []), ...(status.initContainerStatuses ?? [])]) {
+      if (c.state?.running && c.containerID) this.notes.update(c.containerID.replace(/^[a-z]+:\/\//, ""), { ready: c.ready, started: c.started });
+    }
+    return status;
   }
 
   /** Every pod with its live status, computed from the newest cached runtime status. */

@@ -11,7 +11,12 @@ export interface ContainerToKill {
   id: string;
   name: string;
   reason: string;
+  /** The failed probe's own terminationGracePeriodSeconds, which replaces the pod's for this kill. */
+  gracePeriodSeconds?: number;
 }
+
+/** Which probe, if any, has failed for a running container instance (the prober's cached results). */
+export type ProbeFailureLookup = (containerName: string, containerId: string) => "liveness" | "startup" | undefined;
 
 export interface PodActions {
   /** Kill the sandbox and every container (the sandbox is gone or must be replaced, or the pod is done). */
@@ -74,7 +79,7 @@ export function shouldRestart(pod: Pod, c: ContainerStatus | undefined): boolean
   }
 }
 
-export function computePodActions(pod: Pod, status: PodStatus | undefined): PodActions {
+export function computePodActions(pod: Pod, status: PodStatus | undefined, probeFailure?: ProbeFailureLookup): PodActions {
   const spec = pod.spec!;
   const restartPolicy = spec.restartPolicy ?? "Always";
   const inits = spec.initContainers ?? [];
@@ -142,6 +147,20 @@ export function computePodActions(pod: Pod, status: PodStatus | undefined): PodA
     if (c.annotations[ann.CONTAINER_HASH] !== ann.containerHash(container)) {
       actions.containersToKill.push({ id: c.id, name: container.name, reason: "Container spec hash changed" });
       actions.containersToStart.push(i);
+      return;
+    }
+    // A failed liveness or startup probe kills the container; it starts again unless the policy is
+    // Never (the kubelet restarts it for OnFailure too: the kill is not the container's own exit).
+    const failed = probeFailure?.(container.name, c.id);
+    if (failed) {
+      const probe = failed === "liveness" ? container.livenessProbe : container.startupProbe;
+      actions.containersToKill.push({
+        id: c.id,
+        name: container.name,
+        reason: `Container ${container.name} failed ${failed} probe`,
+        ...(probe?.terminationGracePeriodSeconds !== undefined ? { gracePeriodSeconds: probe.terminationGracePeriodSeconds } : {}),
+      });
+      if (restartPolicy !== "Never") actions.containersToStart.push(i);
       return;
     }
     keep++;

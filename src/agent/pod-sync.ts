@@ -14,7 +14,7 @@ import { formatDuration } from "../util/duration";
 import type { Logger } from "../util/log";
 import type { Backoff } from "./backoff";
 import * as ann from "./labels";
-import { computePodActions, findContainerStatus, isInit, type PodActions } from "./pod-actions";
+import { computePodActions, findContainerStatus, isInit, type PodActions, type ProbeFailureLookup } from "./pod-actions";
 import { fullName, podRef } from "./pod-ref";
 import { containerConfig, podLogDir, sandboxConfig, volumeHostPath, type RuntimeConfigOptions } from "./runtime-config";
 import type { Waiting } from "./status";
@@ -65,8 +65,8 @@ export class PodSyncer {
     private readonly onContainerRestart?: (pod: Pod, container: string) => void,
   ) {}
 
-  async syncPod(pod: Pod, status: PodStatus | undefined): Promise<SyncResult> {
-    const actions = computePodActions(pod, status);
+  async syncPod(pod: Pod, status: PodStatus | undefined, probeFailure?: ProbeFailureLookup): Promise<SyncResult> {
+    const actions = computePodActions(pod, status, probeFailure);
     const result: SyncResult = { actions, waiting: new Map(), changed: false, errors: [] };
     if (actions.podFailed) result.failed = actions.podFailed;
 
@@ -77,7 +77,7 @@ export class PodSyncer {
     }
     for (const k of actions.containersToKill) {
       this.log.info(`killing container ${k.name} (${k.id.slice(0, 12)}) of pod ${fullName(pod)}: ${k.reason}`);
-      await this.killContainer(pod, k.id, findSpec(pod, k.name), undefined);
+      await this.killContainer(pod, k.id, findSpec(pod, k.name), k.gracePeriodSeconds);
       result.changed = true;
     }
 

@@ -20,6 +20,10 @@ export interface StatusInputs {
   waiting: ReadonlyMap<string, Waiting>;
   /** Readiness of a running container (the prober's result); containers without a readiness probe are ready. */
   ready?: (containerName: string, containerId: string) => boolean;
+  /** containerStatuses[].started of a running container: its startup probe passed (true without one). */
+  started?: (containerName: string, containerId: string) => boolean;
+  /** Why the agent killed a container instance (a failed probe), when the runtime gives no message. */
+  killMessage?: (containerId: string) => string | undefined;
   hostIP: string;
   /** When the agent first saw the pod (RFC 3339). */
   startTime: string;
@@ -33,12 +37,13 @@ export interface StatusInputs {
 /** CRI nanoseconds → API time. */
 const rfc3339 = (ns: number) => apiTime(ns / 1e6);
 
-function terminatedState(c: ContainerStatus): ContainerState {
+function terminatedState(c: ContainerStatus, i: StatusInputs): ContainerState {
+  const message = c.message || i.killMessage?.(c.id);
   return {
     terminated: {
       exitCode: c.exitCode,
       reason: c.reason || (c.exitCode === 0 ? "Completed" : "Error"),
-      ...(c.message ? { message: c.message } : {}),
+      ...(message ? { message } : {}),
       startedAt: c.startedAt ? rfc3339(c.startedAt) : undefined,
       finishedAt: c.finishedAt ? rfc3339(c.finishedAt) : undefined,
       containerID: `containerd://${c.id}`,
@@ -72,18 +77,18 @@ function containerApiStatus(i: StatusInputs, name: string, image: string, init: 
     return {
       ...base,
       ready,
-      started: true,
+      started: i.started?.(name, latest.id) ?? true,
       state: { running: { startedAt: rfc3339(latest.startedAt) } },
-      ...(prev ? { lastState: terminatedState(prev) } : {}),
+      ...(prev ? { lastState: terminatedState(prev, i) } : {}),
     };
   }
   if (latest.state === "CONTAINER_EXITED" && waiting) {
     // Waiting to run again (CrashLoopBackOff): the exit it is recovering from is the last state.
-    return { ...base, ready: false, started: false, state: { waiting: { reason: waiting.reason, message: waiting.message } }, lastState: terminatedState(latest) };
+    return { ...base, ready: false, started: false, state: { waiting: { reason: waiting.reason, message: waiting.message } }, lastState: terminatedState(latest, i) };
   }
   if (latest.state === "CONTAINER_EXITED") {
     const prev = all.find((c, idx) => idx > 0 && c.state === "CONTAINER_EXITED");
-    return { ...base, ready: init && latest.exitCode === 0, started: false, state: terminatedState(latest), ...(prev ? { lastState: terminatedState(prev) } : {}) };
+    return { ...base, ready: init && latest.exitCode === 0, started: false, state: terminatedState(latest, i), ...(prev ? { lastState: terminatedState(prev, i) } : {}) };
   }
   return { ...base, ready: false, started: false, state: { waiting: { reason: waiting?.reason ?? "ContainerCreating", ...(waiting?.message ? { message: waiting.message } : {}) } } };
 }

@@ -3,8 +3,8 @@
 // agent's own API stands in for it. The HTTP handling lives in src/server; this class keeps the set,
 // and with a state file it keeps it across restarts: a pushed pod must outlive the agent process,
 // or a restart would find its containers with no source and remove them as orphans.
-import { readFileSync, renameSync, writeFileSync, fsyncSync, openSync, closeSync, mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { readFileSync, renameSync } from "node:fs";
+import { writeFileAtomic } from "../util/atomic-file";
 import type { Pod, PodList } from "kubernetes-types/core/v1";
 import { formatManifestError, type LoadResult, type PodLoader } from "../manifest/types";
 import type { Logger } from "../util/log";
@@ -79,21 +79,12 @@ export class PushSource {
     if (this.pods.size) this.log.info(`${this.pods.size} pushed pod(s) restored from ${file}`);
   }
 
-  /** Writes the set atomically (temporary file, fsync, rename), so a crash leaves the old or the new. */
+  /** Writes the set atomically, so a crash leaves the old set or the new. */
   private persist(): void {
     if (!this.stateFile) return;
     const list: PodList = { apiVersion: "v1", kind: "PodList", metadata: {}, items: [...this.pushed.values()] };
-    const tmp = `${this.stateFile}.tmp`;
     try {
-      mkdirSync(dirname(this.stateFile), { recursive: true });
-      writeFileSync(tmp, JSON.stringify(list));
-      const fd = openSync(tmp, "r");
-      try {
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(tmp, this.stateFile);
+      writeFileAtomic(this.stateFile, JSON.stringify(list));
     } catch (e) {
       this.log.error(`${this.stateFile}: cannot keep the pushed pods: ${(e as Error).message}`);
     }

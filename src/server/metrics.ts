@@ -91,6 +91,22 @@ export class AgentMetrics {
     labelNames: ["namespace", "pod", "container"] as const,
     registers: [this.registry],
   });
+  // The kubelet's prober metrics (pkg/kubelet/prober/prober_manager.go), with its labels.
+  private readonly probeTotal = new Counter({
+    name: "prober_probe_total",
+    help: "Cumulative number of a liveness, readiness or startup probe for a container by result.",
+    labelNames: ["probe_type", "result", "container", "pod", "namespace", "pod_uid"] as const,
+    registers: [this.registry],
+  });
+  private readonly probeDuration = new Histogram({
+    name: "prober_probe_duration_seconds",
+    help: "Duration in seconds for a probe response.",
+    labelNames: ["probe_type", "container", "pod", "namespace"] as const,
+    buckets: DEFAULT_BUCKETS,
+    registers: [this.registry],
+  });
+  /** Label sets of the prober series per "namespace/pod", dropped with the pod. */
+  private readonly probeSeries = new Map<string, Map<string, { probe_type: string; result: string; container: string; pod: string; namespace: string; pod_uid: string }>>();
   private readonly sourceErrors = new Gauge({
     name: "nodeagent_source_errors",
     help: "Number of manifests a pod source currently fails to load (the pods they describe keep running as last loaded).",
@@ -191,9 +207,28 @@ export class AgentMetrics {
     containers.add(container);
   }
 
+  /**
+   * One probe attempt. As the kubelet: every counted attempt is in prober_probe_total by result; the
+   * duration histogram is observed for successful ones only.
+   */
+  observeProbe(o: { probeType: string; result: string; durationSeconds: number; podUid: string; namespace: string; podName: string; containerName: string }): void {
+    const labels = { probe_type: o.probeType, result: o.result, container: o.containerName, pod: o.podName, namespace: o.namespace, pod_uid: o.podUid };
+    this.probeTotal.inc(labels);
+    if (o.result === "successful") this.probeDuration.observe({ probe_type: o.probeType, container: o.containerName, pod: o.podName, namespace: o.namespace }, o.durationSeconds);
+    const key = `${o.namespace}/${o.podName}`;
+    let series = this.probeSeries.get(key);
+    if (!series) this.probeSeries.set(key, (series = new Map()));
+    series.set(JSON.stringify(labels), labels);
+  }
+
   /** Drops a removed pod's per-pod series so their number stays bounded by the pods on the node. */
   forgetPod(namespace: string, pod: string): void {
     const key = `${namespace}/${pod}`;
+    for (const labels of this.probeSeries.get(key)?.values() ?? []) {
+      this.probeTotal.remove(labels);
+      this.probeDuration.remove({ probe_type: labels.probe_type, container: labels.container, pod: labels.pod, namespace: labels.namespace });
+    }
+    this.probeSeries.delete(key);
     for (const container of this.restartSeries.get(key) ?? []) this.containerRestarts.remove({ namespace, pod, container });
     this.restartSeries.delete(key);
   }

@@ -33,7 +33,7 @@ interface RunningAgent {
  * Starts an agent on the runtime. `before` feeds PodConfig before the sync loop starts, as a source
  * that has its pods the moment it starts does (pushed pods kept across a restart).
  */
-async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: PodSourceName[]; before?: SourceReport; hooks?: AgentHooks } = {}): Promise<RunningAgent> {
+async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: PodSourceName[]; before?: SourceReport; hooks?: AgentHooks; stateDir?: string } = {}): Promise<RunningAgent> {
   const log = createLogger("text", -1);
   const pleg = new Pleg(rt, clock, { mode: "generic" });
   const config = new PodConfig({ clock, log });
@@ -48,6 +48,7 @@ async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: P
     runtimeConfig: { podLogsRoot: join(root, "logs"), podsDir: join(root, "pods"), cgroupRoot: "nodeagent-unit-test", nodeName: "node-a", hostIP: "192.0.2.10" },
     node: async () => ({}),
     hooks: opts.hooks,
+    stateDir: opts.stateDir,
   });
   const ac = new AbortController();
   const done = agent.run(ac.signal);
@@ -350,4 +351,111 @@ describe("Agent: health", () => {
     expect(check("syncloop")).toEqual({ name: "syncloop", ok: false, message: "sync loop last ran 121s ago" });
     expect(check("PLEG")?.ok).toBe(true);
   });
+});
+
+/** The pod with an exec probe of the given type on its app container, probing every second. */
+function probed(type: "livenessProbe" | "readinessProbe", extra: { failureThreshold?: number; restartPolicy?: "Always" | "Never" } = {}): Pod {
+  const p = pod({ restartPolicy: extra.restartPolicy });
+  p.spec!.containers[0]![type] = { exec: { command: ["check"] }, periodSeconds: 1, failureThreshold: extra.failureThreshold ?? 3 };
+  return p;
+}
+
+const readyCondition = (a: RunningAgent) => statusOf(a.agent).conditions?.find((c) => c.type === "Ready")?.status;
+
+describe("Agent: probes", () => {
+  test("readiness sets the container's ready and the pod's Ready condition, both ways", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    const observed: string[] = [];
+    const a = await startAgent(rt, clock, { hooks: { probeObserved: (o) => observed.push(`${o.probeType}:${o.result}`) } });
+    rt.execResult = { exitCode: 1, stdout: "", stderr: "starting" };
+    a.config.apply(fromFile(probed("readinessProbe")));
+    await a.settle();
+    // The first probe runs as the container starts and fails: not ready, as the initial value.
+    expect(containerStatus(a.agent, "app")!.ready).toBe(false);
+    expect(readyCondition(a)).toBe("False");
+    rt.execResult = { exitCode: 0, stdout: "", stderr: "" };
+    await clock.advance(1000);
+    await a.settle();
+    expect(containerStatus(a.agent, "app")!.ready).toBe(true);
+    expect(readyCondition(a)).toBe("True");
+    rt.execResult = { exitCode: 1, stdout: "", stderr: "not yet" };
+    await clock.advance(2000);
+    await a.settle();
+    expect(readyCondition(a)).toBe("True"); // two failures: below failureThreshold 3
+    await clock.advance(1000);
+    await a.settle();
+    expect(containerStatus(a.agent, "app")!.ready).toBe(false);
+    expect(readyCondition(a)).toBe("False");
+    expect(observed.filter((o) => o === "readiness:successful")).toHaveLength(1);
+    expect(observed.filter((o) => o === "readiness:failed")).toHaveLength(4);
+    // Readiness never kills: one container throughout.
+    expect(created(rt)).toEqual(["app"]);
+    await a.stop();
+  });
+
+  test("a liveness failure kills the container with the reason in its status and restarts it", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    rt.execResult = { exitCode: 1, stdout: "", stderr: "" };
+    const a = await startAgent(rt, clock);
+    a.config.apply(fromFile(probed("livenessProbe", { failureThreshold: 2 })));
+    await a.settle();
+    const first = containerStatus(a.agent, "app")!.containerID;
+    expect(rt.callsOf("stopContainer")).toHaveLength(0); // the first probe failed: below failureThreshold 2
+    await clock.advance(1000);
+    await a.settle();
+    expect(rt.callsOf("stopContainer")).toHaveLength(1);
+    expect(created(rt)).toEqual(["app", "app"]);
+    const app = containerStatus(a.agent, "app")!;
+    expect(app.containerID).not.toBe(first);
+    expect(app.restartCount).toBe(1);
+    expect(app.state?.running).toBeDefined();
+    expect(app.lastState?.terminated?.message).toStartWith("Container app failed liveness probe, will be restarted");
+    await a.stop();
+  });
+
+  test("restartPolicy Never: a liveness failure kills the container and the pod is done", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    rt.execResult = { exitCode: 1, stdout: "", stderr: "" };
+    const a = await startAgent(rt, clock);
+    a.config.apply(fromFile(probed("livenessProbe", { failureThreshold: 1, restartPolicy: "Never" })));
+    await a.settle();
+    expect(created(rt)).toEqual(["app"]);
+    const app = containerStatus(a.agent, "app")!;
+    expect(app.state?.terminated?.message).toStartWith("Container app failed liveness probe, will not be restarted");
+    expect(statusOf(a.agent).phase).toBe("Failed");
+    await a.stop();
+  });
+
+  for (const [was, probeNow] of [[true, 1], [false, 0]] as const) {
+    test(`an agent restart keeps a ${was ? "ready" : "not-ready"} container ${was ? "ready" : "not ready"} until it is probed again`, async () => {
+      const clock = new FakeClock();
+      const rt = new FakeRuntime(clock);
+      const stateDir = mkdtempSync(join(root, "state-"));
+      rt.execResult = { exitCode: was ? 0 : 1, stdout: "", stderr: "" };
+      const first = await startAgent(rt, clock, { stateDir });
+      first.config.apply(fromFile(probed("readinessProbe", { failureThreshold: 1 })));
+      await first.settle();
+      expect(containerStatus(first.agent, "app")!.ready).toBe(was);
+      await first.stop();
+
+      // Some time later the container's health turns; the new agent has not probed it yet.
+      await clock.advance(300);
+      rt.execResult = { exitCode: probeNow, stdout: "", stderr: "" };
+      const second = await startAgent(rt, clock, { stateDir, before: fromFile(probed("readinessProbe", { failureThreshold: 1 })) });
+      await second.settle();
+      expect(containerStatus(second.agent, "app")!.ready).toBe(was);
+      expect(readyCondition(second)).toBe(was ? "True" : "False");
+      // The adopted worker probes within one period (the kubelet's jitter), and the result shows.
+      await clock.advance(1000);
+      await second.settle();
+      await clock.advance(1000);
+      await second.settle();
+      expect(containerStatus(second.agent, "app")!.ready).toBe(!was);
+      expect(created(rt)).toEqual(["app"]);
+      await second.stop();
+    });
+  }
 });

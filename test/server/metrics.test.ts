@@ -28,6 +28,8 @@ describe("AgentMetrics", () => {
       kubelet_restarted_pods_total: "counter",
       nodeagent_container_restarts_total: "counter",
       nodeagent_source_errors: "gauge",
+      prober_probe_total: "counter",
+      prober_probe_duration_seconds: "histogram",
     };
     for (const [name, type] of Object.entries(expected)) expect(typeOf(text, name)).toBe(type);
     expect(text.match(/^# TYPE /gm)).toHaveLength(Object.keys(expected).length);
@@ -151,5 +153,20 @@ describe("AgentMetrics", () => {
     ]);
     const reader = { get: (uid: string) => statuses.get(uid), uids: () => [...statuses.keys()], getNewerThan: () => Promise.reject(new Error("unused")) };
     expect(runtimeCounts(reader)).toEqual({ pods: 1, containers: { created: 0, running: 1, exited: 2, unknown: 1 } });
+  });
+
+  test("probe attempts: counted by result, durations of successful ones only, dropped with the pod", async () => {
+    const m = new AgentMetrics();
+    const base = { probeType: "readiness", podUid: "u1", namespace: "default", podName: "web", containerName: "httpd" };
+    m.observeProbe({ ...base, result: "successful", durationSeconds: 0.004 });
+    m.observeProbe({ ...base, result: "successful", durationSeconds: 0.02 });
+    m.observeProbe({ ...base, result: "failed", durationSeconds: 1 });
+    const text = await m.render();
+    const lines = samples(text);
+    expect(lines).toContain('prober_probe_total{probe_type="readiness",result="successful",container="httpd",pod="web",namespace="default",pod_uid="u1"} 2');
+    expect(lines).toContain('prober_probe_total{probe_type="readiness",result="failed",container="httpd",pod="web",namespace="default",pod_uid="u1"} 1');
+    expect(lines).toContain('prober_probe_duration_seconds_count{probe_type="readiness",container="httpd",pod="web",namespace="default"} 2');
+    m.forgetPod("default", "web");
+    expect(samples(await m.render()).filter((l) => l.startsWith("prober_"))).toEqual([]);
   });
 });
