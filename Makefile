@@ -5,7 +5,7 @@ ROOT_DIR ?= /var/lib/nodeagent
 IMAGES_DIR ?= .cache/images
 SRC := $(shell find cmd src -name '*.ts' -o -name '*.json') package.json
 
-.PHONY: all build run test test-unit test-e2e node images deps typecheck bench-pleg bench-pod-start proto clean
+.PHONY: all build run test test-unit test-e2e node images deps typecheck bench-pleg bench-pod-start bench-probes bench-lint proto clean
 
 all: build
 
@@ -53,6 +53,14 @@ bench-pleg: node deps build images
 
 bench-pod-start: node deps build images
 	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) bench/pod-start.ts
+
+# The agent's CPU with 100 pods probed by exec every second vs none, and probe latency vs bare ExecSync.
+bench-probes: node deps build images
+	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) bench/probes.ts
+
+# `nodeagent staticpod lint` over 2400 generated static pods: single process and --jobs 2, against yaml.parse.
+bench-lint: deps build
+	$(BUN) bench/lint.ts
 
 # Refresh proto/ from Debian's cri-api package and regenerate the TypeScript types.
 proto: deps

@@ -6,6 +6,7 @@ import { agentCommand } from "./agent";
 import { main } from "./main";
 import { plegCommand } from "./pleg";
 import { probeCommand } from "./probe";
+import { staticpodCommand } from "./staticpod";
 
 export const root = defineCommand({
   meta: {
@@ -20,9 +21,11 @@ Examples:
   nodeagent pleg watch -o json | jq .  the same, one JSON object a line
   nodeagent probe run --pod default/web --probe readiness
                                        a container's readiness probe, as the agent runs it
+  nodeagent staticpod lint /etc/kubernetes/manifests
+                                       what the kubelet would reject in static pod manifests
   nodeagent --version`,
   },
-  subCommands: { agent: agentCommand, pleg: plegCommand, probe: probeCommand },
+  subCommands: { agent: agentCommand, pleg: plegCommand, probe: probeCommand, staticpod: staticpodCommand },
 });
 
 if (import.meta.main) await main(root);

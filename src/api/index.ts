@@ -1,5 +1,7 @@
-// src/api owns the Kubernetes object helpers: quantities, defaulting, pod validation, well-known labels.
+// src/api owns the Kubernetes object helpers: quantities, the Pod schema (Go types, unknown fields),
+// defaulting, pod validation, well-known labels.
 // It imports nothing from src/ but src/util; everything that reads or checks a Pod object uses these.
 export * from "./quantity";
 export * from "./defaults";
 export * from "./validation";
+export * from "./pod-schema";

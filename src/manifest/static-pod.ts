@@ -6,40 +6,53 @@ import type { Pod, Toleration } from "kubernetes-types/core/v1";
 import { CONFIG_HASH_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "../config/types";
 import type { PodOrigin } from "./types";
 
-// FNV-1a, 128 bits (hash/fnv New128a): offset basis and prime, as 16-bit limbs, least significant first.
-const FNV128_OFFSET = [0xc58d, 0x6295, 0x2175, 0x62b8, 0x0142, 0x07bb, 0x272e, 0x6c62];
-/** The prime is 2^88 + 0x13b: multiplying is a shift by 88 bits plus a small product. */
+// FNV-1a, 128 bits (hash/fnv New128a), as eight 16-bit limbs, least significant first, held in
+// locals: every intermediate stays a small integer, which the JIT keeps in registers (six times
+// faster than limbs in an array or in doubles). The prime is 2^88 + 0x13b, so multiplying is a
+// small product plus a shift by 88 bits (five limbs and 8 bits).
 const FNV128_PRIME_LOW = 0x13b;
 
 /** FNV-1a 128 over bytes; returns 32 lowercase hex digits (hex.EncodeToString(hasher.Sum(nil))). */
 export function fnv128a(...chunks: Uint8Array[]): string {
-  const h = FNV128_OFFSET.slice();
-  const r = new Array<number>(8).fill(0);
+  // The offset basis, 0x6c62272e07bb014262b821756295c58d.
+  let a0 = 0xc58d, a1 = 0x6295, a2 = 0x2175, a3 = 0x62b8, a4 = 0x0142, a5 = 0x07bb, a6 = 0x272e, a7 = 0x6c62;
+  const p = FNV128_PRIME_LOW;
   for (const bytes of chunks) {
     for (let n = 0; n < bytes.length; n++) {
-      h[0] = h[0]! ^ bytes[n]!;
-      // r = h * 0x13b
-      let carry = 0;
-      for (let i = 0; i < 8; i++) {
-        const t = h[i]! * FNV128_PRIME_LOW + carry;
-        r[i] = t & 0xffff;
-        carry = t >>> 16;
-      }
-      // h = r + (h << 88), mod 2^128; 88 bits = 5 limbs and 8 bits.
-      const s5 = (h[0]! << 8) & 0xffff;
-      const s6 = ((h[1]! << 8) | (h[0]! >>> 8)) & 0xffff;
-      const s7 = ((h[2]! << 8) | (h[1]! >>> 8)) & 0xffff;
-      carry = 0;
-      for (let i = 0; i < 8; i++) {
-        const t = r[i]! + (i === 5 ? s5 : i === 6 ? s6 : i === 7 ? s7 : 0) + carry;
-        h[i] = t & 0xffff;
-        carry = t >>> 16;
-      }
+      a0 ^= bytes[n]!;
+      let t = a0 * p;
+      const r0 = t & 0xffff;
+      t = a1 * p + (t >>> 16);
+      const r1 = t & 0xffff;
+      t = a2 * p + (t >>> 16);
+      const r2 = t & 0xffff;
+      t = a3 * p + (t >>> 16);
+      const r3 = t & 0xffff;
+      t = a4 * p + (t >>> 16);
+      const r4 = t & 0xffff;
+      t = a5 * p + (t >>> 16);
+      const r5 = t & 0xffff;
+      t = a6 * p + (t >>> 16);
+      const r6 = t & 0xffff;
+      t = a7 * p + (t >>> 16);
+      const r7 = t & 0xffff;
+      const s5 = (a0 << 8) & 0xffff;
+      const s6 = ((a1 << 8) | (a0 >>> 8)) & 0xffff;
+      const s7 = ((a2 << 8) | (a1 >>> 8)) & 0xffff;
+      a0 = r0;
+      a1 = r1;
+      a2 = r2;
+      a3 = r3;
+      a4 = r4;
+      t = r5 + s5;
+      a5 = t & 0xffff;
+      t = r6 + s6 + (t >>> 16);
+      a6 = t & 0xffff;
+      t = r7 + s7 + (t >>> 16);
+      a7 = t & 0xffff;
     }
   }
-  let hex = "";
-  for (let i = 7; i >= 0; i--) hex += h[i]!.toString(16).padStart(4, "0");
-  return hex;
+  return [a7, a6, a5, a4, a3, a2, a1, a0].map((limb) => limb.toString(16).padStart(4, "0")).join("");
 }
 
 /** JSON with object keys sorted at every level, so that equal objects serialise to equal bytes. */
@@ -88,27 +101,28 @@ function addOrUpdateToleration(tolerations: Toleration[], t: Toleration): Tolera
 }
 
 /**
- * The kubelet's applyDefaults for a pod read from a source, on a copy: the input is not changed.
- * The UID is computed from the pod as given, so pass it decoded and API-defaulted, before naming.
+ * The kubelet's applyDefaults for a pod read from a source. The input is not changed: the metadata,
+ * spec and status are new objects, and the nested ones they share with the input (containers,
+ * volumes, …) are not touched. The UID is computed from the pod as given, so pass it decoded and
+ * API-defaulted, before naming; `options.uid` stands in for it when the caller has no use for the hash.
  */
-export function toStaticPod(pod: Pod, origin: PodOrigin): Pod {
-  const copy = structuredClone(pod);
-  const uid = copy.metadata?.uid || staticPodUID(pod, origin);
-  const spec = copy.spec ?? { containers: [] };
+export function toStaticPod(pod: Pod, origin: PodOrigin, options: { uid?: string } = {}): Pod {
+  const uid = pod.metadata?.uid || options.uid || staticPodUID(pod, origin);
+  const spec = { ...(pod.spec ?? { containers: [] }) };
   spec.nodeName = origin.nodeName;
   if (origin.source === "file") spec.tolerations = addOrUpdateToleration(spec.tolerations ?? [], FILE_POD_TOLERATION);
   return {
-    ...copy,
+    ...pod,
     metadata: {
-      ...copy.metadata,
+      ...pod.metadata,
       uid,
       // Pods pushed to the agent's API are not static pods: they keep the name they were given, as
       // pods from the API server do; only file and URL pods get the node suffix.
-      name: origin.source === "api" ? (copy.metadata?.name ?? "") : staticPodName(copy.metadata?.name ?? "", origin.nodeName),
-      namespace: copy.metadata?.namespace || "default",
-      annotations: { ...copy.metadata?.annotations, [CONFIG_HASH_ANNOTATION]: uid, [CONFIG_SOURCE_ANNOTATION]: origin.source },
+      name: origin.source === "api" ? (pod.metadata?.name ?? "") : staticPodName(pod.metadata?.name ?? "", origin.nodeName),
+      namespace: pod.metadata?.namespace || "default",
+      annotations: { ...pod.metadata?.annotations, [CONFIG_HASH_ANNOTATION]: uid, [CONFIG_SOURCE_ANNOTATION]: origin.source },
     },
     spec,
-    status: { ...copy.status, phase: "Pending" },
+    status: { ...pod.status, phase: "Pending" },
   };
 }
