@@ -6,18 +6,19 @@
 // each p50/p99 over 30 pods one at a time and 30 at once, as ratios to the floor; then the agent's
 // RSS and CPU with 0 and with 100 idle pods. Targets (issue 3): p50 ≤ 1.15× the floor; ≥ 1.5× faster
 // than podman.
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Pod, PodList } from "kubernetes-types/core/v1";
 import { containerConfig, podLogDir, sandboxConfig, volumeHostPath, type RuntimeConfigOptions } from "../src/agent/runtime-config";
 import { loadStaticPods } from "../src/manifest/load";
 import { NODE_NAME, TestAgent, manifest } from "../test/e2e/agent-harness";
 import { BUSYBOX_IMAGE, CGROUP_PARENT, removeAllPods, startNode, type TestNode } from "../test/e2e/node";
+import { fmtMs, percentile, usageOver } from "./usage";
 
 const N = Number(process.env.BENCH_PODS ?? 30);
 const IDLE = Number(process.env.BENCH_IDLE_PODS ?? 100);
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.max(0, Math.ceil((p / 100) * xs.length) - 1))]!;
-const ms = (x: number) => `${x.toFixed(1).padStart(7)} ms`;
+const pct = percentile;
+const ms = fmtMs;
 
 /**
  * The floor: the very sandbox and container configs the agent sends for the same manifest (mounts,
@@ -83,19 +84,8 @@ async function agentStarts(agent: TestAgent, label: string, parallel: boolean): 
   return out;
 }
 
-function procUsage(pid: number): { rssMiB: number; cpuTicks: number } {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return { rssMiB: rss, cpuTicks: Number(stat[11]) + Number(stat[12]) };
-}
-
 async function idleUsage(pid: number, seconds: number): Promise<{ rssMiB: number; cpuPercent: number }> {
-  const a = procUsage(pid);
-  await Bun.sleep(seconds * 1000);
-  const b = procUsage(pid);
-  const hz = 100; // USER_HZ on Linux
-  return { rssMiB: b.rssMiB, cpuPercent: ((b.cpuTicks - a.cpuTicks) / hz / seconds) * 100 };
+  return (await usageOver([pid], seconds))[0]!;
 }
 
 const node = await startNode("1.6");
