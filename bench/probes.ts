@@ -10,8 +10,8 @@ import { join } from "node:path";
 import type { PodList } from "kubernetes-types/core/v1";
 import { Prober } from "../src/prober/prober";
 import { RealClock } from "../src/util/clock";
-import { TestAgent } from "../test/e2e/agent-harness";
-import { BUSYBOX_IMAGE, startNode } from "../test/e2e/node";
+import { TestAgent, manifest } from "../test/e2e/agent-harness";
+import { startNode } from "../test/e2e/node";
 import { eventually } from "../test/e2e/proc";
 import { fmtMs, percentile, usageOver } from "./usage";
 
@@ -19,19 +19,7 @@ const PODS = Number(process.env.BENCH_PODS ?? 100);
 const WINDOW_S = Number(process.env.BENCH_WINDOW_S ?? 30);
 const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 100);
 
-function podManifest(name: string, probe: boolean): string {
-  return `apiVersion: v1
-kind: Pod
-metadata:
-  name: ${name}
-spec:
-  terminationGracePeriodSeconds: 1
-  containers:
-    - name: main
-      image: ${BUSYBOX_IMAGE}
-      command: ["sleep", "3600"]
-${probe ? "      readinessProbe:\n        exec: { command: [\"true\"] }\n        periodSeconds: 1\n" : ""}`;
-}
+const EXEC_PROBE = "      readinessProbe:\n        exec: { command: [\"true\"] }\n        periodSeconds: 1\n";
 
 async function podList(agent: TestAgent): Promise<PodList> {
   return (await (await fetch(`${agent.url}/pods`)).json()) as PodList;
@@ -43,7 +31,7 @@ async function podList(agent: TestAgent): Promise<PodList> {
  * how many are Ready is part of the result.
  */
 async function startPods(agent: TestAgent, prefix: string, probe: boolean): Promise<void> {
-  for (let i = 0; i < PODS; i++) agent.writeManifest(`${prefix}-${i}.yaml`, podManifest(`${prefix}-${i}`, probe));
+  for (let i = 0; i < PODS; i++) agent.writeManifest(`${prefix}-${i}.yaml`, manifest(`${prefix}-${i}`, "exec sleep 3600", probe ? { container: EXEC_PROBE } : {}));
   await eventually(`${PODS} ${prefix} pods running`, async () => {
     const pods = (await podList(agent)).items.filter((p) => p.metadata?.name?.startsWith(`${prefix}-`));
     return pods.filter((p) => p.status?.containerStatuses?.every((c) => c.state?.running)).length === PODS;

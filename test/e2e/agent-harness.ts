@@ -100,8 +100,11 @@ export function useAgent(version: "1.6" | "1.7", extraArgs: (node: TestNode) => 
   return { node: () => node!, agent: () => agent! };
 }
 
-/** A pod manifest running busybox with the given command. */
-export function manifest(name: string, command: string, extra: { restartPolicy?: string; initContainers?: string[]; hostNetwork?: boolean } = {}): string {
+/**
+ * A pod manifest running busybox with the given command. `container` is YAML added to the main
+ * container's mapping (probes, say), indented as its other fields.
+ */
+export function manifest(name: string, command: string, extra: { restartPolicy?: string; initContainers?: string[]; hostNetwork?: boolean; container?: string } = {}): string {
   const inits = (extra.initContainers ?? []).map((cmd, i) => `    - name: init${i + 1}
       image: localhost/nodeagent/busybox:1.35
       command: ["sh", "-c", ${JSON.stringify(cmd)}]
@@ -119,7 +122,7 @@ ${inits ? `  initContainers:\n${inits}\n` : ""}  containers:
       image: localhost/nodeagent/busybox:1.35
       command: ["sh", "-c", ${JSON.stringify(command)}]
       volumeMounts: [{ name: work, mountPath: /work }]
-  volumes:
+${extra.container ?? ""}  volumes:
     - name: work
       emptyDir: {}
 `;

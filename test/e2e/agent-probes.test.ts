@@ -3,25 +3,9 @@
 // probed again (k/k #100277, #135795), and a failed liveness probe restarts the container.
 import { beforeAll, describe, expect, test } from "bun:test";
 import type { Pod } from "kubernetes-types/core/v1";
-import { running, useAgent, type TestAgent } from "./agent-harness";
+import { manifest, running, useAgent, type TestAgent } from "./agent-harness";
 import type { TestNode } from "./node";
 import { eventually } from "./proc";
-
-const BUSYBOX = "localhost/nodeagent/busybox:1.35";
-
-function probedPod(name: string, command: string, probes: string): string {
-  return `apiVersion: v1
-kind: Pod
-metadata:
-  name: ${name}
-spec:
-  terminationGracePeriodSeconds: 2
-  containers:
-    - name: main
-      image: ${BUSYBOX}
-      command: ["sh", "-c", ${JSON.stringify(command)}]
-${probes}`;
-}
 
 const readyOf = (p: Pod) => p.status?.conditions?.find((c) => c.type === "Ready")?.status;
 
@@ -48,12 +32,12 @@ describe("agent probes on containerd 1.7", () => {
 
   test("readiness flips Ready both ways; an agent restart keeps it in both directions until probed again", async () => {
     // Two results in a row, every 5 s: after a restart no probe can flip readiness in under 5 s.
-    agent.writeManifest("ready.yaml", probedPod("ready", "mkdir -p /www && echo ok > /www/ok && exec httpd -f -p 8080 -h /www", `      readinessProbe:
+    agent.writeManifest("ready.yaml", manifest("ready", "mkdir -p /www && echo ok > /www/ok && exec httpd -f -p 8080 -h /www", { container: `      readinessProbe:
         httpGet: { path: /ok, port: 8080 }
         periodSeconds: 5
         successThreshold: 2
         failureThreshold: 2
-`));
+` }));
     await agent.waitPod("ready", "Ready", (p) => readyOf(p) === "True", 30_000);
     const id = await containerOf("ready");
     await inContainer(id, "rm /www/ok");
@@ -87,11 +71,12 @@ describe("agent probes on containerd 1.7", () => {
   }, 180_000);
 
   test("a failed liveness probe kills the container, with the reason in its status, and it restarts", async () => {
-    agent.writeManifest("live.yaml", probedPod("live", "touch /tmp/alive && exec sleep 3600", `      livenessProbe:
+    agent.writeManifest("live.yaml", manifest("live", "touch /tmp/alive && exec sleep 3600", { container: `      livenessProbe:
         exec: { command: ["cat", "/tmp/alive"] }
+        initialDelaySeconds: 2
         periodSeconds: 1
         failureThreshold: 2
-`));
+` }));
     const before = await agent.waitPod("live", "running", running);
     const live = await containerOf("live");
     await eventually("the container's first command to have run", async () => (await node.client.execSync(live, ["test", "-f", "/tmp/alive"], 10)).exitCode === 0);
