@@ -5,7 +5,7 @@ ROOT_DIR ?= /var/lib/nodeagent
 IMAGES_DIR ?= .cache/images
 SRC := $(shell find cmd src -name '*.ts' -o -name '*.json') package.json
 
-.PHONY: all build run test test-unit test-e2e node images deps typecheck bench-pleg bench-pod-start bench-probes bench-lint proto clean
+.PHONY: all build run test test-unit test-e2e node images deps typecheck bench-pleg bench-pod-start bench-probes bench-lint bench-schedule proto clean
 
 all: build
 
@@ -46,7 +46,7 @@ test: node deps build images
 	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) test --timeout 120000 $(TEST_ARGS)
 
 test-unit: deps
-	$(BUN) test test/util test/cri test/pleg test/prober
+	$(BUN) test test/util test/cri test/pleg test/prober test/scheduler
 
 bench-pleg: node deps build images
 	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) bench/pleg.ts
@@ -61,6 +61,11 @@ bench-probes: node deps build images
 # `nodeagent staticpod lint` over 2400 generated static pods: single process and --jobs 2, against yaml.parse.
 bench-lint: deps build
 	$(BUN) bench/lint.ts
+
+# The scheduler on scheduler_perf's shapes (5000 nodes; SchedulingBasic, TopologySpreading,
+# SchedulingPodAntiAffinity), binding into memory: pods/s and the ratio to upstream's thresholds.
+bench-schedule: deps
+	$(BUN) bench/schedule.ts
 
 # Refresh proto/ from Debian's cri-api package and regenerate the TypeScript types.
 proto: deps

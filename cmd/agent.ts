@@ -6,6 +6,7 @@ import { networkInterfaces, hostname } from "node:os";
 import { defineCommand } from "citty";
 import YAML from "yaml";
 import { Agent } from "../src/agent";
+import { parseQuantity } from "../src/api/quantity";
 import { FileSource, HttpSource, PodConfig, PushSource, type SourceReport } from "../src/config";
 import { CriClient, resolveRuntime } from "../src/cri";
 import { loadStaticPods } from "../src/manifest/load";
@@ -59,6 +60,33 @@ function readConfigFile(path: string): Record<string, string> {
   return out;
 }
 
+/**
+ * --kube-reserved and --system-reserved ("cpu=500m,memory=1Gi"), summed as the kubelet sums them
+ * into the node allocatable reservation.
+ */
+function parseReserved(...specs: Array<string | undefined>): { cpu?: string; memory?: string; ephemeralStorage?: string } {
+  let milliCPU = 0;
+  let memory = 0;
+  let storage = 0;
+  for (const spec of specs) {
+    for (const item of (spec ?? "").split(",").map((x) => x.trim()).filter(Boolean)) {
+      const [name, value] = item.split("=");
+      if (!name || !value) throw new Error(`reserved resource ${JSON.stringify(item)}: use name=quantity, e.g. cpu=500m`);
+      let q;
+      try {
+        q = parseQuantity(value);
+      } catch (e) {
+        throw new Error(`reserved ${name}=${value}: ${(e as Error).message}`);
+      }
+      if (name === "cpu") milliCPU += q.milli();
+      else if (name === "memory") memory += q.value();
+      else if (name === "ephemeral-storage") storage += q.value();
+      else throw new Error(`reserved resource ${JSON.stringify(name)}: only cpu, memory and ephemeral-storage can be reserved`);
+    }
+  }
+  return { ...(milliCPU ? { cpu: `${milliCPU}m` } : {}), ...(memory ? { memory: String(memory) } : {}), ...(storage ? { ephemeralStorage: String(storage) } : {}) };
+}
+
 function defaultHostIP(): string {
   for (const addrs of Object.values(networkInterfaces())) {
     for (const a of addrs ?? []) if (a.family === "IPv4" && !a.internal) return a.address;
@@ -99,6 +127,8 @@ Examples:
     "node-labels": { type: "string", description: "Labels of the node, key=value,…" },
     "register-with-taints": { type: "string", description: "Taints of the node, key=value:Effect,…" },
     "max-pods": { type: "string", default: "110", description: "Pods this node can run (its pods capacity)" },
+    "kube-reserved": { type: "string", description: "Resources kept for Kubernetes daemons, cpu=…,memory=…,ephemeral-storage=…: taken off allocatable" },
+    "system-reserved": { type: "string", description: "Resources kept for the OS, same form: taken off allocatable" },
     address: { type: "string", default: "127.0.0.1", description: "HTTP API address" },
     port: { type: "string", default: "10250", description: "HTTP API port (0: any free port, printed at start)" },
     "tls-cert-file": { type: "string", description: "Serve HTTPS with this certificate" },
@@ -147,6 +177,12 @@ Examples:
       const i = h.indexOf(":");
       if (i <= 0) throw new UsageError(`--manifest-url-header ${JSON.stringify(h)}: use Name:Value`);
       (headers[h.slice(0, i).trim()] ??= []).push(h.slice(i + 1).trim());
+    }
+    let reserved: ReturnType<typeof parseReserved>;
+    try {
+      reserved = parseReserved(given["kube-reserved"], given["system-reserved"]);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
     }
     const token = given["push-token-file"] ? readFileSync(given["push-token-file"], "utf8").trim() : undefined;
     if (given["push-token-file"] && !token) throw new UsageError(`--push-token-file ${given["push-token-file"]} is empty`);
@@ -211,7 +247,7 @@ Examples:
       node: async () => {
         const h = agent.healthChecks().filter((c) => !c.ok);
         lastNode = await buildNode({
-          nodeName, labels, taints, runtime: client, maxPods: int("max-pods"), now: clock.now(), version: pkg.version, port: server.port, previous: lastNode,
+          nodeName, labels, taints, runtime: client, maxPods: int("max-pods"), reserved, now: clock.now(), version: pkg.version, port: server.port, previous: lastNode,
           conditions: { ready: { ok: h.length === 0, message: h.map((c) => `${c.name}: ${c.message}`).join("; ") } },
         });
         return lastNode;

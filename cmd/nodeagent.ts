@@ -6,6 +6,7 @@ import { agentCommand } from "./agent";
 import { main } from "./main";
 import { plegCommand } from "./pleg";
 import { probeCommand } from "./probe";
+import { scheduleCommand } from "./schedule";
 import { staticpodCommand } from "./staticpod";
 
 export const root = defineCommand({
@@ -19,13 +20,15 @@ Examples:
                                        run static pods on this host
   nodeagent pleg watch                 live pod lifecycle events from the runtime
   nodeagent pleg watch -o json | jq .  the same, one JSON object a line
+  nodeagent schedule --cluster cluster.yaml pod.yaml --explain
+                                       where would these pods go, and why
   nodeagent probe run --pod default/web --probe readiness
                                        a container's readiness probe, as the agent runs it
   nodeagent staticpod lint /etc/kubernetes/manifests
                                        what the kubelet would reject in static pod manifests
   nodeagent --version`,
   },
-  subCommands: { agent: agentCommand, pleg: plegCommand, probe: probeCommand, staticpod: staticpodCommand },
+  subCommands: { agent: agentCommand, pleg: plegCommand, probe: probeCommand, schedule: scheduleCommand, staticpod: staticpodCommand },
 });
 
 if (import.meta.main) await main(root);

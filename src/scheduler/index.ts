@@ -1,0 +1,19 @@
+// src/scheduler owns the scheduling framework (extension points, statuses, CycleState, profiles from
+// KubeSchedulerConfiguration), the scheduling queue, the cache and snapshot, the default plugins, and
+// the explanations; it talks to nodes only through ClusterClient (in memory, or agents over HTTP).
+// It may import src/api, src/manifest (decoding) and src/util — never src/agent.
+export { defaultConfig, defaultProfile, parseSchedulerConfig, ConfigError, DEFAULT_MULTIPOINT, DEFAULT_SCHEDULER_NAME } from "./config/config";
+export type { SchedulerConfig, Profile, PluginsConfig, ExtensionPoint } from "./config/types";
+export { Scheduler, type SchedulerOptions, type SchedulerLog } from "./scheduler";
+export { scheduleOnce, type PodReport, type OnceOptions, type FinalOutcome } from "./once";
+export { runWatch, type WatchOptions } from "./watch";
+export { InMemoryCluster } from "./cluster";
+export type { AttemptResult, AttemptOutcome } from "./framework/result";
+export type { AttemptExplanation } from "./framework/explain";
+export { AgentClient, AgentCluster, AgentError, podForAgent, type ClusterEvents } from "./sources/agents";
+export { PendingDir, BOUND_SUBDIR } from "./sources/pending-dir";
+export { collectObjects, parseObjects, preparePod, readPaths, isTerminal, InputError, type ClusterObjects } from "./sources/input";
+export { formatReports, formatAttempt, type OutputFormat } from "./report";
+export { UNSUPPORTED_PLUGINS } from "./plugins/names";
+export { seededRandom } from "./random";
+export { runUntilIdle } from "./once";

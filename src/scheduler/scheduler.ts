@@ -1,0 +1,569 @@
+// The scheduler (pkg/scheduler/schedule_one.go and eventhandlers.go): pops a pod, runs the scheduling
+// cycle synchronously — snapshot, PreFilter, Filter (the nominated node first, then from a rotating
+// start index until enough feasible nodes are found), PostFilter when none fits, PreScore, Score,
+// selectHost, assume, Reserve, Permit — and the binding cycle asynchronously (WaitOnPermit, PreBind,
+// Bind, PostBind). Failures are recorded the way kube-scheduler records them and the pod goes back
+// to the queue. Cluster changes (nodes, bound pods, pending pods) come in through on*() handlers.
+import type { Node, Pod } from "kubernetes-types/core/v1";
+import type { Clock } from "../util/clock";
+import { Cache, podKey } from "./cache/cache";
+import { Snapshot } from "./cache/snapshot";
+import type { SchedulerConfig } from "./config/types";
+import { CycleState } from "./framework/cycle-state";
+import { Diagnosis, FitError } from "./framework/diagnosis";
+import {
+  EVENT_ASSIGNED_POD_DELETE, EVENT_NODE_ADD, EVENT_NODE_DELETE, nodeUpdateEvents, podUpdateEvents,
+} from "./framework/events";
+import { CycleRecorder, verdict, type AttemptExplanation } from "./framework/explain";
+import { explainFilters, explainScores } from "./explain-cycle";
+import type { ClusterClient, PluginFactory, QueuedPodInfo } from "./framework/interface";
+import type { AttemptResult } from "./framework/result";
+import { Framework, type ScoreOutcome } from "./framework/runtime";
+import { Code, Status, type MaybeStatus } from "./framework/status";
+import type { NodeInfo } from "./model/node-info";
+import { PodInfo } from "./model/pod-info";
+import { inTreeRegistry } from "./plugins/registry";
+import type { NominatingInfo } from "./queue/nominator";
+import { SchedulingQueue, type QueueHint } from "./queue/scheduling-queue";
+
+/** minFeasibleNodesToFind: at least this many nodes are scored when there are that many. */
+export const MIN_FEASIBLE_NODES_TO_FIND = 100;
+/** minFeasibleNodesPercentageToFind: the adaptive percentage never goes below 5%. */
+export const MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5;
+
+export const ERR_NO_NODES_AVAILABLE = "no nodes available to schedule pods";
+
+export interface SchedulerLog {
+  info(message: string): void;
+  warn(message: string): void;
+  debug(message: string): void;
+}
+
+export interface SchedulerOptions {
+  config: SchedulerConfig;
+  clock: Clock;
+  /** Binds pods and evicts preemption victims; see cluster.ts. Set later with setClient when it needs the scheduler. */
+  client?: ClusterClient;
+  /** [0, 1): tie-breaking between equal scores and preemption's random offset. Default Math.random. */
+  random?: () => number;
+  /** Record an explanation of every attempt (--explain). */
+  explain?: boolean;
+  registry?: ReadonlyMap<string, PluginFactory>;
+  log?: SchedulerLog;
+  /** Called after every attempt (a bound pod, a failure). */
+  onAttempt?: (r: AttemptResult) => void;
+  popFromBackoffQ?: boolean;
+  /** Stop retrying a pod after this many attempts (a one-shot run must end); default unlimited. */
+  maxAttempts?: number;
+}
+
+type ScheduleResult = { host: string; evaluatedNodes: number; feasibleNodes: number; score?: number };
+
+const SILENT: SchedulerLog = { info() {}, warn() {}, debug() {} };
+const CLEAR_NOMINATION: NominatingInfo = { mode: "override", nodeName: "" };
+
+export class Scheduler {
+  readonly profiles = new Map<string, Framework>();
+  readonly queue: SchedulingQueue;
+  readonly cache = new Cache();
+  readonly snapshot = new Snapshot();
+  readonly clock: Clock;
+  private client: ClusterClient | undefined;
+  private readonly random: () => number;
+  private readonly explain: boolean;
+  private readonly log: SchedulerLog;
+  private readonly onAttempt: (r: AttemptResult) => void;
+  private readonly percentageOfNodesToScore: number;
+  private readonly maxAttempts: number;
+  private nextStartNodeIndex = 0;
+  /** Pending (unbound) pods the scheduler is responsible for, by UID: the latest version of each. */
+  private readonly pending = new Map<string, Pod>();
+  private readonly inFlightWork = new Set<Promise<void>>();
+  /** Pods preempted for a pod, carried into its later attempts' results. */
+  private readonly preemptedFor = new Map<string, string[]>();
+
+  constructor(o: SchedulerOptions) {
+    this.clock = o.clock;
+    this.client = o.client;
+    this.random = o.random ?? Math.random;
+    this.explain = !!o.explain;
+    this.log = o.log ?? SILENT;
+    this.onAttempt = o.onAttempt ?? (() => {});
+    this.percentageOfNodesToScore = o.config.percentageOfNodesToScore;
+    this.maxAttempts = o.maxAttempts ?? Infinity;
+    const registry = o.registry ?? inTreeRegistry();
+    for (const profile of o.config.profiles) {
+      this.profiles.set(
+        profile.schedulerName,
+        new Framework(profile, registry, {
+          clock: this.clock,
+          client: { bind: (pod, node) => this.clusterClient().bind(pod, node), deletePod: (v, node) => this.clusterClient().deletePod(v, node) },
+          snapshot: () => this.snapshot,
+          random: this.random,
+          nominatedPodsForNode: (node) => this.queue.nominator.podsForNode(node),
+          clearNomination: (pod) => this.queue.nominator.delete(pod.uid),
+          background: (what, work) => this.track(what, work),
+        }),
+      );
+    }
+    const frameworks = [...this.profiles.values()];
+    const sort = frameworks[0]!.queueSortPlugins[0]!;
+    for (const f of frameworks) {
+      if (f.queueSortPlugins[0]!.name !== sort.name) throw new Error(`different queue sort plugins for profile ${JSON.stringify(f.profileName)}: ${f.queueSortPlugins[0]!.name}, first profile: ${sort.name}`);
+    }
+    const hints = new Map<string, QueueHint[]>();
+    for (const f of frameworks) hints.set(f.profileName, f.eventsToRegister());
+    this.queue = new SchedulingQueue({
+      clock: this.clock,
+      less: (a, b) => sort.less(a, b),
+      podInitialBackoffMs: o.config.podInitialBackoffSeconds * 1000,
+      podMaxBackoffMs: o.config.podMaxBackoffSeconds * 1000,
+      popFromBackoffQ: o.popFromBackoffQ,
+      preEnqueue: (pi) => this.frameworkFor(pi.pod)?.runPreEnqueuePlugins(pi),
+      hints,
+      namespaceLabels: (ns) => this.snapshot.namespaceLabels(ns),
+      onHintError: (plugin, pod, err) => this.log.warn(`QueueingHintFn of ${plugin} failed for pod ${pod.metadata?.namespace}/${pod.metadata?.name}: ${(err as Error).message ?? err}`),
+    });
+  }
+
+  setClient(client: ClusterClient): void {
+    this.client = client;
+  }
+
+  private clusterClient(): ClusterClient {
+    if (!this.client) throw new Error("the scheduler has no cluster client to bind with");
+    return this.client;
+  }
+
+  frameworkFor(pod: Pod): Framework | undefined {
+    return this.profiles.get(pod.spec?.schedulerName || "default-scheduler");
+  }
+
+  /** Work outside the cycles (bindings, evictions): awaited by settle(), failures logged. */
+  private track(what: string, work: Promise<void>): void {
+    const p = work.catch((e) => this.log.warn(`${what}: ${(e as Error).message ?? e}`));
+    this.inFlightWork.add(p);
+    void p.finally(() => this.inFlightWork.delete(p));
+  }
+
+  /** Resolves when no binding cycle or background work is running. */
+  async settle(): Promise<void> {
+    while (this.inFlightWork.size > 0) await Promise.all([...this.inFlightWork]);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Cluster events (eventhandlers.go)
+
+  onNodeAdd(node: Node): void {
+    this.cache.addNode(node);
+    this.queue.moveAllToActiveOrBackoffQueue(EVENT_NODE_ADD, undefined, node);
+  }
+
+  onNodeUpdate(oldNode: Node, newNode: Node): void {
+    this.cache.updateNode(oldNode, newNode);
+    for (const e of nodeUpdateEvents(oldNode, newNode)) this.queue.moveAllToActiveOrBackoffQueue(e, oldNode, newNode);
+  }
+
+  onNodeDelete(node: Node): void {
+    this.cache.removeNode(node.metadata?.name ?? "");
+    this.queue.moveAllToActiveOrBackoffQueue(EVENT_NODE_DELETE, node, undefined);
+  }
+
+  /** A pod appeared: a bound pod counts on its node; a pending pod this scheduler serves is queued. */
+  onPodAdd(pod: Pod): void {
+    if (pod.spec?.nodeName) {
+      this.pending.delete(podKey(pod));
+      this.cache.addPod(pod);
+      this.queue.assignedPodAdded(pod);
+      return;
+    }
+    if (!this.frameworkFor(pod)) return;
+    this.pending.set(podKey(pod), pod);
+    this.queue.add(pod);
+  }
+
+  onPodUpdate(oldPod: Pod, newPod: Pod): void {
+    if (newPod.spec?.nodeName) {
+      if (!oldPod.spec?.nodeName) {
+        // Bound by someone else (or confirmed): it leaves the queue and counts on its node.
+        this.pending.delete(podKey(newPod));
+        this.queue.delete(oldPod);
+        this.cache.addPod(newPod);
+        this.queue.assignedPodAdded(newPod);
+        return;
+      }
+      this.cache.updatePod(oldPod, newPod);
+      for (const e of podUpdateEvents(oldPod, newPod)) this.queue.assignedPodUpdated(oldPod, newPod, e);
+      return;
+    }
+    if (!this.frameworkFor(newPod)) return;
+    this.pending.set(podKey(newPod), newPod);
+    this.queue.update(oldPod, newPod);
+  }
+
+  onPodDelete(pod: Pod): void {
+    const key = podKey(pod);
+    if (pod.spec?.nodeName || (this.cache.getPod(pod) && !this.pending.has(key))) {
+      const removed = this.cache.removePod(pod);
+      this.queue.moveAllToActiveOrBackoffQueue(EVENT_ASSIGNED_POD_DELETE, removed?.pod ?? pod, undefined);
+      return;
+    }
+    this.pending.delete(key);
+    this.queue.delete(pod);
+    for (const f of this.profiles.values()) f.rejectWaitingPod(key);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Scheduling
+
+  /** Schedules the next pod of activeQ (or backoffQ) if there is one; false when the queue has none ready. */
+  scheduleNext(): boolean {
+    const p = this.queue.tryPop();
+    if (!p) return false;
+    this.scheduleOne(p);
+    return true;
+  }
+
+  /** Runs until the signal aborts: waits for pods, schedules them one at a time. */
+  async run(signal: AbortSignal): Promise<void> {
+    const onAbort = () => this.queue.close();
+    signal.addEventListener("abort", onAbort, { once: true });
+    this.queue.run();
+    try {
+      for (;;) {
+        const p = await this.queue.pop();
+        if (!p || signal.aborted) break;
+        this.scheduleOne(p);
+        // Let bindings, events and timers through between cycles.
+        await new Promise<void>((r) => setImmediate(r));
+      }
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+      this.queue.close();
+      await this.settle();
+    }
+  }
+
+  /** ScheduleOne: the scheduling cycle now, the binding cycle in the background. */
+  scheduleOne(pInfo: QueuedPodInfo): void {
+    const pod = pInfo.podInfo;
+    const fwk = this.frameworkFor(pod.pod);
+    if (!fwk) {
+      this.log.warn(`profile not found for scheduler name ${JSON.stringify(pod.pod.spec?.schedulerName)}`);
+      this.queue.done(pod.uid);
+      return;
+    }
+    // skipPodSchedule: a pod being deleted, or one already assumed (it came back through an update).
+    if (pod.pod.metadata?.deletionTimestamp || this.cache.isAssumedPod(pod.pod) || pInfo.attempts > this.maxAttempts) {
+      this.queue.done(pod.uid);
+      return;
+    }
+    const state = new CycleState();
+    if (this.explain) state.recorder = new CycleRecorder(pInfo.attempts, fwk.profileName, this.cache.numNodes);
+    const cycle = this.schedulingCycle(state, fwk, pInfo);
+    if (!cycle.ok) {
+      this.handleSchedulingFailure(fwk, pInfo, cycle.status, cycle.nominating, state.recorder?.explanation);
+      return;
+    }
+    this.track(`binding ${pod.key}`, this.bindingCycle(state, fwk, cycle.result, cycle.assumed, pInfo));
+  }
+
+  private schedulingCycle(
+    state: CycleState,
+    fwk: Framework,
+    pInfo: QueuedPodInfo,
+  ): { ok: true; result: ScheduleResult; assumed: PodInfo } | { ok: false; status: Status; nominating: NominatingInfo | undefined } {
+    const pod = pInfo.podInfo;
+    const r = this.schedulePod(fwk, state, pod);
+    if ("status" in r) return { ok: false, status: r.status, nominating: CLEAR_NOMINATION };
+    if ("fitError" in r) {
+      const fitError = r.fitError;
+      if (!fwk.hasPostFilterPlugins()) return { ok: false, status: fitStatus(Code.Unschedulable, fitError), nominating: CLEAR_NOMINATION };
+      const pf = fwk.runPostFilterPlugins(state, pod, fitError.diagnosis.nodeToStatus);
+      fitError.diagnosis.postFilterMsg = pf.status?.message() ?? "";
+      if (pf.status?.code === Code.Error) this.log.warn(`PostFilter for pod ${pod.key}: ${pf.status.message()}`);
+      const rec = state.recorder?.explanation;
+      if (rec) {
+        const plugin = pf.status?.plugin || fwk.postFilterPlugins[0]?.name || "";
+        rec.postFilter = { ...verdict(plugin, pf.status), nominatedNode: pf.result?.nominatedNodeName || undefined, victims: pf.result?.victims?.map((v) => v.key) };
+      }
+      if (pf.result?.victims?.length) {
+        const node = pf.result.nominatedNodeName;
+        this.preemptedFor.set(pod.uid, [...(this.preemptedFor.get(pod.uid) ?? []), ...pf.result.victims.map((v) => `${v.key} on ${node}`)]);
+      }
+      const nominating: NominatingInfo | undefined = pf.result ? { mode: "override", nodeName: pf.result.nominatedNodeName } : undefined;
+      return { ok: false, status: fitStatus(Code.Unschedulable, fitError), nominating };
+    }
+    // assume: the pod counts on the node from now on, while binding runs in the background.
+    const assumedPod: Pod = { ...pod.pod, spec: { ...pod.pod.spec!, nodeName: r.host } };
+    const assumed = pod.withPod(assumedPod);
+    try {
+      this.cache.assumePod(assumed);
+    } catch (e) {
+      return { ok: false, status: new Status(Code.Error, [(e as Error).message], e as Error), nominating: CLEAR_NOMINATION };
+    }
+    this.queue.nominator.delete(pod.uid);
+    const rejected = (s: Status): Status => {
+      fwk.runReservePluginsUnreserve(state, assumed, r.host);
+      this.cache.forgetPod(assumedPod);
+      if (!s.isRejected()) return s;
+      const d = new Diagnosis();
+      d.nodeToStatus.set(r.host, s);
+      d.addPluginStatus(s);
+      return fitStatus(s.code, new FitError(pod.key, 1, d));
+    };
+    const reserve = fwk.runReservePluginsReserve(state, assumed, r.host);
+    if (reserve && !reserve.isSuccess()) return { ok: false, status: rejected(reserve), nominating: CLEAR_NOMINATION };
+    const permit = fwk.runPermitPlugins(state, assumed, r.host);
+    if (permit && !permit.isSuccess() && !permit.isWait()) return { ok: false, status: rejected(permit), nominating: CLEAR_NOMINATION };
+    return { ok: true, result: r, assumed };
+  }
+
+  private async bindingCycle(state: CycleState, fwk: Framework, result: ScheduleResult, assumed: PodInfo, pInfo: QueuedPodInfo): Promise<void> {
+    const host = result.host;
+    let status: MaybeStatus = await fwk.waitOnPermit(assumed);
+    if (status && !status.isSuccess()) {
+      if (status.isRejected()) {
+        const d = new Diagnosis();
+        d.nodeToStatus.set(host, status);
+        d.unschedulablePlugins.add(status.plugin);
+        status = fitStatus(status.code, new FitError(assumed.key, 1, d));
+      }
+      return this.handleBindingCycleError(state, fwk, pInfo, assumed, host, status);
+    }
+    // From here on a failure cannot make the pod unschedulable: its in-flight events can go.
+    this.queue.done(assumed.uid);
+    status = await fwk.runPreBindPlugins(state, assumed, host);
+    if (status && !status.isSuccess()) return this.handleBindingCycleError(state, fwk, pInfo, assumed, host, status);
+    status = await fwk.runBindPlugins(state, assumed, host);
+    this.cache.finishBinding(assumed.pod);
+    if (status && !status.isSuccess()) return this.handleBindingCycleError(state, fwk, pInfo, assumed, host, status);
+    this.pending.delete(assumed.uid);
+    fwk.runPostBindPlugins(state, assumed, host);
+    const explanation = state.recorder?.explanation;
+    this.onAttempt({
+      ...this.identity(pInfo),
+      outcome: "Scheduled",
+      node: host,
+      message: `Successfully assigned ${assumed.key} to ${host}`,
+      evaluatedNodes: result.evaluatedNodes,
+      feasibleNodes: result.feasibleNodes,
+      score: result.score,
+      preempted: this.preemptedFor.get(assumed.uid),
+      time: this.clock.now(),
+      ...(explanation ? { explanation } : {}),
+    });
+    this.preemptedFor.delete(assumed.uid);
+  }
+
+  private handleBindingCycleError(state: CycleState, fwk: Framework, pInfo: QueuedPodInfo, assumed: PodInfo, host: string, status: Status): void {
+    fwk.runReservePluginsUnreserve(state, assumed, host);
+    this.cache.forgetPod(assumed.pod);
+    // Forgetting the assumed pod frees its room: like a bound pod's deletion for the pods waiting.
+    const move = () => this.queue.moveAllToActiveOrBackoffQueue(EVENT_ASSIGNED_POD_DELETE, assumed.pod, undefined, status.isRejected() ? (p) => p.metadata?.uid !== assumed.uid : undefined);
+    if (!status.isRejected()) move();
+    this.handleSchedulingFailure(fwk, pInfo, status, CLEAR_NOMINATION, state.recorder?.explanation);
+    if (status.isRejected()) move();
+  }
+
+  private identity(pInfo: QueuedPodInfo): Pick<AttemptResult, "namespace" | "name" | "uid" | "attempt"> {
+    const p = pInfo.podInfo;
+    return { namespace: p.namespace, name: p.name, uid: p.uid, attempt: pInfo.attempts };
+  }
+
+  /**
+   * handleSchedulingFailure: records why (PodScheduled=False, reason Unschedulable or SchedulerError,
+   * the full message), remembers the rejecting plugins for the queue's hints, and requeues the pod
+   * unless it was deleted or bound meanwhile.
+   */
+  private handleSchedulingFailure(fwk: Framework, pInfo: QueuedPodInfo, status: Status, nominating: NominatingInfo | undefined, explanation: AttemptExplanation | undefined): void {
+    const pod = pInfo.podInfo;
+    const reason = status.isRejected() ? "Unschedulable" : "SchedulerError";
+    const fitError = status.cause instanceof FitError ? status.cause : undefined;
+    if (fitError) {
+      pInfo.unschedulablePlugins = new Set(fitError.diagnosis.unschedulablePlugins);
+      pInfo.pendingPlugins = new Set(fitError.diagnosis.pendingPlugins);
+    }
+    const message = status.message();
+    const latest = this.queue.latestInFlight(pod.uid) ?? this.pending.get(pod.uid);
+    let nominatedNode: string | undefined;
+    if (latest && !latest.spec?.nodeName) {
+      // The pod's status as the API would now hold it: PodScheduled=False and the nomination.
+      nominatedNode = nominating?.mode === "override" ? nominating.nodeName : latest.status?.nominatedNodeName;
+      const updated: Pod = {
+        ...latest,
+        status: {
+          ...latest.status,
+          nominatedNodeName: nominatedNode || undefined,
+          conditions: [
+            ...(latest.status?.conditions ?? []).filter((c) => c.type !== "PodScheduled"),
+            { type: "PodScheduled", status: "False", reason, message },
+          ],
+        },
+      };
+      this.pending.set(pod.uid, updated);
+      pInfo.podInfo = pod.withPod(updated);
+      this.queue.addUnschedulableIfNotPresent(pInfo);
+      this.queue.nominator.add(pInfo.podInfo, nominating);
+    } else {
+      this.queue.done(pod.uid);
+    }
+    if (reason === "SchedulerError") this.log.warn(`Error scheduling pod ${pod.key}; retrying: ${message}`);
+    this.onAttempt({
+      ...this.identity(pInfo),
+      outcome: status.isRejected() ? "Unschedulable" : "SchedulerError",
+      reason,
+      message,
+      unschedulablePlugins: [...pInfo.unschedulablePlugins].sort(),
+      nominatedNode: nominatedNode || undefined,
+      preempted: this.preemptedFor.get(pod.uid),
+      time: this.clock.now(),
+      ...(explanation ? { explanation } : {}),
+    });
+  }
+
+  /** SchedulePod: the host, or a FitError, or an error status. */
+  private schedulePod(fwk: Framework, state: CycleState, pod: PodInfo): ScheduleResult | { fitError: FitError } | { status: Status } {
+    this.cache.updateSnapshot(this.snapshot);
+    if (state.recorder) state.recorder.explanation.nodes = this.snapshot.numNodes();
+    if (this.snapshot.numNodes() === 0) return { status: new Status(Code.UnschedulableAndUnresolvable, [ERR_NO_NODES_AVAILABLE]) };
+    const fit = this.findNodesThatFitPod(fwk, state, pod);
+    if ("status" in fit) return fit;
+    const { feasible, diagnosis } = fit;
+    if (feasible.length === 0) return { fitError: new FitError(pod.key, this.snapshot.numNodes(), diagnosis) };
+    if (feasible.length === 1) {
+      const host = feasible[0]!.name;
+      if (state.recorder) state.recorder.explanation.selected = { node: host, score: 0, tiedWith: 0 };
+      return { host, evaluatedNodes: 1 + diagnosis.nodeToStatus.size, feasibleNodes: 1 };
+    }
+    const scores = this.prioritizeNodes(fwk, state, pod, feasible);
+    if (scores instanceof Status) return { status: scores };
+    const { host, score, tied } = this.selectHost(scores);
+    if (state.recorder) {
+      state.recorder.explanation.score = explainScores(fwk, state, scores);
+      state.recorder.explanation.selected = { node: host, score, tiedWith: tied - 1 };
+    }
+    return { host, evaluatedNodes: feasible.length + diagnosis.nodeToStatus.size, feasibleNodes: feasible.length, score };
+  }
+
+  /** findNodesThatFitPod: PreFilter, the nominated node, then Filter over the (PreFilter-narrowed) nodes. */
+  private findNodesThatFitPod(fwk: Framework, state: CycleState, pod: PodInfo): { feasible: NodeInfo[]; diagnosis: Diagnosis } | { status: Status } {
+    const diagnosis = new Diagnosis();
+    const all = this.snapshot.list();
+    const pre = fwk.runPreFilterPlugins(state, pod, all);
+    diagnosis.unschedulablePlugins = pre.unschedulablePlugins;
+    const rec = state.recorder?.explanation;
+    if (rec && pre.nodeNames) rec.preFilterNodeNames = [...pre.nodeNames].sort();
+    if (pre.status && !pre.status.isSuccess()) {
+      if (!pre.status.isRejected()) return { status: pre.status };
+      // Every node gets the PreFilter status, so that preemption sees it.
+      diagnosis.nodeToStatus.absentNodesStatus = pre.status;
+      diagnosis.preFilterMsg = pre.status.message();
+      diagnosis.addPluginStatus(pre.status);
+      if (rec) explainFilters(fwk, state, pod, all, new Set(), diagnosis, { numNodesToFind: 0, startIndex: 0 });
+      return { feasible: [], diagnosis };
+    }
+    const nominated = pod.pod.status?.nominatedNodeName;
+    if (nominated) {
+      const ni = this.snapshot.get(nominated);
+      if (ni) {
+        const r = this.findNodesThatPassFilters(fwk, state, pod, diagnosis, [ni], true);
+        if ("status" in r) this.log.warn(`Evaluation failed on nominated node ${nominated} for pod ${pod.key}: ${r.status.message()}`);
+        else if (r.feasible.length > 0) {
+          if (rec) explainFilters(fwk, state, pod, all, new Set([nominated]), diagnosis, { numNodesToFind: 1, startIndex: 0, nominated });
+          return { feasible: r.feasible, diagnosis };
+        }
+      }
+    }
+    let nodes: readonly NodeInfo[] = all;
+    if (pre.nodeNames) {
+      nodes = [...pre.nodeNames].map((n) => this.snapshot.get(n)).filter((n): n is NodeInfo => !!n);
+      diagnosis.nodeToStatus.absentNodesStatus = new Status(Code.UnschedulableAndUnresolvable, [`node(s) didn't satisfy plugin(s) [${[...pre.unschedulablePlugins].sort().join(" ")}]`]);
+    }
+    const startIndex = this.nextStartNodeIndex;
+    const r = this.findNodesThatPassFilters(fwk, state, pod, diagnosis, nodes, false);
+    const processed = ("status" in r ? 0 : r.feasible.length) + diagnosis.nodeToStatus.size;
+    this.nextStartNodeIndex = (this.nextStartNodeIndex + processed) % all.length;
+    if ("status" in r) return r;
+    if (rec) explainFilters(fwk, state, pod, nodes, r.processed, diagnosis, { numNodesToFind: r.numNodesToFind, startIndex, nominated });
+    return { feasible: r.feasible, diagnosis };
+  }
+
+  /** findNodesThatPassFilters: from nextStartNodeIndex, until numNodesToFind feasible nodes. */
+  private findNodesThatPassFilters(
+    fwk: Framework,
+    state: CycleState,
+    pod: PodInfo,
+    diagnosis: Diagnosis,
+    nodes: readonly NodeInfo[],
+    nominatedOnly: boolean,
+  ): { feasible: NodeInfo[]; processed: Set<string>; numNodesToFind: number } | { status: Status } {
+    const n = nodes.length;
+    let numNodesToFind = this.numFeasibleNodesToFind(fwk.percentageOfNodesToScore, n);
+    if (!fwk.hasScorePlugins()) numNodesToFind = 1;
+    const start = nominatedOnly ? 0 : this.nextStartNodeIndex;
+    const feasible: NodeInfo[] = [];
+    const processed = new Set<string>();
+    const explaining = !!state.recorder;
+    if (!fwk.hasFilterPlugins()) {
+      for (let i = 0; i < numNodesToFind; i++) feasible.push(nodes[(start + i) % n]!);
+      return { feasible, processed, numNodesToFind };
+    }
+    for (let i = 0; i < n; i++) {
+      const ni = nodes[(start + i) % n]!;
+      if (explaining) processed.add(ni.name);
+      const s = fwk.runFilterPluginsWithNominatedPods(state, pod, ni);
+      if (s && s.code === Code.Error) return { status: s };
+      if (!s || s.isSuccess()) {
+        feasible.push(ni);
+        if (feasible.length >= numNodesToFind) break;
+      } else {
+        diagnosis.nodeToStatus.set(ni.name, s);
+        diagnosis.addPluginStatus(s);
+      }
+    }
+    return { feasible, processed, numNodesToFind };
+  }
+
+  /** numFeasibleNodesToFind: all below 100 nodes; else percentageOfNodesToScore (adaptive: 50% − n/125, ≥ 5%), at least 100. */
+  numFeasibleNodesToFind(profilePercentage: number | undefined, numAllNodes: number): number {
+    if (numAllNodes < MIN_FEASIBLE_NODES_TO_FIND) return numAllNodes;
+    let percentage = profilePercentage ?? this.percentageOfNodesToScore;
+    if (percentage === 0) {
+      percentage = 50 - Math.trunc(numAllNodes / 125);
+      if (percentage < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND) percentage = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND;
+    }
+    const numNodes = Math.trunc((numAllNodes * percentage) / 100);
+    return numNodes < MIN_FEASIBLE_NODES_TO_FIND ? MIN_FEASIBLE_NODES_TO_FIND : numNodes;
+  }
+
+  /** prioritizeNodes: PreScore and Score; every node gets 1 when there are no score plugins. */
+  private prioritizeNodes(fwk: Framework, state: CycleState, pod: PodInfo, nodes: readonly NodeInfo[]): ScoreOutcome | Status {
+    if (!fwk.hasScorePlugins()) return { nodes, totals: new Float64Array(nodes.length).fill(1), plugins: [], normalized: [] };
+    const pre = fwk.runPreScorePlugins(state, pod, nodes);
+    if (pre && !pre.isSuccess()) return pre;
+    return fwk.runScorePlugins(state, pod, nodes);
+  }
+
+  /** selectHost: the highest total; among equal totals, each is equally likely (reservoir sampling). */
+  private selectHost(s: ScoreOutcome): { host: string; score: number; tied: number } {
+    let best = 0;
+    let tied = 1;
+    for (let i = 1; i < s.totals.length; i++) {
+      const t = s.totals[i]!;
+      if (t > s.totals[best]!) {
+        best = i;
+        tied = 1;
+      } else if (t === s.totals[best]) {
+        tied++;
+        if (this.random() * tied < 1) best = i;
+      }
+    }
+    return { host: s.nodes[best]!.name, score: s.totals[best]!, tied };
+  }
+}
+
+/** A status carrying a FitError, its message as the reason (Status.WithError). */
+function fitStatus(code: Code, fitError: FitError): Status {
+  return new Status(code, [fitError.message], fitError);
+}
