@@ -67,6 +67,9 @@ function firstRelistGate(cache: PodStatusReader, since: number): PodStatusReader
   };
 }
 
+/** How long a stopping agent waits for syncs and probes in flight. */
+export const SHUTDOWN_GRACE_MS = 10_000;
+
 export class Agent {
   readonly workers: PodWorkers;
   readonly syncer: PodSyncer;
@@ -150,10 +153,15 @@ export class Agent {
     await new Promise<void>((r) => (signal.aborted ? r() : signal.addEventListener("abort", () => r(), { once: true })));
     for (const t of this.timers) t.cancel();
     unsubscribe();
-    await plegDone;
-    await events;
-    await this.workers.idle();
-    await this.probes.stop();
+    // In-flight work gets a bounded time to finish: a runtime that hangs (an overloaded containerd can
+    // leave a call open for minutes) must not keep the agent from stopping. The pods run on either way,
+    // and whatever a sync left half done is adopted by the next start, as after kill -9.
+    const drained = Promise.all([plegDone, events, this.workers.idle(), this.probes.stop()]).then(() => true);
+    let timer: Timer | undefined;
+    const late = new Promise<false>((resolve) => (timer = clock.setTimer(SHUTDOWN_GRACE_MS, () => resolve(false))));
+    const finished = await Promise.race([drained, late]);
+    timer?.cancel();
+    if (!finished) this.o.log.warn(`stopping with work still in flight after ${SHUTDOWN_GRACE_MS / 1000}s (the runtime is not answering); the next start adopts what runs`);
   }
 
   /** A probe result changed: the kubelet's probe-result channels into syncLoopIteration. */

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
-import { Agent, type AgentHooks } from "../../src/agent/agent";
+import { Agent, SHUTDOWN_GRACE_MS, type AgentHooks } from "../../src/agent/agent";
 import { PodConfig, type SourceReport } from "../../src/config";
 import type { ContainerConfigInput } from "../../src/cri/types";
 import type { PodSourceName } from "../../src/manifest/types";
@@ -458,4 +458,25 @@ describe("Agent: probes", () => {
       await second.stop();
     });
   }
+});
+
+describe("Agent: shutdown", () => {
+  test("stopping waits for a hung runtime call only SHUTDOWN_GRACE_MS, then returns", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    const release = rt.hold("createContainer");
+    const a = await startAgent(rt, clock);
+    a.config.apply(fromFile(pod()));
+    await clock.advance(0);
+    await flushMicrotasks();
+    expect(rt.callsOf("createContainer")).toHaveLength(1);
+    let stopped = false;
+    const stopping = a.stop().then(() => (stopped = true));
+    await clock.advance(SHUTDOWN_GRACE_MS - 1);
+    expect(stopped).toBe(false);
+    await clock.advance(1);
+    await stopping;
+    expect(stopped).toBe(true);
+    release();
+  });
 });
