@@ -257,8 +257,11 @@ export class PodSyncer {
     let removed = 0;
     const seen = new Set<string>();
     for (const c of status.containerStatuses) {
+      // Only dead instances count: a running one must not push out the dead one before it, which is
+      // the container's lastState (the kubelet keeps one dead instance per container, MaxPerPodContainer).
+      if (c.state !== "CONTAINER_EXITED") continue;
       const key = `${isInit(c) ? "init" : "app"}/${c.metadata?.name}`;
-      if (c.state === "CONTAINER_EXITED" && seen.has(key)) {
+      if (seen.has(key)) {
         await ignoreNotFound(this.runtime.removeContainer(c.id));
         removed++;
       }

@@ -412,6 +412,12 @@ describe("Agent: probes", () => {
     expect(app.restartCount).toBe(1);
     expect(app.state?.running).toBeDefined();
     expect(app.lastState?.terminated?.message).toStartWith("Container app failed liveness probe, will be restarted");
+    // The container GC keeps that dead instance: it is the lastState while the new one runs.
+    rt.execResult = { exitCode: 0, stdout: "", stderr: "" };
+    await clock.advance(4000);
+    await a.settle();
+    expect(rt.containersNamed("app")).toHaveLength(2);
+    expect(containerStatus(a.agent, "app")!.lastState?.terminated?.message).toStartWith("Container app failed liveness probe");
     await a.stop();
   });
 
