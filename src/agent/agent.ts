@@ -53,20 +53,6 @@ export interface AgentOptions {
   stateDir?: string;
 }
 
-/**
- * The PLEG's cache as the pod workers read it: no status counts as current before a relist that began
- * once the agent was up. As the kubelet's cache, whose GetNewerThan blocks until its first relist, so
- * that a pod's first sync sees what already runs (a restarted agent adopts its pods, never starts them
- * a second time) even when a source delivers the pod before the PLEG has listed the runtime.
- */
-function firstRelistGate(cache: PodStatusReader, since: number): PodStatusReader {
-  return {
-    get: (uid) => cache.get(uid),
-    uids: () => cache.uids(),
-    getNewerThan: (uid, minTime, signal) => cache.getNewerThan(uid, Math.max(minTime, since), signal),
-  };
-}
-
 /** How long a stopping agent waits for syncs and probes in flight. */
 export const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -104,7 +90,7 @@ export class Agent {
         removePod: (uid, st) => this.syncer.removePod(uid, st),
         relistPod: (uid) => o.pleg.requestPodRelist(uid, undefined, o.pleg.mode ?? "generic"),
       },
-      firstRelistGate(o.pleg.cache, o.clock.now()),
+      o.pleg.cache,
       o.clock,
       o.log,
     );

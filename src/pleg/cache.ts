@@ -24,8 +24,12 @@ interface Waiter {
 
 export class PodStatusCache implements PodStatusReader {
   private entries = new Map<string, CachedPodStatus>();
-  /** Every pod is known to be current up to this time (the start of the last complete relist). */
-  private globalTimestamp = 0;
+  /**
+   * Every pod is known to be current up to this time (the start of the last complete relist).
+   * Undefined until the first relist: as the kubelet's cache, nothing is current before the runtime
+   * has been listed once, so a pod's first sync sees what already runs (a restarted agent adopts).
+   */
+  private globalTimestamp: number | undefined;
   private waiters = new Set<Waiter>();
 
   get(uid: string): CachedPodStatus | undefined {
@@ -59,14 +63,14 @@ export class PodStatusCache implements PodStatusReader {
   }
   /** After a full relist: every pod not otherwise written is known current as of ts. */
   updateTime(ts: number): void {
-    this.globalTimestamp = Math.max(this.globalTimestamp, ts);
+    this.globalTimestamp = Math.max(this.globalTimestamp ?? ts, ts);
     this.notify();
   }
 
   private lookup(uid: string, minTime: number): CachedPodStatus | undefined {
     const e = this.entries.get(uid);
     if (e && e.timestamp >= minTime) return e;
-    if (this.globalTimestamp >= minTime) {
+    if (this.globalTimestamp !== undefined && this.globalTimestamp >= minTime) {
       return e ? { ...e, timestamp: this.globalTimestamp } : { status: undefined, error: undefined, timestamp: this.globalTimestamp };
     }
     return undefined;

@@ -37,6 +37,8 @@ class FakeActions implements PodSyncActions {
 function setup() {
   const clock = new FakeClock();
   const cache = new PodStatusCache();
+  // The PLEG listed the runtime once, just before the test (nothing is current before that).
+  cache.updateTime(clock.now() - 1);
   const actions = new FakeActions(cache, clock);
   const workers = new PodWorkers(actions, cache, clock, createLogger("text", -1));
   return { clock, cache, actions, workers };

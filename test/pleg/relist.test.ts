@@ -204,6 +204,17 @@ describe("PodStatusCache", () => {
     expect(cache.set("u", s("old"), undefined, 100)).toBe(false);
     expect(cache.get("u")!.status!.name).toBe("new");
   });
+  test("before the first relist nothing is current, not even for the zero time", async () => {
+    const cache = new PodStatusCache();
+    let got: number | undefined;
+    void cache.getNewerThan("u", 0).then((e) => (got = e.timestamp));
+    await Promise.resolve();
+    expect(got).toBeUndefined();
+    cache.updateTime(5);
+    await Promise.resolve();
+    expect(got).toBe(5);
+  });
+
   test("getNewerThan waits for a read at or after the time asked, from the pod or a full relist", async () => {
     const cache = new PodStatusCache();
     const got: number[] = [];
