@@ -3,7 +3,7 @@
 // drive the pod workers; the workers sync pods through PodSyncer; the ProbeManager's workers follow
 // each sync. The agent is what the HTTP server sees (AgentView).
 import { join } from "node:path";
-import type { Node, Pod } from "kubernetes-types/core/v1";
+import type { Node, Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
 import type { PodConfig, PushSource } from "../config";
 import type { PodSourceName } from "../manifest/types";
 import type { PodStatusReader } from "../pleg/cache";
@@ -15,7 +15,6 @@ import { ProbeManager } from "../prober/manager";
 import type { RunningContainer } from "../prober/manager";
 import type { ProbeObservation, ProbeSeed, ProbeUpdate } from "../prober/types";
 import { ContainerNotes } from "./container-notes";
-import { isInit } from "./pod-actions";
 import { Backoff } from "./backoff";
 import { PodSyncer, type SyncRuntime } from "./pod-sync";
 import { PodWorkers, type PodWorkerState } from "./pod-workers";
@@ -170,22 +169,20 @@ export class Agent {
     return undefined;
   }
 
-  /** The newest running instance of each probed container, as the probe workers bind to them. */
+  /**
+   * The newest instance of each container, where it runs: what the probe workers bind to (the
+   * ProbeManager picks the probed ones, app containers and sidecars; names are unique in a pod).
+   */
   private runningContainers(uid: string): RunningContainer[] {
-    const st = this.o.pleg.cache.get(uid)?.status;
     const out: RunningContainer[] = [];
     const seen = new Set<string>();
-    for (const c of st?.containerStatuses ?? []) {
+    for (const c of this.o.pleg.cache.get(uid)?.status?.containerStatuses ?? []) {
       const name = c.metadata?.name ?? "";
       if (seen.has(name)) continue;
       seen.add(name);
-      if (c.state === "CONTAINER_RUNNING" && (!isInit(c) || this.isSidecar(uid, name))) out.push({ name, id: c.id, startedAt: c.startedAt / 1e6 });
+      if (c.state === "CONTAINER_RUNNING") out.push({ name, id: c.id, startedAt: c.startedAt / 1e6 });
     }
     return out;
-  }
-
-  private isSidecar(uid: string, name: string): boolean {
-    return (this.workers.get(uid)?.pod.spec?.initContainers ?? []).some((c) => c.name === name && c.restartPolicy === "Always");
   }
 
   /** What the agent last reported for an instance, as the probe workers' starting point after a restart. */
@@ -256,6 +253,7 @@ export class Agent {
     else if (s.phase === "terminating") this.probes.stopLivenessAndStartup(s.uid);
     else if (s.phase === "terminated" && s.removed) this.probes.removePod(s.uid);
     s.apiStatus = this.apiStatus(s);
+    this.noteReported(s.apiStatus);
     if (!this.started.has(s.uid) && s.apiStatus.containerStatuses?.every((c) => c.state?.running) && st) {
       this.started.add(s.uid);
       this.o.hooks?.podStarted?.(s.pod, (this.o.clock.now() - Date.parse(s.seen)) / 1000);
@@ -269,7 +267,7 @@ export class Agent {
 
   private apiStatus(s: PodWorkerState) {
     const probed = (name: string) => [...(s.pod.spec?.containers ?? []), ...(s.pod.spec?.initContainers ?? [])].find((c) => c.name === name);
-    const status = computeApiPodStatus({
+    return computeApiPodStatus({
       pod: s.pod,
       // Until the prober has the pod (just after a restart) the last reported value stands.
       ready: (name, id) => this.probes.readiness(s.uid, name, id) ?? this.notes.get(id)?.ready ?? !(probed(name)?.readinessProbe || probed(name)?.startupProbe),
@@ -283,10 +281,16 @@ export class Agent {
       now: apiTime(this.o.clock.now()),
       previous: s.apiStatus,
     });
+  }
+
+  /**
+   * Keeps what the status says of each running container for the next start. After syncs only, not
+   * on every GET /pods: a readiness change always wakes the pod's worker, so it lands here too.
+   */
+  private noteReported(status: ApiPodStatus): void {
     for (const c of [...(status.containerStatuses ?? []), ...(status.initContainerStatuses ?? [])]) {
       if (c.state?.running && c.containerID) this.notes.update(c.containerID.replace(/^[a-z]+:\/\//, ""), { ready: c.ready, started: c.started });
     }
-    return status;
   }
 
   /** Every pod with its live status, computed from the newest cached runtime status. */

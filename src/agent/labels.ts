@@ -3,6 +3,7 @@
 // spec hash a running container was made from) and other CRI tools see the same as with a kubelet.
 import { createHash } from "node:crypto";
 import type { Container } from "kubernetes-types/core/v1";
+import { stableStringify } from "../manifest/static-pod";
 
 export const CONTAINER_HASH = "io.kubernetes.container.hash";
 export const CONTAINER_RESTART_COUNT = "io.kubernetes.container.restartCount";
@@ -13,16 +14,6 @@ export const CONTAINER_PRESTOP_HANDLER = "io.kubernetes.container.preStopHandler
 /** Marks init containers, so a restarted agent tells them from app containers of the same pod. */
 export const CONTAINER_TYPE = "io.kubernetes.container.type";
 
-/** JSON with object keys sorted: the same object always gives the same text. */
-export function stableJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(stableJson).join(",")}]`;
-  if (v && typeof v === "object") {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o).filter((k) => o[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${stableJson(o[k])}`).join(",")}}`;
-  }
-  return JSON.stringify(v);
-}
-
 /**
  * The hash of a container's spec. A running container whose hash differs from its spec's is
  * replaced, as the kubelet does ("Container spec hash changed"). Probes and resources are left out,
@@ -30,5 +21,5 @@ export function stableJson(v: unknown): string {
  */
 export function containerHash(c: Container): string {
   const { livenessProbe: _l, readinessProbe: _r, startupProbe: _s, resources: _res, ...rest } = c;
-  return createHash("sha256").update(stableJson(rest)).digest("hex").slice(0, 16);
+  return createHash("sha256").update(stableStringify(rest)).digest("hex").slice(0, 16);
 }

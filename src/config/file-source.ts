@@ -7,11 +7,12 @@ import { watch, type Stats } from "node:fs";
 import { readFile, readdir, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Pod } from "kubernetes-types/core/v1";
-import { formatManifestError, type LoadResult, type ManifestError, type PodLoader } from "../manifest/types";
+import { type LoadResult, type ManifestError, type PodLoader } from "../manifest/types";
 import type { Clock, Timer } from "../util/clock";
 import type { Logger } from "../util/log";
 import { Mutex } from "../util/queue";
 import { podKey, type SourceReport } from "./pod-config";
+import { SnapshotEmitter } from "./snapshot-emitter";
 
 /** The kubelet's maxConfigLength: a manifest over 10 MB is refused. */
 export const MAX_MANIFEST_BYTES = 10 * 1024 * 1024;
@@ -97,6 +98,7 @@ export class FileSource {
   private readonly loader: PodLoader;
   private readonly clock: Clock;
   private readonly log: Logger;
+  private readonly emitter: SnapshotEmitter;
   private readonly checkFrequencyMs: number;
   private readonly debounceMs: number;
   private readonly settleMs: number;
@@ -108,13 +110,10 @@ export class FileSource {
   private pathKind: PathKind = "missing";
   private pathIno = 0;
 
-  private onSnapshot: ((s: SourceReport) => void) | undefined;
   private started = false;
   private stopped = false;
   private pumping = false;
   private again = false;
-  private lastFingerprint: string | undefined;
-  private lastErrors = new Set<string>();
 
   private periodicTimer: Timer | undefined;
   private debounceTimer: Timer | undefined;
@@ -135,6 +134,7 @@ export class FileSource {
     this.loader = opts.loader;
     this.clock = opts.clock;
     this.log = opts.log;
+    this.emitter = new SnapshotEmitter(opts.log);
     this.checkFrequencyMs = opts.checkFrequencyMs ?? 20_000;
     // Short: an editor's save arrives as a burst within microseconds, and a file that does not
     // load yet is left to settle anyway; every millisecond here is a millisecond of pod start.
@@ -160,7 +160,7 @@ export class FileSource {
   start(onSnapshot: (s: SourceReport) => void): void {
     if (this.started) throw new Error("FileSource already started");
     this.started = true;
-    this.onSnapshot = onSnapshot;
+    this.emitter.listen(onSnapshot);
     this.log.info(`watching static pod path ${this.path}`);
     this.armPeriodic();
     void this.pump();
@@ -384,7 +384,7 @@ export class FileSource {
         this.again = false;
         const snap = await this.scan();
         if (this.stopped) return;
-        this.emitIfChanged(snap);
+        this.emitter.emit(snap);
         this.afterScan();
       } while (this.again && !this.stopped);
     } catch (e) {
@@ -394,15 +394,6 @@ export class FileSource {
     }
   }
 
-  private emitIfChanged(snap: SourceReport): void {
-    const fp = JSON.stringify(snap);
-    if (fp === this.lastFingerprint) return;
-    this.lastFingerprint = fp;
-    const now = new Set(snap.errors.map(formatManifestError));
-    for (const e of now) if (!this.lastErrors.has(e)) this.log.warn(e);
-    this.lastErrors = now;
-    this.onSnapshot?.(snap);
-  }
 
   private afterScan(): void {
     const unsettled = [...this.files.values()].some((r) => !r.settled);
@@ -455,7 +446,7 @@ export class FileSource {
       this.watcher = w;
       this.watched = { kind, ino: this.pathIno };
       // Changes between the scan that just ran and this watch would otherwise wait for the rescan.
-      if (this.lastFingerprint !== undefined) this.again = true;
+      if (this.emitter.emitted) this.again = true;
     } catch (e) {
       this.watchFailed(e);
     }

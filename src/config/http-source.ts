@@ -3,12 +3,13 @@
 // unreachable, answers an error, or serves something that does not load keeps the pods it served
 // last, and the reason is reported in the snapshot.
 import type { Pod } from "kubernetes-types/core/v1";
-import { formatManifestError, type LoadResult, type ManifestError, type PodLoader } from "../manifest/types";
+import { type LoadResult, type ManifestError, type PodLoader } from "../manifest/types";
 import type { Clock, Timer } from "../util/clock";
 import type { Logger } from "../util/log";
 import { Mutex } from "../util/queue";
 import { documentError } from "./file-source";
 import type { SourceReport } from "./pod-config";
+import { SnapshotEmitter } from "./snapshot-emitter";
 
 export interface HttpSourceOptions {
   url: string;
@@ -33,6 +34,7 @@ export class HttpSource {
   private readonly loader: PodLoader;
   private readonly clock: Clock;
   private readonly log: Logger;
+  private readonly emitter: SnapshotEmitter;
   private readonly checkFrequencyMs: number;
   private readonly timeoutMs: number;
   private readonly fetchFn: (input: string, init: RequestInit) => Promise<Response>;
@@ -48,13 +50,10 @@ export class HttpSource {
   private requestError: ManifestError | undefined;
   private everComplete = false;
 
-  private onSnapshot: ((s: SourceReport) => void) | undefined;
   private started = false;
   private stopped = false;
   private timer: Timer | undefined;
   private polling = false;
-  private lastFingerprint: string | undefined;
-  private lastErrors = new Set<string>();
 
   /** Counters for tests and /metrics. */
   readonly stats = { requests: 0, failures: 0, loads: 0 };
@@ -67,6 +66,7 @@ export class HttpSource {
     this.loader = opts.loader;
     this.clock = opts.clock;
     this.log = opts.log;
+    this.emitter = new SnapshotEmitter(opts.log, `manifest URL ${opts.url} reads cleanly again`);
     this.checkFrequencyMs = opts.checkFrequencyMs ?? 20_000;
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.fetchFn = opts.fetch ?? ((input, init) => fetch(input, init));
@@ -81,7 +81,7 @@ export class HttpSource {
   start(onSnapshot: (s: SourceReport) => void): void {
     if (this.started) throw new Error("HttpSource already started");
     this.started = true;
-    this.onSnapshot = onSnapshot;
+    this.emitter.listen(onSnapshot);
     this.log.info(`watching manifest URL ${this.url}`);
     void this.poll();
   }
@@ -165,7 +165,7 @@ export class HttpSource {
     this.polling = true;
     try {
       const snap = await this.scan();
-      if (!this.stopped) this.emitIfChanged(snap);
+      if (!this.stopped) this.emitter.emit(snap);
     } catch (e) {
       this.log.error(`manifest URL ${this.url}: ${message(e)}`);
     } finally {
@@ -176,17 +176,6 @@ export class HttpSource {
     this.timer = this.clock.setTimer(this.checkFrequencyMs, () => void this.poll());
   }
 
-  private emitIfChanged(snap: SourceReport): void {
-    const fp = JSON.stringify(snap);
-    if (fp === this.lastFingerprint) return;
-    this.lastFingerprint = fp;
-    // The kubelet quiets repeated failures after three; here an error is logged when it first appears.
-    const now = new Set(snap.errors.map(formatManifestError));
-    for (const e of now) if (!this.lastErrors.has(e)) this.log.warn(e);
-    if (this.lastErrors.size > 0 && now.size === 0) this.log.info(`manifest URL ${this.url} reads cleanly again`);
-    this.lastErrors = now;
-    this.onSnapshot?.(snap);
-  }
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
