@@ -29,6 +29,7 @@ PACKAGES=(
   docker-registry             # a local registry on 127.0.0.1:5000 for PullImage tests
   gcc libc6-dev               # build the static pause binary
   debian-archive-keyring      # verifies the trixie release file
+  openssl                     # the test API server's CA and serving certificate
 )
 C17_DIR=${NODEAGENT_C17_DIR:-/opt/nodeagent/containerd-1.7}
 CACHE=${NODEAGENT_CACHE:-/var/cache/nodeagent}

@@ -1,0 +1,208 @@
+// The API clients the agent and the scheduler use, made from a kubeconfig by @kubernetes/client-node.
+// Kubeconfig parsing, contexts, tokens, exec/OIDC plugins and request building stay the library's; only
+// the transport is ours. Why: client-node sends through undici with a `dispatcher` that carries the
+// cluster's CA and client certificate, and Bun's fetch ignores `dispatcher` — every TLS call to a real
+// API server failed with UNABLE_TO_VERIFY_LEAF_SIGNATURE. Bun's fetch takes the same settings as its
+// own `tls` option, so the transport hands them over there, for requests and for watches alike.
+import * as k8s from "@kubernetes/client-node";
+import type { HttpLibrary, RequestContext } from "@kubernetes/client-node";
+import pkg from "../../package.json" with { type: "json" };
+
+export interface KubeClientOptions {
+  /** kubeconfig context to use instead of current-context. */
+  context?: string;
+  /** User-Agent sent with every call, e.g. "nodeagent/0.1.0 (agent)". */
+  userAgent?: string;
+}
+
+export interface KubeClient {
+  readonly config: k8s.KubeConfig;
+  /** The API server's URL, for messages. */
+  readonly server: string;
+  readonly core: k8s.CoreV1Api;
+  readonly coordination: k8s.CoordinationV1Api;
+  readonly events: k8s.EventsV1Api;
+  /** Watches for informers, over the same transport. */
+  readonly watch: k8s.Watch;
+}
+
+/** TLS settings of the current cluster and user, in the shape Bun's fetch takes them. */
+interface BunTls {
+  ca?: string | string[];
+  cert?: string;
+  key?: string;
+  rejectUnauthorized?: boolean;
+  serverName?: string;
+}
+
+/** Loads a kubeconfig file (relative paths in it resolve against its folder, as kubectl does). */
+export async function loadKubeClient(path: string, opts: KubeClientOptions = {}): Promise<KubeClient> {
+  const kc = new k8s.KubeConfig();
+  try {
+    kc.loadFromFile(path);
+  } catch (e) {
+    throw new Error(`kubeconfig ${path}: ${(e as Error).message}`);
+  }
+  return kubeClientFromConfig(kc, opts, path);
+}
+
+export async function kubeClientFromConfig(kc: k8s.KubeConfig, opts: KubeClientOptions = {}, origin = "kubeconfig"): Promise<KubeClient> {
+  if (opts.context) {
+    if (!kc.getContextObject(opts.context)) throw new Error(`${origin}: no context named ${JSON.stringify(opts.context)}`);
+    kc.setCurrentContext(opts.context);
+  }
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new Error(`${origin}: no current cluster (set current-context, or pass a context)`);
+  if (!/^https?:\/\//.test(cluster.server)) throw new Error(`${origin}: cluster ${cluster.name} has server ${JSON.stringify(cluster.server)}, want an http(s) URL`);
+  const tls = await bunTls(kc);
+  const userAgent = opts.userAgent ?? `nodeagent/${pkg.version}`;
+  const configuration = k8s.createConfiguration({
+    baseServer: new k8s.ServerConfiguration(cluster.server.replace(/\/+$/, ""), {}),
+    authMethods: { default: kc },
+    httpApi: new BunFetchHttpLibrary(tls, userAgent, cluster.proxyUrl),
+  });
+  return {
+    config: kc,
+    server: cluster.server,
+    core: new k8s.CoreV1Api(configuration),
+    coordination: new k8s.CoordinationV1Api(configuration),
+    events: new k8s.EventsV1Api(configuration),
+    watch: new BunWatch(kc, tls, userAgent, cluster.proxyUrl),
+  };
+}
+
+/** Reads the CA, client certificate and verification setting client-node worked out for this context. */
+async function bunTls(kc: k8s.KubeConfig): Promise<BunTls> {
+  const o: { ca?: Buffer | string; cert?: Buffer | string; key?: Buffer | string; rejectUnauthorized?: boolean; servername?: string } = {};
+  await kc.applyToHTTPSOptions(o as Parameters<k8s.KubeConfig["applyToHTTPSOptions"]>[0]);
+  const text = (v: Buffer | string | undefined) => (v === undefined ? undefined : v.toString());
+  return { ca: text(o.ca), cert: text(o.cert), key: text(o.key), rejectUnauthorized: o.rejectUnauthorized, serverName: o.servername };
+}
+
+type BunRequestInit = RequestInit & { tls?: BunTls; proxy?: string };
+
+/** The generated clients' HTTP layer, on Bun's fetch. Auth headers are already on the request. */
+class BunFetchHttpLibrary implements HttpLibrary {
+  constructor(
+    private readonly tls: BunTls,
+    private readonly userAgent: string,
+    private readonly proxy: string | undefined,
+  ) {}
+
+  send(request: RequestContext): k8s.Observable<k8s.ResponseContext> {
+    const headers = { "User-Agent": this.userAgent, ...request.getHeaders() };
+    const init: BunRequestInit = {
+      method: request.getHttpMethod().toString(),
+      body: request.getBody() as RequestInit["body"],
+      headers,
+      signal: request.getSignal(),
+      tls: this.tls,
+      proxy: this.proxy,
+    };
+    const response = fetch(request.getUrl(), init).then((resp) => {
+      const h: Record<string, string> = {};
+      resp.headers.forEach((value, name) => (h[name] = value));
+      return new k8s.ResponseContext(resp.status, h, {
+        text: () => resp.text(),
+        binary: async () => Buffer.from(await resp.arrayBuffer()),
+        stream: () => resp.body as unknown as ReturnType<k8s.ResponseBody["stream"]>,
+      });
+    });
+    return new k8s.Observable(response);
+  }
+}
+
+/** client-go's reflector asks for a watch timeout between 5 and 10 minutes so watches are renewed. */
+const MIN_WATCH_TIMEOUT_S = 300;
+
+/**
+ * client-node's Watch (the protocol ListWatch drives: one JSON event a line, `done` once), on Bun's
+ * fetch. Like client-go's reflector it asks for bookmarks and a server-side timeout of 5–10 minutes, and
+ * gives up on a connection that has been silent longer than that (a half-open TCP connection to a
+ * server that went away would otherwise be waited on forever).
+ */
+class BunWatch extends k8s.Watch {
+  constructor(
+    config: k8s.KubeConfig,
+    private readonly tls: BunTls,
+    private readonly userAgent: string,
+    private readonly proxy: string | undefined,
+  ) {
+    super(config);
+  }
+
+  override async watch(
+    path: string,
+    queryParams: Record<string, string | number | boolean | undefined>,
+    callback: (phase: string, apiObj: any, watchObj?: any) => void,
+    done: (err: any) => void,
+  ): Promise<AbortController> {
+    const cluster = this.config.getCurrentCluster();
+    if (!cluster) throw new Error("No currently active cluster");
+    const url = new URL(cluster.server.replace(/\/+$/, "") + path);
+    const timeoutSeconds = MIN_WATCH_TIMEOUT_S + Math.floor(Math.random() * MIN_WATCH_TIMEOUT_S);
+    url.searchParams.set("watch", "true");
+    url.searchParams.set("allowWatchBookmarks", "true");
+    url.searchParams.set("timeoutSeconds", String(timeoutSeconds));
+    for (const [k, v] of Object.entries(queryParams ?? {})) if (v !== undefined && v !== "") url.searchParams.set(k, String(v));
+
+    const controller = new AbortController();
+    let finished = false;
+    let silentTimer: ReturnType<typeof setTimeout> | undefined;
+    const finish = (err: unknown) => {
+      if (finished) return;
+      finished = true;
+      if (silentTimer) clearTimeout(silentTimer);
+      controller.abort();
+      done(err ?? null);
+    };
+    const armSilence = () => {
+      if (silentTimer) clearTimeout(silentTimer);
+      silentTimer = setTimeout(() => finish(Object.assign(new Error(`watch ${path}: no data for ${timeoutSeconds + 30}s`), { name: "TimeoutError" })), (timeoutSeconds + 30) * 1000);
+      silentTimer.unref?.();
+    };
+
+    const ctx = new k8s.RequestContext(url.toString(), k8s.HttpMethod.GET);
+    await this.config.applySecurityAuthentication(ctx);
+    const init: BunRequestInit = { headers: { "User-Agent": this.userAgent, ...ctx.getHeaders() }, signal: controller.signal, tls: this.tls, proxy: this.proxy };
+    void (async () => {
+      try {
+        armSilence();
+        const resp = await fetch(url, init);
+        if (resp.status !== 200) {
+          const body = await resp.text().catch(() => "");
+          let message = resp.statusText || `HTTP ${resp.status}`;
+          try {
+            message = (JSON.parse(body) as { message?: string }).message ?? message;
+          } catch {}
+          throw Object.assign(new Error(message), { statusCode: resp.status });
+        }
+        if (!resp.body) return finish(null);
+        const decoder = new TextDecoder();
+        let buffered = "";
+        for await (const chunk of resp.body) {
+          armSilence();
+          buffered += decoder.decode(chunk, { stream: true });
+          let nl: number;
+          while ((nl = buffered.indexOf("\n")) >= 0) {
+            const line = buffered.slice(0, nl).trim();
+            buffered = buffered.slice(nl + 1);
+            if (!line) continue;
+            let event: { type: string; object: unknown };
+            try {
+              event = JSON.parse(line);
+            } catch {
+              continue;
+            }
+            callback(event.type, event.object, event);
+          }
+        }
+        finish(null);
+      } catch (err) {
+        // Our own abort (stop, or a new watch replacing this one) is not an error.
+        finish(finished || (controller.signal.aborted && !(err as Error)?.name?.includes("Timeout")) ? null : err);
+      }
+    })();
+    return controller;
+  }
+}

@@ -1,0 +1,7 @@
+// src/kube owns the connection to a Kubernetes API server: kubeconfig loading and auth through
+// @kubernetes/client-node, a transport that works in a Bun binary, self-restarting informers and API
+// error helpers. It imports only src/util; the agent and the scheduler build on it.
+export { loadKubeClient, kubeClientFromConfig, type KubeClient, type KubeClientOptions } from "./client";
+export { KubeInformer, type KubeInformerOptions, type InformerEvent } from "./informer";
+export { apiErrorCode, apiErrorMessage, isConflict, isNotFound, isForbidden, isUnauthorized, isGone } from "./errors";
+export { PatchStrategy } from "@kubernetes/client-node";
