@@ -228,7 +228,7 @@ Examples:
     // Pushed pods are kept under the root directory, so that a restarted agent adopts them.
     const push = new PushSource({ nodeName, loader: loadStaticPods, log, stateFile: join(rootDir, "pushed-pods.json") });
     push.start(feed);
-    sources.push("api");
+    sources.push("push");
 
     let lastNode: Awaited<ReturnType<typeof buildNode>> | undefined;
     const agent: Agent = new Agent({

@@ -27,6 +27,10 @@ export interface AgentHooks {
   containerRestarted?(pod: Pod, container: string): void;
   /** A pod is gone for good: its containers and sandboxes removed. */
   podRemoved?(pod: Pod): void;
+  /** The status computed after a sync of the pod (the status manager writes it to the API server). */
+  podStatus?(pod: Pod, status: ApiPodStatus): void;
+  /** Everything of the pod has stopped (deleted, or removed from its source). */
+  podTerminated?(pod: Pod, status: ApiPodStatus): void;
   /** Every probe attempt that counted (prober_probe_total, prober_probe_duration_seconds). */
   probeObserved?(o: ProbeObservation): void;
   afterHousekeeping?(agent: Agent): void;
@@ -105,8 +109,14 @@ export class Agent {
         switch (u.op) {
           case "ADD":
           case "UPDATE":
+            // A pod the API server is deleting, or that has already finished (a restarted agent lists
+            // Succeeded and Failed pods too), is never started: the kubelet's pod workers only let
+            // such a pod terminate.
+            if (pod.metadata?.deletionTimestamp || isTerminalPhase(pod.status?.phase)) this.workers.terminate(uid, { remove: false, pod });
+            else this.workers.sync(pod);
+            break;
           case "RECONCILE":
-            this.workers.sync(pod);
+            this.workers.reconcile(pod);
             break;
           case "DELETE":
             this.workers.terminate(uid, { remove: false, pod });
@@ -254,6 +264,8 @@ export class Agent {
     else if (s.phase === "terminated" && s.removed) this.probes.removePod(s.uid);
     s.apiStatus = this.apiStatus(s);
     this.noteReported(s.apiStatus);
+    this.o.hooks?.podStatus?.(s.pod, s.apiStatus);
+    if (s.phase === "terminated") this.o.hooks?.podTerminated?.(s.pod, s.apiStatus);
     if (!this.started.has(s.uid) && s.apiStatus.containerStatuses?.every((c) => c.state?.running) && st) {
       this.started.add(s.uid);
       this.o.hooks?.podStarted?.(s.pod, (this.o.clock.now() - Date.parse(s.seen)) / 1000);
@@ -316,4 +328,8 @@ export class Agent {
       { name: "syncloop", ok: loopOk, message: loopOk ? "ok" : this.lastLoop === 0 ? "sync loop has not run yet" : `sync loop last ran ${Math.round(since / 1000)}s ago` },
     ];
   }
+}
+
+function isTerminalPhase(phase: string | undefined): boolean {
+  return phase === "Succeeded" || phase === "Failed";
 }

@@ -92,6 +92,15 @@ export class PodWorkers {
     this.schedule(w);
   }
 
+  /**
+   * RECONCILE: only the pod's status in the API changed (often our own status write coming back
+   * through the watch). The newest object is kept; nothing needs doing on the node for it.
+   */
+  reconcile(pod: Pod): void {
+    const w = this.workers.get(podRef(pod).uid);
+    if (w && w.state.phase === "syncing") w.state.pod = pod;
+  }
+
   /** Syncs a pod the workers know by uid (PLEG event, due backoff, resync). */
   syncUid(uid: string): void {
     const w = this.workers.get(uid);
@@ -106,6 +115,8 @@ export class PodWorkers {
       this.sync(opts.pod);
       w = this.workers.get(uid)!;
     }
+    // The newest object carries the deletion's grace period (metadata.deletionGracePeriodSeconds).
+    if (opts.pod && w.state.phase !== "terminated") w.state.pod = opts.pod;
     if (w.state.phase === "syncing") w.state.phase = "terminating";
     if (opts.remove) w.state.removed = true;
     this.schedule(w);
@@ -190,7 +201,9 @@ export class PodWorkers {
     }
     // Terminating: stop everything with the grace period, then (if removed) clean up.
     try {
-      await this.actions.killPod(s.pod, status.status, undefined);
+      // A pod deleted through the API stops within the grace period the deletion set (which a second
+      // deletion may have shortened), not the spec's: the kubelet's killPodOptions / podWorkers.
+      await this.actions.killPod(s.pod, status.status, s.pod.metadata?.deletionGracePeriodSeconds ?? undefined);
       const killedAt = this.clock.now();
       await this.actions.relistPod(s.uid);
       s.phase = "terminated";

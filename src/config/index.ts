@@ -1,8 +1,9 @@
-// src/config owns the pod sources (static pod directory, manifest URL, HTTP push) and PodConfig, which
+// src/config owns the pod sources (static pod directory, manifest URL, HTTP push, API server) and PodConfig, which
 // merges them into per-source ADD/UPDATE/DELETE/REMOVE/RECONCILE operations; imports src/manifest,
 // src/api and src/util.
 export { FileSource, BACKUP_FILE_MESSAGE, BACKUP_SUFFIXES, MAX_MANIFEST_BYTES, documentError, isBackupFileName, type FileSourceOptions, type WatchFn, type Watcher } from "./file-source";
 export { HttpSource, type HttpSourceOptions } from "./http-source";
 export { PushSource, type PushResult, type PushSourceOptions } from "./push-source";
+export { ApiserverSource, isMirrorPod, type PodInformer } from "./apiserver-source";
 export { PodConfig, podKey, type PodConfigOptions, type PodUpdateListener, type SourceReport } from "./pod-config";
 export * from "./types";

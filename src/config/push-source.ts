@@ -1,6 +1,6 @@
-// Pods pushed through the agent's HTTP API (POST /pods, DELETE /pods/<ns>/<name>): the "api" source.
-// In the kubelet that source is the API server's watch of pods bound to the node; standalone, the
-// agent's own API stands in for it. The HTTP handling lives in src/server; this class keeps the set,
+// Pods pushed through the agent's HTTP API (POST /pods, DELETE /pods/<ns>/<name>): the "push" source.
+// It stands in for the API server when the agent runs alone; beside an API server (--kubeconfig) both
+// feed PodConfig, and pushed pods, having no API object, are mirrored like static pods. The HTTP handling lives in src/server; this class keeps the set,
 // and with a state file it keeps it across restarts: a pushed pod must outlive the agent process,
 // or a restart would find its containers with no source and remove them as orphans.
 import { readFileSync, renameSync } from "node:fs";
@@ -110,7 +110,7 @@ export class PushSource {
   }
 
   snapshot(): SourceReport {
-    return { source: "api", pods: [...this.pods.values()], errors: [] };
+    return { source: "push", pods: [...this.pods.values()], errors: [] };
   }
 
   /**
@@ -134,7 +134,7 @@ export class PushSource {
     }
     let result: LoadResult;
     try {
-      result = this.loader(JSON.stringify(pod), { source: "api", location: this.location, nodeName: this.nodeName });
+      result = this.loader(JSON.stringify(pod), { source: "push", location: this.location, nodeName: this.nodeName });
     } catch (e) {
       return { ok: false, status: 422, message: e instanceof Error ? e.message : String(e) };
     }

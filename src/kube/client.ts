@@ -24,6 +24,12 @@ export interface KubeClient {
   readonly events: k8s.EventsV1Api;
   /** Watches for informers, over the same transport. */
   readonly watch: k8s.Watch;
+  /**
+   * GET of a path, the JSON as the server sent it. Informers list through this: the generated clients
+   * turn timestamps into Date objects while watch events keep the API's strings, and a cache mixing the
+   * two would see a change where there is none.
+   */
+  getJson<T>(path: string, query?: Record<string, string | undefined>): Promise<T>;
 }
 
 /** TLS settings of the current cluster and user, in the shape Bun's fetch takes them. */
@@ -61,7 +67,24 @@ export async function kubeClientFromConfig(kc: k8s.KubeConfig, opts: KubeClientO
     authMethods: { default: kc },
     httpApi: new BunFetchHttpLibrary(tls, userAgent, cluster.proxyUrl),
   });
+  const server = cluster.server.replace(/\/+$/, "");
+  const getJson = async <T>(path: string, query: Record<string, string | undefined> = {}): Promise<T> => {
+    const url = new URL(server + path);
+    for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== "") url.searchParams.set(k, v);
+    const ctx = new k8s.RequestContext(url.toString(), k8s.HttpMethod.GET);
+    await kc.applySecurityAuthentication(ctx);
+    const init: BunRequestInit = { headers: { "User-Agent": userAgent, Accept: "application/json", ...ctx.getHeaders() }, tls, proxy: cluster.proxyUrl };
+    const resp = await fetch(url, init);
+    const text = await resp.text();
+    if (resp.status < 200 || resp.status > 299) {
+      const h: Record<string, string> = {};
+      resp.headers.forEach((value, name) => (h[name] = value));
+      throw new k8s.ApiException(resp.status, `GET ${path}: HTTP ${resp.status}`, text, h);
+    }
+    return JSON.parse(text) as T;
+  };
   return {
+    getJson,
     config: kc,
     server: cluster.server,
     core: new k8s.CoreV1Api(configuration),

@@ -15,8 +15,12 @@ export interface KubeInformerOptions<T extends KubernetesObject> {
   client: KubeClient;
   /** The collection's path, e.g. /api/v1/pods. */
   path: string;
-  /** Lists the collection with the same selectors the watch uses. */
-  list: () => Promise<KubernetesListObject<T>>;
+  /**
+   * Lists the collection with the same selectors the watch uses. Leave it out: the default lists `path`
+   * as raw JSON, so listed and watched objects have the same shape (the generated clients would turn
+   * timestamps into Date objects, which watch events do not).
+   */
+  list?: () => Promise<KubernetesListObject<T>>;
   fieldSelector?: string;
   labelSelector?: string;
   clock: Clock;
@@ -43,8 +47,9 @@ export class KubeInformer<T extends KubernetesObject> {
   lists = 0;
 
   constructor(private readonly o: KubeInformerOptions<T>) {
+    const listOnce = o.list ?? (() => o.client.getJson<KubernetesListObject<T>>(o.path, { fieldSelector: o.fieldSelector, labelSelector: o.labelSelector }));
     const list = async () => {
-      const result = await o.list();
+      const result = await listOnce();
       this.lists++;
       this.lastError = undefined;
       this.backoffMs = 0;

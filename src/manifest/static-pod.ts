@@ -118,7 +118,7 @@ export function toStaticPod(pod: Pod, origin: PodOrigin, options: { uid?: string
       uid,
       // Pods pushed to the agent's API are not static pods: they keep the name they were given, as
       // pods from the API server do; only file and URL pods get the node suffix.
-      name: origin.source === "api" ? (pod.metadata?.name ?? "") : staticPodName(pod.metadata?.name ?? "", origin.nodeName),
+      name: origin.source === "push" || origin.source === "api" ? (pod.metadata?.name ?? "") : staticPodName(pod.metadata?.name ?? "", origin.nodeName),
       namespace: pod.metadata?.namespace || "default",
       annotations: { ...pod.metadata?.annotations, [CONFIG_HASH_ANNOTATION]: uid, [CONFIG_SOURCE_ANNOTATION]: origin.source },
     },

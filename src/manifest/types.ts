@@ -3,7 +3,12 @@
 import type { Pod } from "kubernetes-types/core/v1";
 
 /** The kubelet's config sources: file (static pod dir), http (manifest URL), api (push / API server). */
-export type PodSourceName = "file" | "http" | "api";
+/**
+ * Where a pod came from: the static pod directory, the manifest URL, the agent's own push API, or the
+ * API server (the kubelet's "api" source). Only "api" pods have an API object; the others are static
+ * pods, mirrored into the cluster when the agent is a node.
+ */
+export type PodSourceName = "file" | "http" | "push" | "api";
 
 export interface PodOrigin {
   source: PodSourceName;

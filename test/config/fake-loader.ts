@@ -34,7 +34,7 @@ function toPod(doc: Shorthand, text: string, origin: PodOrigin, index: number): 
     apiVersion: "v1",
     kind: "Pod",
     metadata: {
-      name: origin.source === "api" ? name : `${name}-${origin.nodeName}`,
+      name: origin.source === "push" ? name : `${name}-${origin.nodeName}`,
       namespace,
       uid,
       ...(labels ? { labels } : {}),

@@ -30,7 +30,7 @@ describe("PushSource", () => {
   test("start sends the current set at once, so the api source counts as seen", () => {
     const { snaps, start } = setup();
     start();
-    expect(snaps).toEqual([{ source: "api", pods: [], errors: [] }]);
+    expect(snaps).toEqual([{ source: "push", pods: [], errors: [] }]);
   });
 
   test("add loads the pod (origin api) and sends a snapshot", () => {
@@ -41,7 +41,7 @@ describe("PushSource", () => {
     if (r.ok) expect(r.pod.spec?.nodeName).toBe("node1");
     expect(snaps).toHaveLength(2);
     expect(names(snaps[1]!)).toEqual(["default/web"]);
-    expect(snaps[1]!.source).toBe("api");
+    expect(snaps[1]!.source).toBe("push");
   });
 
   test("a pod bound to another node is refused with 403 naming both nodes", () => {
@@ -96,10 +96,10 @@ describe("PushSource", () => {
     expect(names(snaps[0]!)).toEqual(["default/early"]);
     const config = new PodConfig({ clock: new FakeClock(), log: quietLog() });
     expect(config.apply(snaps[0]!).map((u) => u.op)).toEqual(["ADD"]);
-    expect(config.seenAllSources(["api"])).toBe(true);
+    expect(config.seenAllSources(["push"])).toBe(true);
     src.remove("default", "early");
     expect(config.apply(snaps[1]!).map((u) => u.op)).toEqual(["REMOVE"]);
-    expect(await src.scan()).toEqual({ source: "api", pods: [], errors: [] });
+    expect(await src.scan()).toEqual({ source: "push", pods: [], errors: [] });
   });
 
   describe("with a state file", () => {

@@ -78,7 +78,7 @@ describe("agent sources on containerd 1.7", () => {
     expect(ok.status).toBe(201);
     const p = await agent.waitPod("pushed", "running", running);
     expect(p.metadata!.name).toBe("pushed");
-    expect(p.metadata!.annotations!["kubernetes.io/config.source"]).toBe("api");
+    expect(p.metadata!.annotations!["kubernetes.io/config.source"]).toBe("push");
     // A pod for another node is refused.
     const other = body.replace("spec:\n", "spec:\n  nodeName: another-node\n");
     expect((await fetch(`${agent.url}/pods`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: other })).status).toBe(403);

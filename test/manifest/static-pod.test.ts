@@ -110,7 +110,7 @@ describe("toStaticPod", () => {
 test("a pod pushed to the API keeps its name; file and URL pods get the node suffix", async () => {
   const { toStaticPod } = await import("../../src/manifest/static-pod");
   const pod = { metadata: { name: "web" }, spec: { containers: [{ name: "c", image: "i" }] } };
-  expect(toStaticPod(pod, { source: "api", location: "POST /pods", nodeName: "n1" }).metadata!.name).toBe("web");
+  expect(toStaticPod(pod, { source: "push", location: "POST /pods", nodeName: "n1" }).metadata!.name).toBe("web");
   expect(toStaticPod(pod, { source: "file", location: "/m/web.yaml", nodeName: "n1" }).metadata!.name).toBe("web-n1");
   expect(toStaticPod(pod, { source: "http", location: "http://127.0.0.1/x", nodeName: "n1" }).metadata!.name).toBe("web-n1");
 });
