@@ -50,6 +50,8 @@ interface Worker {
   state: PodWorkerState;
   busy: boolean;
   pending: boolean;
+  /** Its containers and sandboxes have been removed (only once terminated and removed). */
+  cleanedUp?: boolean;
 }
 
 export class PodWorkers {
@@ -160,6 +162,12 @@ export class PodWorkers {
     return undefined;
   }
 
+  private async removeTerminated(w: Worker, status: PodStatus | undefined): Promise<void> {
+    await this.actions.removePod(w.state.uid, status);
+    await this.actions.relistPod(w.state.uid);
+    w.cleanedUp = true;
+  }
+
   /** A worker that finished terminating may release a waiting instance of the same name. */
   private released(w: Worker): void {
     if (w.state.phase !== "terminated") return;
@@ -168,7 +176,19 @@ export class PodWorkers {
 
   private async step(w: Worker): Promise<void> {
     const s = w.state;
-    if (s.phase === "terminated") return;
+    if (s.phase === "terminated") {
+      // Terminated earlier (an API deletion) and now removed from its source: clean up what is left.
+      if (s.removed && !w.cleanedUp) {
+        try {
+          const after = await this.cache.getNewerThan(s.uid, s.lastSyncTime);
+          await this.removeTerminated(w, after.status);
+        } catch (err) {
+          this.log.error(`removing pod ${s.fullName} failed: ${(err as Error).message}`);
+        }
+        this.onSynced(s, undefined);
+      }
+      return;
+    }
     const status = await this.cache.getNewerThan(s.uid, s.lastSyncTime);
     if (s.phase === "syncing") {
       const blocker = this.blockedBy(w);
@@ -209,8 +229,7 @@ export class PodWorkers {
       s.phase = "terminated";
       if (s.removed) {
         const after = await this.cache.getNewerThan(s.uid, killedAt);
-        await this.actions.removePod(s.uid, after.status ?? status.status);
-        await this.actions.relistPod(s.uid);
+        await this.removeTerminated(w, after.status ?? status.status);
       }
       this.log.info(`pod ${s.fullName} (${s.uid.slice(0, 8)}) terminated${s.removed ? " and removed" : ""}`);
     } catch (err) {

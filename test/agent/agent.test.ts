@@ -486,3 +486,57 @@ describe("Agent: shutdown", () => {
     release();
   });
 });
+
+describe("Agent: pods from the API server", () => {
+  const fromApi = (...pods: Pod[]): SourceReport => ({ source: "api", pods, errors: [] });
+  const deleting = (p: Pod, grace: number): Pod => ({ ...p, metadata: { ...p.metadata, deletionTimestamp: "2026-11-21T10:00:00Z", deletionGracePeriodSeconds: grace } });
+
+  test("a graceful deletion stops the containers within deletionGracePeriodSeconds, not the spec's grace, and reports the pod terminated", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    const terminated: string[] = [];
+    const a = await startAgent(rt, clock, { sources: ["api"], hooks: { podTerminated: (p) => terminated.push(p.metadata!.name!) } });
+    const p = { ...pod(), spec: { ...pod().spec!, terminationGracePeriodSeconds: 30 } };
+    a.config.apply(fromApi(p));
+    await a.settle();
+    expect(created(rt)).toEqual(["app"]);
+    a.config.apply(fromApi(deleting(p, 3)));
+    await a.settle();
+    expect(rt.callsOf("stopContainer")).toEqual([expect.objectContaining({ timeoutSeconds: 3 })]);
+    expect(terminated).toEqual(["web"]);
+    // Terminated, not removed: the API server still has the pod until the final delete.
+    expect(rt.callsOf("removePodSandbox")).toHaveLength(0);
+    a.config.apply(fromApi());
+    await a.settle();
+    expect(rt.callsOf("removePodSandbox")).toHaveLength(1);
+    await a.stop();
+  });
+
+  test("a pod that arrives already being deleted, or finished, is never started", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    const a = await startAgent(rt, clock, { sources: ["api"] });
+    const done = { ...pod(), metadata: { ...pod().metadata, name: "done", uid: "uid-done" }, status: { phase: "Succeeded" } };
+    a.config.apply(fromApi(deleting(pod(), 5), done));
+    await a.settle();
+    expect(rt.callsOf("runPodSandbox")).toHaveLength(0);
+    expect(created(rt)).toEqual([]);
+    await a.stop();
+  });
+
+  test("a status-only change (RECONCILE) does not sync the pod again", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    const statuses: string[] = [];
+    const a = await startAgent(rt, clock, { sources: ["api"], hooks: { podStatus: (_p, s) => statuses.push(s.phase ?? "") } });
+    a.config.apply(fromApi(pod()));
+    await a.settle();
+    const syncs = a.agent.workers.get("uid-1")!.syncs;
+    a.config.apply(fromApi({ ...pod(), status: { phase: "Running" } }));
+    await a.settle();
+    expect(a.agent.workers.get("uid-1")!.syncs).toBe(syncs);
+    expect(a.agent.workers.get("uid-1")!.pod.status?.phase).toBe("Running");
+    expect(statuses.length).toBeGreaterThan(0);
+    await a.stop();
+  });
+});
