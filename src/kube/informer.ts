@@ -102,6 +102,7 @@ export class KubeInformer<T extends KubernetesObject> {
 
   private emit(event: InformerEvent, obj: T): void {
     this.backoffMs = 0;
+    this.lastError = undefined;
     for (const l of this.listeners) l(event, obj);
   }
 

@@ -1,0 +1,126 @@
+// The in-process Kubernetes API server for tests (issue 7): pods (+status, +binding), nodes (+status),
+// namespaces, core and events.k8s.io events, coordination.k8s.io leases, over TLS with bearer tokens,
+// with the apiserver's list/watch/patch/delete semantics and fault hooks. Test code only: imports
+// src/api and kubernetes-types, never src/kube (which it is used to test).
+import { writeFileSync } from "node:fs";
+import { stringify } from "yaml";
+import type { User } from "./auth";
+import { ApiHandler, type FaultMatch, type RequestRecord } from "./handler";
+import { Registry } from "./registry";
+import { servingCert } from "./tls";
+
+export type { FaultMatch, RequestRecord } from "./handler";
+export type { AnyObject, KubernetesObject, ObjectInput } from "./objects";
+export { Registry } from "./registry";
+
+export interface TestApiServerOptions {
+  /** Serve HTTPS with a fresh CA (default), or plain HTTP. */
+  tls?: boolean;
+  /** Period of BOOKMARK events on watches that allow them; the apiserver sends them about once a minute. */
+  bookmarkIntervalMs?: number;
+}
+
+const randomToken = () => crypto.randomUUID().replaceAll("-", "");
+
+export class TestApiServer {
+  /** Direct access to the objects: the registry's semantics without authentication, authorization or admission. */
+  readonly store = new Registry();
+  readonly adminToken = randomToken();
+  readonly schedulerToken = randomToken();
+  readonly caPem: string;
+  private readonly users = new Map<string, User>();
+  private readonly nodeTokens = new Map<string, string>();
+  private readonly handler: ApiHandler;
+  private server?: ReturnType<typeof Bun.serve>;
+  private port = 0;
+
+  private constructor(private readonly opts: TestApiServerOptions) {
+    this.users.set(this.adminToken, { name: "admin", groups: ["system:masters", "system:authenticated"] });
+    this.users.set(this.schedulerToken, { name: "system:kube-scheduler", groups: ["system:authenticated"] });
+    this.handler = new ApiHandler({ registry: this.store, users: this.users, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 1000 });
+    this.caPem = opts.tls === false ? "" : servingCert().caPem;
+  }
+
+  static async start(opts: TestApiServerOptions = {}): Promise<TestApiServer> {
+    const api = new TestApiServer(opts);
+    await api.up();
+    return api;
+  }
+
+  get url(): string {
+    return `${this.opts.tls === false ? "http" : "https"}://127.0.0.1:${this.port}`;
+  }
+
+  /** Every request answered so far, oldest first. */
+  get requests(): RequestRecord[] {
+    return this.handler.requests;
+  }
+
+  /** A token for user system:node:<name> in group system:nodes (one per name). */
+  nodeToken(name: string): string {
+    let token = this.nodeTokens.get(name);
+    if (!token) {
+      token = randomToken();
+      this.nodeTokens.set(name, token);
+      this.users.set(token, { name: `system:node:${name}`, groups: ["system:nodes", "system:authenticated"] });
+    }
+    return token;
+  }
+
+  /** A kubeconfig with this server, its CA and the token, for loadKubeClient or the compiled binary. */
+  writeKubeconfig(path: string, token: string): void {
+    const cluster: Record<string, string> = { server: this.url };
+    if (this.caPem) cluster["certificate-authority-data"] = Buffer.from(this.caPem).toString("base64");
+    writeFileSync(
+      path,
+      stringify({
+        apiVersion: "v1",
+        kind: "Config",
+        clusters: [{ name: "test", cluster }],
+        users: [{ name: "test-user", user: { token } }],
+        contexts: [{ name: "test", context: { cluster: "test", user: "test-user" } }],
+        "current-context": "test",
+      }),
+    );
+  }
+
+  /** The next `times` requests matching `match` are answered `code` (a watch with 410: an ERROR event). */
+  failNext(match: FaultMatch, code: number, times = 1): void {
+    this.handler.failNext(match, code, times);
+  }
+
+  /** Ends every open watch stream; clients must watch again (from their last resourceVersion). */
+  dropWatches(): void {
+    this.handler.dropWatches();
+  }
+
+  /** Forgets the change history: a watch from any older resourceVersion gets 410 Expired. */
+  compact(): void {
+    this.store.compact();
+  }
+
+  /** Stops listening and cuts every connection: clients see "connection refused" until up(). */
+  async down(): Promise<void> {
+    this.handler.dropWatches();
+    await this.server?.stop(true);
+    this.server = undefined;
+  }
+
+  /** Listens again, on the same port as before. */
+  async up(): Promise<void> {
+    if (this.server) return;
+    const cert = this.opts.tls === false ? undefined : servingCert();
+    this.server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: this.port,
+      idleTimeout: 60,
+      tls: cert ? { cert: cert.certPem, key: cert.keyPem } : undefined,
+      fetch: (req, server) => this.handler.handle(req, server),
+    });
+    this.port = this.server.port ?? 0;
+  }
+
+  async stop(): Promise<void> {
+    await this.down();
+  }
+}
