@@ -1,0 +1,51 @@
+// What the status manager and the mirror pods read of the API: the pods bound to this node as the API
+// source's informer last saw them, in their JSON wire form (informerPodView adapts a KubeInformer).
+import type { Pod } from "kubernetes-types/core/v1";
+import type { V1Pod } from "@kubernetes/client-node";
+import { CONFIG_HASH_ANNOTATION, CONFIG_MIRROR_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "../config/types";
+import type { KubeInformer } from "../kube/informer";
+import { wireJson } from "./pod-status-patch";
+
+export type ApiPodEvent = "add" | "update" | "delete";
+
+export interface ApiPodView {
+  /** The pod by name and namespace, as last listed or watched. */
+  get(name: string, namespace?: string): Pod | undefined;
+  /** Every pod bound to this node. */
+  list(): readonly Pod[];
+  /** Called after each change is in the view. */
+  onChange(cb: (event: ApiPodEvent, pod: Pod) => void): void;
+}
+
+/**
+ * The view of a pod informer. Its cache mixes client-node models (Dates, from a list) and plain JSON
+ * (from the watch); every pod handed out here is plain JSON with the API's whole-second times.
+ */
+export function informerPodView(informer: KubeInformer<V1Pod>): ApiPodView {
+  const wire = (pod: V1Pod | undefined) => (pod === undefined ? undefined : (wireJson(pod) as Pod));
+  return {
+    get: (name, namespace) => wire(informer.get(name, namespace)),
+    list: () => informer.list().map((p) => wire(p)!),
+    onChange: (cb) => informer.onChange((event, pod) => cb(event, wire(pod)!)),
+  };
+}
+
+/** The kubelet's kubecontainer.GetPodFullName: name_namespace. */
+export const podFullName = (pod: Pod) => `${pod.metadata?.name ?? ""}_${pod.metadata?.namespace ?? "default"}`;
+
+/** A pod that did not come from the API server (kubetypes.IsStaticPod: source is not "api"). */
+export function isStaticPod(pod: Pod): boolean {
+  const source = pod.metadata?.annotations?.[CONFIG_SOURCE_ANNOTATION];
+  return source !== undefined && source !== "api";
+}
+
+/** An API pod that stands for a static pod (kubetypes.IsMirrorPod: it has the mirror annotation). */
+export { isMirrorPod } from "../config/apiserver-source";
+
+/** The static pod's config hash: the value its mirror pod's annotation must carry. */
+export const staticPodHash = (pod: Pod) => pod.metadata?.annotations?.[CONFIG_HASH_ANNOTATION] ?? pod.metadata?.uid ?? "";
+
+/** pod.IsMirrorPodOf: the mirror pod of exactly this version of the static pod (same full name and hash). */
+export function isMirrorPodOf(mirror: Pod, staticPod: Pod): boolean {
+  return podFullName(mirror) === podFullName(staticPod) && mirror.metadata?.annotations?.[CONFIG_MIRROR_ANNOTATION] === staticPodHash(staticPod);
+}
