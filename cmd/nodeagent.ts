@@ -22,6 +22,8 @@ Examples:
   nodeagent pleg watch -o json | jq .  the same, one JSON object a line
   nodeagent schedule --cluster cluster.yaml pod.yaml --explain
                                        where would these pods go, and why
+  nodeagent schedule --kubeconfig scheduler.conf --scheduler-name nodeagent-scheduler
+                                       schedule a Kubernetes cluster's pending pods
   nodeagent probe run --pod default/web --probe readiness
                                        a container's readiness probe, as the agent runs it
   nodeagent staticpod lint /etc/kubernetes/manifests

@@ -1,12 +1,13 @@
 // `nodeagent schedule`: the kube-scheduler's framework placing pods onto nodes — a cluster dump, live
 // agents, or both — printing each pod's node or its FailedScheduling message, and with --explain
 // every plugin's verdict and score on every node. --bind pushes placed pods to their agents; --watch
-// runs it as a scheduler over a directory of pending pods.
+// runs it as a scheduler over a directory of pending pods; --kubeconfig runs it as a scheduler of a
+// Kubernetes cluster (loaded lazily: the other modes do not pay for the Kubernetes client).
 import { readFileSync } from "node:fs";
 import { defineCommand } from "citty";
 import type { Node, Pod } from "kubernetes-types/core/v1";
 import {
-  AgentClient, AgentCluster, collectObjects, defaultConfig, formatAttempt, formatReports, isTerminal, parseSchedulerConfig, preparePod,
+  AgentClient, AgentCluster, collectObjects, defaultConfig, defaultProfile, formatAttempt, formatReports, isTerminal, parseSchedulerConfig, preparePod,
   readPaths, runWatch, scheduleOnce, seededRandom, type ClusterObjects, type OutputFormat, type SchedulerConfig,
 } from "../src/scheduler";
 import { createLogger, parseDuration, type LogFormat, type Logger } from "../src/util";
@@ -48,8 +49,7 @@ NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, NodeResour
 ImageLocality, PodTopologySpread, InterPodAffinity, DefaultPreemption, DefaultBinder.
 Not supported: the volume plugins (VolumeBinding, VolumeRestrictions, VolumeZone, NodeVolumeLimits —
 there are no PersistentVolume or StorageClass objects here) and DynamicResources; a --config naming
-them is accepted and they are left out. Scheduling inside a Kubernetes cluster (--kubeconfig) is
-not part of this command yet.
+them is accepted and they are left out.
 
 Each pod gets its node, or the FailedScheduling message worded as kube-scheduler words it
 ("0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu. preemption: …").
@@ -63,6 +63,14 @@ scheduler until Ctrl-C: pods dropped into DIR are queued, unschedulable ones wai
 change (the agents are polled every --poll-interval) and are retried, placed ones are bound and their
 file moves to DIR/bound/. --watch binds.
 
+--kubeconfig FILE runs it as a scheduler of a Kubernetes cluster until Ctrl-C (SIGINT/SIGTERM): it
+watches the nodes and the pods, schedules the pending pods whose spec.schedulerName is
+--scheduler-name (default: the profile's, default-scheduler; with --config it picks that profile),
+binds them through the pods/binding subresource, and records each failure as kube-scheduler does:
+condition PodScheduled=False (reason Unschedulable or SchedulerError, the message above) and a
+FailedScheduling event; a success gets a Scheduled event. It needs kube-scheduler's rights, no more.
+Each decision is printed as one line (-o json: one object a line).
+
 Examples:
   nodeagent schedule --cluster cluster.yaml pod.yaml
   kubectl get nodes,pods -A -o yaml > cluster.yaml; nodeagent schedule --cluster cluster.yaml --explain
@@ -70,8 +78,10 @@ Examples:
   nodeagent schedule --node http://10.0.0.5:10250 --push-token-file token --bind web.yaml
   nodeagent schedule --watch --pending-dir /var/lib/nodeagent/pending --node http://10.0.0.5:10250 --push-token-file token
   nodeagent schedule --config sched.yaml --cluster cluster.yaml big.yaml   (KubeSchedulerConfiguration profiles)
+  nodeagent schedule --kubeconfig /etc/kubernetes/scheduler.conf --scheduler-name nodeagent-scheduler -o json
 
-Exit status: 0 when every pod was placed, 1 when one was not (or binding failed), 2 on a usage error.`,
+Exit status: 0 when every pod was placed, 1 when one was not (or binding failed), 2 on a usage error;
+with --kubeconfig: 0 after Ctrl-C, 1 when the API server cannot be reached at start.`,
   },
   args: {
     cluster: { type: "string", description: "Cluster dump: nodes, pods (bound and pending), namespaces, PriorityClasses, Services and controllers" },
@@ -84,6 +94,9 @@ Exit status: 0 when every pod was placed, 1 when one was not (or binding failed)
     "pending-dir": { type: "string", description: "With --watch: the directory of pods to schedule" },
     "push-token-file": { type: "string", description: "File holding the agents' bearer token (their --push-token-file)" },
     "poll-interval": { type: "string", default: "1s", description: "With --watch: how often the agents are polled" },
+    kubeconfig: { type: "string", description: "Schedule in a Kubernetes cluster: the kubeconfig to reach its API server with" },
+    "scheduler-name": { type: "string", description: "With --kubeconfig: schedule the pods with this spec.schedulerName (default: the profile's, default-scheduler)" },
+    context: { type: "string", description: "With --kubeconfig: the kubeconfig context to use (default: its current-context)" },
     seed: { type: "string", description: "Seed for breaking equal scores, for reproducible runs (default: random)" },
     "log-format": { type: "enum", options: ["text", "json"], default: "text", description: "Log format on stderr: text | json" },
   },
@@ -98,6 +111,8 @@ type ScheduleArgs = Parameters<NonNullable<typeof scheduleCommand.run>>[0]["args
 
 /** The combinations of flags that make no sense, as usage errors. */
 function checkUsage(args: ScheduleArgs, nodeURLs: readonly string[], podPaths: readonly string[]): void {
+  if (args.kubeconfig !== undefined) return checkClusterUsage(args, nodeURLs, podPaths);
+  for (const flag of ["scheduler-name", "context"] as const) if (args[flag] !== undefined) throw new UsageError(`--${flag} is for --kubeconfig`);
   const live = args.watch ? "--watch" : "--bind";
   for (const u of nodeURLs) if (!/^https?:\/\//.test(u)) throw new UsageError(`--node ${JSON.stringify(u)}: use the agent's URL, e.g. http://127.0.0.1:10250`);
   if ((args.bind || args.watch) && nodeURLs.length === 0) throw new UsageError(`${live} needs live nodes: --node URL`);
@@ -108,6 +123,36 @@ function checkUsage(args: ScheduleArgs, nodeURLs: readonly string[], podPaths: r
   if (args.watch && (args.cluster || podPaths.length > 0)) throw new UsageError("--watch takes pods from --pending-dir only, and nodes from --node only");
   if (!args.watch && podPaths.length === 0 && !args.cluster) throw new UsageError("give pods to place (files, directories or -) and/or --cluster with pending pods");
   if (!args.watch && nodeURLs.length === 0 && !args.cluster) throw new UsageError("give nodes: --cluster FILE and/or --node URL");
+}
+
+/** --kubeconfig: the cluster is the source of nodes and pods, and the binder; nothing else may be given. */
+function checkClusterUsage(args: ScheduleArgs, nodeURLs: readonly string[], podPaths: readonly string[]): void {
+  if (!args.kubeconfig) throw new UsageError("--kubeconfig needs a file");
+  const others: Array<[string, boolean]> = [
+    ["--cluster", args.cluster !== undefined],
+    ["--node", nodeURLs.length > 0],
+    ["--pending-dir", args["pending-dir"] !== undefined],
+    ["--watch", !!args.watch],
+    ["--bind", !!args.bind],
+    ["--push-token-file", args["push-token-file"] !== undefined],
+    ["--seed", args.seed !== undefined],
+  ];
+  const given = others.filter(([, g]) => g).map(([f]) => f);
+  if (given.length > 0) throw new UsageError(`--kubeconfig takes nodes and pods from the cluster and binds there: it cannot be combined with ${given.join(", ")}`);
+  if (podPaths.length > 0) throw new UsageError(`--kubeconfig schedules the cluster's pending pods: create pods in the cluster instead of giving files (${podPaths.join(" ")})`);
+  if (args["scheduler-name"] === "") throw new UsageError("--scheduler-name needs a name");
+}
+
+/**
+ * The profiles a cluster scheduler runs: --scheduler-name picks that profile of --config (or is the
+ * name of the default profile); without it, every profile of --config, or default-scheduler.
+ */
+function clusterProfiles(config: SchedulerConfig, fromFile: boolean, name: string | undefined): SchedulerConfig {
+  if (name === undefined) return config;
+  if (!fromFile) return { ...config, profiles: [defaultProfile(name)] };
+  const profile = config.profiles.find((p) => p.schedulerName === name);
+  if (!profile) throw new UsageError(`--scheduler-name ${JSON.stringify(name)}: --config has no such profile (profiles: ${config.profiles.map((p) => p.schedulerName).join(", ")})`);
+  return { ...config, profiles: [profile] };
 }
 
 function readFileOrUsage(flag: string, path: string): string {
@@ -139,6 +184,7 @@ async function schedule(args: ScheduleArgs, rawArgs: readonly string[]): Promise
     random = seededRandom(n);
   }
   const config = loadConfig(args.config, log);
+  if (args.kubeconfig) return scheduleInCluster(args, clusterProfiles(config, !!args.config, args["scheduler-name"]), log);
   let token: string | undefined;
   if (args["push-token-file"]) {
     token = readFileOrUsage("push-token-file", args["push-token-file"]).trim();
@@ -163,6 +209,37 @@ async function schedule(args: ScheduleArgs, rawArgs: readonly string[]): Promise
     return EXIT_OK;
   }
   return scheduleSnapshot({ args, podPaths, agents, config, random, log, out, format, explain });
+}
+
+/** --kubeconfig: runs until SIGINT/SIGTERM, printing each attempt as it happens. */
+async function scheduleInCluster(args: ScheduleArgs, config: SchedulerConfig, log: Logger): Promise<number> {
+  const { loadKubeClient } = await import("../src/kube");
+  const { InClusterScheduler, ApiServerUnreachable } = await import("../src/scheduler/in-cluster");
+  let client: Awaited<ReturnType<typeof loadKubeClient>>;
+  try {
+    client = await loadKubeClient(args.kubeconfig!, { context: args.context });
+  } catch (e) {
+    throw new UsageError(`--kubeconfig: ${(e as Error).message}`);
+  }
+  const format = args.output as OutputFormat;
+  const explain = !!args.explain;
+  const sched = new InClusterScheduler({ client, config, log, explain, onAttempt: (a) => process.stdout.write(formatAttempt(a, format, explain)) });
+  const ac = new AbortController();
+  const abort = () => ac.abort();
+  process.once("SIGINT", abort);
+  process.once("SIGTERM", abort);
+  try {
+    await sched.connect();
+  } catch (e) {
+    if (!(e instanceof ApiServerUnreachable)) throw e;
+    log.error(e.message);
+    await sched.stop();
+    return EXIT_FAILURE;
+  }
+  const names = config.profiles.map((p) => p.schedulerName).join(", ");
+  log.info(`scheduling pods with schedulerName ${names} in the cluster at ${client.server}: ${sched.source.nodeNames().length} node(s)`);
+  await sched.run(ac.signal);
+  return EXIT_OK;
 }
 
 interface SnapshotRun {

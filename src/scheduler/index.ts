@@ -1,7 +1,9 @@
 // src/scheduler owns the scheduling framework (extension points, statuses, CycleState, profiles from
 // KubeSchedulerConfiguration), the scheduling queue, the cache and snapshot, the default plugins, and
-// the explanations; it talks to nodes only through ClusterClient (in memory, or agents over HTTP).
-// It may import src/api, src/manifest (decoding) and src/util — never src/agent.
+// the explanations; it talks to nodes only through ClusterClient (in memory, agents over HTTP, or a
+// cluster's API server). It may import src/api, src/manifest (decoding) and src/util — never
+// src/agent. The cluster mode (in-cluster.ts, sources/kube-*.ts) also imports src/kube; it is not
+// exported here, so that only `schedule --kubeconfig` loads @kubernetes/client-node (`await import`).
 export { defaultConfig, defaultProfile, parseSchedulerConfig, ConfigError, DEFAULT_MULTIPOINT, DEFAULT_SCHEDULER_NAME } from "./config/config";
 export type { SchedulerConfig, Profile, PluginsConfig, ExtensionPoint } from "./config/types";
 export { Scheduler, type SchedulerOptions, type SchedulerLog } from "./scheduler";
