@@ -5,7 +5,7 @@ ROOT_DIR ?= /var/lib/nodeagent
 IMAGES_DIR ?= .cache/images
 SRC := $(shell find cmd src -name '*.ts' -o -name '*.json') package.json
 
-.PHONY: all build run test test-unit test-e2e node images deps typecheck bench-pleg bench-pod-start bench-probes bench-lint bench-schedule proto clean
+.PHONY: all build run test test-unit test-kube test-e2e node images deps typecheck bench-pleg bench-pod-start bench-probes bench-lint bench-schedule proto clean
 
 all: build
 
@@ -46,7 +46,11 @@ test: node deps build images
 	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) test --timeout 120000 $(TEST_ARGS)
 
 test-unit: deps
-	$(BUN) test test/util test/cri test/pleg test/prober test/scheduler
+	$(BUN) test test/util test/cri test/pleg test/prober test/scheduler test/config test/agent test/kube test/cluster
+
+# The in-process test API server (test/fakes/apiserver) and src/kube's clients and informers against it.
+test-kube: deps
+	$(BUN) test test/kube
 
 bench-pleg: node deps build images
 	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) bench/pleg.ts

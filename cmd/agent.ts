@@ -38,6 +38,7 @@ const CONFIG_FIELDS: Record<string, string> = {
   clusterDNS: "cluster-dns",
   clusterDomain: "cluster-domain",
   resolvConf: "resolv-conf",
+  nodeStatusUpdateFrequency: "node-status-update-frequency",
 };
 
 function readConfigFile(path: string): Record<string, string> {
@@ -106,8 +107,15 @@ start adopts them.
 HTTP API (default http://127.0.0.1:10250): GET /healthz, /pods, /pods/<ns>/<name>, /node, /metrics;
 POST /pods and DELETE /pods/<ns>/<name> with "Authorization: Bearer <token>".
 
+With --kubeconfig the agent is a node of a Kubernetes cluster, with no more rights than a kubelet
+under the Node authorizer: it registers its Node and keeps its Lease in kube-node-lease, runs the
+pods the API server binds to it beside its static pods, writes their status back (PATCH
+pods/<name>/status), creates mirror pods for static pods, and finishes graceful deletions. An API
+server that cannot be reached stops nothing: the pods it bound keep running until it says otherwise.
+
 Examples:
   nodeagent agent --pod-manifest-path /etc/kubernetes/manifests
+  nodeagent agent --kubeconfig /etc/kubernetes/kubelet.conf --pod-manifest-path /etc/kubernetes/manifests
   nodeagent agent --config /etc/nodeagent/config.yaml --log-format json
   nodeagent agent --pod-manifest-path ./manifests --root-dir /tmp/na --port 0
   curl -s 127.0.0.1:10250/pods | jq '.items[] | {name: .metadata.name, phase: .status.phase}'`,
@@ -140,6 +148,9 @@ Examples:
     "cgroup-root": { type: "string", default: "/nodeagent", description: "cgroupfs parent of every pod (pod<uid> below it)" },
     "pleg-mode": { type: "enum", options: ["auto", "generic", "evented"], default: "auto", description: "auto | generic | evented (see nodeagent pleg watch --help)" },
     "log-format": { type: "enum", options: ["text", "json"], default: "text", description: "text | json" },
+    kubeconfig: { type: "string", description: "Join a Kubernetes cluster as a node with these credentials: register the Node, renew its Lease, run the pods bound here, write their status, mirror static pods" },
+    context: { type: "string", description: "The --kubeconfig context to use (default: its current-context)" },
+    "node-status-update-frequency": { type: "string", default: "10s", description: "With --kubeconfig: how often the node status is computed and written when it changed (at least every 5 min regardless)" },
   },
   async run({ args: given, rawArgs }) {
     const fromConfig = given.config ? readConfigFile(given.config) : {};
@@ -229,6 +240,31 @@ Examples:
     const push = new PushSource({ nodeName, loader: loadStaticPods, log, stateFile: join(rootDir, "pushed-pods.json") });
     push.start(feed);
     sources.push("push");
+    // A node of a cluster: the API server is one more source, and the Node, its Lease, pod statuses and
+    // mirror pods are written back. Loaded only here, so other commands never load the API client.
+    let cluster: import("../src/cluster/cluster-node").ClusterNode | undefined;
+    if (arg("kubeconfig")) {
+      const { ClusterNode } = await import("../src/cluster/cluster-node");
+      try {
+        cluster = await ClusterNode.connect({
+          kubeconfig: arg("kubeconfig")!,
+          context: arg("context"),
+          nodeName,
+          buildNode: () => agent.node(),
+          health: () => {
+            const bad = agent.healthChecks().filter((c) => !c.ok);
+            return { ready: bad.length === 0, message: bad.map((c) => `${c.name}: ${c.message}`).join("; ") };
+          },
+          nodeStatusUpdateFrequencyMs: dur("node-status-update-frequency"),
+          userAgent: `nodeagent/${pkg.version} (agent on ${nodeName})`,
+          clock,
+          log,
+        });
+      } catch (e) {
+        throw new UsageError(`--kubeconfig: ${(e as Error).message}`);
+      }
+      sources.push("api");
+    }
 
     let lastNode: Awaited<ReturnType<typeof buildNode>> | undefined;
     const agent: Agent = new Agent({
@@ -256,9 +292,15 @@ Examples:
       hooks: {
         podStarted: (_pod, seconds) => metrics.observePodStart(seconds),
         containerRestarted: (pod, container) => metrics.incContainerRestart(pod.metadata?.namespace ?? "default", pod.metadata?.name ?? "", container),
-        podRemoved: (pod) => metrics.forgetPod(pod.metadata?.namespace ?? "default", pod.metadata?.name ?? ""),
+        podRemoved: (pod) => {
+          metrics.forgetPod(pod.metadata?.namespace ?? "default", pod.metadata?.name ?? "");
+          cluster?.hooks.podRemoved(pod);
+        },
+        podStatus: cluster?.hooks.podStatus,
+        podTerminated: cluster?.hooks.podTerminated,
         probeObserved: (o) => metrics.observeProbe(o),
         afterHousekeeping: () => {
+          void cluster?.housekeeping(agent.workers.states().map((s) => ({ pod: s.pod, terminating: s.phase !== "syncing" }))).catch((err) => log.warn(`mirror pods: ${(err as Error).message}`));
           const stats = pleg.relistStats;
           if (stats.lastRelistTime) metrics.setPlegLastSeen(stats.lastRelistTime);
           const { pods, containers } = runtimeCounts(pleg.cache);
@@ -283,11 +325,16 @@ Examples:
       },
     });
     log.info(`nodeagent ${pkg.version} on node ${nodeName}: API at ${server.url}, runtime ${runtime.endpoint}, sources ${sources.join(", ")}`);
+    if (cluster) {
+      cluster.start(feed);
+      log.info(`joining the cluster at ${cluster.client.server} as node ${nodeName}`);
+    }
 
     const ac = new AbortController();
     process.once("SIGINT", () => ac.abort());
     process.once("SIGTERM", () => ac.abort());
     await agent.run(ac.signal);
+    await cluster?.stop();
     for (const s of stoppers) s();
     await server.stop();
     client.close();

@@ -180,7 +180,10 @@ export class PodWorkers {
       // Terminated earlier (an API deletion) and now removed from its source: clean up what is left.
       if (s.removed && !w.cleanedUp) {
         try {
-          const after = await this.cache.getNewerThan(s.uid, s.lastSyncTime);
+          // Relisted first: with the evented PLEG nothing else may refresh this pod's entry for minutes.
+          const at = this.clock.now();
+          await this.actions.relistPod(s.uid);
+          const after = await this.cache.getNewerThan(s.uid, at);
           await this.removeTerminated(w, after.status);
         } catch (err) {
           this.log.error(`removing pod ${s.fullName} failed: ${(err as Error).message}`);

@@ -1,0 +1,125 @@
+// ClusterNode: everything `nodeagent agent --kubeconfig` adds to the standalone agent, wired together
+// the way the kubelet wires them: one informer on the pods bound to this node feeds both the API source
+// (what to run) and the status manager and mirror pods (where status goes); the heartbeat registers the
+// Node and renews its Lease. The agent sees only a pod source and a few hooks.
+import type { Node, Pod, PodStatus } from "kubernetes-types/core/v1";
+import type { V1Pod } from "@kubernetes/client-node";
+import { ApiserverSource, type PodInformer } from "../config/apiserver-source";
+import type { SourceReport } from "../config/pod-config";
+import { loadKubeClient, type KubeClient } from "../kube/client";
+import { KubeInformer } from "../kube/informer";
+import type { Clock } from "../util/clock";
+import type { Logger } from "../util/log";
+import { informerPodView, isStaticPod, type ApiPodView } from "./api-pods";
+import { startNodeHeartbeat, type NodeHeartbeat } from "./heartbeat";
+import { MirrorPods } from "./mirror-pods";
+import type { NodeHealth } from "./node-status";
+import { StatusManager } from "./status-manager";
+
+export interface ClusterNodeOptions {
+  kubeconfig: string;
+  context?: string;
+  nodeName: string;
+  /** The v1 Node this host is now (the agent's GET /node). */
+  buildNode: () => Promise<Node>;
+  health: () => NodeHealth;
+  nodeStatusUpdateFrequencyMs?: number;
+  userAgent?: string;
+  clock: Clock;
+  log: Logger;
+}
+
+export class ClusterNode {
+  readonly source: ApiserverSource;
+  readonly statusManager: StatusManager;
+  readonly mirrorPods: MirrorPods;
+  private readonly informer: KubeInformer<V1Pod>;
+  private readonly view: ApiPodView;
+  private heartbeat?: NodeHeartbeat;
+
+  private constructor(
+    readonly client: KubeClient,
+    private readonly o: ClusterNodeOptions,
+  ) {
+    const fieldSelector = `spec.nodeName=${o.nodeName}`;
+    this.informer = new KubeInformer<V1Pod>({ client, path: "/api/v1/pods", fieldSelector, clock: o.clock, log: o.log, what: `pods bound to ${o.nodeName}` });
+    this.view = informerPodView(this.informer);
+    this.source = new ApiserverSource(podInformer(this.informer, this.view), o.nodeName);
+    this.mirrorPods = new MirrorPods({ client, apiPods: this.view, nodeName: o.nodeName, nodeUid: () => this.heartbeat!.nodeUid(), log: o.log });
+    this.statusManager = new StatusManager({ client, apiPods: this.view, mirrorPods: this.mirrorPods, clock: o.clock, log: o.log });
+  }
+
+  /** Reads the kubeconfig (a bad one is an error now, not a retry loop later). */
+  static async connect(o: ClusterNodeOptions): Promise<ClusterNode> {
+    const client = await loadKubeClient(o.kubeconfig, { context: o.context, userAgent: o.userAgent });
+    return new ClusterNode(client, o);
+  }
+
+  /** Starts the heartbeat, the pod informer (its sets go to `feed`) and the status batch. */
+  start(feed: (r: SourceReport) => void): void {
+    this.heartbeat = startNodeHeartbeat({
+      client: this.client,
+      nodeName: this.o.nodeName,
+      buildNode: this.o.buildNode,
+      health: this.o.health,
+      updateFrequencyMs: this.o.nodeStatusUpdateFrequencyMs,
+      clock: this.o.clock,
+      log: this.o.log,
+    });
+    this.source.start(feed);
+    this.informer.start();
+    this.statusManager.start();
+  }
+
+  /** The agent's hooks: every computed status, terminations, removals. */
+  readonly hooks = {
+    podStatus: (pod: Pod, status: PodStatus) => {
+      this.statusManager.setPodStatus(pod, status);
+      if (isStaticPod(pod) && !pod.metadata?.deletionTimestamp) void this.mirrorPods.syncStaticPod(pod);
+    },
+    podTerminated: (pod: Pod, status: PodStatus) => this.statusManager.podTerminated(pod, status),
+    podRemoved: (pod: Pod) => {
+      this.statusManager.removePod(pod.metadata?.uid ?? "");
+      if (isStaticPod(pod)) this.mirrorPods.forget(pod);
+    },
+  };
+
+  /**
+   * Housekeeping (every 2 s): mirror pods for the static pods the agent has — created where missing,
+   * replaced where outdated, deleted where their static pod is gone (HandlePodCleanups).
+   */
+  housekeeping(pods: readonly { pod: Pod; terminating: boolean }[]): Promise<void> {
+    const statics = pods.filter((p) => isStaticPod(p.pod));
+    const terminating = new Set(statics.filter((p) => p.terminating).map((p) => p.pod.metadata?.uid));
+    // Orphans are only known once the informer has listed; before that, nothing is deleted.
+    if (!this.informer.hasSynced) return Promise.resolve();
+    return this.mirrorPods.reconcile(statics.map((p) => p.pod), (p) => terminating.has(p.metadata?.uid));
+  }
+
+  /** The informer's and heartbeat's last errors, for the health checks and logs. */
+  problems(): string[] {
+    const out: string[] = [];
+    if (this.informer.lastError) out.push(`pod watch: ${this.informer.lastError}`);
+    if (this.heartbeat?.lease.lastError) out.push(`lease: ${this.heartbeat.lease.lastError}`);
+    if (this.heartbeat?.status.lastError) out.push(`node status: ${this.heartbeat.status.lastError}`);
+    return out;
+  }
+
+  async stop(): Promise<void> {
+    this.source.stop();
+    this.statusManager.stop();
+    await Promise.all([this.informer.stop(), this.heartbeat?.stop()]);
+  }
+}
+
+/** The API source's view of the informer, its pods in their JSON form. */
+function podInformer(informer: KubeInformer<V1Pod>, view: ApiPodView): PodInformer {
+  return {
+    onChange: (cb) => view.onChange(cb),
+    list: () => view.list(),
+    get hasSynced() {
+      return informer.hasSynced;
+    },
+    synced: () => informer.synced(),
+  };
+}
