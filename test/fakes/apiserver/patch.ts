@@ -20,7 +20,11 @@ export function mergePatch(target: Json, patch: Json): Json {
   return out;
 }
 
-/** List merge keys by kind and field path (the `patchMergeKey` struct tags of core/v1 and meta/v1). */
+/**
+ * List merge keys by kind and field path (the `patchMergeKey` struct tags of core/v1 and meta/v1).
+ * Lists not named here are atomic and replaced whole: containerStatuses and the other container status
+ * lists, and node taints, carry no merge key upstream.
+ */
 const MERGE_KEYS: Record<string, Record<string, string>> = {
   common: {
     "metadata.ownerReferences": "uid",
@@ -35,14 +39,10 @@ const MERGE_KEYS: Record<string, Record<string, string>> = {
     "spec.containers.ports": "containerPort",
     "spec.containers.volumeMounts": "mountPath",
     "status.conditions": "type",
-    "status.containerStatuses": "name",
-    "status.initContainerStatuses": "name",
-    "status.ephemeralContainerStatuses": "name",
     "status.podIPs": "ip",
     "status.hostIPs": "ip",
   },
   Node: {
-    "spec.taints": "key",
     "spec.podCIDRs": "",
     "status.conditions": "type",
     "status.addresses": "type",
@@ -133,7 +133,8 @@ function stripDirectives(v: Json): Json {
   if (Array.isArray(v)) return v.map(stripDirectives);
   if (!isPlainObject(v)) return v;
   const out: JsonMap = {};
-  for (const [k, x] of Object.entries(v)) if (!k.startsWith("$")) out[k] = stripDirectives(x);
+  // A null inside a value that replaces or adds is what decoding into Go structs makes of it: absent.
+  for (const [k, x] of Object.entries(v)) if (!k.startsWith("$") && x !== null) out[k] = stripDirectives(x);
   return out;
 }
 
