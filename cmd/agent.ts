@@ -240,6 +240,11 @@ Examples:
     const push = new PushSource({ nodeName, loader: loadStaticPods, log, stateFile: join(rootDir, "pushed-pods.json") });
     push.start(feed);
     sources.push("push");
+    /** The node's Ready verdict from the agent's health checks, for GET /node and the Node in the API. */
+    const agentHealth = () => {
+      const bad = agent.healthChecks().filter((c) => !c.ok);
+      return { ready: bad.length === 0, message: bad.map((c) => `${c.name}: ${c.message}`).join("; ") };
+    };
     // A node of a cluster: the API server is one more source, and the Node, its Lease, pod statuses and
     // mirror pods are written back. Loaded only here, so other commands never load the API client.
     let cluster: import("../src/cluster/cluster-node").ClusterNode | undefined;
@@ -251,10 +256,7 @@ Examples:
           context: arg("context"),
           nodeName,
           buildNode: () => agent.node(),
-          health: () => {
-            const bad = agent.healthChecks().filter((c) => !c.ok);
-            return { ready: bad.length === 0, message: bad.map((c) => `${c.name}: ${c.message}`).join("; ") };
-          },
+          health: () => agentHealth(),
           nodeStatusUpdateFrequencyMs: dur("node-status-update-frequency"),
           userAgent: `nodeagent/${pkg.version} (agent on ${nodeName})`,
           clock,
@@ -281,10 +283,10 @@ Examples:
       },
       syncFrequencyMs: dur("sync-frequency"),
       node: async () => {
-        const h = agent.healthChecks().filter((c) => !c.ok);
+        const health = agentHealth();
         lastNode = await buildNode({
           nodeName, labels, taints, runtime: client, maxPods: int("max-pods"), reserved, now: clock.now(), version: pkg.version, port: server.port, previous: lastNode,
-          conditions: { ready: { ok: h.length === 0, message: h.map((c) => `${c.name}: ${c.message}`).join("; ") } },
+          conditions: { ready: { ok: health.ready, message: health.message } },
         });
         return lastNode;
       },

@@ -1,10 +1,7 @@
 // What the status manager and the mirror pods read of the API: the pods bound to this node as the API
-// source's informer last saw them, in their JSON wire form (informerPodView adapts a KubeInformer).
+// source's informer last saw them, in their JSON wire form (a KubeInformer<Pod> is one).
 import type { Pod } from "kubernetes-types/core/v1";
-import type { V1Pod } from "@kubernetes/client-node";
 import { CONFIG_HASH_ANNOTATION, CONFIG_MIRROR_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "../config/types";
-import type { KubeInformer } from "../kube/informer";
-import { wireJson } from "./pod-status-patch";
 
 export type ApiPodEvent = "add" | "update" | "delete";
 
@@ -15,19 +12,6 @@ export interface ApiPodView {
   list(): readonly Pod[];
   /** Called after each change is in the view. */
   onChange(cb: (event: ApiPodEvent, pod: Pod) => void): void;
-}
-
-/**
- * The view of a pod informer. Its cache mixes client-node models (Dates, from a list) and plain JSON
- * (from the watch); every pod handed out here is plain JSON with the API's whole-second times.
- */
-export function informerPodView(informer: KubeInformer<V1Pod>): ApiPodView {
-  const wire = (pod: V1Pod | undefined) => (pod === undefined ? undefined : (wireJson(pod) as Pod));
-  return {
-    get: (name, namespace) => wire(informer.get(name, namespace)),
-    list: () => informer.list().map((p) => wire(p)!),
-    onChange: (cb) => informer.onChange((event, pod) => cb(event, wire(pod)!)),
-  };
 }
 
 /** The kubelet's kubecontainer.GetPodFullName: name_namespace. */

@@ -3,14 +3,13 @@
 // (what to run) and the status manager and mirror pods (where status goes); the heartbeat registers the
 // Node and renews its Lease. The agent sees only a pod source and a few hooks.
 import type { Node, Pod, PodStatus } from "kubernetes-types/core/v1";
-import type { V1Pod } from "@kubernetes/client-node";
-import { ApiserverSource, type PodInformer } from "../config/apiserver-source";
+import { ApiserverSource } from "../config/apiserver-source";
 import type { SourceReport } from "../config/pod-config";
 import { loadKubeClient, type KubeClient } from "../kube/client";
 import { KubeInformer } from "../kube/informer";
 import type { Clock } from "../util/clock";
 import type { Logger } from "../util/log";
-import { informerPodView, isStaticPod, type ApiPodView } from "./api-pods";
+import { isStaticPod } from "./api-pods";
 import { startNodeHeartbeat, type NodeHeartbeat } from "./heartbeat";
 import { MirrorPods } from "./mirror-pods";
 import type { NodeHealth } from "./node-status";
@@ -33,8 +32,8 @@ export class ClusterNode {
   readonly source: ApiserverSource;
   readonly statusManager: StatusManager;
   readonly mirrorPods: MirrorPods;
-  private readonly informer: KubeInformer<V1Pod>;
-  private readonly view: ApiPodView;
+  /** The pods bound to this node, as JSON: the API source's input and the status writers' view. */
+  private readonly informer: KubeInformer<Pod>;
   private heartbeat?: NodeHeartbeat;
 
   private constructor(
@@ -42,11 +41,10 @@ export class ClusterNode {
     private readonly o: ClusterNodeOptions,
   ) {
     const fieldSelector = `spec.nodeName=${o.nodeName}`;
-    this.informer = new KubeInformer<V1Pod>({ client, path: "/api/v1/pods", fieldSelector, clock: o.clock, log: o.log, what: `pods bound to ${o.nodeName}` });
-    this.view = informerPodView(this.informer);
-    this.source = new ApiserverSource(podInformer(this.informer, this.view), o.nodeName);
-    this.mirrorPods = new MirrorPods({ client, apiPods: this.view, nodeName: o.nodeName, nodeUid: () => this.heartbeat!.nodeUid(), log: o.log });
-    this.statusManager = new StatusManager({ client, apiPods: this.view, mirrorPods: this.mirrorPods, clock: o.clock, log: o.log });
+    this.informer = new KubeInformer<Pod>({ client, path: "/api/v1/pods", fieldSelector, clock: o.clock, log: o.log, what: `pods bound to ${o.nodeName}` });
+    this.source = new ApiserverSource(this.informer, o.nodeName);
+    this.mirrorPods = new MirrorPods({ client, apiPods: this.informer, nodeName: o.nodeName, nodeUid: () => this.heartbeat!.nodeUid(), log: o.log });
+    this.statusManager = new StatusManager({ client, apiPods: this.informer, mirrorPods: this.mirrorPods, clock: o.clock, log: o.log });
   }
 
   /** Reads the kubeconfig (a bad one is an error now, not a retry loop later). */
@@ -112,14 +110,3 @@ export class ClusterNode {
   }
 }
 
-/** The API source's view of the informer, its pods in their JSON form. */
-function podInformer(informer: KubeInformer<V1Pod>, view: ApiPodView): PodInformer {
-  return {
-    onChange: (cb) => view.onChange(cb),
-    list: () => view.list(),
-    get hasSynced() {
-      return informer.hasSynced;
-    },
-    synced: () => informer.synced(),
-  };
-}

@@ -8,5 +8,5 @@ export { NodeStatusReporter, NODE_STATUS_UPDATE_FREQUENCY_MS, NODE_STATUS_REPORT
 export { type NodeHealth } from "./node-status";
 export { StatusManager, STATUS_BATCH_PERIOD_MS, type MirrorPodLookup, type StatusManagerOptions } from "./status-manager";
 export { MirrorPods, type MirrorPodsOptions } from "./mirror-pods";
-export { informerPodView, isMirrorPod, isMirrorPodOf, isStaticPod, podFullName, type ApiPodEvent, type ApiPodView } from "./api-pods";
+export { isMirrorPod, isMirrorPodOf, isStaticPod, podFullName, type ApiPodEvent, type ApiPodView } from "./api-pods";
 export { podStatusPatch, type StatusPatch } from "./pod-status-patch";

@@ -2,6 +2,6 @@
 // @kubernetes/client-node, a transport that works in a Bun binary, self-restarting informers and API
 // error helpers. It imports only src/util; the agent and the scheduler build on it.
 export { loadKubeClient, kubeClientFromConfig, type KubeClient, type KubeClientOptions } from "./client";
-export { KubeInformer, type KubeInformerOptions, type InformerEvent } from "./informer";
+export { KubeInformer, type ApiList, type ApiObject, type KubeInformerOptions, type InformerEvent } from "./informer";
 export { apiErrorCode, apiErrorMessage, isConflict, isNotFound, isForbidden, isUnauthorized, isGone } from "./errors";
 export { PatchStrategy } from "@kubernetes/client-node";

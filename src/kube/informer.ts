@@ -11,7 +11,21 @@ import { apiErrorMessage } from "./errors";
 
 export type InformerEvent = "add" | "update" | "delete";
 
-export interface KubeInformerOptions<T extends KubernetesObject> {
+/**
+ * What an informer caches: an API object as JSON (a kubernetes-types object such as Pod). ListWatch
+ * only reads the name, namespace and resourceVersion of it.
+ */
+export interface ApiObject {
+  metadata?: { name?: string; namespace?: string; resourceVersion?: string };
+}
+
+/** The list the informer starts from (and relists with), in the shape ListWatch reads. */
+export interface ApiList<T> {
+  items: T[];
+  metadata?: { resourceVersion?: string };
+}
+
+export interface KubeInformerOptions<T extends ApiObject> {
   client: KubeClient;
   /** The collection's path, e.g. /api/v1/pods. */
   path: string;
@@ -20,7 +34,7 @@ export interface KubeInformerOptions<T extends KubernetesObject> {
    * as raw JSON, so listed and watched objects have the same shape (the generated clients would turn
    * timestamps into Date objects, which watch events do not).
    */
-  list?: () => Promise<KubernetesListObject<T>>;
+  list?: () => Promise<ApiList<T>>;
   fieldSelector?: string;
   labelSelector?: string;
   clock: Clock;
@@ -32,8 +46,9 @@ export interface KubeInformerOptions<T extends KubernetesObject> {
   maxBackoffMs?: number;
 }
 
-export class KubeInformer<T extends KubernetesObject> {
-  private readonly lw: ListWatch<T>;
+export class KubeInformer<T extends ApiObject> {
+  // ListWatch is typed with client-node's models (Date timestamps); what it holds here is JSON.
+  private readonly lw: ListWatch<KubernetesObject>;
   private readonly listeners: Array<(event: InformerEvent, obj: T) => void> = [];
   private readonly syncWaiters: Array<() => void> = [];
   private backoffMs = 0;
@@ -47,7 +62,7 @@ export class KubeInformer<T extends KubernetesObject> {
   lists = 0;
 
   constructor(private readonly o: KubeInformerOptions<T>) {
-    const listOnce = o.list ?? (() => o.client.getJson<KubernetesListObject<T>>(o.path, { fieldSelector: o.fieldSelector, labelSelector: o.labelSelector }));
+    const listOnce = o.list ?? (() => o.client.getJson<ApiList<T>>(o.path, { fieldSelector: o.fieldSelector, labelSelector: o.labelSelector }));
     const list = async () => {
       const result = await listOnce();
       this.lists++;
@@ -55,12 +70,12 @@ export class KubeInformer<T extends KubernetesObject> {
       this.backoffMs = 0;
       // ListWatch applies the list right after this promise resolves; report sync after that.
       setImmediate(() => this.markSynced());
-      return result;
+      return result as unknown as KubernetesListObject<KubernetesObject>;
     };
-    this.lw = new ListWatch<T>(o.path, o.client.watch, list, false, o.labelSelector, o.fieldSelector);
-    this.lw.on("add", (obj) => this.emit("add", obj));
-    this.lw.on("update", (obj) => this.emit("update", obj));
-    this.lw.on("delete", (obj) => this.emit("delete", obj));
+    this.lw = new ListWatch<KubernetesObject>(o.path, o.client.watch, list, false, o.labelSelector, o.fieldSelector);
+    this.lw.on("add", (obj) => this.emit("add", obj as T));
+    this.lw.on("update", (obj) => this.emit("update", obj as T));
+    this.lw.on("delete", (obj) => this.emit("delete", obj as T));
     this.lw.on("error", (err) => this.failed(err));
   }
 
@@ -88,11 +103,11 @@ export class KubeInformer<T extends KubernetesObject> {
   }
 
   list(): readonly T[] {
-    return this.lw.list();
+    return this.lw.list() as readonly KubernetesObject[] as readonly T[];
   }
 
   get(name: string, namespace?: string): T | undefined {
-    return this.lw.get(name, namespace);
+    return this.lw.get(name, namespace) as T | undefined;
   }
 
   private markSynced(): void {

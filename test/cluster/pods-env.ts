@@ -2,8 +2,7 @@
 // client, the Node n1 registered, a pod informer on n1 like the API source's, a client whose pod writes
 // the tests can read back (the test server records requests, not their bodies), and pod builders.
 import type { Pod, PodStatus } from "kubernetes-types/core/v1";
-import type { V1Pod } from "@kubernetes/client-node";
-import { informerPodView, type ApiPodView } from "../../src/cluster/api-pods";
+import type { ApiPodView } from "../../src/cluster/api-pods";
 import { CONFIG_HASH_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "../../src/config/types";
 import { KubeInformer, type KubeClient } from "../../src/kube";
 import { heartbeatEnv, type HeartbeatEnv } from "./node-heartbeat-env";
@@ -31,10 +30,9 @@ export async function podsEnv(): Promise<PodsEnv> {
   const env = await heartbeatEnv("n1");
   const node = env.api.store.create("nodes", { apiVersion: "v1", kind: "Node", metadata: { name: "n1" } });
   const fieldSelector = "spec.nodeName=n1";
-  const informer = new KubeInformer<V1Pod>({
+  const informer = new KubeInformer<Pod>({
     client: env.client,
     path: "/api/v1/pods",
-    list: () => env.client.core.listPodForAllNamespaces({ fieldSelector }),
     fieldSelector,
     clock: env.clock,
     log: env.log,
@@ -64,7 +62,7 @@ export async function podsEnv(): Promise<PodsEnv> {
   return {
     ...env,
     nodeUid: node.metadata?.uid ?? "",
-    view: informerPodView(informer),
+    view: informer,
     recording,
     writes,
     createApiPod: (name) =>

@@ -5,7 +5,6 @@
 // The bound pod is not reported here after binding: the pod informer delivers it, and that event
 // confirms the assumed pod in the cache, as upstream. Only cluster mode loads this (it imports
 // @kubernetes/client-node through src/kube).
-import type { V1Namespace, V1Node, V1Pod } from "@kubernetes/client-node";
 import type { Namespace, Node, Pod } from "kubernetes-types/core/v1";
 import { KubeInformer, apiErrorMessage, isNotFound, type InformerEvent, type KubeClient } from "../../kube";
 import type { Clock } from "../../util/clock";
@@ -22,11 +21,6 @@ import { isTerminal } from "./input";
  */
 export const NON_TERMINAL_PODS = "status.phase!=Succeeded,status.phase!=Failed";
 
-/** The generated clients return class instances with Date fields; the scheduler reads API JSON. */
-function asJSON<T>(value: unknown): T {
-  return JSON.parse(JSON.stringify(value)) as T;
-}
-
 function objectKey(o: { metadata?: { namespace?: string; name?: string } }): string {
   return `${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
 }
@@ -36,9 +30,9 @@ export class KubeClusterError extends Error {
 }
 
 export class KubeClusterSource implements ClusterClient {
-  private readonly nodeInformer: KubeInformer<V1Node>;
-  private readonly podInformer: KubeInformer<V1Pod>;
-  private readonly namespaceInformer: KubeInformer<V1Namespace>;
+  private readonly nodeInformer: KubeInformer<Node>;
+  private readonly podInformer: KubeInformer<Pod>;
+  private readonly namespaceInformer: KubeInformer<Namespace>;
   /** The last version of each object handed to the scheduler: the "old" side of the next update. */
   private readonly nodes = new Map<string, Node>();
   private readonly pods = new Map<string, Pod>();
@@ -51,14 +45,13 @@ export class KubeClusterSource implements ClusterClient {
     log: Logger,
     clock: Clock,
   ) {
-    const informer = <T extends V1Node | V1Pod | V1Namespace>(what: string, path: string, list: () => Promise<unknown>, fieldSelector?: string) =>
-      new KubeInformer<T>({ client, path, fieldSelector, list: async () => asJSON(await list()), clock, log, what });
-    this.namespaceInformer = informer<V1Namespace>("namespaces", "/api/v1/namespaces", () => client.core.listNamespace());
-    this.nodeInformer = informer<V1Node>("nodes", "/api/v1/nodes", () => client.core.listNode());
-    this.podInformer = informer<V1Pod>("pods", "/api/v1/pods", () => client.core.listPodForAllNamespaces({ fieldSelector: NON_TERMINAL_PODS }), NON_TERMINAL_PODS);
-    this.nodeInformer.onChange((event, obj) => this.onNode(event, obj as unknown as Node));
-    this.namespaceInformer.onChange((event, obj) => this.onNamespace(event, obj as unknown as Namespace));
-    this.podInformer.onChange((event, obj) => this.onPod(event, obj as unknown as Pod));
+    // The informers list and watch API JSON as the server sends it (no client-node models).
+    this.namespaceInformer = new KubeInformer<Namespace>({ client, path: "/api/v1/namespaces", clock, log, what: "namespaces" });
+    this.nodeInformer = new KubeInformer<Node>({ client, path: "/api/v1/nodes", clock, log, what: "nodes" });
+    this.podInformer = new KubeInformer<Pod>({ client, path: "/api/v1/pods", fieldSelector: NON_TERMINAL_PODS, clock, log, what: "pods" });
+    this.nodeInformer.onChange((event, obj) => this.onNode(event, obj));
+    this.namespaceInformer.onChange((event, obj) => this.onNamespace(event, obj));
+    this.podInformer.onChange((event, obj) => this.onPod(event, obj));
   }
 
   /** Starts the informers; nodes first so that the first pods find their nodes. */
