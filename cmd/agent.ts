@@ -7,7 +7,8 @@ import { defineCommand } from "citty";
 import YAML from "yaml";
 import { Agent } from "../src/agent";
 import { parseQuantity } from "../src/api/quantity";
-import { FileSource, HttpSource, PodConfig, PushSource, type SourceReport } from "../src/config";
+import { MaxPodsAdmitHandler } from "../src/admission";
+import { FileSource, HttpSource, PodConfig, PushSource, type PodSource, type SourceReport } from "../src/config";
 import { CriClient, resolveRuntime } from "../src/cri";
 import { loadStaticPods } from "../src/manifest/load";
 import type { PodSourceName } from "../src/manifest/types";
@@ -217,29 +218,17 @@ Examples:
       onStreamConnected: () => metrics.incEventedPlegConnections(),
     });
     const config = new PodConfig({ clock, log });
-    const sources: PodSourceName[] = [];
-    const feed = (s: SourceReport) => {
-      config.apply(s);
-      // Each source logs an error once, when it first appears; here it is only counted.
-      metrics.setSourceErrors(s.source, s.errors.length);
-    };
-    const stoppers: (() => void)[] = [];
+    const sources: PodSource[] = [];
+    const source = (name: PodSourceName, src: { start(feed: (r: SourceReport) => void): void; stop(): void | Promise<void> }): PodSource => ({ name, start: (f) => src.start(f), stop: () => src.stop() });
     if (manifestPath) {
-      const fsrc = new FileSource({ path: manifestPath, nodeName, loader: loadStaticPods, clock, log, checkFrequencyMs: dur("file-check-frequency") });
-      fsrc.start(feed);
-      stoppers.push(() => fsrc.stop());
-      sources.push("file");
+      sources.push(source("file", new FileSource({ path: manifestPath, nodeName, loader: loadStaticPods, clock, log, checkFrequencyMs: dur("file-check-frequency") })));
     }
     if (manifestUrl) {
-      const hsrc = new HttpSource({ url: manifestUrl, headers, nodeName, loader: loadStaticPods, clock, log, checkFrequencyMs: dur("http-check-frequency") });
-      hsrc.start(feed);
-      stoppers.push(() => hsrc.stop());
-      sources.push("http");
+      sources.push(source("http", new HttpSource({ url: manifestUrl, headers, nodeName, loader: loadStaticPods, clock, log, checkFrequencyMs: dur("http-check-frequency") })));
     }
     // Pushed pods are kept under the root directory, so that a restarted agent adopts them.
     const push = new PushSource({ nodeName, loader: loadStaticPods, log, stateFile: join(rootDir, "pushed-pods.json") });
-    push.start(feed);
-    sources.push("push");
+    sources.push(source("push", push));
     /** The node's Ready verdict from the agent's health checks, for GET /node and the Node in the API. */
     const agentHealth = () => {
       const bad = agent.healthChecks().filter((c) => !c.ok);
@@ -265,7 +254,7 @@ Examples:
       } catch (e) {
         throw new UsageError(`--kubeconfig: ${(e as Error).message}`);
       }
-      sources.push("api");
+      sources.push(source("api", cluster));
     }
 
     let lastNode: Awaited<ReturnType<typeof buildNode>> | undefined;
@@ -273,7 +262,6 @@ Examples:
       runtime: client,
       pleg,
       config,
-      push,
       sources,
       clock,
       log,
@@ -291,15 +279,14 @@ Examples:
         return lastNode;
       },
       stateDir: rootDir,
+      statusManager: cluster ? { setPodStatus: cluster.hooks.podStatus, terminatePod: cluster.hooks.podTerminated, removePod: cluster.hooks.podRemoved } : undefined,
+      admitHandlers: [new MaxPodsAdmitHandler(() => int("max-pods"))],
       hooks: {
         podStarted: (_pod, seconds) => metrics.observePodStart(seconds),
         containerRestarted: (pod, container) => metrics.incContainerRestart(pod.metadata?.namespace ?? "default", pod.metadata?.name ?? "", container),
-        podRemoved: (pod) => {
-          metrics.forgetPod(pod.metadata?.namespace ?? "default", pod.metadata?.name ?? "");
-          cluster?.hooks.podRemoved(pod);
-        },
-        podStatus: cluster?.hooks.podStatus,
-        podTerminated: cluster?.hooks.podTerminated,
+        podRemoved: (pod) => metrics.forgetPod(pod.metadata?.namespace ?? "default", pod.metadata?.name ?? ""),
+        // Each source logs an error once, when it first appears; here it is only counted.
+        sourceReported: (r) => metrics.setSourceErrors(r.source, r.errors.length),
         probeObserved: (o) => metrics.observeProbe(o),
         afterHousekeeping: () => {
           void cluster?.housekeeping(agent.workers.states().map((s) => ({ pod: s.pod, terminating: s.phase !== "syncing" }))).catch((err) => log.warn(`mirror pods: ${(err as Error).message}`));
@@ -326,18 +313,13 @@ Examples:
         deletePushedPod: async (ns, name) => push.remove(ns, name),
       },
     });
-    log.info(`nodeagent ${pkg.version} on node ${nodeName}: API at ${server.url}, runtime ${runtime.endpoint}, sources ${sources.join(", ")}`);
-    if (cluster) {
-      cluster.start(feed);
-      log.info(`joining the cluster at ${cluster.client.server} as node ${nodeName}`);
-    }
+    log.info(`nodeagent ${pkg.version} on node ${nodeName}: API at ${server.url}, runtime ${runtime.endpoint}, sources ${sources.map((s) => s.name).join(", ")}`);
+    if (cluster) log.info(`joining the cluster at ${cluster.client.server} as node ${nodeName}`);
 
     const ac = new AbortController();
     process.once("SIGINT", () => ac.abort());
     process.once("SIGTERM", () => ac.abort());
     await agent.run(ac.signal);
-    await cluster?.stop();
-    for (const s of stoppers) s();
     await server.stop();
     client.close();
     await runtime.release();

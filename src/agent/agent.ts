@@ -1,49 +1,59 @@
-// Agent: the syncLoop and everything it drives. Pod sources feed PodConfig; its updates, PLEG events,
-// probe results, a 1 s tick (work due: backoffs, retries) and 2 s housekeeping (orphans, container GC)
-// drive the pod workers; the workers sync pods through PodSyncer; the ProbeManager's workers follow
-// each sync. The agent is what the HTTP server sees (AgentView).
+// Agent: the node's pod machinery, the kubelet's Kubelet object. It owns the pod workers, the pod
+// syncer, the prober and the container notes, and it is the sync loop's SyncHandler: sources feed
+// PodConfig, PodConfig's updates and the PLEG's events and the prober's results go through the one
+// SyncLoop (sync-loop.ts), and each handler below turns them into pod worker updates. The HTTP server
+// and the cluster node see the agent through pods(), node() and healthChecks().
+//
+// Where the node's managers plug in: admission is the admitHandlers chain run on every ADD
+// (handlePodAdditions); statuses leave through the PodStatusManager; a pod's runtime work is the
+// PodSyncer behind the workers' PodSyncActions (the volume manager's wait for mounts belongs in front
+// of it); housekeeping (handlePodCleanups) is where eviction and garbage collection run.
 import { join } from "node:path";
 import type { Node, Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
-import type { PodConfig, PushSource } from "../config";
-import type { PodSourceName } from "../manifest/types";
-import type { PodStatusReader } from "../pleg/cache";
-import type { Pleg } from "../pleg/pleg";
+import { admitPod, type PodAdmitHandler, type PodAdmitResult } from "../admission";
+import { isTerminalPhase } from "../api";
+import type { PodConfig, SourceReport } from "../config/pod-config";
+import type { PodSource } from "../config/types";
+import type { PodLifecycleEventGenerator } from "../pleg/types";
+import { ProbeManager } from "../prober/manager";
+import type { PodProber, ProbeObservation, ProbeSeed, ProbeUpdate, RunningContainer } from "../prober/types";
 import type { Clock, Timer } from "../util/clock";
 import type { Logger } from "../util/log";
 import { apiTime } from "../util/time";
-import { ProbeManager } from "../prober/manager";
-import type { RunningContainer } from "../prober/manager";
-import type { ProbeObservation, ProbeSeed, ProbeUpdate } from "../prober/types";
-import { ContainerNotes } from "./container-notes";
 import { Backoff } from "./backoff";
-import { PodSyncer, type SyncRuntime } from "./pod-sync";
-import { PodWorkers, type PodWorkerState } from "./pod-workers";
+import { ContainerNotes } from "./container-notes";
+import { fullName, podRef } from "./pod-ref";
+import { PodSyncer, type SyncResult, type SyncRuntime } from "./pod-sync";
+import { PodWorkerPool, type PodWorkerPoolOptions, type PodWorkers, type PodWorkerState } from "./pod-workers";
 import type { RuntimeConfigOptions } from "./runtime-config";
-import { computeApiPodStatus } from "./status";
+import { computeApiPodStatus, type Waiting } from "./status";
+import { NO_STATUS_MANAGER, type PodStatusManager } from "./status-manager";
+import { SyncLoop, type SyncHandler } from "./sync-loop";
 
+/** Reports for metrics and the cluster's mirror pods; none of them may change what the agent does. */
 export interface AgentHooks {
   /** A pod's containers all started for the first time: seconds since the agent first saw it. */
   podStarted?(pod: Pod, seconds: number): void;
   containerRestarted?(pod: Pod, container: string): void;
   /** A pod is gone for good: its containers and sandboxes removed. */
   podRemoved?(pod: Pod): void;
-  /** The status computed after a sync of the pod (the status manager writes it to the API server). */
-  podStatus?(pod: Pod, status: ApiPodStatus): void;
-  /** Everything of the pod has stopped (deleted, or removed from its source). */
-  podTerminated?(pod: Pod, status: ApiPodStatus): void;
   /** Every probe attempt that counted (prober_probe_total, prober_probe_duration_seconds). */
   probeObserved?(o: ProbeObservation): void;
+  /** Every report a source sent (its manifest errors, for nodeagent_source_errors). */
+  sourceReported?(report: SourceReport): void;
   afterHousekeeping?(agent: Agent): void;
 }
 
 export interface AgentOptions {
-  /** The CRI calls a pod sync makes: the CriClient on a node, a fake in tests. */
+  /** The CRI calls a pod sync makes (and exec probes): the CriClient on a node, a fake in tests. */
   runtime: SyncRuntime;
-  pleg: Pleg;
+  pleg: PodLifecycleEventGenerator;
   config: PodConfig;
-  push?: PushSource;
-  /** Sources that must have sent their first set before orphans are cleaned up. */
-  sources: PodSourceName[];
+  /**
+   * The pod sources, started by run() and stopped when it ends; orphans are cleaned up only once
+   * every one of them has delivered a complete set.
+   */
+  sources: PodSource[];
   clock: Clock;
   log: Logger;
   runtimeConfig: RuntimeConfigOptions;
@@ -51,6 +61,16 @@ export interface AgentOptions {
   syncFrequencyMs?: number;
   housekeepingPeriodMs?: number;
   node: () => Promise<Node>;
+  /** Where pod statuses go: the API server's status manager in a cluster; nowhere by default. */
+  statusManager?: PodStatusManager;
+  /** The admission chain every new pod passes (max pods, …); none by default. */
+  admitHandlers?: PodAdmitHandler[];
+  /** Makes the prober, given the listener of its result changes; the ProbeManager by default. */
+  prober?: (onUpdate: (u: ProbeUpdate) => void, observe: (o: ProbeObservation) => void) => PodProber;
+  /** Makes the pod workers; the PodWorkerPool by default. */
+  podWorkers?: (o: PodWorkerPoolOptions) => PodWorkers;
+  /** Jitter source of the resync; Math.random by default. */
+  random?: () => number;
   hooks?: AgentHooks;
   /** Where the agent keeps what must outlive it (container readiness); in memory only without. */
   stateDir?: string;
@@ -59,108 +79,125 @@ export interface AgentOptions {
 /** How long a stopping agent waits for syncs and probes in flight. */
 export const SHUTDOWN_GRACE_MS = 10_000;
 
-export class Agent {
+export class Agent implements SyncHandler {
   readonly workers: PodWorkers;
   readonly syncer: PodSyncer;
-  readonly probes: ProbeManager;
+  readonly probes: PodProber;
+  readonly loop: SyncLoop;
   private readonly notes: ContainerNotes;
   private readonly startedAt: number;
   private readonly crashBackoff: Backoff;
   private readonly imageBackoff: Backoff;
-  private lastLoop = 0;
+  private readonly statusManager: PodStatusManager;
   private allSourcesSeen = false;
-  private timers: Timer[] = [];
+  private gcRunning = false;
   private readonly started = new Set<string>();
-  private readonly nextResync = new Map<string, number>();
 
   constructor(private readonly o: AgentOptions) {
     this.startedAt = o.clock.now();
+    this.statusManager = o.statusManager ?? NO_STATUS_MANAGER;
     this.notes = new ContainerNotes(o.stateDir ? join(o.stateDir, "container-notes.json") : undefined, o.log);
-    this.probes = new ProbeManager({
-      runner: o.runtime,
-      clock: o.clock,
-      log: o.log,
-      onUpdate: (u) => this.onProbeUpdate(u),
-      observe: (ob) => o.hooks?.probeObserved?.(ob),
-    });
+    const onProbeUpdate = (update: ProbeUpdate) => this.loop.push({ kind: "probe", update });
+    const observe = (ob: ProbeObservation) => o.hooks?.probeObserved?.(ob);
+    this.probes = o.prober ? o.prober(onProbeUpdate, observe) : new ProbeManager({ runner: o.runtime, clock: o.clock, log: o.log, onUpdate: onProbeUpdate, observe });
     this.crashBackoff = new Backoff(o.clock);
     this.imageBackoff = new Backoff(o.clock);
     this.syncer = new PodSyncer(o.runtime, o.clock, this.crashBackoff, this.imageBackoff, o.runtimeConfig, o.log, (pod, c) => o.hooks?.containerRestarted?.(pod, c));
-    this.workers = new PodWorkers(
-      {
+    const workerOptions: PodWorkerPoolOptions = {
+      actions: {
         syncPod: (pod, st) => this.syncer.syncPod(pod, st, (_name, id) => this.probeFailure(id)),
         killPod: (pod, st, grace) => this.syncer.killPod(pod, st, grace),
         removePod: (uid, st) => this.syncer.removePod(uid, st),
         relistPod: (uid) => o.pleg.requestPodRelist(uid, undefined, o.pleg.mode ?? "generic"),
       },
-      o.pleg.cache,
-      o.clock,
-      o.log,
-    );
-    this.workers.onSynced = (s) => this.afterSync(s);
+      cache: o.pleg.cache,
+      clock: o.clock,
+      log: o.log,
+      resyncIntervalMs: o.syncFrequencyMs,
+      random: o.random,
+      onSynced: (s, r) => this.afterSync(s, r),
+    };
+    this.workers = o.podWorkers ? o.podWorkers(workerOptions) : new PodWorkerPool(workerOptions);
+    this.loop = new SyncLoop({ handler: this, duePods: () => this.workers.getDuePods(), clock: o.clock, log: o.log, housekeepingPeriodMs: o.housekeepingPeriodMs });
   }
 
-  /** Runs the sync loop until the signal aborts. Pods keep running when it stops. */
+  /** Starts the sources and runs the sync loop until the signal aborts. Pods keep running when it stops. */
   async run(signal: AbortSignal): Promise<void> {
-    const { config, pleg, clock } = this.o;
-    const unsubscribe = config.onUpdate((u) => {
-      for (const pod of u.pods) {
-        const uid = pod.metadata?.uid ?? "";
-        switch (u.op) {
-          case "ADD":
-          case "UPDATE":
-            // A pod the API server is deleting, or that has already finished (a restarted agent lists
-            // Succeeded and Failed pods too), is never started: the kubelet's pod workers only let
-            // such a pod terminate.
-            if (pod.metadata?.deletionTimestamp || isTerminalPhase(pod.status?.phase)) this.workers.terminate(uid, { remove: false, pod });
-            else this.workers.sync(pod);
-            break;
-          case "RECONCILE":
-            this.workers.reconcile(pod);
-            break;
-          case "DELETE":
-            this.workers.terminate(uid, { remove: false, pod });
-            break;
-          case "REMOVE":
-            this.workers.terminate(uid, { remove: true, pod });
-            break;
-        }
-      }
-    });
+    const { config, pleg, clock, sources } = this.o;
+    const unsubscribe = config.onUpdate((update) => this.loop.push({ kind: "config", update }));
+    for (const s of sources) {
+      s.start((report) => {
+        config.apply(report);
+        this.o.hooks?.sourceReported?.(report);
+      });
+    }
     const plegDone = pleg.run(signal).catch((err) => this.o.log.error(`PLEG stopped: ${(err as Error).message}`));
-    const events = (async () => {
-      for await (const e of pleg.events) this.workers.syncUid(e.pod.uid);
-    })();
-    const every = (ms: number, fn: () => void) => {
-      const tick = () => {
-        if (signal.aborted) return;
-        try {
-          fn();
-        } catch (err) {
-          this.o.log.error(`${(err as Error).message}`);
-        }
-        this.timers.push(clock.setTimer(ms, tick));
-      };
-      this.timers.push(clock.setTimer(ms, tick));
-    };
-    every(1000, () => this.syncTick());
-    every(this.o.housekeepingPeriodMs ?? 2000, () => void this.housekeeping());
-    await new Promise<void>((r) => (signal.aborted ? r() : signal.addEventListener("abort", () => r(), { once: true })));
-    for (const t of this.timers) t.cancel();
+    const loopDone = this.loop.run(signal, pleg.events);
+    await loopDone;
     unsubscribe();
     // In-flight work gets a bounded time to finish: a runtime that hangs (an overloaded containerd can
     // leave a call open for minutes) must not keep the agent from stopping. The pods run on either way,
     // and whatever a sync left half done is adopted by the next start, as after kill -9.
-    const drained = Promise.all([plegDone, events, this.workers.idle(), this.probes.stop()]).then(() => true);
+    const drained = Promise.all([plegDone, this.workers.idle(), this.probes.stop()]).then(() => true);
     let timer: Timer | undefined;
     const late = new Promise<false>((resolve) => (timer = clock.setTimer(SHUTDOWN_GRACE_MS, () => resolve(false))));
     const finished = await Promise.race([drained, late]);
     timer?.cancel();
     if (!finished) this.o.log.warn(`stopping with work still in flight after ${SHUTDOWN_GRACE_MS / 1000}s (the runtime is not answering); the next start adopts what runs`);
+    // Sources stop last: a cluster node's status manager may still write what the drain reported.
+    await Promise.all(sources.map(async (s) => s.stop()));
   }
 
-  /** A probe result changed: the kubelet's probe-result channels into syncLoopIteration. */
-  private onProbeUpdate(u: ProbeUpdate): void {
+  /** Resolves when the loop has handled every queued event and no worker is busy (tests). */
+  async idle(): Promise<void> {
+    do {
+      await this.loop.drained();
+      await this.workers.idle();
+    } while (this.loop.pending > 0);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // SyncHandler: what each kind of sync loop event does (see SyncLoop.syncLoopIteration).
+
+  handlePodAdditions(pods: Pod[]): void {
+    // The kubelet admits new pods oldest first, so that a newer pod never takes an older one's place.
+    const ordered = [...pods].sort((a, b) => Date.parse(a.metadata?.creationTimestamp ?? "") - Date.parse(b.metadata?.creationTimestamp ?? "") || 0);
+    for (const pod of ordered) {
+      const known = this.workers.get(podRef(pod).uid) !== undefined;
+      // Admission is for pods that would start: a known UID (a restart request) was admitted before,
+      // and a pod being deleted or already finished only terminates.
+      if (!known && !pod.metadata?.deletionTimestamp && !isTerminalPhase(pod.status?.phase)) {
+        const r = this.canAdmitPod(pod);
+        if (!r.admit) {
+          this.workers.reject(pod, { reason: r.reason, message: r.message });
+          continue;
+        }
+      }
+      this.workers.updatePod({ type: "create", pod });
+    }
+  }
+
+  handlePodUpdates(pods: Pod[]): void {
+    for (const pod of pods) this.workers.updatePod({ type: "update", pod });
+  }
+
+  handlePodDeletions(pods: Pod[]): void {
+    for (const pod of pods) this.workers.updatePod({ type: "kill", pod });
+  }
+
+  handlePodRemoves(pods: Pod[]): void {
+    for (const pod of pods) this.workers.updatePod({ type: "kill", pod, remove: true });
+  }
+
+  handlePodReconcile(pods: Pod[]): void {
+    for (const pod of pods) this.workers.reconcile(pod);
+  }
+
+  handlePodSyncs(uids: string[]): void {
+    for (const uid of uids) this.workers.syncPod(uid);
+  }
+
+  handleProbeResult(u: ProbeUpdate): void {
     if (u.result === "failure" && (u.probeType === "liveness" || u.probeType === "startup")) {
       const policy = this.workers.get(u.podUid)?.pod.spec?.restartPolicy ?? "Always";
       const message = `Container ${u.containerName} failed ${u.probeType} probe, will ${policy === "Never" ? "not " : ""}be restarted: ${u.reason}`;
@@ -169,7 +206,69 @@ export class Agent {
     } else if (u.probeType === "readiness") {
       this.o.log.info(`pod ${u.namespace}/${u.podName}: container ${u.containerName} is ${u.result === "success" ? "ready" : `not ready: ${u.reason}`}`);
     }
-    this.workers.syncUid(u.podUid);
+    this.workers.syncPod(u.podUid);
+  }
+
+  handlePodCleanups(): void {
+    const { config, pleg, sources } = this.o;
+    const names = sources.map((s) => s.name);
+    const known = new Set(this.workers.states().map((s) => s.uid));
+    if (config.seenAllSources(names)) {
+      if (!this.allSourcesSeen) {
+        this.allSourcesSeen = true;
+        this.o.log.info(`every pod source has been seen (${names.join(", ")}): runtime pods that none of them has are removed from now on`);
+      }
+      for (const uid of pleg.cache.uids()) {
+        const st = pleg.cache.get(uid)?.status;
+        if (known.has(uid) || !st) continue;
+        if (st.containerStatuses.length === 0 && st.sandboxStatuses.length === 0) continue;
+        this.o.log.info(`pod ${st.namespace}/${st.name} (${uid.slice(0, 8)}) runs but no source has it: removing it`);
+        const orphan: Pod = { metadata: { name: st.name, namespace: st.namespace, uid }, spec: { containers: [] } };
+        this.workers.updatePod({ type: "kill", pod: orphan, remove: true });
+      }
+    }
+    this.probes.cleanupPods(known);
+    void this.collectGarbage();
+    this.crashBackoff.gc();
+    this.imageBackoff.gc();
+    this.o.hooks?.afterHousekeeping?.(this);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  /** The admission chain over the pods the node runs now (the kubelet's canAdmitPod over its active pods). */
+  canAdmitPod(pod: Pod): PodAdmitResult {
+    const uid = podRef(pod).uid;
+    const name = fullName(pod);
+    // Active pods: what the sources still have and has not finished. A pod being replaced under the
+    // same name (an edited static pod, a re-pushed pod) does not count against its replacement.
+    const otherPods = this.workers
+      .states()
+      .filter((s) => s.uid !== uid && s.fullName !== name && !s.removed && s.phase !== "terminated" && !isTerminalPhase(s.apiStatus?.phase))
+      .map((s) => s.pod);
+    return admitPod(this.o.admitHandlers ?? [], { pod, otherPods });
+  }
+
+  /** Dead containers beyond the newest of each are removed; one collection at a time, off the loop. */
+  private async collectGarbage(): Promise<void> {
+    if (this.gcRunning) return;
+    this.gcRunning = true;
+    const { pleg } = this.o;
+    try {
+      for (const s of this.workers.states()) {
+        if (s.phase !== "syncing") continue;
+        const st = pleg.cache.get(s.uid)?.status;
+        if (st) await this.syncer.garbageCollect(st).catch((err) => this.o.log.warn(`container GC of ${s.fullName}: ${(err as Error).message}`));
+      }
+      // Notes of containers the runtime no longer has go, once a relist since the start has listed it.
+      if (pleg.relistStats.lastRelistTime >= this.startedAt) {
+        const live = new Set<string>();
+        for (const uid of pleg.cache.uids()) for (const c of pleg.cache.get(uid)?.status?.containerStatuses ?? []) live.add(c.id);
+        this.notes.prune(live);
+      }
+    } finally {
+      this.gcRunning = false;
+    }
   }
 
   /** Which probe has failed for a running instance, if any: the sync kills it (computePodActions). */
@@ -181,7 +280,7 @@ export class Agent {
 
   /**
    * The newest instance of each container, where it runs: what the probe workers bind to (the
-   * ProbeManager picks the probed ones, app containers and sidecars; names are unique in a pod).
+   * prober picks the probed ones, app containers and sidecars; names are unique in a pod).
    */
   private runningContainers(uid: string): RunningContainer[] {
     const out: RunningContainer[] = [];
@@ -201,61 +300,8 @@ export class Agent {
     return n && (n.ready !== undefined || n.started !== undefined) ? { ready: n.ready, started: n.started } : undefined;
   }
 
-  /** Pods whose backoff or retry is due, and the periodic resync of every pod. */
-  private syncTick(): void {
-    const now = this.o.clock.now();
-    this.lastLoop = now;
-    const period = this.o.syncFrequencyMs ?? 60_000;
-    for (const s of this.workers.states()) {
-      if (s.retryAt !== undefined && s.retryAt <= now) {
-        s.retryAt = undefined;
-        this.workers.syncUid(s.uid);
-        continue;
-      }
-      const due = this.nextResync.get(s.uid);
-      if (due === undefined) this.nextResync.set(s.uid, now + period * (1 + Math.random() * 0.5));
-      else if (due <= now) {
-        this.nextResync.set(s.uid, now + period * (1 + Math.random() * 0.5));
-        this.workers.syncUid(s.uid);
-      }
-    }
-  }
-
-  /** Orphaned runtime pods are killed and removed once every source has been seen; dead containers GC'd. */
-  private async housekeeping(): Promise<void> {
-    const { config, pleg } = this.o;
-    if (config.seenAllSources(this.o.sources)) {
-      if (!this.allSourcesSeen) {
-        this.allSourcesSeen = true;
-        this.o.log.info(`every pod source has been seen (${this.o.sources.join(", ")}): runtime pods that none of them has are removed from now on`);
-      }
-      const known = new Set(this.workers.states().map((s) => s.uid));
-      for (const uid of pleg.cache.uids()) {
-        const st = pleg.cache.get(uid)?.status;
-        if (known.has(uid) || !st) continue;
-        if (st.containerStatuses.length === 0 && st.sandboxStatuses.length === 0) continue;
-        this.o.log.info(`pod ${st.namespace}/${st.name} (${uid.slice(0, 8)}) runs but no source has it: removing it`);
-        const orphan: Pod = { metadata: { name: st.name, namespace: st.namespace, uid }, spec: { containers: [] } };
-        this.workers.terminate(uid, { remove: true, pod: orphan });
-      }
-    }
-    for (const s of this.workers.states()) {
-      if (s.phase !== "syncing") continue;
-      const st = pleg.cache.get(s.uid)?.status;
-      if (st) await this.syncer.garbageCollect(st).catch((err) => this.o.log.warn(`container GC of ${s.fullName}: ${(err as Error).message}`));
-    }
-    // Notes of containers the runtime no longer has go, once a relist since the start has listed it.
-    if (pleg.relistStats.lastRelistTime >= this.startedAt) {
-      const live = new Set<string>();
-      for (const uid of pleg.cache.uids()) for (const c of pleg.cache.get(uid)?.status?.containerStatuses ?? []) live.add(c.id);
-      this.notes.prune(live);
-    }
-    this.crashBackoff.gc();
-    this.imageBackoff.gc();
-    this.o.hooks?.afterHousekeeping?.(this);
-  }
-
-  private afterSync(s: PodWorkerState): void {
+  /** After every worker step: probes follow the pod, and the status is computed and reported. */
+  private afterSync(s: PodWorkerState, _result: SyncResult | undefined): void {
     const st = this.o.pleg.cache.get(s.uid)?.status;
     // The probe workers follow the runtime's containers (the kubelet's probeManager.AddPod and
     // StartupProbe/Liveness stop on termination, RemovePod when the pod is gone).
@@ -264,20 +310,27 @@ export class Agent {
     else if (s.phase === "terminated" && s.removed) this.probes.removePod(s.uid);
     s.apiStatus = this.apiStatus(s);
     this.noteReported(s.apiStatus);
-    this.o.hooks?.podStatus?.(s.pod, s.apiStatus);
-    if (s.phase === "terminated") this.o.hooks?.podTerminated?.(s.pod, s.apiStatus);
-    if (!this.started.has(s.uid) && s.apiStatus.containerStatuses?.every((c) => c.state?.running) && st) {
+    this.statusManager.setPodStatus(s.pod, s.apiStatus);
+    if (s.phase === "terminated") this.statusManager.terminatePod(s.pod, s.apiStatus);
+    if (!this.started.has(s.uid) && s.phase === "syncing" && s.apiStatus.containerStatuses?.every((c) => c.state?.running) && st) {
       this.started.add(s.uid);
       this.o.hooks?.podStarted?.(s.pod, (this.o.clock.now() - Date.parse(s.seen)) / 1000);
     }
     if (s.phase === "terminated" && s.removed) {
       this.started.delete(s.uid);
-      this.nextResync.delete(s.uid);
+      this.statusManager.removePod(s.pod);
       this.o.hooks?.podRemoved?.(s.pod);
     }
   }
 
-  private apiStatus(s: PodWorkerState) {
+  private apiStatus(s: PodWorkerState): ApiPodStatus {
+    // A pod added again while its previous instance (same UID) terminates: it waits, and says why.
+    if (s.restartRequested) {
+      const pod = s.restartRequested;
+      const why: Waiting = { reason: "ContainerCreating", message: "the pod's previous instance (same UID) is still terminating; it starts again once that has finished" };
+      const waiting = new Map([...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].map((c) => [c.name, why]));
+      return computeApiPodStatus({ pod, runtime: undefined, waiting, hostIP: this.o.runtimeConfig.hostIP, startTime: s.seen, now: apiTime(this.o.clock.now()) });
+    }
     const probed = (name: string) => [...(s.pod.spec?.containers ?? []), ...(s.pod.spec?.initContainers ?? [])].find((c) => c.name === name);
     return computeApiPodStatus({
       pod: s.pod,
@@ -309,7 +362,7 @@ export class Agent {
   pods(): Pod[] {
     return this.workers.states().map((s) => {
       s.apiStatus = this.apiStatus(s);
-      return { apiVersion: "v1", kind: "Pod", ...s.pod, status: s.apiStatus };
+      return { apiVersion: "v1", kind: "Pod", ...(s.restartRequested ?? s.pod), status: s.apiStatus };
     });
   }
 
@@ -320,16 +373,13 @@ export class Agent {
 
   healthChecks(): { name: string; ok: boolean; message: string }[] {
     const pleg = this.o.pleg.healthy();
-    const since = this.o.clock.now() - this.lastLoop;
-    const loopOk = this.lastLoop !== 0 && since < 2 * 60_000;
+    const last = this.loop.lastIterationAt;
+    const since = this.o.clock.now() - last;
+    const loopOk = last !== 0 && since < 2 * 60_000;
     return [
       { name: "ping", ok: true, message: "ok" },
       { name: "PLEG", ok: pleg.ok, message: pleg.message },
-      { name: "syncloop", ok: loopOk, message: loopOk ? "ok" : this.lastLoop === 0 ? "sync loop has not run yet" : `sync loop last ran ${Math.round(since / 1000)}s ago` },
+      { name: "syncloop", ok: loopOk, message: loopOk ? "ok" : last === 0 ? "sync loop has not run yet" : `sync loop last ran ${Math.round(since / 1000)}s ago` },
     ];
   }
-}
-
-function isTerminalPhase(phase: string | undefined): boolean {
-  return phase === "Succeeded" || phase === "Failed";
 }

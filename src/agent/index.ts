@@ -1,11 +1,14 @@
-// src/agent owns the sync machinery: the syncLoop (Agent), one worker per pod (PodWorkers), what a
-// sync must do (computePodActions) and doing it (PodSyncer), the backoffs, and the pod status. It may
-// import src/config, src/pleg, src/cri, src/api, src/manifest and src/util, never cmd/ or src/server.
-export { Agent, type AgentHooks, type AgentOptions } from "./agent";
+// src/agent owns the sync machinery: the syncLoop (sync-loop.ts) and the Agent that handles its events,
+// one worker per pod (PodWorkers), what a sync must do (computePodActions) and doing it (PodSyncer),
+// the backoffs, and the pod status. It may import src/admission, src/config, src/pleg, src/prober,
+// src/cri, src/api, src/manifest and src/util, never cmd/, src/server or src/cluster.
+export { Agent, SHUTDOWN_GRACE_MS, type AgentHooks, type AgentOptions } from "./agent";
+export { SyncLoop, type SyncHandler, type SyncLoopEvent, type SyncLoopOptions } from "./sync-loop";
 export { Backoff } from "./backoff";
-export { computePodActions, type PodActions } from "./pod-actions";
+export { computePodActions, neverRan, type PodActions } from "./pod-actions";
 export { PodSyncer, type SyncResult, type SyncRuntime } from "./pod-sync";
-export { PodWorkers, type PodWorkerState, type PodSyncActions } from "./pod-workers";
+export { PodWorkerPool, SYNC_ERROR_BACKOFF_MS, type PodWorkers, type PodWorkerPoolOptions, type PodWorkerState, type PodSyncActions, type UpdatePodOptions, type UpdateType, type WorkerPhase } from "./pod-workers";
+export { NO_STATUS_MANAGER, type PodStatusManager } from "./status-manager";
 export { podRef, fullName, type PodRef } from "./pod-ref";
-export { computeApiPodStatus, qosClass, type StatusInputs, type Waiting } from "./status";
+export { computeApiPodStatus, qosClass, type PodFailure, type StatusInputs, type Waiting } from "./status";
 export type { RuntimeConfigOptions } from "./runtime-config";

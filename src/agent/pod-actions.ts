@@ -60,6 +60,18 @@ export function sandboxChanged(pod: Pod, status: PodStatus | undefined): { chang
   return { changed: false, attempt: latest.metadata?.attempt ?? 0, sandboxId: latest.id };
 }
 
+/**
+ * An instance the runtime holds that never ran because the agent's own start of it was cut short: the
+ * agent stopped between CreateContainer and StartContainer (state CREATED), or it died during
+ * StartContainer, whose cancelled context makes containerd mark the container exited with reason
+ * StartError, "context canceled", exit code 128 and no start time. Such an instance is not a failure
+ * of the container: it is replaced without counting a restart, and no status shows it.
+ */
+export function neverRan(c: ContainerStatus): boolean {
+  if (c.startedAt) return false;
+  return c.state === "CONTAINER_CREATED" || (c.state === "CONTAINER_EXITED" && c.reason === "StartError" && /context canceled/.test(c.message));
+}
+
 function succeeded(c: ContainerStatus | undefined): boolean {
   return c?.state === "CONTAINER_EXITED" && c.exitCode === 0;
 }
@@ -68,6 +80,7 @@ function succeeded(c: ContainerStatus | undefined): boolean {
 export function shouldRestart(pod: Pod, c: ContainerStatus | undefined): boolean {
   if (!c) return true; // never started
   if (c.state === "CONTAINER_RUNNING") return false;
+  if (neverRan(c)) return true;
   if (c.state === "CONTAINER_CREATED" || c.state === "CONTAINER_UNKNOWN") return true;
   switch (pod.spec?.restartPolicy ?? "Always") {
     case "Never":
@@ -124,7 +137,7 @@ export function computePodActions(pod: Pod, status: PodStatus | undefined, probe
     const current = findContainerStatus(status, inits[i]!.name, true);
     if (succeeded(current)) continue;
     if (current?.state === "CONTAINER_RUNNING") return actions; // wait for it
-    if (current?.state === "CONTAINER_EXITED") {
+    if (current?.state === "CONTAINER_EXITED" && !neverRan(current)) {
       if (restartPolicy === "Never") {
         actions.podFailed = `init container ${inits[i]!.name} failed with exit code ${current.exitCode}`;
         actions.killPod = true;

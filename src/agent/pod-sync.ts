@@ -14,7 +14,7 @@ import { formatDuration } from "../util/duration";
 import type { Logger } from "../util/log";
 import type { Backoff } from "./backoff";
 import * as ann from "./labels";
-import { computePodActions, findContainerStatus, isInit, type PodActions, type ProbeFailureLookup } from "./pod-actions";
+import { computePodActions, findContainerStatus, isInit, neverRan, type PodActions, type ProbeFailureLookup } from "./pod-actions";
 import { fullName, podRef } from "./pod-ref";
 import { containerConfig, podLogDir, sandboxConfig, volumeHostPath, type RuntimeConfigOptions } from "./runtime-config";
 import type { Waiting } from "./status";
@@ -137,7 +137,16 @@ export class PodSyncer {
   }
 
   private async startContainer(pod: Pod, c: Container, init: boolean, status: PodStatus | undefined, sandboxId: string, sb: ReturnType<typeof sandboxConfig>, podIP: string, images?: ImageLookups): Promise<void> {
-    const last = findContainerStatus(status, c.name, init);
+    let last = findContainerStatus(status, c.name, init);
+    let restartCount = last ? Number(last.annotations[ann.CONTAINER_RESTART_COUNT] ?? 0) + 1 : 0;
+    if (last && neverRan(last)) {
+      // The agent's own start of this instance was cut short (it stopped or died mid-start): the
+      // container never ran, so it is replaced under the same restart count and counts no restart.
+      this.log.info(`container ${c.name} (${last.id.slice(0, 12)}) of pod ${fullName(pod)} never ran (${last.state === "CONTAINER_CREATED" ? "created, not started" : `${last.reason}: ${last.message}`}): replacing it`);
+      await ignoreNotFound(this.runtime.removeContainer(last.id));
+      restartCount = Number(last.annotations[ann.CONTAINER_RESTART_COUNT] ?? 0);
+      last = undefined;
+    }
     // Crash-loop backoff, measured from the exit (doBackOff).
     if (last && last.state === "CONTAINER_EXITED") {
       const key = backoffKey(pod, c);
@@ -150,7 +159,6 @@ export class PodSyncer {
       this.crashBackoff.next(key, finished);
     }
     const imageRef = await this.ensureImage(pod, c, sb, images);
-    const restartCount = last ? Number(last.annotations[ann.CONTAINER_RESTART_COUNT] ?? 0) + 1 : 0;
     mkdirSync(join(podLogDir(pod, this.opts), c.name), { recursive: true });
     if (c.terminationMessagePath) mkdirSync(join(this.opts.podsDir, podRef(pod).uid, "containers", c.name), { recursive: true });
     let id: string;

@@ -1,31 +1,80 @@
-// PodWorkers: one worker per pod, the kubelet's pod_workers.go. Updates to a busy pod are coalesced
-// (its latest spec is kept, a termination request sticks), never lost. A pod goes syncing →
-// terminating → terminated; a static pod whose full name is still held by an older instance (an
-// edited manifest has a new UID) waits until that one has terminated, so the two never run at once.
-// Before each sync the worker waits for a cache entry newer than its last sync, so it never acts on
-// a status from before its own last actions (what went wrong in the kubelet's Evented PLEG).
+// PodWorkers: one worker per pod UID, the kubelet's pod_workers.go. The sync loop tells the workers
+// what the sources want (updatePod) and when a pod's state may have changed (syncPod); each worker
+// turns that into one sync, kill or cleanup at a time against the runtime.
+//
+// The state machine of one UID:
+//
+//   (none) ──create/update──▶ syncing ──kill, deletionTimestamp, terminal phase──▶ terminating
+//   terminating ──killPod done──▶ terminated ──removed by its source, runtime objects removed──▶ (forgotten)
+//   (none) ──reject (admission)──▶ terminated (phase Failed; nothing ever ran)
+//
+// - syncing: the pod should run; every sync moves the runtime toward its newest spec (PodSyncActions).
+// - terminating: every container and sandbox is stopped within the grace period (the deletion's, if
+//   the API server set one). Nothing starts again for this UID.
+// - terminated: everything has stopped; the final status stands. A pod whose source still lists it (an
+//   API pod being deleted) stays here until the source drops it; then its containers, sandboxes, volumes
+//   and cgroup are removed and the worker is forgotten.
+//
+// What blocks a pod:
+// - A new instance that has never synced waits while another instance with the same full name
+//   (namespace/name) has not terminated: an edited static pod has a new UID, and the two must never
+//   run at once (the kubelet's "pod is waiting for a previous instance of the same name").
+// - Every sync waits for a pod status cache entry newer than its previous sync, so it never acts on a
+//   status from before its own last actions (what went wrong in the kubelet's Evented PLEG).
+//
+// What is never lost:
+// - Updates to a busy worker are coalesced: its newest spec is kept and one more step runs after the
+//   current one; a kill request sticks.
+// - A create for a UID that is terminating or terminated (a manifest reverted X→Y→X within the old
+//   instance's grace period, a pushed pod deleted and pushed again) is remembered: when termination
+//   has finished (and, for a removed pod, its runtime objects are gone) the worker starts over as a
+//   fresh "syncing" worker with that spec — the kubelet's restartRequested / TerminatedAndRecreatedPod.
+//   A later kill cancels the request. Meanwhile the pod is reported as Pending with the reason.
+//
+// The work queue is the workers' own: after each step the worker is due again — after the sync's own
+// retry time (a crash-loop or image-pull backoff ending), after the kubelet's backOffPeriod (10 s) when
+// the sync failed, otherwise after syncFrequency — each with the kubelet's jitter (up to +50 %), drawn
+// from the injected random source. The sync loop's 1 s tick asks for getDuePods().
 import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
+import { isPodTerminal } from "../api";
 import type { PodStatusReader } from "../pleg/cache";
 import type { PodStatus } from "../pleg/types";
 import type { Clock } from "../util/clock";
 import type { Logger } from "../util/log";
-import type { SyncResult } from "./pod-sync";
 import { apiTime } from "../util/time";
+import type { SyncResult } from "./pod-sync";
 import { fullName, podRef } from "./pod-ref";
-import type { Waiting } from "./status";
+import type { PodFailure, Waiting } from "./status";
 
 export type WorkerPhase = "syncing" | "terminating" | "terminated";
 
+/**
+ * The kubelet's UpdateType: create (a source added the pod), update (its spec changed), sync (nothing
+ * changed in the config: a periodic or event-driven sync) and kill (the source removed or deleted it).
+ */
+export type UpdateType = "create" | "update" | "sync" | "kill";
+
+export interface UpdatePodOptions {
+  type: UpdateType;
+  pod: Pod;
+  /** With kill: the source no longer has the pod, so after terminating it is removed and forgotten. */
+  remove?: boolean;
+}
+
 export interface PodWorkerState {
-  uid: string;
-  fullName: string;
+  readonly uid: string;
+  readonly fullName: string;
   pod: Pod;
   phase: WorkerPhase;
   /** The config removed the pod: after terminating, its runtime objects are removed and the worker forgotten. */
   removed: boolean;
+  /** A create came for this UID while it was terminating: the spec to start afresh once it has terminated. */
+  restartRequested?: Pod;
   waiting: Map<string, Waiting>;
-  failed?: string;
-  retryAt?: number;
+  /** Why the pod can never run (admission rejected it, an init container failed with restartPolicy Never). */
+  failed?: PodFailure;
+  /** When the worker is due for its next sync (ms since the epoch), if it is queued. */
+  dueAt?: number;
   lastSyncTime: number;
   lastError?: string;
   syncs: number;
@@ -43,8 +92,51 @@ export interface PodSyncActions {
   relistPod(uid: string): Promise<void>;
 }
 
+/** The seam the sync loop drives; PodWorkerPool on a node, a recording fake in the sync loop's tests. */
+export interface PodWorkers {
+  /** A source's view of the pod changed (create, update), or it must stop (kill). */
+  updatePod(o: UpdatePodOptions): void;
+  /** Something may have changed for a known pod (a PLEG event, a probe result, a due retry): sync it. */
+  syncPod(uid: string): void;
+  /** Only the pod's API status changed (RECONCILE): keep the newest object, nothing to do on the node. */
+  reconcile(pod: Pod): void;
+  /** Admission refused the pod: it is tracked as terminated and Failed, and nothing of it ever runs. */
+  reject(pod: Pod, failure: PodFailure): void;
+  /** The pods whose queued sync is due now, taken off the queue (the 1 s tick syncs them). */
+  getDuePods(): string[];
+  states(): PodWorkerState[];
+  get(uid: string): PodWorkerState | undefined;
+  /** Resolves when no worker is busy or has work pending (tests, shutdown). */
+  idle(): Promise<void>;
+}
+
+export interface PodWorkerPoolOptions {
+  actions: PodSyncActions;
+  cache: PodStatusReader;
+  clock: Clock;
+  log: Logger;
+  /** The kubelet's syncFrequency: a pod is synced at least this often (default 1 min, plus up to 50 %). */
+  resyncIntervalMs?: number;
+  /** Source of the jitter, in [0, 1); Math.random on a node, a fixed value in tests. */
+  random?: () => number;
+  /** Called after each step that changed what the pod's status says (sync, termination, removal). */
+  onSynced?: (state: PodWorkerState, result: SyncResult | undefined) => void;
+}
+
 /** The kubelet's backOffPeriod: a pod whose sync failed is synced again after 10 s (pod_workers.go completeWork). */
-const SYNC_ERROR_BACKOFF_MS = 10_000;
+export const SYNC_ERROR_BACKOFF_MS = 10_000;
+/** How soon a failed termination is tried again. */
+const KILL_RETRY_MS = 1_000;
+/** The kubelet's workerResyncIntervalJitterFactor and workerBackOffPeriodJitterFactor. */
+const JITTER_FACTOR = 0.5;
+
+/**
+ * A pod the API server is deleting, or that has already finished (a restarted agent lists Succeeded
+ * and Failed pods too), is never started: the kubelet's UpdatePod marks it terminating at once.
+ */
+function markTerminatingIfFinished(s: PodWorkerState): void {
+  if (s.phase === "syncing" && (s.pod.metadata?.deletionTimestamp || isPodTerminal(s.pod))) s.phase = "terminating";
+}
 
 interface Worker {
   state: PodWorkerState;
@@ -54,18 +146,16 @@ interface Worker {
   cleanedUp?: boolean;
 }
 
-export class PodWorkers {
-  private workers = new Map<string, Worker>();
+export class PodWorkerPool implements PodWorkers {
+  private readonly workers = new Map<string, Worker>();
   private idleWaiters: (() => void)[] = [];
-  /** Called after each sync and on termination, for status updates and metrics. */
-  onSynced: (state: PodWorkerState, result: SyncResult | undefined) => void = () => {};
+  private readonly random: () => number;
+  private readonly resyncIntervalMs: number;
 
-  constructor(
-    private readonly actions: PodSyncActions,
-    private readonly cache: PodStatusReader,
-    private readonly clock: Clock,
-    private readonly log: Logger,
-  ) {}
+  constructor(private readonly o: PodWorkerPoolOptions) {
+    this.random = o.random ?? Math.random;
+    this.resyncIntervalMs = o.resyncIntervalMs ?? 60_000;
+  }
 
   states(): PodWorkerState[] {
     return [...this.workers.values()].map((w) => w.state);
@@ -73,61 +163,88 @@ export class PodWorkers {
   get(uid: string): PodWorkerState | undefined {
     return this.workers.get(uid)?.state;
   }
-  has(uid: string): boolean {
-    return this.workers.has(uid);
-  }
 
-  /** ADD, UPDATE, RECONCILE, or a periodic/PLEG-driven sync: keep the newest spec and sync. */
-  sync(pod: Pod): void {
+  updatePod({ type, pod, remove }: UpdatePodOptions): void {
     const uid = podRef(pod).uid;
     let w = this.workers.get(uid);
+    if (type === "kill") {
+      w ??= this.add(pod);
+      // The newest object carries the deletion's grace period (metadata.deletionGracePeriodSeconds).
+      if (w.state.phase !== "terminated") w.state.pod = pod;
+      if (w.state.phase === "syncing") w.state.phase = "terminating";
+      if (remove) w.state.removed = true;
+      w.state.restartRequested = undefined;
+      this.schedule(w);
+      return;
+    }
     if (!w) {
-      w = {
-        state: { uid, fullName: fullName(pod), pod, phase: "syncing", removed: false, waiting: new Map(), lastSyncTime: 0, syncs: 0, seen: apiTime(this.clock.now()) },
-        busy: false,
-        pending: false,
-      };
-      this.workers.set(uid, w);
+      w = this.add(pod);
     } else if (w.state.phase === "syncing") {
       w.state.pod = pod;
+    } else if (type === "create") {
+      this.o.log.info(`pod ${w.state.fullName} (${uid.slice(0, 8)}) is still terminating and was added again: it starts afresh once termination has finished`);
+      w.state.restartRequested = pod;
+    } else if (w.state.restartRequested && type === "update") {
+      w.state.restartRequested = pod;
     }
+    markTerminatingIfFinished(w.state);
     this.schedule(w);
   }
 
-  /**
-   * RECONCILE: only the pod's status in the API changed (often our own status write coming back
-   * through the watch). The newest object is kept; nothing needs doing on the node for it.
-   */
+  syncPod(uid: string): void {
+    const w = this.workers.get(uid);
+    if (w) this.schedule(w);
+  }
+
   reconcile(pod: Pod): void {
     const w = this.workers.get(podRef(pod).uid);
     if (w && w.state.phase === "syncing") w.state.pod = pod;
   }
 
-  /** Syncs a pod the workers know by uid (PLEG event, due backoff, resync). */
-  syncUid(uid: string): void {
-    const w = this.workers.get(uid);
-    if (w) this.schedule(w);
+  reject(pod: Pod, failure: PodFailure): void {
+    const w = this.workers.get(podRef(pod).uid) ?? this.add(pod);
+    if (w.state.syncs > 0 || w.state.phase !== "syncing") return; // admission only ever sees new pods
+    w.state.phase = "terminated";
+    w.state.failed = failure;
+    this.o.log.warn(`pod ${w.state.fullName} (${w.state.uid.slice(0, 8)}) rejected: ${failure.reason}: ${failure.message}`);
+    this.o.onSynced?.(w.state, undefined);
   }
 
-  /** DELETE/REMOVE: terminate the pod; with remove, also clean it up and forget it afterwards. */
-  terminate(uid: string, opts: { remove: boolean; pod?: Pod }): void {
-    let w = this.workers.get(uid);
-    if (!w) {
-      if (!opts.pod) return;
-      this.sync(opts.pod);
-      w = this.workers.get(uid)!;
+  getDuePods(): string[] {
+    const now = this.o.clock.now();
+    const due: string[] = [];
+    for (const w of this.workers.values()) {
+      if (w.state.dueAt !== undefined && w.state.dueAt <= now) {
+        w.state.dueAt = undefined;
+        due.push(w.state.uid);
+      }
     }
-    // The newest object carries the deletion's grace period (metadata.deletionGracePeriodSeconds).
-    if (opts.pod && w.state.phase !== "terminated") w.state.pod = opts.pod;
-    if (w.state.phase === "syncing") w.state.phase = "terminating";
-    if (opts.remove) w.state.removed = true;
-    this.schedule(w);
+    return due;
   }
 
-  /** Resolves when no worker is busy or has work pending (tests, shutdown). */
   idle(): Promise<void> {
-    if ([...this.workers.values()].every((w) => !w.busy && !w.pending)) return Promise.resolve();
+    if (this.allIdle()) return Promise.resolve();
     return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  private allIdle(): boolean {
+    for (const w of this.workers.values()) if (w.busy || w.pending) return false;
+    return true;
+  }
+
+  private add(pod: Pod): Worker {
+    const w: Worker = { state: this.freshState(pod), busy: false, pending: false };
+    this.workers.set(w.state.uid, w);
+    return w;
+  }
+
+  private freshState(pod: Pod): PodWorkerState {
+    return { uid: podRef(pod).uid, fullName: fullName(pod), pod, phase: "syncing", removed: false, waiting: new Map(), lastSyncTime: 0, syncs: 0, seen: apiTime(this.o.clock.now()) };
+  }
+
+  /** Queues the worker's next sync after delayMs, with the kubelet's jitter. */
+  private enqueue(s: PodWorkerState, delayMs: number): void {
+    s.dueAt = this.o.clock.now() + delayMs * (1 + this.random() * JITTER_FACTOR);
   }
 
   private schedule(w: Worker): void {
@@ -147,100 +264,117 @@ export class PodWorkers {
       } while (w.pending);
     } finally {
       w.busy = false;
-      if (w.state.phase === "terminated" && w.state.removed) this.workers.delete(w.state.uid);
-      this.released(w);
-      if ([...this.workers.values()].every((x) => !x.busy && !x.pending)) for (const r of this.idleWaiters.splice(0)) r();
+      this.afterTermination(w);
+      if (this.allIdle()) for (const r of this.idleWaiters.splice(0)) r();
     }
+  }
+
+  /**
+   * Once a worker has terminated (and, if removed, been cleaned up): a requested restart starts it
+   * afresh, a removed one is forgotten, and an instance of the same name waiting for it may go.
+   */
+  private afterTermination(w: Worker): void {
+    const s = w.state;
+    if (s.phase !== "terminated" || (s.removed && !w.cleanedUp)) return;
+    if (s.restartRequested) {
+      const pod = s.restartRequested;
+      this.o.log.info(`pod ${s.fullName} (${s.uid.slice(0, 8)}) has terminated; starting it again as its source still has it`);
+      // Its next sync must see a relist from after the cleanup: lastSyncTime starts at now.
+      w.state = { ...this.freshState(pod), lastSyncTime: this.o.clock.now() };
+      w.cleanedUp = undefined;
+      markTerminatingIfFinished(w.state);
+      this.schedule(w);
+    } else if (s.removed) {
+      this.workers.delete(s.uid);
+    }
+    for (const o of this.workers.values()) if (o !== w && o.state.fullName === s.fullName && o.state.phase === "syncing") this.schedule(o);
   }
 
   /** Another instance of the same full name that has not terminated yet blocks this one from starting. */
   private blockedBy(w: Worker): PodWorkerState | undefined {
     for (const o of this.workers.values()) {
-      if (o !== w && o.state.fullName === w.state.fullName && o.state.phase !== "terminated" && o.state.syncs > 0 && w.state.syncs === 0) return o.state;
-      if (o !== w && o.state.fullName === w.state.fullName && o.state.phase !== "terminated" && o.state.removed) return o.state;
+      if (o === w || o.state.fullName !== w.state.fullName || o.state.phase === "terminated") continue;
+      if ((o.state.syncs > 0 && w.state.syncs === 0) || o.state.removed) return o.state;
     }
     return undefined;
   }
 
   private async removeTerminated(w: Worker, status: PodStatus | undefined): Promise<void> {
-    await this.actions.removePod(w.state.uid, status);
-    await this.actions.relistPod(w.state.uid);
+    await this.o.actions.removePod(w.state.uid, status);
+    await this.o.actions.relistPod(w.state.uid);
     w.cleanedUp = true;
-  }
-
-  /** A worker that finished terminating may release a waiting instance of the same name. */
-  private released(w: Worker): void {
-    if (w.state.phase !== "terminated") return;
-    for (const o of this.workers.values()) if (o !== w && o.state.fullName === w.state.fullName && o.state.phase === "syncing") this.schedule(o);
   }
 
   private async step(w: Worker): Promise<void> {
     const s = w.state;
+    const { actions, cache, clock, log } = this.o;
     if (s.phase === "terminated") {
       // Terminated earlier (an API deletion) and now removed from its source: clean up what is left.
       if (s.removed && !w.cleanedUp) {
         try {
           // Relisted first: with the evented PLEG nothing else may refresh this pod's entry for minutes.
-          const at = this.clock.now();
-          await this.actions.relistPod(s.uid);
-          const after = await this.cache.getNewerThan(s.uid, at);
+          const at = clock.now();
+          await actions.relistPod(s.uid);
+          const after = await cache.getNewerThan(s.uid, at);
           await this.removeTerminated(w, after.status);
         } catch (err) {
-          this.log.error(`removing pod ${s.fullName} failed: ${(err as Error).message}`);
+          log.error(`removing pod ${s.fullName} failed: ${(err as Error).message}`);
+          this.enqueue(s, KILL_RETRY_MS);
         }
-        this.onSynced(s, undefined);
+        this.o.onSynced?.(s, undefined);
       }
       return;
     }
-    const status = await this.cache.getNewerThan(s.uid, s.lastSyncTime);
+    const status = await cache.getNewerThan(s.uid, s.lastSyncTime);
     if (s.phase === "syncing") {
       const blocker = this.blockedBy(w);
       if (blocker) {
-        this.log.info(`pod ${s.fullName} (${s.uid.slice(0, 8)}) waits for the previous instance (${blocker.uid.slice(0, 8)}) to terminate`);
+        log.info(`pod ${s.fullName} (${s.uid.slice(0, 8)}) waits for the previous instance (${blocker.uid.slice(0, 8)}) to terminate`);
         return;
       }
       let result: SyncResult | undefined;
       try {
-        result = await this.actions.syncPod(s.pod, status.status);
+        result = await actions.syncPod(s.pod, status.status);
         s.waiting = result.waiting;
-        s.failed = result.failed;
-        // A sync that reported errors (CreateContainerError, a failed sandbox…) is retried after the
-        // kubelet's pod-sync backOffPeriod, as a sync that threw is: nothing else may come for it.
-        s.retryAt = result.retryAt ?? (result.errors.length ? this.clock.now() + SYNC_ERROR_BACKOFF_MS : undefined);
+        s.failed = result.failed ? { reason: "Failed", message: result.failed } : undefined;
         s.lastError = result.errors.join("; ") || undefined;
-        if (result.errors.length) this.log.warn(`sync of pod ${s.fullName}: ${result.errors.join("; ")}`);
+        if (result.errors.length) log.warn(`sync of pod ${s.fullName}: ${result.errors.join("; ")}`);
+        // A backoff that ends is synced at its end; a sync that reported errors (CreateContainerError,
+        // a failed sandbox…) after the kubelet's backOffPeriod, as one that threw; otherwise the resync.
+        if (result.retryAt !== undefined) s.dueAt = result.retryAt;
+        else this.enqueue(s, result.errors.length ? SYNC_ERROR_BACKOFF_MS : this.resyncIntervalMs);
       } catch (err) {
         s.lastError = (err as Error).message;
-        this.log.error(`sync of pod ${s.fullName} failed: ${s.lastError}`);
-        // As the kubelet's pod-sync backOffPeriod: try again in 10 s unless something happens first.
-        s.retryAt = this.clock.now() + SYNC_ERROR_BACKOFF_MS;
+        log.error(`sync of pod ${s.fullName} failed: ${s.lastError}`);
+        this.enqueue(s, SYNC_ERROR_BACKOFF_MS);
       }
       s.syncs++;
       // The relist that follows starts after lastSyncTime, so the next sync's wait is satisfied by it.
-      s.lastSyncTime = this.clock.now();
-      await this.actions.relistPod(s.uid);
-      this.onSynced(s, result);
+      s.lastSyncTime = clock.now();
+      await actions.relistPod(s.uid);
+      this.o.onSynced?.(s, result);
       return;
     }
     // Terminating: stop everything with the grace period, then (if removed) clean up.
     try {
       // A pod deleted through the API stops within the grace period the deletion set (which a second
       // deletion may have shortened), not the spec's: the kubelet's killPodOptions / podWorkers.
-      await this.actions.killPod(s.pod, status.status, s.pod.metadata?.deletionGracePeriodSeconds ?? undefined);
-      const killedAt = this.clock.now();
-      await this.actions.relistPod(s.uid);
+      await actions.killPod(s.pod, status.status, s.pod.metadata?.deletionGracePeriodSeconds ?? undefined);
+      const killedAt = clock.now();
+      await actions.relistPod(s.uid);
       s.phase = "terminated";
+      s.dueAt = undefined;
       if (s.removed) {
-        const after = await this.cache.getNewerThan(s.uid, killedAt);
+        const after = await cache.getNewerThan(s.uid, killedAt);
         await this.removeTerminated(w, after.status ?? status.status);
       }
-      this.log.info(`pod ${s.fullName} (${s.uid.slice(0, 8)}) terminated${s.removed ? " and removed" : ""}`);
+      log.info(`pod ${s.fullName} (${s.uid.slice(0, 8)}) terminated${s.removed ? " and removed" : ""}`);
     } catch (err) {
       s.lastError = (err as Error).message;
-      this.log.error(`terminating pod ${s.fullName} failed: ${s.lastError}`);
-      s.retryAt = this.clock.now() + 1000;
+      log.error(`terminating pod ${s.fullName} failed: ${s.lastError}`);
+      this.enqueue(s, KILL_RETRY_MS);
     }
-    s.lastSyncTime = this.clock.now();
-    this.onSynced(s, undefined);
+    s.lastSyncTime = clock.now();
+    this.o.onSynced?.(s, undefined);
   }
 }

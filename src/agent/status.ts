@@ -6,9 +6,15 @@ import type { ContainerStatus } from "../cri/types";
 import type { PodStatus } from "../pleg/types";
 import { apiTime } from "../util/time";
 import * as ann from "./labels";
-import { isInit } from "./pod-actions";
+import { isInit, neverRan } from "./pod-actions";
 
 export interface Waiting {
+  reason: string;
+  message: string;
+}
+
+/** Why a pod can never run: the status's reason and message (OutOfpods from admission, a failed init…). */
+export interface PodFailure {
   reason: string;
   message: string;
 }
@@ -27,8 +33,8 @@ export interface StatusInputs {
   hostIP: string;
   /** When the agent first saw the pod (RFC 3339). */
   startTime: string;
-  /** Set when the pod can never run (an init container failed with restartPolicy Never). */
-  failed?: string;
+  /** Set when the pod can never run (admission rejected it, an init container failed with restartPolicy Never). */
+  failed?: PodFailure;
   /** Last time each condition type changed, kept by the caller so transitions keep their time. */
   now: string;
   previous?: ApiPodStatus;
@@ -53,7 +59,9 @@ function terminatedState(c: ContainerStatus, i: StatusInputs): ContainerState {
 
 /** All runtime statuses of one container name, newest first. */
 function instances(rt: PodStatus | undefined, name: string, init: boolean): ContainerStatus[] {
-  return (rt?.containerStatuses ?? []).filter((c) => c.metadata?.name === name && isInit(c) === init);
+  // An instance whose start the agent itself cut short never ran: the next sync replaces it, and until
+  // then no status shows it (a StartError would make a restartPolicy Never pod look Failed for good).
+  return (rt?.containerStatuses ?? []).filter((c) => c.metadata?.name === name && isInit(c) === init && !neverRan(c));
 }
 
 function containerApiStatus(i: StatusInputs, name: string, image: string, init: boolean): ApiContainerStatus {
@@ -94,7 +102,7 @@ function containerApiStatus(i: StatusInputs, name: string, image: string, init: 
 }
 
 /** The kubelet's getPhase over the API container statuses. */
-export function podPhase(pod: Pod, init: ApiContainerStatus[], app: ApiContainerStatus[], failed: string | undefined): NonNullable<ApiPodStatus["phase"]> {
+export function podPhase(pod: Pod, init: ApiContainerStatus[], app: ApiContainerStatus[], failed: PodFailure | undefined): NonNullable<ApiPodStatus["phase"]> {
   if (failed) return "Failed";
   const restartPolicy = pod.spec?.restartPolicy ?? "Always";
   const initDone = init.every((s) => s.state?.terminated?.exitCode === 0);
@@ -156,7 +164,7 @@ export function computeApiPodStatus(i: StatusInputs): ApiPodStatus {
   return {
     phase,
     conditions,
-    ...(i.failed ? { reason: "Failed", message: i.failed } : {}),
+    ...(i.failed ? { reason: i.failed.reason, message: i.failed.message } : {}),
     hostIP: i.hostIP,
     hostIPs: [{ ip: i.hostIP }],
     ...(podIPs[0] ? { podIP: podIPs[0], podIPs: podIPs.map((ip) => ({ ip })) } : {}),

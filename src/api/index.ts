@@ -5,3 +5,4 @@ export * from "./quantity";
 export * from "./defaults";
 export * from "./validation";
 export * from "./pod-schema";
+export * from "./pod";

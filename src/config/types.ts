@@ -1,6 +1,7 @@
 // What pod sources deliver and PodConfig emits: the kubelet's PodUpdate operations per source.
 import type { Pod } from "kubernetes-types/core/v1";
 import type { ManifestError, PodSourceName } from "../manifest/types";
+import type { SourceReport } from "./pod-config";
 
 /** The kubelet's kubetypes.PodOperation. */
 export type PodOperation = "ADD" | "UPDATE" | "DELETE" | "REMOVE" | "RECONCILE";
@@ -23,3 +24,16 @@ export const CONFIG_HASH_ANNOTATION = "kubernetes.io/config.hash";
 export const CONFIG_SOURCE_ANNOTATION = "kubernetes.io/config.source";
 export const CONFIG_SEEN_ANNOTATION = "kubernetes.io/config.seen";
 export const CONFIG_MIRROR_ANNOTATION = "kubernetes.io/config.mirror";
+
+/**
+ * A pod source as the agent runs it (the kubelet's config sources): it sends its full set of pods to
+ * `feed` whenever it changes, from start() until stop(). The file, URL, push and API server sources on
+ * a node; a fake in the agent's tests.
+ */
+export interface PodSource {
+  readonly name: PodSourceName;
+  start(feed: (report: SourceReport) => void): void;
+  stop(): void | Promise<void>;
+  /** What keeps the source from reading its pods right now (shown on /healthz?verbose); none when healthy. */
+  problems?(): string[];
+}

@@ -10,7 +10,7 @@ import { BoundedQueue } from "../util/queue";
 import { PodStatusCache, type PodStatusReader } from "./cache";
 import { ContainerEventWatcher, type EventStreamRuntime, type WatcherOptions } from "./evented";
 import { Relister, type RelistRuntime, type RelistStats } from "./relist";
-import type { PlegMode, PodLifecycleEvent } from "./types";
+import type { PlegMode, PodLifecycleEvent, PodLifecycleEventGenerator } from "./types";
 
 export type PlegModeSetting = "auto" | "generic" | "evented";
 
@@ -52,7 +52,7 @@ interface PodRelistRequest {
   requestedAt: number;
 }
 
-export class Pleg {
+export class Pleg implements PodLifecycleEventGenerator {
   readonly events: BoundedQueue<PodLifecycleEvent>;
   private readonly statusCache = new PodStatusCache();
   private readonly relister: Relister;

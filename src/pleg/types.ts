@@ -1,5 +1,7 @@
 // The PLEG's vocabulary: what a relist sees of a pod, the status it caches, and the events it emits.
 import type { ContainerStatus, PodSandboxStatus } from "../cri/types";
+import type { PodStatusReader } from "./cache";
+import type { RelistStats } from "./relist";
 
 /** The lifecycle events the kubelet's PLEG sends to the sync loop (ContainerChanged is never sent). */
 export type PodLifecycleEventType = "ContainerStarted" | "ContainerDied" | "ContainerRemoved" | "PodSync";
@@ -55,4 +57,22 @@ export interface PodStatus extends PodRef {
   sandboxStatuses: PodSandboxStatus[];
   /** Newest first. */
   containerStatuses: ContainerStatus[];
+}
+
+/**
+ * The seam the agent's sync loop uses (the kubelet's PodLifecycleEventGenerator): the Pleg on a node,
+ * a fake that tests drive by hand. The cache is read-only to everyone but the generator itself.
+ */
+export interface PodLifecycleEventGenerator {
+  /** Relists (and streams runtime events) until the signal aborts. */
+  run(signal: AbortSignal): Promise<void>;
+  /** Lifecycle events for the sync loop, in order; bounded, so a stalled consumer loses only hints. */
+  readonly events: AsyncIterable<PodLifecycleEvent>;
+  readonly cache: PodStatusReader;
+  readonly mode: PlegMode | undefined;
+  readonly relistStats: Readonly<RelistStats>;
+  /** Relists one pod now: the agent calls it after changing the pod so its status is current. */
+  requestPodRelist(uid: string, sandboxId?: string, mode?: PlegMode): Promise<void>;
+  /** The kubelet's PLEG health check (last successful relist recent enough). */
+  healthy(): { ok: boolean; message: string };
 }

@@ -16,16 +16,11 @@ import type { ContainerCommandRunner } from "./exec";
 import { Prober } from "./prober";
 import { oneLine, probeOf } from "./spec";
 import { initialResult } from "./thresholds";
-import type { ProbeAttempt, ProbeObservation, ProbeResult, ProbeSeed, ProbeType, ProbeUpdate } from "./types";
+import type { PodProber, ProbeAttempt, ProbeObservation, ProbeResult, ProbeSeed, ProbeType, ProbeUpdate, RunningContainer } from "./types";
+
+export type { RunningContainer } from "./types";
 import { ProbeWorker, type ProbeTarget } from "./worker";
 
-/** A container the runtime reports running: the instance probes are bound to. */
-export interface RunningContainer {
-  name: string;
-  id: string;
-  /** When it started, ms since the epoch (CRI startedAt / 1e6). */
-  startedAt: number;
-}
 
 export interface ProbeManagerOptions {
   /** Runs exec probes: the CriClient. */
@@ -62,7 +57,7 @@ interface PodEntry {
   host: string;
 }
 
-export class ProbeManager {
+export class ProbeManager implements PodProber {
   readonly prober: Prober;
   private readonly pods = new Map<string, PodEntry>();
   /** Workers by pod/container, then probe type. */

@@ -2,6 +2,8 @@
 // syncLoop receives, and what the metrics observer is told. Names follow the kubelet's
 // pkg/kubelet/prober and pkg/kubelet/prober/results.
 
+import type { Pod } from "kubernetes-types/core/v1";
+
 export type ProbeType = "liveness" | "readiness" | "startup";
 export const PROBE_TYPES: readonly ProbeType[] = ["liveness", "readiness", "startup"];
 
@@ -97,4 +99,33 @@ export interface ProbeSeed {
   ready?: boolean;
   /** The container was reported started: its startup probe counts as passed. */
   started?: boolean;
+}
+
+/** A container the runtime reports running: the instance probes are bound to. */
+export interface RunningContainer {
+  name: string;
+  id: string;
+  /** When it started, ms since the epoch (CRI startedAt / 1e6). */
+  startedAt: number;
+}
+
+/**
+ * The seam the agent drives its probes through (the kubelet's prober.Manager plus its results
+ * managers): the ProbeManager on a node, a fake in the sync loop's tests. Result changes reach the
+ * sync loop through the listener the agent gives when it makes the prober.
+ */
+export interface PodProber {
+  /** Reconciles the pod's probe workers with its running containers, on every sync. */
+  syncPod(pod: Pod, podIP: string, running: RunningContainer[], seed?: (c: RunningContainer) => ProbeSeed | undefined): void;
+  /** The pod is terminating: liveness and startup probes stop. */
+  stopLivenessAndStartup(podUid: string): void;
+  /** The pod is gone: its workers stop and its results are forgotten. */
+  removePod(podUid: string): void;
+  /** Housekeeping: forgets every pod not in `desired`. */
+  cleanupPods(desired: ReadonlySet<string>): void;
+  result(containerId: string, type: ProbeType): ProbeResult | undefined;
+  readiness(podUid: string, containerName: string, containerId?: string): boolean | undefined;
+  started(podUid: string, containerName: string, containerId?: string): boolean | undefined;
+  /** Stops every worker and waits for probes in flight. */
+  stop(): Promise<void>;
 }

@@ -15,6 +15,7 @@ import { FakeClock, flushMicrotasks } from "../../src/util/clock";
 import { createLogger } from "../../src/util/log";
 import { grpcStatusError } from "../fakes/grpc";
 import { FakeRuntime } from "../fakes/runtime";
+import { FakeSource, FakeStatusManager } from "../fakes/seams";
 import { pod } from "./fixtures";
 
 const root = mkdtempSync(join(tmpdir(), "nodeagent-agent-test-"));
@@ -33,7 +34,7 @@ interface RunningAgent {
  * Starts an agent on the runtime. `before` feeds PodConfig before the sync loop starts, as a source
  * that has its pods the moment it starts does (pushed pods kept across a restart).
  */
-async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: PodSourceName[]; before?: SourceReport; hooks?: AgentHooks; stateDir?: string } = {}): Promise<RunningAgent> {
+async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: PodSourceName[]; before?: SourceReport; hooks?: AgentHooks; stateDir?: string; statusManager?: FakeStatusManager } = {}): Promise<RunningAgent> {
   const log = createLogger("text", -1);
   const pleg = new Pleg(rt, clock, { mode: "generic" });
   const config = new PodConfig({ clock, log });
@@ -42,7 +43,9 @@ async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: P
     runtime: rt,
     pleg,
     config,
-    sources: opts.sources ?? ["file"],
+    sources: (opts.sources ?? ["file"]).map((n) => new FakeSource(n)),
+    statusManager: opts.statusManager,
+    random: () => 0,
     clock,
     log,
     runtimeConfig: { podLogsRoot: join(root, "logs"), podsDir: join(root, "pods"), cgroupRoot: "nodeagent-unit-test", nodeName: "node-a", hostIP: "192.0.2.10" },
@@ -54,7 +57,7 @@ async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: P
   const done = agent.run(ac.signal);
   const settle = async () => {
     await clock.advance(0);
-    await agent.workers.idle();
+    await agent.idle();
     await flushMicrotasks();
   };
   await settle();
@@ -336,6 +339,43 @@ describe("Agent: restart", () => {
   });
 });
 
+describe("Agent: a start cut short", () => {
+  test.each([
+    ["died during StartContainer (containerd marks it StartError, context canceled)", true],
+    ["stopped between CreateContainer and StartContainer (left created)", false],
+  ])("an agent that %s: the next agent replaces the instance without counting a restart", async (_what, aborted) => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    const release = rt.hold("startContainer");
+    const first = await startAgent(rt, clock);
+    first.config.apply(fromFile(pod({ restartPolicy: "Never" })));
+    await clock.advance(0);
+    await flushMicrotasks();
+    const [cut] = rt.containersNamed("app");
+    expect(cut?.state).toBe("CONTAINER_CREATED");
+    // The agent goes away mid-start; its held call never completes on the runtime's side.
+    const stopping = first.stop();
+    await clock.advance(SHUTDOWN_GRACE_MS);
+    await stopping;
+    if (aborted) rt.abortStart(cut!.id);
+    release();
+    rt.failNext.set("startContainer", [new Error("late answer to a caller that is gone")]);
+    await flushMicrotasks();
+
+    const second = await startAgent(rt, clock, { before: fromFile(pod({ restartPolicy: "Never" })) });
+    await clock.advance(1000);
+    await second.settle();
+    const app = containerStatus(second.agent, "app")!;
+    expect(app.state?.running).toBeDefined();
+    expect(app.restartCount).toBe(0);
+    expect(app.lastState).toBeUndefined();
+    expect(statusOf(second.agent).phase).toBe("Running");
+    expect(rt.containers.has(cut!.id)).toBe(false);
+    expect(rt.callsOf("runPodSandbox")).toHaveLength(1);
+    await second.stop();
+  });
+});
+
 describe("Agent: health", () => {
   test("healthChecks reports the sync loop once it ran, and again when it has stopped for over 2 minutes", async () => {
     const clock = new FakeClock();
@@ -494,8 +534,9 @@ describe("Agent: pods from the API server", () => {
   test("a graceful deletion stops the containers within deletionGracePeriodSeconds, not the spec's grace, and reports the pod terminated", async () => {
     const clock = new FakeClock();
     const rt = new FakeRuntime(clock);
-    const terminated: string[] = [];
-    const a = await startAgent(rt, clock, { sources: ["api"], hooks: { podTerminated: (p) => terminated.push(p.metadata!.name!) } });
+    const sm = new FakeStatusManager();
+    const terminated = sm.terminated;
+    const a = await startAgent(rt, clock, { sources: ["api"], statusManager: sm });
     const p = { ...pod(), spec: { ...pod().spec!, terminationGracePeriodSeconds: 30 } };
     a.config.apply(fromApi(p));
     await a.settle();
@@ -527,8 +568,9 @@ describe("Agent: pods from the API server", () => {
   test("a status-only change (RECONCILE) does not sync the pod again", async () => {
     const clock = new FakeClock();
     const rt = new FakeRuntime(clock);
-    const statuses: string[] = [];
-    const a = await startAgent(rt, clock, { sources: ["api"], hooks: { podStatus: (_p, s) => statuses.push(s.phase ?? "") } });
+    const sm = new FakeStatusManager();
+    const statuses = sm.set;
+    const a = await startAgent(rt, clock, { sources: ["api"], statusManager: sm });
     a.config.apply(fromApi(pod()));
     await a.settle();
     const syncs = a.agent.workers.get("uid-1")!.syncs;

@@ -56,7 +56,7 @@ describe("phase", () => {
     expect(cond(done, "Initialized").status).toBe("True");
   });
   test("a failed pod says why", () => {
-    const s = status(pod({ inits: ["i1"], restartPolicy: "Never" }), [{ name: "i1", state: "exited", exitCode: 1, init: true }], { failed: "init container i1 failed with exit code 1" });
+    const s = status(pod({ inits: ["i1"], restartPolicy: "Never" }), [{ name: "i1", state: "exited", exitCode: 1, init: true }], { failed: { reason: "Failed", message: "init container i1 failed with exit code 1" } });
     expect(s).toMatchObject({ phase: "Failed", reason: "Failed", message: "init container i1 failed with exit code 1" });
   });
   test("image pull errors show as the waiting reason of a container not created yet", () => {

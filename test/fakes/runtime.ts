@@ -39,6 +39,7 @@ interface FakeContainer {
   finishedAt: number;
   exitCode: number;
   reason: string;
+  message?: string;
   labels: Record<string, string>;
   annotations: Record<string, string>;
   /** The image as the config named it (the agent passes the pulled image's id). */
@@ -66,6 +67,11 @@ export class FakeRuntime {
   failNext = new Map<FakeRuntimeMethod, Error[]>();
   /** A container with this name exits with this code as soon as it starts (a crash loop, a job, an init container). */
   exitOnStart = new Map<string, number>();
+  /**
+   * How long (on the clock) StopContainer takes, given its timeout: a container that ignores SIGTERM
+   * keeps its pod terminating for the whole grace period. Immediate by default.
+   */
+  stopTakesMs: ((timeoutSeconds: number) => number) | undefined;
   /** What ExecSync answers (preStop hooks). */
   execResult: { exitCode: number; stdout: string; stderr: string } = { exitCode: 0, stdout: "", stderr: "" };
   /** What GetContainerEvents does when opened: stream, or fail with a gRPC code. */
@@ -124,6 +130,14 @@ export class FakeRuntime {
   exit(id: string, exitCode: number, reason = exitCode === 0 ? "Completed" : "Error"): void {
     const c = this.containers.get(id)!;
     Object.assign(c, { state: "CONTAINER_EXITED", finishedAt: this.nowNs(), exitCode, reason });
+  }
+  /**
+   * What containerd does to a container whose StartContainer call was cancelled (the caller died):
+   * exited with exit code 128, reason StartError and the cancelled context as message, never started.
+   */
+  abortStart(id: string): void {
+    const c = this.containers.get(id)!;
+    Object.assign(c, { state: "CONTAINER_EXITED", startedAt: 0, finishedAt: this.nowNs(), exitCode: 128, reason: "StartError", message: "failed to start containerd task: context canceled" });
   }
   start(id: string): void {
     const c = this.containers.get(id)!;
@@ -254,6 +268,8 @@ export class FakeRuntime {
   }
   async stopContainer(id: string, timeoutSeconds: number): Promise<void> {
     await this.enter("stopContainer", { id, timeoutSeconds });
+    const takes = this.stopTakesMs?.(timeoutSeconds) ?? 0;
+    if (takes > 0 && this.clock) await new Promise<void>((r) => this.clock!.setTimer(takes, r));
     const c = this.containers.get(id);
     if (!c) throw grpcStatusError("StopContainer", 5, `an error occurred when try to find container ${id}: not found`);
     if (c.state === "CONTAINER_RUNNING" || c.state === "CONTAINER_CREATED") this.exit(id, KILLED_EXIT_CODE);
@@ -320,7 +336,7 @@ export class FakeRuntime {
   private containerStatusOut(c: FakeContainer): ContainerStatus {
     return {
       id: c.id, metadata: { name: c.name, attempt: c.attempt }, state: c.state, createdAt: c.createdAt, startedAt: c.startedAt,
-      finishedAt: c.finishedAt, exitCode: c.exitCode, reason: c.reason, message: "", labels: c.labels, annotations: c.annotations,
+      finishedAt: c.finishedAt, exitCode: c.exitCode, reason: c.reason, message: c.message ?? "", labels: c.labels, annotations: c.annotations,
       image: { image: c.image }, imageRef: c.image, mounts: [], logPath: "", resources: null, imageId: c.image, user: null, stopSignal: "",
     } as unknown as ContainerStatus;
   }

@@ -1,0 +1,190 @@
+// The syncLoop: the kubelet's main loop (kubelet.go syncLoop / syncLoopIteration). Everything that may
+// change what a pod worker does arrives here as one typed event on one queue, and one iteration at a
+// time hands it to the SyncHandler (the Agent). Producers never block: PodConfig's updates, the PLEG's
+// events, the prober's result changes and the two tickers only push.
+import type { Pod } from "kubernetes-types/core/v1";
+import type { PodUpdate } from "../config/types";
+import type { PodLifecycleEvent } from "../pleg/types";
+import type { ProbeUpdate } from "../prober/types";
+import type { Clock, Timer } from "../util/clock";
+import type { Logger } from "../util/log";
+import { BoundedQueue } from "../util/queue";
+
+/** One input of the loop; `kind` says which of the kubelet's channels it came from. */
+export type SyncLoopEvent =
+  /** configCh: a source's pods were added, updated, deleted, removed or reconciled (PodConfig). */
+  | { kind: "config"; update: PodUpdate }
+  /** plegCh: the runtime state of a pod changed. */
+  | { kind: "pleg"; event: PodLifecycleEvent }
+  /** livenessManager / readinessManager / startupManager updates: a probe result changed. */
+  | { kind: "probe"; update: ProbeUpdate }
+  /** syncCh, every second: pods whose queued work (a backoff's end, a retry, the resync) is due. */
+  | { kind: "sync" }
+  /** housekeepingCh, every two seconds: cleanups. */
+  | { kind: "housekeeping" };
+
+/**
+ * What the loop calls, one method per kind of work (the kubelet's SyncHandler). The Agent implements
+ * it; the managers of a node (volumes, admission, eviction, events) plug in behind these methods.
+ */
+export interface SyncHandler {
+  /** ADD: admit each new pod (or reject it with a reason) and start a worker for it. */
+  handlePodAdditions(pods: Pod[]): void;
+  /** UPDATE: the spec changed; the worker syncs the newest one. */
+  handlePodUpdates(pods: Pod[]): void;
+  /** DELETE: the API server is deleting the pod gracefully; the worker stops it within its grace period. */
+  handlePodDeletions(pods: Pod[]): void;
+  /** REMOVE: the source no longer has the pod; it is stopped, then its runtime objects are removed. */
+  handlePodRemoves(pods: Pod[]): void;
+  /** RECONCILE: only the pod's status in the API changed; the newest object is kept, nothing is synced. */
+  handlePodReconcile(pods: Pod[]): void;
+  /** A PLEG event or a due work item: sync these pods (by UID) now. */
+  handlePodSyncs(uids: string[]): void;
+  /** A probe result changed: remember why (a failed liveness probe's kill message), then sync the pod. */
+  handleProbeResult(update: ProbeUpdate): void;
+  /** Housekeeping: orphaned runtime pods, forgotten probe workers, container GC, periodic reports. */
+  handlePodCleanups(): void;
+}
+
+export interface SyncLoopOptions {
+  handler: SyncHandler;
+  /** The pod workers' own work queue: which pods are due at the sync tick. */
+  duePods: () => string[];
+  clock: Clock;
+  log: Logger;
+  /** The kubelet's syncCh period: 1 s. */
+  syncPeriodMs?: number;
+  /** The kubelet's housekeeping period: 2 s. */
+  housekeepingPeriodMs?: number;
+}
+
+export class SyncLoop {
+  private readonly queue = new BoundedQueue<SyncLoopEvent>(Number.POSITIVE_INFINITY);
+  private readonly syncPeriodMs: number;
+  private readonly housekeepingPeriodMs: number;
+  private timers: Timer[] = [];
+  /** Events pushed and not yet handled (queued, or handed to the consumer and not yet run). */
+  private unhandled = 0;
+  private drainedWaiters: (() => void)[] = [];
+  /** When the last iteration ran (ms since the epoch); 0 before the first. The syncloop health check. */
+  lastIterationAt = 0;
+  /** Iterations by event kind, for tests and debugging. */
+  readonly iterations: Record<SyncLoopEvent["kind"], number> = { config: 0, pleg: 0, probe: 0, sync: 0, housekeeping: 0 };
+
+  constructor(private readonly o: SyncLoopOptions) {
+    this.syncPeriodMs = o.syncPeriodMs ?? 1000;
+    this.housekeepingPeriodMs = o.housekeepingPeriodMs ?? 2000;
+  }
+
+  /** Queues an event; never blocks and never drops (only the PLEG's own queue, before this one, is bounded). */
+  push(event: SyncLoopEvent): void {
+    if (this.queue.push(event)) this.unhandled++;
+  }
+
+  /**
+   * Runs until the signal aborts: starts the tickers and forwards the PLEG's events, then takes one
+   * event at a time. Events queued when the signal aborts are not handled (the next start relists and
+   * resyncs everything).
+   */
+  async run(signal: AbortSignal, plegEvents: AsyncIterable<PodLifecycleEvent>): Promise<void> {
+    if (signal.aborted) return;
+    const { clock } = this.o;
+    const every = (ms: number, event: SyncLoopEvent) => {
+      const tick = () => {
+        if (signal.aborted) return;
+        this.push(event);
+        this.timers.push(clock.setTimer(ms, tick));
+      };
+      this.timers.push(clock.setTimer(ms, tick));
+    };
+    every(this.syncPeriodMs, { kind: "sync" });
+    every(this.housekeepingPeriodMs, { kind: "housekeeping" });
+    const forward = (async () => {
+      for await (const event of plegEvents) {
+        if (signal.aborted) break;
+        this.push({ kind: "pleg", event });
+      }
+    })();
+    signal.addEventListener("abort", () => this.queue.close(), { once: true });
+    for (;;) {
+      const next = await this.queue.next();
+      if (next.done || signal.aborted) break;
+      try {
+        this.syncLoopIteration(next.value);
+      } catch (err) {
+        this.o.log.error(`sync loop: ${next.value.kind}: ${(err as Error).message}`);
+      }
+      if (--this.unhandled === 0) this.notifyDrained();
+    }
+    for (const t of this.timers) t.cancel();
+    this.timers = [];
+    this.unhandled = 0;
+    this.notifyDrained();
+    // The PLEG's queue ends when the PLEG stops; the forwarder is not waited for beyond that.
+    void forward;
+  }
+
+  /**
+   * One event, handed to the handler:
+   *
+   * - config: by the update's operation — ADD → handlePodAdditions (admission, then a worker per
+   *   admitted pod), UPDATE → handlePodUpdates, DELETE → handlePodDeletions (graceful: the worker
+   *   stops the pod within the deletion's grace period), REMOVE → handlePodRemoves (stop, then remove
+   *   everything of the pod), RECONCILE → handlePodReconcile (status only; nothing is synced).
+   * - pleg: the pod the event names is synced (handlePodSyncs) — a container started, died or was
+   *   removed, or the pod changed in a way no single event says. The PLEG relisted it first, so the
+   *   worker sees the new state; a pod no worker knows is left to housekeeping.
+   * - probe: handleProbeResult — a liveness or startup failure is noted as the container's kill reason
+   *   and the pod is synced, which kills and restarts the container; a readiness change is synced so
+   *   the Ready condition follows at once.
+   * - sync: the pods whose queued work is due (the pod workers' own queue: a crash-loop or image-pull
+   *   backoff ending, a retry after a failed sync, the periodic resync) are synced.
+   * - housekeeping: handlePodCleanups — once every source has been seen, runtime pods no source has are
+   *   killed and removed; probe workers of forgotten pods stop; dead containers are collected.
+   */
+  syncLoopIteration(event: SyncLoopEvent): void {
+    const h = this.o.handler;
+    this.lastIterationAt = this.o.clock.now();
+    this.iterations[event.kind]++;
+    switch (event.kind) {
+      case "config": {
+        const { op, pods } = event.update;
+        if (op === "ADD") h.handlePodAdditions(pods);
+        else if (op === "UPDATE") h.handlePodUpdates(pods);
+        else if (op === "DELETE") h.handlePodDeletions(pods);
+        else if (op === "REMOVE") h.handlePodRemoves(pods);
+        else h.handlePodReconcile(pods);
+        return;
+      }
+      case "pleg":
+        h.handlePodSyncs([event.event.pod.uid]);
+        return;
+      case "probe":
+        h.handleProbeResult(event.update);
+        return;
+      case "sync": {
+        const due = this.o.duePods();
+        if (due.length) h.handlePodSyncs(due);
+        return;
+      }
+      case "housekeeping":
+        h.handlePodCleanups();
+        return;
+    }
+  }
+
+  /** Resolves once every queued event has been handled (tests; the agent's idle()). */
+  drained(): Promise<void> {
+    if (this.unhandled === 0) return Promise.resolve();
+    return new Promise((r) => this.drainedWaiters.push(r));
+  }
+
+  /** Events not yet handled. */
+  get pending(): number {
+    return this.unhandled;
+  }
+
+  private notifyDrained(): void {
+    for (const r of this.drainedWaiters.splice(0)) r();
+  }
+}

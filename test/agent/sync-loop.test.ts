@@ -1,0 +1,199 @@
+// The sync loop through the agent's seams, each a fake: a source the test reports through, a PLEG
+// whose cache and events the test sets, pod workers that only record, a prober whose updates the test
+// sends. Time moves only with the FakeClock. Each event kind of syncLoopIteration is driven here.
+import { describe, expect, test } from "bun:test";
+import type { Pod } from "kubernetes-types/core/v1";
+import { MaxPodsAdmitHandler } from "../../src/admission";
+import { Agent } from "../../src/agent/agent";
+import { PodConfig } from "../../src/config/pod-config";
+import type { ProbeUpdate } from "../../src/prober/types";
+import { FakeClock, flushMicrotasks } from "../../src/util/clock";
+import { createLogger } from "../../src/util/log";
+import { FakePleg, FakePodWorkers, FakeProber, FakeSource, FakeStatusManager } from "../fakes/seams";
+import { podStatus, pod as fixturePod } from "./fixtures";
+
+function pod(uid: string, name = uid, extra: Partial<Pod["metadata"]> = {}): Pod {
+  return { metadata: { name, namespace: "default", uid, ...extra }, spec: { containers: [{ name: "app", image: "busybox" }] } };
+}
+
+async function setup(opts: { sources?: ("file" | "api")[]; maxPods?: number } = {}) {
+  const clock = new FakeClock();
+  const log = createLogger("text", -1);
+  const pleg = new FakePleg(clock);
+  const workers = new FakePodWorkers();
+  const sources = (opts.sources ?? ["file"]).map((n) => new FakeSource(n));
+  let prober!: FakeProber;
+  const statusManager = new FakeStatusManager();
+  const agent = new Agent({
+    runtime: {} as never,
+    pleg,
+    config: new PodConfig({ clock, log }),
+    sources,
+    clock,
+    log,
+    runtimeConfig: { podLogsRoot: "/nonexistent", podsDir: "/nonexistent", cgroupRoot: "unit", nodeName: "n", hostIP: "192.0.2.1" },
+    node: async () => ({}),
+    statusManager,
+    admitHandlers: opts.maxPods !== undefined ? [new MaxPodsAdmitHandler(() => opts.maxPods!)] : [],
+    prober: (onUpdate) => (prober = new FakeProber(onUpdate)),
+    podWorkers: () => workers,
+  });
+  const ac = new AbortController();
+  const done = agent.run(ac.signal);
+  const settle = async () => {
+    await clock.advance(0);
+    await agent.idle();
+    await flushMicrotasks();
+  };
+  await settle();
+  return {
+    clock, pleg, workers, sources, agent, prober, statusManager, settle,
+    file: sources[0]!,
+    stop: async () => {
+      ac.abort();
+      await clock.advance(0);
+      await done;
+    },
+  };
+}
+
+describe("syncLoopIteration: config", () => {
+  test("ADD creates, UPDATE updates, DELETE kills, REMOVE kills and removes, RECONCILE only reconciles", async () => {
+    const t = await setup({ sources: ["api"] });
+    const api = t.sources[0]!;
+    expect(api.started).toBe(true);
+    api.send([pod("a"), pod("b")]);
+    await t.settle();
+    expect(t.workers.calls).toEqual(["create a", "create b"]);
+
+    t.workers.calls.length = 0;
+    const a2 = pod("a");
+    a2.spec!.containers[0]!.image = "busybox:2";
+    api.send([a2, { ...pod("b"), status: { phase: "Running" } }]);
+    await t.settle();
+    expect(t.workers.calls).toEqual(["update a", "reconcile b"]);
+
+    t.workers.calls.length = 0;
+    api.send([{ ...a2, metadata: { ...a2.metadata, deletionTimestamp: "2026-01-01T00:00:00Z", deletionGracePeriodSeconds: 5 } }, { ...pod("b"), status: { phase: "Running" } }]);
+    await t.settle();
+    expect(t.workers.calls).toEqual(["kill a"]);
+
+    t.workers.calls.length = 0;
+    api.send([]);
+    await t.settle();
+    expect(t.workers.calls).toEqual(["kill+remove a", "kill+remove b"]);
+    await t.stop();
+    expect(api.stopped).toBe(true);
+  });
+
+  test("ADD runs admission first: a pod over --max-pods is rejected with OutOfpods and never created", async () => {
+    const t = await setup({ maxPods: 2 });
+    t.file.send([pod("a"), pod("b"), pod("c")]);
+    await t.settle();
+    expect(t.workers.calls).toEqual(["create a", "create b", "reject c OutOfpods"]);
+    const rejected = t.agent.pods().find((p) => p.metadata?.uid === "c")!;
+    expect(rejected.status).toMatchObject({ phase: "Failed", reason: "OutOfpods", message: "Node didn't have enough resource: pods, requested: 1, used: 2, capacity: 2" });
+    await t.stop();
+  });
+
+  test("a pod replacing another of the same name (an edited static pod) is not counted against its predecessor", async () => {
+    const t = await setup({ maxPods: 1 });
+    t.file.send([pod("a", "web")]);
+    await t.settle();
+    t.file.send([pod("a2", "web")]);
+    await t.settle();
+    expect(t.workers.calls).toEqual(["create a", "kill+remove a", "create a2"]);
+    await t.stop();
+  });
+});
+
+describe("syncLoopIteration: PLEG, probes, the sync tick", () => {
+  test("a PLEG event syncs the pod it names", async () => {
+    const t = await setup();
+    t.pleg.emit("ContainerDied", { uid: "a" });
+    await t.settle();
+    expect(t.workers.calls).toEqual(["sync a"]);
+    expect(t.agent.loop.iterations.pleg).toBe(1);
+    await t.stop();
+  });
+
+  test("a liveness failure is noted as the container's kill reason, then the pod is synced", async () => {
+    const t = await setup();
+    t.file.send([pod("a")]);
+    await t.settle();
+    t.workers.calls.length = 0;
+    const u: ProbeUpdate = {
+      podUid: "a", namespace: "default", podName: "a", containerName: "app", containerId: "c1", probeType: "liveness",
+      result: "failure", reason: "HTTP probe failed with statuscode: 500", message: "Liveness probe failed: HTTP probe failed with statuscode: 500", time: t.clock.now(),
+    };
+    t.prober.sendUpdate(u);
+    await t.settle();
+    expect(t.workers.calls).toEqual(["sync a"]);
+    expect(t.agent.loop.iterations.probe).toBe(1);
+    // The note is what the status shows for the killed instance when the runtime gives no message.
+    t.pleg.setStatus("a", podStatus(fixturePod(), { containers: [{ name: "app", state: "exited", exitCode: 137, id: "c1" }] }));
+    const status = t.agent.pods().find((p) => p.metadata?.uid === "a")!.status!;
+    expect(status.containerStatuses![0]!.state?.terminated?.message).toBe("Container app failed liveness probe, will be restarted: HTTP probe failed with statuscode: 500");
+    await t.stop();
+  });
+
+  test("the 1 s tick syncs exactly the pods the workers' queue says are due, and only when the tick comes", async () => {
+    const t = await setup();
+    t.workers.due = ["a", "b"];
+    await t.clock.advance(999);
+    await t.settle();
+    expect(t.workers.calls).toEqual([]);
+    await t.clock.advance(1);
+    await t.settle();
+    expect(t.workers.calls).toEqual(["sync a", "sync b"]);
+    await t.stop();
+  });
+
+  test("events are handled in the order they were queued, one at a time", async () => {
+    // (The PLEG's events pass through its own bounded queue first, so only the order among the
+    // events queued directly is fixed; the kubelet's select gives no order across channels either.)
+    const t = await setup({ sources: ["api"] });
+    t.sources[0]!.send([pod("a")]);
+    t.prober.sendUpdate({ podUid: "a", namespace: "default", podName: "a", containerName: "app", containerId: "c1", probeType: "readiness", result: "success", reason: "", message: "", time: 0 });
+    t.sources[0]!.send([]);
+    await t.settle();
+    expect(t.workers.calls).toEqual(["create a", "sync a", "kill+remove a"]);
+    await t.stop();
+  });
+});
+
+describe("syncLoopIteration: housekeeping", () => {
+  test("a runtime pod no source has is killed and removed only once every source has sent a complete set", async () => {
+    const t = await setup({ sources: ["file", "api"] });
+    t.pleg.setStatus("orphan", { ...podStatus(fixturePod(), { containers: [{ name: "app", state: "running" }] }), uid: "orphan", name: "left-over" });
+    t.file.send([]);
+    t.sources[1]!.send([], false); // the API server could not be listed yet
+    await t.clock.advance(2000);
+    await t.settle();
+    expect(t.workers.calls).toEqual([]);
+    t.sources[1]!.send([]);
+    await t.clock.advance(2000);
+    await t.settle();
+    expect(t.workers.calls).toEqual(["kill+remove orphan"]);
+    expect(t.agent.loop.iterations.housekeeping).toBe(2);
+    await t.stop();
+  });
+});
+
+describe("the syncloop health check", () => {
+  test("not run yet, then ok, then failing when no iteration ran for 2 minutes", async () => {
+    const clock = new FakeClock();
+    const log = createLogger("text", -1);
+    const agent = new Agent({
+      runtime: {} as never, pleg: new FakePleg(clock), config: new PodConfig({ clock, log }), sources: [], clock, log,
+      runtimeConfig: { podLogsRoot: "/x", podsDir: "/x", cgroupRoot: "x", nodeName: "n", hostIP: "192.0.2.1" }, node: async () => ({}),
+      prober: (u) => new FakeProber(u), podWorkers: () => new FakePodWorkers(),
+    });
+    const check = () => agent.healthChecks().find((c) => c.name === "syncloop")!;
+    expect(check()).toMatchObject({ ok: false, message: "sync loop has not run yet" });
+    agent.loop.syncLoopIteration({ kind: "sync" });
+    expect(check().ok).toBe(true);
+    await clock.advance(2 * 60_000);
+    expect(check()).toMatchObject({ ok: false, message: "sync loop last ran 120s ago" });
+  });
+});
