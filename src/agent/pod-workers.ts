@@ -144,6 +144,8 @@ interface Worker {
   pending: boolean;
   /** Its containers and sandboxes have been removed (only once terminated and removed). */
   cleanedUp?: boolean;
+  /** When the relist after the removal was asked for: a restarted worker's first sync waits for it. */
+  cleanedUpAt?: number;
 }
 
 export class PodWorkerPool implements PodWorkers {
@@ -279,9 +281,11 @@ export class PodWorkerPool implements PodWorkers {
     if (s.restartRequested) {
       const pod = s.restartRequested;
       this.o.log.info(`pod ${s.fullName} (${s.uid.slice(0, 8)}) has terminated; starting it again as its source still has it`);
-      // Its next sync must see a relist from after the cleanup: lastSyncTime starts at now.
-      w.state = { ...this.freshState(pod), lastSyncTime: this.o.clock.now() };
+      // Its first sync must see the runtime as the termination left it: the relist asked for after
+      // the cleanup (or the kill). Not a later one: with the evented PLEG none may come for minutes.
+      w.state = { ...this.freshState(pod), lastSyncTime: w.cleanedUpAt ?? s.lastSyncTime };
       w.cleanedUp = undefined;
+      w.cleanedUpAt = undefined;
       markTerminatingIfFinished(w.state);
       this.schedule(w);
     } else if (s.removed) {
@@ -301,6 +305,7 @@ export class PodWorkerPool implements PodWorkers {
 
   private async removeTerminated(w: Worker, status: PodStatus | undefined): Promise<void> {
     await this.o.actions.removePod(w.state.uid, status);
+    w.cleanedUpAt = this.o.clock.now();
     await this.o.actions.relistPod(w.state.uid);
     w.cleanedUp = true;
   }
@@ -368,13 +373,14 @@ export class PodWorkerPool implements PodWorkers {
         const after = await cache.getNewerThan(s.uid, killedAt);
         await this.removeTerminated(w, after.status ?? status.status);
       }
+      s.lastSyncTime = killedAt;
       log.info(`pod ${s.fullName} (${s.uid.slice(0, 8)}) terminated${s.removed ? " and removed" : ""}`);
     } catch (err) {
       s.lastError = (err as Error).message;
       log.error(`terminating pod ${s.fullName} failed: ${s.lastError}`);
       this.enqueue(s, KILL_RETRY_MS);
+      s.lastSyncTime = clock.now();
     }
-    s.lastSyncTime = clock.now();
     this.o.onSynced?.(s, undefined);
   }
 }
