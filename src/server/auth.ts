@@ -5,15 +5,17 @@
 // The decision, made once per request before routing (as the kubelet authenticates before it
 // looks at the path, so an unknown path needs credentials too):
 //   /healthz and /healthz/<name>           always open: probes of the agent itself carry no data.
-//   "Authorization: Bearer <push token>"   the full API: reads unredacted, POST/DELETE /pods.
-//   "Authorization: Bearer <other>"        403, whatever the path (a wrong secret is never anonymous).
-//   no credentials, and anonymous reads allowed (no token configured, or --anonymous-read-only):
-//                                          GET/HEAD only, with secret-bearing pod fields redacted
-//                                          (see redact.ts); a write is refused.
-//   no credentials otherwise               401 with WWW-Authenticate: Bearer.
+//   with a token configured:
+//     "Authorization: Bearer <the token>"  the full API: reads unredacted, POST/DELETE /pods.
+//     "Authorization: Bearer <other>"      403, whatever the path (a wrong secret is never anonymous).
+//     no credentials, GET/HEAD, and --anonymous-read-only
+//                                          anonymous: pods redacted (redact.ts).
+//     no credentials otherwise             401 with WWW-Authenticate: Bearer.
+//   without a token: every caller is anonymous, whatever it sends; reads are redacted, and POST or
+//   DELETE /pods are 403 "the push endpoints are disabled" (writeRefusal).
 //
-// Anonymous reads are where the kubelet's read-only port (10255) stood, and why that port is now off
-// by default: anything that can connect reads every pod. So an agent without a token keeps its API
+// Anonymous reads are what the kubelet's read-only port (10255) served, and why KubeletConfiguration
+// turns that port off by default (readOnlyPort: 0): anything that can connect reads every pod. So an agent without a token keeps its API
 // on loopback (servingExposureError), unless the operator opts in with --anonymous-read-only.
 import { createHash, timingSafeEqual } from "node:crypto";
 import { isIP } from "node:net";
@@ -50,11 +52,6 @@ function digest(s: string): Buffer {
 /** Compares in constant time: hashing first makes both sides the same length whatever was sent. */
 export function tokenMatches(expected: string, got: string): boolean {
   return timingSafeEqual(digest(expected), digest(got));
-}
-
-/** Whether callers without credentials may read under this policy. */
-export function anonymousReadsAllowed(p: AuthPolicy): boolean {
-  return !p.token || p.anonymousReadOnly === true;
 }
 
 /** GET and HEAD: the methods an anonymous caller may use. */
