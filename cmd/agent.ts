@@ -13,7 +13,7 @@ import { CriClient, resolveRuntime } from "../src/cri";
 import { loadStaticPods } from "../src/manifest/load";
 import type { PodSourceName } from "../src/manifest/types";
 import { Pleg, type PlegModeSetting } from "../src/pleg";
-import { AgentMetrics, runtimeCounts, buildNode, parseLabels, parseTaint, startAgentServer } from "../src/server";
+import { AgentMetrics, runtimeCounts, buildNode, parseLabels, parseTaint, readTokenFile, servingExposureError, startAgentServer } from "../src/server";
 import { RealClock, createLogger, parseDuration, type LogFormat } from "../src/util";
 import pkg from "../package.json" with { type: "json" };
 import { UsageError } from "./main";
@@ -106,7 +106,11 @@ image pull policy, grace periods, status). Stopping the agent leaves the pods ru
 start adopts them.
 
 HTTP API (default http://127.0.0.1:10250): GET /healthz, /pods, /pods/<ns>/<name>, /node, /metrics;
-POST /pods and DELETE /pods/<ns>/<name> with "Authorization: Bearer <token>".
+POST /pods and DELETE /pods/<ns>/<name> with "Authorization: Bearer <token>". With --push-token-file
+every endpoint but /healthz needs that token, reads included. The push token is root on this host
+(a pushed pod may be privileged, use the host's namespaces and mount / with hostPath): its file must
+be owned by root (or the agent's user) with mode 0600. Without a token the API stays on loopback
+(unless --anonymous-read-only) and /pods hides env values and other secret-bearing fields.
 
 With --kubeconfig the agent is a node of a Kubernetes cluster, with no more rights than a kubelet
 under the Node authorizer: it registers its Node and keeps its Lease in kube-node-lease, runs the
@@ -127,7 +131,8 @@ Examples:
     "pod-manifest-path": { type: "string", description: "Static pod directory (or one file)" },
     "manifest-url": { type: "string", description: "URL serving a Pod or a PodList, polled every --http-check-frequency" },
     "manifest-url-header": { type: "string", description: "Header for --manifest-url, 'Name:Value' (comma-separated for several)" },
-    "push-token-file": { type: "string", description: "File holding the bearer token that POST/DELETE /pods require; without it pushing is off" },
+    "push-token-file": { type: "string", description: "File (mode 0600, owned by root) holding the bearer token every endpoint but /healthz then requires; without it pushing is off and reads are redacted" },
+    "anonymous-read-only": { type: "boolean", default: false, description: "Let callers without credentials read (GET, pods redacted) even with --push-token-file, and allow a non-loopback --address without it" },
     "file-check-frequency": { type: "string", default: "20s", description: "Static pod directory rescan period" },
     "http-check-frequency": { type: "string", default: "20s", description: "--manifest-url poll period" },
     "sync-frequency": { type: "string", default: "1m", description: "Every pod is synced at least this often" },
@@ -196,8 +201,17 @@ Examples:
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
-    const token = given["push-token-file"] ? readFileSync(given["push-token-file"], "utf8").trim() : undefined;
-    if (given["push-token-file"] && !token) throw new UsageError(`--push-token-file ${given["push-token-file"]} is empty`);
+    // Checked before anything starts (a runtime, a port): a token others can read is refused as ssh
+    // refuses an unprotected key, and without a token the API may not leave loopback unless told to.
+    let token: string | undefined;
+    try {
+      token = given["push-token-file"] ? readTokenFile(given["push-token-file"]) : undefined;
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const anonymousReadOnly = given["anonymous-read-only"] === true;
+    const exposed = servingExposureError(arg("address")!, { token, anonymousReadOnly });
+    if (exposed) throw new UsageError(exposed);
     const rootDir = arg("root-dir")!;
 
     const runtime = await resolveRuntime({ endpoint: arg("runtime-endpoint"), rootDir, podInfraImage: arg("pod-infra-container-image")!, log });
@@ -303,6 +317,7 @@ Examples:
       port: int("port"),
       tls: arg("tls-cert-file") && arg("tls-private-key-file") ? { certFile: arg("tls-cert-file")!, keyFile: arg("tls-private-key-file")! } : undefined,
       token,
+      anonymousReadOnly,
       metrics,
       log,
       view: {

@@ -7,6 +7,8 @@ import {
   describeAction, findRunningContainer, handlerName, LookupError, oneLine, probeAction, probeOf, Prober, probeTiming, runProbeSession,
   PROBE_TYPES, type AttemptReport, type ContainerCommandRunner, type FoundContainer, type ProbeTiming, type ProbeType,
 } from "../src/prober";
+import { REDACTED } from "../src/server/redact";
+import { readTokenFile } from "../src/server/token-file";
 import { createLogger, formatDuration, parseDuration, RealClock, type LogFormat, type Logger } from "../src/util";
 import { EXIT_FAILURE, EXIT_OK, UsageError } from "./main";
 import { runtimeArgs } from "./runtime-args";
@@ -63,16 +65,17 @@ function positiveDuration(flag: string, v: string | undefined): number | undefin
 }
 
 /** The pod as the agent serves it: probes live in the spec, which CRI does not keep. */
-async function fetchPod(agent: string, namespace: string, name: string): Promise<Pod> {
+async function fetchPod(agent: string, namespace: string, name: string, token: string | undefined): Promise<Pod> {
   const url = `${agent.replace(/\/+$/, "")}/pods/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;
   let res: Response;
   try {
-    res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+    res = await fetch(url, { signal: AbortSignal.timeout(10_000), headers: token ? { Authorization: `Bearer ${token}` } : {} });
   } catch (e) {
     throw new LookupError(`cannot read the spec of pod ${namespace}/${name} from the agent at ${agent} (${(e as Error).message}): ` +
       "probes are in the pod spec, which the runtime does not keep; start the agent, point --agent at it, or give the probe with --http-get, --tcp, --grpc or --exec");
   }
   if (res.status === 404) throw new LookupError(`the agent at ${agent} has no pod ${namespace}/${name}`);
+  if (res.status === 401) throw new LookupError(`the agent at ${agent} needs its bearer token to read pods: give --push-token-file`);
   if (!res.ok) throw new LookupError(`GET ${url}: ${res.status} ${await res.text().catch(() => "")}`.trim());
   return (await res.json()) as Pod;
 }
@@ -175,6 +178,7 @@ when the pod, container or probe cannot be found.`,
     watch: { type: "boolean", description: "Probe until Ctrl-C" },
     output: { type: "enum", alias: "o", options: ["table", "json"], default: "table", description: "table | json" },
     agent: { type: "string", default: "http://127.0.0.1:10250", description: "The agent's API, where --probe reads the pod spec" },
+    "push-token-file": { type: "string", description: "The agent's token file, for --probe: an agent with a token wants it on reads, one without hides HTTP header values" },
     ...runtimeArgs,
     "log-format": { type: "enum", options: ["text", "json"], default: "text", description: "Log format on stderr: text | json" },
   },
@@ -187,7 +191,15 @@ when the pod, container or probe cannot be found.`,
       let spec: Pod | undefined;
       let found: FoundContainer | undefined;
       if (req.pod) {
-        if (!req.adHoc) spec = await fetchPod(args.agent, req.pod.namespace, req.pod.name);
+        if (!req.adHoc) {
+          let token: string | undefined;
+          try {
+            token = args["push-token-file"] ? readTokenFile(args["push-token-file"]) : undefined;
+          } catch (e) {
+            throw new LookupError((e as Error).message);
+          }
+          spec = await fetchPod(args.agent, req.pod.namespace, req.pod.name, token);
+        }
         runtime = await resolveRuntime({ endpoint: args["runtime-endpoint"], rootDir: args["root-dir"], podInfraImage: args["pod-infra-container-image"], log });
         client = new CriClient(runtime.endpoint, { timeoutMs: parseDuration(args["runtime-request-timeout"]) });
         found = await findRunningContainer(client, { ...req.pod, container: args.container, uid: spec?.metadata?.uid });
@@ -195,6 +207,10 @@ when the pod, container or probe cannot be found.`,
       const container: Container = (spec && found && specContainer(spec, found.containerName)) ?? { name: found?.containerName ?? "" };
       const probe = req.adHoc?.probe ?? probeOf(container, req.type);
       if (!probe) throw new LookupError(`container ${JSON.stringify(container.name)} of pod ${req.pod!.namespace}/${req.pod!.name} has no ${req.type} probe`);
+      // An anonymous read of the agent hides header values (src/server/redact.ts): never send the placeholder.
+      if (probe.httpGet?.httpHeaders?.some((h) => h.value === REDACTED)) {
+        throw new LookupError(`the agent hid the HTTP header values of this ${req.type} probe from an unauthenticated read: give --push-token-file (the agent's token)`);
+      }
       const base = probeTiming(probe);
       const timing: ProbeTiming = {
         // An ad-hoc probe runs at once; the spec's waits out its initial delay from the container's start.

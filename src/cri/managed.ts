@@ -4,8 +4,9 @@
 // It runs in its own session, so a signal to nodeagent never reaches it; its shims run apart from it,
 // so stopping it (or nodeagent) leaves the pods' containers running, to be adopted on the next start.
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { writeFileAtomic } from "../util/atomic-file";
 import type { Logger } from "../util/log";
 import { CriClient } from "./client";
 import { bridgeCniConflist, containerdConfigToml } from "./containerd-config";
@@ -90,7 +91,8 @@ export class ManagedContainerd {
       return false;
     }
     for (const d of [this.rootDir, this.stateDir, this.cniConfDir, join(this.rootDir, "images")]) mkdirSync(d, { recursive: true });
-    writeFileSync(
+    // Its files are 0600 (writeFileAtomic) like every state file under --root-dir: only root reads them.
+    writeFileAtomic(
       this.configPath,
       containerdConfigToml({
         root: join(this.rootDir, "containerd"),
@@ -100,12 +102,12 @@ export class ManagedContainerd {
         cniConfDir: this.cniConfDir,
       }),
     );
-    writeFileSync(
+    writeFileAtomic(
       join(this.cniConfDir, "10-nodeagent.conflist"),
       bridgeCniConflist({ name: this.o.networkName ?? "nodeagent", bridge: this.o.bridgeName ?? "nodeagent0", subnet: this.o.podCidr ?? "10.88.0.0/16" }),
     );
     rmSync(this.socket, { force: true });
-    const logFd = openSync(this.logPath, "a");
+    const logFd = openSync(this.logPath, "a", 0o600);
     const binDir = dirname(this.o.containerdBin);
     const child = spawn(this.o.containerdBin, ["--config", this.configPath], {
       detached: true,
@@ -119,7 +121,7 @@ export class ManagedContainerd {
     child.unref();
     let exited: number | null | undefined;
     child.once("exit", (code) => (exited = code));
-    writeFileSync(this.pidPath, `${pid}\n`);
+    writeFileAtomic(this.pidPath, `${pid}\n`);
     this.o.log.info(`started containerd (pid ${pid}) with ${this.configPath}, log ${this.logPath}`);
     const deadline = Date.now() + (this.o.startTimeoutMs ?? 30_000);
     while (!(await this.answers())) {
@@ -200,7 +202,7 @@ export class ManagedContainerd {
       imported.push(basename(path));
       this.o.log.info(`imported ${path}: ${out.trim().split("\n").join("; ")}`);
     }
-    writeFileSync(stampPath, JSON.stringify(stamps, null, 2));
+    writeFileAtomic(stampPath, JSON.stringify(stamps, null, 2));
     return imported;
   }
 }

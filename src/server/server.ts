@@ -2,12 +2,20 @@
 // (v1 objects, like the kubelet's read-only /pods), /node, /metrics (Prometheus), and the push
 // endpoints POST /pods and DELETE /pods/<ns>/<name>. Errors are v1 Status objects, as the API
 // server returns them, so kubectl-style clients and `jq .message` both work.
-import { createHash, timingSafeEqual } from "node:crypto";
+//
+// Every request but /healthz is authenticated first (auth.ts): with --push-token-file, reads need the
+// token as writes do; an anonymous caller, where one is let in, gets pods with their secret-bearing
+// fields redacted (redact.ts). No handler waits on the runtime without a bound: /pods, /metrics and
+// the health checks read the agent's caches, and /node is built under a deadline (node-cache.ts).
 import * as fs from "node:fs";
 import { parseAllDocuments } from "yaml";
 import type { Status } from "kubernetes-types/meta/v1";
 import type { Pod, PodList } from "kubernetes-types/core/v1";
+import { RealClock, type Clock } from "../util/clock";
+import { authenticate, isRefusal, servingExposureError, writeRefusal, type AuthRefusal, type Caller } from "./auth";
 import type { AgentMetrics } from "./metrics";
+import { NodeCache } from "./node-cache";
+import { REDACTION_WARNING, redactPod } from "./redact";
 import type { AgentView, HealthCheck } from "./types";
 
 /** The kubelet's maxConfigLength for a manifest (config/common.go): 10 MiB. */
@@ -19,12 +27,24 @@ export interface AgentServerOptions {
   /** Port; 0 picks a free one (tests). */
   port: number;
   tls?: { certFile: string; keyFile: string };
-  /** Bearer token for the push endpoints; without one they are disabled. */
+  /**
+   * The push token (--push-token-file): every endpoint but /healthz needs it as a bearer token.
+   * Without one the push endpoints are disabled and every caller is anonymous.
+   */
   token?: string;
+  /**
+   * --anonymous-read-only: callers without credentials may GET (pods redacted) even with a token,
+   * and an agent without a token may listen on an address other than loopback.
+   */
+  anonymousReadOnly?: boolean;
   view: AgentView;
   metrics: Pick<AgentMetrics, "render" | "contentType">;
   /** A util/log Logger, or anything with these methods (tests pass a silent one). */
   log: ServerLog;
+  /** Times the /node deadline; a RealClock when not given. */
+  clock?: Clock;
+  /** How long GET /node waits for the node to be built (NODE_DEADLINE_MS, 5 s, when not given). */
+  nodeDeadlineMs?: number;
 }
 
 export type ServerLog = Record<"info" | "warn" | "error" | "debug", (message: string) => void>;
@@ -83,11 +103,22 @@ function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** An RFC 7234 Warning header as the API server sends its warnings: 299 - "text" (kubectl prints them). */
+function warningHeader(message: string): string {
+  return `299 - ${JSON.stringify(oneLine(message).replace(/[^\x20-\x7e]/g, "?"))}`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // healthz
 
 function oneLine(s: string): string {
   return s.replace(/\s*\n\s*/g, " ").trim();
+}
+
+/** " (warning: …)" for a check that carries one: shown in the verbose lines, never a failure. */
+function warningSuffix(c: HealthCheck): string {
+  const w = c.warning ? oneLine(c.warning) : "";
+  return w ? ` (warning: ${w})` : "";
 }
 
 /**
@@ -96,6 +127,8 @@ function oneLine(s: string): string {
  * gives the lines always; ?exclude=name skips a check. Unlike the API server, which writes
  * "reason withheld" and logs the reason, we print the message: the kubelet's own checks (PLEG, sync
  * loop) are about this node, and saying why it is unhealthy is the point of the endpoint.
+ * A check's warning (a source that cannot be read but keeps its pods) is printed after its line and
+ * fails nothing: the plain /healthz stays "ok", so it never makes the node NotReady.
  */
 function healthz(checks: HealthCheck[], url: URL): Response {
   const excluded = new Set(url.searchParams.getAll("exclude"));
@@ -106,9 +139,9 @@ function healthz(checks: HealthCheck[], url: URL): Response {
       lines += `[+]${c.name} excluded: ok\n`;
       excluded.delete(c.name);
     } else if (c.ok) {
-      lines += `[+]${c.name} ok\n`;
+      lines += `[+]${c.name} ok${warningSuffix(c)}\n`;
     } else {
-      lines += `[-]${c.name} failed: ${oneLine(c.message) || "unhealthy"}\n`;
+      lines += `[-]${c.name} failed: ${oneLine(c.message) || "unhealthy"}${warningSuffix(c)}\n`;
       failed = true;
     }
   }
@@ -127,16 +160,7 @@ function healthzOne(checks: HealthCheck[], name: string): Response {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Push endpoints: authentication and body decoding
-
-function digest(s: string): Buffer {
-  return createHash("sha256").update(s).digest();
-}
-
-/** Compares in constant time: hashing first makes both sides the same length whatever was sent. */
-function tokenMatches(expected: string, got: string): boolean {
-  return timingSafeEqual(digest(expected), digest(got));
-}
+// Push endpoints: body decoding
 
 async function readBody(req: Request, limit: number): Promise<Uint8Array | "too-large"> {
   const declared = req.headers.get("content-length");
@@ -214,27 +238,23 @@ function podKey(pod: Pod): { namespace: string; name: string } {
 /** Builds the request handler (exported for tests that want to skip the socket). */
 export function createHandler(o: Omit<AgentServerOptions, "address" | "port" | "tls">, remote: (req: Request) => string = () => ""): (req: Request) => Promise<Response> {
   const { view, metrics, log } = o;
+  const nodes = new NodeCache({ build: () => view.node(), clock: o.clock ?? new RealClock(), deadlineMs: o.nodeDeadlineMs });
 
-  function authorize(req: Request): Response | undefined {
-    if (!o.token) {
-      return failure(403, "the push endpoints are disabled: start the agent with --push-token-file to enable POST /pods and DELETE /pods/<namespace>/<name>");
-    }
-    const header = req.headers.get("authorization");
-    const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    if (!m) {
-      log.warn(`rejected ${req.method} ${new URL(req.url).pathname} from ${remote(req)}: no bearer token`);
-      return failure(401, "Unauthorized: this endpoint needs an Authorization: Bearer <token> header", { "WWW-Authenticate": 'Bearer realm="nodeagent"' });
-    }
-    if (!tokenMatches(o.token, m[1]!)) {
-      log.warn(`rejected ${req.method} ${new URL(req.url).pathname} from ${remote(req)}: wrong bearer token`);
-      return failure(403, "Forbidden: the bearer token is not valid for this agent");
-    }
-    return undefined;
+  function refuse(req: Request, r: AuthRefusal): Response {
+    // A disabled endpoint is not an attack; a missing or wrong credential may be, so it is logged.
+    if (r.code === 401 || r.reason === "wrong bearer token") log.warn(`rejected ${req.method} ${new URL(req.url).pathname} from ${remote(req)}: ${r.reason}`);
+    return failure(r.code, r.message, r.headers);
   }
 
-  async function pushPod(req: Request): Promise<Response> {
-    const denied = authorize(req);
-    if (denied) return denied;
+  /** The pods as `caller` may see them, and the headers that say what was hidden. */
+  function podsFor(caller: Caller, pods: Pod[]): { items: Pod[]; headers: Record<string, string> } {
+    if (caller.authenticated) return { items: pods, headers: {} };
+    return { items: pods.map(redactPod), headers: { Warning: warningHeader(REDACTION_WARNING) } };
+  }
+
+  async function pushPod(req: Request, caller: Caller): Promise<Response> {
+    const denied = writeRefusal(o, caller);
+    if (denied) return refuse(req, denied);
     const body = await readBody(req, MAX_BODY_BYTES);
     if (body === "too-large") return failure(413, `request body is larger than ${MAX_BODY_BYTES} bytes (10 MiB), the kubelet's limit for a manifest`);
     let textBody: string;
@@ -259,9 +279,9 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port" | "
     return json(result.pod, 201);
   }
 
-  async function deletePod(req: Request, namespace: string, name: string): Promise<Response> {
-    const denied = authorize(req);
-    if (denied) return denied;
+  async function deletePod(req: Request, caller: Caller, namespace: string, name: string): Promise<Response> {
+    const denied = writeRefusal(o, caller);
+    if (denied) return refuse(req, denied);
     if (!(await view.deletePushedPod(namespace, name))) {
       return failure(404, `pods "${name}" not found: no pushed pod has that name in namespace "${namespace}"`);
     }
@@ -285,12 +305,16 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port" | "
       if (name === undefined) return failure(400, `malformed path ${path}`);
       return healthzOne(view.healthChecks(), name);
     }
+    // Everything else needs credentials, when the agent has them, before the path is even looked at.
+    const caller = authenticate(o, method, req.headers.get("authorization"));
+    if (isRefusal(caller)) return refuse(req, caller);
     if (path === "/pods") {
       if (method === "GET") {
-        const list: PodList = { kind: "PodList", apiVersion: "v1", metadata: {}, items: view.pods() };
-        return json(list);
+        const { items, headers } = podsFor(caller, view.pods());
+        const list: PodList = { kind: "PodList", apiVersion: "v1", metadata: {}, items };
+        return json(list, 200, headers);
       }
-      if (method === "POST") return pushPod(req);
+      if (method === "POST") return pushPod(req, caller);
       return methodNotAllowed(req.method, path, ["GET", "HEAD", "POST"]);
     }
     if (segments[0] === "pods" && segments.length === 3 && segments[1] && segments[2]) {
@@ -302,14 +326,19 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port" | "
           const k = podKey(p);
           return k.namespace === namespace && k.name === name;
         });
-        return pod ? json(pod) : failure(404, `pods "${name}" not found`);
+        if (!pod) return failure(404, `pods "${name}" not found`);
+        const { items, headers } = podsFor(caller, [pod]);
+        return json(items[0], 200, headers);
       }
-      if (method === "DELETE") return deletePod(req, namespace, name);
+      if (method === "DELETE") return deletePod(req, caller, namespace, name);
       return methodNotAllowed(req.method, path, ["GET", "HEAD", "DELETE"]);
     }
     if (path === "/node") {
       if (method !== "GET") return methodNotAllowed(req.method, path, ["GET", "HEAD"]);
-      return json(await view.node());
+      const answer = await nodes.get();
+      if (answer.kind === "fresh") return json(answer.node);
+      if (answer.kind === "stale") return json(answer.node, 200, { Warning: warningHeader(answer.warning) });
+      return failure(503, answer.message, { "Retry-After": String(answer.retryAfterSeconds) });
     }
     if (path === "/metrics") {
       if (method !== "GET") return methodNotAllowed(req.method, path, ["GET", "HEAD"]);
@@ -339,6 +368,9 @@ function readTlsFile(path: string, what: string): string {
 }
 
 export async function startAgentServer(o: AgentServerOptions): Promise<AgentServer> {
+  // The command checks this before starting anything; checked again here so no caller can forget.
+  const exposed = servingExposureError(o.address, o);
+  if (exposed) throw new Error(exposed);
   const tls = o.tls ? { cert: readTlsFile(o.tls.certFile, "certificate"), key: readTlsFile(o.tls.keyFile, "key") } : undefined;
   let server: ReturnType<typeof Bun.serve> | undefined;
   const handle = createHandler(o, (req) => {
@@ -369,7 +401,12 @@ export async function startAgentServer(o: AgentServerOptions): Promise<AgentServ
   const port = server.port ?? o.port;
   const host = o.address.includes(":") ? `[${o.address}]` : o.address;
   const url = `${tls ? "https" : "http"}://${host}:${port}`;
-  o.log.info(`HTTP API listening on ${url}${o.token ? "" : " (push endpoints disabled: no --push-token-file)"}`);
+  const access = o.token
+    ? o.anonymousReadOnly
+      ? "bearer token required, except redacted anonymous reads (--anonymous-read-only)"
+      : "bearer token required on every endpoint but /healthz"
+    : "push endpoints disabled and reads redacted: no --push-token-file";
+  o.log.info(`HTTP API listening on ${url} (${access})`);
   const running = server;
   return {
     url,

@@ -6,16 +6,27 @@ export interface HealthCheck {
   name: string;
   ok: boolean;
   message: string;
+  /**
+   * Something wrong that must not fail the check, shown by /healthz?verbose as
+   * "[+]sources ok (warning: file source: /etc/kubernetes/manifests is missing; its 2 pods are kept)".
+   * The plain /healthz stays "ok", so a warning never makes the node NotReady.
+   */
+  warning?: string;
 }
 
 export type PushResult = { ok: true; pod: Pod } | { ok: false; status: number; message: string };
 
+/**
+ * pods() and healthChecks() are synchronous on purpose: they read the agent's caches (the PLEG's pod
+ * status cache, the workers' states), so a runtime that stops answering cannot hold a request. node()
+ * asks the runtime; the server bounds it with a deadline (node-cache.ts).
+ */
 export interface AgentView {
-  /** Every pod the agent knows, with live status (v1 Pod objects). */
+  /** Every pod the agent knows, with live status (v1 Pod objects). The server never modifies them. */
   pods(): Pod[];
   /** Health checks, each ok or failing with a message (e.g. "PLEG": "pleg was last seen active 3m1s ago; threshold is 3m0s", "syncloop": ...). */
   healthChecks(): HealthCheck[];
-  /** The v1 Node object describing this host (see node-info.ts). */
+  /** The v1 Node object describing this host (see node-info.ts); may wait on the runtime. */
   node(): Promise<Node>;
   /** Pushes a pod (POST /pods): ok, or refused with an HTTP status and message. */
   pushPod(pod: unknown): Promise<PushResult>;

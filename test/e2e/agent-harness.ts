@@ -1,6 +1,6 @@
 // Runs `dist/nodeagent agent` against a test node (containerd started by the test), with its own
 // manifest directory, root, log and cgroup folders, on an ephemeral API port read from its log.
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Pod, PodList } from "kubernetes-types/core/v1";
 import { afterAll, beforeAll } from "bun:test";
@@ -13,6 +13,8 @@ export const NODE_NAME = "e2e-node";
 export class TestAgent {
   proc!: BinaryProcess;
   url = "";
+  /** The bearer token of its --push-token-file, if it has one: its reads need it too. */
+  token: string | undefined;
   readonly dir: string;
   readonly manifests: string;
 
@@ -23,6 +25,8 @@ export class TestAgent {
   }
 
   async start(): Promise<void> {
+    const tokenFlag = this.extraArgs.indexOf("--push-token-file");
+    this.token = tokenFlag >= 0 ? readFileSync(this.extraArgs[tokenFlag + 1]!, "utf8").trim() : undefined;
     this.proc = new BinaryProcess([
       "agent", "--runtime-endpoint", this.node.endpoint, "--root-dir", join(this.dir, "root"), "--pod-manifest-path", this.manifests,
       "--pod-logs-dir", join(this.dir, "logs"), "--cgroup-root", AGENT_CGROUP, "--hostname-override", NODE_NAME, "--port", "0",
@@ -53,8 +57,13 @@ export class TestAgent {
     rmSync(join(this.manifests, file), { force: true });
   }
 
+  /** Headers for a read: the bearer token when the agent has one. */
+  auth(): Record<string, string> {
+    return this.token ? { Authorization: `Bearer ${this.token}` } : {};
+  }
+
   async pods(): Promise<Pod[]> {
-    const r = await fetch(`${this.url}/pods`);
+    const r = await fetch(`${this.url}/pods`, { headers: this.auth() });
     return ((await r.json()) as PodList).items;
   }
 

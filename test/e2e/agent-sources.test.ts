@@ -26,7 +26,7 @@ describe("agent sources on containerd 1.7", () => {
   beforeAll(async () => {
     node = await startNode("1.7");
     const tokenFile = join(node.rootDir, "token");
-    writeFileSync(tokenFile, `${token}\n`);
+    writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
     agent = new TestAgent(node, [
       "--manifest-url", `http://127.0.0.1:${server.port}/pod.yaml`, "--manifest-url-header", "X-Node:e2e",
       "--http-check-frequency", "1s", "--push-token-file", tokenFile,

@@ -8,7 +8,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as grpc from "@grpc/grpc-js";
 import type { Server } from "bun";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Pod } from "kubernetes-types/core/v1";
+import { REDACTED } from "../../src/server/redact";
 import { healthServiceDefinition, type HealthCheckRequest, type HealthCheckResponse } from "../../src/prober/grpc";
 import { freePort } from "../prober/fakes";
 import { BINARY, startNode, type TestNode } from "./node";
@@ -61,6 +65,10 @@ for (const version of ["1.6", "1.7"] as const) {
     let hostPort = 0;
     let agentApi: Server<undefined>;
     let agentUrl = "";
+    /** The Authorization header of the stand-in's last request, and a spec to serve instead of the real one. */
+    let lastAuthorization: string | null = null;
+    let servedSpec: Pod | undefined;
+    let spec: Pod;
     let health: grpc.Server;
     let healthPort = 0;
 
@@ -79,7 +87,7 @@ for (const version of ["1.6", "1.7"] as const) {
       await eventually("httpd on the host network to answer", async () => (await fetch(`http://127.0.0.1:${hostPort}/healthz`)).ok);
 
       // The agent's API as --probe reads it: the pod spec with its probes.
-      const spec: Pod = {
+      spec = {
         apiVersion: "v1",
         kind: "Pod",
         metadata: { name: "web", namespace: "e2e", uid: web.uid },
@@ -106,7 +114,13 @@ for (const version of ["1.6", "1.7"] as const) {
       agentApi = Bun.serve({
         hostname: "127.0.0.1",
         port: 0,
-        fetch: (req) => (new URL(req.url).pathname === "/pods/e2e/web" ? Response.json(spec) : Response.json({ kind: "Status", code: 404 }, { status: 404 })),
+        fetch: (req) => {
+          lastAuthorization = req.headers.get("authorization");
+          const path = new URL(req.url).pathname;
+          // An agent with a push token answers reads without it with 401.
+          if (path === "/pods/e2e/locked") return Response.json({ kind: "Status", code: 401 }, { status: 401 });
+          return path === "/pods/e2e/web" ? Response.json(servedSpec ?? spec) : Response.json({ kind: "Status", code: 404 }, { status: 404 });
+        },
       });
       agentUrl = `http://127.0.0.1:${agentApi.port}`;
 
@@ -220,6 +234,37 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(table.code).toBe(0);
       expect(table.stdout).toMatch(/^TIME +ATTEMPT +RESULT +LATENCY +VERDICT +REASON\n/);
       expect(table.stdout).toContain("verdict: success (1 success in a row reached successThreshold 1)");
+    }, 60_000);
+
+    test("--push-token-file: the spec is read with the agent's token; a 401 and redacted header values are explained", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "na-probe-token-"));
+      try {
+        const tokenFile = join(dir, "token");
+        writeFileSync(tokenFile, "probe-e2e-token\n", { mode: 0o600 });
+        const withToken = await probeRun(node, ["--pod", "e2e/web", "--container", "httpd", "--probe", "readiness", "--push-token-file", tokenFile, "-o", "json"], agentUrl);
+        expect(withToken.code).toBe(0);
+        expect(lastAuthorization).toBe("Bearer probe-e2e-token");
+
+        const locked = await probeRun(node, ["--pod", "e2e/locked", "--container", "httpd", "--probe", "readiness"], agentUrl);
+        expect(locked.code).toBe(2);
+        expect(locked.stderr).toContain("needs its bearer token to read pods: give --push-token-file");
+
+        // What an agent without a token serves anonymously: the header's value replaced.
+        servedSpec = structuredClone(spec);
+        servedSpec.spec!.containers[0]!.readinessProbe!.httpGet!.httpHeaders = [{ name: "Authorization", value: REDACTED }];
+        const hidden = await probeRun(node, ["--pod", "e2e/web", "--container", "httpd", "--probe", "readiness"], agentUrl);
+        expect(hidden.code).toBe(2);
+        expect(hidden.stderr).toContain("hid the HTTP header values of this readiness probe");
+        expect(hidden.attempts).toEqual([]);
+
+        chmodSync(tokenFile, 0o644);
+        const open = await probeRun(node, ["--pod", "e2e/web", "--container", "httpd", "--probe", "readiness", "--push-token-file", tokenFile], agentUrl);
+        expect(open.code).toBe(2);
+        expect(open.stderr).toContain("permissions 0644 are too open");
+      } finally {
+        servedSpec = undefined;
+        rmSync(dir, { recursive: true, force: true });
+      }
     }, 60_000);
 
     test("a host-network pod is probed on 127.0.0.1", async () => {

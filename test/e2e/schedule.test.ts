@@ -56,7 +56,7 @@ describe("schedule onto two live agents", () => {
     dir = join(nodeA.rootDir, "schedule");
     mkdirSync(dir, { recursive: true });
     tokenFile = join(dir, "token");
-    writeFileSync(tokenFile, `${TOKEN}\n`);
+    writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
     const reserve = cpus().length * 1000 - 500;
     a = new TestAgent(nodeA, ["--hostname-override", "sched-a", "--push-token-file", tokenFile, "--node-labels", "disk=ssd,zone=z1"]);
     b = new TestAgent(nodeB, ["--hostname-override", "sched-b", "--push-token-file", tokenFile, "--node-labels", "zone=z2", "--register-with-taints", "dedicated=batch:NoSchedule", "--kube-reserved", `cpu=${reserve}m`]);
@@ -70,7 +70,7 @@ describe("schedule onto two live agents", () => {
   });
 
   test("the agents report what the scheduler needs: sched-b has 500m and its taint", async () => {
-    const nb = (await (await fetch(`${b.url}/node`)).json()) as Node;
+    const nb = (await (await fetch(`${b.url}/node`, { headers: b.auth() })).json()) as Node;
     expect(nb.status!.allocatable!.cpu).toBe("500m");
     expect(nb.spec!.taints).toEqual([{ key: "dedicated", value: "batch", effect: "NoSchedule" }]);
   });

@@ -6,7 +6,7 @@ import type { Node, Pod, PodList } from "kubernetes-types/core/v1";
 import type { Status } from "kubernetes-types/meta/v1";
 import { AgentMetrics } from "../../src/server/metrics";
 import { MAX_BODY_BYTES, startAgentServer, type AgentServer } from "../../src/server/server";
-import type { AgentView, HealthCheck, PushResult } from "../../src/server/types";
+import { FakeAgentView as FakeView } from "../fakes/agent-view";
 
 /** The JSON body of a response, typed as what the test expects (a v1 Status unless told). */
 function body<T = Status>(res: Response): Promise<T> {
@@ -15,50 +15,6 @@ function body<T = Status>(res: Response): Promise<T> {
 
 const silent = { info() {}, warn() {}, error() {}, debug() {} };
 const TOKEN = "s3cret-token";
-
-function pod(namespace: string, name: string): Pod {
-  return { apiVersion: "v1", kind: "Pod", metadata: { namespace, name, uid: `uid-${name}` }, spec: { containers: [{ name: "app", image: "busybox" }] }, status: { phase: "Running" } };
-}
-
-class FakeView implements AgentView {
-  podList: Pod[] = [pod("default", "web"), pod("kube-system", "dns")];
-  checks: HealthCheck[] = [
-    { name: "ping", ok: true, message: "" },
-    { name: "PLEG", ok: true, message: "" },
-  ];
-  pushed: unknown[] = [];
-  pushedKeys = new Set<string>();
-  deleted: string[] = [];
-  nodeError: Error | undefined;
-  refuse: PushResult | undefined;
-
-  pods(): Pod[] {
-    return this.podList;
-  }
-  healthChecks(): HealthCheck[] {
-    return this.checks;
-  }
-  async node(): Promise<Node> {
-    if (this.nodeError) throw this.nodeError;
-    return { apiVersion: "v1", kind: "Node", metadata: { name: "node-1" } };
-  }
-  async pushPod(p: unknown): Promise<PushResult> {
-    if (this.refuse) return this.refuse;
-    this.pushed.push(p);
-    const meta = (p as Pod).metadata ?? {};
-    const accepted: Pod = { ...(p as Pod), metadata: { ...meta, namespace: meta.namespace ?? "default" } };
-    this.podList.push(accepted);
-    this.pushedKeys.add(`${accepted.metadata?.namespace}/${accepted.metadata?.name}`);
-    return { ok: true, pod: accepted };
-  }
-  async deletePushedPod(namespace: string, name: string): Promise<boolean> {
-    if (!this.pushedKeys.delete(`${namespace}/${name}`)) return false;
-    const i = this.podList.findIndex((p) => p.metadata?.namespace === namespace && p.metadata?.name === name);
-    if (i >= 0) this.podList.splice(i, 1);
-    this.deleted.push(`${namespace}/${name}`);
-    return true;
-  }
-}
 
 async function start(opts: { token?: string } = {}) {
   const view = new FakeView();
@@ -133,11 +89,33 @@ describe("agent server (token configured)", () => {
       expect(res.status).toBe(200);
       expect(await res.text()).toBe("");
     });
+    test("a check's warning is shown by ?verbose and fails nothing", async () => {
+      view.checks = [
+        { name: "ping", ok: true, message: "" },
+        { name: "sources", ok: true, message: "", warning: "file source: /etc/kubernetes/manifests is missing;\nits 2 pods are kept" },
+      ];
+      const plain = await fetch(`${server.url}/healthz`);
+      expect(plain.status).toBe(200);
+      expect(await plain.text()).toBe("ok");
+      const verbose = await fetch(`${server.url}/healthz?verbose`);
+      expect(verbose.status).toBe(200);
+      expect(await verbose.text()).toBe("[+]ping ok\n[+]sources ok (warning: file source: /etc/kubernetes/manifests is missing; its 2 pods are kept)\nhealthz check passed\n");
+      const one = await fetch(`${server.url}/healthz/sources`);
+      expect(one.status).toBe(200);
+      expect(await one.text()).toBe("ok");
+    });
+    test("a failing check keeps its warning beside its message", async () => {
+      view.checks = [{ name: "sources", ok: false, message: "push source unreadable", warning: "URL source: empty body; its pods are kept" }];
+      const res = await fetch(`${server.url}/healthz`);
+      expect(res.status).toBe(500);
+      expect(await res.text()).toBe("[-]sources failed: push source unreadable (warning: URL source: empty body; its pods are kept)\nhealthz check failed\n");
+      view.checks = [{ name: "ping", ok: true, message: "" }];
+    });
   });
 
   describe("GET /pods", () => {
     test("a v1 PodList", async () => {
-      const res = await fetch(`${server.url}/pods`);
+      const res = await fetch(`${server.url}/pods`, { headers: auth });
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toBe("application/json");
       const list = await body<PodList>(res);
@@ -147,29 +125,29 @@ describe("agent server (token configured)", () => {
       expect(list.items.map((p: Pod) => p.metadata?.name)).toEqual(["web", "dns"]);
     });
     test("one pod by namespace and name", async () => {
-      const res = await fetch(`${server.url}/pods/kube-system/dns`);
+      const res = await fetch(`${server.url}/pods/kube-system/dns`, { headers: auth });
       expect(res.status).toBe(200);
       expect((await body<Pod>(res)).metadata).toEqual({ namespace: "kube-system", name: "dns", uid: "uid-dns" });
     });
     test("404 with a v1 Status for an unknown pod", async () => {
-      const res = await fetch(`${server.url}/pods/default/nope`);
+      const res = await fetch(`${server.url}/pods/default/nope`, { headers: auth });
       expect(res.status).toBe(404);
       expect(await body(res)).toEqual({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: 'pods "nope" not found', reason: "NotFound", code: 404 });
     });
     test("a pod in another namespace is not found", async () => {
-      expect((await fetch(`${server.url}/pods/default/dns`)).status).toBe(404);
+      expect((await fetch(`${server.url}/pods/default/dns`, { headers: auth })).status).toBe(404);
     });
   });
 
   test("GET /node", async () => {
-    const res = await fetch(`${server.url}/node`);
+    const res = await fetch(`${server.url}/node`, { headers: auth });
     expect(res.status).toBe(200);
     expect(await body<Node>(res)).toEqual({ apiVersion: "v1", kind: "Node", metadata: { name: "node-1" } });
   });
 
   test("GET /node is a 500 Status when the view fails", async () => {
     view.nodeError = new Error("runtime unavailable");
-    const res = await fetch(`${server.url}/node`);
+    const res = await fetch(`${server.url}/node`, { headers: auth });
     view.nodeError = undefined;
     expect(res.status).toBe(500);
     const status = await body(res);
@@ -179,7 +157,7 @@ describe("agent server (token configured)", () => {
 
   test("GET /metrics is Prometheus text from the registry", async () => {
     metrics.setRunningPods(2);
-    const res = await fetch(`${server.url}/metrics`);
+    const res = await fetch(`${server.url}/metrics`, { headers: auth });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
     const body = await res.text();
@@ -219,7 +197,7 @@ describe("agent server (token configured)", () => {
       const res = await fetch(`${server.url}/pods`, { method: "POST", body: manifest, headers: { ...auth, "Content-Type": "application/json" } });
       expect(res.status).toBe(201);
       expect((await body<Pod>(res)).metadata).toEqual({ name: "pushed-json", namespace: "team" });
-      const got = await fetch(`${server.url}/pods/team/pushed-json`);
+      const got = await fetch(`${server.url}/pods/team/pushed-json`, { headers: auth });
       expect(got.status).toBe(200);
     });
     test("JSON without a content type is read as YAML, which accepts it", async () => {
@@ -294,13 +272,13 @@ describe("agent server (token configured)", () => {
 
   describe("unknown paths and methods", () => {
     test("404 Status for an unknown path", async () => {
-      const res = await fetch(`${server.url}/nope`);
+      const res = await fetch(`${server.url}/nope`, { headers: auth });
       expect(res.status).toBe(404);
       expect(await body(res)).toMatchObject({ kind: "Status", apiVersion: "v1", status: "Failure", reason: "NotFound", code: 404 });
-      expect((await fetch(`${server.url}/pods/a/b/c`)).status).toBe(404);
+      expect((await fetch(`${server.url}/pods/a/b/c`, { headers: auth })).status).toBe(404);
     });
     test("400 for a malformed escape in the path", async () => {
-      const res = await fetch(`${server.url}/pods/default/%zz`);
+      const res = await fetch(`${server.url}/pods/default/%zz`, { headers: auth });
       expect(res.status).toBe(400);
       expect(await body(res)).toMatchObject({ kind: "Status", reason: "BadRequest", code: 400 });
     });
@@ -313,7 +291,7 @@ describe("agent server (token configured)", () => {
         ["/pods/default/web", "POST", "GET, HEAD, DELETE"],
       ];
       for (const [route, method, allow] of cases) {
-        const res = await fetch(`${server.url}${route}`, { method });
+        const res = await fetch(`${server.url}${route}`, { method, headers: auth });
         expect(res.status).toBe(405);
         expect(res.headers.get("allow")).toBe(allow);
         expect(await body(res)).toMatchObject({ kind: "Status", reason: "MethodNotAllowed", code: 405 });

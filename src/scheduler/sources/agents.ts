@@ -30,7 +30,8 @@ export class AgentClient {
   private async request(method: string, path: string, body?: unknown): Promise<unknown> {
     const headers: Record<string, string> = { Accept: "application/json" };
     if (body !== undefined) headers["Content-Type"] = "application/json";
-    if (this.token && method !== "GET") headers.Authorization = `Bearer ${this.token}`;
+    // An agent with a push token wants it on reads too (GET /node, /pods), not only on pushes.
+    if (this.token) headers.Authorization = `Bearer ${this.token}`;
     let res: Response;
     try {
       res = await fetch(`${this.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(this.timeoutMs) });
