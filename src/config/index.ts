@@ -5,5 +5,5 @@ export { FileSource, BACKUP_FILE_MESSAGE, BACKUP_SUFFIXES, MAX_MANIFEST_BYTES, d
 export { HttpSource, type HttpSourceOptions } from "./http-source";
 export { PushSource, type PushResult, type PushSourceOptions } from "./push-source";
 export { ApiserverSource, isMirrorPod, type PodInformer } from "./apiserver-source";
-export { PodConfig, podKey, type PodConfigOptions, type PodUpdateListener, type SourceReport } from "./pod-config";
+export { PodConfig, podKey, type PodConfigOptions, type PodConflict, type PodUpdateListener, type SourceReport } from "./pod-config";
 export * from "./types";
