@@ -7,7 +7,7 @@ import { defineCommand } from "citty";
 import YAML from "yaml";
 import { Agent } from "../src/agent";
 import { parseQuantity } from "../src/api/quantity";
-import { FileSource, HttpSource, PodConfig, PushSource, type SourceReport } from "../src/config";
+import { conflictCheck, FileSource, HttpSource, PodConfig, pushPolicyCheck, PushSource, type PushPolicy, type SourceReport } from "../src/config";
 import { CriClient, resolveRuntime } from "../src/cri";
 import { loadStaticPods } from "../src/manifest/load";
 import type { PodSourceName } from "../src/manifest/types";
@@ -126,7 +126,8 @@ Examples:
     "pod-manifest-path": { type: "string", description: "Static pod directory (or one file)" },
     "manifest-url": { type: "string", description: "URL serving a Pod or a PodList, polled every --http-check-frequency" },
     "manifest-url-header": { type: "string", description: "Header for --manifest-url, 'Name:Value' (comma-separated for several)" },
-    "push-token-file": { type: "string", description: "File holding the bearer token that POST/DELETE /pods require; without it pushing is off" },
+    "push-token-file": { type: "string", description: "File holding the bearer token that POST/DELETE /pods require; without it pushing is off. The token is root on this host unless --push-policy restricted" },
+    "push-policy": { type: "enum", options: ["unrestricted", "restricted"], default: "unrestricted", description: "restricted: POST /pods refuses privileged containers, hostNetwork/hostPID/hostIPC, hostPath volumes and added capabilities (403)" },
     "file-check-frequency": { type: "string", default: "20s", description: "Static pod directory rescan period" },
     "http-check-frequency": { type: "string", default: "20s", description: "--manifest-url poll period" },
     "sync-frequency": { type: "string", default: "1m", description: "Every pod is synced at least this often" },
@@ -237,7 +238,9 @@ Examples:
       sources.push("http");
     }
     // Pushed pods are kept under the root directory, so that a restarted agent adopts them.
-    const push = new PushSource({ nodeName, loader: loadStaticPods, log, stateFile: join(rootDir, "pushed-pods.json") });
+    // A push never takes over another source's pod (409), and obeys --push-policy (403).
+    const checks = [pushPolicyCheck(given["push-policy"] as PushPolicy), conflictCheck(config)];
+    const push = new PushSource({ nodeName, loader: loadStaticPods, log, stateFile: join(rootDir, "pushed-pods.json"), checks });
     push.start(feed);
     sources.push("push");
     /** The node's Ready verdict from the agent's health checks, for GET /node and the Node in the API. */
