@@ -8,7 +8,7 @@ import YAML from "yaml";
 import { Agent } from "../src/agent";
 import { parseQuantity } from "../src/api/quantity";
 import { MaxPodsAdmitHandler } from "../src/admission";
-import { FileSource, HttpSource, PodConfig, PushSource, type PodSource, type SourceReport } from "../src/config";
+import { conflictCheck, FileSource, HttpSource, PodConfig, pushPolicyCheck, PushSource, type PodSource, type PushPolicy, type SourceReport } from "../src/config";
 import { CriClient, resolveRuntime } from "../src/cri";
 import { loadStaticPods } from "../src/manifest/load";
 import type { PodSourceName } from "../src/manifest/types";
@@ -131,8 +131,9 @@ Examples:
     "pod-manifest-path": { type: "string", description: "Static pod directory (or one file)" },
     "manifest-url": { type: "string", description: "URL serving a Pod or a PodList, polled every --http-check-frequency" },
     "manifest-url-header": { type: "string", description: "Header for --manifest-url, 'Name:Value' (comma-separated for several)" },
-    "push-token-file": { type: "string", description: "File (mode 0600, owned by root) holding the bearer token every endpoint but /healthz then requires; without it pushing is off and reads are redacted" },
+    "push-token-file": { type: "string", description: "File (mode 0600, owned by root) holding the bearer token every endpoint but /healthz then requires; without it pushing is off and reads are redacted. The token is root on this host unless --push-policy restricted" },
     "anonymous-read-only": { type: "boolean", default: false, description: "Let callers without credentials read (GET, pods redacted) even with --push-token-file, and allow a non-loopback --address without it" },
+    "push-policy": { type: "enum", options: ["unrestricted", "restricted"], default: "unrestricted", description: "restricted: POST /pods refuses privileged containers, hostNetwork/hostPID/hostIPC, hostPath volumes and added capabilities (403)" },
     "file-check-frequency": { type: "string", default: "20s", description: "Static pod directory rescan period" },
     "http-check-frequency": { type: "string", default: "20s", description: "--manifest-url poll period" },
     "sync-frequency": { type: "string", default: "1m", description: "Every pod is synced at least this often" },
@@ -241,7 +242,9 @@ Examples:
       sources.push(source("http", new HttpSource({ url: manifestUrl, headers, nodeName, loader: loadStaticPods, clock, log, checkFrequencyMs: dur("http-check-frequency") })));
     }
     // Pushed pods are kept under the root directory, so that a restarted agent adopts them.
-    const push = new PushSource({ nodeName, loader: loadStaticPods, log, stateFile: join(rootDir, "pushed-pods.json") });
+    // A push never takes over another source's pod (409), and obeys --push-policy (403).
+    const checks = [pushPolicyCheck(given["push-policy"] as PushPolicy), conflictCheck(config)];
+    const push = new PushSource({ nodeName, loader: loadStaticPods, log, stateFile: join(rootDir, "pushed-pods.json"), checks });
     sources.push(source("push", push));
     /** The node's Ready verdict from the agent's health checks, for GET /node and the Node in the API. */
     const agentHealth = () => {

@@ -2,7 +2,7 @@
 // KillPod in kuberuntime_manager: kill what must go, create the sandbox, prune old init containers,
 // start the next init container or the app containers (pulling images per policy, honouring the
 // crash-loop and image-pull backoffs), and stop containers with their grace period and preStop hook.
-import { mkdirSync, rmSync, rmdirSync, readdirSync, existsSync } from "node:fs";
+import { mkdirSync, rmdirSync, readdirSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Container, Pod } from "kubernetes-types/core/v1";
 import type { CriClient } from "../cri/client";
@@ -12,11 +12,12 @@ import type { PodStatus } from "../pleg/types";
 import type { Clock } from "../util/clock";
 import { formatDuration } from "../util/duration";
 import type { Logger } from "../util/log";
+import { mkdirInside, PathEscapeError, removeInside } from "../util/confined-path";
 import type { Backoff } from "./backoff";
 import * as ann from "./labels";
 import { computePodActions, findContainerStatus, isInit, neverRan, type PodActions, type ProbeFailureLookup } from "./pod-actions";
 import { fullName, podRef } from "./pod-ref";
-import { containerConfig, podLogDir, sandboxConfig, volumeHostPath, type RuntimeConfigOptions } from "./runtime-config";
+import { containerConfig, containerLogDir, podDir, podLogDir, sandboxConfig, terminationLogDir, uidCgroupParent, volumeHostPath, type RuntimeConfigOptions } from "./runtime-config";
 import type { Waiting } from "./status";
 
 export type SyncRuntime = Pick<
@@ -90,7 +91,7 @@ export class PodSyncer {
         if (isInit(c) && c.state !== "CONTAINER_RUNNING") await ignoreNotFound(this.runtime.removeContainer(c.id));
       }
       this.prepareVolumes(pod);
-      mkdirSync(podLogDir(pod, this.opts), { recursive: true });
+      mkdirInside(this.opts.podLogsRoot, podLogDir(pod, this.opts));
       // The images are looked up while the sandbox starts: neither depends on the other, and the
       // lookup is a round trip off every new pod's start.
       imageLookups = this.lookUpImages(pod, actions);
@@ -159,8 +160,8 @@ export class PodSyncer {
       this.crashBackoff.next(key, finished);
     }
     const imageRef = await this.ensureImage(pod, c, sb, images);
-    mkdirSync(join(podLogDir(pod, this.opts), c.name), { recursive: true });
-    if (c.terminationMessagePath) mkdirSync(join(this.opts.podsDir, podRef(pod).uid, "containers", c.name), { recursive: true });
+    mkdirInside(this.opts.podLogsRoot, containerLogDir(pod, c.name, this.opts));
+    if (c.terminationMessagePath) mkdirInside(this.opts.podsDir, terminationLogDir(pod, c.name, this.opts));
     let id: string;
     try {
       id = await this.runtime.createContainer(sandboxId, containerConfig({ pod, container: c, init, restartCount, podIP, imageRef, options: this.opts }), sb);
@@ -247,8 +248,18 @@ export class PodSyncer {
       await ignoreNotFound(this.runtime.stopPodSandbox(s.id));
       await ignoreNotFound(this.runtime.removePodSandbox(s.id));
     }
-    rmSync(join(this.opts.podsDir, uid), { recursive: true, force: true });
-    removeCgroup(`${this.opts.cgroupRoot}/pod${uid}`);
+    // The UID may come from runtime labels that any CRI client wrote (an orphan): one that cannot
+    // name a folder, or whose folder leads out of the root, leaves the disk alone; the runtime
+    // objects above are gone either way.
+    try {
+      const dir = podDir(uid, this.opts);
+      const cgroup = uidCgroupParent(uid, this.opts);
+      removeInside(this.opts.podsDir, dir);
+      removeCgroup(cgroup);
+    } catch (err) {
+      if (!(err instanceof PathEscapeError)) throw err;
+      this.log.warn(`pod ${JSON.stringify(uid)}: its folders and cgroup are left alone: ${err.message}`);
+    }
   }
 
   /** emptyDir folders and hostPath DirectoryOrCreate targets exist before the sandbox starts. */
@@ -256,7 +267,9 @@ export class PodSyncer {
     for (const v of pod.spec?.volumes ?? []) {
       const path = volumeHostPath(pod, v.name, this.opts);
       if (!path) continue;
-      if (v.emptyDir || v.hostPath?.type === "DirectoryOrCreate") mkdirSync(path, { recursive: true, mode: 0o777 });
+      // An emptyDir is the agent's, under <podsDir>; a hostPath is wherever its author says.
+      if (v.emptyDir) mkdirInside(this.opts.podsDir, path, 0o777);
+      else if (v.hostPath?.type === "DirectoryOrCreate") mkdirSync(path, { recursive: true, mode: 0o777 });
     }
   }
 

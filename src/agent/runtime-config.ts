@@ -6,6 +6,8 @@ import type { Container, EnvVar, Pod } from "kubernetes-types/core/v1";
 import { containerLabels, sandboxLabels } from "../cri/labels";
 import type { ContainerConfigInput, PodSandboxConfigInput } from "../cri/types";
 import { parseQuantity } from "../api/quantity";
+import { podUIDProblem } from "../manifest/static-pod";
+import { confinedPath, PathEscapeError, pathSegmentProblem } from "../util/confined-path";
 import * as ann from "./labels";
 import { podRef } from "./pod-ref";
 import { podDnsConfig, type ClusterDnsOptions } from "./dns";
@@ -23,13 +25,50 @@ export interface RuntimeConfigOptions {
   clusterDns?: ClusterDnsOptions;
 }
 
+// Every path below is built from pod data with confinedPath, which throws PathEscapeError rather
+// than leave its root (issue 12); a UID must also pass podUIDProblem before it names anything.
+
+/** The UID as a path segment; PathEscapeError when it is not a valid pod UID. */
+export function uidSegment(uid: string): string {
+  const problem = podUIDProblem(uid);
+  if (problem) throw new PathEscapeError(`pod UID ${JSON.stringify(uid)} cannot name a folder: it ${problem}`);
+  return uid;
+}
+
+/** A container name as a path segment (validated by the sources; checked again, as it names folders). */
+function nameSegment(name: string): string {
+  const problem = pathSegmentProblem(name);
+  if (problem) throw new PathEscapeError(`container name ${JSON.stringify(name)} cannot name a folder: it ${problem}`);
+  return name;
+}
+
+/** <podsDir>/<uid>: everything the agent keeps on disk for the pod (volumes, termination logs). */
+export function podDir(uid: string, o: RuntimeConfigOptions): string {
+  return confinedPath(o.podsDir, uidSegment(uid));
+}
+
 export function podLogDir(pod: Pod, o: RuntimeConfigOptions): string {
   const r = podRef(pod);
-  return `${o.podLogsRoot}/${r.namespace}_${r.name}_${r.uid}`;
+  return confinedPath(o.podLogsRoot, `${r.namespace}_${r.name}_${uidSegment(r.uid)}`);
+}
+
+/** <podLogDir>/<container>: where the runtime writes the container's <restart>.log files. */
+export function containerLogDir(pod: Pod, container: string, o: RuntimeConfigOptions): string {
+  return confinedPath(podLogDir(pod, o), nameSegment(container));
+}
+
+/** <podDir>/containers/<container>: the folder of the container's termination-log files. */
+export function terminationLogDir(pod: Pod, container: string, o: RuntimeConfigOptions): string {
+  return confinedPath(podDir(podRef(pod).uid, o), "containers", nameSegment(container));
+}
+
+/** <cgroupRoot>/pod<uid>, the pod's cgroupfs parent. */
+export function uidCgroupParent(uid: string, o: RuntimeConfigOptions): string {
+  return confinedPath(o.cgroupRoot, `pod${uidSegment(uid)}`);
 }
 
 export function podCgroupParent(pod: Pod, o: RuntimeConfigOptions): string {
-  return `${o.cgroupRoot}/pod${podRef(pod).uid}`;
+  return uidCgroupParent(podRef(pod).uid, o);
 }
 
 export function sandboxConfig(pod: Pod, attempt: number, o: RuntimeConfigOptions): PodSandboxConfigInput {
@@ -138,7 +177,7 @@ export function volumeHostPath(pod: Pod, volumeName: string, o: RuntimeConfigOpt
   const v = pod.spec?.volumes?.find((x) => x.name === volumeName);
   if (!v) return undefined;
   if (v.hostPath) return v.hostPath.path;
-  if (v.emptyDir) return `${o.podsDir}/${podRef(pod).uid}/volumes/kubernetes.io~empty-dir/${v.name}`;
+  if (v.emptyDir) return confinedPath(podDir(podRef(pod).uid, o), "volumes", "kubernetes.io~empty-dir", v.name);
   return undefined;
 }
 
@@ -193,10 +232,12 @@ export function containerConfig(a: ContainerConfigArgs): ContainerConfigInput {
   const mounts = (c.volumeMounts ?? []).flatMap((m) => {
     const hostPath = volumeHostPath(pod, m.name, o);
     if (hostPath === undefined) return [];
-    return [{ containerPath: m.mountPath, hostPath: m.subPath ? `${hostPath}/${m.subPath}` : hostPath, readonly: m.readOnly === true, propagation: "PROPAGATION_PRIVATE" as const }];
+    // Validation allows no ".." in a subPath; "a/./b" and "a//b" are fine and normalised here.
+    const sub = (m.subPath ?? "").split("/").filter((s) => s !== "" && s !== ".");
+    return [{ containerPath: m.mountPath, hostPath: sub.length ? confinedPath(hostPath, ...sub) : hostPath, readonly: m.readOnly === true, propagation: "PROPAGATION_PRIVATE" as const }];
   });
   if (c.terminationMessagePath) {
-    mounts.push({ containerPath: c.terminationMessagePath, hostPath: `${o.podsDir}/${ref.uid}/containers/${c.name}/${a.restartCount}-termination-log`, readonly: false, propagation: "PROPAGATION_PRIVATE" });
+    mounts.push({ containerPath: c.terminationMessagePath, hostPath: confinedPath(terminationLogDir(pod, c.name, o), `${a.restartCount}-termination-log`), readonly: false, propagation: "PROPAGATION_PRIVATE" });
   }
   const preStop = c.lifecycle?.preStop;
   return {
@@ -218,7 +259,7 @@ export function containerConfig(a: ContainerConfigArgs): ContainerConfigInput {
       [ann.CONTAINER_TYPE]: a.init ? "init" : "app",
       ...(preStop ? { [ann.CONTAINER_PRESTOP_HANDLER]: JSON.stringify(preStop) } : {}),
     },
-    logPath: `${c.name}/${a.restartCount}.log`,
+    logPath: `${nameSegment(c.name)}/${a.restartCount}.log`,
     stdin: c.stdin === true,
     stdinOnce: c.stdinOnce === true,
     tty: c.tty === true,

@@ -2,7 +2,18 @@
 // operations, the way the kubelet's podStorage does in its incremental notification mode
 // (pkg/kubelet/config/config.go). Each source delivers its full set (the kubelet's SET); the merge
 // works out what changed since that source's previous set.
+//
+// Past the kubelet: one pod identity, one source. The kubelet keys its pods by UID across sources,
+// so a source that names another source's UID (or full name) updates or shadows that pod; with a
+// push API and a URL anyone can feed, that is a takeover (issue 12: a pushed pod with a static pod's
+// UID killed the static pod's container and ran in its sandbox). Here a pod whose UID or
+// namespace/name another source already holds is refused: left out of its source's set and reported
+// as that source's error, like a duplicate name within a source. The refused pod is not forgotten:
+// each source's last snapshot is kept, and when the holder goes, the sources with refused pods are
+// merged again, so the pod is admitted then (first come, first served; nothing waits for a new SET).
+// A UID that cannot be used in a path (podUIDProblem) is refused the same way, whatever the source.
 import type { Pod } from "kubernetes-types/core/v1";
+import { podUIDProblem } from "../manifest/static-pod";
 import type { ManifestError, PodSourceName } from "../manifest/types";
 import type { Clock } from "../util/clock";
 import type { Logger } from "../util/log";
@@ -32,6 +43,18 @@ export interface PodConfigOptions {
 
 export type PodUpdateListener = (update: PodUpdate) => void;
 
+/** Why a pod cannot be admitted for a source: another source holds its UID or its full name. */
+export interface PodConflict {
+  /** The field that collides: metadata.uid or metadata.name (the namespace/name pair). */
+  field: "metadata.uid" | "metadata.name";
+  /** The source that holds it, and the pod it holds it with. */
+  holder: PodSourceName;
+  holderUid: string;
+  holderName: string;
+  /** "pod default/web-node1 is held by source file (UID 0f…)", or the same for a UID. */
+  message: string;
+}
+
 /** Annotations the agent itself adds; a source never sets them, so they never make a pod differ. */
 const LOCAL_ANNOTATIONS: readonly string[] = [CONFIG_SOURCE_ANNOTATION, CONFIG_MIRROR_ANNOTATION, CONFIG_SEEN_ANNOTATION];
 
@@ -41,8 +64,14 @@ const OP_ORDER: readonly PodOperation[] = ["REMOVE", "ADD", "UPDATE", "DELETE", 
 export class PodConfig {
   private readonly clock: Clock;
   private readonly log: Logger;
-  /** source → UID → pod, in the order the source listed them. */
+  /** source → UID → pod, in the order the source listed them: the admitted pods. */
   private readonly bySource = new Map<PodSourceName, Map<string, Pod>>();
+  /** source → namespace/name → UID of its admitted pods (the full-name half of conflict()). */
+  private readonly namesBySource = new Map<PodSourceName, Map<string, string>>();
+  /** Each source's last snapshot as delivered, so a refused pod is admitted when its holder goes. */
+  private readonly lastSnapshot = new Map<PodSourceName, SourceReport>();
+  /** Sources whose last snapshot had pods refused for a conflict: merged again when a holder lets go. */
+  private readonly waiting = new Set<PodSourceName>();
   private readonly errorsBySource = new Map<PodSourceName, ManifestError[]>();
   /** Sources that delivered a complete set at least once (the kubelet's sourcesSeen). */
   private readonly seen = new Set<PodSourceName>();
@@ -61,14 +90,69 @@ export class PodConfig {
    */
   apply(snapshot: SourceReport): PodUpdate[] {
     const source = snapshot.source;
+    this.lastSnapshot.set(source, snapshot);
+    if (snapshot.complete !== false) this.seen.add(source);
+    const updates = this.merge(source, snapshot);
+    // What this source let go (a pod removed, renamed or edited to a new UID) may be what another
+    // source's refused pods wait for. Re-merging only adds pods to those sources, so it frees nothing
+    // and one pass in a fixed order (first come, first served) settles it.
+    if (updates.some((u) => u.op === "REMOVE")) {
+      for (const other of [...this.waiting]) {
+        if (other !== source) updates.push(...this.merge(other, this.lastSnapshot.get(other)!));
+      }
+    }
+    for (const u of updates) {
+      this.log.debug(`config: ${u.op} ${u.pods.map(podKey).join(", ")} from ${u.source}`);
+      for (const l of [...this.listeners]) l(u);
+    }
+    return updates;
+  }
+
+  /**
+   * The other source that holds the pod's UID or namespace/name, if any: what apply() would refuse the
+   * pod for. Synchronous, so that the push API can answer 409 at once instead of accepting a pod
+   * that would only be reported as refused.
+   */
+  conflict(pod: Pod, source: PodSourceName): PodConflict | undefined {
+    const uid = pod.metadata?.uid ?? "";
+    const name = podKey(pod);
+    for (const [holder, pods] of this.bySource) {
+      if (holder === source) continue;
+      const byUid = pods.get(uid);
+      if (byUid) {
+        const holderName = podKey(byUid);
+        return { field: "metadata.uid", holder, holderUid: uid, holderName, message: `UID ${uid} is held by pod ${holderName} of source ${holder}` };
+      }
+      const holderUid = this.namesBySource.get(holder)?.get(name);
+      if (holderUid !== undefined) {
+        return { field: "metadata.name", holder, holderUid, holderName: name, message: `pod ${name} is held by source ${holder} (UID ${holderUid})` };
+      }
+    }
+    return undefined;
+  }
+
+  /** One source's set against what it had: the operations, in the kubelet's order. Listeners are not called. */
+  private merge(source: PodSourceName, snapshot: SourceReport): PodUpdate[] {
     const old = this.bySource.get(source) ?? new Map<string, Pod>();
     const next = new Map<string, Pod>();
     const ops: Record<PodOperation, Pod[]> = { REMOVE: [], ADD: [], UPDATE: [], DELETE: [], RECONCILE: [] };
     const { pods, duplicates } = dropDuplicateNames(snapshot.pods, source);
-    for (const d of duplicates) this.log.warn(d.message);
-
+    const previous = new Set((this.errorsBySource.get(source) ?? []).map((e) => e.message));
+    const refused: ManifestError[] = [];
+    let conflicts = 0;
     for (const incoming of pods) {
       const uid = incoming.metadata?.uid ?? "";
+      const bad = podUIDProblem(uid);
+      if (bad) {
+        refused.push(sourceError(source, "metadata.uid", `pod ${podKey(incoming)} from source ${source} is refused: metadata.uid ${JSON.stringify(uid)} ${bad}`));
+        continue;
+      }
+      const conflict = this.conflict(incoming, source);
+      if (conflict) {
+        conflicts++;
+        refused.push(sourceError(source, conflict.field, `pod ${podKey(incoming)} (UID ${uid}) from source ${source} is refused: ${conflict.message}; it is admitted when that pod goes`));
+        continue;
+      }
       // The kubelet marks the source before any comparison, so a source that sets it differently
       // (or not at all) never causes an update.
       // Copied, so the store shares nothing with the source that handed the pod over.
@@ -89,17 +173,17 @@ export class PodConfig {
     for (const [uid, pod] of old) if (!next.has(uid)) ops.REMOVE.push(pod);
 
     this.bySource.set(source, next);
-    this.errorsBySource.set(source, [...snapshot.errors, ...duplicates]);
-    if (snapshot.complete !== false) this.seen.add(source);
+    this.namesBySource.set(source, new Map([...next.values()].map((p) => [podKey(p), p.metadata?.uid ?? ""])));
+    // Logged when they first appear, not on every merge of an unchanged set.
+    for (const e of [...duplicates, ...refused]) if (!previous.has(e.message)) this.log.warn(e.message);
+    this.errorsBySource.set(source, [...snapshot.errors, ...duplicates, ...refused]);
+    if (conflicts > 0) this.waiting.add(source);
+    else this.waiting.delete(source);
 
     const updates: PodUpdate[] = [];
     for (const op of OP_ORDER) {
       const list = ops[op];
       if (list.length > 0) updates.push({ op, source, pods: list.map((p) => structuredClone(p)) });
-    }
-    for (const u of updates) {
-      this.log.debug(`config: ${u.op} ${u.pods.map(podKey).join(", ")} from ${source}`);
-      for (const l of [...this.listeners]) l(u);
     }
     return updates;
   }
@@ -164,19 +248,20 @@ function dropDuplicateNames(pods: readonly Pod[], source: PodSourceName): { pods
     const name = podKey(pod);
     const first = firstByName.get(name);
     if (first) {
-      duplicates.push({
-        file: source,
-        line: 1,
-        column: 1,
-        field: "metadata.name",
-        message: `duplicate pod name "${name}" from source ${source} (UID ${pod.metadata?.uid ?? "?"}): ignoring it, the pod with UID ${first.metadata?.uid ?? "?"} is kept`,
-      });
+      duplicates.push(
+        sourceError(source, "metadata.name", `duplicate pod name "${name}" from source ${source} (UID ${pod.metadata?.uid ?? "?"}): ignoring it, the pod with UID ${first.metadata?.uid ?? "?"} is kept`),
+      );
       continue;
     }
     firstByName.set(name, pod);
     kept.push(pod);
   }
   return { pods: kept, duplicates };
+}
+
+/** An error of the merge itself: it has no file of its own, so it names the source. */
+function sourceError(source: PodSourceName, field: string, message: string): ManifestError {
+  return { file: source, line: 1, column: 1, field, message };
 }
 
 /**

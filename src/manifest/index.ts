@@ -6,5 +6,5 @@ export {
   type DecodeProblem, type DecodeProblemCode, type DecodeResult, type Locator, type ParsedManifest, type SourcePosition, type SourceRange,
 } from "./decode";
 export { checkManifestKind, checkPodObject, loadStaticPods, type PodCheck, type PodCheckOptions, type PodProblem, type PodProblemStage } from "./load";
-export { fnv128a, stableStringify, staticPodName, staticPodUID, toStaticPod } from "./static-pod";
+export { fnv128a, keepsManifestUID, MAX_POD_UID_LENGTH, podUIDProblem, stableStringify, staticPodName, staticPodUID, toStaticPod } from "./static-pod";
 export * from "./types";

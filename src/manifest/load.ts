@@ -3,9 +3,9 @@
 // (k/k pkg/kubelet/config/common.go): decode, check the kind, "name is needed for the pod", defaults,
 // the kubelet's applyDefaults, ValidatePodCreate, then PreventStaticPodAPIReferences.
 import type { Pod } from "kubernetes-types/core/v1";
-import { applyPodDefaults, decodePodFields, fieldErrorBody, jsonKind, staticPodApiReferenceErrors, validatePod, type FieldError, type UnknownField } from "../api";
+import { applyPodDefaults, decodePodFields, fieldErrorBody, fieldErrorMessage, jsonKind, staticPodApiReferenceErrors, validatePod, type FieldError, type UnknownField } from "../api";
 import { decodeDocument, type SourcePosition } from "./decode";
-import { toStaticPod } from "./static-pod";
+import { keepsManifestUID, podUIDProblem, toStaticPod } from "./static-pod";
 import type { LoadResult, ManifestError, PodLoader, PodOrigin } from "./types";
 
 const KUBELET_DECODE = "the kubelet cannot decode the pod";
@@ -104,8 +104,25 @@ export function checkPodObject(raw: Record<string, unknown>, origin: PodOrigin, 
   if (!origin.nodeName) staticPod.metadata!.name = pod.metadata.name;
   const problem = (stage: PodProblemStage, e: FieldError, message: string): PodProblem => ({ stage, field: at(e.field), at: at(e.field), message, error: e });
   const problems = validatePod(staticPod).map((e) => problem("validation", e, fieldErrorBody(e)));
+  const uidError = manifestUIDError(pod, origin);
+  if (uidError) problems.unshift(problem("validation", uidError, fieldErrorBody(uidError)));
   problems.push(...staticPodApiReferenceErrors(staticPod).map((e) => problem("api-reference", e, e.message)));
   return wanted ? { problems, unknownFields, pod, staticPod } : { problems, unknownFields, pod };
+}
+
+/**
+ * A uid written in a manifest whose source keeps it (a file) must be usable in a path: the agent
+ * names the pod's folders and cgroup after it. Where the source ignores it (URL, push) the agent's
+ * own hash replaces it, so nothing is said. See podUIDProblem.
+ */
+function manifestUIDError(pod: Pod, origin: PodOrigin): FieldError | undefined {
+  const uid = pod.metadata?.uid;
+  if (uid === undefined || uid === "" || !keepsManifestUID(origin.source)) return undefined;
+  const detail = podUIDProblem(uid);
+  if (!detail) return undefined;
+  const e: FieldError = { field: "metadata.uid", type: "Invalid", value: uid, detail, message: "" };
+  e.message = fieldErrorMessage(e);
+  return e;
 }
 
 // ---- loading -------------------------------------------------------------------------------------

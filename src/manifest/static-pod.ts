@@ -81,6 +81,45 @@ export function staticPodUID(pod: Pod, origin: PodOrigin): string {
   return fnv128a(encoder.encode(stableStringify(pod)), encoder.encode(tail));
 }
 
+/** The longest UID accepted: a Kubernetes UUID has 36 characters, the static pod hash 32. */
+export const MAX_POD_UID_LENGTH = 128;
+const POD_UID_PATTERN = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+
+/**
+ * Why `uid` cannot identify a pod on this node, or undefined when it can. The agent writes UIDs into
+ * paths (<root-dir>/pods/<uid>, the pod's log folder, its cgroup), so one is accepted only as a plain
+ * name: lowercase letters, digits and '-', starting and ending with a letter or digit, at most 128
+ * characters. API server UUIDs (RFC 4122, lowercase) and the 32 hex digits of staticPodUID pass.
+ * The kubelet trusts the API server's UUIDs and takes a file's uid as written; nodeagent also has
+ * sources anyone with a token or a URL can feed, hence the check (issue 12).
+ */
+export function podUIDProblem(uid: string): string | undefined {
+  if (uid.length === 0) return "must not be empty";
+  if (uid.length > MAX_POD_UID_LENGTH) return `must have at most ${MAX_POD_UID_LENGTH} characters`;
+  if (!POD_UID_PATTERN.test(uid)) {
+    return "must consist of lowercase letters, digits and '-', and start and end with a letter or digit (a UUID such as 8f2d7c4e-1b3a-4c5d-9e6f-0a1b2c3d4e5f)";
+  }
+  return undefined;
+}
+
+/**
+ * Whether the source's pods keep a uid written in their manifest. The kubelet keeps it for every
+ * static pod (applyDefaults hashes only when it is empty); nodeagent keeps it only where the author
+ * is the node's administrator (a file in the manifest directory) or the API server. A URL's or a
+ * push's pod gets the hash whatever it says, so it can never take over another pod's UID, its
+ * containers and its folders (issue 12).
+ */
+export function keepsManifestUID(source: PodOrigin["source"]): boolean {
+  return source === "file" || source === "api";
+}
+
+/** The pod without metadata.uid (the same object when it has none). */
+function withoutUID(pod: Pod): Pod {
+  if (pod.metadata?.uid === undefined) return pod;
+  const { uid: _ignored, ...metadata } = pod.metadata;
+  return { ...pod, metadata };
+}
+
 /** generatePodName: "<name>-<lowercased node name>". */
 export function staticPodName(name: string, nodeName: string): string {
   return `${name}-${nodeName.toLowerCase()}`;
@@ -105,9 +144,12 @@ function addOrUpdateToleration(tolerations: Toleration[], t: Toleration): Tolera
  * spec and status are new objects, and the nested ones they share with the input (containers,
  * volumes, …) are not touched. The UID is computed from the pod as given, so pass it decoded and
  * API-defaulted, before naming; `options.uid` stands in for it when the caller has no use for the hash.
+ * A uid written in the pod is kept only for file (and API) pods (keepsManifestUID); for URL and pushed
+ * pods it is ignored, left out of the hash too, so that writing one changes nothing.
  */
 export function toStaticPod(pod: Pod, origin: PodOrigin, options: { uid?: string } = {}): Pod {
-  const uid = pod.metadata?.uid || options.uid || staticPodUID(pod, origin);
+  const written = keepsManifestUID(origin.source) ? pod.metadata?.uid : undefined;
+  const uid = written || options.uid || staticPodUID(withoutUID(pod), origin);
   const spec = { ...(pod.spec ?? { containers: [] }) };
   spec.nodeName = origin.nodeName;
   if (origin.source === "file") spec.tolerations = addOrUpdateToleration(spec.tolerations ?? [], FILE_POD_TOLERATION);

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "kubernetes-types/core/v1";
+import { ApiserverSource } from "../../src/config/apiserver-source";
 import { PodConfig } from "../../src/config/pod-config";
 import { CONFIG_HASH_ANNOTATION, CONFIG_MIRROR_ANNOTATION, CONFIG_SEEN_ANNOTATION, CONFIG_SOURCE_ANNOTATION, type PodUpdate } from "../../src/config/types";
 import type { PodSourceName } from "../../src/manifest/types";
@@ -146,15 +147,14 @@ describe("PodConfig merge", () => {
     expect(config.errors()).toEqual([]);
   });
 
-  test("the same name in two sources is not a duplicate; sources merge independently", () => {
+  test("the same name in two namespaces of two sources is no conflict; sources merge independently", () => {
     const { apply, config } = setup();
     apply("file", [pod("a", "u1")]);
-    apply("http", [pod("a", "u2")]);
+    apply("http", [pod("a", "u2", { namespace: "other" })]);
     expect(config.errors()).toEqual([]);
     expect(summary(apply("http", []))).toEqual([["REMOVE", ["a"]]]);
     expect(config.pods().map((p) => p.metadata?.uid)).toEqual(["u1"]);
   });
-
   test("seenAllSources: true once every expected source sent a complete set", () => {
     const { apply, config } = setup();
     expect(config.seenAllSources([])).toBe(true);
@@ -226,5 +226,125 @@ describe("PodConfig merge", () => {
     ac.abort();
     await done;
     expect(got).toEqual(["ADD:a", "REMOVE:a", "ADD:b"]);
+  });
+});
+
+/** op → source:uid, in emitted order. */
+function bySourceAndUid(updates: PodUpdate[]): [string, string[]][] {
+  return updates.map((u) => [u.op, u.pods.map((p) => `${u.source}:${p.metadata?.uid}`)]);
+}
+
+describe("PodConfig: one identity, one source (issue 12)", () => {
+  test("a pod with another source's UID is refused and reported; the holder is untouched", () => {
+    const { apply, config } = setup();
+    apply("file", [pod("web-node1", "u1")]);
+    const updates = apply("push", [pod("intruder", "u1", { image: "evil" })]);
+    expect(updates).toEqual([]);
+    expect(config.pods().map((p) => `${p.metadata?.name}:${p.spec?.containers[0]?.image}`)).toEqual(["web-node1:busybox"]);
+    const errors = config.errors();
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ file: "push", field: "metadata.uid" });
+    expect(errors[0]!.message).toBe("pod default/intruder (UID u1) from source push is refused: UID u1 is held by pod default/web-node1 of source file; it is admitted when that pod goes");
+  });
+
+  test("a pod with another source's namespace/name is refused; conflict() says so for a push to answer 409", () => {
+    const { apply, config } = setup();
+    apply("file", [pod("web-node1", "u1")]);
+    expect(config.conflict(pod("web-node1", "u9"), "push")).toEqual({
+      field: "metadata.name", holder: "file", holderUid: "u1", holderName: "default/web-node1", message: "pod default/web-node1 is held by source file (UID u1)",
+    });
+    expect(config.conflict(pod("web-node1", "u9"), "file")).toBeUndefined();
+    expect(config.conflict(pod("web-node1", "u9", { namespace: "other" }), "push")).toBeUndefined();
+    expect(config.conflict(pod("other", "u1"), "api")?.field).toBe("metadata.uid");
+    expect(apply("api", [pod("web-node1", "u9"), pod("db", "u8")]).map((u) => [u.op, u.pods.map((p) => p.metadata?.uid)])).toEqual([["ADD", ["u8"]]]);
+    expect(config.errors().map((e) => [e.file, e.field])).toEqual([["api", "metadata.name"]]);
+  });
+
+  test("when the holder goes, the refused pod is admitted in the same merge: REMOVE of the holder, then ADD", () => {
+    const { apply, config } = setup();
+    const seen: string[] = [];
+    config.onUpdate((u) => seen.push(`${u.source}:${u.op}:${u.pods.map((p) => p.metadata?.uid).join(",")}`));
+    apply("file", [pod("web-node1", "u1")]);
+    apply("push", [pod("web-node1", "u2"), pod("other", "u3")]);
+    expect(config.pods().map((p) => p.metadata?.uid)).toEqual(["u1", "u3"]);
+    const updates = apply("file", []);
+    expect(bySourceAndUid(updates)).toEqual([
+      ["REMOVE", ["file:u1"]],
+      ["ADD", ["push:u2"]],
+    ]);
+    expect(seen).toEqual(["file:ADD:u1", "push:ADD:u3", "file:REMOVE:u1", "push:ADD:u2"]);
+    expect(config.errors()).toEqual([]);
+    // Now push holds the name: the file pod coming back is the one refused.
+    expect(apply("file", [pod("web-node1", "u1")])).toEqual([]);
+    expect(config.errors().map((e) => e.file)).toEqual(["file"]);
+  });
+
+  test("no update of a refused pod is lost: its source's latest set is what gets admitted", () => {
+    const { apply, config } = setup();
+    apply("file", [pod("web-node1", "u1")]);
+    apply("push", [pod("web-node1", "u2")]);
+    apply("push", [pod("web-node1", "u4", { image: "nginx" })]);
+    const updates = apply("file", []);
+    expect(bySourceAndUid(updates)).toEqual([
+      ["REMOVE", ["file:u1"]],
+      ["ADD", ["push:u4"]],
+    ]);
+    expect(updates[1]!.pods[0]!.spec?.containers[0]?.image).toBe("nginx");
+  });
+
+  test("a holder edited to a new UID keeps its name: the refused pod keeps waiting", () => {
+    const { apply, config } = setup();
+    apply("file", [pod("web-node1", "u1")]);
+    apply("push", [pod("web-node1", "u2")]);
+    expect(bySourceAndUid(apply("file", [pod("web-node1", "u5", { image: "nginx" })]))).toEqual([
+      ["REMOVE", ["file:u1"]],
+      ["ADD", ["file:u5"]],
+    ]);
+    expect(config.errors().map((e) => e.file)).toEqual(["push"]);
+    expect(config.pods().map((p) => p.metadata?.uid)).toEqual(["u5"]);
+  });
+
+  test("two sources waiting for one name: the first refused is the first admitted", () => {
+    const { apply, config } = setup();
+    apply("file", [pod("web", "u1")]);
+    apply("http", [pod("web", "u2")]);
+    apply("push", [pod("web", "u3")]);
+    expect(bySourceAndUid(apply("file", []))).toEqual([
+      ["REMOVE", ["file:u1"]],
+      ["ADD", ["http:u2"]],
+    ]);
+    expect(config.errors().map((e) => `${e.file}:${e.message}`)).toEqual(["push:pod default/web (UID u3) from source push is refused: pod default/web is held by source http (UID u2); it is admitted when that pod goes"]);
+    expect(bySourceAndUid(apply("http", []))).toEqual([
+      ["REMOVE", ["http:u2"]],
+      ["ADD", ["push:u3"]],
+    ]);
+  });
+
+  test("a UID that cannot name a folder is refused from any source, naming metadata.uid", () => {
+    const { apply, config } = setup();
+    const bad = ["..", ".", "../../../tmp/victim", "/abs", "a/b", "UPPER", "-lead", "trail-", "x".repeat(129), "", "nul\0"];
+    const updates = apply("api", [...bad.map((uid, i) => pod(`p${i}`, uid)), pod("ok", "0b9c5d1e-7f3a-4e2b-9c8d-1a2b3c4d5e6f"), pod("hash", "8c0a3f9e2b7d4c1a6e5f0b9d8c7a6e5f")]);
+    expect(bySourceAndUid(updates)).toEqual([["ADD", ["api:0b9c5d1e-7f3a-4e2b-9c8d-1a2b3c4d5e6f", "api:8c0a3f9e2b7d4c1a6e5f0b9d8c7a6e5f"]]]);
+    const errors = config.errors();
+    expect(errors).toHaveLength(bad.length);
+    expect(errors.every((e) => e.file === "api" && e.field === "metadata.uid" && e.message.includes("is refused: metadata.uid"))).toBe(true);
+  });
+
+  test("mirror pods are not pods of the API source: a static pod and its mirror never conflict", async () => {
+    const { config } = setup();
+    const informer = {
+      hasSynced: true,
+      list: () => [
+        { metadata: { name: "web-node1", namespace: "default", uid: "0b9c5d1e-7f3a-4e2b-9c8d-1a2b3c4d5e6f", annotations: { [CONFIG_MIRROR_ANNOTATION]: "u1" } }, spec: { nodeName: "node1", containers: [{ name: "c", image: "busybox" }] } },
+      ],
+      onChange: () => {},
+      synced: () => Promise.resolve(),
+    };
+    const api = new ApiserverSource(informer, "node1");
+    config.apply({ source: "file", pods: [pod("web-node1", "u1")], errors: [] });
+    config.apply(api.snapshot());
+    config.apply({ source: "file", pods: [pod("web-node1", "u1")], errors: [] });
+    expect(config.errors()).toEqual([]);
+    expect(config.pods().map((p) => p.metadata?.uid)).toEqual(["u1"]);
   });
 });

@@ -1,11 +1,13 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod, PodList } from "kubernetes-types/core/v1";
 import type { SourceReport } from "../../src/config/pod-config";
 import { PodConfig } from "../../src/config/pod-config";
-import { PushSource } from "../../src/config/push-source";
+import { pushPolicyCheck } from "../../src/config/push-policy";
+import { conflictCheck, MAX_PUSHED_PODS, PushSource, PushUnavailableError } from "../../src/config/push-source";
+import { loadStaticPods } from "../../src/manifest/load";
 import { FakeClock } from "../../src/util/clock";
 import { fakeLoader, quietLog } from "./fake-loader";
 
@@ -132,7 +134,18 @@ describe("PushSource", () => {
       expect(kept.items[0]!.metadata?.uid).toBeUndefined();
     });
 
-    test("an unreadable state file is set aside, never overwritten, and the set starts empty", () => {
+    test("the state file is the owner's alone (0600), even one an older agent wrote 0644", () => {
+      const file = join(stateDir(), "pushed-pods.json");
+      const src = withState(file);
+      src.start(() => {});
+      src.add(pod("web"));
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      chmodSync(file, 0o644);
+      withState(file);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+    });
+
+    test("an unreadable state file means 'not seen yet', not 'no pods': nothing is orphaned, pushes get 503, a copy is set aside", () => {
       const dir = stateDir();
       const file = join(dir, "pushed-pods.json");
       writeFileSync(file, "{ not json");
@@ -140,9 +153,59 @@ describe("PushSource", () => {
       const snaps: SourceReport[] = [];
       src.start((s) => snaps.push(s));
       expect(snaps[0]!.pods).toEqual([]);
-      const aside = readdirSync(dir).filter((n) => n.startsWith("pushed-pods.json.unreadable-"));
-      expect(aside).toHaveLength(1);
-      expect(readFileSync(join(dir, aside[0]!), "utf8")).toBe("{ not json");
+      expect(snaps[0]!.complete).toBe(false);
+      expect(snaps[0]!.errors[0]!.message).toContain("cannot be read back");
+      const config = new PodConfig({ clock: new FakeClock(), log: quietLog() });
+      config.apply(snaps[0]!);
+      expect(config.seenAllSources(["push"])).toBe(false);
+      expect(src.problems()).toHaveLength(1);
+      expect(src.problems()[0]).toContain(file);
+      // The file stays where it is; a copy is kept aside, once.
+      expect(readFileSync(file, "utf8")).toBe("{ not json");
+      const aside = () => readdirSync(dir).filter((n) => n.startsWith("pushed-pods.json.unreadable-"));
+      expect(aside()).toHaveLength(1);
+      expect(readFileSync(join(dir, aside()[0]!), "utf8")).toBe("{ not json");
+      const r = src.add(pod("web"));
+      expect(r).toMatchObject({ ok: false, status: 503 });
+      if (!r.ok) expect(r.message).toContain("POST/DELETE /pods answer 503 until the file is fixed or removed");
+      expect(() => src.remove("default", "web")).toThrow(PushUnavailableError);
+      expect(readFileSync(file, "utf8")).toBe("{ not json");
+      expect(aside()).toHaveLength(1);
+      expect(snaps).toHaveLength(1);
+    });
+
+    test("a state file fixed by the operator is read on the next push: its pods come back with their UIDs, then the push", () => {
+      const file = join(stateDir(), "pushed-pods.json");
+      const first = withState(file);
+      first.start(() => {});
+      const kept = first.add(pod("kept"));
+      const good = readFileSync(file, "utf8");
+      writeFileSync(file, good.slice(0, 10));
+      const src = withState(file);
+      const snaps: SourceReport[] = [];
+      src.start((s) => snaps.push(s));
+      expect(snaps[0]!.complete).toBe(false);
+      writeFileSync(file, good);
+      expect(src.add(pod("new")).ok).toBe(true);
+      expect(src.problems()).toEqual([]);
+      expect(snaps.map((s) => [s.complete ?? true, names(s).join(",")])).toEqual([
+        [false, ""],
+        [true, "default/kept"],
+        [true, "default/kept,default/new"],
+      ]);
+      expect(snaps[1]!.pods[0]!.metadata?.uid).toBe(kept.ok ? kept.pod.metadata!.uid! : "?");
+    });
+
+    test("a state file removed by the operator means no pushed pods, said plainly", () => {
+      const file = join(stateDir(), "pushed-pods.json");
+      writeFileSync(file, "garbage");
+      const src = withState(file);
+      const snaps: SourceReport[] = [];
+      src.start((s) => snaps.push(s));
+      rmSync(file);
+      expect(src.reload()).toEqual([]);
+      expect(snaps.map((s) => s.complete ?? true)).toEqual([false, true]);
+      expect(src.add(pod("web")).ok).toBe(true);
     });
 
     test("a kept pod that no longer loads is dropped, the others stay", () => {
@@ -154,5 +217,99 @@ describe("PushSource", () => {
       withState(file).start((s) => snaps.push(s));
       expect(names(snaps[0]!)).toEqual(["default/good"]);
     });
+  });
+
+  test("a kept pod a check would refuse now is kept running and reported", () => {
+    const file = join(mkdtempSync(join(tmpdir(), "push-state-")), "pushed-pods.json");
+    const privileged = { ...pod("root"), spec: { containers: [{ name: "c", image: "busybox", securityContext: { privileged: true } }] } };
+    writeFileSync(file, JSON.stringify({ apiVersion: "v1", kind: "PodList", items: [privileged, pod("plain")] }));
+    const src = new PushSource({ nodeName: "node1", loader: loadStaticPods, log: quietLog(), stateFile: file, checks: [pushPolicyCheck("restricted")] });
+    const snaps: SourceReport[] = [];
+    src.start((s) => snaps.push(s));
+    expect(names(snaps[0]!)).toEqual(["default/root", "default/plain"]);
+    expect(src.problems()).toHaveLength(1);
+    expect(src.problems()[0]).toContain("pushed pod default/root would be refused now (403: ");
+    rmSync(file);
+  });
+});
+
+describe("PushSource: what a push may not do (issue 12)", () => {
+  const real = (opts: Partial<ConstructorParameters<typeof PushSource>[0]> = {}) => {
+    const src = new PushSource({ nodeName: "node1", loader: loadStaticPods, log: quietLog(), ...opts });
+    const snaps: SourceReport[] = [];
+    src.start((s) => snaps.push(s));
+    return { src, snaps };
+  };
+
+  test("the UID is the agent's hash: a client's uid, even a static pod's or '..', is ignored", () => {
+    const { src } = real();
+    const plain = src.add(pod("web"));
+    src.remove("default", "web");
+    for (const uid of ["..", "../../../tmp/victim", "0b9c5d1e-7f3a-4e2b-9c8d-1a2b3c4d5e6f"]) {
+      const r = src.add({ ...pod("web"), metadata: { name: "web", uid } });
+      expect(r.ok && plain.ok && r.pod.metadata!.uid === plain.pod.metadata!.uid).toBe(true);
+      src.remove("default", "web");
+    }
+  });
+
+  test("a pod whose name or UID another source holds is refused with 409, naming the holder; nothing is kept", () => {
+    const config = new PodConfig({ clock: new FakeClock(), log: quietLog() });
+    const staticPod = loadStaticPods(JSON.stringify(pod("web")), { source: "file", location: "/m/web.yaml", nodeName: "node1" });
+    if (!staticPod.ok) throw new Error("static pod does not load");
+    config.apply({ source: "file", pods: staticPod.pods, errors: [] });
+    const { src, snaps } = real({ checks: [conflictCheck(config)] });
+    const r = src.add(pod("web-node1"));
+    expect(r).toEqual({ ok: false, status: 409, message: `pod default/web-node1 is held by source file (UID ${staticPod.pods[0]!.metadata!.uid}): a pushed pod cannot take over another source's pod` });
+    expect(snaps).toHaveLength(1);
+    expect(src.add(pod("web-node1", "busybox", undefined, "other")).ok).toBe(true);
+  });
+
+  test("--push-policy restricted refuses privileged, host namespaces, hostPath and extra capabilities with 403 naming the field", () => {
+    const { src, snaps } = real({ checks: [pushPolicyCheck("restricted")] });
+    const cases: [Pod, string][] = [
+      [{ ...pod("a"), spec: { containers: [{ name: "c", image: "busybox", securityContext: { privileged: true } }] } }, "spec.containers[0].securityContext.privileged"],
+      [{ ...pod("b"), spec: { hostNetwork: true, containers: [{ name: "c", image: "busybox" }] } }, "spec.hostNetwork"],
+      [{ ...pod("c"), spec: { hostPID: true, containers: [{ name: "c", image: "busybox" }] } }, "spec.hostPID"],
+      [{ ...pod("d"), spec: { hostIPC: true, containers: [{ name: "c", image: "busybox" }] } }, "spec.hostIPC"],
+      [{ ...pod("e"), spec: { volumes: [{ name: "root", hostPath: { path: "/" } }], containers: [{ name: "c", image: "busybox" }] } }, "spec.volumes[0].hostPath"],
+      [{ ...pod("f"), spec: { initContainers: [{ name: "i", image: "busybox", securityContext: { capabilities: { add: ["SYS_ADMIN", "CHOWN"] } } }], containers: [{ name: "c", image: "busybox" }] } }, "spec.initContainers[0].securityContext.capabilities.add: SYS_ADMIN not allowed"],
+    ];
+    for (const [p, field] of cases) {
+      const r = src.add(p);
+      expect(r.ok).toBe(false);
+      if (!r.ok) {
+        expect(r.status).toBe(403);
+        expect(r.message).toContain("--push-policy restricted");
+        expect(r.message).toContain(field);
+      }
+    }
+    expect(snaps).toHaveLength(1);
+    expect(src.add({ ...pod("ok"), spec: { containers: [{ name: "c", image: "busybox", securityContext: { capabilities: { add: ["NET_BIND_SERVICE"] } } }] } }).ok).toBe(true);
+    // The default policy has no check at all.
+    expect(pushPolicyCheck("unrestricted")).toBeUndefined();
+    expect(real().src.add(cases[0]![0]).ok).toBe(true);
+  });
+
+  test("the set is bounded: one pod more is refused with 403, replacing one is not", () => {
+    expect(MAX_PUSHED_PODS).toBe(1000);
+    const src = new PushSource({ nodeName: "node1", loader: fakeLoader, log: quietLog(), maxPods: 2 });
+    src.start(() => {});
+    expect(src.add(pod("a")).ok).toBe(true);
+    expect(src.add(pod("b")).ok).toBe(true);
+    expect(src.add(pod("c"))).toEqual({ ok: false, status: 403, message: "pod default/c is refused: the agent keeps at most 2 pushed pods; DELETE one first" });
+    expect(src.add(pod("b", "nginx")).ok).toBe(true);
+    src.remove("default", "a");
+    expect(src.add(pod("c")).ok).toBe(true);
+  });
+
+  test("checks run in order and see the loaded pod; the first refusal answers", () => {
+    const seen: string[] = [];
+    const src = new PushSource({
+      nodeName: "node1", loader: fakeLoader, log: quietLog(),
+      checks: [undefined, (p) => (seen.push(`${p.spec?.nodeName}:${p.metadata?.uid?.length}`), undefined), () => ({ status: 418, message: "no" }), () => ({ status: 500, message: "never asked" })],
+    });
+    src.start(() => {});
+    expect(src.add(pod("web"))).toEqual({ ok: false, status: 418, message: "no" });
+    expect(seen).toEqual(["node1:32"]);
   });
 });
