@@ -2,7 +2,7 @@
 // tree refuses an unknown flag and a stray argument with exit 2 and a suggestion before its run is
 // called, and one exit-code path maps what a run returns or throws to 0, 1 or 2.
 import { describe, expect, test } from "bun:test";
-import { defineCommand } from "citty";
+import { defineCommand, type ArgsDef } from "citty";
 import { UsageError } from "../../cmd/exit";
 import { parseCommandLine } from "../../cmd/flags";
 import { runCli, invocation } from "../../cmd/main";
@@ -143,12 +143,12 @@ describe("one exit-code path", () => {
 });
 
 describe("parseCommandLine", () => {
-  const def = {
+  const def: ArgsDef = {
     output: { type: "enum", alias: "o", options: ["table", "json"], default: "table" },
     watch: { type: "boolean" },
     period: { type: "string" },
     paths: { type: "positional", required: false },
-  } as const;
+  };
 
   test("the forms pflag accepts", () => {
     const p = parseCommandLine(def, ["-o", "json", "--watch", "--period=2s", "a", "-", "--", "--not-a-flag"], "t");
