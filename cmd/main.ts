@@ -9,7 +9,7 @@
 //     place that maps an outcome to one: 0 ok, 1 failure, 2 usage. A ConfigError (src/util: bad
 //     input, thrown before anything started) or UsageError is 2; any other error is 1. Errors are
 //     printed as one "error: …" line, never a stack.
-import type { ArgsDef, CommandDef } from "citty";
+import type { ArgsDef, CommandDef, ParsedArgs } from "citty";
 import { ConfigError } from "../src/util/errors";
 import { closest } from "../src/util/suggest";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./exit";
@@ -83,7 +83,8 @@ export async function runCli(root: Command, argv: readonly string[], io: CliOutp
     const parsed: ParsedCommandLine = parseCommandLine(await argsOf(cmd), rest, path.join(" "));
     const data: Invocation = { given: parsed.given, all: (flag) => parsed.values.get(flag) ?? [] };
     if (!cmd.run) throw new UsageError(`${path.join(" ")} needs a command`);
-    const result: unknown = await cmd.run({ rawArgs: rest, args: parsed.args as never, cmd, data });
+    // The values are what citty would have parsed, checked: its ParsedArgs shape.
+    const result: unknown = await cmd.run({ rawArgs: rest, args: parsed.args as ParsedArgs<ArgsDef>, cmd, data });
     return typeof result === "number" ? result : EXIT_OK;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
