@@ -1,65 +1,100 @@
-// Shared command plumbing: the exit codes every command uses, and running a citty command tree with
-// them (0 success, 1 failure, 2 usage or lookup error), printing errors without stack traces.
-import { runCommand, showUsage, type CommandDef } from "citty";
+// The command layer every nodeagent command runs through. Commands are citty definitions
+// (defineCommand: meta, args, subCommands, run); running them is ours, because citty's runner
+// accepts unknown flags and stray words and drops a subcommand's return value, so `pleg watch --mode
+// evented` on a runtime without events exited 0. Here:
+//   - the words before the flags pick the command (`pleg watch`); an unknown one is a usage error;
+//   - --help (-h) anywhere prints that command's help, exit 0; --version (-v) alone prints the version;
+//   - the rest is parsed strictly (flags.ts) before the command runs;
+//   - the command's run returns its exit status (a number; nothing means 0), and this is the only
+//     place that maps an outcome to one: 0 ok, 1 failure, 2 usage. A ConfigError (src/util: bad
+//     input, thrown before anything started) or UsageError is 2; any other error is 1. Errors are
+//     printed as one "error: …" line, never a stack.
+import type { ArgsDef, CommandDef, ParsedArgs } from "citty";
+import { ConfigError } from "../src/util/errors";
+import { closest } from "../src/util/suggest";
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./exit";
+import { parseCommandLine, wantsHelp, type ParsedCommandLine } from "./flags";
+import { argsOf, commandOf, metaOf, renderHelp, subCommandsOf, type Command } from "./help";
 
-/** A mistake in how the command was called: exit 2 with the usage. */
-export class UsageError extends Error {}
+export { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./exit";
 
-export const EXIT_OK = 0;
-export const EXIT_FAILURE = 1;
-export const EXIT_USAGE = 2;
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyCommand = CommandDef<any>;
-
-async function resolveSub(cmd: AnyCommand, rawArgs: string[]): Promise<[AnyCommand, AnyCommand | undefined]> {
-  let parent: AnyCommand | undefined;
-  let current = cmd;
-  const args = [...rawArgs];
-  for (;;) {
-    const subs = typeof current.subCommands === "function" ? await current.subCommands() : await current.subCommands;
-    const name = args.find((a) => !a.startsWith("-"));
-    if (!subs || !name || !(name in subs)) return [current, parent];
-    const next = subs[name]!;
-    parent = current;
-    current = (typeof next === "function" ? await next() : await next) as AnyCommand;
-    args.splice(args.indexOf(name), 1);
-  }
+/** What a command's run gets in `data`, beside citty's `args`: which flags were given, and every value. */
+export interface Invocation {
+  /** Long names of the flags given on the command line (not defaults). */
+  given: ReadonlySet<string>;
+  /** Every value given to a flag, in order (for repeatable flags). */
+  all(flag: string): string[];
 }
 
-function commandPath(rawArgs: string[], cmd: AnyCommand): string {
-  const words = rawArgs.filter((a) => !a.startsWith("-"));
-  const name = (typeof cmd.meta === "object" && cmd.meta && "name" in cmd.meta ? cmd.meta.name : undefined) ?? "";
-  const idx = words.indexOf(name as string);
-  return ["nodeagent", ...(idx >= 0 ? words.slice(0, idx + 1) : [])].join(" ");
+/** The Invocation of a run context (its citty `data`). */
+export function invocation(ctx: { data?: unknown }): Invocation {
+  return ctx.data as Invocation;
 }
 
-export async function main(root: AnyCommand, rawArgs = process.argv.slice(2)): Promise<never> {
+export interface CliOutput {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const processOutput: CliOutput = {
+  out: (t) => void process.stdout.write(t),
+  err: (t) => void process.stderr.write(t),
+};
+
+/**
+ * Runs the command line `argv` (without the program name) against the command tree `root`, and
+ * returns the exit status. Does not exit: main() does.
+ */
+export async function runCli(root: Command, argv: readonly string[], io: CliOutput = processOutput): Promise<number> {
+  let cmd: CommandDef<ArgsDef> = await commandOf(root);
+  const rootMeta = await metaOf(cmd);
+  const path = [rootMeta.name ?? "nodeagent"];
+  let rest = [...argv];
   try {
-    if (rawArgs.includes("--help") || rawArgs.includes("-h")) {
-      await showUsage(...(await resolveSub(root, rawArgs)));
-      process.exit(EXIT_OK);
+    if (rest.length === 1 && (rest[0] === "--version" || rest[0] === "-v") && rootMeta.version) {
+      io.out(`${rootMeta.version}\n`);
+      return EXIT_OK;
     }
-    if (rawArgs.length === 1 && (rawArgs[0] === "--version" || rawArgs[0] === "-v")) {
-      const meta = typeof root.meta === "function" ? await root.meta() : await root.meta;
-      console.log(meta?.version);
-      process.exit(EXIT_OK);
+    // The words before the first flag name the command: nodeagent pleg watch …
+    for (let subs = await subCommandsOf(cmd); subs; subs = await subCommandsOf(cmd)) {
+      const word = rest[0];
+      if (word === undefined || word === "--help" || word === "-h") {
+        if (word === undefined) {
+          io.err(await renderHelp(cmd, path.join(" ")));
+          return EXIT_USAGE;
+        }
+        io.out(await renderHelp(cmd, path.join(" ")));
+        return EXIT_OK;
+      }
+      const names = Object.keys(subs);
+      if (!(word in subs)) {
+        const near = word.startsWith("-") ? undefined : closest(word, names);
+        const what = word.startsWith("-") ? `unknown flag ${word}` : `unknown command ${JSON.stringify(word)}`;
+        throw new UsageError(`${what} for ${path.join(" ")}${near ? `; did you mean ${near}?` : ""} (commands: ${names.join(", ")})`);
+      }
+      cmd = await commandOf(subs[word]!);
+      path.push(word);
+      rest = rest.slice(1);
     }
-    if (rawArgs.length === 0) {
-      await showUsage(root);
-      process.exit(EXIT_USAGE);
+    if (wantsHelp(rest)) {
+      io.out(await renderHelp(cmd, path.join(" ")));
+      return EXIT_OK;
     }
-    const { result } = await runCommand(root, { rawArgs });
-    // citty hands back only the root command's result: a subcommand sets process.exitCode instead.
-    process.exit(typeof result === "number" ? result : Number(process.exitCode ?? EXIT_OK));
+    const parsed: ParsedCommandLine = parseCommandLine(await argsOf(cmd), rest, path.join(" "));
+    const data: Invocation = { given: parsed.given, all: (flag) => parsed.values.get(flag) ?? [] };
+    if (!cmd.run) throw new UsageError(`${path.join(" ")} needs a command`);
+    // The values are what citty would have parsed, checked: its ParsedArgs shape.
+    const result: unknown = await cmd.run({ rawArgs: rest, args: parsed.args as ParsedArgs<ArgsDef>, cmd, data });
+    return typeof result === "number" ? result : EXIT_OK;
   } catch (err) {
-    const e = err as Error;
-    if (e?.name === "CLIError" || err instanceof UsageError) {
-      const [cmd] = await resolveSub(root, rawArgs);
-      console.error(`error: ${e.message.replace(/\x1b\[[0-9;]*m/g, "")}\nRun '${commandPath(rawArgs, cmd)} --help' for usage.`);
-      process.exit(EXIT_USAGE);
-    }
-    console.error(`error: ${e?.message ?? String(err)}`);
-    process.exit(EXIT_FAILURE);
+    const message = err instanceof Error ? err.message : String(err);
+    io.err(`error: ${message}\n`);
+    if (err instanceof UsageError) io.err(`Run '${path.join(" ")} --help' for usage.\n`);
+    return err instanceof ConfigError ? EXIT_USAGE : EXIT_FAILURE;
   }
+}
+
+/** Runs the command line of this process and exits with its status. */
+export async function main(root: Command, argv = process.argv.slice(2)): Promise<never> {
+  process.exit(await runCli(root, argv));
 }

@@ -3,7 +3,7 @@ import { defineCommand } from "citty";
 import { CriClient, resolveRuntime } from "../src/cri";
 import { EventedPlegUnavailableError, Pleg, type ModeChange, type PlegModeSetting, type PodLifecycleEvent } from "../src/pleg";
 import { RealClock, createLogger, parseDuration, type LogFormat } from "../src/util";
-import { EXIT_FAILURE, EXIT_OK, UsageError } from "./main";
+import { EXIT_FAILURE, EXIT_OK, UsageError } from "./exit";
 import { runtimeArgs } from "./runtime-args";
 
 const watch = defineCommand({
@@ -39,71 +39,74 @@ Exit status: 0 on Ctrl-C or SIGTERM, 1 when the runtime cannot be used, 2 on a u
     "log-format": { type: "enum", options: ["text", "json"], default: "text", description: "Log format on stderr: text | json" },
   },
   async run({ args }) {
-    const log = createLogger(args["log-format"] as LogFormat);
-    let relistPeriodMs: number;
-    try {
-      relistPeriodMs = parseDuration(args["relist-period"]);
-    } catch (e) {
-      throw new UsageError(`--relist-period: ${(e as Error).message}`);
-    }
-    if (relistPeriodMs <= 0) throw new UsageError("--relist-period must be positive");
+    // Every value is checked before the runtime is touched (a managed containerd may be started).
+    const relistPeriodMs = durationFlag("relist-period", args["relist-period"]);
+    const timeoutMs = durationFlag("runtime-request-timeout", args["runtime-request-timeout"]);
     const podFilter = parsePodFilter(args.pod, args.namespace);
     const json = args.output === "json";
+    const log = createLogger(args["log-format"] as LogFormat);
 
     const runtime = await resolveRuntime({ endpoint: args["runtime-endpoint"], rootDir: args["root-dir"], podInfraImage: args["pod-infra-container-image"], log });
-    const client = new CriClient(runtime.endpoint, { timeoutMs: parseDuration(args["runtime-request-timeout"]) });
+    const client = new CriClient(runtime.endpoint, { timeoutMs });
     const ac = new AbortController();
     const stop = () => ac.abort();
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
     try {
-      const v = await client.version();
-      log.info(`runtime ${v.runtimeName} ${v.runtimeVersion} (CRI ${v.runtimeApiVersion}) at ${runtime.endpoint}`);
-    } catch (e) {
-      log.error(`cannot reach the runtime at ${runtime.endpoint}: ${(e as Error).message}`);
-      client.close();
-      await runtime.release();
-      // Through exitCode: citty drops a subcommand's return value (see main.ts).
-      process.exitCode = EXIT_FAILURE;
-      return;
-    }
-
-    const out = (line: string) => process.stdout.write(line + "\n");
-    if (!json) out(["TIME", "MODE", "TYPE", "POD", "CONTAINER", "EXIT", "REASON"].map((h, i) => h.padEnd(WIDTHS[i]!)).join(" ").trimEnd());
-    const pleg = new Pleg(client, new RealClock(), {
-      mode: args.mode as PlegModeSetting,
-      relistPeriodMs,
-      onModeChange: (m) => {
-        out(json ? JSON.stringify(modeJson(m)) : modeRow(m));
-        if (m.mode === "evented") {
-          // containerd 1.7 reads every subscriber's events off one channel (containerd#7318).
-          log.warn("the runtime hands each container event to only one GetContainerEvents stream: while this watch streams, " +
-            "an agent or kubelet with an evented PLEG on the same runtime misses the events it gets; use --mode generic beside one");
-        }
-      },
-      onError: (what, err) => log.warn(`${what}: ${(err as Error).message ?? err}`),
-    });
-    const printer = (async () => {
-      for await (const e of pleg.events) {
-        if (!podFilter(e)) continue;
-        out(json ? JSON.stringify(eventJson(e)) : eventRow(e));
+      try {
+        const v = await client.version();
+        log.info(`runtime ${v.runtimeName} ${v.runtimeVersion} (CRI ${v.runtimeApiVersion}) at ${runtime.endpoint}`);
+      } catch (e) {
+        log.error(`cannot reach the runtime at ${runtime.endpoint}: ${(e as Error).message}`);
+        return EXIT_FAILURE;
       }
-    })();
-    let code = EXIT_OK;
-    try {
-      await pleg.run(ac.signal);
-    } catch (e) {
-      if (!(e instanceof EventedPlegUnavailableError)) throw e;
-      log.error(e.message);
-      code = EXIT_FAILURE;
+      const out = (line: string) => process.stdout.write(line + "\n");
+      if (!json) out(["TIME", "MODE", "TYPE", "POD", "CONTAINER", "EXIT", "REASON"].map((h, i) => h.padEnd(WIDTHS[i]!)).join(" ").trimEnd());
+      const pleg = new Pleg(client, new RealClock(), {
+        mode: args.mode as PlegModeSetting,
+        relistPeriodMs,
+        onModeChange: (m) => {
+          out(json ? JSON.stringify(modeJson(m)) : modeRow(m));
+          if (m.mode === "evented") {
+            // containerd 1.7 reads every subscriber's events off one channel (containerd#7318).
+            log.warn("the runtime hands each container event to only one GetContainerEvents stream: while this watch streams, " +
+              "an agent or kubelet with an evented PLEG on the same runtime misses the events it gets; use --mode generic beside one");
+          }
+        },
+        onError: (what, err) => log.warn(`${what}: ${(err as Error).message ?? err}`),
+      });
+      const printer = (async () => {
+        for await (const e of pleg.events) if (podFilter(e)) out(json ? JSON.stringify(eventJson(e)) : eventRow(e));
+      })();
+      try {
+        await pleg.run(ac.signal);
+      } catch (e) {
+        if (!(e instanceof EventedPlegUnavailableError)) throw e;
+        log.error(e.message);
+        return EXIT_FAILURE;
+      } finally {
+        await printer;
+      }
+      return EXIT_OK;
     } finally {
-      await printer;
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
       client.close();
       await runtime.release();
     }
-    return code;
   },
 });
+
+function durationFlag(flag: string, text: string): number {
+  let ms: number;
+  try {
+    ms = parseDuration(text);
+  } catch (e) {
+    throw new UsageError(`--${flag}: ${(e as Error).message}`);
+  }
+  if (ms <= 0) throw new UsageError(`--${flag} must be positive`);
+  return ms;
+}
 
 export const plegCommand = defineCommand({
   meta: { name: "pleg", description: "The pod lifecycle event generator on its own (see `nodeagent pleg watch --help`)" },

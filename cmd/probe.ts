@@ -1,55 +1,30 @@
 // `nodeagent probe run`: one liveness, readiness or startup probe against a running container, from
 // its pod's spec or given on the command line, with the agent's own prober and threshold code.
 import { defineCommand } from "citty";
-import type { Container, Pod, Probe } from "kubernetes-types/core/v1";
+import type { Pod } from "kubernetes-types/core/v1";
 import { CriClient, resolveRuntime, type ResolvedRuntime } from "../src/cri";
 import {
-  describeAction, findRunningContainer, handlerName, LookupError, oneLine, probeAction, probeOf, Prober, probeTiming, runProbeSession,
-  PROBE_TYPES, type AttemptReport, type ContainerCommandRunner, type FoundContainer, type ProbeTiming, type ProbeType,
+  fetchPodSpec, findRunningContainer, handlerName, oneLine, parseAdHoc, planProbe, Prober, runProbeSession, verdictLine,
+  PROBE_TYPES, type AdHocProbe, type AttemptReport, type ContainerCommandRunner, type FoundContainer, type ProbeTiming, type ProbeType, type TimingOverrides,
 } from "../src/prober";
-import { REDACTED } from "../src/server/redact";
 import { readTokenFile } from "../src/server/token-file";
 import { createLogger, formatDuration, parseDuration, RealClock, type LogFormat, type Logger } from "../src/util";
-import { EXIT_FAILURE, EXIT_OK, UsageError } from "./main";
+import { EXIT_FAILURE, EXIT_OK, UsageError } from "./exit";
 import { runtimeArgs } from "./runtime-args";
-
-/** An ad-hoc probe from --http-get, --tcp, --grpc or --exec: a v1 Probe handler and, maybe, a host. */
-export interface AdHocProbe {
-  probe: Probe;
-  /** The host given on the command line; without one, the pod's address. */
-  host?: string;
-}
-
-const HOST_PORT = /^(?:\[([^\]]+)\]|([^:/]*)):(\d+)(.*)$/;
-
-function splitHostPort(flag: string, value: string): { host: string | undefined; port: number; rest: string } {
-  const m = HOST_PORT.exec(value);
-  const port = m ? Number(m[3]) : NaN;
-  if (!m || !(port > 0 && port < 65536)) throw new UsageError(`${flag} ${JSON.stringify(value)}: expected [HOST]:PORT with a port number from 1 to 65535`);
-  return { host: (m[1] ?? m[2]) || undefined, port, rest: m[4] ?? "" };
-}
-
-/** Parses --http-get [http(s)://][HOST]:PORT[/PATH], --tcp [HOST]:PORT, --grpc [HOST]:PORT[/SERVICE]. */
-export function parseAdHoc(kind: "http-get" | "tcp" | "grpc", value: string): AdHocProbe {
-  if (kind === "http-get") {
-    const scheme = /^(https?):\/\//i.exec(value);
-    const { host, port, rest } = splitHostPort("--http-get", scheme ? value.slice(scheme[0].length) : value);
-    if (rest && !rest.startsWith("/") && !rest.startsWith("?")) throw new UsageError(`--http-get ${JSON.stringify(value)}: the path must start with /`);
-    return { probe: { httpGet: { port, path: rest || "/", scheme: scheme ? scheme[1]!.toUpperCase() : "HTTP" } }, host };
-  }
-  const { host, port, rest } = splitHostPort(`--${kind}`, value);
-  if (kind === "tcp") {
-    if (rest) throw new UsageError(`--tcp ${JSON.stringify(value)}: expected [HOST]:PORT`);
-    return { probe: { tcpSocket: { port } }, host };
-  }
-  if (rest && !rest.startsWith("/")) throw new UsageError(`--grpc ${JSON.stringify(value)}: expected [HOST]:PORT[/SERVICE]`);
-  return { probe: { grpc: { port, service: rest.slice(1) } }, host };
-}
 
 function positiveInt(flag: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
   if (!/^\d+$/.test(v) || Number(v) < 1) throw new UsageError(`--${flag} ${JSON.stringify(v)}: expected a whole number of at least 1`);
   return Number(v);
+}
+
+/** The agent's token for reading pod specs; a token file anyone else can read is a usage error. */
+function readToken(file: string): string {
+  try {
+    return readTokenFile(file);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
 }
 
 function positiveDuration(flag: string, v: string | undefined): number | undefined {
@@ -62,26 +37,6 @@ function positiveDuration(flag: string, v: string | undefined): number | undefin
   }
   if (ms <= 0) throw new UsageError(`--${flag} must be positive`);
   return ms;
-}
-
-/** The pod as the agent serves it: probes live in the spec, which CRI does not keep. */
-async function fetchPod(agent: string, namespace: string, name: string, token: string | undefined): Promise<Pod> {
-  const url = `${agent.replace(/\/+$/, "")}/pods/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;
-  let res: Response;
-  try {
-    res = await fetch(url, { signal: AbortSignal.timeout(10_000), headers: token ? { Authorization: `Bearer ${token}` } : {} });
-  } catch (e) {
-    throw new LookupError(`cannot read the spec of pod ${namespace}/${name} from the agent at ${agent} (${(e as Error).message}): ` +
-      "probes are in the pod spec, which the runtime does not keep; start the agent, point --agent at it, or give the probe with --http-get, --tcp, --grpc or --exec");
-  }
-  if (res.status === 404) throw new LookupError(`the agent at ${agent} has no pod ${namespace}/${name}`);
-  if (res.status === 401) throw new LookupError(`the agent at ${agent} needs its bearer token to read pods: give --push-token-file`);
-  if (!res.ok) throw new LookupError(`GET ${url}: ${res.status} ${await res.text().catch(() => "")}`.trim());
-  return (await res.json()) as Pod;
-}
-
-function specContainer(pod: Pod, name: string): Container | undefined {
-  return pod.spec?.containers.find((c) => c.name === name) ?? pod.spec?.initContainers?.find((c) => c.name === name);
 }
 
 const WIDTHS = [12, 7, 8, 9, 8, 0];
@@ -106,15 +61,6 @@ function attemptJson(r: AttemptReport, what: { type: ProbeType; handler: string;
     settled: r.settled,
     verdict: r.verdict,
   };
-}
-
-/** The final verdict and what decided it. */
-function verdictLine(verdict: string, timing: ProbeTiming, last: AttemptReport | undefined): string {
-  if (!last) return `verdict: ${verdict} (no attempt was made)`;
-  if (last.result === "error") return `verdict: ${verdict} (unchanged: the last attempt errored)`;
-  const [threshold, limit] = last.result === "success" ? ["successThreshold", timing.successThreshold] : ["failureThreshold", timing.failureThreshold];
-  const runText = `${last.run} ${last.result === "success" ? (last.run === 1 ? "success" : "successes") : last.run === 1 ? "failure" : "failures"} in a row`;
-  return last.settled ? `verdict: ${verdict} (${runText} reached ${threshold} ${limit})` : `verdict: ${verdict} (unchanged: ${runText}, below ${threshold} ${limit})`;
 }
 
 const run = defineCommand({
@@ -181,60 +127,27 @@ when the pod, container or probe cannot be found.`,
     "push-token-file": { type: "string", description: "The agent's token file, for --probe: an agent with a token wants it on reads, one without hides HTTP header values" },
     ...runtimeArgs,
     "log-format": { type: "enum", options: ["text", "json"], default: "text", description: "Log format on stderr: text | json" },
+    command: { type: "positional", required: false, valueHint: "-- COMMAND", description: "With --exec: the command to run in the container, after --" },
   },
   async run({ args }) {
-    const log = createLogger(args["log-format"] as LogFormat);
+    // Every flag is checked before the runtime is touched (a managed containerd may be started).
     const req = parseRequest(args);
+    const timeoutMs = positiveDuration("runtime-request-timeout", args["runtime-request-timeout"])!;
+    const log = createLogger(args["log-format"] as LogFormat);
     let runtime: ResolvedRuntime | undefined;
     let client: CriClient | undefined;
     try {
       let spec: Pod | undefined;
       let found: FoundContainer | undefined;
       if (req.pod) {
-        if (!req.adHoc) {
-          let token: string | undefined;
-          try {
-            token = args["push-token-file"] ? readTokenFile(args["push-token-file"]) : undefined;
-          } catch (e) {
-            throw new LookupError((e as Error).message);
-          }
-          spec = await fetchPod(args.agent, req.pod.namespace, req.pod.name, token);
-        }
+        if (!req.adHoc) spec = await fetchPodSpec(args.agent, req.pod.namespace, req.pod.name, args["push-token-file"] ? readToken(args["push-token-file"]) : undefined);
         runtime = await resolveRuntime({ endpoint: args["runtime-endpoint"], rootDir: args["root-dir"], podInfraImage: args["pod-infra-container-image"], log });
-        client = new CriClient(runtime.endpoint, { timeoutMs: parseDuration(args["runtime-request-timeout"]) });
+        client = new CriClient(runtime.endpoint, { timeoutMs });
         found = await findRunningContainer(client, { ...req.pod, container: args.container, uid: spec?.metadata?.uid });
       }
-      const container: Container = (spec && found && specContainer(spec, found.containerName)) ?? { name: found?.containerName ?? "" };
-      const probe = req.adHoc?.probe ?? probeOf(container, req.type);
-      if (!probe) throw new LookupError(`container ${JSON.stringify(container.name)} of pod ${req.pod!.namespace}/${req.pod!.name} has no ${req.type} probe`);
-      // An anonymous read of the agent hides header values (src/server/redact.ts): never send the placeholder.
-      if (probe.httpGet?.httpHeaders?.some((h) => h.value === REDACTED)) {
-        throw new LookupError(`the agent hid the HTTP header values of this ${req.type} probe from an unauthenticated read: give --push-token-file (the agent's token)`);
-      }
-      const base = probeTiming(probe);
-      const timing: ProbeTiming = {
-        // An ad-hoc probe runs at once; the spec's waits out its initial delay from the container's start.
-        initialDelayMs: req.adHoc ? 0 : base.initialDelayMs,
-        periodMs: req.overrides.periodMs ?? base.periodMs,
-        timeoutMs: req.overrides.timeoutMs ?? base.timeoutMs,
-        successThreshold: req.overrides.successThreshold ?? base.successThreshold,
-        failureThreshold: req.overrides.failureThreshold ?? base.failureThreshold,
-      };
-      const target = { containerId: found?.containerId ?? "", host: req.adHoc?.host ?? found?.host ?? "" };
-      const action = () => probeAction(probe, container, target);
-      let described: string;
-      try {
-        described = describeAction(action());
-      } catch (e) {
-        throw new LookupError((e as Error).message);
-      }
-      const what = { type: req.type, handler: handlerName(probe)!, target: described, pod: req.pod && `${req.pod.namespace}/${req.pod.name}`, container: found };
-      // citty drops a subcommand's return value; cmd/main.ts exits with process.exitCode.
-      process.exitCode = await probeAndReport({ args, log, client, action, timing, count: req.count, what, startedAt: req.adHoc ? undefined : found?.startedAt });
-      return process.exitCode;
-    } catch (e) {
-      if (e instanceof LookupError) throw new UsageError(e.message);
-      throw e;
+      const plan = planProbe({ type: req.type, adHoc: req.adHoc, spec, found, pod: req.pod, overrides: req.overrides });
+      const what = { type: req.type, handler: handlerName(plan.probe)!, target: plan.target, pod: req.pod && `${req.pod.namespace}/${req.pod.name}`, container: found };
+      return await probeAndReport({ args, log, client, action: plan.action, timing: plan.timing, count: req.count, what, startedAt: req.adHoc ? undefined : found?.startedAt });
     } finally {
       client?.close();
       await runtime?.release();
@@ -247,7 +160,7 @@ interface RunRequest {
   type: ProbeType;
   pod: { namespace: string; name: string } | undefined;
   count: number | undefined;
-  overrides: { periodMs?: number; timeoutMs?: number; successThreshold?: number; failureThreshold?: number };
+  overrides: TimingOverrides;
 }
 
 /** Checks the flags against each other; every mistake is a UsageError (exit 2). */

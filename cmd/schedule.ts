@@ -2,37 +2,17 @@
 // agents, or both — printing each pod's node or its FailedScheduling message, and with --explain
 // every plugin's verdict and score on every node. --bind pushes placed pods to their agents; --watch
 // runs it as a scheduler over a directory of pending pods; --kubeconfig runs it as a scheduler of a
-// Kubernetes cluster (loaded lazily: the other modes do not pay for the Kubernetes client).
+// Kubernetes cluster (loaded lazily: the other modes do not pay for the Kubernetes client). Thin: the
+// flags and how they combine, then src/scheduler (placePods, runWatch, InClusterScheduler), then print.
 import { readFileSync } from "node:fs";
 import { defineCommand } from "citty";
-import type { Node, Pod } from "kubernetes-types/core/v1";
 import {
-  AgentClient, AgentCluster, collectObjects, defaultConfig, defaultProfile, formatAttempt, formatReports, isTerminal, parseSchedulerConfig, preparePod,
-  readPaths, runWatch, scheduleOnce, seededRandom, type ClusterObjects, type OutputFormat, type SchedulerConfig,
+  AgentClient, collectObjects, defaultConfig, formatAttempt, formatReports, parseSchedulerConfig, placePods, profilesFor, readPaths, runWatch,
+  seededRandom, type OutputFormat, type SchedulerConfig,
 } from "../src/scheduler";
 import { createLogger, parseDuration, type LogFormat, type Logger } from "../src/util";
-import { EXIT_FAILURE, EXIT_OK, UsageError } from "./main";
-
-/** Every value of a repeatable flag (--node a --node b, --node=a, or comma-separated). */
-function repeated(rawArgs: readonly string[], flag: string): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < rawArgs.length; i++) {
-    const a = rawArgs[i]!;
-    if (a === `--${flag}`) {
-      const v = rawArgs[i + 1];
-      if (v === undefined || v.startsWith("--")) throw new UsageError(`--${flag} needs a value`);
-      out.push(v);
-      i++;
-    } else if (a.startsWith(`--${flag}=`)) {
-      out.push(a.slice(flag.length + 3));
-    }
-  }
-  return out.flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
-}
-
-function readStdin(): string {
-  return readFileSync(0, "utf8");
-}
+import { EXIT_FAILURE, EXIT_OK, UsageError } from "./exit";
+import { invocation } from "./main";
 
 export const scheduleCommand = defineCommand({
   meta: {
@@ -99,12 +79,9 @@ with --kubeconfig: 0 after Ctrl-C, 1 when the API server cannot be reached at st
     context: { type: "string", description: "With --kubeconfig: the kubeconfig context to use (default: its current-context)" },
     seed: { type: "string", description: "Seed for breaking equal scores, for reproducible runs (default: random)" },
     "log-format": { type: "enum", options: ["text", "json"], default: "text", description: "Log format on stderr: text | json" },
+    pods: { type: "positional", required: false, valueHint: "POD-FILE", description: "Pods to place: files, directories, or - for standard input" },
   },
-  async run({ args, rawArgs }) {
-    // citty drops a subcommand's return value; cmd/main.ts exits with process.exitCode.
-    process.exitCode = await schedule(args, rawArgs);
-    return process.exitCode;
-  },
+  run: (ctx) => schedule(ctx.args, invocation(ctx).all("node").flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean)),
 });
 
 type ScheduleArgs = Parameters<NonNullable<typeof scheduleCommand.run>>[0]["args"];
@@ -143,18 +120,6 @@ function checkClusterUsage(args: ScheduleArgs, nodeURLs: readonly string[], podP
   if (args["scheduler-name"] === "") throw new UsageError("--scheduler-name needs a name");
 }
 
-/**
- * The profiles a cluster scheduler runs: --scheduler-name picks that profile of --config (or is the
- * name of the default profile); without it, every profile of --config, or default-scheduler.
- */
-function clusterProfiles(config: SchedulerConfig, fromFile: boolean, name: string | undefined): SchedulerConfig {
-  if (name === undefined) return config;
-  if (!fromFile) return { ...config, profiles: [defaultProfile(name)] };
-  const profile = config.profiles.find((p) => p.schedulerName === name);
-  if (!profile) throw new UsageError(`--scheduler-name ${JSON.stringify(name)}: --config has no such profile (profiles: ${config.profiles.map((p) => p.schedulerName).join(", ")})`);
-  return { ...config, profiles: [profile] };
-}
-
 function readFileOrUsage(flag: string, path: string): string {
   try {
     return readFileSync(path, "utf8");
@@ -164,19 +129,20 @@ function readFileOrUsage(flag: string, path: string): string {
 }
 
 function loadConfig(path: string | undefined, log: Logger): SchedulerConfig {
-  if (!path) return defaultConfig();
-  try {
-    return parseSchedulerConfig(readFileOrUsage("config", path), path, (m) => log.warn(m));
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
+  return path ? parseSchedulerConfig(readFileOrUsage("config", path), path, (m) => log.warn(m)) : defaultConfig();
 }
 
-async function schedule(args: ScheduleArgs, rawArgs: readonly string[]): Promise<number> {
+async function schedule(args: ScheduleArgs, nodeURLs: readonly string[]): Promise<number> {
   const log = createLogger(args["log-format"] as LogFormat);
-  const nodeURLs = repeated(rawArgs, "node");
   const podPaths = args._ ?? [];
   checkUsage(args, nodeURLs, podPaths);
+  let interval: number;
+  try {
+    interval = parseDuration(args["poll-interval"]);
+  } catch (e) {
+    throw new UsageError(`--poll-interval: ${(e as Error).message}`);
+  }
+  if (interval <= 0) throw new UsageError("--poll-interval must be positive");
   let random: (() => number) | undefined;
   if (args.seed !== undefined) {
     const n = Number(args.seed);
@@ -184,7 +150,7 @@ async function schedule(args: ScheduleArgs, rawArgs: readonly string[]): Promise
     random = seededRandom(n);
   }
   const config = loadConfig(args.config, log);
-  if (args.kubeconfig) return scheduleInCluster(args, clusterProfiles(config, !!args.config, args["scheduler-name"]), log);
+  if (args.kubeconfig) return scheduleInCluster(args, profilesFor(config, !!args.config, args["scheduler-name"]), log);
   let token: string | undefined;
   if (args["push-token-file"]) {
     token = readFileOrUsage("push-token-file", args["push-token-file"]).trim();
@@ -195,13 +161,6 @@ async function schedule(args: ScheduleArgs, rawArgs: readonly string[]): Promise
   const explain = !!args.explain;
   const out = (s: string) => process.stdout.write(s);
   if (args.watch) {
-    let interval: number;
-    try {
-      interval = parseDuration(args["poll-interval"]);
-    } catch (e) {
-      throw new UsageError(`--poll-interval: ${(e as Error).message}`);
-    }
-    if (interval <= 0) throw new UsageError("--poll-interval must be positive");
     const ac = new AbortController();
     process.once("SIGINT", () => ac.abort());
     process.once("SIGTERM", () => ac.abort());
@@ -242,92 +201,28 @@ async function scheduleInCluster(args: ScheduleArgs, config: SchedulerConfig, lo
   return EXIT_OK;
 }
 
-interface SnapshotRun {
-  args: ScheduleArgs;
-  podPaths: readonly string[];
-  agents: AgentClient[];
-  config: SchedulerConfig;
-  random: (() => number) | undefined;
-  log: Logger;
-  out: (s: string) => void;
-  format: OutputFormat;
-  explain: boolean;
-}
-
 /** One pass over the cluster as it is now (a dump and/or the agents), binding with --bind. */
-async function scheduleSnapshot(o: SnapshotRun): Promise<number> {
-  const { args, log } = o;
-  let dump: ClusterObjects;
-  let inputs: ClusterObjects;
-  try {
-    dump = collectObjects(args.cluster ? readPaths([args.cluster], readStdin) : []);
-    inputs = collectObjects(readPaths(o.podPaths, readStdin));
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  for (const kinds of [dump.ignoredKinds, inputs.ignoredKinds]) if (kinds.size) log.info(`ignoring objects of kind ${[...kinds].join(", ")}`);
-  const nodes = [...dump.nodes, ...inputs.nodes];
-  const bound: Pod[] = [];
-  const pending: Array<{ pod: Pod; origin: string }> = [];
-  for (const { pod, origin } of dump.pods) {
-    if (isTerminal(pod)) continue;
-    if (pod.spec?.nodeName) bound.push(pod);
-    else pending.push({ pod, origin });
-  }
-  for (const { pod, origin } of inputs.pods) {
-    if (!pod.spec?.nodeName) {
-      pending.push({ pod, origin });
-      continue;
-    }
-    log.warn(`${origin}: pod ${pod.metadata?.namespace || "default"}/${pod.metadata?.name} is already bound to ${pod.spec.nodeName}; it counts on that node and is not scheduled`);
-    bound.push(pod);
-  }
-  let cluster: AgentCluster | undefined;
-  if (o.agents.length > 0) {
-    const seen = { nodes: [] as Node[], pods: [] as Pod[] };
-    const ignore = () => {};
-    cluster = new AgentCluster(o.agents, { onNodeAdd: (n: Node) => seen.nodes.push(n), onPodAdd: (p: Pod) => seen.pods.push(p), onNodeUpdate: ignore, onNodeDelete: ignore, onPodUpdate: ignore, onPodDelete: ignore }, log);
-    await cluster.sync();
-    const answered = new Set(cluster.nodeNames().map((n) => cluster!.agentFor(n)));
-    const missing = o.agents.filter((a) => !answered.has(a));
-    if (missing.length > 0) {
-      log.error(`no answer from ${missing.map((a) => a.url).join(", ")}`);
-      return EXIT_FAILURE;
-    }
-    nodes.push(...seen.nodes);
-    bound.push(...seen.pods);
-  }
-  const classes = [...dump.priorityClasses, ...inputs.priorityClasses];
-  let prepared: Array<{ pod: Pod; origin: string }>;
-  try {
-    prepared = pending.map(({ pod, origin }) => ({ pod: preparePod(pod, origin, classes), origin }));
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  const seenPods = new Map<string, string>();
-  for (const { pod, origin } of prepared) {
-    const key = `${pod.metadata!.namespace}/${pod.metadata!.name}`;
-    if (seenPods.has(key)) throw new UsageError(`${origin}: pod ${key} is also given at ${seenPods.get(key)}`);
-    seenPods.set(key, origin);
-  }
-  if (prepared.length === 0) {
-    log.info("no pending pods to place");
-    return EXIT_OK;
-  }
-  const bindTo = args.bind ? cluster : undefined;
-  const { reports } = await scheduleOnce({
+async function scheduleSnapshot(o: { args: ScheduleArgs; podPaths: readonly string[]; agents: AgentClient[]; config: SchedulerConfig; random: (() => number) | undefined; log: Logger; out: (s: string) => void; format: OutputFormat; explain: boolean }): Promise<number> {
+  const readStdin = () => readFileSync(0, "utf8");
+  const result = await placePods({
     config: o.config,
-    nodes,
-    boundPods: bound,
-    pendingPods: prepared,
-    namespaces: dump.namespaces,
-    workloads: dump.workloads,
+    dump: collectObjects(o.args.cluster ? readPaths([o.args.cluster], readStdin) : []),
+    inputs: collectObjects(readPaths(o.podPaths, readStdin)),
+    agents: o.agents,
+    bind: !!o.args.bind,
     explain: o.explain,
     random: o.random,
-    log,
-    client: bindTo ? (s) => (bindTo.setEvents(s), bindTo) : undefined,
-    maxAttempts: bindTo ? 5 : 10,
+    log: o.log,
   });
-  o.out(formatReports(reports, o.format, o.explain));
-  return reports.every((r) => r.outcome === "Scheduled") ? EXIT_OK : EXIT_FAILURE;
+  switch (result.kind) {
+    case "unreachable":
+      o.log.error(`no answer from ${result.agents.join(", ")}`);
+      return EXIT_FAILURE;
+    case "nothing-pending":
+      o.log.info("no pending pods to place");
+      return EXIT_OK;
+    case "placed":
+      o.out(formatReports(result.reports, o.format, o.explain));
+      return result.reports.every((r) => r.outcome === "Scheduled") ? EXIT_OK : EXIT_FAILURE;
+  }
 }

@@ -7,7 +7,7 @@ import {
   ConfigError, exitCodeFor, findConfig, formatResult, InputError, lintInProcesses, loadConfig, OUTPUT_FORMATS, RULES, runLint, selfCommand,
   serveWorkerRequest, SEVERITIES, WORKER_ENV, type LintConfig, type OutputFormat, type Severity,
 } from "../src/lint";
-import { EXIT_USAGE, UsageError } from "./main";
+import { EXIT_USAGE, UsageError } from "./exit";
 
 /** Writes to stdout and waits until it is flushed: main() exits right after, which would cut a pipe short. */
 function writeOut(text: string): Promise<void> {
@@ -52,6 +52,7 @@ const lintArgs = {
   jobs: { type: "string", alias: "j", description: "Lint in this many processes (default 1)" },
   "stdin-name": { type: "string", description: "The file name findings give standard input (default <stdin>)" },
   "list-rules": { type: "boolean", description: "Print every rule with its severity, meaning and hint" },
+  paths: { type: "positional", required: false, valueHint: "PATH", description: "Manifest files and directories, or - for standard input" },
 } as const satisfies ArgsDef;
 
 type LintArgs = ParsedArgs<typeof lintArgs>;
@@ -120,10 +121,7 @@ Examples:
 Exit status: 0 no findings at or above --fail-on (default error), 1 findings, 2 usage or I/O error.`,
   },
   args: lintArgs,
-  async run({ args }) {
-    // citty does not pass a subcommand's result up: main() exits with process.exitCode.
-    process.exitCode = await lintCommand(args);
-  },
+  run: ({ args }) => lintCommand(args),
 });
 
 export const staticpodCommand = defineCommand({

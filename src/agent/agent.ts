@@ -371,15 +371,23 @@ export class Agent implements SyncHandler {
     return this.o.node();
   }
 
-  healthChecks(): { name: string; ok: boolean; message: string }[] {
+  /**
+   * The kubelet's health checks (ping, PLEG, syncloop), which decide the node's Ready condition, and
+   * "sources", which never fails: a source that cannot be read (a vanished manifest directory, an
+   * unreadable pushed-pods.json, an API server away) keeps its pods, so it is a warning on
+   * /healthz?verbose, not a reason to make the node NotReady and have its pods evicted.
+   */
+  healthChecks(): { name: string; ok: boolean; message: string; warning?: string }[] {
     const pleg = this.o.pleg.healthy();
     const last = this.loop.lastIterationAt;
     const since = this.o.clock.now() - last;
     const loopOk = last !== 0 && since < 2 * 60_000;
+    const problems = this.o.sources.flatMap((s) => (s.problems?.() ?? []).map((p) => `${s.name} source: ${p}`));
     return [
       { name: "ping", ok: true, message: "ok" },
       { name: "PLEG", ok: pleg.ok, message: pleg.message },
       { name: "syncloop", ok: loopOk, message: loopOk ? "ok" : last === 0 ? "sync loop has not run yet" : `sync loop last ran ${Math.round(since / 1000)}s ago` },
+      { name: "sources", ok: true, message: "ok", ...(problems.length ? { warning: problems.join("; ") } : {}) },
     ];
   }
 }

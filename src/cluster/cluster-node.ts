@@ -29,6 +29,8 @@ export interface ClusterNodeOptions {
 }
 
 export class ClusterNode {
+  /** As a pod source of the agent (src/config PodSource): the kubelet's "api" source. */
+  readonly name = "api" as const;
   readonly source: ApiserverSource;
   readonly statusManager: StatusManager;
   readonly mirrorPods: MirrorPods;
@@ -69,18 +71,22 @@ export class ClusterNode {
     this.statusManager.start();
   }
 
-  /** The agent's hooks: every computed status, terminations, removals. */
-  readonly hooks = {
-    podStatus: (pod: Pod, status: PodStatus) => {
-      this.statusManager.setPodStatus(pod, status);
-      if (isStaticPod(pod) && !pod.metadata?.deletionTimestamp) void this.mirrorPods.syncStaticPod(pod);
-    },
-    podTerminated: (pod: Pod, status: PodStatus) => this.statusManager.podTerminated(pod, status),
-    podRemoved: (pod: Pod) => {
-      this.statusManager.removePod(pod.metadata?.uid ?? "");
-      if (isStaticPod(pod)) this.mirrorPods.forget(pod);
-    },
-  };
+  // The agent's PodStatusManager (src/agent/status-manager.ts): every computed status, terminations,
+  // removals go to the API server, and static pods' statuses onto their mirror pods.
+
+  setPodStatus(pod: Pod, status: PodStatus): void {
+    this.statusManager.setPodStatus(pod, status);
+    if (isStaticPod(pod) && !pod.metadata?.deletionTimestamp) void this.mirrorPods.syncStaticPod(pod);
+  }
+
+  terminatePod(pod: Pod, status: PodStatus): void {
+    this.statusManager.podTerminated(pod, status);
+  }
+
+  removePod(pod: Pod): void {
+    this.statusManager.removePod(pod.metadata?.uid ?? "");
+    if (isStaticPod(pod)) this.mirrorPods.forget(pod);
+  }
 
   /**
    * Housekeeping (every 2 s): mirror pods for the static pods the agent has — created where missing,

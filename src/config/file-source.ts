@@ -12,6 +12,7 @@ import type { Clock, Timer } from "../util/clock";
 import type { Logger } from "../util/log";
 import { Mutex } from "../util/queue";
 import { podKey, type SourceReport } from "./pod-config";
+import type { PodSource } from "./types";
 import { SnapshotEmitter } from "./snapshot-emitter";
 
 /** The kubelet's maxConfigLength: a manifest over 10 MB is refused. */
@@ -92,7 +93,8 @@ interface WatchTarget {
 const RETRY_MS = 1_000;
 const MAX_RETRY_MS = 20_000;
 
-export class FileSource {
+export class FileSource implements PodSource {
+  readonly name = "file" as const;
   private readonly path: string;
   private readonly nodeName: string;
   private readonly loader: PodLoader;

@@ -9,6 +9,7 @@ import type { Logger } from "../util/log";
 import { Mutex } from "../util/queue";
 import { documentError } from "./file-source";
 import type { SourceReport } from "./pod-config";
+import type { PodSource } from "./types";
 import { SnapshotEmitter } from "./snapshot-emitter";
 
 export interface HttpSourceOptions {
@@ -27,7 +28,8 @@ export interface HttpSourceOptions {
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
 }
 
-export class HttpSource {
+export class HttpSource implements PodSource {
+  readonly name = "http" as const;
   private readonly url: string;
   private readonly headers: Headers;
   private readonly nodeName: string;

@@ -7,6 +7,7 @@ import { checkPractices, isControlPlanePod } from "./practices";
 import { isRuleId, ruleById } from "./rules";
 import { parseIgnoreAnnotation } from "./suppress";
 import type { FileReport, Finding, PodIdentity } from "./types";
+import { closest } from "../util/suggest";
 
 export interface ManifestLintOptions {
   /** The node the kubelet runs on: the pod's name gets "-<node>" before it is validated. */
@@ -57,31 +58,7 @@ function podProblemRule(p: PodProblem, rawName: string, nodeName: string | undef
 
 /** The closest known field name, when one is close enough to be a typo of the unknown one. */
 function suggestion(unknown: string, known: readonly string[]): string | undefined {
-  const name = unknown.replace(/^.*[.[]/, "").replace(/\]$/, "").toLowerCase();
-  let best: string | undefined;
-  // One edit in four characters at most: a typo, not a different word.
-  let bestDistance = Math.max(1, Math.floor(name.length / 4)) + 1;
-  for (const k of known) {
-    const d = editDistance(name, k.toLowerCase());
-    if (d < bestDistance) {
-      best = k;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 3) return Math.abs(a.length - b.length);
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = row;
-  }
-  return prev[b.length]!;
+  return closest(unknown.replace(/^.*[.[]/, "").replace(/\]$/, ""), known);
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);

@@ -4,9 +4,10 @@
 // started (initialDelaySeconds counts from there).
 import type { CriClient } from "../cri/client";
 import { CONTAINER_NAME, POD_NAME, POD_NAMESPACE, POD_UID } from "../cri/labels";
+import { ConfigError } from "../util/errors";
 
-/** The pod or container is not there: a lookup error (exit 2 in the command), not a probe failure. */
-export class LookupError extends Error {}
+/** The pod, container or probe asked for is not there: bad input (exit 2), not a probe failure. */
+export class LookupError extends ConfigError {}
 
 export interface FoundContainer {
   podUid: string;

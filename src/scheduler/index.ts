@@ -4,10 +4,11 @@
 // cluster's API server). It may import src/api, src/manifest (decoding) and src/util — never
 // src/agent. The cluster mode (in-cluster.ts, sources/kube-*.ts) also imports src/kube; it is not
 // exported here, so that only `schedule --kubeconfig` loads @kubernetes/client-node (`await import`).
-export { defaultConfig, defaultProfile, parseSchedulerConfig, ConfigError, DEFAULT_MULTIPOINT, DEFAULT_SCHEDULER_NAME } from "./config/config";
+export { defaultConfig, defaultProfile, parseSchedulerConfig, profilesFor, ConfigError, DEFAULT_MULTIPOINT, DEFAULT_SCHEDULER_NAME } from "./config/config";
 export type { SchedulerConfig, Profile, PluginsConfig, ExtensionPoint } from "./config/types";
 export { Scheduler, type SchedulerOptions, type SchedulerLog } from "./scheduler";
 export { scheduleOnce, type PodReport, type OnceOptions, type FinalOutcome } from "./once";
+export { placePods, type PlaceOptions, type PlaceResult } from "./place";
 export { runWatch, type WatchOptions } from "./watch";
 export { InMemoryCluster } from "./cluster";
 export type { AttemptResult, AttemptOutcome } from "./framework/result";

@@ -23,7 +23,9 @@
 import type { Container, EphemeralContainer, HTTPGetAction, Lifecycle, Pod, Probe } from "kubernetes-types/core/v1";
 
 /** The placeholder that replaces a redacted value. */
-export const REDACTED = "<redacted: unauthenticated read>";
+import { REDACTED } from "../api/pod";
+
+export { REDACTED };
 
 /** kubectl apply's copy of the manifest (k8s.io/api/core/v1 LastAppliedConfigAnnotation). */
 export const LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration";

@@ -1,7 +1,7 @@
-// The ad-hoc probe syntax of `nodeagent probe run` (cmd/probe.ts): what each flag becomes.
+// The ad-hoc probe syntax of `nodeagent probe run` (src/prober/probe-run.ts): what each flag becomes.
 import { describe, expect, test } from "bun:test";
-import { parseAdHoc } from "../../cmd/probe";
-import { UsageError } from "../../cmd/main";
+import { parseAdHoc } from "../../src/prober";
+import { ConfigError } from "../../src/util/errors";
 
 describe("probe run ad-hoc probes", () => {
   test("--http-get [scheme://][HOST]:PORT[/PATH]", () => {
@@ -17,7 +17,7 @@ describe("probe run ad-hoc probes", () => {
   });
 
   test("malformed values are usage errors that show the expected form", () => {
-    expect(() => parseAdHoc("tcp", "5432")).toThrow(UsageError);
+    expect(() => parseAdHoc("tcp", "5432")).toThrow(ConfigError);
     expect(() => parseAdHoc("tcp", "5432")).toThrow(`--tcp "5432": expected [HOST]:PORT with a port number from 1 to 65535`);
     expect(() => parseAdHoc("tcp", "h:99999")).toThrow("port number from 1 to 65535");
     expect(() => parseAdHoc("tcp", "h:80/x")).toThrow(`--tcp "h:80/x": expected [HOST]:PORT`);

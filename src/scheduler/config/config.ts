@@ -6,6 +6,7 @@
 import { parseManifest, type Locator } from "../../manifest/decode";
 import { Names, UNSUPPORTED_PLUGINS } from "../plugins/names";
 import { emptyPlugins, EXTENSION_POINTS, type PluginRef, type PluginSet, type PluginsConfig, type Profile, type SchedulerConfig } from "./types";
+import { ConfigError as BadInput } from "../../util/errors";
 
 export const DEFAULT_SCHEDULER_NAME = "default-scheduler";
 
@@ -32,7 +33,8 @@ const DEFAULT_RESOURCES = [
   { name: "memory", weight: 1 },
 ];
 
-export class ConfigError extends Error {
+/** A KubeSchedulerConfiguration that cannot be used: bad input (src/util ConfigError, exit 2). */
+export class ConfigError extends BadInput {
   override name = "ConfigError";
 }
 
@@ -284,6 +286,19 @@ export function defaultProfile(schedulerName = DEFAULT_SCHEDULER_NAME): Profile 
 
 export function defaultConfig(): SchedulerConfig {
   return { percentageOfNodesToScore: 0, podInitialBackoffSeconds: 1, podMaxBackoffSeconds: 10, profiles: [defaultProfile()] };
+}
+
+/**
+ * The profiles a scheduler named `schedulerName` runs, as kube-scheduler picks them: that profile of
+ * a configuration file (an error when it has none), or the default profile under that name when there
+ * is no file; without a name, every profile of the configuration.
+ */
+export function profilesFor(config: SchedulerConfig, fromFile: boolean, schedulerName: string | undefined): SchedulerConfig {
+  if (schedulerName === undefined) return config;
+  if (!fromFile) return { ...config, profiles: [defaultProfile(schedulerName)] };
+  const profile = config.profiles.find((p) => p.schedulerName === schedulerName);
+  if (!profile) throw new ConfigError(`--scheduler-name ${JSON.stringify(schedulerName)}: the configuration has no such profile (profiles: ${config.profiles.map((p) => p.schedulerName).join(", ")})`);
+  return { ...config, profiles: [profile] };
 }
 
 const IGNORED_TOP_LEVEL = ["parallelism", "clientConnection", "leaderElection", "healthzBindAddress", "metricsBindAddress", "enableProfiling", "enableContentionProfiling", "delayCacheUntilActive", "featureGates"];

@@ -11,9 +11,11 @@ import type { ReplicaSet, StatefulSet } from "kubernetes-types/apps/v1";
 import type { Namespace, Node, Pod, ReplicationController, Service } from "kubernetes-types/core/v1";
 import type { PriorityClass } from "kubernetes-types/scheduling/v1";
 import { applyPodDefaults } from "../../api/defaults";
+import { ConfigError } from "../../util/errors";
 import { Workloads } from "../model/default-selector";
 
-export class InputError extends Error {
+/** Objects that cannot be read or used: bad input (src/util ConfigError, exit 2). */
+export class InputError extends ConfigError {
   override name = "InputError";
 }
 

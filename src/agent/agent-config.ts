@@ -1,0 +1,460 @@
+// AgentConfig: everything `nodeagent agent` needs to run a node, as one validated object, built from
+// the command's flags and a KubeletConfiguration file (--config) the way the kubelet builds its own:
+// a flag given on the command line wins over the file, and the file over the default
+// (cmd/kubelet/app/server.go re-applies the command line over the loaded file). Every value is parsed
+// and checked here, before anything starts: a bad one is a ConfigError (exit 2) naming the flag, or
+// the file, line and field, and no runtime is started, no port bound, no pod touched. All the
+// mistakes found are reported at once, one a line.
+//
+// Checked as the kubelet checks them: --node-labels (NodeRestriction's rules, src/api/node-labels.ts),
+// --register-with-taints, IP addresses, port ranges. Checked where the kubelet is laxer, because the
+// cost here is lost pods: a --pod-manifest-path that does not exist (the kubelet only logs it).
+import { existsSync, readFileSync } from "node:fs";
+import { isIP } from "node:net";
+import { hostname, networkInterfaces } from "node:os";
+import type { Taint } from "kubernetes-types/core/v1";
+import { forbiddenNodeLabelsError } from "../api/node-labels";
+import { parseQuantity } from "../api/quantity";
+import { isDNS1123Subdomain } from "../api/validation";
+import type { PlegModeSetting } from "../pleg/pleg";
+import { PUSH_POLICIES, type PushPolicy } from "../config/push-policy";
+import { servingExposureError } from "../server/auth";
+import { parseLabels, parseTaint } from "../server/node-info";
+import { readTokenFile } from "../server/token-file";
+import { parseDuration } from "../util/duration";
+import { ConfigError } from "../util/errors";
+import type { LogFormat } from "../util/log";
+import { readKubeletConfigFile, type ConfigField, type KubeletConfigFile } from "./kubelet-config-file";
+
+/** Resources kept off the node's allocatable (--kube-reserved plus --system-reserved), as quantities. */
+export interface ReservedResources {
+  cpu?: string;
+  memory?: string;
+  ephemeralStorage?: string;
+}
+
+export interface AgentConfig {
+  /** The node's name: --hostname-override, else the host's name, lower-cased as the kubelet does. */
+  nodeName: string;
+  /** --node-ip, else the host's first non-loopback IPv4 address. */
+  nodeIP: string;
+  /** Where the agent keeps its state, and a managed containerd its data. */
+  rootDir: string;
+  runtime: {
+    /** The CRI socket; without one, a standard socket or a containerd started under rootDir. */
+    endpoint?: string;
+    podInfraImage: string;
+    requestTimeoutMs: number;
+  };
+  /** Static pods: a directory (or one file) that exists. */
+  manifestPath?: string;
+  fileCheckFrequencyMs: number;
+  /** Static pods from a URL, polled. */
+  manifestUrl?: string;
+  manifestUrlHeaders: Record<string, string[]>;
+  httpCheckFrequencyMs: number;
+  /**
+   * The bearer token every endpoint but /healthz requires (the content of --push-token-file, a file
+   * only its owner can read); without it pushing is off and reads are redacted and loopback-only.
+   */
+  pushToken?: string;
+  /** --push-policy: restricted refuses pushed pods that are privileged or use the host's namespaces or paths. */
+  pushPolicy: PushPolicy;
+  syncFrequencyMs: number;
+  node: {
+    labels: Record<string, string>;
+    taints: Taint[];
+    maxPods: number;
+    reserved: ReservedResources;
+  };
+  server: {
+    address: string;
+    /** 0: any free port. */
+    port: number;
+    tls?: { certFile: string; keyFile: string };
+    /** --anonymous-read-only: callers without the token may read the redacted view, from any address. */
+    anonymousReadOnly: boolean;
+  };
+  pods: {
+    logsDir: string;
+    cgroupRoot: string;
+    clusterDNS: string[];
+    clusterDomain: string;
+    resolvConf: string;
+  };
+  plegMode: PlegModeSetting;
+  logFormat: LogFormat;
+  /** With --kubeconfig: a node of a Kubernetes cluster. */
+  cluster?: {
+    kubeconfig: string;
+    context?: string;
+    nodeStatusUpdateFrequencyMs: number;
+  };
+  /** What the agent logs once at start: the --config fields it ignores. */
+  warnings: string[];
+}
+
+/** The defaults of the agent's flags, the kubelet's where it has one; cmd/agent.ts shows them in --help. */
+export const AGENT_DEFAULTS = {
+  "root-dir": "/var/lib/nodeagent",
+  "pod-infra-container-image": "localhost/nodeagent/pause:1.0",
+  "runtime-request-timeout": "2m",
+  "file-check-frequency": "20s",
+  "http-check-frequency": "20s",
+  "sync-frequency": "1m",
+  "max-pods": "110",
+  address: "127.0.0.1",
+  port: "10250",
+  "cluster-domain": "cluster.local",
+  "resolv-conf": "/etc/resolv.conf",
+  "pod-logs-dir": "/var/log/pods",
+  "cgroup-root": "/nodeagent",
+  "pleg-mode": "auto",
+  "log-format": "text",
+  "node-status-update-frequency": "10s",
+} as const satisfies Record<string, string>;
+
+/**
+ * The KubeletConfiguration fields the agent uses, with the flag each stands for. All are v1beta1
+ * fields but podInfraContainerImage, nodeagent's own (a kubelet flag, never a config field).
+ */
+export const CONFIG_FILE_FIELDS: Readonly<Record<string, string>> = {
+  staticPodPath: "pod-manifest-path",
+  staticPodURL: "manifest-url",
+  staticPodURLHeader: "manifest-url-header",
+  fileCheckFrequency: "file-check-frequency",
+  httpCheckFrequency: "http-check-frequency",
+  syncFrequency: "sync-frequency",
+  address: "address",
+  port: "port",
+  tlsCertFile: "tls-cert-file",
+  tlsPrivateKeyFile: "tls-private-key-file",
+  containerRuntimeEndpoint: "runtime-endpoint",
+  runtimeRequestTimeout: "runtime-request-timeout",
+  maxPods: "max-pods",
+  podLogsDir: "pod-logs-dir",
+  cgroupRoot: "cgroup-root",
+  podInfraContainerImage: "pod-infra-container-image",
+  clusterDNS: "cluster-dns",
+  clusterDomain: "cluster-domain",
+  resolvConf: "resolv-conf",
+  nodeStatusUpdateFrequency: "node-status-update-frequency",
+  kubeReserved: "kube-reserved",
+  systemReserved: "system-reserved",
+  registerWithTaints: "register-with-taints",
+};
+
+const FIELD_OF_FLAG = new Map(Object.entries(CONFIG_FILE_FIELDS).map(([field, flag]) => [flag, field]));
+
+/** The command's flags by name (citty's parsed args: strings; other values are ignored). */
+export type AgentFlags = Readonly<Record<string, unknown>>;
+
+/** What the host says when a flag does not: its name and address. Injected by tests. */
+export interface HostFacts {
+  hostname(): string;
+  defaultIP(): string;
+}
+
+const realHost: HostFacts = {
+  hostname,
+  defaultIP() {
+    for (const addrs of Object.values(networkInterfaces())) {
+      for (const a of addrs ?? []) if (a.family === "IPv4" && !a.internal) return a.address;
+    }
+    return "127.0.0.1";
+  },
+};
+
+/** A value that fails its check: the message says what was expected; the caller adds where. */
+class Invalid extends Error {}
+
+const describe = (v: unknown): string => (Array.isArray(v) ? "a list" : v !== null && typeof v === "object" ? "a mapping" : typeof v === "string" ? `the string ${JSON.stringify(v)}` : String(v));
+
+function positiveDuration(text: string): number {
+  let ms: number;
+  try {
+    ms = parseDuration(text);
+  } catch (e) {
+    throw new Invalid((e as Error).message);
+  }
+  if (ms <= 0) throw new Invalid("must be longer than 0");
+  return ms;
+}
+
+function wholeNumber(text: string, min: number, max: number): number {
+  if (!/^\d+$/.test(text.trim()) || Number(text) < min || Number(text) > max) throw new Invalid(`expected a whole number from ${min} to ${max}`);
+  return Number(text);
+}
+
+function ipAddress(text: string): string {
+  if (isIP(text.trim()) === 0) throw new Invalid("not an IP address");
+  return text.trim();
+}
+
+function mustExist(path: string): string {
+  if (!existsSync(path)) throw new Invalid("no such file or directory");
+  return path;
+}
+
+/**
+ * --kube-reserved and --system-reserved ("cpu=500m,memory=1Gi"; kubeReserved {cpu: 500m}), summed as
+ * the kubelet sums them into the node allocatable reservation.
+ */
+export function sumReserved(entries: Iterable<[string, string]>): ReservedResources {
+  let milliCPU = 0;
+  let memory = 0;
+  let storage = 0;
+  for (const [name, value] of entries) {
+    let q;
+    try {
+      q = parseQuantity(value);
+    } catch (e) {
+      throw new Invalid(`${name}=${value}: ${(e as Error).message}`);
+    }
+    if (name === "cpu") milliCPU += q.milli();
+    else if (name === "memory") memory += q.value();
+    else if (name === "ephemeral-storage") storage += q.value();
+    else throw new Invalid(`${JSON.stringify(name)}: only cpu, memory and ephemeral-storage can be reserved`);
+  }
+  return { ...(milliCPU ? { cpu: `${milliCPU}m` } : {}), ...(memory ? { memory: String(memory) } : {}), ...(storage ? { ephemeralStorage: String(storage) } : {}) };
+}
+
+function reservedFlag(text: string): Array<[string, string]> {
+  return text.split(",").map((x) => x.trim()).filter(Boolean).map((item) => {
+    const eq = item.indexOf("=");
+    if (eq <= 0 || eq === item.length - 1) throw new Invalid(`${JSON.stringify(item)}: use name=quantity, e.g. cpu=500m`);
+    return [item.slice(0, eq).trim(), item.slice(eq + 1).trim()];
+  });
+}
+
+function headersFlag(text: string): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const h of text.split(",").filter((x) => x.trim())) {
+    const i = h.indexOf(":");
+    if (i <= 0) throw new Invalid(`${JSON.stringify(h)}: use Name:Value`);
+    (out[h.slice(0, i).trim()] ??= []).push(h.slice(i + 1).trim());
+  }
+  return out;
+}
+
+// What each kind of v1beta1 field must hold (its Go type, as JSON would decode it).
+const fileString = (v: unknown): string => {
+  if (typeof v !== "string") throw new Invalid(`expected a string, got ${describe(v)}`);
+  return v;
+};
+const fileDuration = (v: unknown): number => {
+  if (typeof v !== "string") throw new Invalid(`expected a duration such as "20s", got ${describe(v)}`);
+  return positiveDuration(v);
+};
+const fileInt = (min: number, max: number) => (v: unknown): number => {
+  if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max) throw new Invalid(`expected a whole number from ${min} to ${max}, got ${describe(v)}`);
+  return v;
+};
+const fileStringList = (v: unknown): string[] => {
+  if (!Array.isArray(v) || v.some((x) => typeof x !== "string")) throw new Invalid(`expected a list of strings, got ${describe(v)}`);
+  return v as string[];
+};
+const fileMap = (v: unknown): Record<string, unknown> => {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) throw new Invalid(`expected a mapping, got ${describe(v)}`);
+  return v as Record<string, unknown>;
+};
+
+/**
+ * Reads every setting from the flags given, the file, or the default, collecting the mistakes. A
+ * file field at its zero value is not "given" (kubelet-config-file.ts).
+ */
+class Settings {
+  readonly errors: string[] = [];
+
+  constructor(
+    readonly flags: AgentFlags,
+    private readonly given: ReadonlySet<string>,
+    private readonly file: KubeletConfigFile | undefined,
+  ) {}
+
+  /** The file's field standing for the flag, when it is set there and the flag was not given. */
+  fromFile(flag: string): ConfigField | undefined {
+    const field = FIELD_OF_FLAG.get(flag);
+    return field && !this.given.has(flag) ? this.file?.fields.get(field) : undefined;
+  }
+
+  /** The flag's text: given, else its default (from the caller's flags or AGENT_DEFAULTS). */
+  text(flag: string): string | undefined {
+    const v = this.flags[flag];
+    if (typeof v === "string") return v;
+    return (AGENT_DEFAULTS as Record<string, string>)[flag];
+  }
+
+  get<T>(flag: string, parseFlag: (text: string) => T, parseFile: (v: unknown) => T): T | undefined {
+    const f = this.fromFile(flag);
+    try {
+      if (f) return parseFile(f.value);
+      const text = this.text(flag);
+      return text === undefined ? undefined : parseFlag(text);
+    } catch (e) {
+      if (!(e instanceof Error)) throw e;
+      this.errors.push(f ? `${f.at}: ${f.name}: ${e.message}` : `--${flag} ${JSON.stringify(this.text(flag))}: ${e.message}`);
+      return undefined;
+    }
+  }
+
+  /** A string setting (a path, a name): empty means unset. */
+  string(flag: string, check: (s: string) => string = (s) => s): string | undefined {
+    const v = this.get(flag, (t) => (t === "" ? "" : check(t)), (v) => check(fileString(v)));
+    return v === "" ? undefined : v;
+  }
+
+  fail(message: string): void {
+    this.errors.push(message);
+  }
+}
+
+/**
+ * The agent's configuration from its flags (citty's parsed args, defaults included or not), the names
+ * of the flags given on the command line, and the text of the --config file (flags.config names it).
+ * Throws ConfigError listing every mistake.
+ */
+export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet<string>, configFileText?: string, host: HostFacts = realHost): AgentConfig {
+  const configPath = typeof flags.config === "string" ? flags.config : "--config";
+  const file = configFileText === undefined ? undefined : readKubeletConfigFile(configPath, configFileText, Object.keys(CONFIG_FILE_FIELDS));
+  const s = new Settings(flags, explicitFlags, file);
+
+  const nodeName = (s.string("hostname-override") ?? host.hostname()).toLowerCase();
+  const nameErrors = isDNS1123Subdomain(nodeName);
+  if (nameErrors.length) s.fail(`node name ${JSON.stringify(nodeName)} (--hostname-override, else the host's name): ${nameErrors.join("; ")}`);
+  const nodeIP = s.string("node-ip", ipAddress) ?? host.defaultIP();
+
+  const manifestPath = s.string("pod-manifest-path", mustExist);
+  const manifestUrl = s.string("manifest-url", (u) => {
+    if (!/^https?:\/\/[^/]/.test(u)) throw new Invalid("expected an http:// or https:// URL");
+    return u;
+  });
+  const manifestUrlHeaders =
+    s.get("manifest-url-header", headersFlag, (v) => Object.fromEntries(Object.entries(fileMap(v)).map(([k, list]) => [k, fileStringList(list)]))) ?? {};
+
+  const pushTokenFile = s.string("push-token-file", mustExist);
+  let pushToken: string | undefined;
+  if (pushTokenFile) {
+    // The token is root on this host: a file others can read (or that someone else owns) is refused,
+    // as ssh refuses such a key.
+    try {
+      pushToken = readTokenFile(pushTokenFile);
+    } catch (e) {
+      s.fail((e as Error).message);
+    }
+  }
+  const pushPolicy = (s.get("push-policy", (t) => oneOf(t, PUSH_POLICIES), fileString) ?? "unrestricted") as PushPolicy;
+  const anonymousReadOnly = s.flags["anonymous-read-only"] === true;
+
+  let labels: Record<string, string> = {};
+  const labelText = s.string("node-labels");
+  if (labelText) {
+    try {
+      labels = parseLabels(labelText);
+      const forbidden = forbiddenNodeLabelsError(Object.keys(labels));
+      if (forbidden) s.fail(forbidden);
+    } catch (e) {
+      s.fail(`--node-labels: ${(e as Error).message}`);
+    }
+  }
+  const taintOf = (spec: string): Taint => {
+    try {
+      return parseTaint(spec);
+    } catch (e) {
+      throw new Invalid((e as Error).message);
+    }
+  };
+  const taints =
+    s.get(
+      "register-with-taints",
+      (t) => (t.trim() === "" ? [] : t.split(",").map(taintOf)),
+      (v) => {
+        if (!Array.isArray(v)) throw new Invalid(`expected a list of taints ({key, value, effect}), got ${describe(v)}`);
+        return v.map((t) => {
+          const m = fileMap(t);
+          return taintOf(`${fileString(m.key ?? "")}${m.value !== undefined ? `=${fileString(m.value)}` : ""}:${fileString(m.effect ?? "")}`);
+        });
+      },
+    ) ?? [];
+
+  const reservedEntries = (flag: string) =>
+    s.get(flag, reservedFlag, (v) => Object.entries(fileMap(v)).map(([k, q]): [string, string] => [k, typeof q === "number" ? String(q) : fileString(q)])) ?? [];
+  let reserved: ReservedResources = {};
+  try {
+    reserved = sumReserved([...reservedEntries("kube-reserved"), ...reservedEntries("system-reserved")]);
+  } catch (e) {
+    s.fail(`--kube-reserved/--system-reserved: ${(e as Error).message}`);
+  }
+
+  const tlsCert = s.string("tls-cert-file", mustExist);
+  const tlsKey = s.string("tls-private-key-file", mustExist);
+  if (!!tlsCert !== !!tlsKey) s.fail("--tls-cert-file and --tls-private-key-file go together: give both, or neither for plain HTTP");
+
+  const cgroupRoot = s.string("cgroup-root", (c) => {
+    if (!c.startsWith("/")) throw new Invalid("must be an absolute cgroup path, e.g. /nodeagent");
+    return c;
+  });
+  const clusterDNS =
+    s.get(
+      "cluster-dns",
+      (t) => t.split(",").map((x) => x.trim()).filter(Boolean).map(ipAddress),
+      (v) => fileStringList(v).map(ipAddress),
+    ) ?? [];
+
+  const plegMode = s.get("pleg-mode", (t) => oneOf(t, ["auto", "generic", "evented"]), fileString) as PlegModeSetting | undefined;
+  const logFormat = s.get("log-format", (t) => oneOf(t, ["text", "json"]), fileString) as LogFormat | undefined;
+
+  const kubeconfig = s.string("kubeconfig", mustExist);
+  const context = s.string("context");
+  if (context && !kubeconfig) s.fail("--context chooses a context of --kubeconfig: give --kubeconfig too");
+  const nodeStatusUpdateFrequencyMs = s.get("node-status-update-frequency", positiveDuration, fileDuration);
+
+  const config: AgentConfig = {
+    nodeName,
+    nodeIP,
+    rootDir: s.string("root-dir") ?? AGENT_DEFAULTS["root-dir"],
+    runtime: {
+      endpoint: s.string("runtime-endpoint"),
+      podInfraImage: s.string("pod-infra-container-image") ?? AGENT_DEFAULTS["pod-infra-container-image"],
+      requestTimeoutMs: s.get("runtime-request-timeout", positiveDuration, fileDuration) ?? 0,
+    },
+    manifestPath,
+    fileCheckFrequencyMs: s.get("file-check-frequency", positiveDuration, fileDuration) ?? 0,
+    manifestUrl,
+    manifestUrlHeaders,
+    httpCheckFrequencyMs: s.get("http-check-frequency", positiveDuration, fileDuration) ?? 0,
+    pushToken,
+    pushPolicy,
+    syncFrequencyMs: s.get("sync-frequency", positiveDuration, fileDuration) ?? 0,
+    node: { labels, taints, maxPods: s.get("max-pods", (t) => wholeNumber(t, 0, 1_000_000), fileInt(0, 1_000_000)) ?? 0, reserved },
+    server: {
+      address: s.string("address", ipAddress) ?? AGENT_DEFAULTS.address,
+      // Port 0 on the command line is "any free port"; in the file it is unset, as v1beta1 defaults it.
+      port: s.get("port", (t) => wholeNumber(t, 0, 65535), fileInt(1, 65535)) ?? 0,
+      ...(tlsCert && tlsKey ? { tls: { certFile: tlsCert, keyFile: tlsKey } } : {}),
+      anonymousReadOnly,
+    },
+    pods: {
+      logsDir: s.string("pod-logs-dir") ?? AGENT_DEFAULTS["pod-logs-dir"],
+      cgroupRoot: cgroupRoot ?? AGENT_DEFAULTS["cgroup-root"],
+      clusterDNS,
+      clusterDomain: s.string("cluster-domain") ?? AGENT_DEFAULTS["cluster-domain"],
+      resolvConf: s.string("resolv-conf") ?? AGENT_DEFAULTS["resolv-conf"],
+    },
+    plegMode: plegMode ?? "auto",
+    logFormat: logFormat ?? "text",
+    ...(kubeconfig ? { cluster: { kubeconfig, ...(context ? { context } : {}), nodeStatusUpdateFrequencyMs: nodeStatusUpdateFrequencyMs ?? 0 } } : {}),
+    warnings: file?.warning ? [file.warning] : [],
+  };
+  const exposed = servingExposureError(config.server.address, { token: pushToken, anonymousReadOnly });
+  if (exposed) s.fail(exposed);
+  if (s.errors.length === 1) throw new ConfigError(s.errors[0]!);
+  if (s.errors.length > 1) throw new ConfigError(`${s.errors.length} problems:\n  ${s.errors.join("\n  ")}`);
+  return config;
+}
+
+function oneOf(text: string, options: readonly string[]): string {
+  if (!options.includes(text)) throw new Invalid(`use ${options.join(", ")}`);
+  return text;
+}
+

@@ -1,0 +1,250 @@
+// The node: everything `nodeagent agent` runs, wired from one validated AgentConfig — the container
+// runtime (a containerd started under the root dir when no socket is given), the CRI client, the
+// metrics, the PLEG, PodConfig and its sources (the manifest directory, the URL, pushed pods, and
+// with a kubeconfig the API server through ClusterNode), the Agent (the sync loop and everything it
+// drives) and the HTTP API — started in an order that touches no pod until every resource is there,
+// and stopped in the reverse order.
+//
+// Every resource is released on every path: each step that starts something records how to stop it,
+// and when a later step fails (a port in use, a runtime that does not answer) what was started is
+// stopped again before the error goes up, so that a failed start never leaves a managed containerd
+// running as an orphan. The kubeconfig is read before the runtime starts: a bad one costs nothing.
+//
+// This is the one file of src/agent that imports src/server and src/cluster: the Agent sees the
+// server only through AgentView, and the cluster as a pod source and its PodStatusManager.
+import { join } from "node:path";
+import pkg from "../../package.json" with { type: "json" };
+import type { ClusterNode } from "../cluster/cluster-node";
+import { MaxPodsAdmitHandler } from "../admission";
+import { conflictCheck, FileSource, HttpSource, PodConfig, pushPolicyCheck, PushSource, type PodSource } from "../config";
+import { CriClient, resolveRuntime } from "../cri";
+import { loadStaticPods } from "../manifest/load";
+import { Pleg } from "../pleg";
+import { AgentMetrics, buildNode, runtimeCounts, startAgentServer, type AgentServer } from "../server";
+import { RealClock, type Clock } from "../util/clock";
+import { ConfigError } from "../util/errors";
+import { createLogger, type Logger } from "../util/log";
+import { Agent } from "./agent";
+import type { AgentConfig } from "./agent-config";
+
+export interface NodeDeps {
+  clock?: Clock;
+  log?: Logger;
+  /** How the runtime is found or started (src/cri resolveRuntime); a fake in tests. */
+  resolveRuntime?: typeof resolveRuntime;
+}
+
+/** A started node. */
+export interface RunningNode {
+  readonly agent: Agent;
+  /** The HTTP API's base URL (its port when the config asked for any free port). */
+  readonly url: string;
+  /** Stops the sync loop, the sources, the server and a runtime this process started; the pods keep running. */
+  stop(): Promise<void>;
+}
+
+/** Stops what was started, newest first; a step that fails to stop is logged and the rest still run. */
+class Resources {
+  private readonly stops: Array<{ what: string; stop: () => void | Promise<void> }> = [];
+
+  constructor(private readonly log: Logger) {}
+
+  add(what: string, stop: () => void | Promise<void>): void {
+    this.stops.push({ what, stop });
+  }
+
+  async releaseAll(): Promise<void> {
+    for (const { what, stop } of this.stops.splice(0).reverse()) {
+      try {
+        await stop();
+      } catch (err) {
+        this.log.warn(`stopping ${what}: ${(err as Error).message}`);
+      }
+    }
+  }
+}
+
+/** Starts the node. On failure, everything it started is stopped again before the error is thrown. */
+export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promise<RunningNode> {
+  const log = deps.log ?? createLogger(config.logFormat);
+  const clock = deps.clock ?? new RealClock();
+  const { nodeName } = config;
+  for (const w of config.warnings) log.warn(w);
+  const resources = new Resources(log);
+  // The closures below are called only once the node runs, after every `let` here is set.
+  let agent: Agent | undefined;
+  let server: AgentServer | undefined;
+  let cluster: ClusterNode | undefined;
+  const theAgent = (): Agent => {
+    if (!agent) throw new Error("the agent is starting");
+    return agent;
+  };
+  /** The node's Ready verdict from the agent's health checks, for GET /node and the Node in the API. */
+  const agentHealth = () => {
+    const bad = theAgent().healthChecks().filter((c) => !c.ok);
+    return { ready: bad.length === 0, message: bad.map((c) => `${c.name}: ${c.message}`).join("; ") };
+  };
+
+  try {
+    // A node of a cluster: the API server is one more source, and the Node, its Lease, pod statuses
+    // and mirror pods are written back. Loaded only here, so other commands never load the API client.
+    if (config.cluster) {
+      const { ClusterNode } = await import("../cluster/cluster-node");
+      try {
+        cluster = await ClusterNode.connect({
+          kubeconfig: config.cluster.kubeconfig,
+          context: config.cluster.context,
+          nodeName,
+          buildNode: () => theAgent().node(),
+          health: () => agentHealth(),
+          nodeStatusUpdateFrequencyMs: config.cluster.nodeStatusUpdateFrequencyMs,
+          userAgent: `nodeagent/${pkg.version} (agent on ${nodeName})`,
+          clock,
+          log,
+        });
+      } catch (e) {
+        throw new ConfigError(`--kubeconfig ${config.cluster.kubeconfig}: ${(e as Error).message}`);
+      }
+    }
+
+    const runtime = await (deps.resolveRuntime ?? resolveRuntime)({ endpoint: config.runtime.endpoint, rootDir: config.rootDir, podInfraImage: config.runtime.podInfraImage, log });
+    resources.add("the runtime", () => runtime.release());
+    const client = new CriClient(runtime.endpoint, { timeoutMs: config.runtime.requestTimeoutMs });
+    resources.add("the CRI client", () => client.close());
+
+    const metrics = new AgentMetrics();
+    metrics.setNodeName(nodeName);
+    const pleg = new Pleg(client, clock, {
+      mode: config.plegMode,
+      onModeChange: (m) => log.info(`PLEG mode ${m.mode}: ${m.reason}`),
+      onError: (what, err) => {
+        log.warn(`PLEG ${what}: ${(err as Error).message ?? err}`);
+        if (what.startsWith("event stream")) metrics.incEventedPlegConnectionErrors();
+      },
+      onRelist: (r) => {
+        metrics.observePlegRelist(r.durationMs / 1000);
+        if (r.intervalMs !== undefined) metrics.observePlegRelistInterval(r.intervalMs / 1000);
+      },
+      onStreamConnected: () => metrics.incEventedPlegConnections(),
+    });
+    const podConfig = new PodConfig({ clock, log });
+
+    // The sources, started by the agent's run() once the server is up.
+    const sources: PodSource[] = [];
+    if (config.manifestPath) {
+      sources.push(new FileSource({ path: config.manifestPath, nodeName, loader: loadStaticPods, clock, log, checkFrequencyMs: config.fileCheckFrequencyMs }));
+    }
+    if (config.manifestUrl) {
+      sources.push(new HttpSource({ url: config.manifestUrl, headers: config.manifestUrlHeaders, nodeName, loader: loadStaticPods, clock, log, checkFrequencyMs: config.httpCheckFrequencyMs }));
+    }
+    // Pushed pods are kept under the root directory, so that a restarted agent adopts them. A push
+    // obeys --push-policy (403), never takes over another source's pod (409), and is refused (403,
+    // OutOfpods) when the node already runs --max-pods pods, as admission would reject it.
+    const push = new PushSource({
+      nodeName, loader: loadStaticPods, log, stateFile: join(config.rootDir, "pushed-pods.json"),
+      checks: [pushPolicyCheck(config.pushPolicy), conflictCheck(podConfig), (pod) => {
+        const r = theAgent().canAdmitPod(pod);
+        return r.admit ? undefined : { status: 403, message: `${r.reason}: ${r.message}` };
+      }],
+    });
+    sources.push(push);
+    if (cluster) sources.push(cluster);
+
+    let lastNode: Awaited<ReturnType<typeof buildNode>> | undefined;
+    const a: Agent = new Agent({
+      runtime: client,
+      pleg,
+      config: podConfig,
+      sources,
+      clock,
+      log,
+      runtimeConfig: {
+        podLogsRoot: config.pods.logsDir, podsDir: join(config.rootDir, "pods"), cgroupRoot: config.pods.cgroupRoot, nodeName, hostIP: config.nodeIP,
+        clusterDns: { servers: config.pods.clusterDNS, domain: config.pods.clusterDomain, resolvConf: config.pods.resolvConf },
+      },
+      syncFrequencyMs: config.syncFrequencyMs,
+      node: async () => {
+        const health = agentHealth();
+        lastNode = await buildNode({
+          nodeName, labels: config.node.labels, taints: config.node.taints, runtime: client, maxPods: config.node.maxPods, reserved: config.node.reserved,
+          now: clock.now(), version: pkg.version, port: server?.port, previous: lastNode,
+          conditions: { ready: { ok: health.ready, message: health.message } },
+        });
+        return lastNode;
+      },
+      stateDir: config.rootDir,
+      statusManager: cluster,
+      admitHandlers: [new MaxPodsAdmitHandler(() => config.node.maxPods)],
+      hooks: {
+        podStarted: (_pod, seconds) => metrics.observePodStart(seconds),
+        containerRestarted: (pod, container) => metrics.incContainerRestart(pod.metadata?.namespace ?? "default", pod.metadata?.name ?? "", container),
+        podRemoved: (pod) => metrics.forgetPod(pod.metadata?.namespace ?? "default", pod.metadata?.name ?? ""),
+        // Each source logs an error once, when it first appears; here it is only counted.
+        sourceReported: (r) => metrics.setSourceErrors(r.source, r.errors.length),
+        probeObserved: (o) => metrics.observeProbe(o),
+        afterHousekeeping: () => {
+          void cluster?.housekeeping(a.workers.states().map((s) => ({ pod: s.pod, terminating: s.phase !== "syncing" }))).catch((err) => log.warn(`mirror pods: ${(err as Error).message}`));
+          const stats = pleg.relistStats;
+          if (stats.lastRelistTime) metrics.setPlegLastSeen(stats.lastRelistTime);
+          const { pods, containers } = runtimeCounts(pleg.cache);
+          metrics.setRunningPods(pods);
+          metrics.setRunningContainers(containers);
+        },
+      },
+    });
+    agent = a;
+
+    const srv = await startAgentServer({
+      address: config.server.address,
+      port: config.server.port,
+      tls: config.server.tls,
+      token: config.pushToken,
+      anonymousReadOnly: config.server.anonymousReadOnly,
+      metrics,
+      log,
+      view: {
+        pods: () => a.pods(),
+        healthChecks: () => a.healthChecks(),
+        node: () => a.node(),
+        pushPod: async (pod) => push.add(pod as never),
+        deletePushedPod: async (ns, name) => push.remove(ns, name),
+      },
+    });
+    server = srv;
+    resources.add("the HTTP API", () => srv.stop());
+
+    log.info(`nodeagent ${pkg.version} on node ${nodeName}: API at ${srv.url}, runtime ${runtime.endpoint}, sources ${sources.map((s) => s.name).join(", ")}`);
+    if (cluster) log.info(`joining the cluster at ${cluster.client.server} as node ${nodeName}`);
+
+    const ac = new AbortController();
+    const loop = a.run(ac.signal);
+    return {
+      agent: a,
+      url: srv.url,
+      async stop() {
+        ac.abort();
+        await loop;
+        await resources.releaseAll();
+        log.info("nodeagent stopped; the pods keep running");
+      },
+    };
+  } catch (err) {
+    await resources.releaseAll();
+    throw err;
+  }
+}
+
+/**
+ * Runs the node until SIGINT or SIGTERM, then stops it in order (a second signal ends the process at
+ * once). The handlers are in place before anything starts, so a signal during the start stops the
+ * node as soon as it is up instead of killing the process with a managed containerd still running.
+ */
+export async function runNode(config: AgentConfig, deps: NodeDeps = {}): Promise<void> {
+  const stopRequested = new Promise<void>((resolve) => {
+    process.once("SIGINT", () => resolve());
+    process.once("SIGTERM", () => resolve());
+  });
+  const node = await startNode(config, deps);
+  await stopRequested;
+  await node.stop();
+}

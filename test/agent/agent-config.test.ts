@@ -1,0 +1,217 @@
+// resolveAgentConfig: flags and a KubeletConfiguration file (kubeadm's, as written on a real node)
+// into one validated AgentConfig, every mistake reported before anything starts.
+import { afterAll, describe, expect, test } from "bun:test";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AGENT_DEFAULTS, resolveAgentConfig, type AgentFlags } from "../../src/agent/agent-config";
+import { ConfigError } from "../../src/util/errors";
+
+const FIXTURES = join(import.meta.dir, "../fixtures/kubelet");
+const dir = mkdtempSync(join(tmpdir(), "agent-config-"));
+const manifests = join(dir, "manifests");
+writeFileSync(join(dir, "token"), "s3cret\n", { mode: 0o600 });
+writeFileSync(join(dir, "empty-token"), "\n", { mode: 0o600 });
+writeFileSync(join(dir, "open-token"), "s3cret\n", { mode: 0o644 });
+chmodSync(join(dir, "open-token"), 0o644);
+Bun.spawnSync(["mkdir", "-p", manifests]);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const host = { hostname: () => "Worker-1", defaultIP: () => "192.0.2.10" };
+/** A kubeadm file whose staticPodPath exists on this machine. */
+const kubeadm = (name: string) => readFileSync(join(FIXTURES, name), "utf8").replace("/etc/kubernetes/manifests", manifests);
+
+/** The agent's flags as the command layer hands them over: defaults filled in, `given` the ones typed. */
+function resolve(given: Record<string, string | boolean>, text?: string, path = "/var/lib/kubelet/config.yaml") {
+  const flags: AgentFlags = { ...AGENT_DEFAULTS, ...(text !== undefined ? { config: path } : {}), ...given };
+  return resolveAgentConfig(flags, new Set(Object.keys(given)), text, host);
+}
+
+function errorOf(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConfigError);
+    return e as ConfigError;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("resolveAgentConfig with kubeadm's /var/lib/kubelet/config.yaml", () => {
+  test("the fields we implement are used; a zero value (0s, \"\") takes the default, as v1beta1 defaulting does", () => {
+    const c = resolve({}, kubeadm("kubeadm-config.yaml"));
+    expect(c.manifestPath).toBe(manifests);
+    expect(c.pods.clusterDNS).toEqual(["10.96.0.10"]);
+    expect(c.pods.clusterDomain).toBe("cluster.local");
+    expect(c.fileCheckFrequencyMs).toBe(20_000);
+    expect(c.httpCheckFrequencyMs).toBe(20_000);
+    expect(c.syncFrequencyMs).toBe(60_000);
+    expect(c.runtime.requestTimeoutMs).toBe(120_000);
+    expect(c.runtime.endpoint).toBeUndefined();
+    expect(c.cluster).toBeUndefined();
+    expect(c.server).toEqual({ address: "127.0.0.1", port: 10250, anonymousReadOnly: false });
+    expect(c.node.maxPods).toBe(110);
+    expect(c.nodeName).toBe("worker-1");
+    expect(c.nodeIP).toBe("192.0.2.10");
+  });
+
+  test("the set fields we do not implement are listed once, in one warning; fields at their zero value are not", () => {
+    const c = resolve({}, kubeadm("kubeadm-config.yaml"));
+    expect(c.warnings).toEqual([
+      "/var/lib/kubelet/config.yaml: ignoring the fields nodeagent does not implement: authentication, authorization, cgroupDriver, healthzBindAddress, healthzPort, rotateCertificates",
+    ]);
+  });
+
+  test("an operator's usual edits: reservations summed, taints, maxPods, two DNS servers, durations, evictionHard warned", () => {
+    const c = resolve({}, kubeadm("kubeadm-tuned.yaml"));
+    expect(c.node.maxPods).toBe(60);
+    expect(c.node.reserved).toEqual({ cpu: "1250m", memory: String((256 + 512) * 2 ** 20) });
+    expect(c.node.taints).toEqual([{ key: "dedicated", value: "edge", effect: "NoSchedule" }]);
+    expect(c.pods.clusterDNS).toEqual(["10.96.0.10", "10.96.0.11"]);
+    expect(c.fileCheckFrequencyMs).toBe(5_000);
+    expect(c.syncFrequencyMs).toBe(30_000);
+    expect(c.runtime.requestTimeoutMs).toBe(300_000);
+    expect(c.runtime.endpoint).toBe("unix:///run/containerd/containerd.sock");
+    expect(c.warnings).toHaveLength(1);
+    expect(c.warnings[0]).toContain("evictionHard");
+    expect(c.warnings[0]!.match(/evictionHard/g)).toHaveLength(1);
+  });
+});
+
+describe("flags, file and defaults", () => {
+  test("a flag given on the command line wins over the file; the file wins over a flag's default", () => {
+    const text = kubeadm("kubeadm-tuned.yaml");
+    expect(resolve({ "max-pods": "30" }, text).node.maxPods).toBe(30);
+    expect(resolve({}, text).node.maxPods).toBe(60);
+    expect(resolve({ "cluster-dns": "10.0.0.53" }, text).pods.clusterDNS).toEqual(["10.0.0.53"]);
+    const other = join(dir, "other");
+    Bun.spawnSync(["mkdir", "-p", other]);
+    expect(resolve({ "pod-manifest-path": other }, text).manifestPath).toBe(other);
+  });
+
+  test("without a file every setting has the flag's default", () => {
+    const c = resolveAgentConfig({}, new Set(), undefined, host);
+    expect(c.fileCheckFrequencyMs).toBe(20_000);
+    expect(c.node.maxPods).toBe(110);
+    expect(c.server.port).toBe(10250);
+    expect(c.rootDir).toBe("/var/lib/nodeagent");
+    expect(c.plegMode).toBe("auto");
+    expect(c.warnings).toEqual([]);
+  });
+
+  test("--port 0 on the command line is any free port; port: 0 in the file is unset (10250), as the kubelet defaults it", () => {
+    expect(resolve({ port: "0" }).server.port).toBe(0);
+    expect(resolve({}, "port: 0\n").server.port).toBe(10250);
+  });
+
+  test("the push token is read at start; a missing, empty or world-readable file is an error", () => {
+    expect(resolve({ "push-token-file": join(dir, "token") }).pushToken).toBe("s3cret");
+    expect(errorOf(() => resolve({ "push-token-file": join(dir, "empty-token") })).message).toContain("empty");
+    expect(errorOf(() => resolve({ "push-token-file": join(dir, "open-token") })).message).toContain("0644");
+    expect(errorOf(() => resolve({ "push-token-file": join(dir, "nope") })).message).toBe(`--push-token-file "${join(dir, "nope")}": no such file or directory`);
+  });
+
+  test("--push-policy is checked; a non-loopback --address needs the token or --anonymous-read-only", () => {
+    expect(resolve({ "push-policy": "restricted" }).pushPolicy).toBe("restricted");
+    expect(resolve({}).pushPolicy).toBe("unrestricted");
+    expect(errorOf(() => resolve({ "push-policy": "strict" })).message).toContain("use unrestricted, restricted");
+    expect(errorOf(() => resolve({ address: "0.0.0.0" })).message).toContain("--address 0.0.0.0 is not a loopback address");
+    expect(resolve({ address: "0.0.0.0", "push-token-file": join(dir, "token") }).server.address).toBe("0.0.0.0");
+    expect(resolve({ address: "0.0.0.0", "anonymous-read-only": true }).server.anonymousReadOnly).toBe(true);
+  });
+});
+
+describe("values are checked before anything starts", () => {
+  const cases: Array<[Record<string, string>, string]> = [
+    [{ "max-pods": "abc" }, `--max-pods "abc": expected a whole number from 0 to 1000000`],
+    [{ port: "abc" }, `--port "abc": expected a whole number from 0 to 65535`],
+    [{ port: "70000" }, `--port "70000": expected a whole number from 0 to 65535`],
+    [{ "sync-frequency": "soon" }, `--sync-frequency "soon": invalid duration "soon"`],
+    [{ "file-check-frequency": "0s" }, `--file-check-frequency "0s": must be longer than 0`],
+    [{ "node-ip": "10.0.0" }, `--node-ip "10.0.0": not an IP address`],
+    [{ "cluster-dns": "10.96.0.10,dns" }, `--cluster-dns "10.96.0.10,dns": not an IP address`],
+    [{ "kube-reserved": "cpu=lots" }, `--kube-reserved/--system-reserved: cpu=lots:`],
+    [{ "kube-reserved": "gpu=1" }, `only cpu, memory and ephemeral-storage can be reserved`],
+    [{ "register-with-taints": "dedicated=edge" }, `--register-with-taints "dedicated=edge": invalid taint "dedicated=edge": missing effect`],
+    [{ "manifest-url-header": "NoColon" }, `--manifest-url-header "NoColon": "NoColon": use Name:Value`],
+    [{ "manifest-url": "ftp://x" }, `--manifest-url "ftp://x": expected an http:// or https:// URL`],
+    [{ "pleg-mode": "fast" }, `--pleg-mode "fast": use auto, generic, evented`],
+    [{ "cgroup-root": "nodeagent" }, `--cgroup-root "nodeagent": must be an absolute cgroup path`],
+    [{ "hostname-override": "Bad_Name" }, `node name "bad_name"`],
+    [{ "tls-cert-file": "/etc/hostname" }, "--tls-cert-file and --tls-private-key-file go together"],
+    [{ context: "prod" }, "--context chooses a context of --kubeconfig"],
+  ];
+  for (const [flags, message] of cases) {
+    const [[flag, value]] = Object.entries(flags) as [[string, string]];
+    test(`--${flag} ${JSON.stringify(value)}`, () => {
+      expect(errorOf(() => resolve(flags)).message).toContain(message);
+    });
+  }
+
+  test("a missing --pod-manifest-path is an error at start", () => {
+    expect(errorOf(() => resolve({ "pod-manifest-path": "/no/such/dir" })).message).toBe(`--pod-manifest-path "/no/such/dir": no such file or directory`);
+  });
+
+  test("every mistake is reported at once, one a line", () => {
+    const e = errorOf(() => resolve({ "max-pods": "abc", port: "abc" }));
+    expect(e.message).toBe(`2 problems:\n  --max-pods "abc": expected a whole number from 0 to 1000000\n  --port "abc": expected a whole number from 0 to 65535`);
+  });
+});
+
+describe("--node-labels as the kubelet checks them", () => {
+  test("labels outside the kubernetes.io and k8s.io namespaces, and those a kubelet may set, are accepted", () => {
+    const labels = "example.com/rack=r1,tier=edge,node.kubernetes.io/pool=a,kubelet.kubernetes.io/x=y,topology.kubernetes.io/zone=z1,kubernetes.io/arch=amd64";
+    expect(resolve({ "node-labels": labels }).node.labels).toEqual({
+      "example.com/rack": "r1", tier: "edge", "node.kubernetes.io/pool": "a", "kubelet.kubernetes.io/x": "y", "topology.kubernetes.io/zone": "z1", "kubernetes.io/arch": "amd64",
+    });
+  });
+
+  test("a label NodeRestriction forbids a node to set itself is refused, with the kubelet's message", () => {
+    const e = errorOf(() => resolve({ "node-labels": "node-role.kubernetes.io/worker=,team.k8s.io/x=y,app=web" }));
+    expect(e.message).toBe(
+      "unknown 'kubernetes.io' or 'k8s.io' labels specified with --node-labels: [node-role.kubernetes.io/worker team.k8s.io/x]\n" +
+        "--node-labels in the 'kubernetes.io' namespace must begin with an allowed prefix (kubelet.kubernetes.io, node.kubernetes.io) " +
+        "or be in the specifically allowed set (beta.kubernetes.io/arch, beta.kubernetes.io/instance-type, beta.kubernetes.io/os, " +
+        "failure-domain.beta.kubernetes.io/region, failure-domain.beta.kubernetes.io/zone, kubernetes.io/arch, kubernetes.io/hostname, " +
+        "kubernetes.io/os, node.kubernetes.io/instance-type, topology.kubernetes.io/region, topology.kubernetes.io/zone)",
+    );
+    expect(errorOf(() => resolve({ "node-labels": "node-restriction.kubernetes.io/team=a" })).message).toContain("[node-restriction.kubernetes.io/team]");
+  });
+
+  test("a label that is not a label is refused", () => {
+    expect(errorOf(() => resolve({ "node-labels": "bad key=x" })).message).toContain(`--node-labels: invalid label "bad key=x"`);
+  });
+});
+
+describe("the file: types, values and names, with their line", () => {
+  const bad = (text: string) => errorOf(() => resolve({}, text, "/etc/k.yaml")).message;
+
+  test("a wrong type names the field and its line", () => {
+    expect(bad("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmaxPods: abc\n")).toBe(`/etc/k.yaml:3:1: maxPods: expected a whole number from 0 to 1000000, got the string "abc"`);
+    expect(bad("clusterDNS: 10.96.0.10\n")).toBe(`/etc/k.yaml:1:1: clusterDNS: expected a list of strings, got the string "10.96.0.10"`);
+    expect(bad("kind: KubeletConfiguration\nsyncFrequency: 60\n")).toBe(`/etc/k.yaml:2:1: syncFrequency: expected a duration such as "20s", got 60`);
+    expect(bad("staticPodPath:\n  dir: /x\n")).toBe(`/etc/k.yaml:1:1: staticPodPath: expected a string, got a mapping`);
+    expect(bad("registerWithTaints:\n- key: a\n  effect: Sometimes\n")).toContain(`/etc/k.yaml:1:1: registerWithTaints: invalid taint "a:Sometimes": effect "Sometimes" must be one of`);
+  });
+
+  test("a wrong value names the field and its line", () => {
+    expect(bad("\n\nclusterDNS:\n- 10.96.0.10\n- coredns\n")).toBe(`/etc/k.yaml:3:1: clusterDNS: not an IP address`);
+    expect(bad("staticPodPath: /no/such/manifests\n")).toBe(`/etc/k.yaml:1:1: staticPodPath: no such file or directory`);
+    expect(bad("kubeReserved:\n  cpu: lots\n")).toContain("cpu=lots");
+  });
+
+  test("a name one edit away from a field we use is an error with the field meant; other unknown names are warned about", () => {
+    expect(bad("kind: KubeletConfiguration\nstaticPodPaht: /etc/kubernetes/manifests\n")).toBe(`/etc/k.yaml:2:1: unknown field "staticPodPaht"; did you mean staticPodPath?`);
+    const c = resolve({}, "cgroupDriver: systemd\nsomethingNew: 3\n", "/etc/k.yaml");
+    expect(c.warnings).toEqual([
+      "/etc/k.yaml: ignoring the fields nodeagent does not implement: cgroupDriver; ignoring fields that KubeletConfiguration kubelet.config.k8s.io/v1beta1 does not have: somethingNew",
+    ]);
+  });
+
+  test("kind, apiVersion, YAML and shape", () => {
+    expect(bad("apiVersion: v1\nkind: Pod\n")).toBe(`/etc/k.yaml:1:1: apiVersion is "v1"; a kubelet configuration file has apiVersion: kubelet.config.k8s.io/v1beta1`);
+    expect(bad("kind: KubeProxyConfiguration\n")).toBe(`/etc/k.yaml:1:1: kind is "KubeProxyConfiguration"; a kubelet configuration file has kind: KubeletConfiguration`);
+    expect(bad("maxPods: 3\nmaxPods: 4\n")).toMatch(/^\/etc\/k\.yaml:2:1: not valid YAML: Map keys must be unique/);
+    expect(bad("- a\n")).toContain("expected a mapping of fields");
+  });
+});

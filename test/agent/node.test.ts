@@ -1,0 +1,66 @@
+// startNode's failure paths: what it started is stopped again before the error goes up, and a bad
+// kubeconfig costs nothing (the runtime is not even looked for). The happy path runs against a real
+// containerd in test/e2e/command-layer.test.ts and the agent e2e tests.
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { resolveAgentConfig } from "../../src/agent/agent-config";
+import { startNode } from "../../src/agent/node";
+import type { ResolvedRuntime } from "../../src/cri";
+import { ConfigError } from "../../src/util/errors";
+import { createLogger } from "../../src/util/log";
+
+const dir = mkdtempSync(join(tmpdir(), "node-test-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const log = createLogger("text", 0);
+const host = { hostname: () => "test-node", defaultIP: () => "127.0.0.1" };
+
+/** A runtime that records whether it was asked for and released. */
+function fakeRuntime() {
+  const calls = { resolved: 0, released: 0 };
+  const resolveRuntime = async (): Promise<ResolvedRuntime> => {
+    calls.resolved++;
+    return { endpoint: `unix://${join(dir, "no-runtime.sock")}`, release: async () => void calls.released++ };
+  };
+  return { calls, resolveRuntime };
+}
+
+function listen(): Promise<Server> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => resolve(s));
+  });
+}
+
+describe("startNode releases what it started on every error path", () => {
+  test("a port in use: the runtime it resolved (a managed containerd, on a node) is released, and the error goes up", async () => {
+    const busy = await listen();
+    const port = (busy.address() as { port: number }).port;
+    const { calls, resolveRuntime } = fakeRuntime();
+    const config = resolveAgentConfig({ "root-dir": join(dir, "root"), port: String(port) }, new Set(["root-dir", "port"]), undefined, host);
+    try {
+      await expect(startNode(config, { log, resolveRuntime })).rejects.toThrow(/EADDRINUSE|in use/i);
+      expect(calls).toEqual({ resolved: 1, released: 1 });
+    } finally {
+      busy.close();
+    }
+  });
+
+  test("a kubeconfig that cannot be read is a ConfigError before the runtime is looked for", async () => {
+    const kubeconfig = join(dir, "kubeconfig");
+    writeFileSync(kubeconfig, "not: [a kubeconfig\n");
+    const { calls, resolveRuntime } = fakeRuntime();
+    const config = resolveAgentConfig({ "root-dir": join(dir, "root"), port: "0", kubeconfig }, new Set(["root-dir", "port", "kubeconfig"]), undefined, host);
+    const err = await startNode(config, { log, resolveRuntime }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toStartWith(`--kubeconfig ${kubeconfig}: `);
+    expect(calls).toEqual({ resolved: 0, released: 0 });
+  });
+
+  test("a runtime that cannot be resolved leaves nothing to release", async () => {
+    const config = resolveAgentConfig({ "root-dir": join(dir, "root"), port: "0" }, new Set(["root-dir", "port"]), undefined, host);
+    await expect(startNode(config, { log, resolveRuntime: () => Promise.reject(new Error("no CRI runtime")) })).rejects.toThrow("no CRI runtime");
+  });
+});
