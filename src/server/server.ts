@@ -351,8 +351,14 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port" | "
     try {
       return await route(req);
     } catch (err) {
-      // A failing view (node() reading the runtime, a throwing push) is a 500 with the reason, never
-      // a dropped connection.
+      // An error that says which HTTP status it is (the push source's 503 while its state file cannot
+      // be read) answers with it; any other failing view is a 500 with the reason, never a dropped
+      // connection.
+      const status = (err as { status?: unknown } | undefined)?.status;
+      if (typeof status === "number" && status >= 400 && status < 600) {
+        log.warn(`${req.method} ${new URL(req.url).pathname}: ${status} ${errorMessage(err)}`);
+        return failure(status, errorMessage(err), status === 503 ? { "Retry-After": "10" } : {});
+      }
       log.error(`${req.method} ${new URL(req.url).pathname} failed: ${errorMessage(err)}`);
       return failure(500, `internal error: ${errorMessage(err)}`);
     }

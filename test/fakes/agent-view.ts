@@ -23,6 +23,8 @@ export class FakeAgentView implements AgentView {
   nodeCalls = 0;
   nodeName = "node-1";
   refuse: PushResult | undefined;
+  /** Thrown by deletePushedPod, as the push source throws while its state file cannot be read. */
+  deleteError: Error | undefined;
   private held: (() => void)[] = [];
 
   pods(): Pod[] {
@@ -52,6 +54,7 @@ export class FakeAgentView implements AgentView {
     return { ok: true, pod: accepted };
   }
   async deletePushedPod(namespace: string, name: string): Promise<boolean> {
+    if (this.deleteError) throw this.deleteError;
     if (!this.pushedKeys.delete(`${namespace}/${name}`)) return false;
     const i = this.podList.findIndex((p) => p.metadata?.namespace === namespace && p.metadata?.name === name);
     if (i >= 0) this.podList.splice(i, 1);

@@ -155,6 +155,15 @@ describe("agent server (token configured)", () => {
     expect(status.message).toContain("runtime unavailable");
   });
 
+  test("an error that carries an HTTP status answers with it (503 with Retry-After), not 500", async () => {
+    view.deleteError = Object.assign(new Error("the pushed pods cannot be read back; fix or remove pushed-pods.json"), { status: 503 });
+    const res = await fetch(`${server.url}/pods/default/web`, { method: "DELETE", headers: auth });
+    view.deleteError = undefined;
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("10");
+    expect(await body(res)).toMatchObject({ kind: "Status", reason: "ServiceUnavailable", code: 503, message: "the pushed pods cannot be read back; fix or remove pushed-pods.json" });
+  });
+
   test("GET /metrics is Prometheus text from the registry", async () => {
     metrics.setRunningPods(2);
     const res = await fetch(`${server.url}/metrics`, { headers: auth });

@@ -90,8 +90,17 @@ export function podForAgent(pod: Pod, nodeName: string): Pod {
   };
 }
 
+/**
+ * An agent's pods are keyed by namespace/name, which is what an agent keeps unique: it gives a pushed
+ * pod a UID of its own (a hash of the pod), not the one the scheduler sent.
+ */
 function podKey(p: Pod): string {
-  return p.metadata?.uid || `${p.metadata?.namespace || "default"}/${p.metadata?.name}`;
+  return `${p.metadata?.namespace || "default"}/${p.metadata?.name}`;
+}
+
+/** The pod as the scheduler knows it: the UID it was scheduled under, whatever the agent calls it. */
+function withUid(p: Pod, uid: string | undefined): Pod {
+  return uid === undefined || p.metadata?.uid === uid ? p : { ...p, metadata: { ...p.metadata, uid } };
 }
 
 /** How long a pod we bound may be missing from its agent's list before it counts as gone. */
@@ -176,9 +185,10 @@ export class AgentCluster implements ClusterClient {
       this.pods.delete(k);
       this.events.onPodDelete(old);
     }
-    for (const [k, p] of seenPods) {
+    for (const [k, listed] of seenPods) {
       const old = this.pods.get(k);
-      if (old === p) continue;
+      if (old === listed) continue;
+      const p = old ? withUid(listed, old.metadata?.uid) : listed;
       if (!old) {
         this.pods.set(k, p);
         this.events.onPodAdd(p);
