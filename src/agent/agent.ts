@@ -26,7 +26,7 @@ import { fullName, podRef } from "./pod-ref";
 import { PodSyncer, type SyncResult, type SyncRuntime } from "./pod-sync";
 import { PodWorkerPool, type PodWorkerPoolOptions, type PodWorkers, type PodWorkerState } from "./pod-workers";
 import type { RuntimeConfigOptions } from "./runtime-config";
-import { computeApiPodStatus, type Waiting } from "./status";
+import { computeApiPodStatus, qosClass, type Waiting } from "./status";
 import { NO_STATUS_MANAGER, type PodStatusManager } from "./status-manager";
 import { SyncLoop, type SyncHandler } from "./sync-loop";
 
@@ -169,7 +169,8 @@ export class Agent implements SyncHandler {
       if (!known && !pod.metadata?.deletionTimestamp && !isTerminalPhase(pod.status?.phase)) {
         const r = this.canAdmitPod(pod);
         if (!r.admit) {
-          this.workers.reject(pod, { reason: r.reason, message: r.message });
+          // As the kubelet's rejectPod: phase Failed, the handler's reason, its message prefixed.
+          this.workers.reject(pod, { reason: r.reason, message: `Pod was rejected: ${r.message}` });
           continue;
         }
       }
@@ -324,6 +325,9 @@ export class Agent implements SyncHandler {
   }
 
   private apiStatus(s: PodWorkerState): ApiPodStatus {
+    // A rejected pod's status is the refusal alone, as the kubelet's rejectPod sets it: no container
+    // statuses (nothing was created) and no conditions, so `kubectl get pods` shows the reason.
+    if (s.rejected && s.failed) return { phase: "Failed", reason: s.failed.reason, message: s.failed.message, qosClass: qosClass(s.pod) };
     // A pod added again while its previous instance (same UID) terminates: it waits, and says why.
     if (s.restartRequested) {
       const pod = s.restartRequested;

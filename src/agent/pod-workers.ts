@@ -73,6 +73,8 @@ export interface PodWorkerState {
   waiting: Map<string, Waiting>;
   /** Why the pod can never run (admission rejected it, an init container failed with restartPolicy Never). */
   failed?: PodFailure;
+  /** Admission refused it: nothing of it ever ran, and its status is only the refusal. */
+  rejected?: boolean;
   /** When the worker is due for its next sync (ms since the epoch), if it is queued. */
   dueAt?: number;
   lastSyncTime: number;
@@ -208,6 +210,7 @@ export class PodWorkerPool implements PodWorkers {
     if (w.state.syncs > 0 || w.state.phase !== "syncing") return; // admission only ever sees new pods
     w.state.phase = "terminated";
     w.state.failed = failure;
+    w.state.rejected = true;
     this.o.log.warn(`pod ${w.state.fullName} (${w.state.uid.slice(0, 8)}) rejected: ${failure.reason}: ${failure.message}`);
     this.o.onSynced?.(w.state, undefined);
   }

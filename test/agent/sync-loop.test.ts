@@ -92,7 +92,8 @@ describe("syncLoopIteration: config", () => {
     await t.settle();
     expect(t.workers.calls).toEqual(["create a", "create b", "reject c OutOfpods"]);
     const rejected = t.agent.pods().find((p) => p.metadata?.uid === "c")!;
-    expect(rejected.status).toMatchObject({ phase: "Failed", reason: "OutOfpods", message: "Node didn't have enough resource: pods, requested: 1, used: 2, capacity: 2" });
+    // As the kubelet's rejectPod writes it: the refusal alone, no container statuses or conditions.
+    expect(rejected.status).toEqual({ phase: "Failed", reason: "OutOfpods", message: "Pod was rejected: Node didn't have enough resource: pods, requested: 1, used: 2, capacity: 2", qosClass: "BestEffort" });
     await t.stop();
   });
 

@@ -106,7 +106,7 @@ export class FakePodWorkers implements PodWorkers {
   reject(pod: Pod, failure: PodFailure): void {
     this.calls.push(`reject ${pod.metadata?.uid} ${failure.reason}`);
     const uid = pod.metadata?.uid ?? "";
-    this.known.set(uid, { uid, fullName: `${pod.metadata?.namespace ?? "default"}/${pod.metadata?.name ?? ""}`, pod, phase: "terminated", removed: false, waiting: new Map(), failed: failure, lastSyncTime: 0, syncs: 0, seen: "" });
+    this.known.set(uid, { uid, fullName: `${pod.metadata?.namespace ?? "default"}/${pod.metadata?.name ?? ""}`, pod, phase: "terminated", removed: false, waiting: new Map(), failed: failure, rejected: true, lastSyncTime: 0, syncs: 0, seen: "" });
   }
   getDuePods(): string[] {
     return this.due.splice(0);
