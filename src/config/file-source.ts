@@ -515,6 +515,10 @@ export class FileSource {
     const errors: ManifestError[] = [...pathErrors];
     const owner = new Map<string, string>();
     const files = [...new Set([...this.files.keys(), ...entryErrors.keys()])].sort(byteOrder);
+    // A file that went while another file names its pod (a manifest renamed): it has moved, not
+    // vanished, so the gone one gives way at once, without a duplicate error.
+    const present = new Set<string>();
+    for (const rec of this.files.values()) if (rec.goneSince === undefined) for (const pod of rec.pods) present.add(podKey(pod));
     for (const file of files) {
       errors.push(...(entryErrors.get(file) ?? []));
       const rec = this.files.get(file);
@@ -522,6 +526,7 @@ export class FileSource {
       errors.push(...rec.errors);
       for (const pod of rec.pods) {
         const key = podKey(pod);
+        if (rec.goneSince !== undefined && present.has(key)) continue;
         const first = owner.get(key);
         if (first !== undefined) {
           errors.push({ file, line: 1, column: 1, field: "metadata.name", message: `duplicate pod name "${key}": ${first} already defines it; this file is not run` });
