@@ -1,10 +1,53 @@
 // The static pod directory (--pod-manifest-path): the kubelet's file source (pkg/kubelet/config/file.go,
-// file_linux.go) with its file selection, inotify watch and periodic rescan, plus what we do past it:
-// a bad edit keeps the last valid pod, a half-written file waits until it settles, and backup or
-// editor files are reported instead of run.
+// file_linux.go) with its file selection, inotify watch and periodic rescan, plus what we do past it.
+//
+// Each manifest has a record, and what it contributes to the set is the pods of the last content of
+// it that loaded (its "last good" pods). A file's current content is acted on only once it has
+// SETTLED, whether it loads or not:
+//   - its bytes are the ones already acted on, or those of its last good content (a revert);
+//   - or it was renamed into place: ctime strictly after mtime, to the nanosecond (the last operation
+//     on the inode was a rename, link or chmod after the last write), or, since a write and a rename
+//     in the same timer tick leave ctime equal to mtime, the watch saw the name only renamed into
+//     place (a "rename" event and no "change" event for it since the last scan, checked again after a
+//     short grace that lets a write's pending event arrive);
+//   - or it has been still for the settle window: its stat key (inode, size, mtime, ctime) unchanged
+//     since we first saw it that long ago, or its ctime that old by the wall clock (a file found at
+//     start, or by a rescan long after it was written).
+// Until then the file keeps contributing its last good pods and reports nothing, so a two-step write
+// whose first half happens to be a valid pod never runs that half. A failure that waiting cannot fix
+// (over the size limit, unreadable) is final at once; a file over the limit is never read past
+// limit + 1 bytes, so no prefix of it is ever decoded. A settled content that does not load is
+// reported and keeps the last good pods (bad input loses nothing).
+//
+// Files that go, and a path that goes:
+//   - a file that disappears from a directory that exists takes its pod with it, as in the kubelet,
+//     but only once it has been gone for the settle window: an `rm -rf` of the directory unlinks the
+//     files before the directory, and an editor may delete before it writes;
+//   - the path itself missing (deleted, renamed away) keeps every pod it had and is reported (log once,
+//     problems(), the snapshot's errors) until it returns; the kubelet sends an empty set and kills
+//     them all. When it returns with the same manifests nothing changes (same bytes, same UIDs); an
+//     empty directory in its place is how the operator removes them. For a single-file path, the file
+//     missing from a directory that exists is that file going (its pod goes after the window).
+//
+// Last good state across restarts (SourceState, <stateDir>/file.json): at start each manifest's record
+// begins with the pods it last gave, so one that is invalid or half written when the agent starts
+// serves its last good pod (same UID: the containers are adopted) instead of leaving it an orphan.
+// Completeness (whether PodConfig counts the source as seen, which lets orphan cleanup run):
+//   - after a read of the path: complete, as in the kubelet; a file that does not load contributes
+//     its last good pods, which cover every pod it started, since the state is written before a set
+//     is handed on;
+//   - the path missing: complete (its last good pods are served; with no state at all, an empty set
+//     as the kubelet sends);
+//   - the path unreadable (EACCES, not a directory): complete when there is a state to serve, else not
+//     until it is read once (the kubelet sends nothing then);
+//   - a state file that exists but does not read back: what ran before is unknown, so the source is
+//     not complete while a manifest that has never loaded in this run is present (nothing of another
+//     source is removed meanwhile, and the problem is reported), and the state is not rewritten
+//     until it is.
+// Once complete, always complete (PodConfig's seen set only grows).
 import { createHash } from "node:crypto";
-import { watch, type Stats } from "node:fs";
-import { readFile, readdir, stat } from "node:fs/promises";
+import { watch, type BigIntStats } from "node:fs";
+import { readdir, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Pod } from "kubernetes-types/core/v1";
 import { type LoadResult, type ManifestError, type PodLoader } from "../manifest/types";
@@ -14,9 +57,10 @@ import { Mutex } from "../util/queue";
 import { podKey, type SourceReport } from "./pod-config";
 import type { PodSource } from "./types";
 import { SnapshotEmitter } from "./snapshot-emitter";
+import { MAX_MANIFEST_BYTES, MAX_PODS_PER_SOURCE, errorCode, errorMessage, readFileCapped, statKey, tooLargeMessage, tooManyPodsMessage } from "./source-limits";
+import { SourceState, type LastGood, type RestoredState } from "./source-state";
 
-/** The kubelet's maxConfigLength: a manifest over 10 MB is refused. */
-export const MAX_MANIFEST_BYTES = 10 * 1024 * 1024;
+export { MAX_MANIFEST_BYTES };
 
 /**
  * Names that are almost always an editor's or package manager's leftover. The kubelet runs them as
@@ -43,43 +87,68 @@ export interface FileSourceOptions {
   checkFrequencyMs?: number;
   /** Watch events are gathered this long before one rescan. */
   debounceMs?: number;
-  /** A manifest that fails to load within this long of changing is taken as half-written. */
+  /** A changed file is acted on once it has been still this long (unless renamed into place). */
   settleMs?: number;
   /** fs.watch, or a stand-in for tests of the watch's failures. */
   watch?: WatchFn;
+  /**
+   * The wall clock that files' ctimes are compared with (the kernel stamps them in real time, whatever
+   * `clock` is): Date.now, or a stand-in for tests that need files to look old.
+   */
+  fileTimeNow?: () => number;
+  /**
+   * Where the last good state is kept across restarts (the agent passes <root-dir>/sources; the file
+   * is file.json in it). Without it, in memory only: a restart starts from nothing, as the kubelet.
+   */
+  stateDir?: string;
 }
 
+/** fs.watch's two kinds: "rename" (a name appeared or went), "change" (written to, or its attributes). */
+export type WatchEventKind = "rename" | "change";
+
 /** The part of fs.watch this source uses. */
-export type WatchFn = (path: string, onEvent: (name: string | null) => void) => Watcher;
+export type WatchFn = (path: string, onEvent: (name: string | null, kind: WatchEventKind) => void) => Watcher;
 export interface Watcher {
   close(): void;
   on(event: "error", listener: (e: unknown) => void): unknown;
 }
 
 const fsWatch: WatchFn = (path, onEvent) =>
-  watch(path, { persistent: false }, (_event, name) => onEvent(name === null ? null : String(name)));
+  watch(path, { persistent: false }, (event, name) => onEvent(name === null ? null : String(name), event === "rename" ? "rename" : "change"));
 
 /** What we know of one manifest file, kept between scans. */
 interface FileRecord {
-  /** sha256 of the bytes last read (or a marker when they could not be read). */
-  hash: string;
   /**
-   * The file's inode, size, mtime and ctime when it was last read: while they are unchanged the bytes
-   * are not read again (any write moves ctime), so a scan of a large directory costs one stat a file.
+   * The stat key of the version last read: while a scan finds the same key the bytes are not read
+   * again, so a scan of a large directory costs one stat a file. "" before the first read (a record
+   * restored from the state); prefixed "changing:" when the file changed while it was read.
    */
-  statKey?: string;
-  /** When the current content was first seen, by the agent's clock. */
-  changedAt: number;
-  /** What loading the current content gave. */
+  statKey: string;
+  /** When this stat key was first seen, by the agent's clock. */
+  statSince: number;
+  /** sha256 of the bytes last read, or a marker when they could not be read. */
+  hash: string;
+  /** What loading the bytes last read gave. */
   result: LoadResult;
-  /** The load failed for a reason that waiting cannot fix (unreadable, too large): no settling. */
+  /** The read failed for a reason that waiting cannot fix (unreadable, too large): no settling. */
   final: boolean;
-  /** The pods of the last content that loaded: what the file contributes, even after a bad edit. */
-  pods: Pod[];
-  /** The errors of the current content once it settled. */
-  errors: ManifestError[];
-  /** False while a failed load may be a half-written file. */
+  /** Whether the bytes last read have been acted on (their pods or their errors are what counts). */
   settled: boolean;
+  /** The hash of the content last acted on. */
+  acceptedHash?: string;
+  /** The hash of the last content that loaded, and its pods: what the file contributes. */
+  goodHash?: string;
+  pods: Pod[];
+  /** The errors of the content acted on, if it did not load. */
+  errors: ManifestError[];
+  /** When a scan first found the file gone; its pods stay until it has been gone for the window. */
+  goneSince?: number;
+}
+
+/** What the watch saw of a name since the last scan. */
+interface NameEvents {
+  renamed: boolean;
+  changed: boolean;
 }
 
 type PathKind = "dir" | "file" | "missing" | "other" | "error";
@@ -92,6 +161,13 @@ interface WatchTarget {
 
 const RETRY_MS = 1_000;
 const MAX_RETRY_MS = 20_000;
+/**
+ * How long a scan lets pending watch events arrive before it trusts "only renamed into place": a
+ * write that happened before the file was read has queued its "change" event by then.
+ */
+const EVENT_GRACE_MS = 5;
+/** More distinct names than this between two scans: the events are dropped and settling decides. */
+const MAX_TRACKED_NAMES = 4096;
 
 export class FileSource implements PodSource {
   readonly name = "file" as const;
@@ -105,12 +181,27 @@ export class FileSource implements PodSource {
   private readonly debounceMs: number;
   private readonly settleMs: number;
   private readonly watchFn: WatchFn;
+  private readonly fileTimeNow: () => number;
   private readonly mutex = new Mutex();
+  private readonly state: SourceState;
+  private readonly stateStatus: RestoredState["status"];
 
   private readonly files = new Map<string, FileRecord>();
-  private everComplete = false;
+  /** UIDs handed on by the last snapshot: they keep their place under the pods-per-source limit. */
+  private delivered = new Set<string>();
+  /** Whether a complete set was reported (PodConfig then counts the source as seen, for good). */
+  private seen = false;
   private pathKind: PathKind = "missing";
+  /** What the path was when last read ("file" or "dir"), to tell a removed file from a removed directory. */
+  private lastKind: "file" | "dir" | undefined;
   private pathIno = 0;
+  private missingSince: number | undefined;
+  private pathProblem: string | undefined;
+  private stateProblem: string | undefined;
+  private saveProblem: string | undefined;
+  private nameEvents = new Map<string, NameEvents>();
+  /** A watch event without a name, or too many names: the watch cannot vouch for any rename. */
+  private eventsLost = false;
 
   private started = false;
   private stopped = false;
@@ -120,11 +211,13 @@ export class FileSource implements PodSource {
   private periodicTimer: Timer | undefined;
   private debounceTimer: Timer | undefined;
   private settleTimer: Timer | undefined;
+  private settleAt = Number.POSITIVE_INFINITY;
   private retryTimer: Timer | undefined;
   private watcher: Watcher | undefined;
   private watched: WatchTarget | undefined;
   private watchFailures = 0;
   private lastWatchFailureAt = Number.NEGATIVE_INFINITY;
+  private watchProblem: string | undefined;
 
   /** Counters for tests and /metrics. */
   readonly stats = { scans: 0, reads: 0, watchEvents: 0, watchFailures: 0 };
@@ -138,11 +231,24 @@ export class FileSource implements PodSource {
     this.log = opts.log;
     this.emitter = new SnapshotEmitter(opts.log);
     this.checkFrequencyMs = opts.checkFrequencyMs ?? 20_000;
-    // Short: an editor's save arrives as a burst within microseconds, and a file that does not
-    // load yet is left to settle anyway; every millisecond here is a millisecond of pod start.
+    // Short: an editor's save arrives as a burst within microseconds, and a file written in place is
+    // left to settle anyway; every millisecond here is a millisecond of pod start.
     this.debounceMs = opts.debounceMs ?? 2;
     this.settleMs = opts.settleMs ?? 1_000;
     this.watchFn = opts.watch ?? fsWatch;
+    this.fileTimeNow = opts.fileTimeNow ?? Date.now;
+    this.state = new SourceState({ dir: opts.stateDir, source: "file", location: this.path });
+    const restored = this.state.restore();
+    this.stateStatus = restored.status;
+    if (restored.status === "unreadable") {
+      this.stateProblem = `${restored.problem}; until every manifest has loaded, runtime pods of other sources are not removed`;
+      this.log.warn(this.stateProblem);
+    }
+    if (restored.status === "none" && restored.note) this.log.info(restored.note);
+    for (const [file, good] of restored.entries) this.files.set(file, restoredRecord(good));
+    if (restored.entries.has(this.path)) this.lastKind = "file";
+    else if (restored.entries.size > 0) this.lastKind = "dir";
+    if (restored.entries.size > 0) this.log.info(`static pod path ${this.path}: last good state of ${restored.entries.size} manifest(s) restored from ${this.state.file}`);
   }
 
   /** True while an inotify watch covers the path. */
@@ -153,6 +259,20 @@ export class FileSource implements PodSource {
   /** True while a background rescan runs (tests wait for it to finish). */
   get busy(): boolean {
     return this.pumping;
+  }
+
+  /**
+   * What is wrong with the source as a whole, one line each, for /healthz?verbose: the path missing
+   * or unreadable (its pods kept), the watch failing, the state file unreadable or unwritable. Errors
+   * of single manifests are in the snapshots (PodConfig.errors()), not here.
+   */
+  problems(): string[] {
+    const out: string[] = [];
+    if (this.pathProblem) out.push(this.pathProblem);
+    if (this.watchProblem) out.push(this.watchProblem);
+    if (this.stateProblem) out.push(this.stateProblem);
+    if (this.saveProblem) out.push(this.saveProblem);
+    return out;
   }
 
   /**
@@ -174,201 +294,318 @@ export class FileSource implements PodSource {
     this.closeWatch();
   }
 
-  /** One full read of the path; serialised with the background reads. */
+  /** One full read of the path, with the last good state written; serialised with the background reads. */
   scan(): Promise<SourceReport> {
-    return this.mutex.run(() => this.readAll());
+    return this.mutex.run(async () => {
+      const snap = await this.readAll();
+      this.persist(snap);
+      return snap;
+    });
   }
 
   private async readAll(): Promise<SourceReport> {
     this.stats.scans++;
     const now = this.clock.now();
-    let st: Stats;
+    const events = this.takeEvents();
+    let st: BigIntStats;
     try {
-      st = await stat(this.path);
+      st = await stat(this.path, { bigint: true });
     } catch (e) {
-      if (errno(e) === "ENOENT") return this.missing();
-      this.pathKind = "error";
-      return this.unreadable(`cannot read the manifest path: ${message(e)}`);
+      if (errorCode(e) !== "ENOENT") return this.unreadable("error", `cannot read the static pod path ${this.path}: ${errorMessage(e)}`);
+      // A single file that is gone from a directory that is still there: that file was removed.
+      if (this.lastKind === "file" && (await isDirectory(dirname(this.path)))) return this.readSingleFile(now, events, undefined);
+      return this.missing(now);
     }
-    this.pathIno = st.ino;
+    this.pathIno = Number(st.ino);
     if (st.isFile()) {
-      this.pathKind = "file";
+      this.found("file");
       // A single file given explicitly is run whatever its name: choosing it was deliberate.
-      if (!(await this.readOne(this.path, now))) return this.missing();
-      this.forgetAllBut(new Set([this.path]));
-      this.everComplete = true;
-      return this.assemble([this.path], new Map());
+      return this.readSingleFile(now, events, st);
     }
-    if (!st.isDirectory()) {
-      this.pathKind = "other";
-      return this.unreadable("the manifest path is neither a directory nor a regular file");
-    }
-    this.pathKind = "dir";
+    if (!st.isDirectory()) return this.unreadable("other", `the static pod path ${this.path} is neither a directory nor a regular file`);
     let names: string[];
     try {
       names = await readdir(this.path);
     } catch (e) {
-      if (errno(e) === "ENOENT") return this.missing(); // deleted since the stat
-      return this.unreadable(`cannot list the manifest directory: ${message(e)}`);
+      if (errorCode(e) === "ENOENT") return this.missing(now); // deleted since the stat
+      return this.unreadable("error", `cannot list the static pod directory ${this.path}: ${errorMessage(e)}`);
     }
+    this.found("dir");
     // The kubelet globs "[^.]*": every name not starting with a dot, sorted, no extension filter.
-    names = names.filter((n) => !n.startsWith(".")).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    const order: string[] = [];
+    names = names.filter((n) => !n.startsWith(".")).sort(byteOrder);
+    const present = new Set<string>();
     const entryErrors = new Map<string, ManifestError[]>();
+    const awaitingEvents: [FileRecord, string][] = [];
     for (const name of names) {
       const file = join(this.path, name);
       if (isBackupFileName(name)) {
         entryErrors.set(file, [documentError(file, BACKUP_FILE_MESSAGE)]);
-        order.push(file);
         continue;
       }
-      let fst: Stats;
+      let fst: BigIntStats;
       try {
-        fst = await stat(file);
+        fst = await stat(file, { bigint: true });
       } catch (e) {
-        if (errno(e) === "ENOENT") continue; // removed since the listing, or a dangling symlink
-        entryErrors.set(file, [documentError(file, `cannot stat: ${message(e)}`)]);
-        order.push(file);
+        if (errorCode(e) === "ENOENT") continue; // removed since the listing, or a dangling symlink
+        // Cannot even stat it: whatever it gave before stays.
+        entryErrors.set(file, [documentError(file, `cannot stat: ${errorMessage(e)}`)]);
+        present.add(file);
         continue;
       }
       if (fst.isDirectory()) {
         this.log.debug(`not recursing into ${file}`);
         continue;
       }
-      order.push(file);
       if (!fst.isFile()) {
         entryErrors.set(file, [documentError(file, "not a regular file: ignored")]);
-        this.files.delete(file);
         continue;
       }
-      if (!(await this.readOne(file, now, fst))) order.pop(); // removed since the stat
+      if (await this.readOne(file, now, fst, events, awaitingEvents)) present.add(file);
     }
-    // A file that is gone takes its pod with it; so does one renamed to a backup name.
-    this.forgetAllBut(new Set(order));
-    this.everComplete = true;
-    return this.assemble(order, entryErrors);
+    await this.settleByEvents(awaitingEvents, events);
+    this.expireGone(present, now);
+    return { ...this.assemble(entryErrors, now), complete: this.completeAfterRead() };
+  }
+
+  /** The single-file form of the path: `st` undefined when the file is gone (its directory is not). */
+  private async readSingleFile(now: number, events: ReadonlyMap<string, NameEvents>, st: BigIntStats | undefined): Promise<SourceReport> {
+    const present = new Set<string>();
+    const awaitingEvents: [FileRecord, string][] = [];
+    if (st && (await this.readOne(this.path, now, st, events, awaitingEvents))) present.add(this.path);
+    await this.settleByEvents(awaitingEvents, events);
+    // Gone from a directory that is there: watched through that directory, as when it was there.
+    if (!st) this.found("file");
+    this.expireGone(present, now);
+    return { ...this.assemble(new Map(), now), complete: this.completeAfterRead() };
+  }
+
+  /** The path was read as a directory or a file: it is no longer missing or unreadable. */
+  private found(kind: "dir" | "file"): void {
+    if (this.missingSince !== undefined) this.log.info(`static pod path ${this.path} is back`);
+    this.pathKind = kind;
+    this.lastKind = kind;
+    this.missingSince = undefined;
+    this.pathProblem = undefined;
   }
 
   /**
-   * Reads and loads one manifest, updating its record; unchanged bytes are not loaded again.
-   * False when the file no longer exists.
+   * Reads one manifest (unless its stat key is unchanged) and settles it when it can. False when the
+   * file no longer exists. A record that only the watch's events could settle is added to
+   * `awaitingEvents`, for settleByEvents after the grace.
    */
-  private async readOne(file: string, now: number, st?: Stats): Promise<boolean> {
-    const size = st?.size;
-    const statKey = st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : undefined;
-    const known = this.files.get(file);
-    if (statKey !== undefined && known?.statKey === statKey && known.settled) return true;
-    let hash: string;
-    let text: string | undefined;
-    let failure: string | undefined;
-    if (size !== undefined && size > MAX_MANIFEST_BYTES) {
-      hash = `too-large:${size}`;
-      failure = `manifest is ${size} bytes, over the ${MAX_MANIFEST_BYTES}-byte limit`;
-    } else {
-      try {
-        this.stats.reads++;
-        const bytes = await readFile(file);
-        if (bytes.length > MAX_MANIFEST_BYTES) {
-          hash = `too-large:${bytes.length}`;
-          failure = `manifest is ${bytes.length} bytes, over the ${MAX_MANIFEST_BYTES}-byte limit`;
-        } else {
-          hash = createHash("sha256").update(bytes).digest("hex");
-          text = bytes.toString("utf8");
-        }
-      } catch (e) {
-        if (errno(e) === "ENOENT") {
-          this.files.delete(file);
-          return false;
-        }
-        hash = `unreadable:${errno(e) ?? message(e)}`;
-        failure = `cannot read: ${message(e)}`;
-      }
-    }
+  private async readOne(file: string, now: number, st: BigIntStats, events: ReadonlyMap<string, NameEvents>, awaitingEvents: [FileRecord, string][]): Promise<boolean> {
     let rec = this.files.get(file);
-    if (!rec || rec.hash !== hash) {
-      const result: LoadResult =
-        failure !== undefined ? { ok: false, errors: [documentError(file, failure)] } : this.load(text ?? "", file);
-      rec = { hash, changedAt: now, result, final: failure !== undefined, pods: rec?.pods ?? [], errors: rec?.errors ?? [], settled: false };
-      this.files.set(file, rec);
-    } else if (rec.settled) {
-      rec.statKey = statKey;
+    if (rec && rec.statKey === statKey(st)) {
+      if (!rec.settled && this.trySettle(rec, st, now) === "events" && this.movedIn(basename(file), events)) awaitingEvents.push([rec, basename(file)]);
       return true;
     }
-    rec.statKey = statKey;
+    this.stats.reads++;
+    const r = await readFileCapped(file, MAX_MANIFEST_BYTES);
+    if (r.kind === "gone") return false;
+    let hash: string;
+    let key: string;
+    let readSt = st;
+    let failure: string | undefined;
+    let text = "";
+    if (r.kind === "bytes") {
+      hash = createHash("sha256").update(r.bytes).digest("hex");
+      key = r.stable ? r.key : `changing:${r.key}`;
+      readSt = r.st;
+      text = r.bytes.toString("utf8");
+    } else if (r.kind === "too-large") {
+      // Never decoded, not even its first 10 MB: no prefix of an oversized file runs.
+      hash = `too-large:${r.size}`;
+      key = r.key;
+      readSt = r.st;
+      failure = tooLargeMessage(r.size);
+    } else {
+      hash = `unreadable:${r.code ?? r.message}`;
+      key = statKey(st);
+      failure = `cannot read: ${r.message}`;
+    }
+    if (!rec) {
+      rec = { statKey: "", statSince: now, hash: "", result: { ok: true, pods: [] }, final: false, settled: false, pods: [], errors: [] };
+      this.files.set(file, rec);
+    }
+    if (rec.statKey !== key) {
+      rec.statKey = key;
+      rec.statSince = now;
+    }
+    if (rec.hash !== hash) {
+      rec.hash = hash;
+      rec.final = failure !== undefined;
+      rec.settled = false;
+      if (failure !== undefined) rec.result = { ok: false, errors: [documentError(file, failure)] };
+      // The bytes of the last good content need no loading: they gave these pods (and these UIDs).
+      else if (hash === rec.goodHash) rec.result = { ok: true, pods: rec.pods };
+      else rec.result = this.load(text, file);
+    }
+    if (!rec.settled && this.trySettle(rec, readSt, now) === "events" && this.movedIn(basename(file), events)) awaitingEvents.push([rec, basename(file)]);
+    return true;
+  }
+
+  /**
+   * Acts on the record's current content if it has settled (see the file's comment). "events" when
+   * nothing but the watch could settle it now; "wait" when it must wait for the window.
+   */
+  private trySettle(rec: FileRecord, st: BigIntStats, now: number): "settled" | "events" | "wait" {
+    // Still since we first saw this version, or since its ctime (any write moves it) by the wall clock.
+    const stillFor = Math.max(now - rec.statSince, this.fileTimeNow() - Number(st.ctimeNs / 1_000_000n));
+    const settled =
+      rec.final ||
+      rec.hash === rec.acceptedHash ||
+      rec.hash === rec.goodHash ||
+      (!rec.statKey.startsWith("changing:") && (st.ctimeNs > st.mtimeNs || stillFor >= this.settleMs));
+    if (!settled) return rec.statKey.startsWith("changing:") ? "wait" : "events";
+    this.accept(rec);
+    return "settled";
+  }
+
+  /** After a grace for pending events: records whose names the watch saw only renamed into place. */
+  private async settleByEvents(awaiting: readonly [FileRecord, string][], events: ReadonlyMap<string, NameEvents>): Promise<void> {
+    if (awaiting.length === 0) return;
+    // Real time, not the agent's clock: this waits for the kernel's events to reach us, nothing else.
+    await new Promise((resolve) => setTimeout(resolve, EVENT_GRACE_MS));
+    for (const [rec, name] of awaiting) if (!rec.settled && this.movedIn(name, events)) this.accept(rec);
+  }
+
+  /** The watch saw the name renamed into place, and nothing write to it, since the last scan. */
+  private movedIn(name: string, taken: ReadonlyMap<string, NameEvents>): boolean {
+    if (this.eventsLost || !this.watcher) return false;
+    const a = taken.get(name);
+    const b = this.nameEvents.get(name);
+    return (a?.renamed === true || b?.renamed === true) && !a?.changed && !b?.changed;
+  }
+
+  private accept(rec: FileRecord): void {
+    rec.settled = true;
+    rec.acceptedHash = rec.hash;
     if (rec.result.ok) {
       rec.pods = rec.result.pods;
+      rec.goodHash = rec.hash;
       rec.errors = [];
-      rec.settled = true;
-    } else if (!rec.final && now - rec.changedAt < this.settleMs) {
-      // Changed moments ago and does not load: most likely an editor's save in progress. Keep
-      // whatever this file gave before, and look again once it has had time to settle.
-      rec.settled = false;
     } else {
-      // Bad input loses nothing: the last valid pod of this file stays, the error is reported.
+      // Bad input loses nothing: the last good pods of this file stay, the error is reported.
       rec.errors = rec.result.errors;
-      rec.settled = true;
     }
-    return true;
   }
 
   private load(text: string, file: string): LoadResult {
     try {
       return this.loader(text, { source: "file", location: file, nodeName: this.nodeName });
     } catch (e) {
-      return { ok: false, errors: [documentError(file, `cannot load: ${message(e)}`)] };
+      return { ok: false, errors: [documentError(file, `cannot load: ${errorMessage(e)}`)] };
+    }
+  }
+
+  /** Files not found by this read: gone once they have been missing for the settle window. */
+  private expireGone(present: ReadonlySet<string>, now: number): void {
+    for (const [file, rec] of [...this.files]) {
+      if (present.has(file)) rec.goneSince = undefined;
+      else if (rec.goneSince === undefined) rec.goneSince = now;
+      else if (now - rec.goneSince >= this.settleMs) this.files.delete(file);
     }
   }
 
   /**
    * The snapshot in file order. Two files naming the same pod: the first in sort order wins (as the
    * kubelet's dedupe, kubernetes PR #142028, keeps it) and the later one is an error naming both.
+   * Past MAX_PODS_PER_SOURCE, the pods handed on last time keep their place and the others are errors.
    */
-  private assemble(order: readonly string[], entryErrors: ReadonlyMap<string, ManifestError[]>): SourceReport {
-    const pods: Pod[] = [];
-    const errors: ManifestError[] = [];
+  private assemble(entryErrors: ReadonlyMap<string, ManifestError[]>, now: number, pathErrors: ManifestError[] = []): Omit<SourceReport, "complete"> {
+    const candidates: { file: string; pod: Pod }[] = [];
+    const errors: ManifestError[] = [...pathErrors];
     const owner = new Map<string, string>();
-    for (const file of order) {
+    const files = [...new Set([...this.files.keys(), ...entryErrors.keys()])].sort(byteOrder);
+    // A file that went while another file names its pod (a manifest renamed): it has moved, not
+    // vanished, so the gone one gives way at once, without a duplicate error.
+    const present = new Set<string>();
+    for (const rec of this.files.values()) if (rec.goneSince === undefined) for (const pod of rec.pods) present.add(podKey(pod));
+    for (const file of files) {
       errors.push(...(entryErrors.get(file) ?? []));
       const rec = this.files.get(file);
       if (!rec) continue;
       errors.push(...rec.errors);
       for (const pod of rec.pods) {
         const key = podKey(pod);
+        if (rec.goneSince !== undefined && present.has(key)) continue;
         const first = owner.get(key);
         if (first !== undefined) {
-          errors.push({
-            file,
-            line: 1,
-            column: 1,
-            field: "metadata.name",
-            message: `duplicate pod name "${key}": ${first} already defines it; this file is not run`,
-          });
+          errors.push({ file, line: 1, column: 1, field: "metadata.name", message: `duplicate pod name "${key}": ${first} already defines it; this file is not run` });
           continue;
         }
         owner.set(key, file);
-        pods.push(pod);
+        candidates.push({ file, pod });
       }
     }
-    return { source: "file", pods, errors };
+    let kept = candidates;
+    if (candidates.length > MAX_PODS_PER_SOURCE) {
+      const uid = (p: Pod) => p.metadata?.uid ?? "";
+      const first = candidates.filter((c) => this.delivered.has(uid(c.pod)));
+      const rest = candidates.filter((c) => !this.delivered.has(uid(c.pod)));
+      const allowed = new Set([...first, ...rest].slice(0, MAX_PODS_PER_SOURCE));
+      kept = candidates.filter((c) => allowed.has(c));
+      for (const c of candidates) {
+        if (!allowed.has(c)) errors.push(documentError(c.file, `not run: the static pod path has ${tooManyPodsMessage(candidates.length)}`));
+      }
+    }
+    this.delivered = new Set(kept.map((c) => c.pod.metadata?.uid ?? ""));
+    this.armSettle(now);
+    return { source: "file", pods: kept.map((c) => c.pod), errors };
   }
 
-  /** The kubelet sends an empty SET for a missing path, so the source still counts as seen. */
-  private missing(): SourceReport {
+  /** Complete after a read of the path (see the file's comment). */
+  private completeAfterRead(): boolean {
+    if (!this.seen && this.stateStatus === "unreadable") {
+      const unknown = [...this.files.values()].some((r) => r.goodHash === undefined && r.goneSince === undefined && !(r.settled && r.result.ok));
+      if (!unknown) this.seen = true;
+    } else {
+      this.seen = true;
+    }
+    return this.seen;
+  }
+
+  /** The path is gone: every pod it had is kept, and that is reported until it returns. */
+  private missing(now: number): SourceReport {
     this.pathKind = "missing";
-    this.files.clear();
-    this.everComplete = true;
-    return { source: "file", pods: [], errors: [] };
+    this.missingSince ??= now;
+    let pods = 0;
+    for (const rec of this.files.values()) {
+      // The window for files that went starts again when the path is back.
+      rec.goneSince = undefined;
+      pods += rec.pods.length;
+    }
+    const why = `the static pod path ${this.path} is missing: its ${pods} pod(s) are kept until it returns (an empty directory in its place removes them)`;
+    this.pathProblem = `${why}; missing since ${new Date(this.missingSince).toISOString()}`;
+    if (this.stateStatus !== "unreadable") this.seen = true;
+    return { ...this.assemble(new Map(), now, [documentError(this.path, why)]), complete: this.seen };
   }
 
-  /** The path itself cannot be read: keep every pod we have, report why, and stay unseen if never read. */
-  private unreadable(why: string): SourceReport {
-    const order = [...this.files.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    const snap = this.assemble(order, new Map());
-    return { ...snap, errors: [documentError(this.path, why), ...snap.errors], complete: this.everComplete };
+  /** The path itself cannot be read: keep every pod we have, report why. */
+  private unreadable(kind: "error" | "other", why: string): SourceReport {
+    this.pathKind = kind;
+    this.pathProblem = `${why}; its pods are kept`;
+    if (this.stateStatus === "ok") this.seen = true;
+    return { ...this.assemble(new Map(), this.clock.now(), [documentError(this.path, why)]), complete: this.seen };
   }
 
-  private forgetAllBut(keep: ReadonlySet<string>): void {
-    for (const f of [...this.files.keys()]) if (!keep.has(f)) this.files.delete(f);
+  /** Writes the last good state when it changed, before the set is handed on. */
+  private persist(snap: SourceReport): void {
+    // Not complete: what the state would miss is unknown; the old file stays for the next start.
+    if (!snap.complete) return;
+    const entries = new Map<string, LastGood>();
+    for (const [file, rec] of this.files) if (rec.goodHash !== undefined) entries.set(file, { hash: rec.goodHash, pods: rec.pods });
+    const problem = this.state.save(entries);
+    if (problem !== undefined && problem !== this.saveProblem) this.log.warn(problem);
+    this.saveProblem = problem;
+    if (problem === undefined && this.stateProblem !== undefined && snap.complete) this.stateProblem = undefined;
+  }
+
+  private takeEvents(): ReadonlyMap<string, NameEvents> {
+    const taken = this.nameEvents;
+    this.nameEvents = new Map();
+    this.eventsLost = false;
+    return taken;
   }
 
   // ---- background: rescans, watch, timers -------------------------------------------------------
@@ -387,25 +624,33 @@ export class FileSource implements PodSource {
         const snap = await this.scan();
         if (this.stopped) return;
         this.emitter.emit(snap);
-        this.afterScan();
+        this.ensureWatch();
       } while (this.again && !this.stopped);
     } catch (e) {
-      this.log.error(`static pod path ${this.path}: ${message(e)}`);
+      this.log.error(`static pod path ${this.path}: ${errorMessage(e)}`);
     } finally {
       this.pumping = false;
     }
   }
 
-
-  private afterScan(): void {
-    const unsettled = [...this.files.values()].some((r) => !r.settled);
-    if (unsettled && !this.settleTimer) {
-      this.settleTimer = this.clock.setTimer(this.settleMs, () => {
-        this.settleTimer = undefined;
-        void this.pump();
-      });
+  /** A rescan when the first unsettled file's window ends, or a gone file's. */
+  private armSettle(now: number): void {
+    // While the path is missing nothing settles or goes; the retry every second looks for it.
+    if (this.pathKind === "missing") return;
+    let due = Number.POSITIVE_INFINITY;
+    for (const rec of this.files.values()) {
+      if (rec.goneSince !== undefined) due = Math.min(due, rec.goneSince + this.settleMs);
+      else if (!rec.settled && rec.goneSince === undefined) due = Math.min(due, rec.statSince + this.settleMs);
     }
-    this.ensureWatch();
+    if (due === Number.POSITIVE_INFINITY || this.stopped || !this.started) return;
+    if (this.settleTimer && this.settleAt <= due) return;
+    this.settleTimer?.cancel();
+    this.settleAt = due;
+    this.settleTimer = this.clock.setTimer(Math.max(1, due - now), () => {
+      this.settleTimer = undefined;
+      this.settleAt = Number.POSITIVE_INFINITY;
+      void this.pump();
+    });
   }
 
   private armPeriodic(): void {
@@ -441,12 +686,13 @@ export class FileSource implements PodSource {
     const target = kind === "dir" ? this.path : dirname(this.path);
     const only = kind === "file" ? basename(this.path) : undefined;
     try {
-      const w = this.watchFn(target, (name) => this.onWatchEvent(name, only));
+      const w = this.watchFn(target, (name, event) => this.onWatchEvent(name, event, only));
       w.on("error", (e: unknown) => {
         if (this.watcher === w) this.watchFailed(e);
       });
       this.watcher = w;
       this.watched = { kind, ino: this.pathIno };
+      this.watchProblem = undefined;
       // Changes between the scan that just ran and this watch would otherwise wait for the rescan.
       if (this.emitter.emitted) this.again = true;
     } catch (e) {
@@ -454,13 +700,22 @@ export class FileSource implements PodSource {
     }
   }
 
-  private onWatchEvent(name: string | null, only: string | undefined): void {
+  private onWatchEvent(name: string | null, kind: WatchEventKind, only: string | undefined): void {
     if (this.stopped) return;
     const n = name ?? undefined;
     if (n !== undefined && only !== undefined && n !== only) return;
     // As the kubelet: events for dot-files are ignored (that is also where editors keep swap files).
     if (n !== undefined && n.startsWith(".")) return;
     this.stats.watchEvents++;
+    if (n === undefined || this.nameEvents.size >= MAX_TRACKED_NAMES) {
+      this.nameEvents.clear();
+      this.eventsLost = true;
+    } else {
+      const e = this.nameEvents.get(n) ?? { renamed: false, changed: false };
+      if (kind === "rename") e.renamed = true;
+      else e.changed = true;
+      this.nameEvents.set(n, e);
+    }
     if (this.debounceTimer) return;
     this.debounceTimer = this.clock.setTimer(this.debounceMs, () => {
       this.debounceTimer = undefined;
@@ -477,7 +732,8 @@ export class FileSource implements PodSource {
     this.lastWatchFailureAt = now;
     const delay = Math.min(RETRY_MS * 2 ** this.watchFailures, MAX_RETRY_MS);
     this.watchFailures++;
-    this.log.warn(`watching ${this.path} failed, retrying in ${delay / 1000}s: ${message(e)}`);
+    this.log.warn(`watching ${this.path} failed, retrying in ${delay / 1000}s: ${errorMessage(e)}`);
+    this.watchProblem = `cannot watch ${this.path} (${errorMessage(e)}): changes are seen by the rescan every ${this.checkFrequencyMs / 1000}s until it works again`;
     if (this.retryTimer || this.stopped) return;
     this.retryTimer = this.clock.setTimer(delay, () => {
       this.retryTimer = undefined;
@@ -497,15 +753,24 @@ export class FileSource implements PodSource {
   }
 }
 
+/** A record restored from the state: its file is read at the first scan, and until then it gives its last good pods. */
+function restoredRecord(good: LastGood): FileRecord {
+  return { statKey: "", statSince: 0, hash: "", result: { ok: true, pods: good.pods }, final: false, settled: false, goodHash: good.hash, pods: good.pods, errors: [] };
+}
+
 /** An error about a file as a whole (no position inside it). */
 export function documentError(file: string, msg: string): ManifestError {
   return { file, line: 1, column: 1, field: "", message: msg };
 }
 
-function errno(e: unknown): string | undefined {
-  return typeof e === "object" && e !== null && "code" in e && typeof e.code === "string" ? e.code : undefined;
+function byteOrder(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function message(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -1,7 +1,23 @@
 // The manifest URL (--manifest-url, --manifest-url-header): the kubelet's http source
-// (pkg/kubelet/config/http.go) polls a URL for a Pod or a PodList. Past the kubelet: a URL that is
-// unreachable, answers an error, or serves something that does not load keeps the pods it served
-// last, and the reason is reported in the snapshot.
+// (pkg/kubelet/config/http.go) polls a URL for a Pod or a PodList. Past the kubelet:
+//   - A URL that is unreachable, answers an error status, serves an empty body, a body over the size
+//     limit or one that does not load keeps the pods it served last, and the reason is reported (in
+//     the snapshot's errors, once in the log, and by problems()).
+//   - An empty body (0 bytes, or only whitespace) is such an error. The kubelet takes a zero-length
+//     body as an empty set (http.go: "zero-length data received") and kills every pod the URL gave; a
+//     server restarting, or a proxy answering 200 with nothing, would take every pod of the node down.
+//     To remove the URL's pods, serve an empty PodList ({"kind":"PodList","apiVersion":"v1","items":[]}).
+//   - The body is streamed with a cap of maxConfigLength (10 MB, as the kubelet's ReadAtMost): a
+//     Content-Length over it is refused before anything is read, a body that runs past it is cut off
+//     there, and nothing of a rejected body is kept (only the hash of the last body is remembered,
+//     never the bytes). A body with more than MAX_PODS_PER_SOURCE pods is an error too.
+//   - The last good set is kept across restarts (SourceState, <stateDir>/http.json): a URL that does
+//     not give a good answer when the agent starts serves the pods it gave last (same UIDs, so their
+//     containers are adopted). Serving that last good set counts as seen (complete), since it holds
+//     every pod this URL ever started. Without a state for this URL (a new node, a new URL, a state
+//     file that does not read back) the source is not complete until the first good answer, as in
+//     the kubelet: nothing that runs is removed as an orphan meanwhile.
+import { createHash } from "node:crypto";
 import type { Pod } from "kubernetes-types/core/v1";
 import { type LoadResult, type ManifestError, type PodLoader } from "../manifest/types";
 import type { Clock, Timer } from "../util/clock";
@@ -11,6 +27,8 @@ import { documentError } from "./file-source";
 import type { SourceReport } from "./pod-config";
 import type { PodSource } from "./types";
 import { SnapshotEmitter } from "./snapshot-emitter";
+import { MAX_MANIFEST_BYTES, MAX_PODS_PER_SOURCE, errorMessage, readBodyCapped, tooManyPodsMessage } from "./source-limits";
+import { SourceState } from "./source-state";
 
 export interface HttpSourceOptions {
   url: string;
@@ -24,8 +42,15 @@ export interface HttpSourceOptions {
   checkFrequencyMs?: number;
   /** The kubelet's http.Client timeout for this URL, 10 s. */
   timeoutMs?: number;
+  /** The most bytes of a body that are read; the kubelet's maxConfigLength, 10 MB. */
+  maxBodyBytes?: number;
   /** For tests that need to see requests; the global fetch otherwise. */
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  /**
+   * Where the last good set is kept across restarts (the agent passes <root-dir>/sources; the file is
+   * http.json in it). Without it, in memory only: a restart starts from nothing, as the kubelet.
+   */
+  stateDir?: string;
 }
 
 export class HttpSource implements PodSource {
@@ -39,18 +64,26 @@ export class HttpSource implements PodSource {
   private readonly emitter: SnapshotEmitter;
   private readonly checkFrequencyMs: number;
   private readonly timeoutMs: number;
+  private readonly maxBodyBytes: number;
   private readonly fetchFn: (input: string, init: RequestInit) => Promise<Response>;
   private readonly mutex = new Mutex();
+  private readonly state: SourceState;
 
-  /** The body last loaded; the same bytes again are not decoded again (as the kubelet). */
-  private lastBody: Uint8Array | undefined;
-  /** The pods of the last body that loaded. */
+  /** sha256 of the last body read whole: the same bytes again are not decoded again (as the kubelet). */
+  private lastBodyHash: string | undefined;
+  /** sha256 of the last body that loaded, and its pods: what the source serves. */
+  private goodHash: string | undefined;
   private pods: Pod[] = [];
   /** Why the last body did not load, if it did not. */
   private bodyErrors: ManifestError[] = [];
   /** Why the last request gave no usable body, if it did not. */
   private requestError: ManifestError | undefined;
-  private everComplete = false;
+  /** A complete set was served: a good body, or the last good set restored from the state. */
+  private seen = false;
+  private stateProblem: string | undefined;
+  private saveProblem: string | undefined;
+  /** When the current run of failed requests began. */
+  private failingSince: number | undefined;
 
   private started = false;
   private stopped = false;
@@ -71,12 +104,44 @@ export class HttpSource implements PodSource {
     this.emitter = new SnapshotEmitter(opts.log, `manifest URL ${opts.url} reads cleanly again`);
     this.checkFrequencyMs = opts.checkFrequencyMs ?? 20_000;
     this.timeoutMs = opts.timeoutMs ?? 10_000;
+    this.maxBodyBytes = opts.maxBodyBytes ?? MAX_MANIFEST_BYTES;
     this.fetchFn = opts.fetch ?? ((input, init) => fetch(input, init));
+    this.state = new SourceState({ dir: opts.stateDir, source: "http", location: opts.url });
+    const restored = this.state.restore();
+    if (restored.status === "unreadable") {
+      this.stateProblem = restored.problem;
+      this.log.warn(`${restored.problem}; the URL's pods count only from its first good answer`);
+    }
+    if (restored.status === "none" && restored.note) this.log.info(restored.note);
+    const good = restored.entries.get(this.url);
+    if (good) {
+      this.goodHash = good.hash;
+      this.lastBodyHash = good.hash;
+      this.pods = good.pods;
+      this.seen = true;
+      this.log.info(`manifest URL ${this.url}: last good set of ${good.pods.length} pod(s) restored from ${this.state.file}`);
+    }
   }
 
   /** True while a background poll runs (tests wait for it to finish). */
   get busy(): boolean {
     return this.polling;
+  }
+
+  /**
+   * What is wrong with the source as a whole, one line each, for /healthz?verbose: the URL failing
+   * (unreachable, error status, empty or oversized body) while its last good pods are kept, and the
+   * state file unreadable or unwritable. A body that does not load is in the snapshot's errors.
+   */
+  problems(): string[] {
+    const out: string[] = [];
+    if (this.requestError) {
+      const since = this.failingSince === undefined ? "" : ` since ${new Date(this.failingSince).toISOString()}`;
+      out.push(`${this.requestError.message}${since}; keeping the ${this.pods.length} pod(s) it served last`);
+    }
+    if (this.stateProblem) out.push(this.stateProblem);
+    if (this.saveProblem) out.push(this.saveProblem);
+    return out;
   }
 
   /** Polls now and then every checkFrequency; `onSnapshot` gets a snapshot when pods or errors changed. */
@@ -103,41 +168,39 @@ export class HttpSource implements PodSource {
 
   private snapshot(): SourceReport {
     const errors = [...(this.requestError ? [this.requestError] : []), ...this.bodyErrors];
-    return { source: "http", pods: [...this.pods], errors, complete: this.everComplete };
+    return { source: "http", pods: [...this.pods], errors, complete: this.seen };
   }
 
   private async request(): Promise<void> {
     this.stats.requests++;
     const ac = new AbortController();
     const timeout = this.clock.setTimer(this.timeoutMs, () => ac.abort(new Error(`no answer within ${this.timeoutMs / 1000}s`)));
-    let status: number;
-    let statusText: string;
     let body: Uint8Array;
     try {
       const res = await this.fetchFn(this.url, { method: "GET", headers: this.headers, signal: ac.signal });
-      status = res.status;
-      statusText = res.statusText;
-      body = new Uint8Array(await res.arrayBuffer());
+      if (res.status !== 200) {
+        // The body of an error answer is not read at all.
+        await res.body?.cancel().catch(() => {});
+        return this.failed(`GET ${this.url}: ${res.status} ${res.statusText}`.trimEnd());
+      }
+      const read = await readBodyCapped(res, this.maxBodyBytes, () => ac.abort(new Error("body over the size limit")));
+      if (!read.ok) return this.failed(`GET ${this.url}: ${read.message}; keeping the last good pods`);
+      body = read.bytes;
     } catch (e) {
       const why = ac.signal.aborted ? (ac.signal.reason as unknown) : e;
-      return this.failed(`GET ${this.url}: ${message(why)}`);
+      return this.failed(`GET ${this.url}: ${errorMessage(why)}`);
     } finally {
       timeout.cancel();
     }
-    if (status !== 200) return this.failed(`GET ${this.url}: ${status} ${statusText}`.trimEnd());
-    if (body.length === 0) {
-      // As the kubelet: an empty answer is an empty set (the source counts as seen) and an error.
-      // Unlike the kubelet, the remembered body is forgotten, so serving the old body again brings
-      // its pods back (the kubelet compares with the stale body and never re-adds them).
-      this.lastBody = undefined;
-      this.pods = [];
-      this.bodyErrors = [];
-      this.everComplete = true;
-      return this.failed(`zero-length data received from ${this.url}`);
+    if (isBlank(body)) {
+      // Unlike the kubelet (an empty set: every pod of the URL killed), an error that keeps the pods.
+      return this.failed(`GET ${this.url}: empty body (${body.length} bytes); keeping the last good pods (serve an empty PodList to remove them)`);
     }
     this.requestError = undefined;
-    if (this.lastBody && sameBytes(this.lastBody, body)) return;
-    this.lastBody = body;
+    this.failingSince = undefined;
+    const hash = createHash("sha256").update(body).digest("hex");
+    if (hash === this.lastBodyHash) return;
+    this.lastBodyHash = hash;
     this.stats.loads++;
     const text = new TextDecoder().decode(body);
     let result: LoadResult;
@@ -145,12 +208,17 @@ export class HttpSource implements PodSource {
       // The loader decides between a Pod and a PodList, as the kubelet tries one then the other.
       result = this.loader(text, { source: "http", location: this.url, nodeName: this.nodeName });
     } catch (e) {
-      result = { ok: false, errors: [documentError(this.url, `cannot load: ${message(e)}`)] };
+      result = { ok: false, errors: [documentError(this.url, `cannot load: ${errorMessage(e)}`)] };
+    }
+    if (result.ok && result.pods.length > MAX_PODS_PER_SOURCE) {
+      result = { ok: false, errors: [documentError(this.url, `the body has ${tooManyPodsMessage(result.pods.length)}; keeping the last good pods`)] };
     }
     if (result.ok) {
       this.pods = result.pods;
+      this.goodHash = hash;
       this.bodyErrors = [];
-      this.everComplete = true;
+      this.seen = true;
+      this.persist();
     } else {
       // Bad input loses nothing: the pods of the last good body stay.
       this.bodyErrors = result.errors;
@@ -159,7 +227,17 @@ export class HttpSource implements PodSource {
 
   private failed(why: string): void {
     this.stats.failures++;
+    this.failingSince ??= this.clock.now();
     this.requestError = documentError(this.url, why);
+  }
+
+  /** Keeps the good set for the next start; written before the set is handed on. */
+  private persist(): void {
+    if (this.goodHash === undefined) return;
+    const problem = this.state.save(new Map([[this.url, { hash: this.goodHash, pods: this.pods }]]));
+    if (problem !== undefined && problem !== this.saveProblem) this.log.warn(problem);
+    this.saveProblem = problem;
+    if (problem === undefined) this.stateProblem = undefined;
   }
 
   private async poll(): Promise<void> {
@@ -169,7 +247,7 @@ export class HttpSource implements PodSource {
       const snap = await this.scan();
       if (!this.stopped) this.emitter.emit(snap);
     } catch (e) {
-      this.log.error(`manifest URL ${this.url}: ${message(e)}`);
+      this.log.error(`manifest URL ${this.url}: ${errorMessage(e)}`);
     } finally {
       this.polling = false;
     }
@@ -177,15 +255,10 @@ export class HttpSource implements PodSource {
     // wait.Until: the next poll is a period after this one finished.
     this.timer = this.clock.setTimer(this.checkFrequencyMs, () => void this.poll());
   }
-
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+/** Nothing but whitespace (spaces, tabs, line ends): no manifest at all. */
+function isBlank(body: Uint8Array): boolean {
+  for (const b of body) if (b !== 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d) return false;
   return true;
-}
-
-function message(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }
