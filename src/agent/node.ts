@@ -129,13 +129,16 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     });
     const podConfig = new PodConfig({ clock, log });
 
-    // The sources, started by the agent's run() once the server is up.
+    // The sources, started by the agent's run() once the server is up. The file and URL sources keep
+    // their last good pods under the root directory, so a restart with a manifest gone bad, a URL
+    // away or serving nothing, loses no running pod.
     const sources: PodSource[] = [];
+    const sourceState = join(config.rootDir, "sources");
     if (config.manifestPath) {
-      sources.push(new FileSource({ path: config.manifestPath, nodeName, loader: loadStaticPods, clock, log, checkFrequencyMs: config.fileCheckFrequencyMs }));
+      sources.push(new FileSource({ path: config.manifestPath, nodeName, loader: loadStaticPods, clock, log, checkFrequencyMs: config.fileCheckFrequencyMs, stateDir: sourceState }));
     }
     if (config.manifestUrl) {
-      sources.push(new HttpSource({ url: config.manifestUrl, headers: config.manifestUrlHeaders, nodeName, loader: loadStaticPods, clock, log, checkFrequencyMs: config.httpCheckFrequencyMs }));
+      sources.push(new HttpSource({ url: config.manifestUrl, headers: config.manifestUrlHeaders, nodeName, loader: loadStaticPods, clock, log, checkFrequencyMs: config.httpCheckFrequencyMs, stateDir: sourceState }));
     }
     // Pushed pods are kept under the root directory, so that a restarted agent adopts them. A push
     // obeys --push-policy (403), never takes over another source's pod (409), and is refused (403,
@@ -143,8 +146,9 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     const push = new PushSource({
       nodeName, loader: loadStaticPods, log, stateFile: join(config.rootDir, "pushed-pods.json"),
       checks: [pushPolicyCheck(config.pushPolicy), conflictCheck(podConfig), (pod) => {
-        const r = theAgent().canAdmitPod(pod);
-        return r.admit ? undefined : { status: 403, message: `${r.reason}: ${r.message}` };
+        // Pods restored from pushed-pods.json (checked before the agent exists) were admitted before.
+        const r = agent?.canAdmitPod(pod);
+        return !r || r.admit ? undefined : { status: 403, message: `${r.reason}: ${r.message}` };
       }],
     });
     sources.push(push);
