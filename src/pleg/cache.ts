@@ -57,13 +57,23 @@ export class PodStatusCache implements PodStatusReader {
     this.entries.set(uid, { status: old?.status, error: old?.error, timestamp });
     this.notify();
   }
-  delete(uid: string): void {
-    this.entries.delete(uid);
+  /**
+   * Only the relist calls this: the pod has nothing left in the runtime as of `timestamp`. The entry
+   * stays, without a status, as the answer to anyone waiting for a read of the pod after its removal
+   * (a pod started again under the same UID waits for exactly that); with the evented PLEG the next
+   * full relist, which would also answer, may be minutes away. The next full relist drops it.
+   */
+  remove(uid: string, timestamp: number): void {
+    const old = this.entries.get(uid);
+    if (old && old.timestamp > timestamp) return;
+    this.entries.set(uid, { status: undefined, error: undefined, timestamp });
     this.notify();
   }
   /** After a full relist: every pod not otherwise written is known current as of ts. */
   updateTime(ts: number): void {
     this.globalTimestamp = Math.max(this.globalTimestamp ?? ts, ts);
+    // Entries that only say "nothing as of t" say no more than the global time now.
+    for (const [uid, e] of this.entries) if (e.status === undefined && e.error === undefined && e.timestamp <= this.globalTimestamp) this.entries.delete(uid);
     this.notify();
   }
 

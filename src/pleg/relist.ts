@@ -156,7 +156,7 @@ export class Relister {
       }
       this.cache.set(uid, status, undefined, start);
     } else {
-      this.cache.delete(uid);
+      this.cache.remove(uid, start);
     }
     this.podsToReinspect.delete(uid);
     const seen = (r.current ?? r.old)!;

@@ -66,7 +66,10 @@ for (const version_ of ["1.6", "1.7"] as const) {
         });
       for (let round = 0; round < 3; round++) {
         for (const name of names) for (const v of ["x", "y", "x", "y", "x"] as const) await push(name, v);
-        if (round === 0) await eventually("the first round's pods running", async () => (await Promise.all(names.map((n) => a.pod(n)))).every((p) => p && running(p)), 60_000);
+        if (round === 0) await eventually("the first round's pods running", async () => (await Promise.all(names.map((n) => a.pod(n)))).every((p) => p && running(p)), 60_000).catch(async (e) => {
+          const pods = (await a.pods()).map((p) => `${p.metadata!.name} ${p.metadata!.uid!.slice(0, 8)} ${p.status!.phase} ${JSON.stringify(p.status!.containerStatuses?.map((c) => c.state))}`);
+          throw new Error(`${(e as Error).message}\npods:\n${pods.join("\n")}\nagent log:\n${a.proc.stderr.split("\n").slice(-60).join("\n")}`);
+        });
       }
       await eventually("every pushed pod running its X spec", async () => {
         const pods = (await a.pods()).filter((p) => names.includes(p.metadata!.name!));

@@ -250,6 +250,31 @@ describe("Relister: cache freshness", () => {
     await relister.relistPod("u1");
     expect((await waiting).status!.name).toBe("p");
   });
+  test("a pod relist that finds the pod removed answers a waiter for a read after the removal, without a full relist", async () => {
+    // The evented PLEG relists everything only every 5 min: a pod started again under the same UID
+    // waits for exactly this read, and must not wait for the next full relist.
+    const { rt, relister, cache, clock } = setup();
+    const sb = rt.addSandbox({ uid: "u1", name: "p" });
+    const c = rt.addContainer(sb, "app");
+    await relister.relist();
+    await clock.advance(1000);
+    rt.stopSandbox(sb);
+    rt.exit(c, 0);
+    rt.remove(c);
+    rt.remove(sb);
+    const removedAt = clock.now();
+    let got: number | undefined;
+    void cache.getNewerThan("u1", removedAt).then((e) => (got = e.timestamp));
+    await relister.relistPod("u1");
+    await Promise.resolve();
+    expect(got).toBe(removedAt);
+    expect(cache.get("u1")).toEqual({ status: undefined, error: undefined, timestamp: removedAt });
+    // The next full relist says as much for every pod: the empty entry goes.
+    await clock.advance(1000);
+    await relister.relist();
+    expect(cache.uids()).toEqual([]);
+  });
+
   test("a pod the runtime does not have yet gets an empty current entry", async () => {
     const { relister, cache, clock } = setup();
     await clock.advance(10);
