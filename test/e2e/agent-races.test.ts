@@ -98,7 +98,14 @@ for (const version_ of ["1.6", "1.7"] as const) {
         await a.crash();
         const [c] = await runtimeContainers(fullName);
         await a.start();
-        if (c && c.state !== "CONTAINER_RUNNING") caught = { state: c.state, pod: await a.waitPod(name, "running after the restart", running) };
+        if (c && c.state !== "CONTAINER_RUNNING") {
+          const pod = await a.waitPod(name, "running after the restart", running).catch(async (e) => {
+            const states = await runtimeContainers(fullName);
+            const statuses = await Promise.all(states.map(async (x) => node().client.containerStatus(x.id).then((st) => `${x.id.slice(0, 12)} ${st.state} ${st.reason} ${st.message} started=${st.startedAt}`, (err) => `${x.id.slice(0, 12)} ${(err as Error).message}`)));
+            throw new Error(`${(e as Error).message}\nbefore the restart: ${c.state}\nruntime: ${statuses.join("\n")}\nagent log:\n${a.proc.stderr.split("\n").filter((l) => l.includes(name)).slice(-30).join("\n")}`);
+          });
+          caught = { state: c.state, pod };
+        }
         else {
           a.removeManifest(`${name}.yaml`);
           await eventually(`${name} gone`, async () => !(await a.pod(name)), 30_000);
