@@ -11,7 +11,7 @@
 import { join } from "node:path";
 import type { Node, Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
 import { admitPod, type PodAdmitHandler, type PodAdmitResult } from "../admission";
-import { isTerminalPhase } from "../api";
+import { isTerminalPhase, podKey, podRef } from "../api";
 import type { PodConfig, SourceReport } from "../config/pod-config";
 import type { PodSource } from "../config/types";
 import type { PodLifecycleEventGenerator } from "../pleg/types";
@@ -22,7 +22,6 @@ import type { Logger } from "../util/log";
 import { apiTime } from "../util/time";
 import { Backoff } from "./backoff";
 import { ContainerNotes } from "./container-notes";
-import { fullName, podRef } from "./pod-ref";
 import { PodSyncer, type SyncResult, type SyncRuntime } from "./pod-sync";
 import { PodWorkerPool, type PodWorkerPoolOptions, type PodWorkers, type PodWorkerState } from "./pod-workers";
 import type { RuntimeConfigOptions } from "./runtime-config";
@@ -239,7 +238,7 @@ export class Agent implements SyncHandler {
   /** The admission chain over the pods the node runs now (the kubelet's canAdmitPod over its active pods). */
   canAdmitPod(pod: Pod): PodAdmitResult {
     const uid = podRef(pod).uid;
-    const name = fullName(pod);
+    const name = podKey(pod);
     // Active pods: what the sources still have and has not finished. A pod being replaced under the
     // same name (an edited static pod, a re-pushed pod) does not count against its replacement.
     const otherPods = this.workers

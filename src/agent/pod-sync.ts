@@ -5,6 +5,7 @@
 import { mkdirSync, rmdirSync, readdirSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Container, Pod } from "kubernetes-types/core/v1";
+import { podKey, podRef } from "../api/pod";
 import type { CriClient } from "../cri/client";
 import { NotFoundError } from "../cri/errors";
 import type { ContainerStatus, Image } from "../cri/types";
@@ -16,7 +17,6 @@ import { mkdirInside, PathEscapeError, removeInside } from "../util/confined-pat
 import type { Backoff } from "./backoff";
 import * as ann from "./labels";
 import { computePodActions, findContainerStatus, isInit, neverRan, type PodActions, type ProbeFailureLookup } from "./pod-actions";
-import { fullName, podRef } from "./pod-ref";
 import { containerConfig, containerLogDir, podDir, podLogDir, sandboxConfig, terminationLogDir, uidCgroupParent, volumeHostPath, type RuntimeConfigOptions } from "./runtime-config";
 import type { Waiting } from "./status";
 
@@ -77,7 +77,7 @@ export class PodSyncer {
       if (!actions.createSandbox) return result;
     }
     for (const k of actions.containersToKill) {
-      this.log.info(`killing container ${k.name} (${k.id.slice(0, 12)}) of pod ${fullName(pod)}: ${k.reason}`);
+      this.log.info(`killing container ${k.name} (${k.id.slice(0, 12)}) of pod ${podKey(pod)}: ${k.reason}`);
       await this.killContainer(pod, k.id, findSpec(pod, k.name), k.gracePeriodSeconds);
       result.changed = true;
     }
@@ -108,7 +108,7 @@ export class PodSyncer {
       // the sandbox's status for the pod status anyway.
       if (needsPodIP(pod)) podIP = (await this.runtime.podSandboxStatus(sandboxId).catch(() => undefined))?.status.network?.ip ?? "";
       else podIP = "";
-      this.log.info(`created sandbox ${sandboxId.slice(0, 12)} (attempt ${actions.attempt}) for pod ${fullName(pod)}${podIP ? `, IP ${podIP}` : ""}`);
+      this.log.info(`created sandbox ${sandboxId.slice(0, 12)} (attempt ${actions.attempt}) for pod ${podKey(pod)}${podIP ? `, IP ${podIP}` : ""}`);
     }
     const sbConfig = sandboxConfig(pod, actions.attempt, this.opts);
 
@@ -143,7 +143,7 @@ export class PodSyncer {
     if (last && neverRan(last)) {
       // The agent's own start of this instance was cut short (it stopped or died mid-start): the
       // container never ran, so it is replaced under the same restart count and counts no restart.
-      this.log.info(`container ${c.name} (${last.id.slice(0, 12)}) of pod ${fullName(pod)} never ran (${last.state === "CONTAINER_CREATED" ? "created, not started" : `${last.reason}: ${last.message}`}): replacing it`);
+      this.log.info(`container ${c.name} (${last.id.slice(0, 12)}) of pod ${podKey(pod)} never ran (${last.state === "CONTAINER_CREATED" ? "created, not started" : `${last.reason}: ${last.message}`}): replacing it`);
       await ignoreNotFound(this.runtime.removeContainer(last.id));
       restartCount = Number(last.annotations[ann.CONTAINER_RESTART_COUNT] ?? 0);
       last = undefined;
@@ -173,7 +173,7 @@ export class PodSyncer {
     } catch (err) {
       throw new ContainerStartError("RunContainerError", (err as Error).message);
     }
-    this.log.info(`started container ${c.name} (${id.slice(0, 12)}) of pod ${fullName(pod)}${restartCount ? `, restart ${restartCount}` : ""}`);
+    this.log.info(`started container ${c.name} (${id.slice(0, 12)}) of pod ${podKey(pod)}${restartCount ? `, restart ${restartCount}` : ""}`);
     if (restartCount > 0) this.onContainerRestart?.(pod, c.name);
   }
 

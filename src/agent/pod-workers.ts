@@ -36,14 +36,13 @@
 // the sync failed, otherwise after syncFrequency — each with the kubelet's jitter (up to +50 %), drawn
 // from the injected random source. The sync loop's 1 s tick asks for getDuePods().
 import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
-import { isPodTerminal } from "../api";
+import { isPodTerminal, podKey, podRef } from "../api";
 import type { PodStatusReader } from "../pleg/cache";
 import type { PodStatus } from "../pleg/types";
 import type { Clock } from "../util/clock";
 import type { Logger } from "../util/log";
 import { apiTime } from "../util/time";
 import type { SyncResult } from "./pod-sync";
-import { fullName, podRef } from "./pod-ref";
 import type { PodFailure, Waiting } from "./status";
 
 export type WorkerPhase = "syncing" | "terminating" | "terminated";
@@ -241,7 +240,7 @@ export class PodWorkerPool implements PodWorkers {
   }
 
   private freshState(pod: Pod): PodWorkerState {
-    return { uid: podRef(pod).uid, fullName: fullName(pod), pod, phase: "syncing", removed: false, waiting: new Map(), lastSyncTime: 0, syncs: 0, seen: apiTime(this.o.clock.now()) };
+    return { uid: podRef(pod).uid, fullName: podKey(pod), pod, phase: "syncing", removed: false, waiting: new Map(), lastSyncTime: 0, syncs: 0, seen: apiTime(this.o.clock.now()) };
   }
 
   /** Queues the worker's next sync after delayMs, with the kubelet's jitter. */

@@ -2,6 +2,7 @@
 // and every container's state, last state, restart count and readiness, from the runtime status the
 // PLEG cached plus what the last sync learned (why a container is waiting).
 import type { ContainerState, ContainerStatus as ApiContainerStatus, Pod, PodCondition, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
+import { isTerminalPhase } from "../api/pod";
 import type { ContainerStatus } from "../cri/types";
 import type { PodStatus } from "../pleg/types";
 import { apiTime } from "../util/time";
@@ -150,14 +151,14 @@ export function computeApiPodStatus(i: StatusInputs): ApiPodStatus {
   const initialized = init.every((s) => s.state?.terminated?.exitCode === 0);
   const unready = app.filter((s) => !s.ready).map((s) => s.name);
   const sandboxReady = i.runtime?.sandboxStatuses[0]?.state === "SANDBOX_READY";
-  const containersReady = unready.length === 0 && phase !== "Succeeded" && phase !== "Failed";
+  const containersReady = unready.length === 0 && !isTerminalPhase(phase);
   const notReadyMessage = `containers with unready status: [${unready.join(" ")}]`;
   const notInitialized = init.filter((s) => s.state?.terminated?.exitCode !== 0).map((s) => s.name);
   const conditions: PodCondition[] = [
     condition("PodReadyToStartContainers", sandboxReady, i.now, i.previous),
     condition("Initialized", initialized, i.now, i.previous, "ContainersNotInitialized", `containers with incomplete status: [${notInitialized.join(" ")}]`),
-    condition("Ready", containersReady, i.now, i.previous, phase === "Succeeded" || phase === "Failed" ? "PodCompleted" : "ContainersNotReady", notReadyMessage),
-    condition("ContainersReady", containersReady, i.now, i.previous, phase === "Succeeded" || phase === "Failed" ? "PodCompleted" : "ContainersNotReady", notReadyMessage),
+    condition("Ready", containersReady, i.now, i.previous, isTerminalPhase(phase) ? "PodCompleted" : "ContainersNotReady", notReadyMessage),
+    condition("ContainersReady", containersReady, i.now, i.previous, isTerminalPhase(phase) ? "PodCompleted" : "ContainersNotReady", notReadyMessage),
     condition("PodScheduled", true, i.now, i.previous),
   ];
   const podIPs = i.pod.spec?.hostNetwork ? [i.hostIP] : (i.runtime?.ips ?? []);

@@ -12,13 +12,15 @@
 import { chmodSync, copyFileSync, existsSync, readFileSync, statSync } from "node:fs";
 import { writeFileAtomic } from "../util/atomic-file";
 import type { Pod, PodList } from "kubernetes-types/core/v1";
+import { podKey, type PushResult } from "../api/pod";
 import { formatManifestError, type LoadResult, type PodLoader } from "../manifest/types";
 import type { Logger } from "../util/log";
-import { podKey, type PodConfig, type SourceReport } from "./pod-config";
+import type { PodConfig, SourceReport } from "./pod-config";
 import type { PushCheck, PushRefusal } from "./push-policy";
 import type { PodSource } from "./types";
 
-export type PushResult = { ok: true; pod: Pod } | { ok: false; status: number; message: string };
+/** The answer to a push (src/api), re-exported for the callers that import it from here. */
+export type { PushResult };
 
 /**
  * How many pods the push source keeps at most. A node runs --max-pods (110 by default) anyway; this

@@ -1,4 +1,5 @@
 // The PLEG's vocabulary: what a relist sees of a pod, the status it caches, and the events it emits.
+import type { PodRef } from "../api/pod";
 import type { ContainerStatus, PodSandboxStatus } from "../cri/types";
 import type { PodStatusReader } from "./cache";
 import type { RelistStats } from "./relist";
@@ -9,11 +10,8 @@ export type PodLifecycleEventType = "ContainerStarted" | "ContainerDied" | "Cont
 /** generic: found by a periodic relist; evented: found by the relist of one pod a runtime event asked for. */
 export type PlegMode = "generic" | "evented";
 
-export interface PodRef {
-  uid: string;
-  name: string;
-  namespace: string;
-}
+/** A pod's identity (src/api): uid, name and namespace, as the runtime's labels give them. */
+export type { PodRef } from "../api/pod";
 
 export interface PodLifecycleEvent {
   type: PodLifecycleEventType;

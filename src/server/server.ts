@@ -11,6 +11,7 @@ import * as fs from "node:fs";
 import { parseAllDocuments } from "yaml";
 import type { Status } from "kubernetes-types/meta/v1";
 import type { Pod, PodList } from "kubernetes-types/core/v1";
+import { podKey, podRef } from "../api/pod";
 import { RealClock, type Clock } from "../util/clock";
 import { authenticate, isRefusal, servingExposureError, writeRefusal, type AuthRefusal, type Caller } from "./auth";
 import type { AgentMetrics } from "./metrics";
@@ -231,10 +232,6 @@ function segment(s: string): string | undefined {
   }
 }
 
-function podKey(pod: Pod): { namespace: string; name: string } {
-  return { namespace: pod.metadata?.namespace || "default", name: pod.metadata?.name ?? "" };
-}
-
 /** Builds the request handler (exported for tests that want to skip the socket). */
 export function createHandler(o: Omit<AgentServerOptions, "address" | "port" | "tls">, remote: (req: Request) => string = () => ""): (req: Request) => Promise<Response> {
   const { view, metrics, log } = o;
@@ -273,8 +270,7 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port" | "
       log.info(`push refused (${result.status}): ${result.message}`);
       return failure(result.status, result.message);
     }
-    const { namespace, name } = podKey(result.pod);
-    log.info(`pod ${namespace}/${name} pushed from ${remote(req)}`);
+    log.info(`pod ${podKey(result.pod)} pushed from ${remote(req)}`);
     // 201 like the API server's create: the body is the pod as the agent accepted it (defaulted).
     return json(result.pod, 201);
   }
@@ -323,8 +319,8 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port" | "
       if (namespace === undefined || name === undefined) return failure(400, `malformed path ${path}`);
       if (method === "GET") {
         const pod = view.pods().find((p) => {
-          const k = podKey(p);
-          return k.namespace === namespace && k.name === name;
+          const r = podRef(p);
+          return r.namespace === namespace && r.name === name;
         });
         if (!pod) return failure(404, `pods "${name}" not found`);
         const { items, headers } = podsFor(caller, [pod]);

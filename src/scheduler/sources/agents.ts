@@ -5,12 +5,12 @@
 // agent's code: the HTTP API and the v1 objects are the whole contract.
 import type { Node, Pod, PodList } from "kubernetes-types/core/v1";
 import type { Status as ApiStatus } from "kubernetes-types/meta/v1";
+import { isPodTerminal, podKey } from "../../api/pod";
 import { nodeUpdateEvents } from "../framework/events";
 import type { ClusterClient } from "../framework/interface";
 import type { PodInfo } from "../model/pod-info";
 import type { Scheduler, SchedulerLog } from "../scheduler";
 import { boundCopy } from "../cluster";
-import { isTerminal } from "./input";
 
 export type ClusterEvents = Pick<Scheduler, "onNodeAdd" | "onNodeUpdate" | "onNodeDelete" | "onPodAdd" | "onPodUpdate" | "onPodDelete">;
 
@@ -90,14 +90,6 @@ export function podForAgent(pod: Pod, nodeName: string): Pod {
   };
 }
 
-/**
- * An agent's pods are keyed by namespace/name, which is what an agent keeps unique: it gives a pushed
- * pod a UID of its own (a hash of the pod), not the one the scheduler sent.
- */
-function podKey(p: Pod): string {
-  return `${p.metadata?.namespace || "default"}/${p.metadata?.name}`;
-}
-
 /** The pod as the scheduler knows it: the UID it was scheduled under, whatever the agent calls it. */
 function withUid(p: Pod, uid: string | undefined): Pod {
   return uid === undefined || p.metadata?.uid === uid ? p : { ...p, metadata: { ...p.metadata, uid } };
@@ -110,6 +102,10 @@ export class AgentCluster implements ClusterClient {
   private readonly byNode = new Map<string, AgentClient>();
   private readonly nodeOf = new Map<AgentClient, string>();
   private readonly nodes = new Map<string, Node>();
+  /**
+   * The agents' pods by namespace/name (podKey), which is what an agent keeps unique: it gives a
+   * pushed pod a UID of its own (a hash of the pod), not the one the scheduler sent.
+   */
   private readonly pods = new Map<string, Pod>();
   private readonly justBound = new Map<string, number>();
   private readonly failing = new Set<AgentClient>();
@@ -168,7 +164,7 @@ export class AgentCluster implements ClusterClient {
       // Heartbeats change every poll; only what the scheduler reads makes an update.
       else if (nodeUpdateEvents(old, node).length > 0 || JSON.stringify(old.status?.images) !== JSON.stringify(node.status?.images)) this.events.onNodeUpdate(old, node);
       for (const p of pods) {
-        if (isTerminal(p)) continue;
+        if (isPodTerminal(p)) continue;
         const bound = p.spec?.nodeName ? p : { ...p, spec: { ...p.spec!, nodeName: name } };
         seenPods.set(podKey(bound), bound);
       }

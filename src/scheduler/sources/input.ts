@@ -153,8 +153,3 @@ export function preparePod(input: Pod, origin: string, classes: readonly Priorit
   spec.preemptionPolicy ??= "PreemptLowerPriority";
   return pod;
 }
-
-/** A pod that has finished (Succeeded or Failed) no longer uses its node's resources. */
-export function isTerminal(pod: Pod): boolean {
-  return pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
-}
