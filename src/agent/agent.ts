@@ -20,6 +20,7 @@ import type { PodProber, ProbeObservation, ProbeSeed, ProbeUpdate, RunningContai
 import type { Clock, Timer } from "../util/clock";
 import type { Logger } from "../util/log";
 import { apiTime } from "../util/time";
+import { errorMessage } from "../util/errors";
 import { Backoff } from "./backoff";
 import { ContainerNotes } from "./container-notes";
 import { PodSyncer, type SyncResult, type SyncRuntime } from "./pod-sync";
@@ -130,7 +131,7 @@ export class Agent implements SyncHandler {
         this.o.hooks?.sourceReported?.(report);
       });
     }
-    const plegDone = pleg.run(signal).catch((err) => this.o.log.error(`PLEG stopped: ${(err as Error).message}`));
+    const plegDone = pleg.run(signal).catch((err) => this.o.log.error(`PLEG stopped: ${errorMessage(err)}`));
     const loopDone = this.loop.run(signal, pleg.events);
     await loopDone;
     unsubscribe();
@@ -257,7 +258,7 @@ export class Agent implements SyncHandler {
       for (const s of this.workers.states()) {
         if (s.phase !== "syncing") continue;
         const st = pleg.cache.get(s.uid)?.status;
-        if (st) await this.syncer.garbageCollect(st).catch((err) => this.o.log.warn(`container GC of ${s.fullName}: ${(err as Error).message}`));
+        if (st) await this.syncer.garbageCollect(st).catch((err) => this.o.log.warn(`container GC of ${s.fullName}: ${errorMessage(err)}`));
       }
       // Notes of containers the runtime no longer has go, once a relist since the start has listed it.
       if (pleg.relistStats.lastRelistTime >= this.startedAt) {

@@ -22,7 +22,7 @@ import { loadStaticPods } from "../manifest/load";
 import { Pleg } from "../pleg";
 import { AgentMetrics, buildNode, runtimeCounts, startAgentServer, type AgentServer } from "../server";
 import { RealClock, type Clock } from "../util/clock";
-import { ConfigError } from "../util/errors";
+import { ConfigError, errorMessage } from "../util/errors";
 import { createLogger, type Logger } from "../util/log";
 import { Agent } from "./agent";
 import type { AgentConfig } from "./agent-config";
@@ -58,7 +58,7 @@ class Resources {
       try {
         await stop();
       } catch (err) {
-        this.log.warn(`stopping ${what}: ${(err as Error).message}`);
+        this.log.warn(`stopping ${what}: ${errorMessage(err)}`);
       }
     }
   }
@@ -103,7 +103,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
           log,
         });
       } catch (e) {
-        throw new ConfigError(`--kubeconfig ${config.cluster.kubeconfig}: ${(e as Error).message}`);
+        throw new ConfigError(`--kubeconfig ${config.cluster.kubeconfig}: ${errorMessage(e)}`);
       }
     }
 
@@ -118,7 +118,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       mode: config.plegMode,
       onModeChange: (m) => log.info(`PLEG mode ${m.mode}: ${m.reason}`),
       onError: (what, err) => {
-        log.warn(`PLEG ${what}: ${(err as Error).message ?? err}`);
+        log.warn(`PLEG ${what}: ${errorMessage(err)}`);
         if (what.startsWith("event stream")) metrics.incEventedPlegConnectionErrors();
       },
       onRelist: (r) => {
@@ -183,7 +183,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         sourceReported: (r) => metrics.setSourceErrors(r.source, r.errors.length),
         probeObserved: (o) => metrics.observeProbe(o),
         afterHousekeeping: () => {
-          void cluster?.housekeeping(a.workers.states().map((s) => ({ pod: s.pod, terminating: s.phase !== "syncing" }))).catch((err) => log.warn(`mirror pods: ${(err as Error).message}`));
+          void cluster?.housekeeping(a.workers.states().map((s) => ({ pod: s.pod, terminating: s.phase !== "syncing" }))).catch((err) => log.warn(`mirror pods: ${errorMessage(err)}`));
           const stats = pleg.relistStats;
           if (stats.lastRelistTime) metrics.setPlegLastSeen(stats.lastRelistTime);
           const { pods, containers } = runtimeCounts(pleg.cache);

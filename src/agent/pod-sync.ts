@@ -14,6 +14,7 @@ import type { Clock } from "../util/clock";
 import { formatDuration } from "../util/duration";
 import type { Logger } from "../util/log";
 import { mkdirInside, PathEscapeError, removeInside } from "../util/confined-path";
+import { errorMessage } from "../util/errors";
 import type { Backoff } from "./backoff";
 import * as ann from "./labels";
 import { computePodActions, findContainerStatus, isInit, neverRan, type PodActions, type ProbeFailureLookup } from "./pod-actions";
@@ -98,7 +99,7 @@ export class PodSyncer {
       try {
         sandboxId = await this.runtime.runPodSandbox(sandboxConfig(pod, actions.attempt, this.opts));
       } catch (err) {
-        const msg = `Failed to create pod sandbox: ${(err as Error).message}`;
+        const msg = `Failed to create pod sandbox: ${errorMessage(err)}`;
         result.errors.push(msg);
         for (const c of pod.spec!.containers) result.waiting.set(c.name, { reason: "ContainerCreating", message: msg });
         return result;
@@ -122,8 +123,8 @@ export class PodSyncer {
           if (err.retryAt) result.retryAt = Math.min(result.retryAt ?? Infinity, err.retryAt);
           else result.errors.push(`${container.name}: ${err.reason}: ${err.message}`);
         } else {
-          result.waiting.set(container.name, { reason: "RunContainerError", message: (err as Error).message });
-          result.errors.push(`${container.name}: ${(err as Error).message}`);
+          result.waiting.set(container.name, { reason: "RunContainerError", message: errorMessage(err) });
+          result.errors.push(`${container.name}: ${errorMessage(err)}`);
         }
         return false;
       }
@@ -166,12 +167,12 @@ export class PodSyncer {
     try {
       id = await this.runtime.createContainer(sandboxId, containerConfig({ pod, container: c, init, restartCount, podIP, imageRef, options: this.opts }), sb);
     } catch (err) {
-      throw new ContainerStartError("CreateContainerError", (err as Error).message);
+      throw new ContainerStartError("CreateContainerError", errorMessage(err));
     }
     try {
       await this.runtime.startContainer(id);
     } catch (err) {
-      throw new ContainerStartError("RunContainerError", (err as Error).message);
+      throw new ContainerStartError("RunContainerError", errorMessage(err));
     }
     this.log.info(`started container ${c.name} (${id.slice(0, 12)}) of pod ${podKey(pod)}${restartCount ? `, restart ${restartCount}` : ""}`);
     if (restartCount > 0) this.onContainerRestart?.(pod, c.name);
@@ -196,7 +197,7 @@ export class PodSyncer {
       return ref;
     } catch (err) {
       this.imageBackoff.next(key);
-      throw new ContainerStartError("ErrImagePull", `Failed to pull image "${image}": ${(err as Error).message}`, this.clock.now() + 1000);
+      throw new ContainerStartError("ErrImagePull", `Failed to pull image "${image}": ${errorMessage(err)}`, this.clock.now() + 1000);
     }
   }
 
@@ -225,7 +226,7 @@ export class PodSyncer {
         const r = await this.runtime.execSync(id, preStop.exec.command, grace);
         if (r.exitCode !== 0) this.log.warn(`preStop hook of ${spec?.name ?? id.slice(0, 12)} exited ${r.exitCode}: ${Buffer.from(r.stderr).toString().trim()}`);
       } catch (err) {
-        this.log.warn(`preStop hook of ${spec?.name ?? id.slice(0, 12)} failed: ${(err as Error).message}`);
+        this.log.warn(`preStop hook of ${spec?.name ?? id.slice(0, 12)} failed: ${errorMessage(err)}`);
       }
       grace -= Math.floor((this.clock.now() - start) / 1000);
     }

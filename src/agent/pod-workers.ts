@@ -42,6 +42,7 @@ import type { PodStatus } from "../pleg/types";
 import type { Clock } from "../util/clock";
 import type { Logger } from "../util/log";
 import { apiTime } from "../util/time";
+import { errorMessage } from "../util/errors";
 import type { SyncResult } from "./pod-sync";
 import type { PodFailure, Waiting } from "./status";
 
@@ -322,7 +323,7 @@ export class PodWorkerPool implements PodWorkers {
           const after = await cache.getNewerThan(s.uid, at);
           await this.removeTerminated(w, after.status);
         } catch (err) {
-          log.error(`removing pod ${s.fullName} failed: ${(err as Error).message}`);
+          log.error(`removing pod ${s.fullName} failed: ${errorMessage(err)}`);
           this.enqueue(s, KILL_RETRY_MS);
         }
         this.o.onSynced?.(s, undefined);
@@ -348,7 +349,7 @@ export class PodWorkerPool implements PodWorkers {
         if (result.retryAt !== undefined) s.dueAt = result.retryAt;
         else this.enqueue(s, result.errors.length ? SYNC_ERROR_BACKOFF_MS : this.resyncIntervalMs);
       } catch (err) {
-        s.lastError = (err as Error).message;
+        s.lastError = errorMessage(err);
         log.error(`sync of pod ${s.fullName} failed: ${s.lastError}`);
         this.enqueue(s, SYNC_ERROR_BACKOFF_MS);
       }
@@ -375,7 +376,7 @@ export class PodWorkerPool implements PodWorkers {
       s.lastSyncTime = killedAt;
       log.info(`pod ${s.fullName} (${s.uid.slice(0, 8)}) terminated${s.removed ? " and removed" : ""}`);
     } catch (err) {
-      s.lastError = (err as Error).message;
+      s.lastError = errorMessage(err);
       log.error(`terminating pod ${s.fullName} failed: ${s.lastError}`);
       this.enqueue(s, KILL_RETRY_MS);
       s.lastSyncTime = clock.now();

@@ -9,6 +9,7 @@ import type { ProbeUpdate } from "../prober/types";
 import type { Clock, Timer } from "../util/clock";
 import type { Logger } from "../util/log";
 import { BoundedQueue } from "../util/queue";
+import { errorMessage } from "../util/errors";
 
 /** One input of the loop; `kind` says which of the kubelet's channels it came from. */
 export type SyncLoopEvent =
@@ -112,7 +113,7 @@ export class SyncLoop {
       try {
         this.syncLoopIteration(next.value);
       } catch (err) {
-        this.o.log.error(`sync loop: ${next.value.kind}: ${(err as Error).message}`);
+        this.o.log.error(`sync loop: ${next.value.kind}: ${errorMessage(err)}`);
       }
       if (--this.unhandled === 0) this.notifyDrained();
     }

@@ -16,6 +16,7 @@ import type { KubeClient } from "../kube/client";
 import { apiErrorMessage, isConflict, isForbidden, isNotFound } from "../kube/errors";
 import type { Clock, Timer } from "../util/clock";
 import type { Logger } from "../util/log";
+import { errorMessage } from "../util/errors";
 import { isStaticPod, type ApiPodView } from "./api-pods";
 import { podStatusPatch, sameJson, wireJson } from "./pod-status-patch";
 
@@ -204,7 +205,7 @@ export class StatusManager {
           await this.syncPod(uid, e);
         } while (e.again && this.entries.get(uid) === e);
       } catch (err) {
-        this.o.log.warn(`status of pod ${podKey(e.pod)}: ${(err as Error).message}`);
+        this.o.log.warn(`status of pod ${podKey(e.pod)}: ${errorMessage(err)}`);
       } finally {
         e.inFlight = false;
       }

@@ -6,6 +6,7 @@
 // to the queue. Cluster changes (nodes, bound pods, pending pods) come in through on*() handlers.
 import type { Node, Pod } from "kubernetes-types/core/v1";
 import type { Clock } from "../util/clock";
+import { errorMessage } from "../util/errors";
 import { Cache, podCacheKey } from "./cache/cache";
 import { Snapshot } from "./cache/snapshot";
 import type { SchedulerConfig } from "./config/types";
@@ -122,7 +123,7 @@ export class Scheduler {
       preEnqueue: (pi) => this.frameworkFor(pi.pod)?.runPreEnqueuePlugins(pi),
       hints,
       namespaceLabels: (ns) => this.snapshot.namespaceLabels(ns),
-      onHintError: (plugin, pod, err) => this.log.warn(`QueueingHintFn of ${plugin} failed for pod ${pod.metadata?.namespace}/${pod.metadata?.name}: ${(err as Error).message ?? err}`),
+      onHintError: (plugin, pod, err) => this.log.warn(`QueueingHintFn of ${plugin} failed for pod ${pod.metadata?.namespace}/${pod.metadata?.name}: ${errorMessage(err)}`),
     });
   }
 
@@ -141,7 +142,7 @@ export class Scheduler {
 
   /** Work outside the cycles (bindings, evictions): awaited by settle(), failures logged. */
   private track(what: string, work: Promise<void>): void {
-    const p = work.catch((e) => this.log.warn(`${what}: ${(e as Error).message ?? e}`));
+    const p = work.catch((e) => this.log.warn(`${what}: ${errorMessage(e)}`));
     this.inFlightWork.add(p);
     void p.finally(() => this.inFlightWork.delete(p));
   }
@@ -300,7 +301,7 @@ export class Scheduler {
     try {
       this.cache.assumePod(assumed);
     } catch (e) {
-      return { ok: false, status: new Status(Code.Error, [(e as Error).message], e as Error), nominating: CLEAR_NOMINATION };
+      return { ok: false, status: new Status(Code.Error, [errorMessage(e)], e as Error), nominating: CLEAR_NOMINATION };
     }
     this.queue.nominator.delete(pod.uid);
     const rejected = (s: Status): Status => {

@@ -13,6 +13,7 @@ import type { Status } from "kubernetes-types/meta/v1";
 import type { Pod, PodList } from "kubernetes-types/core/v1";
 import { podKey, podRef } from "../api/pod";
 import { RealClock, type Clock } from "../util/clock";
+import { errorMessage } from "../util/errors";
 import { authenticate, isRefusal, servingExposureError, writeRefusal, type AuthRefusal, type Caller } from "./auth";
 import type { AgentMetrics } from "./metrics";
 import { NodeCache } from "./node-cache";
@@ -100,9 +101,6 @@ function text(body: string, status = 200, headers: Record<string, string> = {}):
   return new Response(body, { status, headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff", ...headers } });
 }
 
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 /** An RFC 7234 Warning header as the API server sends its warnings: 299 - "text" (kubectl prints them). */
 function warningHeader(message: string): string {

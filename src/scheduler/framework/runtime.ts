@@ -6,6 +6,7 @@ import type { Clock } from "../../util/clock";
 import { EXTENSION_POINTS, type ExtensionPoint, type PluginRef, type Profile } from "../config/types";
 import type { NodeInfo } from "../model/node-info";
 import type { PodInfo } from "../model/pod-info";
+import { errorMessage } from "../../util/errors";
 import { CycleState } from "./cycle-state";
 import type { NodeToStatus } from "./diagnosis";
 import type {
@@ -132,7 +133,7 @@ export class Framework implements Handle {
       try {
         this.plugins.set(name, factory(profile.pluginConfig.get(name), this));
       } catch (e) {
-        throw new Error(`initializing plugin ${JSON.stringify(name)}: ${(e as Error).message}`);
+        throw new Error(`initializing plugin ${JSON.stringify(name)}: ${errorMessage(e)}`);
       }
     }
 

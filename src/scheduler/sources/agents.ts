@@ -11,6 +11,7 @@ import type { ClusterClient } from "../framework/interface";
 import type { PodInfo } from "../model/pod-info";
 import type { Scheduler, SchedulerLog } from "../scheduler";
 import { boundCopy } from "../cluster";
+import { errorMessage } from "../../util/errors";
 
 export type ClusterEvents = Pick<Scheduler, "onNodeAdd" | "onNodeUpdate" | "onNodeDelete" | "onPodAdd" | "onPodUpdate" | "onPodDelete">;
 
@@ -36,7 +37,7 @@ export class AgentClient {
     try {
       res = await fetch(`${this.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(this.timeoutMs) });
     } catch (e) {
-      throw new AgentError(`${method} ${this.url}${path}: ${(e as Error).message}`);
+      throw new AgentError(`${method} ${this.url}${path}: ${errorMessage(e)}`);
     }
     const text = await res.text();
     let parsed: unknown;
@@ -142,7 +143,7 @@ export class AgentCluster implements ClusterClient {
     answers.forEach((r, i) => {
       const agent = this.agents[i]!;
       if (r.status === "rejected") {
-        if (!this.failing.has(agent)) this.log.warn(`agent ${agent.url} did not answer: ${(r.reason as Error).message}; keeping its node and pods as last seen`);
+        if (!this.failing.has(agent)) this.log.warn(`agent ${agent.url} did not answer: ${errorMessage(r.reason)}; keeping its node and pods as last seen`);
         this.failing.add(agent);
         const node = this.nodeOf.get(agent);
         if (node) for (const [k, p] of this.pods) if (p.spec?.nodeName === node) seenPods.set(k, p);
