@@ -9,7 +9,7 @@
 // Checked as the kubelet checks them: --node-labels (NodeRestriction's rules, src/api/node-labels.ts),
 // --register-with-taints, IP addresses, port ranges. Checked where the kubelet is laxer, because the
 // cost here is lost pods: a --pod-manifest-path that does not exist (the kubelet only logs it).
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { isIP } from "node:net";
 import { hostname, networkInterfaces } from "node:os";
 import type { Taint } from "kubernetes-types/core/v1";

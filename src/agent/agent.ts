@@ -81,9 +81,9 @@ export const SHUTDOWN_GRACE_MS = 10_000;
 
 export class Agent implements SyncHandler {
   readonly workers: PodWorkers;
-  readonly syncer: PodSyncer;
-  readonly probes: PodProber;
   readonly loop: SyncLoop;
+  private readonly syncer: PodSyncer;
+  private readonly probes: PodProber;
   private readonly notes: ContainerNotes;
   private readonly startedAt: number;
   private readonly crashBackoff: Backoff;
@@ -146,14 +146,6 @@ export class Agent implements SyncHandler {
     if (!finished) this.o.log.warn(`stopping with work still in flight after ${SHUTDOWN_GRACE_MS / 1000}s (the runtime is not answering); the next start adopts what runs`);
     // Sources stop last: a cluster node's status manager may still write what the drain reported.
     await Promise.all(sources.map(async (s) => s.stop()));
-  }
-
-  /** Resolves when the loop has handled every queued event and no worker is busy (tests). */
-  async idle(): Promise<void> {
-    do {
-      await this.loop.drained();
-      await this.workers.idle();
-    } while (this.loop.pending > 0);
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -132,7 +132,7 @@ export class StatusManager {
     if (this.uidByFullName.get(podKey(e.pod)) === uid) this.uidByFullName.delete(podKey(e.pod));
   }
 
-  /** The status last handed over for a pod (for tests and the HTTP API). */
+  /** The status last handed over for a pod, until the pod is forgotten (a read-only view; the tests check it). */
   status(uid: string): PodStatus | undefined {
     return this.entries.get(uid)?.status;
   }

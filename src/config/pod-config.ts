@@ -19,7 +19,6 @@ import { podUIDProblem } from "../manifest/static-pod";
 import type { ManifestError, PodSourceName } from "../manifest/types";
 import type { Clock } from "../util/clock";
 import type { Logger } from "../util/log";
-import { BoundedQueue } from "../util/queue";
 import type { PodOperation, PodUpdate, SourceSnapshot } from "./types";
 
 /** namespace/name, from src/api; re-exported for the sources that import it from here. */
@@ -215,22 +214,6 @@ export class PodConfig {
     }
     this.listeners.add(cb);
     return () => void this.listeners.delete(cb);
-  }
-
-  /**
-   * The updates from now on as an async iterable (the kubelet's Updates() channel). Unbounded: unlike
-   * the PLEG's events, a config update must never be dropped. Ends when the signal aborts.
-   */
-  updates(signal?: AbortSignal): AsyncIterable<PodUpdate> {
-    const queue = new BoundedQueue<PodUpdate>(Number.POSITIVE_INFINITY);
-    const off = this.onUpdate((u) => queue.push(u));
-    const close = () => {
-      off();
-      queue.close();
-    };
-    if (signal?.aborted) close();
-    else signal?.addEventListener("abort", close, { once: true });
-    return queue;
   }
 }
 

@@ -16,7 +16,7 @@ import { createLogger } from "../../src/util/log";
 import { grpcStatusError } from "../fakes/grpc";
 import { FakeRuntime } from "../fakes/runtime";
 import { FakeSource, FakeStatusManager } from "../fakes/seams";
-import { pod } from "./fixtures";
+import { agentIdle, pod } from "./fixtures";
 
 const root = mkdtempSync(join(tmpdir(), "nodeagent-agent-test-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -57,7 +57,7 @@ async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: P
   const done = agent.run(ac.signal);
   const settle = async () => {
     await clock.advance(0);
-    await agent.idle();
+    await agentIdle(agent);
     await flushMicrotasks();
   };
   await settle();

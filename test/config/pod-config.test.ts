@@ -214,20 +214,6 @@ describe("PodConfig merge", () => {
     apply("http", []);
     expect(seen).toEqual(["api:ADD:a,b", "http:ADD:c", "http:REMOVE:c"]);
   });
-
-  test("updates() is an async iterable that ends when its signal aborts", async () => {
-    const { apply, config } = setup();
-    const ac = new AbortController();
-    const got: string[] = [];
-    const done = (async () => {
-      for await (const u of config.updates(ac.signal)) got.push(`${u.op}:${u.pods.map((p) => p.metadata?.name).join(",")}`);
-    })();
-    apply("file", [pod("a", "u1")]);
-    apply("file", [pod("b", "u2")]);
-    ac.abort();
-    await done;
-    expect(got).toEqual(["ADD:a", "REMOVE:a", "ADD:b"]);
-  });
 });
 
 /** op → source:uid, in emitted order. */

@@ -136,7 +136,11 @@ export class FakeProber implements PodProber {
   removePod(podUid: string): void {
     this.removed.push(podUid);
   }
-  cleanupPods(): void {}
+  /** How many times housekeeping asked for the probe workers of forgotten pods to stop. */
+  cleanups = 0;
+  cleanupPods(): void {
+    this.cleanups++;
+  }
   result(containerId: string, type: ProbeType): ProbeResult | undefined {
     return this.results.get(`${containerId}/${type}`);
   }

@@ -71,10 +71,6 @@ export class Cache {
     this.markDirty(name, true);
   }
 
-  getNode(name: string): Node | undefined {
-    return this.nodes.get(name)?.node;
-  }
-
   nodeNames(): string[] {
     return [...this.nodes.values()].filter((n) => n.node).map((n) => n.name);
   }

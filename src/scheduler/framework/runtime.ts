@@ -166,10 +166,6 @@ export class Framework implements Handle {
     (this as unknown as Record<string, Plugin[]>)[key] = list;
   }
 
-  private getList(point: ExtensionPoint): Plugin[] {
-    return (this as unknown as Record<string, Plugin[]>)[`${point}Plugins`]!;
-  }
-
   /**
    * expandMultiPointPlugins: a multiPoint plugin joins every point it implements unless disabled
    * there. Order: plugins re-configured at the point itself (as ordered there), then multiPoint ones,
@@ -231,15 +227,6 @@ export class Framework implements Handle {
 
   hasPostFilterPlugins(): boolean {
     return this.postFilterPlugins.length > 0;
-  }
-
-  /** The extension points and their plugins, as --explain and `schedule --print-profile` show them. */
-  listPlugins(): Record<ExtensionPoint, Array<{ name: string; weight?: number }>> {
-    const out = {} as Record<ExtensionPoint, Array<{ name: string; weight?: number }>>;
-    for (const point of EXTENSION_POINTS) {
-      out[point] = this.getList(point).map((p) => (point === "score" ? { name: p.name, weight: this.scorePluginWeight.get(p.name) } : { name: p.name }));
-    }
-    return out;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -531,10 +518,6 @@ export class Framework implements Handle {
       return new Status(Code.Wait, [`one or more plugins asked to wait and no plugin rejected pod ${JSON.stringify(pod.name)}`]);
     }
     return undefined;
-  }
-
-  willWaitOnPermit(pod: PodInfo): boolean {
-    return !!this.waitingPods.get(pod.uid);
   }
 
   /** WaitOnPermit: the first step of the binding cycle; resolves when the waiting pod is allowed or rejected. */
