@@ -2,7 +2,8 @@
 // syncer, the prober and the container notes, and it is the sync loop's SyncHandler: sources feed
 // PodConfig, PodConfig's updates and the PLEG's events and the prober's results go through the one
 // SyncLoop (sync-loop.ts), and each handler below turns them into pod worker updates. The HTTP server
-// and the cluster node see the agent through pods(), node() and healthChecks().
+// sees the agent through pods(), node() and healthChecks() (its AgentView); the cluster node is one of
+// its sources and its PodStatusManager; node.ts (the wiring) also asks canAdmitPod() for pushed pods.
 //
 // Where the node's managers plug in: admission is the admitHandlers chain run on every ADD
 // (handlePodAdditions); statuses leave through the PodStatusManager; a pod's runtime work is the

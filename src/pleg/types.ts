@@ -69,7 +69,7 @@ export interface PodLifecycleEventGenerator {
   readonly cache: PodStatusReader;
   readonly mode: PlegMode | undefined;
   readonly relistStats: Readonly<RelistStats>;
-  /** Relists one pod now: the agent calls it after changing the pod so its status is current. */
+  /** Relists one pod now: a pod worker asks for it after each step (PodSyncActions.relistPod) so the status is current. */
   requestPodRelist(uid: string, sandboxId?: string, mode?: PlegMode): Promise<void>;
   /** The kubelet's PLEG health check (last successful relist recent enough). */
   healthy(): { ok: boolean; message: string };
