@@ -58,6 +58,11 @@ export interface AgentOptions {
   clock: Clock;
   log: Logger;
   runtimeConfig: RuntimeConfigOptions;
+  /**
+   * The runtime's name from CRI Version (runtimeName), asked once at start: container IDs in pod
+   * statuses are `<runtimeName>://<id>`. "containerd" when not given.
+   */
+  runtimeName?: string;
   /** The kubelet's syncFrequency: every pod is synced at least this often (1 min, plus 0–50% jitter). */
   syncFrequencyMs?: number;
   housekeepingPeriodMs?: number;
@@ -87,6 +92,7 @@ export class Agent implements SyncHandler {
   private readonly probes: PodProber;
   private readonly notes: ContainerNotes;
   private readonly startedAt: number;
+  private readonly runtimeName: string;
   private readonly crashBackoff: Backoff;
   private readonly imageBackoff: Backoff;
   private readonly statusManager: PodStatusManager;
@@ -96,6 +102,7 @@ export class Agent implements SyncHandler {
 
   constructor(private readonly o: AgentOptions) {
     this.startedAt = o.clock.now();
+    this.runtimeName = o.runtimeName ?? "containerd";
     this.statusManager = o.statusManager ?? NO_STATUS_MANAGER;
     this.notes = new ContainerNotes(o.stateDir ? join(o.stateDir, "container-notes.json") : undefined, o.log);
     const onProbeUpdate = (update: ProbeUpdate) => this.loop.push({ kind: "probe", update });
@@ -322,11 +329,12 @@ export class Agent implements SyncHandler {
       const pod = s.restartRequested;
       const why: Waiting = { reason: "ContainerCreating", message: "the pod's previous instance (same UID) is still terminating; it starts again once that has finished" };
       const waiting = new Map([...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].map((c) => [c.name, why]));
-      return computeApiPodStatus({ pod, runtime: undefined, waiting, hostIP: this.o.runtimeConfig.hostIP, startTime: s.seen, now: apiTime(this.o.clock.now()) });
+      return computeApiPodStatus({ pod, runtimeName: this.runtimeName, runtime: undefined, waiting, hostIP: this.o.runtimeConfig.hostIP, startTime: s.seen, now: apiTime(this.o.clock.now()) });
     }
     const probed = (name: string) => [...(s.pod.spec?.containers ?? []), ...(s.pod.spec?.initContainers ?? [])].find((c) => c.name === name);
     return computeApiPodStatus({
       pod: s.pod,
+      runtimeName: this.runtimeName,
       // Until the prober has the pod (just after a restart) the last reported value stands.
       ready: (name, id) => this.probes.readiness(s.uid, name, id) ?? this.notes.get(id)?.ready ?? !(probed(name)?.readinessProbe || probed(name)?.startupProbe),
       started: (name, id) => this.probes.started(s.uid, name, id) ?? this.notes.get(id)?.started ?? !probed(name)?.startupProbe,

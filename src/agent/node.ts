@@ -64,6 +64,25 @@ class Resources {
   }
 }
 
+/** How long the start waits for the runtime to say its name. */
+const RUNTIME_NAME_DEADLINE_MS = 5_000;
+
+/**
+ * The runtime's name (CRI Version's runtimeName, "containerd"), asked once at start as the kubelet's
+ * runtime manager does (NewKubeGenericRuntimeManager → getTypedVersion): container IDs in pod
+ * statuses are `<runtimeName>://<id>`. The kubelet refuses to start without an answer; the agent
+ * starts anyway, as it always has with a runtime that is down (its health checks and GET /node say
+ * so until the runtime answers), and says "containerd" meanwhile, with a warning.
+ */
+async function askRuntimeName(client: CriClient, log: Logger): Promise<string> {
+  try {
+    return (await client.version(RUNTIME_NAME_DEADLINE_MS)).runtimeName || "containerd";
+  } catch (err) {
+    log.warn(`the runtime at ${client.endpoint} did not say its name (${errorMessage(err)}); container IDs are reported as containerd://<id>`);
+    return "containerd";
+  }
+}
+
 /** Starts the node. On failure, everything it started is stopped again before the error is thrown. */
 export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promise<RunningNode> {
   const log = deps.log ?? createLogger(config.logFormat);
@@ -111,6 +130,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     resources.add("the runtime", () => runtime.release());
     const client = new CriClient(runtime.endpoint, { timeoutMs: config.runtime.requestTimeoutMs });
     resources.add("the CRI client", () => client.close());
+    const runtimeName = await askRuntimeName(client, log);
 
     const metrics = new AgentMetrics();
     metrics.setNodeName(nodeName);
@@ -158,6 +178,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       sources,
       clock,
       log,
+      runtimeName,
       runtimeConfig: {
         podLogsRoot: config.pods.logsDir, podsDir: join(config.rootDir, "pods"), cgroupRoot: config.pods.cgroupRoot, nodeName, hostIP: config.nodeIP,
         clusterDns: { servers: config.pods.clusterDNS, domain: config.pods.clusterDomain, resolvConf: config.pods.resolvConf },

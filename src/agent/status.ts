@@ -22,6 +22,11 @@ export interface PodFailure {
 
 export interface StatusInputs {
   pod: Pod;
+  /**
+   * The CRI runtime's name (VersionResponse.runtimeName, "containerd"): a container's ID in the status
+   * is `<runtimeName>://<id>`, as the kubelet's kubecontainer.ContainerID{Type: runtimeName} prints it.
+   */
+  runtimeName: string;
   runtime: PodStatus | undefined;
   /** Why containers are waiting, by name, from the last sync (CrashLoopBackOff, ErrImagePull, …). */
   waiting: ReadonlyMap<string, Waiting>;
@@ -41,6 +46,9 @@ export interface StatusInputs {
   previous?: ApiPodStatus;
 }
 
+/** A container's ID as the API shows it: `containerd://<id>` on containerd. */
+const containerID = (i: StatusInputs, id: string) => `${i.runtimeName}://${id}`;
+
 /** CRI nanoseconds → API time. */
 const rfc3339 = (ns: number) => apiTime(ns / 1e6);
 
@@ -53,7 +61,7 @@ function terminatedState(c: ContainerStatus, i: StatusInputs): ContainerState {
       ...(message ? { message } : {}),
       startedAt: c.startedAt ? rfc3339(c.startedAt) : undefined,
       finishedAt: c.finishedAt ? rfc3339(c.finishedAt) : undefined,
-      containerID: `containerd://${c.id}`,
+      containerID: containerID(i, c.id),
     },
   };
 }
@@ -75,7 +83,7 @@ function containerApiStatus(i: StatusInputs, name: string, image: string, init: 
     image,
     imageID: latest?.imageRef ?? "",
     restartCount,
-    ...(latest ? { containerID: `containerd://${latest.id}` } : {}),
+    ...(latest ? { containerID: containerID(i, latest.id) } : {}),
   };
   if (!latest) {
     return { ...base, ready: false, started: false, state: { waiting: { reason: waiting?.reason ?? (init ? "PodInitializing" : "ContainerCreating"), ...(waiting?.message ? { message: waiting.message } : {}) } } };
