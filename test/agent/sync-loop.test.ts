@@ -6,6 +6,7 @@ import type { Pod } from "kubernetes-types/core/v1";
 import { MaxPodsAdmitHandler } from "../../src/admission";
 import { Agent } from "../../src/agent/agent";
 import { PodConfig } from "../../src/config/pod-config";
+import type { PodSourceName } from "../../src/manifest/types";
 import type { ProbeUpdate } from "../../src/prober/types";
 import { FakeClock, flushMicrotasks } from "../../src/util/clock";
 import { createLogger } from "../../src/util/log";
@@ -16,7 +17,7 @@ function pod(uid: string, name = uid, extra: Partial<Pod["metadata"]> = {}): Pod
   return { metadata: { name, namespace: "default", uid, ...extra }, spec: { containers: [{ name: "app", image: "busybox" }] } };
 }
 
-async function setup(opts: { sources?: ("file" | "api")[]; maxPods?: number } = {}) {
+async function setup(opts: { sources?: PodSourceName[]; maxPods?: number } = {}) {
   const clock = new FakeClock();
   const log = createLogger("text", -1);
   const pleg = new FakePleg(clock);
@@ -194,5 +195,22 @@ describe("the syncloop health check", () => {
     expect(check().ok).toBe(true);
     await clock.advance(2 * 60_000);
     expect(check()).toMatchObject({ ok: false, message: "sync loop last ran 120s ago" });
+  });
+});
+
+describe("the sources health check", () => {
+  test("lists every source's problems as a warning and never fails", async () => {
+    const t = await setup({ sources: ["file", "push"] });
+    const check = () => t.agent.healthChecks().find((c) => c.name === "sources")!;
+    expect(check()).toEqual({ name: "sources", ok: true, message: "ok" });
+    t.sources[0]!.problemList = ["/etc/kubernetes/manifests is missing; its 2 pods are kept"];
+    t.sources[1]!.problemList = ["pushed-pods.json cannot be read"];
+    expect(check()).toEqual({
+      name: "sources", ok: true, message: "ok",
+      warning: "file source: /etc/kubernetes/manifests is missing; its 2 pods are kept; push source: pushed-pods.json cannot be read",
+    });
+    // The node's Ready verdict is the failing checks: a source's problem is not one of them.
+    expect(t.agent.healthChecks().filter((c) => !c.ok).map((c) => c.name)).not.toContain("sources");
+    await t.stop();
   });
 });
