@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { defineCommand } from "citty";
 import { AGENT_DEFAULTS as D, resolveAgentConfig } from "../src/agent/agent-config";
 import { runNode } from "../src/agent/node";
+import { errorMessage } from "../src/util/errors";
 import { invocation, UsageError } from "./main";
 import { runtimeArgs } from "./runtime-args";
 
@@ -80,7 +81,7 @@ Exit status: 0 after SIGINT or SIGTERM, 1 when the node cannot start, 2 on a usa
       try {
         text = readFileSync(args.config, "utf8");
       } catch (e) {
-        throw new UsageError(`--config ${args.config}: ${(e as Error).message}`);
+        throw new UsageError(`--config ${args.config}: ${errorMessage(e)}`);
       }
     }
     await runNode(resolveAgentConfig(args, invocation(ctx).given, text));

@@ -10,7 +10,7 @@
 //     input, thrown before anything started) or UsageError is 2; any other error is 1. Errors are
 //     printed as one "error: …" line, never a stack.
 import type { ArgsDef, CommandDef, ParsedArgs } from "citty";
-import { ConfigError } from "../src/util/errors";
+import { ConfigError, errorMessage } from "../src/util/errors";
 import { closest } from "../src/util/suggest";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./exit";
 import { parseCommandLine, wantsHelp, type ParsedCommandLine } from "./flags";
@@ -87,7 +87,7 @@ export async function runCli(root: Command, argv: readonly string[], io: CliOutp
     const result: unknown = await cmd.run({ rawArgs: rest, args: parsed.args as ParsedArgs<ArgsDef>, cmd, data });
     return typeof result === "number" ? result : EXIT_OK;
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     io.err(`error: ${message}\n`);
     if (err instanceof UsageError) io.err(`Run '${path.join(" ")} --help' for usage.\n`);
     return err instanceof ConfigError ? EXIT_USAGE : EXIT_FAILURE;

@@ -3,6 +3,7 @@ import { defineCommand } from "citty";
 import { CriClient, resolveRuntime } from "../src/cri";
 import { EventedPlegUnavailableError, Pleg, type ModeChange, type PlegModeSetting, type PodLifecycleEvent } from "../src/pleg";
 import { RealClock, createLogger, parseDuration, type LogFormat } from "../src/util";
+import { errorMessage } from "../src/util/errors";
 import { EXIT_FAILURE, EXIT_OK, UsageError } from "./exit";
 import { runtimeArgs } from "./runtime-args";
 
@@ -57,7 +58,7 @@ Exit status: 0 on Ctrl-C or SIGTERM, 1 when the runtime cannot be used, 2 on a u
         const v = await client.version();
         log.info(`runtime ${v.runtimeName} ${v.runtimeVersion} (CRI ${v.runtimeApiVersion}) at ${runtime.endpoint}`);
       } catch (e) {
-        log.error(`cannot reach the runtime at ${runtime.endpoint}: ${(e as Error).message}`);
+        log.error(`cannot reach the runtime at ${runtime.endpoint}: ${errorMessage(e)}`);
         return EXIT_FAILURE;
       }
       const out = (line: string) => process.stdout.write(line + "\n");
@@ -73,7 +74,7 @@ Exit status: 0 on Ctrl-C or SIGTERM, 1 when the runtime cannot be used, 2 on a u
               "an agent or kubelet with an evented PLEG on the same runtime misses the events it gets; use --mode generic beside one");
           }
         },
-        onError: (what, err) => log.warn(`${what}: ${(err as Error).message ?? err}`),
+        onError: (what, err) => log.warn(`${what}: ${errorMessage(err)}`),
       });
       const printer = (async () => {
         for await (const e of pleg.events) if (podFilter(e)) out(json ? JSON.stringify(eventJson(e)) : eventRow(e));
@@ -102,7 +103,7 @@ function durationFlag(flag: string, text: string): number {
   try {
     ms = parseDuration(text);
   } catch (e) {
-    throw new UsageError(`--${flag}: ${(e as Error).message}`);
+    throw new UsageError(`--${flag}: ${errorMessage(e)}`);
   }
   if (ms <= 0) throw new UsageError(`--${flag} must be positive`);
   return ms;

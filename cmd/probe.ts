@@ -9,6 +9,7 @@ import {
 } from "../src/prober";
 import { readTokenFile } from "../src/server/token-file";
 import { createLogger, formatDuration, parseDuration, RealClock, type LogFormat, type Logger } from "../src/util";
+import { errorMessage } from "../src/util/errors";
 import { EXIT_FAILURE, EXIT_OK, UsageError } from "./exit";
 import { runtimeArgs } from "./runtime-args";
 
@@ -23,7 +24,7 @@ function readToken(file: string): string {
   try {
     return readTokenFile(file);
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    throw new UsageError(errorMessage(e));
   }
 }
 
@@ -33,7 +34,7 @@ function positiveDuration(flag: string, v: string | undefined): number | undefin
   try {
     ms = parseDuration(v);
   } catch (e) {
-    throw new UsageError(`--${flag}: ${(e as Error).message}`);
+    throw new UsageError(`--${flag}: ${errorMessage(e)}`);
   }
   if (ms <= 0) throw new UsageError(`--${flag} must be positive`);
   return ms;

@@ -11,6 +11,7 @@ import {
   seededRandom, type OutputFormat, type SchedulerConfig,
 } from "../src/scheduler";
 import { createLogger, parseDuration, type LogFormat, type Logger } from "../src/util";
+import { errorMessage } from "../src/util/errors";
 import { EXIT_FAILURE, EXIT_OK, UsageError } from "./exit";
 import { invocation } from "./main";
 
@@ -124,7 +125,7 @@ function readFileOrUsage(flag: string, path: string): string {
   try {
     return readFileSync(path, "utf8");
   } catch (e) {
-    throw new UsageError(`--${flag} ${path}: ${(e as Error).message}`);
+    throw new UsageError(`--${flag} ${path}: ${errorMessage(e)}`);
   }
 }
 
@@ -140,7 +141,7 @@ async function schedule(args: ScheduleArgs, nodeURLs: readonly string[]): Promis
   try {
     interval = parseDuration(args["poll-interval"]);
   } catch (e) {
-    throw new UsageError(`--poll-interval: ${(e as Error).message}`);
+    throw new UsageError(`--poll-interval: ${errorMessage(e)}`);
   }
   if (interval <= 0) throw new UsageError("--poll-interval must be positive");
   let random: (() => number) | undefined;
@@ -178,7 +179,7 @@ async function scheduleInCluster(args: ScheduleArgs, config: SchedulerConfig, lo
   try {
     client = await loadKubeClient(args.kubeconfig!, { context: args.context });
   } catch (e) {
-    throw new UsageError(`--kubeconfig: ${(e as Error).message}`);
+    throw new UsageError(`--kubeconfig: ${errorMessage(e)}`);
   }
   const format = args.output as OutputFormat;
   const explain = !!args.explain;

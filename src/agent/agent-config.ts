@@ -9,7 +9,7 @@
 // Checked as the kubelet checks them: --node-labels (NodeRestriction's rules, src/api/node-labels.ts),
 // --register-with-taints, IP addresses, port ranges. Checked where the kubelet is laxer, because the
 // cost here is lost pods: a --pod-manifest-path that does not exist (the kubelet only logs it).
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { isIP } from "node:net";
 import { hostname, networkInterfaces } from "node:os";
 import type { Taint } from "kubernetes-types/core/v1";
@@ -22,7 +22,7 @@ import { servingExposureError } from "../server/auth";
 import { parseLabels, parseTaint } from "../server/node-info";
 import { readTokenFile } from "../server/token-file";
 import { parseDuration } from "../util/duration";
-import { ConfigError } from "../util/errors";
+import { ConfigError, errorMessage } from "../util/errors";
 import type { LogFormat } from "../util/log";
 import { readKubeletConfigFile, type ConfigField, type KubeletConfigFile } from "./kubelet-config-file";
 
@@ -175,7 +175,7 @@ function positiveDuration(text: string): number {
   try {
     ms = parseDuration(text);
   } catch (e) {
-    throw new Invalid((e as Error).message);
+    throw new Invalid(errorMessage(e));
   }
   if (ms <= 0) throw new Invalid("must be longer than 0");
   return ms;
@@ -209,7 +209,7 @@ export function sumReserved(entries: Iterable<[string, string]>): ReservedResour
     try {
       q = parseQuantity(value);
     } catch (e) {
-      throw new Invalid(`${name}=${value}: ${(e as Error).message}`);
+      throw new Invalid(`${name}=${value}: ${errorMessage(e)}`);
     }
     if (name === "cpu") milliCPU += q.milli();
     else if (name === "memory") memory += q.value();
@@ -340,7 +340,7 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
     try {
       pushToken = readTokenFile(pushTokenFile);
     } catch (e) {
-      s.fail((e as Error).message);
+      s.fail(errorMessage(e));
     }
   }
   const pushPolicy = (s.get("push-policy", (t) => oneOf(t, PUSH_POLICIES), fileString) ?? "unrestricted") as PushPolicy;
@@ -354,14 +354,14 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
       const forbidden = forbiddenNodeLabelsError(Object.keys(labels));
       if (forbidden) s.fail(forbidden);
     } catch (e) {
-      s.fail(`--node-labels: ${(e as Error).message}`);
+      s.fail(`--node-labels: ${errorMessage(e)}`);
     }
   }
   const taintOf = (spec: string): Taint => {
     try {
       return parseTaint(spec);
     } catch (e) {
-      throw new Invalid((e as Error).message);
+      throw new Invalid(errorMessage(e));
     }
   };
   const taints =
@@ -383,7 +383,7 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
   try {
     reserved = sumReserved([...reservedEntries("kube-reserved"), ...reservedEntries("system-reserved")]);
   } catch (e) {
-    s.fail(`--kube-reserved/--system-reserved: ${(e as Error).message}`);
+    s.fail(`--kube-reserved/--system-reserved: ${errorMessage(e)}`);
   }
 
   const tlsCert = s.string("tls-cert-file", mustExist);

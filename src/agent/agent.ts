@@ -2,7 +2,8 @@
 // syncer, the prober and the container notes, and it is the sync loop's SyncHandler: sources feed
 // PodConfig, PodConfig's updates and the PLEG's events and the prober's results go through the one
 // SyncLoop (sync-loop.ts), and each handler below turns them into pod worker updates. The HTTP server
-// and the cluster node see the agent through pods(), node() and healthChecks().
+// sees the agent through pods(), node() and healthChecks() (its AgentView); the cluster node is one of
+// its sources and its PodStatusManager; node.ts (the wiring) also asks canAdmitPod() for pushed pods.
 //
 // Where the node's managers plug in: admission is the admitHandlers chain run on every ADD
 // (handlePodAdditions); statuses leave through the PodStatusManager; a pod's runtime work is the
@@ -11,7 +12,7 @@
 import { join } from "node:path";
 import type { Node, Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
 import { admitPod, type PodAdmitHandler, type PodAdmitResult } from "../admission";
-import { isTerminalPhase } from "../api";
+import { isTerminalPhase, podKey, podRef } from "../api";
 import type { PodConfig, SourceReport } from "../config/pod-config";
 import type { PodSource } from "../config/types";
 import type { PodLifecycleEventGenerator } from "../pleg/types";
@@ -20,9 +21,9 @@ import type { PodProber, ProbeObservation, ProbeSeed, ProbeUpdate, RunningContai
 import type { Clock, Timer } from "../util/clock";
 import type { Logger } from "../util/log";
 import { apiTime } from "../util/time";
+import { errorMessage } from "../util/errors";
 import { Backoff } from "./backoff";
 import { ContainerNotes } from "./container-notes";
-import { fullName, podRef } from "./pod-ref";
 import { PodSyncer, type SyncResult, type SyncRuntime } from "./pod-sync";
 import { PodWorkerPool, type PodWorkerPoolOptions, type PodWorkers, type PodWorkerState } from "./pod-workers";
 import type { RuntimeConfigOptions } from "./runtime-config";
@@ -57,6 +58,11 @@ export interface AgentOptions {
   clock: Clock;
   log: Logger;
   runtimeConfig: RuntimeConfigOptions;
+  /**
+   * The runtime's name from CRI Version (runtimeName), asked once at start: container IDs in pod
+   * statuses are `<runtimeName>://<id>`. "containerd" when not given.
+   */
+  runtimeName?: string;
   /** The kubelet's syncFrequency: every pod is synced at least this often (1 min, plus 0–50% jitter). */
   syncFrequencyMs?: number;
   housekeepingPeriodMs?: number;
@@ -81,11 +87,12 @@ export const SHUTDOWN_GRACE_MS = 10_000;
 
 export class Agent implements SyncHandler {
   readonly workers: PodWorkers;
-  readonly syncer: PodSyncer;
-  readonly probes: PodProber;
   readonly loop: SyncLoop;
+  private readonly syncer: PodSyncer;
+  private readonly probes: PodProber;
   private readonly notes: ContainerNotes;
   private readonly startedAt: number;
+  private readonly runtimeName: string;
   private readonly crashBackoff: Backoff;
   private readonly imageBackoff: Backoff;
   private readonly statusManager: PodStatusManager;
@@ -95,6 +102,7 @@ export class Agent implements SyncHandler {
 
   constructor(private readonly o: AgentOptions) {
     this.startedAt = o.clock.now();
+    this.runtimeName = o.runtimeName ?? "containerd";
     this.statusManager = o.statusManager ?? NO_STATUS_MANAGER;
     this.notes = new ContainerNotes(o.stateDir ? join(o.stateDir, "container-notes.json") : undefined, o.log);
     const onProbeUpdate = (update: ProbeUpdate) => this.loop.push({ kind: "probe", update });
@@ -131,7 +139,7 @@ export class Agent implements SyncHandler {
         this.o.hooks?.sourceReported?.(report);
       });
     }
-    const plegDone = pleg.run(signal).catch((err) => this.o.log.error(`PLEG stopped: ${(err as Error).message}`));
+    const plegDone = pleg.run(signal).catch((err) => this.o.log.error(`PLEG stopped: ${errorMessage(err)}`));
     const loopDone = this.loop.run(signal, pleg.events);
     await loopDone;
     unsubscribe();
@@ -146,14 +154,6 @@ export class Agent implements SyncHandler {
     if (!finished) this.o.log.warn(`stopping with work still in flight after ${SHUTDOWN_GRACE_MS / 1000}s (the runtime is not answering); the next start adopts what runs`);
     // Sources stop last: a cluster node's status manager may still write what the drain reported.
     await Promise.all(sources.map(async (s) => s.stop()));
-  }
-
-  /** Resolves when the loop has handled every queued event and no worker is busy (tests). */
-  async idle(): Promise<void> {
-    do {
-      await this.loop.drained();
-      await this.workers.idle();
-    } while (this.loop.pending > 0);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -240,7 +240,7 @@ export class Agent implements SyncHandler {
   /** The admission chain over the pods the node runs now (the kubelet's canAdmitPod over its active pods). */
   canAdmitPod(pod: Pod): PodAdmitResult {
     const uid = podRef(pod).uid;
-    const name = fullName(pod);
+    const name = podKey(pod);
     // Active pods: what the sources still have and has not finished. A pod being replaced under the
     // same name (an edited static pod, a re-pushed pod) does not count against its replacement.
     const otherPods = this.workers
@@ -259,7 +259,7 @@ export class Agent implements SyncHandler {
       for (const s of this.workers.states()) {
         if (s.phase !== "syncing") continue;
         const st = pleg.cache.get(s.uid)?.status;
-        if (st) await this.syncer.garbageCollect(st).catch((err) => this.o.log.warn(`container GC of ${s.fullName}: ${(err as Error).message}`));
+        if (st) await this.syncer.garbageCollect(st).catch((err) => this.o.log.warn(`container GC of ${s.fullName}: ${errorMessage(err)}`));
       }
       // Notes of containers the runtime no longer has go, once a relist since the start has listed it.
       if (pleg.relistStats.lastRelistTime >= this.startedAt) {
@@ -333,11 +333,12 @@ export class Agent implements SyncHandler {
       const pod = s.restartRequested;
       const why: Waiting = { reason: "ContainerCreating", message: "the pod's previous instance (same UID) is still terminating; it starts again once that has finished" };
       const waiting = new Map([...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].map((c) => [c.name, why]));
-      return computeApiPodStatus({ pod, runtime: undefined, waiting, hostIP: this.o.runtimeConfig.hostIP, startTime: s.seen, now: apiTime(this.o.clock.now()) });
+      return computeApiPodStatus({ pod, runtimeName: this.runtimeName, runtime: undefined, waiting, hostIP: this.o.runtimeConfig.hostIP, startTime: s.seen, now: apiTime(this.o.clock.now()) });
     }
     const probed = (name: string) => [...(s.pod.spec?.containers ?? []), ...(s.pod.spec?.initContainers ?? [])].find((c) => c.name === name);
     return computeApiPodStatus({
       pod: s.pod,
+      runtimeName: this.runtimeName,
       // Until the prober has the pod (just after a restart) the last reported value stands.
       ready: (name, id) => this.probes.readiness(s.uid, name, id) ?? this.notes.get(id)?.ready ?? !(probed(name)?.readinessProbe || probed(name)?.startupProbe),
       started: (name, id) => this.probes.started(s.uid, name, id) ?? this.notes.get(id)?.started ?? !probed(name)?.startupProbe,

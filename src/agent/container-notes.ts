@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { writeFileAtomic } from "../util/atomic-file";
 import type { Logger } from "../util/log";
+import { errorMessage } from "../util/errors";
 
 export interface ContainerNote {
   /** The readiness last reported in the pod status. */
@@ -27,7 +28,7 @@ export class ContainerNotes {
       if (data && typeof data === "object") this.notes = new Map(Object.entries(data));
     } catch (e) {
       // A missing file is a first start; an unreadable one costs only what it said, never a pod.
-      if ((e as NodeJS.ErrnoException).code !== "ENOENT") log?.warn(`${file}: container notes unreadable, starting without them: ${(e as Error).message}`);
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") log?.warn(`${file}: container notes unreadable, starting without them: ${errorMessage(e)}`);
     }
   }
 
@@ -61,7 +62,7 @@ export class ContainerNotes {
     try {
       writeFileAtomic(this.file, JSON.stringify(Object.fromEntries(this.notes)));
     } catch (e) {
-      this.log?.warn(`${this.file}: cannot keep container notes: ${(e as Error).message}`);
+      this.log?.warn(`${this.file}: cannot keep container notes: ${errorMessage(e)}`);
     }
   }
 }

@@ -22,7 +22,7 @@ import { loadStaticPods } from "../manifest/load";
 import { Pleg } from "../pleg";
 import { AgentMetrics, buildNode, runtimeCounts, startAgentServer, type AgentServer } from "../server";
 import { RealClock, type Clock } from "../util/clock";
-import { ConfigError } from "../util/errors";
+import { ConfigError, errorMessage } from "../util/errors";
 import { createLogger, type Logger } from "../util/log";
 import { Agent } from "./agent";
 import type { AgentConfig } from "./agent-config";
@@ -58,9 +58,28 @@ class Resources {
       try {
         await stop();
       } catch (err) {
-        this.log.warn(`stopping ${what}: ${(err as Error).message}`);
+        this.log.warn(`stopping ${what}: ${errorMessage(err)}`);
       }
     }
+  }
+}
+
+/** How long the start waits for the runtime to say its name. */
+const RUNTIME_NAME_DEADLINE_MS = 5_000;
+
+/**
+ * The runtime's name (CRI Version's runtimeName, "containerd"), asked once at start as the kubelet's
+ * runtime manager does (NewKubeGenericRuntimeManager → getTypedVersion): container IDs in pod
+ * statuses are `<runtimeName>://<id>`. The kubelet refuses to start without an answer; the agent
+ * starts anyway, as it always has with a runtime that is down (its health checks and GET /node say
+ * so until the runtime answers), and says "containerd" meanwhile, with a warning.
+ */
+async function askRuntimeName(client: CriClient, log: Logger): Promise<string> {
+  try {
+    return (await client.version(RUNTIME_NAME_DEADLINE_MS)).runtimeName || "containerd";
+  } catch (err) {
+    log.warn(`the runtime at ${client.endpoint} did not say its name (${errorMessage(err)}); container IDs are reported as containerd://<id>`);
+    return "containerd";
   }
 }
 
@@ -103,7 +122,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
           log,
         });
       } catch (e) {
-        throw new ConfigError(`--kubeconfig ${config.cluster.kubeconfig}: ${(e as Error).message}`);
+        throw new ConfigError(`--kubeconfig ${config.cluster.kubeconfig}: ${errorMessage(e)}`);
       }
     }
 
@@ -111,6 +130,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     resources.add("the runtime", () => runtime.release());
     const client = new CriClient(runtime.endpoint, { timeoutMs: config.runtime.requestTimeoutMs });
     resources.add("the CRI client", () => client.close());
+    const runtimeName = await askRuntimeName(client, log);
 
     const metrics = new AgentMetrics();
     metrics.setNodeName(nodeName);
@@ -118,7 +138,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       mode: config.plegMode,
       onModeChange: (m) => log.info(`PLEG mode ${m.mode}: ${m.reason}`),
       onError: (what, err) => {
-        log.warn(`PLEG ${what}: ${(err as Error).message ?? err}`);
+        log.warn(`PLEG ${what}: ${errorMessage(err)}`);
         if (what.startsWith("event stream")) metrics.incEventedPlegConnectionErrors();
       },
       onRelist: (r) => {
@@ -162,6 +182,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       sources,
       clock,
       log,
+      runtimeName,
       runtimeConfig: {
         podLogsRoot: config.pods.logsDir, podsDir: join(config.rootDir, "pods"), cgroupRoot: config.pods.cgroupRoot, nodeName, hostIP: config.nodeIP,
         clusterDns: { servers: config.pods.clusterDNS, domain: config.pods.clusterDomain, resolvConf: config.pods.resolvConf },
@@ -187,7 +208,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         sourceReported: (r) => metrics.setSourceErrors(r.source, r.errors.length),
         probeObserved: (o) => metrics.observeProbe(o),
         afterHousekeeping: () => {
-          void cluster?.housekeeping(a.workers.states().map((s) => ({ pod: s.pod, terminating: s.phase !== "syncing" }))).catch((err) => log.warn(`mirror pods: ${(err as Error).message}`));
+          void cluster?.housekeeping(a.workers.states().map((s) => ({ pod: s.pod, terminating: s.phase !== "syncing" }))).catch((err) => log.warn(`mirror pods: ${errorMessage(err)}`));
           const stats = pleg.relistStats;
           if (stats.lastRelistTime) metrics.setPlegLastSeen(stats.lastRelistTime);
           const { pods, containers } = runtimeCounts(pleg.cache);

@@ -5,6 +5,7 @@
 import { mkdirSync, rmdirSync, readdirSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Container, Pod } from "kubernetes-types/core/v1";
+import { podKey, podRef } from "../api/pod";
 import type { CriClient } from "../cri/client";
 import { NotFoundError } from "../cri/errors";
 import type { ContainerStatus, Image } from "../cri/types";
@@ -13,10 +14,10 @@ import type { Clock } from "../util/clock";
 import { formatDuration } from "../util/duration";
 import type { Logger } from "../util/log";
 import { mkdirInside, PathEscapeError, removeInside } from "../util/confined-path";
+import { errorMessage } from "../util/errors";
 import type { Backoff } from "./backoff";
 import * as ann from "./labels";
 import { computePodActions, findContainerStatus, isInit, neverRan, type PodActions, type ProbeFailureLookup } from "./pod-actions";
-import { fullName, podRef } from "./pod-ref";
 import { containerConfig, containerLogDir, podDir, podLogDir, sandboxConfig, terminationLogDir, uidCgroupParent, volumeHostPath, type RuntimeConfigOptions } from "./runtime-config";
 import type { Waiting } from "./status";
 
@@ -77,7 +78,7 @@ export class PodSyncer {
       if (!actions.createSandbox) return result;
     }
     for (const k of actions.containersToKill) {
-      this.log.info(`killing container ${k.name} (${k.id.slice(0, 12)}) of pod ${fullName(pod)}: ${k.reason}`);
+      this.log.info(`killing container ${k.name} (${k.id.slice(0, 12)}) of pod ${podKey(pod)}: ${k.reason}`);
       await this.killContainer(pod, k.id, findSpec(pod, k.name), k.gracePeriodSeconds);
       result.changed = true;
     }
@@ -98,7 +99,7 @@ export class PodSyncer {
       try {
         sandboxId = await this.runtime.runPodSandbox(sandboxConfig(pod, actions.attempt, this.opts));
       } catch (err) {
-        const msg = `Failed to create pod sandbox: ${(err as Error).message}`;
+        const msg = `Failed to create pod sandbox: ${errorMessage(err)}`;
         result.errors.push(msg);
         for (const c of pod.spec!.containers) result.waiting.set(c.name, { reason: "ContainerCreating", message: msg });
         return result;
@@ -108,7 +109,7 @@ export class PodSyncer {
       // the sandbox's status for the pod status anyway.
       if (needsPodIP(pod)) podIP = (await this.runtime.podSandboxStatus(sandboxId).catch(() => undefined))?.status.network?.ip ?? "";
       else podIP = "";
-      this.log.info(`created sandbox ${sandboxId.slice(0, 12)} (attempt ${actions.attempt}) for pod ${fullName(pod)}${podIP ? `, IP ${podIP}` : ""}`);
+      this.log.info(`created sandbox ${sandboxId.slice(0, 12)} (attempt ${actions.attempt}) for pod ${podKey(pod)}${podIP ? `, IP ${podIP}` : ""}`);
     }
     const sbConfig = sandboxConfig(pod, actions.attempt, this.opts);
 
@@ -122,8 +123,8 @@ export class PodSyncer {
           if (err.retryAt) result.retryAt = Math.min(result.retryAt ?? Infinity, err.retryAt);
           else result.errors.push(`${container.name}: ${err.reason}: ${err.message}`);
         } else {
-          result.waiting.set(container.name, { reason: "RunContainerError", message: (err as Error).message });
-          result.errors.push(`${container.name}: ${(err as Error).message}`);
+          result.waiting.set(container.name, { reason: "RunContainerError", message: errorMessage(err) });
+          result.errors.push(`${container.name}: ${errorMessage(err)}`);
         }
         return false;
       }
@@ -143,7 +144,7 @@ export class PodSyncer {
     if (last && neverRan(last)) {
       // The agent's own start of this instance was cut short (it stopped or died mid-start): the
       // container never ran, so it is replaced under the same restart count and counts no restart.
-      this.log.info(`container ${c.name} (${last.id.slice(0, 12)}) of pod ${fullName(pod)} never ran (${last.state === "CONTAINER_CREATED" ? "created, not started" : `${last.reason}: ${last.message}`}): replacing it`);
+      this.log.info(`container ${c.name} (${last.id.slice(0, 12)}) of pod ${podKey(pod)} never ran (${last.state === "CONTAINER_CREATED" ? "created, not started" : `${last.reason}: ${last.message}`}): replacing it`);
       await ignoreNotFound(this.runtime.removeContainer(last.id));
       restartCount = Number(last.annotations[ann.CONTAINER_RESTART_COUNT] ?? 0);
       last = undefined;
@@ -166,14 +167,14 @@ export class PodSyncer {
     try {
       id = await this.runtime.createContainer(sandboxId, containerConfig({ pod, container: c, init, restartCount, podIP, imageRef, options: this.opts }), sb);
     } catch (err) {
-      throw new ContainerStartError("CreateContainerError", (err as Error).message);
+      throw new ContainerStartError("CreateContainerError", errorMessage(err));
     }
     try {
       await this.runtime.startContainer(id);
     } catch (err) {
-      throw new ContainerStartError("RunContainerError", (err as Error).message);
+      throw new ContainerStartError("RunContainerError", errorMessage(err));
     }
-    this.log.info(`started container ${c.name} (${id.slice(0, 12)}) of pod ${fullName(pod)}${restartCount ? `, restart ${restartCount}` : ""}`);
+    this.log.info(`started container ${c.name} (${id.slice(0, 12)}) of pod ${podKey(pod)}${restartCount ? `, restart ${restartCount}` : ""}`);
     if (restartCount > 0) this.onContainerRestart?.(pod, c.name);
   }
 
@@ -196,7 +197,7 @@ export class PodSyncer {
       return ref;
     } catch (err) {
       this.imageBackoff.next(key);
-      throw new ContainerStartError("ErrImagePull", `Failed to pull image "${image}": ${(err as Error).message}`, this.clock.now() + 1000);
+      throw new ContainerStartError("ErrImagePull", `Failed to pull image "${image}": ${errorMessage(err)}`, this.clock.now() + 1000);
     }
   }
 
@@ -225,7 +226,7 @@ export class PodSyncer {
         const r = await this.runtime.execSync(id, preStop.exec.command, grace);
         if (r.exitCode !== 0) this.log.warn(`preStop hook of ${spec?.name ?? id.slice(0, 12)} exited ${r.exitCode}: ${Buffer.from(r.stderr).toString().trim()}`);
       } catch (err) {
-        this.log.warn(`preStop hook of ${spec?.name ?? id.slice(0, 12)} failed: ${(err as Error).message}`);
+        this.log.warn(`preStop hook of ${spec?.name ?? id.slice(0, 12)} failed: ${errorMessage(err)}`);
       }
       grace -= Math.floor((this.clock.now() - start) / 1000);
     }

@@ -36,14 +36,14 @@
 // the sync failed, otherwise after syncFrequency — each with the kubelet's jitter (up to +50 %), drawn
 // from the injected random source. The sync loop's 1 s tick asks for getDuePods().
 import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
-import { isPodTerminal } from "../api";
+import { isPodTerminal, podKey, podRef } from "../api";
 import type { PodStatusReader } from "../pleg/cache";
 import type { PodStatus } from "../pleg/types";
 import type { Clock } from "../util/clock";
 import type { Logger } from "../util/log";
 import { apiTime } from "../util/time";
+import { errorMessage } from "../util/errors";
 import type { SyncResult } from "./pod-sync";
-import { fullName, podRef } from "./pod-ref";
 import type { PodFailure, Waiting } from "./status";
 
 export type WorkerPhase = "syncing" | "terminating" | "terminated";
@@ -244,7 +244,7 @@ export class PodWorkerPool implements PodWorkers {
   }
 
   private freshState(pod: Pod): PodWorkerState {
-    return { uid: podRef(pod).uid, fullName: fullName(pod), pod, phase: "syncing", removed: false, waiting: new Map(), lastSyncTime: 0, syncs: 0, seen: apiTime(this.o.clock.now()) };
+    return { uid: podRef(pod).uid, fullName: podKey(pod), pod, phase: "syncing", removed: false, waiting: new Map(), lastSyncTime: 0, syncs: 0, seen: apiTime(this.o.clock.now()) };
   }
 
   /** Queues the worker's next sync after delayMs, with the kubelet's jitter. */
@@ -326,7 +326,7 @@ export class PodWorkerPool implements PodWorkers {
           const after = await cache.getNewerThan(s.uid, at);
           await this.removeTerminated(w, after.status);
         } catch (err) {
-          log.error(`removing pod ${s.fullName} failed: ${(err as Error).message}`);
+          log.error(`removing pod ${s.fullName} failed: ${errorMessage(err)}`);
           this.enqueue(s, KILL_RETRY_MS);
         }
         this.o.onSynced?.(s, undefined);
@@ -352,7 +352,7 @@ export class PodWorkerPool implements PodWorkers {
         if (result.retryAt !== undefined) s.dueAt = result.retryAt;
         else this.enqueue(s, result.errors.length ? SYNC_ERROR_BACKOFF_MS : this.resyncIntervalMs);
       } catch (err) {
-        s.lastError = (err as Error).message;
+        s.lastError = errorMessage(err);
         log.error(`sync of pod ${s.fullName} failed: ${s.lastError}`);
         this.enqueue(s, SYNC_ERROR_BACKOFF_MS);
       }
@@ -379,7 +379,7 @@ export class PodWorkerPool implements PodWorkers {
       s.lastSyncTime = killedAt;
       log.info(`pod ${s.fullName} (${s.uid.slice(0, 8)}) terminated${s.removed ? " and removed" : ""}`);
     } catch (err) {
-      s.lastError = (err as Error).message;
+      s.lastError = errorMessage(err);
       log.error(`terminating pod ${s.fullName} failed: ${s.lastError}`);
       this.enqueue(s, KILL_RETRY_MS);
       s.lastSyncTime = clock.now();

@@ -5,11 +5,11 @@
 import type { Container, EnvVar, Pod } from "kubernetes-types/core/v1";
 import { containerLabels, sandboxLabels } from "../cri/labels";
 import type { ContainerConfigInput, PodSandboxConfigInput } from "../cri/types";
+import { podRef } from "../api/pod";
 import { parseQuantity } from "../api/quantity";
 import { podUIDProblem } from "../manifest/static-pod";
 import { confinedPath, PathEscapeError, pathSegmentProblem } from "../util/confined-path";
 import * as ann from "./labels";
-import { podRef } from "./pod-ref";
 import { podDnsConfig, type ClusterDnsOptions } from "./dns";
 
 export interface RuntimeConfigOptions {

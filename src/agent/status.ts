@@ -2,6 +2,7 @@
 // and every container's state, last state, restart count and readiness, from the runtime status the
 // PLEG cached plus what the last sync learned (why a container is waiting).
 import type { ContainerState, ContainerStatus as ApiContainerStatus, Pod, PodCondition, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
+import { isTerminalPhase } from "../api/pod";
 import type { ContainerStatus } from "../cri/types";
 import type { PodStatus } from "../pleg/types";
 import { apiTime } from "../util/time";
@@ -21,6 +22,11 @@ export interface PodFailure {
 
 export interface StatusInputs {
   pod: Pod;
+  /**
+   * The CRI runtime's name (VersionResponse.runtimeName, "containerd"): a container's ID in the status
+   * is `<runtimeName>://<id>`, as the kubelet's kubecontainer.ContainerID{Type: runtimeName} prints it.
+   */
+  runtimeName: string;
   runtime: PodStatus | undefined;
   /** Why containers are waiting, by name, from the last sync (CrashLoopBackOff, ErrImagePull, …). */
   waiting: ReadonlyMap<string, Waiting>;
@@ -40,6 +46,9 @@ export interface StatusInputs {
   previous?: ApiPodStatus;
 }
 
+/** A container's ID as the API shows it: `containerd://<id>` on containerd. */
+const containerID = (i: StatusInputs, id: string) => `${i.runtimeName}://${id}`;
+
 /** CRI nanoseconds → API time. */
 const rfc3339 = (ns: number) => apiTime(ns / 1e6);
 
@@ -52,7 +61,7 @@ function terminatedState(c: ContainerStatus, i: StatusInputs): ContainerState {
       ...(message ? { message } : {}),
       startedAt: c.startedAt ? rfc3339(c.startedAt) : undefined,
       finishedAt: c.finishedAt ? rfc3339(c.finishedAt) : undefined,
-      containerID: `containerd://${c.id}`,
+      containerID: containerID(i, c.id),
     },
   };
 }
@@ -74,7 +83,7 @@ function containerApiStatus(i: StatusInputs, name: string, image: string, init: 
     image,
     imageID: latest?.imageRef ?? "",
     restartCount,
-    ...(latest ? { containerID: `containerd://${latest.id}` } : {}),
+    ...(latest ? { containerID: containerID(i, latest.id) } : {}),
   };
   if (!latest) {
     return { ...base, ready: false, started: false, state: { waiting: { reason: waiting?.reason ?? (init ? "PodInitializing" : "ContainerCreating"), ...(waiting?.message ? { message: waiting.message } : {}) } } };
@@ -150,14 +159,14 @@ export function computeApiPodStatus(i: StatusInputs): ApiPodStatus {
   const initialized = init.every((s) => s.state?.terminated?.exitCode === 0);
   const unready = app.filter((s) => !s.ready).map((s) => s.name);
   const sandboxReady = i.runtime?.sandboxStatuses[0]?.state === "SANDBOX_READY";
-  const containersReady = unready.length === 0 && phase !== "Succeeded" && phase !== "Failed";
+  const containersReady = unready.length === 0 && !isTerminalPhase(phase);
   const notReadyMessage = `containers with unready status: [${unready.join(" ")}]`;
   const notInitialized = init.filter((s) => s.state?.terminated?.exitCode !== 0).map((s) => s.name);
   const conditions: PodCondition[] = [
     condition("PodReadyToStartContainers", sandboxReady, i.now, i.previous),
     condition("Initialized", initialized, i.now, i.previous, "ContainersNotInitialized", `containers with incomplete status: [${notInitialized.join(" ")}]`),
-    condition("Ready", containersReady, i.now, i.previous, phase === "Succeeded" || phase === "Failed" ? "PodCompleted" : "ContainersNotReady", notReadyMessage),
-    condition("ContainersReady", containersReady, i.now, i.previous, phase === "Succeeded" || phase === "Failed" ? "PodCompleted" : "ContainersNotReady", notReadyMessage),
+    condition("Ready", containersReady, i.now, i.previous, isTerminalPhase(phase) ? "PodCompleted" : "ContainersNotReady", notReadyMessage),
+    condition("ContainersReady", containersReady, i.now, i.previous, isTerminalPhase(phase) ? "PodCompleted" : "ContainersNotReady", notReadyMessage),
     condition("PodScheduled", true, i.now, i.previous),
   ];
   const podIPs = i.pod.spec?.hostNetwork ? [i.hostIP] : (i.runtime?.ips ?? []);

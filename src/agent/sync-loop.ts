@@ -9,6 +9,7 @@ import type { ProbeUpdate } from "../prober/types";
 import type { Clock, Timer } from "../util/clock";
 import type { Logger } from "../util/log";
 import { BoundedQueue } from "../util/queue";
+import { errorMessage } from "../util/errors";
 
 /** One input of the loop; `kind` says which of the kubelet's channels it came from. */
 export type SyncLoopEvent =
@@ -68,8 +69,6 @@ export class SyncLoop {
   private drainedWaiters: (() => void)[] = [];
   /** When the last iteration ran (ms since the epoch); 0 before the first. The syncloop health check. */
   lastIterationAt = 0;
-  /** Iterations by event kind, for tests and debugging. */
-  readonly iterations: Record<SyncLoopEvent["kind"], number> = { config: 0, pleg: 0, probe: 0, sync: 0, housekeeping: 0 };
 
   constructor(private readonly o: SyncLoopOptions) {
     this.syncPeriodMs = o.syncPeriodMs ?? 1000;
@@ -112,7 +111,7 @@ export class SyncLoop {
       try {
         this.syncLoopIteration(next.value);
       } catch (err) {
-        this.o.log.error(`sync loop: ${next.value.kind}: ${(err as Error).message}`);
+        this.o.log.error(`sync loop: ${next.value.kind}: ${errorMessage(err)}`);
       }
       if (--this.unhandled === 0) this.notifyDrained();
     }
@@ -145,7 +144,6 @@ export class SyncLoop {
   syncLoopIteration(event: SyncLoopEvent): void {
     const h = this.o.handler;
     this.lastIterationAt = this.o.clock.now();
-    this.iterations[event.kind]++;
     switch (event.kind) {
       case "config": {
         const { op, pods } = event.update;
@@ -173,7 +171,7 @@ export class SyncLoop {
     }
   }
 
-  /** Resolves once every queued event has been handled (tests; the agent's idle()). */
+  /** Resolves once every queued event has been handled: how a caller sees the loop quiet. */
   drained(): Promise<void> {
     if (this.unhandled === 0) return Promise.resolve();
     return new Promise((r) => this.drainedWaiters.push(r));

@@ -1,7 +1,8 @@
 // What the status manager and the mirror pods read of the API: the pods bound to this node as the API
 // source's informer last saw them, in their JSON wire form (a KubeInformer<Pod> is one).
 import type { Pod } from "kubernetes-types/core/v1";
-import { CONFIG_HASH_ANNOTATION, CONFIG_MIRROR_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "../config/types";
+import { CONFIG_HASH_ANNOTATION, CONFIG_MIRROR_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "../api/annotations";
+import { podKey } from "../api/pod";
 
 export type ApiPodEvent = "add" | "update" | "delete";
 
@@ -14,8 +15,6 @@ export interface ApiPodView {
   onChange(cb: (event: ApiPodEvent, pod: Pod) => void): void;
 }
 
-/** The kubelet's kubecontainer.GetPodFullName: name_namespace. */
-export const podFullName = (pod: Pod) => `${pod.metadata?.name ?? ""}_${pod.metadata?.namespace ?? "default"}`;
 
 /** A pod that did not come from the API server (kubetypes.IsStaticPod: source is not "api"). */
 export function isStaticPod(pod: Pod): boolean {
@@ -31,5 +30,5 @@ export const staticPodHash = (pod: Pod) => pod.metadata?.annotations?.[CONFIG_HA
 
 /** pod.IsMirrorPodOf: the mirror pod of exactly this version of the static pod (same full name and hash). */
 export function isMirrorPodOf(mirror: Pod, staticPod: Pod): boolean {
-  return podFullName(mirror) === podFullName(staticPod) && mirror.metadata?.annotations?.[CONFIG_MIRROR_ANNOTATION] === staticPodHash(staticPod);
+  return podKey(mirror) === podKey(staticPod) && mirror.metadata?.annotations?.[CONFIG_MIRROR_ANNOTATION] === staticPodHash(staticPod);
 }

@@ -1,7 +1,8 @@
 // ClusterNode: everything `nodeagent agent --kubeconfig` adds to the standalone agent, wired together
 // the way the kubelet wires them: one informer on the pods bound to this node feeds both the API source
 // (what to run) and the status manager and mirror pods (where status goes); the heartbeat registers the
-// Node and renews its Lease. The agent sees only a pod source and a few hooks.
+// Node and renews its Lease. The agent sees it as one more pod source (the "api" source, whose
+// problems() show on /healthz?verbose) and as its PodStatusManager; node.ts calls housekeeping().
 import type { Node, Pod, PodStatus } from "kubernetes-types/core/v1";
 import { ApiserverSource } from "../config/apiserver-source";
 import type { SourceReport } from "../config/pod-config";

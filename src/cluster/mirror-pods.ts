@@ -6,11 +6,12 @@
 // pod is gone is deleted. Deleting a mirror pod in the API just makes the agent create it again.
 import type { Pod } from "kubernetes-types/core/v1";
 import type { V1DeleteOptions, V1Pod } from "@kubernetes/client-node";
-import { CONFIG_MIRROR_ANNOTATION } from "../config/types";
+import { CONFIG_MIRROR_ANNOTATION } from "../api/annotations";
+import { podKey } from "../api/pod";
 import type { KubeClient } from "../kube/client";
 import { apiErrorMessage, isConflict, isNotFound } from "../kube/errors";
 import type { Logger } from "../util/log";
-import { isMirrorPod, isMirrorPodOf, podFullName, staticPodHash, type ApiPodView } from "./api-pods";
+import { isMirrorPod, isMirrorPodOf, staticPodHash, type ApiPodView } from "./api-pods";
 
 export interface MirrorPodsOptions {
   client: Pick<KubeClient, "core">;
@@ -33,7 +34,7 @@ export class MirrorPods {
     o.apiPods.onChange((event, pod) => {
       if (!isMirrorPod(pod) || (event !== "delete" && !pod.metadata?.deletionTimestamp)) return;
       // Only the current version's: an outdated one goes because we deleted it, and is replaced already.
-      const staticPod = this.running.get(podFullName(pod));
+      const staticPod = this.running.get(podKey(pod));
       if (staticPod && isMirrorPodOf(pod, staticPod)) void this.syncStaticPod(staticPod);
     });
   }
@@ -49,30 +50,30 @@ export class MirrorPods {
    * and mirror pods of static pods the agent no longer has are deleted (HandlePodCleanups).
    */
   async reconcile(staticPods: readonly Pod[], terminating: (pod: Pod) => boolean = () => false): Promise<void> {
-    const all = new Set(staticPods.map(podFullName));
+    const all = new Set(staticPods.map(podKey));
     for (const name of this.running.keys()) if (!all.has(name)) this.running.delete(name);
     await Promise.all([...staticPods.filter((p) => !terminating(p)).map((p) => this.syncStaticPod(p)), this.deleteOrphans(all)]);
   }
 
   /** SyncPod's part for a static pod that runs: make sure its mirror pod exists and is current. */
   syncStaticPod(staticPod: Pod): Promise<void> {
-    const name = podFullName(staticPod);
+    const name = podKey(staticPod);
     this.running.set(name, staticPod);
     return this.serialized(name, () => this.ensureMirror(name));
   }
 
   /** The static pod stopped for good (its manifest went away): it gets no mirror pod any more. */
   forget(staticPod: Pod): void {
-    this.running.delete(podFullName(staticPod));
+    this.running.delete(podKey(staticPod));
   }
 
   private async deleteOrphans(staticPodNames: ReadonlySet<string>): Promise<void> {
-    const orphans = this.o.apiPods.list().filter((p) => isMirrorPod(p) && p.spec?.nodeName === this.o.nodeName && !staticPodNames.has(podFullName(p)));
+    const orphans = this.o.apiPods.list().filter((p) => isMirrorPod(p) && p.spec?.nodeName === this.o.nodeName && !staticPodNames.has(podKey(p)));
     await Promise.all(
       orphans.map((p) =>
-        this.serialized(podFullName(p), async () => {
+        this.serialized(podKey(p), async () => {
           const current = this.o.apiPods.get(p.metadata?.name ?? "", p.metadata?.namespace);
-          if (current && current.metadata?.uid === p.metadata?.uid && !this.running.has(podFullName(p))) await this.deleteMirror(current, "its static pod is gone");
+          if (current && current.metadata?.uid === p.metadata?.uid && !this.running.has(podKey(p))) await this.deleteMirror(current, "its static pod is gone");
         }),
       ),
     );
@@ -112,11 +113,11 @@ export class MirrorPods {
     };
     try {
       await this.o.client.core.createNamespacedPod({ namespace: mirror.metadata!.namespace!, body: mirror as V1Pod });
-      this.o.log.info(`created mirror pod ${podFullName(staticPod)} for static pod ${staticPodHash(staticPod).slice(0, 8)}`);
+      this.o.log.info(`created mirror pod ${podKey(staticPod)} for static pod ${staticPodHash(staticPod).slice(0, 8)}`);
     } catch (err) {
       // AlreadyExists: the informer has not shown our own earlier create yet; the next pass sees it.
       if (isConflict(err)) return;
-      this.o.log.warn(`creating mirror pod ${podFullName(staticPod)}: ${apiErrorMessage(err)}`);
+      this.o.log.warn(`creating mirror pod ${podKey(staticPod)}: ${apiErrorMessage(err)}`);
     }
   }
 
@@ -126,12 +127,12 @@ export class MirrorPods {
     const body: V1DeleteOptions = { gracePeriodSeconds: 0, preconditions: { uid } };
     try {
       await this.o.client.core.deleteNamespacedPod({ name: pod.metadata?.name ?? "", namespace: pod.metadata?.namespace ?? "default", body });
-      this.o.log.info(`deleted mirror pod ${podFullName(pod)} (${uid.slice(0, 8)}) because ${why}`);
+      this.o.log.info(`deleted mirror pod ${podKey(pod)} (${uid.slice(0, 8)}) because ${why}`);
       return true;
     } catch (err) {
       if (isNotFound(err)) return true;
       // A failed UID precondition: the name now holds another pod, which the next pass judges afresh.
-      if (!isConflict(err)) this.o.log.warn(`deleting mirror pod ${podFullName(pod)}: ${apiErrorMessage(err)}`);
+      if (!isConflict(err)) this.o.log.warn(`deleting mirror pod ${podKey(pod)}: ${apiErrorMessage(err)}`);
       return false;
     }
   }

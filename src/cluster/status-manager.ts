@@ -11,11 +11,13 @@
 import type { Pod, PodCondition, PodStatus } from "kubernetes-types/core/v1";
 import type { V1DeleteOptions } from "@kubernetes/client-node";
 import { PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+import { isTerminalPhase, podKey } from "../api/pod";
 import type { KubeClient } from "../kube/client";
 import { apiErrorMessage, isConflict, isForbidden, isNotFound } from "../kube/errors";
 import type { Clock, Timer } from "../util/clock";
 import type { Logger } from "../util/log";
-import { isStaticPod, podFullName, type ApiPodView } from "./api-pods";
+import { errorMessage } from "../util/errors";
+import { isStaticPod, type ApiPodView } from "./api-pods";
 import { podStatusPatch, sameJson, wireJson } from "./pod-status-patch";
 
 /** syncPeriod in status_manager.go. */
@@ -24,7 +26,6 @@ export const STATUS_BATCH_PERIOD_MS = 10_000;
 /** Conditions the kubelet owns (kubetypes.PodConditionsByKubelet); others' conditions are left alone. */
 const KUBELET_CONDITIONS: ReadonlySet<string> = new Set(["PodScheduled", "Ready", "Initialized", "ContainersReady", "PodReadyToStartContainers"]);
 
-const isTerminal = (phase: string | undefined) => phase === "Succeeded" || phase === "Failed";
 
 export interface MirrorPodLookup {
   /** The API pod that mirrors this version of a static pod, if there is one yet. */
@@ -68,7 +69,7 @@ export class StatusManager {
     // its status) is looked at now rather than at the next batch.
     o.apiPods.onChange((event, pod) => {
       if (event === "delete") return;
-      const uid = this.uidByFullName.get(podFullName(pod));
+      const uid = this.uidByFullName.get(podKey(pod));
       const e = uid === undefined ? undefined : this.entries.get(uid);
       if (uid !== undefined && e && !e.inFlight && this.needsWrite(e)) this.write(uid);
     });
@@ -102,7 +103,7 @@ export class StatusManager {
       e.version++;
     } else {
       this.entries.set(uid, { pod, status: next, version: 1, written: 0, finished: false, inFlight: false, again: false });
-      this.uidByFullName.set(podFullName(pod), uid);
+      this.uidByFullName.set(podKey(pod), uid);
     }
     this.write(uid);
   }
@@ -128,10 +129,10 @@ export class StatusManager {
     this.entries.delete(uid);
     this.warned.delete(`phase:${uid}`);
     this.warned.delete(`forbidden:${uid}`);
-    if (this.uidByFullName.get(podFullName(e.pod)) === uid) this.uidByFullName.delete(podFullName(e.pod));
+    if (this.uidByFullName.get(podKey(e.pod)) === uid) this.uidByFullName.delete(podKey(e.pod));
   }
 
-  /** The status last handed over for a pod (for tests and the HTTP API). */
+  /** The status last handed over for a pod, until the pod is forgotten (a read-only view; the tests check it). */
   status(uid: string): PodStatus | undefined {
     return this.entries.get(uid)?.status;
   }
@@ -177,14 +178,14 @@ export class StatusManager {
     const others = (old.conditions ?? []).filter((c) => !KUBELET_CONDITIONS.has(c.type));
     const ours = (e.status.conditions ?? []).filter((c) => KUBELET_CONDITIONS.has(c.type));
     next.conditions = [...others, ...ours];
-    if (isTerminal(old.phase) && next.phase !== old.phase) {
-      this.warnOnce(`phase:${e.pod.metadata?.uid}`, `pod ${podFullName(e.pod)}: keeping the API's terminal phase ${old.phase} (the agent computed ${next.phase})`);
+    if (isTerminalPhase(old.phase) && next.phase !== old.phase) {
+      this.warnOnce(`phase:${e.pod.metadata?.uid}`, `pod ${podKey(e.pod)}: keeping the API's terminal phase ${old.phase} (the agent computed ${next.phase})`);
       next.phase = old.phase;
       next.reason = old.reason;
       next.message = old.message;
     }
     // A terminal pod is never reported ready (kubelet #108594).
-    if (isTerminal(next.phase)) next.conditions = next.conditions.map((c) => notReadyWhenTerminal(c, next.phase === "Succeeded"));
+    if (isTerminalPhase(next.phase)) next.conditions = next.conditions.map((c) => notReadyWhenTerminal(c, next.phase === "Succeeded"));
     return next;
   }
 
@@ -204,7 +205,7 @@ export class StatusManager {
           await this.syncPod(uid, e);
         } while (e.again && this.entries.get(uid) === e);
       } catch (err) {
-        this.o.log.warn(`status of pod ${podFullName(e.pod)}: ${(err as Error).message}`);
+        this.o.log.warn(`status of pod ${podKey(e.pod)}: ${errorMessage(err)}`);
       } finally {
         e.inFlight = false;
       }
@@ -218,7 +219,7 @@ export class StatusManager {
     const name = target.metadata?.name ?? "";
     const namespace = target.metadata?.namespace ?? "default";
     if (this.recreated(e, target)) {
-      this.o.log.info(`pod ${podFullName(e.pod)} was deleted and created again (uid ${target.metadata?.uid}): its old status is dropped`);
+      this.o.log.info(`pod ${podKey(e.pod)} was deleted and created again (uid ${target.metadata?.uid}): its old status is dropped`);
       this.removePod(uid);
       return;
     }
@@ -240,7 +241,7 @@ export class StatusManager {
   }
 
   private failed(uid: string, e: PodEntry, err: unknown, version: number): void {
-    const what = `status of pod ${podFullName(e.pod)}`;
+    const what = `status of pod ${podKey(e.pod)}`;
     // The next try diffs against the informer's copy, the newest the agent has, not our last answer.
     e.acked = undefined;
     if (isNotFound(err)) {
@@ -263,12 +264,12 @@ export class StatusManager {
     const body: V1DeleteOptions = { gracePeriodSeconds: 0, preconditions: { uid: podUid } };
     try {
       await this.o.client.core.deleteNamespacedPod({ name: pod.metadata?.name ?? "", namespace: pod.metadata?.namespace ?? "default", body });
-      this.o.log.info(`pod ${podFullName(e.pod)} terminated: removed from the API`);
+      this.o.log.info(`pod ${podKey(e.pod)} terminated: removed from the API`);
       this.removePod(uid);
     } catch (err) {
       // NotFound, or a failed uid precondition: this pod is gone either way.
       if (isNotFound(err) || isConflict(err)) this.removePod(uid);
-      else this.o.log.warn(`deleting terminated pod ${podFullName(e.pod)}: ${apiErrorMessage(err)}; retrying at the next batch`);
+      else this.o.log.warn(`deleting terminated pod ${podKey(e.pod)}: ${apiErrorMessage(err)}; retrying at the next batch`);
     }
   }
 
@@ -284,7 +285,7 @@ export class StatusManager {
  * container exited 0, Failed otherwise, whatever its restartPolicy would have done had it kept running.
  */
 function terminalStatus(status: PodStatus): PodStatus {
-  if (isTerminal(status.phase)) return status;
+  if (isTerminalPhase(status.phase)) return status;
   const succeeded = (status.containerStatuses ?? []).every((c) => c.state?.terminated?.exitCode === 0);
   return { ...status, phase: succeeded ? "Succeeded" : "Failed" };
 }

@@ -8,8 +8,8 @@
 // informer keeps its cache, so the set does not change — a pod stops only when the server says it was
 // deleted, never because the server could not be reached.
 import type { Pod } from "kubernetes-types/core/v1";
+import { CONFIG_MIRROR_ANNOTATION } from "../api/annotations";
 import type { SourceReport } from "./pod-config";
-import { CONFIG_MIRROR_ANNOTATION } from "./types";
 
 /** What the source needs of an informer (src/kube's KubeInformer; a fake in tests). */
 export interface PodInformer {

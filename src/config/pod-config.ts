@@ -13,19 +13,16 @@
 // merged again, so the pod is admitted then (first come, first served; nothing waits for a new SET).
 // A UID that cannot be used in a path (podUIDProblem) is refused the same way, whatever the source.
 import type { Pod } from "kubernetes-types/core/v1";
+import { CONFIG_MIRROR_ANNOTATION, CONFIG_SEEN_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "../api/annotations";
+import { podKey } from "../api/pod";
 import { podUIDProblem } from "../manifest/static-pod";
 import type { ManifestError, PodSourceName } from "../manifest/types";
 import type { Clock } from "../util/clock";
 import type { Logger } from "../util/log";
-import { BoundedQueue } from "../util/queue";
-import {
-  CONFIG_MIRROR_ANNOTATION,
-  CONFIG_SEEN_ANNOTATION,
-  CONFIG_SOURCE_ANNOTATION,
-  type PodOperation,
-  type PodUpdate,
-  type SourceSnapshot,
-} from "./types";
+import type { PodOperation, PodUpdate, SourceSnapshot } from "./types";
+
+/** namespace/name, from src/api; re-exported for the sources that import it from here. */
+export { podKey };
 
 /**
  * A snapshot as the sources in this module emit it. `complete: false` says the source could not read
@@ -218,22 +215,6 @@ export class PodConfig {
     this.listeners.add(cb);
     return () => void this.listeners.delete(cb);
   }
-
-  /**
-   * The updates from now on as an async iterable (the kubelet's Updates() channel). Unbounded: unlike
-   * the PLEG's events, a config update must never be dropped. Ends when the signal aborts.
-   */
-  updates(signal?: AbortSignal): AsyncIterable<PodUpdate> {
-    const queue = new BoundedQueue<PodUpdate>(Number.POSITIVE_INFINITY);
-    const off = this.onUpdate((u) => queue.push(u));
-    const close = () => {
-      off();
-      queue.close();
-    };
-    if (signal?.aborted) close();
-    else signal?.addEventListener("abort", close, { once: true });
-    return queue;
-  }
 }
 
 /**
@@ -312,11 +293,6 @@ function nonLocal(annotations: Readonly<Record<string, string>> | undefined): Re
 function withAnnotations(pod: Pod, extra: Record<string, string>): Pod {
   const metadata = pod.metadata ?? {};
   return { ...pod, metadata: { ...metadata, annotations: { ...(metadata.annotations ?? {}), ...extra } } };
-}
-
-/** namespace/name, the kubelet's pod full name for humans. */
-export function podKey(pod: Pod): string {
-  return `${pod.metadata?.namespace ?? "default"}/${pod.metadata?.name ?? ""}`;
 }
 
 /** RFC 3339 in UTC, as the kubelet's config.seen (it uses RFC3339Nano; milliseconds are what we have). */

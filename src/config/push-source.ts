@@ -12,13 +12,16 @@
 import { chmodSync, copyFileSync, existsSync, readFileSync, statSync } from "node:fs";
 import { writeFileAtomic } from "../util/atomic-file";
 import type { Pod, PodList } from "kubernetes-types/core/v1";
+import { podKey, type PushResult } from "../api/pod";
 import { formatManifestError, type LoadResult, type PodLoader } from "../manifest/types";
 import type { Logger } from "../util/log";
-import { podKey, type PodConfig, type SourceReport } from "./pod-config";
+import { errorMessage } from "../util/errors";
+import type { PodConfig, SourceReport } from "./pod-config";
 import type { PushCheck, PushRefusal } from "./push-policy";
 import type { PodSource } from "./types";
 
-export type PushResult = { ok: true; pod: Pod } | { ok: false; status: number; message: string };
+/** The answer to a push (src/api), re-exported for the callers that import it from here. */
+export type { PushResult };
 
 /**
  * How many pods the push source keeps at most. A node runs --max-pods (110 by default) anyway; this
@@ -113,7 +116,7 @@ export class PushSource implements PodSource {
         this.replaceSet([]);
         return;
       }
-      this.markUnreadable(file, `cannot read it: ${(e as Error).message}`, false);
+      this.markUnreadable(file, `cannot read it: ${errorMessage(e)}`, false);
       return;
     }
     let items: unknown;
@@ -121,7 +124,7 @@ export class PushSource implements PodSource {
       items = (JSON.parse(text) as PodList).items;
       if (!Array.isArray(items)) throw new Error("no items list");
     } catch (e) {
-      this.markUnreadable(file, `cannot parse it: ${(e as Error).message}`, true);
+      this.markUnreadable(file, `cannot parse it: ${errorMessage(e)}`, true);
       return;
     }
     this.replaceSet(items as Pod[]);
@@ -167,7 +170,7 @@ export class PushSource implements PodSource {
         this.setAside = true;
         kept = `; a copy is kept as ${aside}`;
       } catch (e) {
-        kept = `; no copy could be kept (${(e as Error).message})`;
+        kept = `; no copy could be kept (${errorMessage(e)})`;
       }
     }
     this.unreadable =
@@ -181,7 +184,7 @@ export class PushSource implements PodSource {
     try {
       if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
     } catch (e) {
-      this.log.warn(`${file}: cannot make it private (0600): ${(e as Error).message}`);
+      this.log.warn(`${file}: cannot make it private (0600): ${errorMessage(e)}`);
     }
   }
 
@@ -216,7 +219,7 @@ export class PushSource implements PodSource {
       // Pods' env values can be secrets: the file is the owner's alone.
       chmodSync(this.stateFile, 0o600);
     } catch (e) {
-      this.log.error(`${this.stateFile}: cannot keep the pushed pods: ${(e as Error).message}`);
+      this.log.error(`${this.stateFile}: cannot keep the pushed pods: ${errorMessage(e)}`);
     }
   }
 
@@ -284,7 +287,7 @@ export class PushSource implements PodSource {
     try {
       result = this.loader(JSON.stringify(pod), { source: "push", location: this.location, nodeName: this.nodeName });
     } catch (e) {
-      return { ok: false, status: 422, message: e instanceof Error ? e.message : String(e) };
+      return { ok: false, status: 422, message: errorMessage(e) };
     }
     if (!result.ok) return { ok: false, status: 422, message: result.errors.map(formatManifestError).join("\n") };
     const [loaded, ...rest] = result.pods;

@@ -19,11 +19,9 @@ export interface SourceSnapshot {
   errors: ManifestError[];
 }
 
-/** Well-known annotations the kubelet puts on pods from its sources (pkg/kubelet/types/pod_update.go). */
-export const CONFIG_HASH_ANNOTATION = "kubernetes.io/config.hash";
-export const CONFIG_SOURCE_ANNOTATION = "kubernetes.io/config.source";
-export const CONFIG_SEEN_ANNOTATION = "kubernetes.io/config.seen";
-export const CONFIG_MIRROR_ANNOTATION = "kubernetes.io/config.mirror";
+// The kubelet's config annotations live in src/api (annotations.ts), where src/manifest can reach them
+// too; re-exported here for the sources that spell them from this file.
+export { CONFIG_HASH_ANNOTATION, CONFIG_MIRROR_ANNOTATION, CONFIG_SEEN_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "../api/annotations";
 
 /**
  * A pod source as the agent runs it (the kubelet's config sources): it sends its full set of pods to

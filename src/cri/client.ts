@@ -98,8 +98,9 @@ export class CriClient {
   }
 
   // ---- runtime ----
-  version(): Promise<VersionResponse> {
-    return this.rt("Version", { version: "v1" });
+  /** The runtime's name and version; `timeoutMs` bounds this call alone (default: the client's deadline). */
+  version(timeoutMs = this.timeoutMs): Promise<VersionResponse> {
+    return this.rt("Version", { version: "v1" }, timeoutMs);
   }
   status(verbose = false): Promise<StatusResponse> {
     return this.rt("Status", { verbose });

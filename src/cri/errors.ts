@@ -1,5 +1,6 @@
 // CRI errors as types the rest of the code can test with `instanceof`, mapped from gRPC status codes.
 import { status as GrpcStatus, type ServiceError } from "@grpc/grpc-js";
+import { errorMessage } from "../util/errors";
 
 /** A failed CRI call: which method, the gRPC code, and the runtime's own message. */
 export class CriError extends Error {
@@ -30,7 +31,7 @@ export function toCriError(method: string, err: unknown): CriError {
   if (err instanceof CriError) return err;
   const e = err as Partial<ServiceError>;
   const code = typeof e.code === "number" ? e.code : GrpcStatus.UNKNOWN;
-  const details = e.details ?? (err instanceof Error ? err.message : String(err));
+  const details = e.details ?? (errorMessage(err));
   switch (code) {
     case GrpcStatus.NOT_FOUND:
       return new NotFoundError(method, code, details);

@@ -6,6 +6,7 @@
 // own `tls` option, so the transport hands them over there, for requests and for watches alike.
 import * as k8s from "@kubernetes/client-node";
 import type { HttpLibrary, RequestContext } from "@kubernetes/client-node";
+import { errorMessage } from "../util/errors";
 import pkg from "../../package.json" with { type: "json" };
 
 export interface KubeClientOptions {
@@ -47,7 +48,7 @@ export async function loadKubeClient(path: string, opts: KubeClientOptions = {})
   try {
     kc.loadFromFile(path);
   } catch (e) {
-    throw new Error(`kubeconfig ${path}: ${(e as Error).message}`);
+    throw new Error(`kubeconfig ${path}: ${errorMessage(e)}`);
   }
   return kubeClientFromConfig(kc, opts, path);
 }

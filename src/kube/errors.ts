@@ -1,6 +1,7 @@
 // The HTTP status and the Status message of a failed API call, whichever way client-node reports it:
 // an ApiException from the generated clients (code + body), or an Error with statusCode from a watch.
 import { ApiException } from "@kubernetes/client-node";
+import { errorMessage } from "../util/errors";
 
 /** The HTTP status of a failed call, undefined for a transport error (refused, reset, timeout). */
 export function apiErrorCode(err: unknown): number | undefined {
@@ -20,8 +21,7 @@ export function apiErrorMessage(err: unknown): string {
     const msg = body && typeof body === "object" ? (body as { message?: unknown }).message : undefined;
     return `${err.code}${typeof msg === "string" && msg ? `: ${msg}` : ""}`;
   }
-  if (err instanceof Error) return err.message;
-  return String(err);
+  return errorMessage(err);
 }
 
 function safeJson(s: string): unknown {

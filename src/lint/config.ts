@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parse } from "yaml";
+import { errorMessage } from "../util/errors";
 import { isRuleId } from "./rules";
 import { SEVERITIES, type Finding, type Severity } from "./types";
 
@@ -71,13 +72,13 @@ export function loadConfig(path: string): LintConfig {
   try {
     text = readFileSync(path, "utf8");
   } catch (e) {
-    throw new ConfigError(`cannot read the configuration ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new ConfigError(`cannot read the configuration ${path}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`);
   }
   let doc: unknown;
   try {
     doc = parse(text, { prettyErrors: false });
   } catch (e) {
-    throw new ConfigError(`${path}: not valid YAML: ${(e as Error).message}`);
+    throw new ConfigError(`${path}: not valid YAML: ${errorMessage(e)}`);
   }
   return parseConfig(doc, path);
 }

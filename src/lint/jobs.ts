@@ -4,6 +4,7 @@
 // compiled binary needs no second entry point, and each child is the code that runs single-process.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import { errorMessage } from "../util/errors";
 import type { ManifestLintOptions } from "./check-manifest";
 import { InputError, type ManifestInput } from "./inputs";
 import { lintInputs } from "./run";
@@ -35,7 +36,7 @@ export function serveWorkerRequest(request: string): { output: string; code: num
   try {
     parsed = JSON.parse(request) as WorkerRequest;
   } catch (e) {
-    return { output: JSON.stringify({ error: `bad worker request: ${(e as Error).message}` } satisfies WorkerResponse), code: 2 };
+    return { output: JSON.stringify({ error: `bad worker request: ${errorMessage(e)}` } satisfies WorkerResponse), code: 2 };
   }
   try {
     return { output: JSON.stringify({ reports: lintInputs(parsed.inputs, parsed.options) } satisfies WorkerResponse), code: 0 };

@@ -4,6 +4,7 @@
 // kubelet, every problem comes back with a line and column, and field paths can be mapped back to
 // where they are written.
 import { isAlias, isCollection, isMap, isScalar, isSeq, parseAllDocuments, type Alias, type Document, type Node, type Pair, type Tags } from "yaml";
+import { errorMessage } from "../util/errors";
 import { FastYaml } from "./fast-yaml";
 import type { ManifestError } from "./types";
 
@@ -323,12 +324,12 @@ export function parseManifest(text: string, options: { fastPath?: boolean } = {}
       return { value: plain(first.toJS({ maxAliasCount: 100 }), new Set()), problems, ...located };
     } catch (e) {
       const at = first.range?.[0] ?? 0;
-      const why = e instanceof PlainError ? e.message : `the document cannot be decoded: ${e instanceof Error ? e.message : String(e)}`;
+      const why = e instanceof PlainError ? e.message : `the document cannot be decoded: ${errorMessage(e)}`;
       return { problems: [...problems, problemAt("undecodable", range(at, at), why)], ...located };
     }
   } catch (e) {
     // The parser and toJS recurse; absurd nesting can exhaust the stack.
-    const why = e instanceof RangeError ? "the manifest is nested too deeply to decode" : `the manifest cannot be decoded: ${e instanceof Error ? e.message : String(e)}`;
+    const why = e instanceof RangeError ? "the manifest is nested too deeply to decode" : `the manifest cannot be decoded: ${errorMessage(e)}`;
     return unlocated([problemAt("undecodable", AT_START, why)]);
   }
 }

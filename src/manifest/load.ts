@@ -4,6 +4,7 @@
 // the kubelet's applyDefaults, ValidatePodCreate, then PreventStaticPodAPIReferences.
 import type { Pod } from "kubernetes-types/core/v1";
 import { applyPodDefaults, decodePodFields, fieldErrorBody, fieldErrorMessage, jsonKind, staticPodApiReferenceErrors, validatePod, type FieldError, type UnknownField } from "../api";
+import { errorMessage } from "../util/errors";
 import { decodeDocument, type SourcePosition } from "./decode";
 import { keepsManifestUID, podUIDProblem, toStaticPod } from "./static-pod";
 import type { LoadResult, ManifestError, PodLoader, PodOrigin } from "./types";
@@ -180,7 +181,7 @@ export const loadStaticPods: PodLoader = (text: string, origin: PodOrigin): Load
     // The kubelet rejects the whole list when one pod in it is invalid.
     return errors.length > 0 ? { ok: false, errors } : { ok: true, pods };
   } catch (e) {
-    const message = `the manifest cannot be loaded: ${e instanceof Error ? e.message : String(e)}`;
+    const message = `the manifest cannot be loaded: ${errorMessage(e)}`;
     return { ok: false, errors: [{ file, line: 1, column: 1, field: "", message }] };
   }
 };

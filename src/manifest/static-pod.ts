@@ -3,7 +3,7 @@
 // the node name, the default namespace, binding to this node, the config annotations, a toleration of
 // every NoExecute taint for file pods, and phase Pending.
 import type { Pod, Toleration } from "kubernetes-types/core/v1";
-import { CONFIG_HASH_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "../config/types";
+import { CONFIG_HASH_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "../api/annotations";
 import type { PodOrigin } from "./types";
 
 // FNV-1a, 128 bits (hash/fnv New128a), as eight 16-bit limbs, least significant first, held in

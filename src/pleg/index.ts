@@ -1,6 +1,6 @@
 // src/pleg owns the pod lifecycle event generator: relisting (the only writer of the pod status
 // cache), the runtime's event stream used as relist hints, and the events the sync loop consumes.
-// It may import src/cri and src/util.
+// It may import src/cri, src/api (a pod's identity) and src/util.
 export { Pleg, EventedPlegUnavailableError, type ModeChange, type PlegModeSetting, type PlegOptions, type PlegRuntime } from "./pleg";
 export { PodStatusCache, type CachedPodStatus, type PodStatusReader } from "./cache";
 export { Relister, type RelistRuntime, type RelistStats } from "./relist";

@@ -110,7 +110,7 @@ export class Pleg implements PodLifecycleEventGenerator {
   }
 
   /**
-   * Asks for one pod to be relisted now (after the agent changed it, or on a runtime event).
+   * Asks for one pod to be relisted now (after a pod worker changed it, or on a runtime event).
    * Requests for a pod that is already waiting are merged into the waiting one.
    */
   requestPodRelist(uid: string, sandboxId?: string, mode: PlegMode = "evented"): Promise<void> {

@@ -1,4 +1,5 @@
 // The PLEG's vocabulary: what a relist sees of a pod, the status it caches, and the events it emits.
+import type { PodRef } from "../api/pod";
 import type { ContainerStatus, PodSandboxStatus } from "../cri/types";
 import type { PodStatusReader } from "./cache";
 import type { RelistStats } from "./relist";
@@ -9,11 +10,8 @@ export type PodLifecycleEventType = "ContainerStarted" | "ContainerDied" | "Cont
 /** generic: found by a periodic relist; evented: found by the relist of one pod a runtime event asked for. */
 export type PlegMode = "generic" | "evented";
 
-export interface PodRef {
-  uid: string;
-  name: string;
-  namespace: string;
-}
+/** A pod's identity (src/api): uid, name and namespace, as the runtime's labels give them. */
+export type { PodRef } from "../api/pod";
 
 export interface PodLifecycleEvent {
   type: PodLifecycleEventType;
@@ -71,7 +69,7 @@ export interface PodLifecycleEventGenerator {
   readonly cache: PodStatusReader;
   readonly mode: PlegMode | undefined;
   readonly relistStats: Readonly<RelistStats>;
-  /** Relists one pod now: the agent calls it after changing the pod so its status is current. */
+  /** Relists one pod now: a pod worker asks for it after each step (PodSyncActions.relistPod) so the status is current. */
   requestPodRelist(uid: string, sandboxId?: string, mode?: PlegMode): Promise<void>;
   /** The kubelet's PLEG health check (last successful relist recent enough). */
   healthy(): { ok: boolean; message: string };

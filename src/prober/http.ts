@@ -8,6 +8,7 @@
 import * as http from "node:http";
 import * as https from "node:https";
 import type { Clock } from "../util/clock";
+import { errorMessage } from "../util/errors";
 import { PROBE_USER_AGENT } from "./spec";
 import { dialError, isDialError } from "./tcp";
 import { withTimeout } from "./timeout";
@@ -95,7 +96,7 @@ function get(url: URL, headers: Record<string, string[]>, host: string | undefin
 
 /** The client's error as Go words it: a dial error with the address, or the error itself. */
 function requestError(url: URL, err: unknown): string {
-  if (!isDialError(err)) return (err as Error).message ?? String(err);
+  if (!isDialError(err)) return errorMessage(err);
   const address = url.port ? url.host : `${url.host}:${url.protocol === "https:" ? 443 : 80}`;
   return dialError(address, err);
 }

@@ -99,18 +99,6 @@ export class ProbeManager implements PodProber {
     for (const name of this.keysOf(uid)) if (!probed.some((c) => c.name === name)) this.stopContainer(uid, name);
   }
 
-  /**
-   * A container was just started (the kubelet's StartProbes, called after StartContainer): probing
-   * begins without waiting for the next pod sync, initialDelaySeconds counted from `c.startedAt`.
-   * Idempotent for one container ID.
-   */
-  containerStarted(pod: Pod, podIP: string, c: RunningContainer): void {
-    const uid = pod.metadata?.uid ?? "";
-    this.setPod(pod, podIP);
-    const spec = probedContainers(pod).find((x) => x.name === c.name);
-    if (spec) this.startInstance(uid, spec, c, undefined);
-  }
-
   /** The pod is terminating: its liveness and startup probes stop, so graceful shutdown is not cut short. */
   stopLivenessAndStartup(podUid: string): void {
     this.terminating.add(podUid);
@@ -180,14 +168,14 @@ export class ProbeManager implements PodProber {
     return this.results.get(containerId)?.get(type);
   }
 
-  /** The workers running now (for tests and the agent's explanations). */
+  /** The workers running now: a read-only view of the manager's state (the prober's tests assert on it). */
   activeWorkers(): { podUid: string; containerName: string; containerId: string; type: ProbeType }[] {
     return [...this.workers.values()].flatMap((slot) =>
       [...slot.values()].map((w) => ({ podUid: w.target.pod.metadata?.uid ?? "", containerName: w.target.container.name, containerId: w.containerId, type: w.type })),
     );
   }
 
-  /** Stops every worker and waits for probes in flight to end (agent shutdown, tests). */
+  /** Stops every worker and waits for probes in flight to end (the agent's shutdown). */
   async stop(): Promise<void> {
     const all = [...this.workers.values()].flatMap((slot) => [...slot.values()]);
     this.workers.clear();

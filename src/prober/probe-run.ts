@@ -4,7 +4,7 @@
 // against which address — with the verdict explained in the threshold code's own terms.
 import type { Container, Pod, Probe } from "kubernetes-types/core/v1";
 import { REDACTED } from "../api/pod";
-import { ConfigError } from "../util/errors";
+import { ConfigError, errorMessage } from "../util/errors";
 import { LookupError, type FoundContainer } from "./lookup";
 import type { AttemptReport } from "./session";
 import { describeAction, probeAction, probeOf, probeTiming } from "./spec";
@@ -50,7 +50,7 @@ export async function fetchPodSpec(agent: string, namespace: string, name: strin
   try {
     res = await fetch(url, { signal: AbortSignal.timeout(10_000), headers: token ? { Authorization: `Bearer ${token}` } : {} });
   } catch (e) {
-    throw new LookupError(`cannot read the spec of pod ${namespace}/${name} from the agent at ${agent} (${(e as Error).message}): ` +
+    throw new LookupError(`cannot read the spec of pod ${namespace}/${name} from the agent at ${agent} (${errorMessage(e)}): ` +
       "probes are in the pod spec, which the runtime does not keep; start the agent, point --agent at it, or give the probe with --http-get, --tcp, --grpc or --exec");
   }
   if (res.status === 404) throw new LookupError(`the agent at ${agent} has no pod ${namespace}/${name}`);
@@ -107,7 +107,7 @@ export function planProbe(o: { type: ProbeType; adHoc?: AdHocProbe; spec?: Pod; 
   try {
     target = describeAction(action());
   } catch (e) {
-    throw new LookupError((e as Error).message);
+    throw new LookupError(errorMessage(e));
   }
   return { probe, container, timing, action, target };
 }

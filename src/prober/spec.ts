@@ -1,6 +1,7 @@
 // From a container's probe spec to what is run: timing with the API defaults, and the action for one
 // container instance (the kubelet's ProberAction builders in prober.go and pkg/probe/http/request.go).
 import type { Container, Probe } from "kubernetes-types/core/v1";
+import { errorMessage } from "../util/errors";
 import type { ProbeAction, ProbeTiming, ProbeType } from "./types";
 
 /** The kubelet's User-Agent for HTTP and gRPC probes, "kube-probe/<major>.<minor>" of the API followed. */
@@ -123,7 +124,7 @@ export function probeAction(p: Probe, c: Container, target: ProbeTargetAddress):
       url.protocol = `${scheme}:`;
       url.host = hostPort;
     } catch (err) {
-      throw new ProbeSpecError(`httpGet ${scheme}://${hostPort}${h.path ?? ""}: ${(err as Error).message}`);
+      throw new ProbeSpecError(`httpGet ${scheme}://${hostPort}${h.path ?? ""}: ${errorMessage(err)}`);
     }
     return { kind: "httpGet", url, headers: (h.httpHeaders ?? []).map((x) => [x.name, x.value]) };
   }

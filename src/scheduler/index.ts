@@ -15,7 +15,7 @@ export type { AttemptResult, AttemptOutcome } from "./framework/result";
 export type { AttemptExplanation } from "./framework/explain";
 export { AgentClient, AgentCluster, AgentError, podForAgent, type ClusterEvents } from "./sources/agents";
 export { PendingDir, BOUND_SUBDIR } from "./sources/pending-dir";
-export { collectObjects, parseObjects, preparePod, readPaths, isTerminal, InputError, type ClusterObjects } from "./sources/input";
+export { collectObjects, parseObjects, preparePod, readPaths, InputError, type ClusterObjects } from "./sources/input";
 export { formatReports, formatAttempt, type OutputFormat } from "./report";
 export { UNSUPPORTED_PLUGINS } from "./plugins/names";
 export { seededRandom } from "./random";

@@ -7,11 +7,12 @@
 // namespace/name twice among the pending pods is an input error. Binding through agents gives each
 // pod 5 attempts (each one a real request); a simulation, 10.
 import type { Node, Pod } from "kubernetes-types/core/v1";
+import { isPodTerminal } from "../api/pod";
 import type { SchedulerConfig } from "./config/types";
 import { scheduleOnce, type PodReport } from "./once";
 import type { SchedulerLog } from "./scheduler";
 import { AgentCluster, type AgentClient } from "./sources/agents";
-import { InputError, isTerminal, preparePod, type ClusterObjects } from "./sources/input";
+import { InputError, preparePod, type ClusterObjects } from "./sources/input";
 
 export interface PlaceOptions {
   config: SchedulerConfig;
@@ -41,7 +42,7 @@ export async function placePods(o: PlaceOptions): Promise<PlaceResult> {
   const bound: Pod[] = [];
   const pending: Array<{ pod: Pod; origin: string }> = [];
   for (const { pod, origin } of dump.pods) {
-    if (isTerminal(pod)) continue;
+    if (isPodTerminal(pod)) continue;
     if (pod.spec?.nodeName) bound.push(pod);
     else pending.push({ pod, origin });
   }

@@ -6,7 +6,8 @@
 // to the queue. Cluster changes (nodes, bound pods, pending pods) come in through on*() handlers.
 import type { Node, Pod } from "kubernetes-types/core/v1";
 import type { Clock } from "../util/clock";
-import { Cache, podKey } from "./cache/cache";
+import { errorMessage } from "../util/errors";
+import { Cache, podCacheKey } from "./cache/cache";
 import { Snapshot } from "./cache/snapshot";
 import type { SchedulerConfig } from "./config/types";
 import { CycleState } from "./framework/cycle-state";
@@ -122,7 +123,7 @@ export class Scheduler {
       preEnqueue: (pi) => this.frameworkFor(pi.pod)?.runPreEnqueuePlugins(pi),
       hints,
       namespaceLabels: (ns) => this.snapshot.namespaceLabels(ns),
-      onHintError: (plugin, pod, err) => this.log.warn(`QueueingHintFn of ${plugin} failed for pod ${pod.metadata?.namespace}/${pod.metadata?.name}: ${(err as Error).message ?? err}`),
+      onHintError: (plugin, pod, err) => this.log.warn(`QueueingHintFn of ${plugin} failed for pod ${pod.metadata?.namespace}/${pod.metadata?.name}: ${errorMessage(err)}`),
     });
   }
 
@@ -141,7 +142,7 @@ export class Scheduler {
 
   /** Work outside the cycles (bindings, evictions): awaited by settle(), failures logged. */
   private track(what: string, work: Promise<void>): void {
-    const p = work.catch((e) => this.log.warn(`${what}: ${(e as Error).message ?? e}`));
+    const p = work.catch((e) => this.log.warn(`${what}: ${errorMessage(e)}`));
     this.inFlightWork.add(p);
     void p.finally(() => this.inFlightWork.delete(p));
   }
@@ -172,13 +173,13 @@ export class Scheduler {
   /** A pod appeared: a bound pod counts on its node; a pending pod this scheduler serves is queued. */
   onPodAdd(pod: Pod): void {
     if (pod.spec?.nodeName) {
-      this.pending.delete(podKey(pod));
+      this.pending.delete(podCacheKey(pod));
       this.cache.addPod(pod);
       this.queue.assignedPodAdded(pod);
       return;
     }
     if (!this.frameworkFor(pod)) return;
-    this.pending.set(podKey(pod), pod);
+    this.pending.set(podCacheKey(pod), pod);
     this.queue.add(pod);
   }
 
@@ -186,7 +187,7 @@ export class Scheduler {
     if (newPod.spec?.nodeName) {
       if (!oldPod.spec?.nodeName) {
         // Bound by someone else (or confirmed): it leaves the queue and counts on its node.
-        this.pending.delete(podKey(newPod));
+        this.pending.delete(podCacheKey(newPod));
         this.queue.delete(oldPod);
         this.cache.addPod(newPod);
         this.queue.assignedPodAdded(newPod);
@@ -197,12 +198,12 @@ export class Scheduler {
       return;
     }
     if (!this.frameworkFor(newPod)) return;
-    this.pending.set(podKey(newPod), newPod);
+    this.pending.set(podCacheKey(newPod), newPod);
     this.queue.update(oldPod, newPod);
   }
 
   onPodDelete(pod: Pod): void {
-    const key = podKey(pod);
+    const key = podCacheKey(pod);
     if (pod.spec?.nodeName || (this.cache.getPod(pod) && !this.pending.has(key))) {
       const removed = this.cache.removePod(pod);
       this.queue.moveAllToActiveOrBackoffQueue(EVENT_ASSIGNED_POD_DELETE, removed?.pod ?? pod, undefined);
@@ -300,7 +301,7 @@ export class Scheduler {
     try {
       this.cache.assumePod(assumed);
     } catch (e) {
-      return { ok: false, status: new Status(Code.Error, [(e as Error).message], e as Error), nominating: CLEAR_NOMINATION };
+      return { ok: false, status: new Status(Code.Error, [errorMessage(e)], e as Error), nominating: CLEAR_NOMINATION };
     }
     this.queue.nominator.delete(pod.uid);
     const rejected = (s: Status): Status => {

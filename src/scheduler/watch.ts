@@ -3,6 +3,7 @@
 // pods retried on cluster events, scheduling gates) and placed pods are bound to their agent.
 import type { PriorityClass } from "kubernetes-types/scheduling/v1";
 import { RealClock, type Clock } from "../util/clock";
+import { errorMessage } from "../util/errors";
 import type { SchedulerConfig } from "./config/types";
 import type { AttemptResult } from "./framework/result";
 import { Scheduler, type SchedulerLog } from "./scheduler";
@@ -46,7 +47,7 @@ export async function runWatch(o: WatchOptions): Promise<void> {
     polling = true;
     cluster
       .sync()
-      .catch((e) => o.log.warn(`polling the agents: ${(e as Error).message}`))
+      .catch((e) => o.log.warn(`polling the agents: ${errorMessage(e)}`))
       .finally(() => (polling = false));
   }, o.pollIntervalMs);
   o.log.info(`scheduling pods from ${o.pendingDir} onto ${cluster.nodeNames().length} node(s): ${cluster.nodeNames().join(", ") || "none yet"}`);

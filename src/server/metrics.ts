@@ -61,13 +61,6 @@ export class AgentMetrics {
     buckets: POD_STARTUP_BUCKETS,
     registers: [this.registry],
   });
-  private readonly podStartSliDuration = new Histogram({
-    name: "kubelet_pod_start_sli_duration_seconds",
-    help: "Duration in seconds to start a pod, excluding time to pull images and run init containers, measured from pod creation timestamp to when all its containers are reported as started and observed via watch",
-    labelNames: ["first_with_network"] as const,
-    buckets: POD_STARTUP_BUCKETS,
-    registers: [this.registry],
-  });
   private readonly runningPods = new Gauge({
     name: "kubelet_running_pods",
     help: "Number of pods that have a running pod sandbox",
@@ -77,12 +70,6 @@ export class AgentMetrics {
     name: "kubelet_running_containers",
     help: "Number of containers currently running",
     labelNames: ["container_state"] as const,
-    registers: [this.registry],
-  });
-  private readonly restartedPods = new Counter({
-    name: "kubelet_restarted_pods_total",
-    help: "Number of pods that have been restarted because they were deleted and recreated with the same UID while the kubelet was watching them (common for static pods, extremely uncommon for API pods)",
-    labelNames: ["static"] as const,
     registers: [this.registry],
   });
   private readonly containerRestarts = new Counter({
@@ -170,14 +157,6 @@ export class AgentMetrics {
     this.podStartDuration.observe(seconds);
   }
 
-  /**
-   * The pod-startup SLI: creation → all containers started, minus image pulls and init containers.
-   * `firstWithNetwork` marks the first pod on the node that needed the pod network (the kubelet's label).
-   */
-  observePodStartSli(seconds: number, firstWithNetwork = false): void {
-    this.podStartSliDuration.observe({ first_with_network: String(firstWithNetwork) }, seconds);
-  }
-
   setRunningPods(count: number): void {
     this.runningPods.set(count);
   }
@@ -189,14 +168,6 @@ export class AgentMetrics {
    */
   setRunningContainers(counts: Partial<Record<ContainerStateLabel, number>>): void {
     for (const state of CONTAINER_STATES) this.runningContainers.set({ container_state: state }, counts[state] ?? 0);
-  }
-
-  /**
-   * A pod was deleted and recreated with the same UID while the agent watched it (pod_workers.go
-   * counts it; for static pods it is a manifest removed and put back unchanged).
-   */
-  incRestartedPods(isStatic: boolean): void {
-    this.restartedPods.inc({ static: String(isStatic) });
   }
 
   incContainerRestart(namespace: string, pod: string, container: string): void {

@@ -8,6 +8,7 @@ import { parseQuantity } from "../api/quantity";
 import { apiTime } from "../util/time";
 import type { ContainerImage, Node, NodeAddress, NodeCondition, Taint } from "kubernetes-types/core/v1";
 import type { CriClient } from "../cri";
+import { errorMessage } from "../util/errors";
 
 // ---------------------------------------------------------------------------------------------
 // Host facts
@@ -256,11 +257,6 @@ export interface BuildNodeOptions {
   previous?: Node;
 }
 
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 /**
  * Why the runtime makes the node not ready, in the kubelet's words (kubelet.go updateRuntimeUp):
  * "container runtime not ready: RuntimeReady=false reason:… message:…" and "container runtime
@@ -319,7 +315,7 @@ export async function buildNode(o: BuildNodeOptions): Promise<Node> {
     try {
       return unit === "milli" ? parseQuantity(q).milli() : parseQuantity(q).value();
     } catch (e) {
-      throw new Error(`invalid quantity ${JSON.stringify(q)} for reserved ${what}: ${(e as Error).message}`);
+      throw new Error(`invalid quantity ${JSON.stringify(q)} for reserved ${what}: ${errorMessage(e)}`);
     }
   };
   const reservedMilliCpu = reserved("cpu", o.reserved?.cpu, "milli");

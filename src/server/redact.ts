@@ -22,13 +22,11 @@
 //     explanations (a container's own termination message is shown as it wrote it).
 import type { Container, EphemeralContainer, HTTPGetAction, Lifecycle, Pod, Probe } from "kubernetes-types/core/v1";
 
-/** The placeholder that replaces a redacted value. */
+import { LAST_APPLIED_ANNOTATION } from "../api/annotations";
 import { REDACTED } from "../api/pod";
 
-export { REDACTED };
-
-/** kubectl apply's copy of the manifest (k8s.io/api/core/v1 LastAppliedConfigAnnotation). */
-export const LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration";
+/** The placeholder that replaces a redacted value, and the annotation of kubectl's manifest copy. */
+export { REDACTED, LAST_APPLIED_ANNOTATION };
 
 /** For the Warning header of a redacted answer: what was hidden and how to see it. */
 export const REDACTION_WARNING =

@@ -11,7 +11,9 @@ import * as fs from "node:fs";
 import { parseAllDocuments } from "yaml";
 import type { Status } from "kubernetes-types/meta/v1";
 import type { Pod, PodList } from "kubernetes-types/core/v1";
+import { podKey, podRef } from "../api/pod";
 import { RealClock, type Clock } from "../util/clock";
+import { errorMessage } from "../util/errors";
 import { authenticate, isRefusal, servingExposureError, writeRefusal, type AuthRefusal, type Caller } from "./auth";
 import type { AgentMetrics } from "./metrics";
 import { NodeCache } from "./node-cache";
@@ -99,9 +101,6 @@ function text(body: string, status = 200, headers: Record<string, string> = {}):
   return new Response(body, { status, headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff", ...headers } });
 }
 
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 /** An RFC 7234 Warning header as the API server sends its warnings: 299 - "text" (kubectl prints them). */
 function warningHeader(message: string): string {
@@ -231,10 +230,6 @@ function segment(s: string): string | undefined {
   }
 }
 
-function podKey(pod: Pod): { namespace: string; name: string } {
-  return { namespace: pod.metadata?.namespace || "default", name: pod.metadata?.name ?? "" };
-}
-
 /** Builds the request handler (exported for tests that want to skip the socket). */
 export function createHandler(o: Omit<AgentServerOptions, "address" | "port" | "tls">, remote: (req: Request) => string = () => ""): (req: Request) => Promise<Response> {
   const { view, metrics, log } = o;
@@ -273,8 +268,7 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port" | "
       log.info(`push refused (${result.status}): ${result.message}`);
       return failure(result.status, result.message);
     }
-    const { namespace, name } = podKey(result.pod);
-    log.info(`pod ${namespace}/${name} pushed from ${remote(req)}`);
+    log.info(`pod ${podKey(result.pod)} pushed from ${remote(req)}`);
     // 201 like the API server's create: the body is the pod as the agent accepted it (defaulted).
     return json(result.pod, 201);
   }
@@ -323,8 +317,8 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port" | "
       if (namespace === undefined || name === undefined) return failure(400, `malformed path ${path}`);
       if (method === "GET") {
         const pod = view.pods().find((p) => {
-          const k = podKey(p);
-          return k.namespace === namespace && k.name === name;
+          const r = podRef(p);
+          return r.namespace === namespace && r.name === name;
         });
         if (!pod) return failure(404, `pods "${name}" not found`);
         const { items, headers } = podsFor(caller, [pod]);

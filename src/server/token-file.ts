@@ -4,6 +4,7 @@
 // share the host's namespaces and mount / with hostPath), so a token file that another local user
 // can read hands them the host, and one they can write lets them choose it.
 import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
+import { errorMessage } from "../util/errors";
 
 export class TokenFileError extends Error {
   override name = "TokenFileError";
@@ -28,7 +29,7 @@ export function readTokenFile(path: string, uid: number | undefined = process.ge
   try {
     fd = openSync(path, constants.O_RDONLY);
   } catch (err) {
-    throw new TokenFileError(`${flag} ${path}: ${(err as Error).message}`);
+    throw new TokenFileError(`${flag} ${path}: ${errorMessage(err)}`);
   }
   try {
     const st = fstatSync(fd);

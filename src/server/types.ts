@@ -1,6 +1,7 @@
 // What the HTTP server sees of the agent. The agent (src/agent) implements AgentView; the server
 // never reaches into pod workers, the PLEG or the runtime itself, so it can be tested with a fake.
 import type { Node, Pod } from "kubernetes-types/core/v1";
+import type { PushResult } from "../api/pod";
 
 export interface HealthCheck {
   name: string;
@@ -14,7 +15,8 @@ export interface HealthCheck {
   warning?: string;
 }
 
-export type PushResult = { ok: true; pod: Pod } | { ok: false; status: number; message: string };
+/** The answer to POST /pods (src/api), re-exported as part of the view. */
+export type { PushResult };
 
 /**
  * pods() and healthChecks() are synchronous on purpose: they read the agent's caches (the PLEG's pod

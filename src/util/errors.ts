@@ -7,3 +7,11 @@
 export class ConfigError extends Error {
   override name = "ConfigError";
 }
+
+/**
+ * The message of anything thrown: an Error's message, or the thrown value as a string (a library may
+ * reject with a string or a plain object, which `(e as Error).message` would print as "undefined").
+ */
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,6 +1,7 @@
 // Logging through consola: human-readable lines by default, one JSON object a line with
 // --log-format json (for journald and log shippers). Logs go to stderr; stdout is for command output.
 import { createConsola, type ConsolaInstance, type LogObject } from "consola";
+import { errorMessage } from "./errors";
 
 export type LogFormat = "text" | "json";
 export type Logger = ConsolaInstance;
@@ -13,7 +14,7 @@ export function createLogger(format: LogFormat = "text", level = 3): Logger {
         {
           log(obj: LogObject) {
             const [msg, ...rest] = obj.args;
-            const line: Record<string, unknown> = { time: obj.date.toISOString(), level: obj.type, msg: msg instanceof Error ? msg.message : String(msg) };
+            const line: Record<string, unknown> = { time: obj.date.toISOString(), level: obj.type, msg: errorMessage(msg) };
             if (obj.tag) line.component = obj.tag;
             for (const r of rest) if (r && typeof r === "object" && !(r instanceof Error)) Object.assign(line, r);
               else if (r instanceof Error) line.error = r.message;

@@ -40,13 +40,6 @@ export class BoundedQueue<T> implements AsyncIterable<T> {
     }
   }
 
-  /** Removes and returns everything queued now, without waiting. */
-  drain(): T[] {
-    const out = this.items;
-    this.items = [];
-    return out;
-  }
-
   next(): Promise<IteratorResult<T>> {
     const item = this.items.shift();
     if (item !== undefined) return Promise.resolve({ value: item, done: false });

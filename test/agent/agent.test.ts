@@ -16,7 +16,7 @@ import { createLogger } from "../../src/util/log";
 import { grpcStatusError } from "../fakes/grpc";
 import { FakeRuntime } from "../fakes/runtime";
 import { FakeSource, FakeStatusManager } from "../fakes/seams";
-import { pod } from "./fixtures";
+import { agentIdle, pod } from "./fixtures";
 
 const root = mkdtempSync(join(tmpdir(), "nodeagent-agent-test-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -34,7 +34,7 @@ interface RunningAgent {
  * Starts an agent on the runtime. `before` feeds PodConfig before the sync loop starts, as a source
  * that has its pods the moment it starts does (pushed pods kept across a restart).
  */
-async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: PodSourceName[]; before?: SourceReport; hooks?: AgentHooks; stateDir?: string; statusManager?: FakeStatusManager } = {}): Promise<RunningAgent> {
+async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: PodSourceName[]; before?: SourceReport; hooks?: AgentHooks; stateDir?: string; statusManager?: FakeStatusManager; runtimeName?: string } = {}): Promise<RunningAgent> {
   const log = createLogger("text", -1);
   const pleg = new Pleg(rt, clock, { mode: "generic" });
   const config = new PodConfig({ clock, log });
@@ -52,12 +52,13 @@ async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: P
     node: async () => ({}),
     hooks: opts.hooks,
     stateDir: opts.stateDir,
+    runtimeName: opts.runtimeName,
   });
   const ac = new AbortController();
   const done = agent.run(ac.signal);
   const settle = async () => {
     await clock.advance(0);
-    await agent.idle();
+    await agentIdle(agent);
     await flushMicrotasks();
   };
   await settle();
@@ -99,6 +100,19 @@ function withCommand(p: Pod, command: string): Pod {
 }
 
 describe("Agent: pods from PodConfig", () => {
+  test("container IDs in the status carry the runtime's name given at start, containerd by default", async () => {
+    for (const [runtimeName, prefix] of [[undefined, "containerd://"], ["cri-o", "cri-o://"]] as const) {
+      const clock = new FakeClock();
+      const rt = new FakeRuntime(clock);
+      const a = await startAgent(rt, clock, { runtimeName });
+      a.config.apply(fromFile(pod()));
+      await a.settle();
+      const id = rt.containersNamed("app")[0]!.id;
+      expect(containerStatus(a.agent, "app")?.containerID).toBe(`${prefix}${id}`);
+      await a.stop();
+    }
+  });
+
   test("a new pod gets one sandbox; init containers run one at a time, in order, before the app containers", async () => {
     const clock = new FakeClock();
     const rt = new FakeRuntime(clock);

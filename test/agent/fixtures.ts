@@ -1,5 +1,7 @@
-// Pods and runtime statuses for unit tests of the agent's pure logic.
+// Pods and runtime statuses for unit tests of the agent's pure logic, and how a test waits for an
+// agent to have nothing left to do.
 import type { Container, Pod } from "kubernetes-types/core/v1";
+import type { Agent } from "../../src/agent/agent";
 import type { ContainerStatus, PodSandboxStatus } from "../../src/cri/types";
 import * as ann from "../../src/agent/labels";
 import type { PodStatus } from "../../src/pleg/types";
@@ -72,4 +74,15 @@ export function podStatus(p: Pod, s: { sandbox?: "ready" | "notready" | "none"; 
     } as unknown as ContainerStatus;
   });
   return { uid: "uid-1", name: "web", namespace: "default", ips: ["10.88.0.5"], sandboxStatuses: sbs, containerStatuses };
+}
+
+/**
+ * Resolves when the agent's sync loop has handled every queued event and no pod worker is busy: a
+ * worker's step can queue more events (its relist), so the two are awaited until both are quiet.
+ */
+export async function agentIdle(agent: Agent): Promise<void> {
+  do {
+    await agent.loop.drained();
+    await agent.workers.idle();
+  } while (agent.loop.pending > 0);
 }

@@ -4,9 +4,22 @@ import { pod, podStatus, type CSpec } from "./fixtures";
 
 const now = "2026-01-01T00:00:00Z";
 function status(p: ReturnType<typeof pod>, containers: CSpec[], extra: Partial<StatusInputs> = {}) {
-  return computeApiPodStatus({ pod: p, runtime: podStatus(p, { containers }), waiting: new Map(), hostIP: "192.0.2.1", startTime: now, now, ...extra });
+  return computeApiPodStatus({ pod: p, runtimeName: "containerd", runtime: podStatus(p, { containers }), waiting: new Map(), hostIP: "192.0.2.1", startTime: now, now, ...extra });
 }
 const cond = (s: ReturnType<typeof status>, t: string) => s.conditions!.find((c) => c.type === t)!;
+
+describe("container IDs", () => {
+  test("are <runtimeName>://<id>, in the state, the last state and the status, as the kubelet's ContainerID prints them", () => {
+    const waiting = new Map([["app", { reason: "CrashLoopBackOff", message: "back-off" }]]);
+    const crio = status(pod(), [{ name: "app", state: "exited", exitCode: 3, id: "new" }, { name: "app", state: "exited", exitCode: 1, id: "old" }], { runtimeName: "cri-o", waiting });
+    const cs = crio.containerStatuses![0]!;
+    expect(cs.containerID).toBe("cri-o://new");
+    expect(cs.lastState?.terminated?.containerID).toBe("cri-o://new");
+    const stopped = status(pod({ restartPolicy: "Never" }), [{ name: "app", state: "exited", exitCode: 0, id: "c1" }]);
+    expect(stopped.containerStatuses![0]!.containerID).toBe("containerd://c1");
+    expect(stopped.containerStatuses![0]!.state?.terminated?.containerID).toBe("containerd://c1");
+  });
+});
 
 describe("phase", () => {
   test("nothing created yet: Pending, ContainerCreating", () => {

@@ -6,17 +6,18 @@ import type { Pod } from "kubernetes-types/core/v1";
 import { MaxPodsAdmitHandler } from "../../src/admission";
 import { Agent } from "../../src/agent/agent";
 import { PodConfig } from "../../src/config/pod-config";
+import type { PodSourceName } from "../../src/manifest/types";
 import type { ProbeUpdate } from "../../src/prober/types";
 import { FakeClock, flushMicrotasks } from "../../src/util/clock";
 import { createLogger } from "../../src/util/log";
 import { FakePleg, FakePodWorkers, FakeProber, FakeSource, FakeStatusManager } from "../fakes/seams";
-import { podStatus, pod as fixturePod } from "./fixtures";
+import { agentIdle, podStatus, pod as fixturePod } from "./fixtures";
 
 function pod(uid: string, name = uid, extra: Partial<Pod["metadata"]> = {}): Pod {
   return { metadata: { name, namespace: "default", uid, ...extra }, spec: { containers: [{ name: "app", image: "busybox" }] } };
 }
 
-async function setup(opts: { sources?: ("file" | "api")[]; maxPods?: number } = {}) {
+async function setup(opts: { sources?: PodSourceName[]; maxPods?: number } = {}) {
   const clock = new FakeClock();
   const log = createLogger("text", -1);
   const pleg = new FakePleg(clock);
@@ -42,7 +43,7 @@ async function setup(opts: { sources?: ("file" | "api")[]; maxPods?: number } = 
   const done = agent.run(ac.signal);
   const settle = async () => {
     await clock.advance(0);
-    await agent.idle();
+    await agentIdle(agent);
     await flushMicrotasks();
   };
   await settle();
@@ -114,7 +115,6 @@ describe("syncLoopIteration: PLEG, probes, the sync tick", () => {
     t.pleg.emit("ContainerDied", { uid: "a" });
     await t.settle();
     expect(t.workers.calls).toEqual(["sync a"]);
-    expect(t.agent.loop.iterations.pleg).toBe(1);
     await t.stop();
   });
 
@@ -130,7 +130,6 @@ describe("syncLoopIteration: PLEG, probes, the sync tick", () => {
     t.prober.sendUpdate(u);
     await t.settle();
     expect(t.workers.calls).toEqual(["sync a"]);
-    expect(t.agent.loop.iterations.probe).toBe(1);
     // The note is what the status shows for the killed instance when the runtime gives no message.
     t.pleg.setStatus("a", podStatus(fixturePod(), { containers: [{ name: "app", state: "exited", exitCode: 137, id: "c1" }] }));
     const status = t.agent.pods().find((p) => p.metadata?.uid === "a")!.status!;
@@ -176,7 +175,8 @@ describe("syncLoopIteration: housekeeping", () => {
     await t.clock.advance(2000);
     await t.settle();
     expect(t.workers.calls).toEqual(["kill+remove orphan"]);
-    expect(t.agent.loop.iterations.housekeeping).toBe(2);
+    // Each 2 s tick ran housekeeping once: the probe workers of forgotten pods were cleaned up twice.
+    expect(t.prober.cleanups).toBe(2);
     await t.stop();
   });
 });
@@ -196,5 +196,22 @@ describe("the syncloop health check", () => {
     expect(check().ok).toBe(true);
     await clock.advance(2 * 60_000);
     expect(check()).toMatchObject({ ok: false, message: "sync loop last ran 120s ago" });
+  });
+});
+
+describe("the sources health check", () => {
+  test("lists every source's problems as a warning and never fails", async () => {
+    const t = await setup({ sources: ["file", "push"] });
+    const check = () => t.agent.healthChecks().find((c) => c.name === "sources")!;
+    expect(check()).toEqual({ name: "sources", ok: true, message: "ok" });
+    t.sources[0]!.problemList = ["/etc/kubernetes/manifests is missing; its 2 pods are kept"];
+    t.sources[1]!.problemList = ["pushed-pods.json cannot be read"];
+    expect(check()).toEqual({
+      name: "sources", ok: true, message: "ok",
+      warning: "file source: /etc/kubernetes/manifests is missing; its 2 pods are kept; push source: pushed-pods.json cannot be read",
+    });
+    // The node's Ready verdict is the failing checks: a source's problem is not one of them.
+    expect(t.agent.healthChecks().filter((c) => !c.ok).map((c) => c.name)).not.toContain("sources");
+    await t.stop();
   });
 });

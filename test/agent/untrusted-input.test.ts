@@ -16,7 +16,7 @@ import { Pleg } from "../../src/pleg/pleg";
 import { FakeClock, flushMicrotasks } from "../../src/util/clock";
 import { createLogger, type Logger } from "../../src/util/log";
 import { FakeRuntime } from "../fakes/runtime";
-import { pod } from "./fixtures";
+import { agentIdle, pod } from "./fixtures";
 
 const base = mkdtempSync(join(tmpdir(), "nodeagent-untrusted-"));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -137,7 +137,7 @@ describe("Agent with a push state file that cannot be read", () => {
     const done = agent.run(ac.signal);
     const settle = async () => {
       await clock.advance(0);
-      await agent.idle();
+      await agentIdle(agent);
       await flushMicrotasks();
     };
     for (let i = 0; i < 5; i++) {

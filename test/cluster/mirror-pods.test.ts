@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Pod } from "kubernetes-types/core/v1";
 import { MirrorPods } from "../../src/cluster/mirror-pods";
-import { CONFIG_MIRROR_ANNOTATION } from "../../src/config/types";
+import { CONFIG_MIRROR_ANNOTATION } from "../../src/api/annotations";
 import { podsEnv, staticPod, type PodsEnv } from "./pods-env";
 
 let env: PodsEnv;

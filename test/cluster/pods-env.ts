@@ -3,7 +3,7 @@
 // the tests can read back (the test server records requests, not their bodies), and pod builders.
 import type { Pod, PodStatus } from "kubernetes-types/core/v1";
 import type { ApiPodView } from "../../src/cluster/api-pods";
-import { CONFIG_HASH_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "../../src/config/types";
+import { CONFIG_HASH_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "../../src/api/annotations";
 import { KubeInformer, type KubeClient } from "../../src/kube";
 import { heartbeatEnv, type HeartbeatEnv } from "./node-heartbeat-env";
 

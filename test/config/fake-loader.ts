@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import type { Pod } from "kubernetes-types/core/v1";
 import type { LoadResult, ManifestError, PodLoader, PodOrigin } from "../../src/manifest/types";
 import { createLogger, type Logger } from "../../src/util/log";
-import { CONFIG_HASH_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "../../src/config/types";
+import { CONFIG_HASH_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "../../src/api/annotations";
 
 interface Shorthand {
   name?: string;

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import type { Pod } from "kubernetes-types/core/v1";
 import { ApiserverSource } from "../../src/config/apiserver-source";
 import { PodConfig } from "../../src/config/pod-config";
-import { CONFIG_HASH_ANNOTATION, CONFIG_MIRROR_ANNOTATION, CONFIG_SEEN_ANNOTATION, CONFIG_SOURCE_ANNOTATION, type PodUpdate } from "../../src/config/types";
+import { CONFIG_HASH_ANNOTATION, CONFIG_MIRROR_ANNOTATION, CONFIG_SEEN_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "../../src/api/annotations";
+import type { PodUpdate } from "../../src/config/types";
 import type { PodSourceName } from "../../src/manifest/types";
 import { FakeClock } from "../../src/util/clock";
 import { quietLog } from "./fake-loader";
@@ -212,20 +213,6 @@ describe("PodConfig merge", () => {
     config.onUpdate((u) => seen.push(`${u.source}:${u.op}:${u.pods.map((p) => p.metadata?.name).join(",")}`));
     apply("http", []);
     expect(seen).toEqual(["api:ADD:a,b", "http:ADD:c", "http:REMOVE:c"]);
-  });
-
-  test("updates() is an async iterable that ends when its signal aborts", async () => {
-    const { apply, config } = setup();
-    const ac = new AbortController();
-    const got: string[] = [];
-    const done = (async () => {
-      for await (const u of config.updates(ac.signal)) got.push(`${u.op}:${u.pods.map((p) => p.metadata?.name).join(",")}`);
-    })();
-    apply("file", [pod("a", "u1")]);
-    apply("file", [pod("b", "u2")]);
-    ac.abort();
-    await done;
-    expect(got).toEqual(["ADD:a", "REMOVE:a", "ADD:b"]);
   });
 });
 

@@ -3,6 +3,7 @@
 // what the loop asked of them, a prober whose results a test sets, and a status manager that records.
 import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
 import type { PodStatusManager } from "../../src/agent/status-manager";
+import { podKey } from "../../src/api/pod";
 import type { PodWorkerState, PodWorkers, UpdatePodOptions } from "../../src/agent/pod-workers";
 import type { PodFailure } from "../../src/agent/status";
 import type { SourceReport } from "../../src/config/pod-config";
@@ -91,7 +92,7 @@ export class FakePodWorkers implements PodWorkers {
     this.calls.push(`${o.type}${o.remove ? "+remove" : ""} ${uid}`);
     const s = this.known.get(uid);
     if (s) s.pod = o.pod;
-    else this.known.set(uid, { uid, fullName: `${o.pod.metadata?.namespace ?? "default"}/${o.pod.metadata?.name ?? ""}`, pod: o.pod, phase: "syncing", removed: false, waiting: new Map(), lastSyncTime: 0, syncs: 0, seen: "" });
+    else this.known.set(uid, { uid, fullName: podKey(o.pod), pod: o.pod, phase: "syncing", removed: false, waiting: new Map(), lastSyncTime: 0, syncs: 0, seen: "" });
     if (o.type === "kill") {
       this.known.get(uid)!.phase = "terminating";
       if (o.remove) this.known.get(uid)!.removed = true;
@@ -106,7 +107,7 @@ export class FakePodWorkers implements PodWorkers {
   reject(pod: Pod, failure: PodFailure): void {
     this.calls.push(`reject ${pod.metadata?.uid} ${failure.reason}`);
     const uid = pod.metadata?.uid ?? "";
-    this.known.set(uid, { uid, fullName: `${pod.metadata?.namespace ?? "default"}/${pod.metadata?.name ?? ""}`, pod, phase: "terminated", removed: false, waiting: new Map(), failed: failure, rejected: true, lastSyncTime: 0, syncs: 0, seen: "" });
+    this.known.set(uid, { uid, fullName: podKey(pod), pod, phase: "terminated", removed: false, waiting: new Map(), failed: failure, rejected: true, lastSyncTime: 0, syncs: 0, seen: "" });
   }
   getDuePods(): string[] {
     return this.due.splice(0);
@@ -135,7 +136,11 @@ export class FakeProber implements PodProber {
   removePod(podUid: string): void {
     this.removed.push(podUid);
   }
-  cleanupPods(): void {}
+  /** How many times housekeeping asked for the probe workers of forgotten pods to stop. */
+  cleanups = 0;
+  cleanupPods(): void {
+    this.cleanups++;
+  }
   result(containerId: string, type: ProbeType): ProbeResult | undefined {
     return this.results.get(`${containerId}/${type}`);
   }

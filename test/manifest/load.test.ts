@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { CONFIG_HASH_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "../../src/config/types";
+import { CONFIG_HASH_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "../../src/api/annotations";
 import { loadStaticPods } from "../../src/manifest/load";
 import { formatManifestError, type LoadResult, type ManifestError, type PodOrigin } from "../../src/manifest/types";
 import { ETCD_YAML, FILE_ORIGIN } from "./fixtures";

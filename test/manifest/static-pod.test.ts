@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "kubernetes-types/core/v1";
-import { CONFIG_HASH_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "../../src/config/types";
+import { CONFIG_HASH_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "../../src/api/annotations";
 import { fnv128a, stableStringify, staticPodName, staticPodUID, toStaticPod } from "../../src/manifest/static-pod";
 import type { PodOrigin } from "../../src/manifest/types";
 

@@ -13,8 +13,12 @@ function start(rt: FakeRuntime, opts: PlegOptions = {}) {
   const done = pleg.run(ac.signal);
   done.catch(() => {});
   const events: PodLifecycleEvent[] = [];
-  const drain = () => {
-    events.push(...pleg.events.drain());
+  /** Everything the PLEG has queued so far, taken off its queue without waiting. */
+  const drain = async () => {
+    while (pleg.events.length > 0) {
+      const next = await pleg.events.next();
+      if (!next.done) events.push(next.value);
+    }
     return events;
   };
   const stop = async () => {
@@ -105,11 +109,11 @@ describe("Pleg, evented and auto modes", () => {
     expect(modes.map((m) => m.mode)).toEqual(["evented"]);
     expect(pleg.relistPeriodMs).toBe(300_000);
     const relists = pleg.relistStats.relists;
-    drain().length = 0;
+    (await drain()).length = 0;
     rt.exit(c, 3);
     rt.emitEvent(c, "CONTAINER_STOPPED_EVENT");
     await flushMicrotasks();
-    expect(drain()).toEqual([expect.objectContaining({ type: "ContainerDied", containerId: c, exitCode: 3, mode: "evented" })]);
+    expect(await drain()).toEqual([expect.objectContaining({ type: "ContainerDied", containerId: c, exitCode: 3, mode: "evented" })]);
     await clock.advance(290_000);
     expect(pleg.relistStats.relists).toBe(relists);
     await clock.advance(11_000);
@@ -124,13 +128,13 @@ describe("Pleg, evented and auto modes", () => {
     const c = rt.addContainer(sb, "app");
     const { clock, pleg, drain, stop } = start(rt, { mode: "auto" });
     await clock.advance(1000);
-    drain().length = 0;
+    (await drain()).length = 0;
     // A stale or wrong event says the container exited with 137; the runtime says it still runs.
     rt.emitEvent(c, "CONTAINER_STOPPED_EVENT", {
       containersStatuses: [{ ...(await rt.containerStatus(c)), state: "CONTAINER_EXITED", exitCode: 137, finishedAt: 5 }],
     });
     await flushMicrotasks();
-    expect(drain()).toEqual([]);
+    expect(await drain()).toEqual([]);
     const cached = pleg.cache.get("u1")!.status!.containerStatuses[0]!;
     expect(cached.state).toBe("CONTAINER_RUNNING");
     expect(cached.exitCode).toBe(0);

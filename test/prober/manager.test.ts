@@ -249,20 +249,6 @@ describe("ProbeManager", () => {
     await manager.stop();
   });
 
-  test("containerStarted starts probing without waiting for a pod sync; the following sync changes nothing", async () => {
-    const { clock, exec, manager } = setup();
-    const pod = probedPod("u1", { livenessProbe: execProbe({ initialDelaySeconds: 3, periodSeconds: 10 }) });
-    await clock.advance(1000);
-    manager.containerStarted(pod, "10.0.0.1", running("c1", T0 + 1000));
-    manager.syncPod(pod, "10.0.0.1", [running("c1", T0 + 1000)]);
-    expect(manager.activeWorkers()).toHaveLength(1);
-    await clock.advance(2999);
-    expect(exec.callsFor("c1")).toBe(0);
-    await clock.advance(1);
-    expect(exec.callsFor("c1")).toBe(1);
-    await manager.stop();
-  });
-
   test("a terminating pod keeps its readiness probe and stops liveness and startup", async () => {
     const { clock, manager } = setup();
     const pod = probedPod("u1", { livenessProbe: execProbe(), readinessProbe: execProbe() });

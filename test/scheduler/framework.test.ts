@@ -109,7 +109,7 @@ describe("Filter, Score", () => {
       { score: { enabled: [{ name: "A", weight: 2 }, { name: "B", weight: 3 }], disabled: [] } },
     );
     const out = f.runScorePlugins(new CycleState(), pi(pod("p")), w.snapshot.list());
-    if (out instanceof Status) throw out.asError();
+    if (out instanceof Status) throw new Error(out.message());
     // n1: 50×2 + 7×3 = 121; n2: 100×2 + 3×3 = 209
     expect([...out.totals]).toEqual([121, 209]);
     const bad = framework({ A: sp("A", { n1: 101, n2: 0 }) }, { score: enabled("A") });
@@ -119,7 +119,7 @@ describe("Filter, Score", () => {
     const st = new CycleState();
     skipped.runPreScorePlugins(st, pi(pod("p")), w.snapshot.list());
     const r = skipped.runScorePlugins(st, pi(pod("p")), w.snapshot.list());
-    if (r instanceof Status) throw r.asError();
+    if (r instanceof Status) throw new Error(r.message());
     expect([...r.totals]).toEqual([1, 2]);
   });
 });

@@ -107,6 +107,8 @@ describe("schedule --kubeconfig", () => {
     const bound = await until("web bound", () => getPod("web")?.spec?.nodeName);
     expect(bound).toBe("big");
     expect(bindings("web").map((r) => [r.user, r.code])).toEqual([["system:kube-scheduler", 201]]);
+    // The attempt is reported once the binding's answer is back, which may be after the store has it.
+    await until("the attempt reported", () => attempts.length > 0);
     expect(attempts.map((a) => [a.name, a.outcome, a.node])).toEqual([["web", "Scheduled", "big"]]);
     const [scheduled] = await until("Scheduled event", () => podEvents("web").length > 0 && podEvents("web"));
     expect(scheduled).toMatchObject({

@@ -22,10 +22,8 @@ describe("AgentMetrics", () => {
       kubelet_evented_pleg_connection_error_count: "counter",
       kubelet_evented_pleg_connection_success_count: "counter",
       kubelet_pod_start_duration_seconds: "histogram",
-      kubelet_pod_start_sli_duration_seconds: "histogram",
       kubelet_running_pods: "gauge",
       kubelet_running_containers: "gauge",
-      kubelet_restarted_pods_total: "counter",
       nodeagent_container_restarts_total: "counter",
       nodeagent_source_errors: "gauge",
       prober_probe_total: "counter",
@@ -61,21 +59,16 @@ describe("AgentMetrics", () => {
     expect(samples(await m.render())).toContain(`kubelet_pleg_last_seen_seconds ${Date.UTC(2026, 0, 1, 0, 0, 5, 500) / 1000}`);
   });
 
-  test("pod start histograms use the kubelet's podStartupDurationBuckets", async () => {
+  test("the pod start histogram uses the kubelet's podStartupDurationBuckets", async () => {
     const m = new AgentMetrics();
     m.observePodStart(0.3);
     m.observePodStart(7);
-    m.observePodStartSli(0.4, true);
-    m.observePodStartSli(2.5);
     const lines = samples(await m.render());
     const les = lines.filter((l) => l.startsWith("kubelet_pod_start_duration_seconds_bucket")).map((l) => /le="([^"]+)"/.exec(l)![1]);
     expect(les).toEqual([...POD_STARTUP_BUCKETS.map(String), "+Inf"]);
     expect(lines).toContain('kubelet_pod_start_duration_seconds_bucket{le="0.5"} 1');
     expect(lines).toContain('kubelet_pod_start_duration_seconds_bucket{le="8"} 2');
     expect(lines).toContain("kubelet_pod_start_duration_seconds_count 2");
-    expect(lines).toContain('kubelet_pod_start_sli_duration_seconds_bucket{le="0.5",first_with_network="true"} 1');
-    expect(lines).toContain('kubelet_pod_start_sli_duration_seconds_bucket{le="3",first_with_network="false"} 1');
-    expect(lines).toContain('kubelet_pod_start_sli_duration_seconds_count{first_with_network="false"} 1');
   });
 
   test("running gauges start at 0 and every container state is set on each update", async () => {
@@ -97,16 +90,13 @@ describe("AgentMetrics", () => {
     expect(lines).toContain('kubelet_running_containers{container_state="exited"} 0');
   });
 
-  test("restart counters, and forgetting a pod drops its series", async () => {
+  test("container restart counters, and forgetting a pod drops its series", async () => {
     const m = new AgentMetrics();
-    m.incRestartedPods(true);
-    m.incRestartedPods(true);
     m.incContainerRestart("default", "web", "app");
     m.incContainerRestart("default", "web", "app");
     m.incContainerRestart("default", "web", "sidecar");
     m.incContainerRestart("team", "db", "pg");
     let lines = samples(await m.render());
-    expect(lines).toContain('kubelet_restarted_pods_total{static="true"} 2');
     expect(lines).toContain('nodeagent_container_restarts_total{namespace="default",pod="web",container="app"} 2');
     expect(lines).toContain('nodeagent_container_restarts_total{namespace="default",pod="web",container="sidecar"} 1');
     expect(lines).toContain('nodeagent_container_restarts_total{namespace="team",pod="db",container="pg"} 1');

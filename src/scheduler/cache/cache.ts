@@ -3,6 +3,7 @@
 // already counts it while binding runs; binding's failure forgets it, the cluster's confirmation
 // (the pod seen bound) makes it a plain pod. updateSnapshot copies only the nodes that changed.
 import type { Node, Pod } from "kubernetes-types/core/v1";
+import { podKey } from "../../api/pod";
 import { Workloads } from "../model/default-selector";
 import type { Labels } from "../model/labels";
 import { NodeInfo, type ImageState } from "../model/node-info";
@@ -17,9 +18,9 @@ interface PodState {
   bindingFinished: boolean;
 }
 
-/** The cache's key of a pod: its UID, or namespace/name for the rare pod without one. */
-export function podKey(pod: Pod): string {
-  return pod.metadata?.uid || `${pod.metadata?.namespace || "default"}/${pod.metadata?.name ?? ""}`;
+/** The cache's key of a pod (upstream's framework.GetPodKey): its UID, or namespace/name for the rare pod without one. */
+export function podCacheKey(pod: Pod): string {
+  return pod.metadata?.uid || podKey(pod);
 }
 
 export class Cache {
@@ -68,10 +69,6 @@ export class Cache {
     if (ni.pods.length === 0) this.nodes.delete(name);
     else ni.node = undefined;
     this.markDirty(name, true);
-  }
-
-  getNode(name: string): Node | undefined {
-    return this.nodes.get(name)?.node;
   }
 
   nodeNames(): string[] {
@@ -124,7 +121,7 @@ export class Cache {
 
   private addPodInfo(pi: PodInfo, nodeName: string, assumed: boolean): void {
     this.nodeInfoFor(nodeName).addPodInfo(pi);
-    this.podStates.set(pi.uid || podKey(pi.pod), { podInfo: pi, nodeName, assumed, bindingFinished: false });
+    this.podStates.set(pi.uid || podCacheKey(pi.pod), { podInfo: pi, nodeName, assumed, bindingFinished: false });
     this.markDirty(nodeName, false);
   }
 
@@ -143,7 +140,7 @@ export class Cache {
 
   /** A pod the cluster reports bound: confirms an assumed pod, or adds it. */
   addPod(pod: Pod): void {
-    const key = podKey(pod);
+    const key = podCacheKey(pod);
     const nodeName = pod.spec?.nodeName ?? "";
     const st = this.podStates.get(key);
     if (st?.assumed) {
@@ -164,7 +161,7 @@ export class Cache {
   }
 
   updatePod(oldPod: Pod, newPod: Pod): void {
-    const key = podKey(oldPod);
+    const key = podCacheKey(oldPod);
     const st = this.podStates.get(key);
     if (!st || st.assumed) {
       if (!st) this.addPod(newPod);
@@ -175,35 +172,35 @@ export class Cache {
   }
 
   removePod(pod: Pod): PodInfo | undefined {
-    return this.removePodInfo(podKey(pod))?.podInfo;
+    return this.removePodInfo(podCacheKey(pod))?.podInfo;
   }
 
   /** AssumePod: the pod (spec.nodeName set) counts on its node from now on. */
   assumePod(pi: PodInfo): void {
-    const key = pi.uid || podKey(pi.pod);
+    const key = pi.uid || podCacheKey(pi.pod);
     if (this.podStates.has(key)) throw new Error(`pod ${pi.key} (${key}) is in the cache, so can't be assumed`);
     this.addPodInfo(pi, pi.pod.spec?.nodeName ?? "", true);
   }
 
   finishBinding(pod: Pod): void {
-    const st = this.podStates.get(podKey(pod));
+    const st = this.podStates.get(podCacheKey(pod));
     if (st?.assumed) st.bindingFinished = true;
   }
 
   /** ForgetPod: binding failed; the assumed pod no longer counts. */
   forgetPod(pod: Pod): void {
-    const key = podKey(pod);
+    const key = podCacheKey(pod);
     const st = this.podStates.get(key);
     if (st?.assumed) this.removePodInfo(key);
   }
 
   isAssumedPod(pod: Pod): boolean {
-    return !!this.podStates.get(podKey(pod))?.assumed;
+    return !!this.podStates.get(podCacheKey(pod))?.assumed;
   }
 
   /** The cache's version of a pod (bound or assumed), by key. */
   getPod(pod: Pod): PodInfo | undefined {
-    return this.podStates.get(podKey(pod))?.podInfo;
+    return this.podStates.get(podCacheKey(pod))?.podInfo;
   }
 
   /** Every pod the cache holds on known nodes. */

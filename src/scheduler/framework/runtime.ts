@@ -6,6 +6,7 @@ import type { Clock } from "../../util/clock";
 import { EXTENSION_POINTS, type ExtensionPoint, type PluginRef, type Profile } from "../config/types";
 import type { NodeInfo } from "../model/node-info";
 import type { PodInfo } from "../model/pod-info";
+import { errorMessage } from "../../util/errors";
 import { CycleState } from "./cycle-state";
 import type { NodeToStatus } from "./diagnosis";
 import type {
@@ -132,7 +133,7 @@ export class Framework implements Handle {
       try {
         this.plugins.set(name, factory(profile.pluginConfig.get(name), this));
       } catch (e) {
-        throw new Error(`initializing plugin ${JSON.stringify(name)}: ${(e as Error).message}`);
+        throw new Error(`initializing plugin ${JSON.stringify(name)}: ${errorMessage(e)}`);
       }
     }
 
@@ -163,10 +164,6 @@ export class Framework implements Handle {
   private setList(point: ExtensionPoint, list: Plugin[]): void {
     const key = `${point}Plugins` as const;
     (this as unknown as Record<string, Plugin[]>)[key] = list;
-  }
-
-  private getList(point: ExtensionPoint): Plugin[] {
-    return (this as unknown as Record<string, Plugin[]>)[`${point}Plugins`]!;
   }
 
   /**
@@ -230,15 +227,6 @@ export class Framework implements Handle {
 
   hasPostFilterPlugins(): boolean {
     return this.postFilterPlugins.length > 0;
-  }
-
-  /** The extension points and their plugins, as --explain and `schedule --print-profile` show them. */
-  listPlugins(): Record<ExtensionPoint, Array<{ name: string; weight?: number }>> {
-    const out = {} as Record<ExtensionPoint, Array<{ name: string; weight?: number }>>;
-    for (const point of EXTENSION_POINTS) {
-      out[point] = this.getList(point).map((p) => (point === "score" ? { name: p.name, weight: this.scorePluginWeight.get(p.name) } : { name: p.name }));
-    }
-    return out;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -530,10 +518,6 @@ export class Framework implements Handle {
       return new Status(Code.Wait, [`one or more plugins asked to wait and no plugin rejected pod ${JSON.stringify(pod.name)}`]);
     }
     return undefined;
-  }
-
-  willWaitOnPermit(pod: PodInfo): boolean {
-    return !!this.waitingPods.get(pod.uid);
   }
 
   /** WaitOnPermit: the first step of the binding cycle; resolves when the waiting pod is allowed or rejected. */

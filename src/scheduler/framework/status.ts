@@ -69,11 +69,6 @@ export class Status {
     this.detail = detail;
     return this;
   }
-
-  /** The status as an Error (Status.AsError): its cause, or its message. */
-  asError(): Error {
-    return this.cause ?? new Error(this.message());
-  }
 }
 
 export type MaybeStatus = Status | undefined;

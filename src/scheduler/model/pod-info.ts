@@ -2,6 +2,7 @@
 // once: its priority, its inter-pod (anti-)affinity terms, its requests (real and "non-zero") and its
 // host ports.
 import type { Pod, PodAffinityTerm, WeightedPodAffinityTerm } from "kubernetes-types/core/v1";
+import { errorMessage } from "../../util/errors";
 import { labelSelectorAsSelector, NO_LABELS, Selector, type Labels } from "./labels";
 import { DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, podRequests, Resource, resourceOfRequests } from "./resource";
 
@@ -42,7 +43,7 @@ function terms(ns: string, list: readonly PodAffinityTerm[] | undefined, errors:
   try {
     return (list ?? []).map((t) => newAffinityTerm(ns, t));
   } catch (e) {
-    errors.push((e as Error).message);
+    errors.push(errorMessage(e));
     return [];
   }
 }
@@ -51,7 +52,7 @@ function weightedTerms(ns: string, list: readonly WeightedPodAffinityTerm[] | un
   try {
     return (list ?? []).map((w) => ({ ...newAffinityTerm(ns, w.podAffinityTerm), weight: w.weight }));
   } catch (e) {
-    errors.push((e as Error).message);
+    errors.push(errorMessage(e));
     return [];
   }
 }

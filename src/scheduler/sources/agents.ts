@@ -5,12 +5,13 @@
 // agent's code: the HTTP API and the v1 objects are the whole contract.
 import type { Node, Pod, PodList } from "kubernetes-types/core/v1";
 import type { Status as ApiStatus } from "kubernetes-types/meta/v1";
+import { isPodTerminal, podKey } from "../../api/pod";
 import { nodeUpdateEvents } from "../framework/events";
 import type { ClusterClient } from "../framework/interface";
 import type { PodInfo } from "../model/pod-info";
 import type { Scheduler, SchedulerLog } from "../scheduler";
 import { boundCopy } from "../cluster";
-import { isTerminal } from "./input";
+import { errorMessage } from "../../util/errors";
 
 export type ClusterEvents = Pick<Scheduler, "onNodeAdd" | "onNodeUpdate" | "onNodeDelete" | "onPodAdd" | "onPodUpdate" | "onPodDelete">;
 
@@ -36,7 +37,7 @@ export class AgentClient {
     try {
       res = await fetch(`${this.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(this.timeoutMs) });
     } catch (e) {
-      throw new AgentError(`${method} ${this.url}${path}: ${(e as Error).message}`);
+      throw new AgentError(`${method} ${this.url}${path}: ${errorMessage(e)}`);
     }
     const text = await res.text();
     let parsed: unknown;
@@ -90,14 +91,6 @@ export function podForAgent(pod: Pod, nodeName: string): Pod {
   };
 }
 
-/**
- * An agent's pods are keyed by namespace/name, which is what an agent keeps unique: it gives a pushed
- * pod a UID of its own (a hash of the pod), not the one the scheduler sent.
- */
-function podKey(p: Pod): string {
-  return `${p.metadata?.namespace || "default"}/${p.metadata?.name}`;
-}
-
 /** The pod as the scheduler knows it: the UID it was scheduled under, whatever the agent calls it. */
 function withUid(p: Pod, uid: string | undefined): Pod {
   return uid === undefined || p.metadata?.uid === uid ? p : { ...p, metadata: { ...p.metadata, uid } };
@@ -110,6 +103,10 @@ export class AgentCluster implements ClusterClient {
   private readonly byNode = new Map<string, AgentClient>();
   private readonly nodeOf = new Map<AgentClient, string>();
   private readonly nodes = new Map<string, Node>();
+  /**
+   * The agents' pods by namespace/name (podKey), which is what an agent keeps unique: it gives a
+   * pushed pod a UID of its own (a hash of the pod), not the one the scheduler sent.
+   */
   private readonly pods = new Map<string, Pod>();
   private readonly justBound = new Map<string, number>();
   private readonly failing = new Set<AgentClient>();
@@ -146,7 +143,7 @@ export class AgentCluster implements ClusterClient {
     answers.forEach((r, i) => {
       const agent = this.agents[i]!;
       if (r.status === "rejected") {
-        if (!this.failing.has(agent)) this.log.warn(`agent ${agent.url} did not answer: ${(r.reason as Error).message}; keeping its node and pods as last seen`);
+        if (!this.failing.has(agent)) this.log.warn(`agent ${agent.url} did not answer: ${errorMessage(r.reason)}; keeping its node and pods as last seen`);
         this.failing.add(agent);
         const node = this.nodeOf.get(agent);
         if (node) for (const [k, p] of this.pods) if (p.spec?.nodeName === node) seenPods.set(k, p);
@@ -168,7 +165,7 @@ export class AgentCluster implements ClusterClient {
       // Heartbeats change every poll; only what the scheduler reads makes an update.
       else if (nodeUpdateEvents(old, node).length > 0 || JSON.stringify(old.status?.images) !== JSON.stringify(node.status?.images)) this.events.onNodeUpdate(old, node);
       for (const p of pods) {
-        if (isTerminal(p)) continue;
+        if (isPodTerminal(p)) continue;
         const bound = p.spec?.nodeName ? p : { ...p, spec: { ...p.spec!, nodeName: name } };
         seenPods.set(podKey(bound), bound);
       }

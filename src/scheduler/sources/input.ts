@@ -11,7 +11,7 @@ import type { ReplicaSet, StatefulSet } from "kubernetes-types/apps/v1";
 import type { Namespace, Node, Pod, ReplicationController, Service } from "kubernetes-types/core/v1";
 import type { PriorityClass } from "kubernetes-types/scheduling/v1";
 import { applyPodDefaults } from "../../api/defaults";
-import { ConfigError } from "../../util/errors";
+import { ConfigError, errorMessage } from "../../util/errors";
 import { Workloads } from "../model/default-selector";
 
 /** Objects that cannot be read or used: bad input (src/util ConfigError, exit 2). */
@@ -81,7 +81,7 @@ export function readPaths(paths: readonly string[], readStdin: () => string): Lo
     try {
       st = statSync(p);
     } catch (e) {
-      throw new InputError(`${p}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file or directory" : (e as Error).message}`);
+      throw new InputError(`${p}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file or directory" : errorMessage(e)}`);
     }
     const files = st.isDirectory()
       ? readdirSync(p).filter((f) => !f.startsWith(".") && /\.(ya?ml|json)$/.test(f)).sort().map((f) => join(p, f))
@@ -152,9 +152,4 @@ export function preparePod(input: Pod, origin: string, classes: readonly Priorit
   }
   spec.preemptionPolicy ??= "PreemptLowerPriority";
   return pod;
-}
-
-/** A pod that has finished (Succeeded or Failed) no longer uses its node's resources. */
-export function isTerminal(pod: Pod): boolean {
-  return pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
 }

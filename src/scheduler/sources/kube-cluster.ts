@@ -6,6 +6,7 @@
 // confirms the assumed pod in the cache, as upstream. Only cluster mode loads this (it imports
 // @kubernetes/client-node through src/kube).
 import type { Namespace, Node, Pod } from "kubernetes-types/core/v1";
+import { isPodTerminal } from "../../api/pod";
 import { KubeInformer, apiErrorMessage, isNotFound, type InformerEvent, type KubeClient } from "../../kube";
 import type { Clock } from "../../util/clock";
 import type { Logger } from "../../util/log";
@@ -13,7 +14,6 @@ import type { ClusterClient } from "../framework/interface";
 import type { Labels } from "../model/labels";
 import type { PodInfo } from "../model/pod-info";
 import type { ClusterEvents } from "./agents";
-import { isTerminal } from "./input";
 
 /**
  * newPodInformer in pkg/scheduler/scheduler.go: the scheduler never sees Succeeded or Failed pods;
@@ -105,7 +105,7 @@ export class KubeClusterSource implements ClusterClient {
     const old = this.pods.get(key);
     // A server that ignores the field selector, or a relist racing a phase change: terminal pods
     // leave like deleted ones.
-    if (event === "delete" || isTerminal(pod)) {
+    if (event === "delete" || isPodTerminal(pod)) {
       if (!old) return;
       this.pods.delete(key);
       this.events.onPodDelete(old);

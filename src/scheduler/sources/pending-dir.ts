@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { Pod } from "kubernetes-types/core/v1";
 import type { PriorityClass } from "kubernetes-types/scheduling/v1";
 import type { SchedulerLog } from "../scheduler";
+import { errorMessage } from "../../util/errors";
 import type { ClusterEvents } from "./agents";
 import { collectObjects, parseObjects, preparePod } from "./input";
 
@@ -46,7 +47,7 @@ export class PendingDir {
         this.debounce = setTimeout(() => this.scan(), 50);
       });
     } catch (e) {
-      this.log.warn(`cannot watch ${this.dir}: ${(e as Error).message}; rescanning every ${rescanMs} ms`);
+      this.log.warn(`cannot watch ${this.dir}: ${errorMessage(e)}; rescanning every ${rescanMs} ms`);
     }
     this.timer = setInterval(() => this.scan(), rescanMs);
   }
@@ -96,7 +97,7 @@ export class PendingDir {
       if (c.pods.length === 0) throw new Error(`${path}: no Pod in the file`);
       pods = c.pods.map(({ pod, origin }) => preparePod(pod, origin, this.priorityClasses));
     } catch (e) {
-      const msg = (e as Error).message;
+      const msg = errorMessage(e);
       if (this.errors.get(name) !== msg) this.log.warn(`${msg}${st ? " (keeping the pods it had)" : ""}`);
       this.errors.set(name, msg);
       return;
@@ -150,7 +151,7 @@ export class PendingDir {
       this.files.delete(name);
       this.log.info(`all pods of ${name} are bound; moved to ${dest}`);
     } catch (e) {
-      this.log.warn(`cannot move ${name} to ${target}: ${(e as Error).message}`);
+      this.log.warn(`cannot move ${name} to ${target}: ${errorMessage(e)}`);
     }
   }
 

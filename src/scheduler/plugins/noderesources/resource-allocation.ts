@@ -114,14 +114,6 @@ export class ResourceAllocationScorer {
     });
   }
 
-  /** The vectors the scorer sees (for the explanation). */
-  vectors(nodeInfo: NodeInfo, podRequests: readonly number[]): { requested: number[]; allocatable: number[] } {
-    const requested = new Array<number>(this.resources.length).fill(0);
-    const allocatable = new Array<number>(this.resources.length).fill(0);
-    this.fill(nodeInfo, podRequests, requested, allocatable);
-    return { requested, allocatable };
-  }
-
   /**
    * calculateResourceAllocatableRequest for every resource: the node's allocatable, and its requests
    * (non-zero ones unless useRequested) plus the pod's; both 0 to leave a resource out.
