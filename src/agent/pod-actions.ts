@@ -63,14 +63,21 @@ export function sandboxChanged(pod: Pod, status: PodStatus | undefined): { chang
 /**
  * An instance the runtime holds that never ran because the agent's own start of it was cut short: the
  * agent stopped between CreateContainer and StartContainer (state CREATED), or it died during
- * StartContainer, whose cancelled context makes containerd mark the container exited with reason
- * StartError, "context canceled", exit code 128 and no start time. Such an instance is not a failure
- * of the container: it is replaced without counting a restart, and no status shows it.
+ * StartContainer. containerd then marks the container exited with reason StartError, exit code 128
+ * and no start time, and its message says the call was cancelled: "context canceled", or, when the
+ * cancellation killed the shim being started (seen with containerd 1.7), "failed to start shim:
+ * start failed: …: signal: killed". Such an instance is not a failure of the container: it is
+ * replaced without counting a restart, and no status shows it. A StartError for any other reason
+ * (an executable not found) is the container's own and counts as the kubelet counts it.
  */
 export function neverRan(c: ContainerStatus): boolean {
   if (c.startedAt) return false;
-  return c.state === "CONTAINER_CREATED" || (c.state === "CONTAINER_EXITED" && c.reason === "StartError" && /context canceled/.test(c.message));
+  if (c.state === "CONTAINER_CREATED") return true;
+  return c.state === "CONTAINER_EXITED" && c.reason === "StartError" && CUT_SHORT.some((re) => re.test(c.message));
 }
+
+/** How containerd words a StartContainer whose caller went away. */
+const CUT_SHORT: readonly RegExp[] = [/context canceled/, /failed to start shim: start failed: .*signal: killed/];
 
 function succeeded(c: ContainerStatus | undefined): boolean {
   return c?.state === "CONTAINER_EXITED" && c.exitCode === 0;

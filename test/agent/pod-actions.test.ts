@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { computePodActions, shouldRestart } from "../../src/agent/pod-actions";
+import { computePodActions, neverRan, shouldRestart } from "../../src/agent/pod-actions";
 import { pod, podStatus, type CSpec } from "./fixtures";
 
 const summary = (a: ReturnType<typeof computePodActions>) => ({
@@ -124,4 +124,24 @@ describe("init containers", () => {
 
 test("shouldRestart: no status means never started", () => {
   expect(shouldRestart(pod({ restartPolicy: "Never" }), undefined)).toBe(true);
+});
+
+describe("neverRan: a start the agent itself cut short", () => {
+  const instance = (over: Record<string, unknown>) => ({ ...podStatus(pod(), { containers: [{ name: "app", state: "exited", exitCode: 128 }] }).containerStatuses[0]!, startedAt: 0, ...over });
+  test.each([
+    ["created, never started (the agent stopped between CreateContainer and StartContainer)", { state: "CONTAINER_CREATED", reason: "", message: "" }, true],
+    ["StartError, context canceled (containerd 1.6)", { reason: "StartError", message: "failed to start containerd task: context canceled: unknown" }, true],
+    ["StartError, the shim's start killed by the cancellation (containerd 1.7)", { reason: "StartError", message: "failed to create containerd task: failed to start shim: start failed: unix:///run/containerd/s/3a38: signal: killed: unknown" }, true],
+    ["StartError of the container's own (no such executable)", { reason: "StartError", message: 'exec: "nope": executable file not found in $PATH: unknown' }, false],
+    ["an ordinary exit", { reason: "Error", message: "" }, false],
+    ["a StartError after the container had started", { reason: "StartError", message: "context canceled", startedAt: 5 }, false],
+  ])("%s → %p", (_what, over, expected) => {
+    expect(neverRan(instance(over) as never)).toBe(expected as boolean);
+  });
+
+  test("restartPolicy Never: an instance that never ran is started again, one that failed is not", () => {
+    const p = pod({ restartPolicy: "Never" });
+    expect(shouldRestart(p, instance({ reason: "StartError", message: "context canceled" }) as never)).toBe(true);
+    expect(shouldRestart(p, instance({ reason: "StartError", message: 'exec: "nope": executable file not found in $PATH' }) as never)).toBe(false);
+  });
 });
