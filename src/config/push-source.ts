@@ -215,9 +215,8 @@ export class PushSource implements PodSource {
     if (!this.stateFile) return;
     const list: PodList = { apiVersion: "v1", kind: "PodList", metadata: {}, items: [...this.pushed.values()] };
     try {
+      // 0600 (writeFileAtomic's mode): pods' env values can be secrets.
       writeFileAtomic(this.stateFile, JSON.stringify(list));
-      // Pods' env values can be secrets: the file is the owner's alone.
-      chmodSync(this.stateFile, 0o600);
     } catch (e) {
       this.log.error(`${this.stateFile}: cannot keep the pushed pods: ${errorMessage(e)}`);
     }
