@@ -54,7 +54,8 @@ import { type LoadResult, type ManifestError, type PodLoader } from "../manifest
 import type { Clock, Timer } from "../util/clock";
 import type { Logger } from "../util/log";
 import { Mutex } from "../util/queue";
-import { podKey, type SourceReport } from "./pod-config";
+import { podKey } from "../api/pod";
+import type { SourceReport } from "./pod-config";
 import type { PodSource } from "./types";
 import { SnapshotEmitter } from "./snapshot-emitter";
 import { errorCode, errorMessage } from "../util/errors";

@@ -20,9 +20,6 @@ import type { PodConfig, SourceReport } from "./pod-config";
 import type { PushCheck, PushRefusal } from "./push-policy";
 import type { PodSource } from "./types";
 
-/** The answer to a push (src/api), re-exported for the callers that import it from here. */
-export type { PushResult };
-
 /**
  * How many pods the push source keeps at most. A node runs --max-pods (110 by default) anyway; this
  * bounds what a token holder can make the agent hold in memory and rewrite on every push.

@@ -16,7 +16,6 @@ export interface HealthCheck {
 }
 
 /** The answer to POST /pods (src/api), re-exported as part of the view. */
-export type { PushResult };
 
 /**
  * pods() and healthChecks() are synchronous on purpose: they read the agent's caches (the PLEG's pod
