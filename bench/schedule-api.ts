@@ -16,7 +16,7 @@
 // gets leader election off and a client rate limit of 5000 qps (its default, 50 qps and burst 100,
 // caps binding at about 50 pods/s; scheduler_perf lifts it too); ours has no client rate limit.
 // Nothing here is a test: when the binaries are missing the baseline is skipped with the reason.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -30,6 +30,7 @@ import { errorMessage } from "../src/util/errors";
 import { createLogger } from "../src/util/log";
 import { eventually } from "../test/e2e/proc";
 import { PHASE_LABEL } from "./schedule-workloads";
+import { procUsage, USER_HZ } from "./usage";
 
 const REPO = resolve(import.meta.dir, "..");
 /** Requests in flight while creating objects: enough to keep the API server busy on two cores. */
@@ -44,6 +45,13 @@ export interface ApiRunResult {
   podsPerSecond: number;
   /** From the scheduler's start to the first bind (process start, list, cache sync), ms. */
   firstBindMs: number;
+  /**
+   * CPU time per pod bound between the first bind and the last, of the scheduler and of the API
+   * server (ms): less sensitive to other jobs on a shared machine than pods/s, and it shows which side
+   * of the API the time goes to.
+   */
+  schedulerCpuMsPerPod: number;
+  apiserverCpuMsPerPod: number;
   /** Where the measured pods went: pod name → node. */
   placed: Map<string, string>;
   /** Set when not every measured pod was bound in time. */
@@ -217,9 +225,24 @@ export class ApiBench {
       log: createLogger("text", 1),
       what: `measured pods in ${namespace}`,
     });
+    const apiserverPid = Number(readFileSync(join(this.rundir, "apiserver.pid"), "utf8"));
+    let schedulerPid = 0;
+    const ticks = (pid: number) => {
+      try {
+        return procUsage(pid).cpuTicks;
+      } catch {
+        return NaN; // gone: the run reports the exit
+      }
+    };
+    const cpuTicks = () => [ticks(schedulerPid), ticks(apiserverPid)] as const;
+    let cpuAtFirst: readonly [number, number] = [0, 0];
+    let cpuAtLast: readonly [number, number] = [0, 0];
     informer.onChange((event, pod) => {
       const name = pod.metadata?.name ?? "";
-      if (event !== "delete" && pod.spec?.nodeName && !boundAt.has(name)) boundAt.set(name, performance.now());
+      if (event === "delete" || !pod.spec?.nodeName || boundAt.has(name)) return;
+      boundAt.set(name, performance.now());
+      if (boundAt.size === 1) cpuAtFirst = cpuTicks();
+      if (boundAt.size === measured) cpuAtLast = cpuTicks();
     });
     informer.start();
     await informer.synced();
@@ -227,6 +250,7 @@ export class ApiBench {
     if (pending !== measured) throw new Error(`${label}: ${pending} pending measured pods before ${contender} starts, want ${measured}`);
     const started = performance.now();
     const proc = this.spawn(contender, label);
+    schedulerPid = proc.pid;
     let error: string | undefined;
     try {
       await eventually(`${measured} pods bound by ${contender}`, async () => boundAt.size >= measured || proc.exitCode !== null, timeoutMs, 50);
@@ -249,6 +273,8 @@ export class ApiBench {
       bound: boundAt.size,
       podsPerSecond: times.length > 1 ? ((times.length - 1) * 1000) / (last - first) : 0,
       firstBindMs: times.length > 0 ? first - started : NaN,
+      schedulerCpuMsPerPod: ((cpuAtLast[0] - cpuAtFirst[0]) * 1000) / USER_HZ / Math.max(1, times.length - 1),
+      apiserverCpuMsPerPod: ((cpuAtLast[1] - cpuAtFirst[1]) * 1000) / USER_HZ / Math.max(1, times.length - 1),
       placed,
       error,
     };

@@ -153,7 +153,10 @@ async function apiRows(rows: Row[], bench: ApiBench): Promise<void> {
       const res = await bench.run(contender, label, MEASURED_NS, w.measured, 60_000 + w.measured * 100);
       row.api[contender] = res;
       await bench.deletePods(MEASURED_NS, "measured");
-      console.log(`  ${w.shape.name}: ${contender}: ${w.measured} pods created in ${created.toFixed(1)} s; ${res.bound} bound, first ${(res.firstBindMs / 1000).toFixed(2)} s after start, then ${res.podsPerSecond.toFixed(0)} pods/s`);
+      console.log(
+        `  ${w.shape.name}: ${contender}: ${w.measured} pods created in ${created.toFixed(1)} s; ${res.bound} bound, the first ${(res.firstBindMs / 1000).toFixed(2)} s after start, ` +
+          `then ${res.podsPerSecond.toFixed(0)} pods/s; CPU per pod: scheduler ${res.schedulerCpuMsPerPod.toFixed(1)} ms, API server ${res.apiserverCpuMsPerPod.toFixed(1)} ms`,
+      );
       if (res.error) failures.push(`${w.shape.name} (${w.nodes} nodes) via API, ${contender}: ${res.error}`);
       const problem = placementProblem(w, res.placed);
       if (problem) failures.push(`${w.shape.name} (${w.nodes} nodes) via API, ${contender}: ${problem}`);
@@ -205,14 +208,13 @@ async function apiSkipReason(): Promise<string | undefined> {
 }
 
 console.log(`scheduler_perf shapes on ${cpus().length} CPUs (load average ${load()}: the machine is shared)`);
+const skip = await apiSkipReason();
+const found = findControlPlane();
+if (skip || !found.ok) console.log(`real baseline skipped (kube-scheduler through an API server): ${skip}`);
+else console.log(`real baseline: etcd, kube-apiserver and kube-scheduler from ${found.kubeBin}, started by ${found.clusterSh}, after the in-memory rows`);
 const rows: Row[] = [];
 for (const w of WORKLOADS) rows.push(await inMemoryRow(w));
-const skip = await apiSkipReason();
-if (skip) {
-  console.log(`real baseline skipped (kube-scheduler through an API server): ${skip}`);
-} else {
-  const found = findControlPlane() as { ok: true; clusterSh: string; kubeBin: string };
-  console.log(`real baseline: etcd, kube-apiserver and kube-scheduler from ${found.kubeBin}, started by ${found.clusterSh}`);
+if (!skip && found.ok) {
   let bench: ApiBench | undefined;
   const onSignal = () => {
     bench?.stopNow();
