@@ -67,9 +67,12 @@ bench-probes: node deps build images
 bench-lint: deps build
 	$(BUN) bench/lint.ts
 
-# The scheduler on scheduler_perf's shapes (5000 nodes; SchedulingBasic, TopologySpreading,
-# SchedulingPodAntiAffinity), binding into memory: pods/s and the ratio to upstream's thresholds.
-bench-schedule: deps
+# The scheduler on scheduler_perf's shapes (SchedulingBasic, TopologySpreading, SchedulingPodAntiAffinity;
+# 5000 and 500 nodes) against baselines in the same run: in memory beside the floor (bare resource fit +
+# LeastAllocated over the same nodes); at 500 nodes also through a private API server, beside the real
+# kube-scheduler there, when KUBE_BIN (default /tmp/kube-1.24, from ../shared/control-plane/build.sh) has
+# kube-apiserver, etcd and kube-scheduler (skipped, saying why, when not).
+bench-schedule: deps build
 	$(BUN) bench/schedule.ts
 
 # Refresh proto/ from Debian's cri-api package and regenerate the TypeScript types.

@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 
 /** USER_HZ on Linux: the unit of utime and stime in /proc/<pid>/stat. */
-const USER_HZ = 100;
+export const USER_HZ = 100;
 
 export function procUsage(pid: number): { rssMiB: number; cpuTicks: number } {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
