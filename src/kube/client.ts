@@ -75,7 +75,7 @@ export async function kubeClientFromConfig(kc: k8s.KubeConfig, opts: KubeClientO
     const ctx = new k8s.RequestContext(url.toString(), k8s.HttpMethod.GET);
     await kc.applySecurityAuthentication(ctx);
     const init: BunRequestInit = { headers: { "User-Agent": userAgent, Accept: "application/json", ...ctx.getHeaders() }, tls, proxy: cluster.proxyUrl };
-    const resp = await fetch(url, init);
+    const resp = await fetchRetryingAfter(url, init);
     const text = await resp.text();
     if (resp.status < 200 || resp.status > 299) {
       const h: Record<string, string> = {};
@@ -105,6 +105,51 @@ async function bunTls(kc: k8s.KubeConfig): Promise<BunTls> {
 
 type BunRequestInit = RequestInit & { tls?: BunTls; proxy?: string };
 
+/** client-go's RESTClient default: a request answered "wait and retry" is retried at most 10 times. */
+export const MAX_RETRY_AFTER_RETRIES = 10;
+
+/**
+ * The seconds to wait before trying again, when the answer asks for it: client-go's checkWait — a 429,
+ * or any 5xx, with a Retry-After header of whole seconds. The API server sends one with the 429s of its
+ * max-in-flight and priority-and-fairness limits; treating those as failures turns load into more load
+ * (a scheduler's binding failure is a status patch and an event more).
+ */
+export function retryAfterSeconds(status: number, retryAfter: string | null): number | undefined {
+  if (status !== 429 && status < 500) return undefined;
+  if (retryAfter === null || !/^\d+$/.test(retryAfter.trim())) return undefined;
+  return Number(retryAfter.trim());
+}
+
+/**
+ * fetch, retried as client-go retries: while the answer says "try again after N s" (retryAfterSeconds),
+ * up to MAX_RETRY_AFTER_RETRIES times; the request's own signal cuts the wait short. Bodies here are
+ * strings or absent, so a request can be sent again as it is.
+ */
+export async function fetchRetryingAfter(url: string | URL, init: BunRequestInit, sleep: (ms: number, signal?: AbortSignal) => Promise<void> = abortableSleep): Promise<Response> {
+  for (let attempt = 0; ; attempt++) {
+    const resp = await fetch(url, init);
+    const wait = attempt < MAX_RETRY_AFTER_RETRIES ? retryAfterSeconds(resp.status, resp.headers.get("Retry-After")) : undefined;
+    if (wait === undefined) return resp;
+    await resp.arrayBuffer().catch(() => undefined);
+    await sleep(wait * 1000, init.signal ?? undefined);
+  }
+}
+
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
 /** The generated clients' HTTP layer, on Bun's fetch. Auth headers are already on the request. */
 class BunFetchHttpLibrary implements HttpLibrary {
   constructor(
@@ -123,7 +168,7 @@ class BunFetchHttpLibrary implements HttpLibrary {
       tls: this.tls,
       proxy: this.proxy,
     };
-    const response = fetch(request.getUrl(), init).then((resp) => {
+    const response = fetchRetryingAfter(request.getUrl(), init).then((resp) => {
       const h: Record<string, string> = {};
       resp.headers.forEach((value, name) => (h[name] = value));
       return new k8s.ResponseContext(resp.status, h, {

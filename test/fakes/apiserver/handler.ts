@@ -38,6 +38,8 @@ interface Fault {
   match: FaultMatch;
   code: number;
   times: number;
+  /** Sent as Retry-After (and details.retryAfterSeconds), as the API server does with its 429s. */
+  retryAfterSeconds?: number;
 }
 
 interface Route {
@@ -64,8 +66,8 @@ export class ApiHandler {
 
   constructor(private readonly o: HandlerOptions) {}
 
-  failNext(match: FaultMatch, code: number, times = 1): void {
-    this.faults.push({ match, code, times });
+  failNext(match: FaultMatch, code: number, times = 1, retryAfterSeconds?: number): void {
+    this.faults.push({ match, code, times, retryAfterSeconds });
   }
 
   /** Ends every watch stream (the client sees a clean end of the response). */
@@ -99,7 +101,7 @@ export class ApiHandler {
     } catch (e) {
       const err = e instanceof ApiError ? e : new ApiError({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", reason: "InternalError", code: 500, message: `Internal error occurred: ${(e as Error).message}` });
       record.code = err.code;
-      return json(err.code, err.status);
+      return json(err.code, err.status, err.retryAfterSeconds !== undefined ? { "Retry-After": String(err.retryAfterSeconds) } : {});
     } finally {
       if (record.resource) this.requests.push(record);
     }
@@ -119,7 +121,7 @@ export class ApiHandler {
       record.code = 410;
       return expiredWatch(injected(410, target(def)));
     }
-    if (fault) throw injected(fault.code, target(def, route.name));
+    if (fault) throw injected(fault.code, target(def, route.name), fault.retryAfterSeconds);
 
     const body = ["POST", "PUT", "PATCH", "DELETE"].includes(req.method) ? await readBody(req) : undefined;
     const fieldSelector = q.get("fieldSelector") ?? "";
@@ -243,8 +245,8 @@ function expiredWatch(err: ApiError): Response {
   return new Response(JSON.stringify({ type: "ERROR", object: err.status }) + "\n", { status: 200, headers: JSON_HEADERS });
 }
 
-function json(code: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status: code, headers: { ...JSON_HEADERS, "Audit-Id": crypto.randomUUID() } });
+function json(code: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status: code, headers: { ...JSON_HEADERS, "Audit-Id": crypto.randomUUID(), ...headers } });
 }
 
 const byKey = (a: AnyObject, b: AnyObject) => {

@@ -84,9 +84,12 @@ export class TestApiServer {
     );
   }
 
-  /** The next `times` requests matching `match` are answered `code` (a watch with 410: an ERROR event). */
-  failNext(match: FaultMatch, code: number, times = 1): void {
-    this.handler.failNext(match, code, times);
+  /**
+   * The next `times` requests matching `match` are answered `code` (a watch with 410: an ERROR event);
+   * a 429 carries Retry-After (1 s unless `retryAfterSeconds` says), as the API server's 429s do.
+   */
+  failNext(match: FaultMatch, code: number, times = 1, retryAfterSeconds?: number): void {
+    this.handler.failNext(match, code, times, retryAfterSeconds);
   }
 
   /** Ends every open watch stream; clients must watch again (from their last resourceVersion). */

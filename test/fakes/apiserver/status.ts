@@ -14,7 +14,11 @@ export interface Target {
 
 /** Thrown by handlers; the router writes it as the response. */
 export class ApiError extends Error {
-  constructor(readonly status: Status) {
+  constructor(
+    readonly status: Status,
+    /** The Retry-After the answer carries (the API server's 429 from its max-in-flight limit). */
+    readonly retryAfterSeconds?: number,
+  ) {
     super(status.message);
   }
   get code(): number {
@@ -55,7 +59,12 @@ export function invalid(t: Target, kind: string, causes: Array<{ field: string; 
 }
 
 /** An answer injected by failNext: a Status with the reason apimachinery uses for that code. */
-export function injected(code: number, t: Target): ApiError {
+export function injected(code: number, t: Target, retryAfterSeconds?: number): ApiError {
+  if (code === 429) {
+    // What the API server's max-in-flight filter answers (apiserver/pkg/server/filters/maxinflight.go).
+    const seconds = retryAfterSeconds ?? 1;
+    return new ApiError({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "Too many requests, please try again later.", reason: "TooManyRequests", details: { retryAfterSeconds: seconds }, code: 429 }, seconds);
+  }
   const reasons: Record<number, string> = { 400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 409: "Conflict", 410: "Expired", 422: "Invalid", 429: "TooManyRequests", 500: "InternalError", 503: "ServiceUnavailable", 504: "Timeout" };
   if (code === 409) return conflict(t, STALE);
   return failure(code, reasons[code] ?? "Unknown", `injected ${code} for ${t.qualified}${t.name ? ` "${t.name}"` : ""}`, t);
