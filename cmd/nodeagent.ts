@@ -1,8 +1,8 @@
 // The nodeagent binary's root command: every subcommand is listed here once it works.
 //
 // Each subcommand is loaded when it is chosen, not before: `nodeagent --version` and `staticpod lint`
-// must not pay for the gRPC stack, the Kubernetes client, prom-client or the scheduler (a one-file
-// lint went from 217 ms to tens of ms). citty takes a function per subcommand; cmd/main.ts resolves
+// must not pay for the gRPC stack, the Kubernetes client, prom-client or the scheduler (they were
+// ≈150 ms of a 217 ms one-file lint). citty takes a function per subcommand; cmd/main.ts resolves
 // only the one the command line names (and --help of a parent every child, for their summaries).
 // `make build` compiles with --splitting, so a dynamic import here is a chunk of the binary that is
 // neither parsed nor run until it is imported. test/cmd/startup-graph.test.ts holds the line.
