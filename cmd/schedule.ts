@@ -164,7 +164,7 @@ async function schedule(args: ScheduleArgs, nodeURLs: readonly string[]): Promis
   const agents = nodeURLs.map((u) => new s.AgentClient(u, token));
   const format = args.output as OutputFormat;
   const explain = !!args.explain;
-  const out = (s: string) => process.stdout.write(s);
+  const out = (text: string) => process.stdout.write(text);
   if (args.watch) {
     const ac = new AbortController();
     process.once("SIGINT", () => ac.abort());
@@ -207,7 +207,7 @@ async function scheduleInCluster(s: Scheduler, args: ScheduleArgs, config: Sched
 }
 
 /** One pass over the cluster as it is now (a dump and/or the agents), binding with --bind. */
-async function scheduleSnapshot(s: Scheduler, o: { args: ScheduleArgs; podPaths: readonly string[]; agents: AgentClient[]; config: SchedulerConfig; random: (() => number) | undefined; log: Logger; out: (s: string) => void; format: OutputFormat; explain: boolean }): Promise<number> {
+async function scheduleSnapshot(s: Scheduler, o: { args: ScheduleArgs; podPaths: readonly string[]; agents: AgentClient[]; config: SchedulerConfig; random: (() => number) | undefined; log: Logger; out: (text: string) => void; format: OutputFormat; explain: boolean }): Promise<number> {
   const readStdin = () => readFileSync(0, "utf8");
   const result = await s.placePods({
     config: o.config,

@@ -3,11 +3,11 @@
 // SharedArrayBuffer each thread bumps with Atomics.add, so no thread waits for another to hand it
 // work, and a thread that starts late (a worker's start-up) or gets slow files simply takes fewer
 // batches. Each thread answers with its reports keyed by the file's index; the run puts them back in
-// input order, so the output is the same as with one thread, byte for byte.
+// input order: the output is one thread's (test/e2e/lint.test.ts compares the bytes).
 //
-// Threads, not processes: a worker shares the binary's already-loaded code pages and starts in a few
-// milliseconds, where a child process paid the whole start-up again (before, `--jobs 2` on 2,000
-// files was 1.47× slower than one process).
+// Threads, not processes: a worker loads only the lint chunks of the binary, already mapped, where a
+// child process paid the whole start-up again (before, `--jobs 2` on 2,000 files was 1.47× slower
+// than one process).
 //
 // A file that cannot be read stops the run as it does with one thread: every thread stops claiming
 // batches, and the failure of the lowest index is reported, which is the one a single thread would
