@@ -4,37 +4,19 @@
 // files in the same run: the machines are shared, so only the ratio is comparable between runs.
 //
 //   bun bench/lint.ts [--files N] [--rounds R]      (make build first; the binary is dist/nodeagent)
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { parse } from "yaml";
 import { lintManifest } from "../src/lint";
+import { generateLintCorpus } from "./lint-corpus";
 
 const { values } = parseArgs({ options: { files: { type: "string", default: "2400" }, rounds: { type: "string", default: "3" } } });
 const FILES = Number(values.files);
 const ROUNDS = Number(values.rounds);
 const BIN = resolve(import.meta.dir, "../dist/nodeagent");
-const FIXTURES = resolve(import.meta.dir, "../test/fixtures/lint/valid");
 const TARGET_PER_SECOND = 5000;
-
-/** The valid corpus (kubeadm's four, haproxy, a log shipper) as templates, varied per file. */
-function generate(dir: string): void {
-  const templates = readdirSync(FIXTURES).filter((f) => f.endsWith(".yaml")).map((f) => readFileSync(join(FIXTURES, f), "utf8"));
-  const versions = ["v1.28.13", "v1.29.8", "v1.30.4", "v1.31.1"];
-  for (let i = 0; i < FILES; i++) {
-    const node = `node-${i}`;
-    let text = templates[i % templates.length]!
-      .replace(/^(  name: )(.*)$/m, `$1$2-${i}`)
-      .replace(/10\.0\.0\.10/g, `10.${(i >> 8) & 255}.${i & 255}.10`)
-      .replace(/v1\.30\.4/g, versions[i % versions.length]!)
-      .replace(/--name=node1/g, `--name=${node}`);
-    // One file in five has the mistakes people make: an unpinned image, a misspelt field, a bad port.
-    if (i % 5 === 1) text = text.replace(/image: (\S+):\S+/, "image: $1").replace("imagePullPolicy:", "imagePullPolcy:");
-    if (i % 10 === 3) text = text.replace(/port: (\d+)/, "port: 70000");
-    writeFileSync(join(dir, `pod-${String(i).padStart(5, "0")}.yaml`), text);
-  }
-}
 
 function timed(fn: () => void): number {
   const t0 = performance.now();
@@ -58,7 +40,7 @@ function binary(dir: string, jobs: number): number {
 
 const dir = mkdtempSync(join(tmpdir(), "nodeagent-bench-lint-"));
 try {
-  generate(dir);
+  generateLintCorpus(dir, FILES);
   const paths = readdirSync(dir).sort().map((f) => join(dir, f));
   const lines = paths.reduce((n, p) => n + readFileSync(p, "utf8").split("\n").length, 0);
   console.log(`${FILES} manifests, ${Math.round(lines / FILES)} lines each on average; ${cpus().length} cores; median of ${ROUNDS} rounds`);

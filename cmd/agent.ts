@@ -3,7 +3,6 @@
 import { readFileSync } from "node:fs";
 import { defineCommand } from "citty";
 import { AGENT_DEFAULTS as D, resolveAgentConfig } from "../src/agent/agent-config";
-import { runNode } from "../src/agent/node";
 import { errorMessage } from "../src/util/errors";
 import { invocation, UsageError } from "./main";
 import { runtimeArgs } from "./runtime-args";
@@ -84,6 +83,10 @@ Exit status: 0 after SIGINT or SIGTERM, 1 when the node cannot start, 2 on a usa
         throw new UsageError(`--config ${args.config}: ${errorMessage(e)}`);
       }
     }
-    await runNode(resolveAgentConfig(args, invocation(ctx).given, text));
+    const config = resolveAgentConfig(args, invocation(ctx).given, text);
+    // The node's machinery (gRPC and the CRI descriptor, the server, metrics) is loaded only to run
+    // it: --help and a configuration error do not pay for it.
+    const { runNode } = await import("../src/agent/node");
+    await runNode(config);
   },
 });

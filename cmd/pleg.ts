@@ -1,9 +1,10 @@
 // `nodeagent pleg watch`: the PLEG on its own against a runtime, printing every pod lifecycle event.
 import { defineCommand } from "citty";
-import { CriClient, resolveRuntime } from "../src/cri";
-import { EventedPlegUnavailableError, Pleg, type ModeChange, type PlegModeSetting, type PodLifecycleEvent } from "../src/pleg";
-import { RealClock, createLogger, parseDuration, type LogFormat } from "../src/util";
+import type { ModeChange, PlegModeSetting, PodLifecycleEvent } from "../src/pleg";
+import { RealClock } from "../src/util/clock";
+import { parseDuration } from "../src/util/duration";
 import { errorMessage } from "../src/util/errors";
+import type { LogFormat } from "../src/util/log";
 import { EXIT_FAILURE, EXIT_OK, UsageError } from "./exit";
 import { runtimeArgs } from "./runtime-args";
 
@@ -45,6 +46,10 @@ Exit status: 0 on Ctrl-C or SIGTERM, 1 when the runtime cannot be used, 2 on a u
     const timeoutMs = durationFlag("runtime-request-timeout", args["runtime-request-timeout"]);
     const podFilter = parsePodFilter(args.pod, args.namespace);
     const json = args.output === "json";
+    // The runtime's client (gRPC, the CRI descriptor) and the PLEG load only once the flags are good.
+    const [{ CriClient, resolveRuntime }, { EventedPlegUnavailableError, Pleg }, { createLogger }] = await Promise.all([
+      import("../src/cri"), import("../src/pleg"), import("../src/util/log"),
+    ]);
     const log = createLogger(args["log-format"] as LogFormat);
 
     const runtime = await resolveRuntime({ endpoint: args["runtime-endpoint"], rootDir: args["root-dir"], podInfraImage: args["pod-infra-container-image"], log });

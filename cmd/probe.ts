@@ -1,15 +1,23 @@
 // `nodeagent probe run`: one liveness, readiness or startup probe against a running container, from
 // its pod's spec or given on the command line, with the agent's own prober and threshold code.
+// The flags are checked with src/prober's light modules (spec, plan, lookup); the runtime's client
+// (gRPC and the CRI descriptor) and the prober's handlers (the gRPC health client among them) are
+// imported only once they are checked, so --help and a usage error do not load them.
 import { defineCommand } from "citty";
 import type { Pod } from "kubernetes-types/core/v1";
-import { CriClient, resolveRuntime, type ResolvedRuntime } from "../src/cri";
-import {
-  fetchPodSpec, findRunningContainer, handlerName, oneLine, parseAdHoc, planProbe, Prober, runProbeSession, verdictLine,
-  PROBE_TYPES, type AdHocProbe, type AttemptReport, type ContainerCommandRunner, type FoundContainer, type ProbeTiming, type ProbeType, type TimingOverrides,
-} from "../src/prober";
+import type { CriClient, ResolvedRuntime } from "../src/cri";
+import type { ContainerCommandRunner } from "../src/prober/exec";
+import { findRunningContainer, type FoundContainer } from "../src/prober/lookup";
+import type { Prober } from "../src/prober/prober";
+import { fetchPodSpec, parseAdHoc, planProbe, verdictLine, type AdHocProbe, type TimingOverrides } from "../src/prober/probe-run";
+import { runProbeSession, type AttemptReport } from "../src/prober/session";
+import { handlerName, oneLine } from "../src/prober/spec";
+import { PROBE_TYPES, type ProbeTiming, type ProbeType } from "../src/prober/types";
 import { readTokenFile } from "../src/server/token-file";
-import { createLogger, formatDuration, parseDuration, RealClock, type LogFormat, type Logger } from "../src/util";
+import { RealClock } from "../src/util/clock";
+import { formatDuration, parseDuration } from "../src/util/duration";
 import { errorMessage } from "../src/util/errors";
+import type { LogFormat, Logger } from "../src/util/log";
 import { EXIT_FAILURE, EXIT_OK, UsageError } from "./exit";
 import { runtimeArgs } from "./runtime-args";
 
@@ -39,6 +47,9 @@ function positiveDuration(flag: string, v: string | undefined): number | undefin
   if (ms <= 0) throw new UsageError(`--${flag} must be positive`);
   return ms;
 }
+
+/** The runner of an ad-hoc probe without --pod: there is no container to exec in. */
+const noExec: ContainerCommandRunner = { execSync: () => Promise.reject(new Error("exec probes need --pod")) };
 
 const WIDTHS = [12, 7, 8, 9, 8, 0];
 
@@ -134,6 +145,9 @@ when the pod, container or probe cannot be found.`,
     // Every flag is checked before the runtime is touched (a managed containerd may be started).
     const req = parseRequest(args);
     const timeoutMs = positiveDuration("runtime-request-timeout", args["runtime-request-timeout"])!;
+    const [{ CriClient, resolveRuntime }, { Prober }, { createLogger }] = await Promise.all([
+      import("../src/cri"), import("../src/prober/prober"), import("../src/util/log"),
+    ]);
     const log = createLogger(args["log-format"] as LogFormat);
     let runtime: ResolvedRuntime | undefined;
     let client: CriClient | undefined;
@@ -148,7 +162,7 @@ when the pod, container or probe cannot be found.`,
       }
       const plan = planProbe({ type: req.type, adHoc: req.adHoc, spec, found, pod: req.pod, overrides: req.overrides });
       const what = { type: req.type, handler: handlerName(plan.probe)!, target: plan.target, pod: req.pod && `${req.pod.namespace}/${req.pod.name}`, container: found };
-      return await probeAndReport({ args, log, client, action: plan.action, timing: plan.timing, count: req.count, what, startedAt: req.adHoc ? undefined : found?.startedAt });
+      return await probeAndReport({ args, log, prober: new Prober(client ?? noExec, new RealClock()), action: plan.action, timing: plan.timing, count: req.count, what, startedAt: req.adHoc ? undefined : found?.startedAt });
     } finally {
       client?.close();
       await runtime?.release();
@@ -206,7 +220,7 @@ function parseRequest(args: {
 async function probeAndReport(o: {
   args: { output: string; watch?: boolean };
   log: Logger;
-  client: ContainerCommandRunner | undefined;
+  prober: Prober;
   action: Parameters<typeof runProbeSession>[0]["action"];
   timing: ProbeTiming;
   count: number | undefined;
@@ -216,7 +230,6 @@ async function probeAndReport(o: {
   const { timing, what } = o;
   const json = o.args.output === "json";
   const out = (line: string) => process.stdout.write(line + "\n");
-  const noExec: ContainerCommandRunner = { execSync: () => Promise.reject(new Error("exec probes need --pod")) };
   const ac = new AbortController();
   const stop = () => ac.abort();
   process.once("SIGINT", stop);
@@ -231,7 +244,7 @@ async function probeAndReport(o: {
   let last: AttemptReport | undefined;
   let warned = false;
   const result = await runProbeSession({
-    prober: new Prober(o.client ?? noExec, new RealClock()),
+    prober: o.prober,
     clock: new RealClock(),
     action: o.action,
     timing,

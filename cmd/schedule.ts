@@ -4,14 +4,14 @@
 // runs it as a scheduler over a directory of pending pods; --kubeconfig runs it as a scheduler of a
 // Kubernetes cluster (loaded lazily: the other modes do not pay for the Kubernetes client). Thin: the
 // flags and how they combine, then src/scheduler (placePods, runWatch, InClusterScheduler), then print.
+// src/scheduler itself is imported once the flags are checked: --help and usage errors do not load it.
 import { readFileSync } from "node:fs";
 import { defineCommand } from "citty";
-import {
-  AgentClient, collectObjects, defaultConfig, formatAttempt, formatReports, parseSchedulerConfig, placePods, profilesFor, readPaths, runWatch,
-  seededRandom, type OutputFormat, type SchedulerConfig,
-} from "../src/scheduler";
-import { createLogger, parseDuration, type LogFormat, type Logger } from "../src/util";
+import type { AgentClient, OutputFormat, SchedulerConfig } from "../src/scheduler";
+import { seededRandom } from "../src/scheduler/random";
+import { parseDuration } from "../src/util/duration";
 import { errorMessage } from "../src/util/errors";
+import type { LogFormat, Logger } from "../src/util/log";
 import { EXIT_FAILURE, EXIT_OK, UsageError } from "./exit";
 import { invocation } from "./main";
 
@@ -87,6 +87,9 @@ with --kubeconfig: 0 after Ctrl-C, 1 when the API server cannot be reached at st
 
 type ScheduleArgs = Parameters<NonNullable<typeof scheduleCommand.run>>[0]["args"];
 
+/** src/scheduler, imported once the command line is known to be good. */
+type Scheduler = typeof import("../src/scheduler");
+
 /** The combinations of flags that make no sense, as usage errors. */
 function checkUsage(args: ScheduleArgs, nodeURLs: readonly string[], podPaths: readonly string[]): void {
   if (args.kubeconfig !== undefined) return checkClusterUsage(args, nodeURLs, podPaths);
@@ -129,12 +132,11 @@ function readFileOrUsage(flag: string, path: string): string {
   }
 }
 
-function loadConfig(path: string | undefined, log: Logger): SchedulerConfig {
-  return path ? parseSchedulerConfig(readFileOrUsage("config", path), path, (m) => log.warn(m)) : defaultConfig();
+function loadConfig(s: Scheduler, path: string | undefined, log: Logger): SchedulerConfig {
+  return path ? s.parseSchedulerConfig(readFileOrUsage("config", path), path, (m) => log.warn(m)) : s.defaultConfig();
 }
 
 async function schedule(args: ScheduleArgs, nodeURLs: readonly string[]): Promise<number> {
-  const log = createLogger(args["log-format"] as LogFormat);
   const podPaths = args._ ?? [];
   checkUsage(args, nodeURLs, podPaths);
   let interval: number;
@@ -150,29 +152,31 @@ async function schedule(args: ScheduleArgs, nodeURLs: readonly string[]): Promis
     if (!Number.isInteger(n)) throw new UsageError(`--seed ${JSON.stringify(args.seed)}: use a whole number`);
     random = seededRandom(n);
   }
-  const config = loadConfig(args.config, log);
-  if (args.kubeconfig) return scheduleInCluster(args, profilesFor(config, !!args.config, args["scheduler-name"]), log);
+  const [s, { createLogger }] = await Promise.all([import("../src/scheduler"), import("../src/util/log")]);
+  const log = createLogger(args["log-format"] as LogFormat);
+  const config = loadConfig(s, args.config, log);
+  if (args.kubeconfig) return scheduleInCluster(s, args, s.profilesFor(config, !!args.config, args["scheduler-name"]), log);
   let token: string | undefined;
   if (args["push-token-file"]) {
     token = readFileOrUsage("push-token-file", args["push-token-file"]).trim();
     if (!token) throw new UsageError(`--push-token-file ${args["push-token-file"]} is empty`);
   }
-  const agents = nodeURLs.map((u) => new AgentClient(u, token));
+  const agents = nodeURLs.map((u) => new s.AgentClient(u, token));
   const format = args.output as OutputFormat;
   const explain = !!args.explain;
-  const out = (s: string) => process.stdout.write(s);
+  const out = (text: string) => process.stdout.write(text);
   if (args.watch) {
     const ac = new AbortController();
     process.once("SIGINT", () => ac.abort());
     process.once("SIGTERM", () => ac.abort());
-    await runWatch({ config, agents, pendingDir: args["pending-dir"]!, pollIntervalMs: interval, explain, log, signal: ac.signal, onAttempt: (a) => out(formatAttempt(a, format, explain)) });
+    await s.runWatch({ config, agents, pendingDir: args["pending-dir"]!, pollIntervalMs: interval, explain, log, signal: ac.signal, onAttempt: (a) => out(s.formatAttempt(a, format, explain)) });
     return EXIT_OK;
   }
-  return scheduleSnapshot({ args, podPaths, agents, config, random, log, out, format, explain });
+  return scheduleSnapshot(s, { args, podPaths, agents, config, random, log, out, format, explain });
 }
 
 /** --kubeconfig: runs until SIGINT/SIGTERM, printing each attempt as it happens. */
-async function scheduleInCluster(args: ScheduleArgs, config: SchedulerConfig, log: Logger): Promise<number> {
+async function scheduleInCluster(s: Scheduler, args: ScheduleArgs, config: SchedulerConfig, log: Logger): Promise<number> {
   const { loadKubeClient } = await import("../src/kube");
   const { InClusterScheduler, ApiServerUnreachable } = await import("../src/scheduler/in-cluster");
   let client: Awaited<ReturnType<typeof loadKubeClient>>;
@@ -183,7 +187,7 @@ async function scheduleInCluster(args: ScheduleArgs, config: SchedulerConfig, lo
   }
   const format = args.output as OutputFormat;
   const explain = !!args.explain;
-  const sched = new InClusterScheduler({ client, config, log, explain, onAttempt: (a) => process.stdout.write(formatAttempt(a, format, explain)) });
+  const sched = new InClusterScheduler({ client, config, log, explain, onAttempt: (a) => process.stdout.write(s.formatAttempt(a, format, explain)) });
   const ac = new AbortController();
   const abort = () => ac.abort();
   process.once("SIGINT", abort);
@@ -203,12 +207,12 @@ async function scheduleInCluster(args: ScheduleArgs, config: SchedulerConfig, lo
 }
 
 /** One pass over the cluster as it is now (a dump and/or the agents), binding with --bind. */
-async function scheduleSnapshot(o: { args: ScheduleArgs; podPaths: readonly string[]; agents: AgentClient[]; config: SchedulerConfig; random: (() => number) | undefined; log: Logger; out: (s: string) => void; format: OutputFormat; explain: boolean }): Promise<number> {
+async function scheduleSnapshot(s: Scheduler, o: { args: ScheduleArgs; podPaths: readonly string[]; agents: AgentClient[]; config: SchedulerConfig; random: (() => number) | undefined; log: Logger; out: (text: string) => void; format: OutputFormat; explain: boolean }): Promise<number> {
   const readStdin = () => readFileSync(0, "utf8");
-  const result = await placePods({
+  const result = await s.placePods({
     config: o.config,
-    dump: collectObjects(o.args.cluster ? readPaths([o.args.cluster], readStdin) : []),
-    inputs: collectObjects(readPaths(o.podPaths, readStdin)),
+    dump: s.collectObjects(o.args.cluster ? s.readPaths([o.args.cluster], readStdin) : []),
+    inputs: s.collectObjects(s.readPaths(o.podPaths, readStdin)),
     agents: o.agents,
     bind: !!o.args.bind,
     explain: o.explain,
@@ -223,7 +227,7 @@ async function scheduleSnapshot(o: { args: ScheduleArgs; podPaths: readonly stri
       o.log.info("no pending pods to place");
       return EXIT_OK;
     case "placed":
-      o.out(formatReports(result.reports, o.format, o.explain));
+      o.out(s.formatReports(result.reports, o.format, o.explain));
       return result.reports.every((r) => r.outcome === "Scheduled") ? EXIT_OK : EXIT_FAILURE;
   }
 }

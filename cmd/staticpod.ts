@@ -1,11 +1,10 @@
 // `nodeagent staticpod lint`: what the kubelet would reject in static pod manifests, and what would
 // hurt, with file:line:col. Thin: arguments, configuration, output; the work is in src/lint.
 import { defineCommand, type ArgsDef, type ParsedArgs } from "citty";
-import { readFileSync } from "node:fs";
 import pkg from "../package.json" with { type: "json" };
 import {
-  ConfigError, exitCodeFor, findConfig, formatResult, InputError, lintInProcesses, loadConfig, OUTPUT_FORMATS, RULES, runLint, selfCommand,
-  serveWorkerRequest, SEVERITIES, WORKER_ENV, type LintConfig, type OutputFormat, type Severity,
+  ConfigError, exitCodeFor, findConfig, formatResult, InputError, lintInWorkers, loadConfig, OUTPUT_FORMATS, RULES, runLint, SEVERITIES,
+  type LintConfig, type OutputFormat, type Severity,
 } from "../src/lint";
 import { EXIT_USAGE, UsageError } from "./exit";
 
@@ -49,7 +48,7 @@ const lintArgs = {
   output: { type: "enum", alias: "o", options: [...OUTPUT_FORMATS], default: "text", description: OUTPUT_FORMATS.join(" | ") },
   "fail-on": { type: "enum", options: [...SEVERITIES], description: "Exit 1 on findings at least this severe: error (default) | warning | info" },
   config: { type: "string", description: "Configuration file (default: .nodeagent-lint.yaml in this directory or a parent)" },
-  jobs: { type: "string", alias: "j", description: "Lint in this many processes (default 1)" },
+  jobs: { type: "string", alias: "j", description: "Lint with this many threads (default 1); the output is the same" },
   "stdin-name": { type: "string", description: "The file name findings give standard input (default <stdin>)" },
   "list-rules": { type: "boolean", description: "Print every rule with its severity, meaning and hint" },
   paths: { type: "positional", required: false, valueHint: "PATH", description: "Manifest files and directories, or - for standard input" },
@@ -58,11 +57,6 @@ const lintArgs = {
 type LintArgs = ParsedArgs<typeof lintArgs>;
 
 async function lintCommand(args: LintArgs): Promise<number> {
-  if (process.env[WORKER_ENV]) {
-    const { output, code } = serveWorkerRequest(readFileSync(0, "utf8"));
-    await writeOut(output);
-    return code;
-  }
   const format = args.output as OutputFormat;
   if (args["list-rules"]) {
     await writeOut(listRules(format === "json"));
@@ -78,7 +72,7 @@ async function lintCommand(args: LintArgs): Promise<number> {
     const result = await runLint(paths, {
       config,
       jobs,
-      lintElsewhere: lintInProcesses(selfCommand(), ["staticpod", "lint"]),
+      lintElsewhere: lintInWorkers(),
       ...(args.recursive ? { recursive: true } : {}),
       ...(args["node-name"] ? { nodeName: args["node-name"] } : {}),
       ...(args["stdin-name"] ? { stdinName: args["stdin-name"] } : {}),

@@ -23,6 +23,15 @@ const DECODE_RULES: Record<DecodeProblemCode, string> = {
   "multiple-documents": "multiple-documents",
 };
 
+/**
+ * Whether the decoder gave up on the text: a syntax error or a document that cannot be decoded. The
+ * parser and the decoder recurse, so this is also how running out of stack shows (absurd nesting:
+ * thousands of levels), and that depends on the thread's stack size: see jobs.ts.
+ */
+export function decodeFailed(report: FileReport): boolean {
+  return report.findings.some((f) => f.rule === DECODE_RULES.syntax || f.rule === DECODE_RULES.undecodable);
+}
+
 /** Which validation rule a ValidatePodCreate error belongs to, by the field it names. */
 function validationRule(e: FieldError, rawName: string, nodeName: string | undefined): string {
   const f = e.field;

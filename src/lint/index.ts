@@ -1,10 +1,10 @@
 // src/lint owns `nodeagent staticpod lint`: the rules, file selection, the configuration file and the
-// suppression annotation, parallel runs, and the reporters (text, json, sarif, github, junit). It
+// suppression annotation, parallel runs (worker threads), and the reporters (text, json, sarif, github, junit). It
 // imports src/manifest and src/api, whose decoder and pod checks it shares with the agent, never cmd/.
 export { lintManifest, type ManifestLintOptions } from "./check-manifest";
 export { applyConfig, CONFIG_FILE_NAME, ConfigError, findConfig, loadConfig, parseConfig, type LintConfig, type RuleSetting } from "./config";
 export { InputError, isBackupName, selectInputs, type ManifestInput } from "./inputs";
-export { lintInProcesses, selfCommand, serveWorkerRequest, WORKER_ENV } from "./jobs";
+export { jobsRequest, JOBS_BATCH, lintClaimed, lintInWorkers, mergeResponses, workerEntry, type JobFailure, type JobsRequest, type JobsResponse } from "./jobs";
 export { isControlPlanePod } from "./practices";
 export { formatResult, OUTPUT_FORMATS, type OutputFormat, type ReportOptions } from "./reporters";
 export { isRuleId, ruleById, RULES, type Rule } from "./rules";

@@ -1,117 +1,167 @@
-// `--jobs N`: the files are split into N contiguous shares, one linted here and each other one by a
-// child process of this same program (`nodeagent staticpod lint` with NODEAGENT_LINT_WORKER set), which reads its share as
-// JSON on stdin and writes the file reports as JSON on stdout. Processes rather than threads: a
-// compiled binary needs no second entry point, and each child is the code that runs single-process.
-import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+// `--jobs N`: the files are linted by this thread and N - 1 worker threads (src/lint/worker.ts), all
+// taking batches of files off one shared counter until none is left. The counter is a
+// SharedArrayBuffer each thread bumps with Atomics.add, so no thread waits for another to hand it
+// work, and a thread that starts late (a worker's start-up) or gets slow files simply takes fewer
+// batches. Each thread answers with its reports keyed by the file's index; the run puts them back in
+// input order: the output is one thread's (test/e2e/lint.test.ts compares the bytes).
+//
+// Threads, not processes: a worker loads only the lint chunks of the binary, already mapped, where a
+// child process paid the whole start-up again (before, `--jobs 2` on 2,000 files was 1.47× slower
+// than one process).
+//
+// A file that cannot be read stops the run as it does with one thread: every thread stops claiming
+// batches, and the failure of the lowest index is reported, which is the one a single thread would
+// have met first (every batch below the failing one was claimed before it, so it was linted).
+//
+// The one thing a thread changes is its stack: a worker's is about 4 MB, this thread's the process's
+// (ulimit -s, 8 MB by default), and YAML's parser recurses, so a manifest nested about 5,000 levels
+// deep decodes here and runs out of stack in a worker. Running out of stack can only make the decoder
+// give up (a yaml-syntax finding) or the lint throw; a worker therefore hands such files back
+// ("deferred") and this thread lints them again: a worker adds no failure a single thread would not
+// have. Past this thread's own limit (≈6,500 levels) a file fails on every thread, at a point that
+// moves with how deep the stack already was, so that error's column is not exact even with one
+// thread (nor was it with the child processes this replaced). Were this thread's stack the smaller
+// one (ulimit -s under 4 MB), a file a worker decodes could fail here: not handled, nothing real
+// nests that deep.
 import { errorMessage } from "../util/errors";
-import type { ManifestLintOptions } from "./check-manifest";
+import { decodeFailed, type ManifestLintOptions } from "./check-manifest";
 import { InputError, type ManifestInput } from "./inputs";
-import { lintInputs } from "./run";
+import { lintInput } from "./run";
 import type { FileReport } from "./types";
 
-/** Set in a child's environment: the command then serves one share instead of parsing arguments. */
-export const WORKER_ENV = "NODEAGENT_LINT_WORKER";
+/**
+ * Files a thread claims at once: small enough that the threads end together (a file takes well under
+ * a millisecond), large enough that the counter is not touched for every file.
+ */
+export const JOBS_BATCH = 8;
 
-interface WorkerRequest {
+/** What every thread of a run is given: the files, the options, and the shared claim counter. */
+export interface JobsRequest {
   inputs: ManifestInput[];
   options: ManifestLintOptions;
+  /** An Int32Array's buffer: [0] is the index of the next file nobody has claimed. */
+  claims: SharedArrayBuffer;
+  batch: number;
 }
 
-type WorkerResponse = { reports: FileReport[] } | { error: string };
+/** Why a thread stopped: the file's index, and whether it was unreadable (exit 2) or a failure (exit 1). */
+export interface JobFailure {
+  index: number;
+  message: string;
+  unreadable: boolean;
+}
 
 /**
- * This program as a command line: the compiled binary alone, or bun and the script when run from
- * source (a compiled binary's script path lives in its embedded file system, not on disk).
+ * What a thread answers: the reports of the files it linted, each with its index, the files it hands
+ * back to the calling thread (a worker whose stack may have been too small), and its failure.
  */
-export function selfCommand(): string[] {
-  const script = process.argv[1];
-  const embedded = script !== undefined && (script.startsWith("/$bunfs/") || script.includes("~BUN"));
-  return script && !embedded && script !== process.execPath && existsSync(script) ? [process.execPath, script] : [process.execPath];
+export interface JobsResponse {
+  reports: Array<[index: number, report: FileReport]>;
+  deferred?: number[];
+  failure?: JobFailure;
 }
 
-/** What a worker does with its request: lint the share, answer with the reports or the read error. */
-export function serveWorkerRequest(request: string): { output: string; code: number } {
-  let parsed: WorkerRequest;
-  try {
-    parsed = JSON.parse(request) as WorkerRequest;
-  } catch (e) {
-    return { output: JSON.stringify({ error: `bad worker request: ${errorMessage(e)}` } satisfies WorkerResponse), code: 2 };
-  }
-  try {
-    return { output: JSON.stringify({ reports: lintInputs(parsed.inputs, parsed.options) } satisfies WorkerResponse), code: 0 };
-  } catch (e) {
-    if (!(e instanceof InputError)) throw e;
-    return { output: JSON.stringify({ error: e.message } satisfies WorkerResponse), code: 2 };
-  }
+/** A request for `inputs`, with a fresh claim counter. */
+export function jobsRequest(inputs: ManifestInput[], options: ManifestLintOptions, batch = JOBS_BATCH): JobsRequest {
+  return { inputs, options, claims: new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT), batch };
 }
 
-interface Worker {
-  /** Settles once the child has its whole request: until then this process must keep its event loop free. */
-  sent: Promise<void>;
-  reports: Promise<FileReport[]>;
-}
-
-function startWorker(command: string[], args: string[], request: WorkerRequest): Worker {
-  let sent!: () => void;
-  const sentPromise = new Promise<void>((resolve) => (sent = resolve));
-  const reports = new Promise<FileReport[]>((resolve, reject) => {
-    const child = spawn(command[0]!, [...command.slice(1), ...args], {
-      env: { ...process.env, [WORKER_ENV]: "1" },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on("data", (b: Buffer) => out.push(b));
-    child.stderr.on("data", (b: Buffer) => err.push(b));
-    child.on("error", (e) => {
-      sent();
-      reject(new Error(`cannot start a lint worker (${command.join(" ")}): ${e.message}`));
-    });
-    child.on("close", (code) => {
-      let response: WorkerResponse;
+/**
+ * Claims batches of the request's files and lints them until none is left or one fails; what every
+ * thread of a run does, the calling one included. In a worker (`worker: true`), a file the decoder
+ * gave up on or whose lint threw is deferred to the calling thread rather than reported. Never
+ * throws: a failure is in the answer.
+ */
+export function lintClaimed(request: JobsRequest, options: { worker?: boolean } = {}): JobsResponse {
+  const claims = new Int32Array(request.claims);
+  const total = request.inputs.length;
+  const reports: JobsResponse["reports"] = [];
+  const deferred: number[] = [];
+  const answer = (failure?: JobFailure): JobsResponse => ({ reports, ...(deferred.length > 0 ? { deferred } : {}), ...(failure ? { failure } : {}) });
+  for (;;) {
+    const start = Atomics.add(claims, 0, request.batch);
+    if (start >= total) return answer();
+    for (let i = start; i < Math.min(start + request.batch, total); i++) {
       try {
-        response = JSON.parse(Buffer.concat(out).toString("utf8")) as WorkerResponse;
-      } catch {
-        const stderr = Buffer.concat(err).toString("utf8").trim();
-        reject(new Error(`a lint worker exited with code ${code} without an answer${stderr ? `: ${stderr}` : ""}`));
-        return;
+        const report = lintInput(request.inputs[i]!, request.options);
+        if (options.worker && decodeFailed(report)) deferred.push(i);
+        else reports.push([i, report]);
+      } catch (e) {
+        if (options.worker && !(e instanceof InputError)) {
+          deferred.push(i);
+          continue;
+        }
+        // Nobody claims another batch; those already claimed are finished, so the lowest failing
+        // index is found whichever thread met it.
+        Atomics.store(claims, 0, total);
+        return answer({ index: i, message: errorMessage(e), unreadable: e instanceof InputError });
       }
-      if ("error" in response) reject(new InputError(response.error));
-      else resolve(response.reports);
-    });
-    child.stdin.on("error", () => sent());
-    child.stdin.end(JSON.stringify(request), () => sent());
-  });
-  return { sent: sentPromise, reports };
+    }
+  }
 }
 
 /**
- * Splits the inputs into `jobs` contiguous shares and lints the first here while jobs - 1 child
- * processes lint the others (this process would only wait otherwise); keeps the order.
+ * The reports of every thread in input order, or the error a single thread would have thrown. The
+ * deferred files are linted by `relint` (on the calling thread), in order, up to the first failure:
+ * one of them may throw, and would have with one thread. A file no thread reported (a worker that
+ * died) is an error too: nothing is silently left out.
  */
-export function lintInProcesses(command: string[], args: string[]) {
+export function mergeResponses(total: number, responses: readonly JobsResponse[], relint: (index: number) => FileReport): FileReport[] {
+  const failures = responses.flatMap((r) => (r.failure ? [r.failure] : []));
+  const first = failures.length > 0 ? failures.reduce((a, b) => (b.index < a.index ? b : a)) : undefined;
+  const reports = new Array<FileReport | undefined>(total);
+  const deferred = responses.flatMap((r) => r.deferred ?? []).sort((a, b) => a - b);
+  for (const i of deferred) if (first === undefined || i < first.index) reports[i] = relint(i);
+  if (first) throw first.unreadable ? new InputError(first.message) : new Error(first.message);
+  for (const r of responses) for (const [i, report] of r.reports) reports[i] = report;
+  const missing = reports.findIndex((r) => r === undefined);
+  if (missing !== -1) throw new Error(`no lint thread reported file ${missing + 1} of ${total}`);
+  return reports as FileReport[];
+}
+
+/**
+ * The worker's entry point. From source it is the file beside this one; in the compiled binary it is
+ * the second entry point `make build` embeds (cmd/nodeagent.ts and src/lint/worker.ts, so the
+ * embedded root is the repository's and the worker's path is the same as in the tree).
+ */
+export function workerEntry(moduleUrl = import.meta.url): string {
+  const embedded = moduleUrl.includes("/$bunfs/") || moduleUrl.includes("/~BUN/");
+  return embedded ? "/$bunfs/root/src/lint/worker.ts" : new URL("./worker.ts", moduleUrl).href;
+}
+
+/** Runs one worker thread on the request; settles with its answer, or rejects when it cannot start or dies. */
+function runWorker(entry: string, request: JobsRequest): Promise<JobsResponse> {
+  return new Promise<JobsResponse>((resolve, reject) => {
+    const worker = new Worker(entry);
+    const done = (settle: () => void) => {
+      worker.terminate();
+      settle();
+    };
+    worker.addEventListener("message", (e: MessageEvent<JobsResponse>) => done(() => resolve(e.data)));
+    worker.addEventListener("error", (e: ErrorEvent) => done(() => reject(new Error(`a lint worker failed: ${e.message}`))));
+    worker.addEventListener("close", () => reject(new Error("a lint worker stopped without an answer")));
+    worker.postMessage(request);
+  });
+}
+
+/**
+ * The parallel run runLint takes as `lintElsewhere`: `jobs - 1` workers and this thread lint
+ * `inputs` together; the reports come back in input order.
+ */
+export function lintInWorkers(entry = workerEntry()) {
   return async (inputs: ManifestInput[], jobs: number, options: ManifestLintOptions): Promise<FileReport[]> => {
-    const size = Math.ceil(inputs.length / jobs);
-    const shares: ManifestInput[][] = [];
-    for (let i = 0; i < inputs.length; i += size) shares.push(inputs.slice(i, i + size));
-    const [own = [], ...others] = shares;
-    const workers = others.map((share) => startWorker(command, args, { inputs: share, options }));
-    // Linting here blocks the event loop: hand every child its whole request first.
-    await Promise.all(workers.map((w) => w.sent));
-    const elsewhere = workers.map((w) => w.reports);
-    // A read error here must still wait for the children, so that none is left behind.
-    let here: FileReport[] = [];
-    let failure: unknown;
-    try {
-      here = lintInputs(own, options);
-    } catch (e) {
-      failure = e;
+    const request = jobsRequest(inputs, options);
+    const workers = Array.from({ length: jobs - 1 }, () => runWorker(entry, request));
+    // Linting here blocks this thread's event loop, not the workers: they run on their own threads
+    // and claim batches meanwhile. A worker that cannot start (a binary built without the worker's
+    // entry point) claims nothing, so the others lint everything; its error is still the run's.
+    const here = lintClaimed(request);
+    const settled = await Promise.allSettled(workers);
+    const responses = [here];
+    for (const s of settled) {
+      if (s.status === "rejected") throw s.reason;
+      responses.push(s.value);
     }
-    const results = await Promise.allSettled(elsewhere);
-    if (failure !== undefined) throw failure;
-    const rejected = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
-    if (rejected) throw rejected.reason;
-    return [here, ...results.map((r) => (r as PromiseFulfilledResult<FileReport[]>).value)].flat();
+    return mergeResponses(inputs.length, responses, (i) => lintInput(inputs[i]!, options));
   };
 }

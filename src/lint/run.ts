@@ -1,4 +1,4 @@
-// A lint run: select the files, lint each (here or in worker processes), then what only the whole
+// A lint run: select the files, lint each (here or with worker threads), then what only the whole
 // directory shows (two files defining one pod), then the configuration. The result is what every
 // reporter prints and what decides the exit code.
 import { dirname } from "node:path";
@@ -95,9 +95,9 @@ export interface LintRunOptions extends ManifestLintOptions {
   recursive?: boolean;
   stdinName?: string;
   config: LintConfig;
-  /** Lints the files in this many processes; standard input is always linted here. */
+  /** Lints the files with this many threads; standard input is always linted here. */
   jobs?: number;
-  /** How the parallel run lints a share of the files elsewhere; absent, everything is linted here. */
+  /** How the parallel run lints the files with `jobs` threads (jobs.ts lintInWorkers); absent, everything is linted here. */
   lintElsewhere?: (inputs: ManifestInput[], jobs: number, options: ManifestLintOptions) => Promise<FileReport[]>;
 }
 

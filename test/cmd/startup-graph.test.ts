@@ -1,0 +1,161 @@
+// What `nodeagent --version` and `nodeagent staticpod lint` load, read off the bundle `make build`
+// compiles: the same entry points, ESM, --splitting. In that binary a chunk is loaded when the entry
+// chunk or a loaded chunk imports it statically, or when a dynamic import() runs; loading a chunk
+// loads every module in it and the built-in modules they import. The heavy parts — gRPC and the CRI
+// descriptor, the Kubernetes client, prom-client, the scheduler — and node:readline must be in none
+// of the chunks these commands load: together they were ≈150 ms of a 217 ms one-file lint.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative, resolve } from "node:path";
+
+const ROOT = resolve(import.meta.dir, "../..");
+const ENTRY = "cmd/nodeagent.ts";
+const LINT_WORKER = "src/lint/worker.ts";
+
+/** What none of the start-up paths may load, and why each is named. */
+const HEAVY: Array<[what: string, matches: (module: string) => boolean]> = [
+  ["gRPC (@grpc/grpc-js)", (m) => m.includes("node_modules/@grpc/grpc-js/")],
+  ["the CRI descriptor's loader (@grpc/proto-loader, protobufjs)", (m) => m.includes("node_modules/@grpc/proto-loader/") || m.includes("node_modules/protobufjs/")],
+  ["the CRI descriptor (src/cri/generated/descriptor.json)", (m) => m === "src/cri/generated/descriptor.json"],
+  ["the Kubernetes client (@kubernetes/client-node)", (m) => m.includes("node_modules/@kubernetes/client-node/")],
+  ["prom-client", (m) => m.includes("node_modules/prom-client/")],
+  ["the scheduler (src/scheduler)", (m) => m.startsWith("src/scheduler/")],
+  ["node:readline (consola's prompt, client-node's watch)", (m) => m === "builtin:readline"],
+];
+
+interface Chunk {
+  /** The input file this chunk is the entry of: an entry point or the target of a dynamic import. */
+  entryPoint?: string;
+  inputs: string[];
+  imports: Array<{ path: string; kind: string }>;
+}
+
+let tmp: string;
+let chunks: Map<string, Chunk>;
+/** Each input's built-in modules (node:fs → "builtin:fs"). */
+let builtins: Map<string, string[]>;
+
+/** An input path of the metafile (relative to the working directory) as a path in the repository. */
+const repoPath = (p: string) => relative(ROOT, resolve(process.cwd(), p));
+
+beforeAll(async () => {
+  tmp = mkdtempSync(join(tmpdir(), "nodeagent-startup-graph-"));
+  const build = await Bun.build({
+    entrypoints: [join(ROOT, ENTRY), join(ROOT, LINT_WORKER)],
+    target: "bun",
+    format: "esm",
+    splitting: true,
+    metafile: true,
+    outdir: tmp,
+    throw: true,
+  });
+  const meta = build.metafile!;
+  chunks = new Map();
+  for (const [path, out] of Object.entries(meta.outputs)) {
+    chunks.set(path, {
+      ...(out.entryPoint ? { entryPoint: repoPath(out.entryPoint) } : {}),
+      inputs: Object.keys(out.inputs).map(repoPath),
+      imports: out.imports.map((i) => ({ path: i.path, kind: i.kind })),
+    });
+  }
+  builtins = new Map();
+  for (const [path, input] of Object.entries(meta.inputs)) {
+    builtins.set(repoPath(path), input.imports.filter((i) => i.external && !i.path.includes("/")).map((i) => `builtin:${i.path.replace(/^node:/, "")}`));
+  }
+});
+
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** The output chunk whose entry is the repository file `file`. */
+function chunkOf(file: string): string {
+  for (const [path, c] of chunks) if (c.entryPoint === file) return path;
+  throw new Error(`no chunk has ${file} as its entry: is it still imported with import()?`);
+}
+
+/** A chunk's import, as the key of the chunk imported (the metafile names both relative to the output directory). */
+function lookup(from: string, to: string): string {
+  if (chunks.has(to)) return to;
+  throw new Error(`${from} imports ${to}, which is not an output of the build`);
+}
+
+/** The chunks loaded from `starts`: static imports always, dynamic ones where `dynamic` says so. */
+function loaded(starts: string[], dynamic: (from: string) => boolean): Set<string> {
+  const seen = new Set<string>();
+  const queue = [...starts];
+  while (queue.length > 0) {
+    const c = queue.pop()!;
+    if (seen.has(c)) continue;
+    seen.add(c);
+    for (const i of chunks.get(c)!.imports) if (i.kind !== "dynamic-import" || dynamic(c)) queue.push(lookup(c, i.path));
+  }
+  return seen;
+}
+
+/** Every module in the chunks, with the built-in modules they import. */
+function modulesOf(loadedChunks: Set<string>): Set<string> {
+  const modules = new Set<string>();
+  for (const c of loadedChunks) {
+    for (const input of chunks.get(c)!.inputs) {
+      modules.add(input);
+      for (const b of builtins.get(input) ?? []) modules.add(b);
+    }
+  }
+  return modules;
+}
+
+/** The heavy parts among `modules`, each with one module that brought it. */
+function heavyIn(modules: Set<string>): string[] {
+  const found: string[] = [];
+  for (const [what, matches] of HEAVY) {
+    const module = [...modules].find(matches);
+    if (module) found.push(`${what}: ${module}`);
+  }
+  return found;
+}
+
+/** `nodeagent --version` (and every start): the entry chunk and what it imports statically. */
+function versionPath(): Set<string> {
+  return modulesOf(loaded([chunkOf(ENTRY)], () => false));
+}
+
+/**
+ * `nodeagent staticpod lint [--jobs N]`: the start, the staticpod command's chunk and everything it
+ * can import, dynamic imports included, and the worker threads' entry.
+ */
+function lintPath(): Set<string> {
+  const root = chunkOf(ENTRY);
+  const start = loaded([root], () => false);
+  const command = loaded([chunkOf("cmd/staticpod.ts"), chunkOf(LINT_WORKER)], (from) => from !== root);
+  return modulesOf(new Set([...start, ...command]));
+}
+
+describe("start-up loads only what the command uses", () => {
+  test("nodeagent --version: none of the heavy modules, and not the subcommands", () => {
+    const modules = versionPath();
+    expect(modules.has(ENTRY)).toBe(true);
+    expect(heavyIn(modules)).toEqual([]);
+    for (const command of ["cmd/agent.ts", "cmd/pleg.ts", "cmd/probe.ts", "cmd/schedule.ts", "cmd/staticpod.ts"]) expect(modules.has(command)).toBe(false);
+  });
+
+  test("nodeagent staticpod lint (and its --jobs workers): none of the heavy modules", () => {
+    const modules = lintPath();
+    expect(modules.has("src/lint/run.ts")).toBe(true);
+    expect(modules.has("src/lint/worker.ts")).toBe(true);
+    expect(heavyIn(modules)).toEqual([]);
+  });
+
+  test("the check sees heavy modules where they are used: agent loads gRPC, the CRI descriptor and prom-client", () => {
+    const agent = modulesOf(loaded([chunkOf("cmd/agent.ts")], () => true));
+    const heavy = heavyIn(agent).map((h) => h.split(":")[0]);
+    expect(heavy).toEqual(expect.arrayContaining(["gRPC (@grpc/grpc-js)", "the CRI descriptor (src/cri/generated/descriptor.json)", "prom-client"]));
+  });
+
+  test("make build compiles this bundle: ESM bytecode, split, with the lint worker as an entry point", () => {
+    const makefile = readFileSync(join(ROOT, "Makefile"), "utf8");
+    const variable = (name: string) => makefile.match(new RegExp(`^${name} := (.*)$`, "m"))?.[1] ?? "";
+    expect(variable("BUILD_FLAGS").split(" ")).toEqual(expect.arrayContaining(["--compile", "--bytecode", "--format=esm", "--splitting"]));
+    expect(variable("BUILD_ENTRIES").split(" ")).toEqual([ENTRY, LINT_WORKER]);
+    expect(makefile).toMatch(/^\t\$\(BUN\) build \$\(BUILD_FLAGS\) .*\$\(BUILD_ENTRIES\) --outfile dist\/\.build\/nodeagent$/m);
+  });
+});
