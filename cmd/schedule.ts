@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { defineCommand } from "citty";
 import type { AgentClient, OutputFormat, SchedulerConfig } from "../src/scheduler";
-import { seededRandom } from "../src/scheduler/random";
+import { seededRandom } from "../src/util/random";
 import { parseDuration } from "../src/util/duration";
 import { errorMessage } from "../src/util/errors";
 import type { LogFormat, Logger } from "../src/util/log";
