@@ -54,10 +54,12 @@ import { type LoadResult, type ManifestError, type PodLoader } from "../manifest
 import type { Clock, Timer } from "../util/clock";
 import type { Logger } from "../util/log";
 import { Mutex } from "../util/queue";
-import { podKey, type SourceReport } from "./pod-config";
+import { podKey } from "../api/pod";
+import type { SourceReport } from "./pod-config";
 import type { PodSource } from "./types";
 import { SnapshotEmitter } from "./snapshot-emitter";
-import { MAX_MANIFEST_BYTES, MAX_PODS_PER_SOURCE, errorCode, errorMessage, readFileCapped, statKey, tooLargeMessage, tooManyPodsMessage } from "./source-limits";
+import { errorCode, errorMessage } from "../util/errors";
+import { MAX_MANIFEST_BYTES, MAX_PODS_PER_SOURCE, readFileCapped, statKey, tooLargeMessage, tooManyPodsMessage } from "./source-limits";
 import { SourceState, type LastGood, type RestoredState } from "./source-state";
 
 export { MAX_MANIFEST_BYTES };

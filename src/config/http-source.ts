@@ -27,7 +27,8 @@ import { documentError } from "./file-source";
 import type { SourceReport } from "./pod-config";
 import type { PodSource } from "./types";
 import { SnapshotEmitter } from "./snapshot-emitter";
-import { MAX_MANIFEST_BYTES, MAX_PODS_PER_SOURCE, errorMessage, readBodyCapped, tooManyPodsMessage } from "./source-limits";
+import { errorMessage } from "../util/errors";
+import { MAX_MANIFEST_BYTES, MAX_PODS_PER_SOURCE, readBodyCapped, tooManyPodsMessage } from "./source-limits";
 import { SourceState } from "./source-state";
 
 export interface HttpSourceOptions {

@@ -21,9 +21,6 @@ import type { Clock } from "../util/clock";
 import type { Logger } from "../util/log";
 import type { PodOperation, PodUpdate, SourceSnapshot } from "./types";
 
-/** namespace/name, from src/api; re-exported for the sources that import it from here. */
-export { podKey };
-
 /**
  * A snapshot as the sources in this module emit it. `complete: false` says the source could not read
  * its set at all yet (unreadable directory, unreachable URL before its first answer): the kubelet sends

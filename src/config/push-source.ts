@@ -20,9 +20,6 @@ import type { PodConfig, SourceReport } from "./pod-config";
 import type { PushCheck, PushRefusal } from "./push-policy";
 import type { PodSource } from "./types";
 
-/** The answer to a push (src/api), re-exported for the callers that import it from here. */
-export type { PushResult };
-
 /**
  * How many pods the push source keeps at most. A node runs --max-pods (110 by default) anyway; this
  * bounds what a token holder can make the agent hold in memory and rewrite on every push.
@@ -215,9 +212,8 @@ export class PushSource implements PodSource {
     if (!this.stateFile) return;
     const list: PodList = { apiVersion: "v1", kind: "PodList", metadata: {}, items: [...this.pushed.values()] };
     try {
+      // 0600 (writeFileAtomic's mode): pods' env values can be secrets.
       writeFileAtomic(this.stateFile, JSON.stringify(list));
-      // Pods' env values can be secrets: the file is the owner's alone.
-      chmodSync(this.stateFile, 0o600);
     } catch (e) {
       this.log.error(`${this.stateFile}: cannot keep the pushed pods: ${errorMessage(e)}`);
     }

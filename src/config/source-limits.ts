@@ -7,6 +7,7 @@ import type { BigIntStats } from "node:fs";
 import { open } from "node:fs/promises";
 import { constants } from "node:fs";
 import { MAX_MANIFEST_BYTES, tooLargeMessage } from "../manifest/decode";
+import { errorCode, errorMessage } from "../util/errors";
 
 export { MAX_MANIFEST_BYTES, tooLargeMessage };
 
@@ -128,11 +129,4 @@ export async function readBodyCapped(res: Response, limit: number, abort: () => 
   return { ok: true, bytes };
 }
 
-/** The errno code of a failed call (ENOENT, EACCES, …), if it has one. */
-export function errorCode(e: unknown): string | undefined {
-  return typeof e === "object" && e !== null && "code" in e && typeof e.code === "string" ? e.code : undefined;
-}
 
-export function errorMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}

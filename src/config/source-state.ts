@@ -20,6 +20,7 @@ import { chmodSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Pod } from "kubernetes-types/core/v1";
 import { writeFileAtomic } from "../util/atomic-file";
+import { errorCode, errorMessage } from "../util/errors";
 
 /** What one manifest (a file, or the URL's body) last gave that loaded. */
 export interface LastGood {
@@ -81,14 +82,14 @@ export class SourceState {
       text = readFileSync(this.file, "utf8");
     } catch (e) {
       // No file, or no directory for it (a path component is a file): nothing was ever kept there.
-      if (errno(e) === "ENOENT" || errno(e) === "ENOTDIR") return { status: "none", entries };
-      return { status: "unreadable", entries, problem: `${this.file}: cannot read the last good state: ${message(e)}` };
+      if (errorCode(e) === "ENOENT" || errorCode(e) === "ENOTDIR") return { status: "none", entries };
+      return { status: "unreadable", entries, problem: `${this.file}: cannot read the last good state: ${errorMessage(e)}` };
     }
     let doc: unknown;
     try {
       doc = JSON.parse(text);
     } catch (e) {
-      return { status: "unreadable", entries, problem: `${this.file}: the last good state is not valid JSON (${message(e)})` };
+      return { status: "unreadable", entries, problem: `${this.file}: the last good state is not valid JSON (${errorMessage(e)})` };
     }
     const why = checkStateFile(doc);
     if (why) return { status: "unreadable", entries, problem: `${this.file}: the last good state is not usable: ${why}` };
@@ -120,13 +121,10 @@ export class SourceState {
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       chmodSync(this.dir, 0o700);
+      // 0600 (writeFileAtomic's mode): the pod specs in here, env values included, are root's alone.
       writeFileAtomic(this.file, text);
-      // writeFileAtomic's default mode is being made 0600; until then (and whatever it becomes) the
-      // pod specs in here, env values included, are for root only. The 0700 directory covers the
-      // moment between the rename and this chmod.
-      chmodSync(this.file, 0o600);
     } catch (e) {
-      return `${this.file}: cannot keep the last good state: ${message(e)}`;
+      return `${this.file}: cannot keep the last good state: ${errorMessage(e)}`;
     }
     this.lastText = text;
     return undefined;
@@ -154,10 +152,4 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-function errno(e: unknown): string | undefined {
-  return typeof e === "object" && e !== null && "code" in e && typeof e.code === "string" ? e.code : undefined;
-}
 
-function message(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}

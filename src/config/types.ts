@@ -21,7 +21,6 @@ export interface SourceSnapshot {
 
 // The kubelet's config annotations live in src/api (annotations.ts), where src/manifest can reach them
 // too; re-exported here for the sources that spell them from this file.
-export { CONFIG_HASH_ANNOTATION, CONFIG_MIRROR_ANNOTATION, CONFIG_SEEN_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "../api/annotations";
 
 /**
  * A pod source as the agent runs it (the kubelet's config sources): it sends its full set of pods to

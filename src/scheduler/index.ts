@@ -18,5 +18,5 @@ export { PendingDir, BOUND_SUBDIR } from "./sources/pending-dir";
 export { collectObjects, parseObjects, preparePod, readPaths, InputError, type ClusterObjects } from "./sources/input";
 export { formatReports, formatAttempt, type OutputFormat } from "./report";
 export { UNSUPPORTED_PLUGINS } from "./plugins/names";
-export { seededRandom } from "./random";
+export { seededRandom } from "../util/random";
 export { runUntilIdle } from "./once";

@@ -15,9 +15,6 @@ export interface HealthCheck {
   warning?: string;
 }
 
-/** The answer to POST /pods (src/api), re-exported as part of the view. */
-export type { PushResult };
-
 /**
  * pods() and healthChecks() are synchronous on purpose: they read the agent's caches (the PLEG's pod
  * status cache, the workers' states), so a runtime that stops answering cannot hold a request. node()

@@ -15,3 +15,8 @@ export class ConfigError extends Error {
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+/** The errno code of a failed system call (ENOENT, EACCES, …), if the error has one. */
+export function errorCode(err: unknown): string | undefined {
+  return typeof err === "object" && err !== null && "code" in err && typeof err.code === "string" ? err.code : undefined;
+}

@@ -8,5 +8,6 @@ export * from "./duration";
 export * from "./errors";
 export * from "./log";
 export * from "./queue";
+export * from "./random";
 export * from "./suggest";
 export * from "./time";

@@ -16,7 +16,7 @@ import { createLogger } from "../../src/util/log";
 import { grpcStatusError } from "../fakes/grpc";
 import { FakeRuntime } from "../fakes/runtime";
 import { FakeSource, FakeStatusManager } from "../fakes/seams";
-import { agentIdle, pod } from "./fixtures";
+import { runAgent, pod } from "./fixtures";
 
 const root = mkdtempSync(join(tmpdir(), "nodeagent-agent-test-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -54,25 +54,9 @@ async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: P
     stateDir: opts.stateDir,
     runtimeName: opts.runtimeName,
   });
-  const ac = new AbortController();
-  const done = agent.run(ac.signal);
-  const settle = async () => {
-    await clock.advance(0);
-    await agentIdle(agent);
-    await flushMicrotasks();
-  };
+  const { settle, stop } = runAgent(agent, clock);
   await settle();
-  return {
-    agent,
-    config,
-    pleg,
-    settle,
-    stop: async () => {
-      ac.abort();
-      await clock.advance(0);
-      await done;
-    },
-  };
+  return { agent, config, pleg, settle, stop };
 }
 
 const fromFile = (...pods: Pod[]): SourceReport => ({ source: "file", pods, errors: [] });

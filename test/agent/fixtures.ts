@@ -5,6 +5,7 @@ import type { Agent } from "../../src/agent/agent";
 import type { ContainerStatus, PodSandboxStatus } from "../../src/cri/types";
 import * as ann from "../../src/agent/labels";
 import type { PodStatus } from "../../src/pleg/types";
+import { flushMicrotasks, type FakeClock } from "../../src/util/clock";
 
 export function pod(opts: { restartPolicy?: "Always" | "OnFailure" | "Never"; containers?: string[]; inits?: string[]; hostNetwork?: boolean } = {}): Pod {
   const c = (name: string): Container => ({ name, image: "localhost/nodeagent/busybox:1.35", command: ["sh", "-c", "sleep 1000"] });
@@ -85,4 +86,25 @@ export async function agentIdle(agent: Agent): Promise<void> {
     await agent.loop.drained();
     await agent.workers.idle();
   } while (agent.loop.pending > 0);
+}
+
+/**
+ * Runs an agent on a fake clock: `settle` fires due timers and lets every event, sync and relist that
+ * follows finish; `stop` ends the run (pods stay, as on a node).
+ */
+export function runAgent(agent: Agent, clock: FakeClock): { settle(): Promise<void>; stop(): Promise<void> } {
+  const ac = new AbortController();
+  const done = agent.run(ac.signal);
+  return {
+    settle: async () => {
+      await clock.advance(0);
+      await agentIdle(agent);
+      await flushMicrotasks();
+    },
+    stop: async () => {
+      ac.abort();
+      await clock.advance(0);
+      await done;
+    },
+  };
 }

@@ -14,23 +14,12 @@ import { PodConfig } from "../../src/config/pod-config";
 import { Pleg } from "../../src/pleg/pleg";
 import { FakeClock, flushMicrotasks } from "../../src/util/clock";
 import { createLogger } from "../../src/util/log";
+import { seededRandom } from "../../src/util/random";
 import { FakeRuntime } from "../fakes/runtime";
 import { FakeSource } from "../fakes/seams";
 
 const root = mkdtempSync(join(tmpdir(), "nodeagent-interleavings-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-/** mulberry32: a small seeded generator, so a failing seed can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NAMES = ["a", "b", "c"];
 const GRACE = [1, 5, 30];
@@ -52,7 +41,7 @@ function runningApps(rt: FakeRuntime): string[] {
 }
 
 async function run(seed: number, mode: "generic" | "evented"): Promise<{ ops: string[]; want: string[]; got: string[]; listed: string[]; readySandboxes: string[] }> {
-  const random = rng(seed);
+  const random = seededRandom(seed);
   const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
   const clock = new FakeClock();
   const rt = new FakeRuntime(clock);

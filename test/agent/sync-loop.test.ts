@@ -8,10 +8,10 @@ import { Agent } from "../../src/agent/agent";
 import { PodConfig } from "../../src/config/pod-config";
 import type { PodSourceName } from "../../src/manifest/types";
 import type { ProbeUpdate } from "../../src/prober/types";
-import { FakeClock, flushMicrotasks } from "../../src/util/clock";
+import { FakeClock } from "../../src/util/clock";
 import { createLogger } from "../../src/util/log";
 import { FakePleg, FakePodWorkers, FakeProber, FakeSource, FakeStatusManager } from "../fakes/seams";
-import { agentIdle, podStatus, pod as fixturePod } from "./fixtures";
+import { runAgent, podStatus, pod as fixturePod } from "./fixtures";
 
 function pod(uid: string, name = uid, extra: Partial<Pod["metadata"]> = {}): Pod {
   return { metadata: { name, namespace: "default", uid, ...extra }, spec: { containers: [{ name: "app", image: "busybox" }] } };
@@ -39,23 +39,9 @@ async function setup(opts: { sources?: PodSourceName[]; maxPods?: number } = {})
     prober: (onUpdate) => (prober = new FakeProber(onUpdate)),
     podWorkers: () => workers,
   });
-  const ac = new AbortController();
-  const done = agent.run(ac.signal);
-  const settle = async () => {
-    await clock.advance(0);
-    await agentIdle(agent);
-    await flushMicrotasks();
-  };
+  const { settle, stop } = runAgent(agent, clock);
   await settle();
-  return {
-    clock, pleg, workers, sources, agent, prober, statusManager, settle,
-    file: sources[0]!,
-    stop: async () => {
-      ac.abort();
-      await clock.advance(0);
-      await done;
-    },
-  };
+  return { clock, pleg, workers, sources, agent, prober, statusManager, settle, stop, file: sources[0]! };
 }
 
 describe("syncLoopIteration: config", () => {

@@ -13,10 +13,10 @@ import type { RuntimeConfigOptions } from "../../src/agent/runtime-config";
 import { PodConfig, PushSource } from "../../src/config";
 import { loadStaticPods } from "../../src/manifest/load";
 import { Pleg } from "../../src/pleg/pleg";
-import { FakeClock, flushMicrotasks } from "../../src/util/clock";
+import { FakeClock } from "../../src/util/clock";
 import { createLogger, type Logger } from "../../src/util/log";
 import { FakeRuntime } from "../fakes/runtime";
-import { agentIdle, pod } from "./fixtures";
+import { runAgent, pod } from "./fixtures";
 
 const base = mkdtempSync(join(tmpdir(), "nodeagent-untrusted-"));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -133,13 +133,7 @@ describe("Agent with a push state file that cannot be read", () => {
     const config = new PodConfig({ clock, log });
     const push = new PushSource({ nodeName: "node-a", loader: loadStaticPods, log, stateFile: file });
     const agent = new Agent({ runtime: rt, pleg, config, sources: [push], clock, log, runtimeConfig: opts, node: async () => ({}) });
-    const ac = new AbortController();
-    const done = agent.run(ac.signal);
-    const settle = async () => {
-      await clock.advance(0);
-      await agentIdle(agent);
-      await flushMicrotasks();
-    };
+    const { settle, stop } = runAgent(agent, clock);
     for (let i = 0; i < 5; i++) {
       await clock.advance(2000);
       await settle();
@@ -157,8 +151,6 @@ describe("Agent with a push state file that cannot be read", () => {
     expect(config.seenAllSources(["push"])).toBe(true);
     expect(rt.containers.get(c)?.state).toBe("CONTAINER_RUNNING");
     expect(agent.pods().find((p) => p.metadata?.name === "kept")?.metadata?.uid).toBe(uid);
-    ac.abort();
-    await clock.advance(0);
-    await done;
+    await stop();
   });
 });

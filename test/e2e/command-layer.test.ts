@@ -5,7 +5,7 @@
 // reaches the shell (pleg watch --mode evented on 1.6 exits 1). And kubeadm's kubelet config file
 // starts an agent.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, connect, type Server } from "node:net";
 import { join } from "node:path";
 import { AGENT_CGROUP, manifest, NODE_NAME, running, useAgent } from "./agent-harness";
@@ -175,6 +175,29 @@ describe("the command layer, beside an agent running a pod on containerd 1.6", (
     const r = await run(["pleg", "watch", "--runtime-endpoint", node().endpoint, "--mode", "evented"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("GetContainerEvents");
+  });
+
+  // Issue 12 (a restart with the manifest directory gone loses no container) under issue 13's rule
+  // (a missing --pod-manifest-path is an error at start): the agent refuses to start, the pod runs
+  // on untouched, and once the directory is back the agent adopts the same container.
+  test("restarted on a --pod-manifest-path that is gone: exit 2 naming it, the pod's container runs on, and is adopted once the directory is back", async () => {
+    const a = agent();
+    expect(await a.stop()).toBe(0);
+    const aside = `${a.manifests}.aside`;
+    renameSync(a.manifests, aside);
+    try {
+      const r = await run(["agent", "--runtime-endpoint", node().endpoint, "--root-dir", join(a.dir, "root"), "--pod-manifest-path", a.manifests,
+        "--pod-logs-dir", join(a.dir, "logs"), "--cgroup-root", AGENT_CGROUP, "--hostname-override", NODE_NAME, "--port", "0"]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(a.manifests);
+      const status = await node().client.containerStatus(containerId.replace("containerd://", ""));
+      expect(status.state).toBe("CONTAINER_RUNNING");
+    } finally {
+      renameSync(aside, a.manifests);
+    }
+    await a.start();
+    await a.waitPod("steady", "running again under the restarted agent", running);
+    await podUntouched();
   });
 });
 

@@ -2,7 +2,8 @@
 // health checks and push results are set by the test; node() can fail, or hang until released, as
 // it does when the runtime stops answering.
 import type { Node, Pod } from "kubernetes-types/core/v1";
-import type { AgentView, HealthCheck, PushResult } from "../../src/server/types";
+import type { PushResult } from "../../src/api/pod";
+import type { AgentView, HealthCheck } from "../../src/server/types";
 
 export function fakePod(namespace: string, name: string): Pod {
   return { apiVersion: "v1", kind: "Pod", metadata: { namespace, name, uid: `uid-${name}` }, spec: { containers: [{ name: "app", image: "busybox" }] }, status: { phase: "Running" } };

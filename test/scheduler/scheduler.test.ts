@@ -5,7 +5,7 @@ import { defaultConfig } from "../../src/scheduler/config/config";
 import { Diagnosis, fitErrorMessage, NOTE_LENGTH_LIMIT, truncateMessage } from "../../src/scheduler/framework/diagnosis";
 import { Code, Status } from "../../src/scheduler/framework/status";
 import { scheduleOnce } from "../../src/scheduler/once";
-import { seededRandom } from "../../src/scheduler/random";
+import { seededRandom } from "../../src/util/random";
 import { Scheduler } from "../../src/scheduler/scheduler";
 import { FakeClock } from "../../src/util/clock";
 import { node, pod } from "./fixtures";

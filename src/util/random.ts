@@ -1,5 +1,5 @@
-// A seeded random source (mulberry32), so that `schedule --seed N` breaks score ties the same way
-// every run; kube-scheduler breaks them with Go's global random source.
+// A seeded random source (mulberry32): `schedule --seed N` breaks score ties the same way every run
+// (kube-scheduler breaks them with Go's global random source), and property tests replay a failing seed.
 
 export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
