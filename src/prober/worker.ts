@@ -65,7 +65,7 @@ export class ProbeWorker {
   private readonly thresholds: ProbeThresholds;
   private readonly ac = new AbortController();
   private running: Promise<void> | undefined;
-  /** Excused timeouts thrown away since the last attempt that counted. */
+  /** Excused timeouts thrown away in a row: since the last answer that needed no excuse. */
   private excusedInARow = 0;
 
   constructor(private readonly o: ProbeWorkerOptions) {
@@ -132,8 +132,8 @@ export class ProbeWorker {
     const queuedMs = attempt.queuedMs ?? 0;
     if (this.ac.signal.aborted) return { more: false, queuedMs };
     // An errored or skipped probe is thrown away, as the kubelet throws errors away: no threshold
-    // moves, no metric counts it. So is an excused timeout, up to the bound.
-    // The run of excusable timeouts ends with an answer that needs no excuse; a skip is no answer.
+    // moves, no metric counts it. So is an excused timeout, up to the bound; past it, excusable
+    // timeouts count until an answer that needs no excuse (a skip is no answer) ends the run.
     if (attempt.result !== "error" && attempt.excused === undefined) this.excusedInARow = 0;
     const excused = attempt.excused !== undefined && this.excusedInARow < this.timing.failureThreshold;
     if (attempt.result === "error" || excused) {
