@@ -42,8 +42,21 @@ async function podList(agent: TestAgent): Promise<PodList> {
   return (await (await fetch(`${agent.url}/pods`, { signal: AbortSignal.timeout(10_000) })).json()) as PodList;
 }
 
-async function readyCount(agent: TestAgent): Promise<number> {
-  return (await podList(agent)).items.filter((p) => p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True")).length;
+/** Ready pods of the configuration (named `prefix-N`). */
+async function readyCount(agent: TestAgent, prefix = "probed"): Promise<number> {
+  return (await podList(agent)).items.filter((p) => p.metadata?.name?.startsWith(`${prefix}-`) && p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True")).length;
+}
+
+/** The agent's last word on probes it could not count (its once-a-minute warning), if any. */
+function lastShortOfTime(agent: TestAgent): string | undefined {
+  const lines = agent.proc.stderr.split("\n").filter((l) => l.includes("exec probes short of time"));
+  const last = lines.at(-1);
+  if (!last) return undefined;
+  try {
+    return String((JSON.parse(last) as { msg?: unknown }).msg ?? last);
+  } catch {
+    return last;
+  }
 }
 
 /** Sums of a metric's series by one label (or "" for all), from the agent's /metrics. */
@@ -235,6 +248,8 @@ try {
       results.push(r);
       console.log(`  ${name.padEnd(6)} ${String(n).padStart(3)} pods: ${r.successful}/${r.due} due probes succeeded (${(r.successRate * 100).toFixed(1)} %), ${r.failed} failed, ` +
         `${r.notCounted} not counted; Ready ≥ ${r.readyMin}/${n} over the window, ${r.readyEnd}/${n} at its end`);
+      const said = lastShortOfTime(agent);
+      if (said) console.log(`         the agent said: ${said}`);
       if (name === "after" && n === most) lat = await latency(node, agent);
       await teardown(agent, node, "probed", n);
     }

@@ -5,29 +5,32 @@
 // and its exec probes are a known CPU cost (k/k #82440). Here, at most `slots` exec probes are in the
 // runtime at once and the others wait in a first-come, first-served queue:
 //
-//   acquire ──slot free──▶ run ──the runtime answers (not: the prober gave up)──▶ end ─▶ next waiter
-//      │
-//      └─ waited past its deadline (the probe's next tick) ─▶ ProbeSkippedError: not run
+//   acquire ──slot free, its turn──▶ run ──the runtime answers (not: the prober gave up)──▶ end ─▶ next
+//
+// A waiting probe keeps its place however long it waits: the ticks its worker misses meanwhile are
+// the probes skipped (dropped, as Go's ticker drops them for a kubelet worker whose probe overran),
+// and its timeout has not started. Giving up a waiter at its next tick and queueing it again at the
+// back was tried and is unfair: on a saturated node the probes that had just run queued ahead of
+// those that had just given up, and the same pods won every round while others never turned Ready.
 //
 // A slot is held until the runtime answers the ExecSync, not until the probe's timeout: an ExecSync
 // the agent has given up on still runs in the runtime, and a new one on top of it is how a node
 // collapses (the agent before this limiter: 50 exec probes a second on 2 cores left hundreds of
 // abandoned ExecSyncs in containerd, every probe timed out and pods could not even be removed). For
 // the same reason one probe (its worker) has at most one ExecSync in the runtime: while its last one
-// has not returned, its next attempt is skipped, not stacked.
-//
-// A skipped probe never ran: the agent, not the container, was short of time, so the attempt is
-// thrown away as an errored one is (k/k worker.go doProbe) and moves no threshold.
+// has not returned, its next attempt is skipped (ProbeSkippedError), not stacked. A skipped probe
+// never ran: the agent, not the container, was short of time, so the attempt is thrown away as an
+// errored one is (k/k worker.go doProbe) and moves no threshold.
 //
 // The limiter also remembers how long recent ExecSyncs took, the evidence for the one question a
 // timeout raises: was it this container, or the runtime being slow for everyone? `runtimeWasSlow`
 // answers the second when most other containers' ExecSyncs in the same time were slow too. Slots
 // being busy is no such evidence: a container whose probe hangs holds a slot for its whole timeout,
 // and "the slots were full" would excuse exactly the containers that fill them.
-import type { Clock, Timer } from "../util/clock";
+import type { Clock } from "../util/clock";
 import { formatDuration } from "../util/duration";
 
-/** A probe that could not start in time, through no fault of its container: thrown away, never retried. */
+/** A probe that could not be run, through no fault of its container: thrown away, never retried. */
 export class ProbeSkippedError extends Error {}
 
 /** One ExecSync in the runtime, from when it got its slot until the runtime answered. */
@@ -44,7 +47,6 @@ interface Waiter {
   containerId: string;
   resolve(run: ExecRun): void;
   reject(err: unknown): void;
-  timer: Timer;
   signal?: AbortSignal;
   onAbort: () => void;
 }
@@ -78,11 +80,11 @@ export class ExecLimiter {
 
   /**
    * A slot for one ExecSync of `owner`'s probe in the container: at once when one is free and nobody
-   * is waiting, else after the probes ahead of it. Rejects with ProbeSkippedError when `waitMs` pass
-   * first, or at once when the owner's previous ExecSync is still in the runtime; with the signal's
-   * reason when it aborts. The caller must `end` the run when the runtime answers.
+   * is waiting, else after the probes ahead of it. Rejects with ProbeSkippedError at once when the
+   * owner's previous ExecSync is still in the runtime, and with the signal's reason when it aborts
+   * (the worker stopped). The caller must `end` the run when the runtime answers.
    */
-  acquire(owner: unknown, containerId: string, waitMs: number, signal?: AbortSignal): Promise<ExecRun> {
+  acquire(owner: unknown, containerId: string, signal?: AbortSignal): Promise<ExecRun> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     const previous = this.previousOf(owner);
     if (previous) return Promise.reject(previous);
@@ -98,10 +100,6 @@ export class ExecLimiter {
           this.leave(w);
           reject(signal!.reason);
         },
-        timer: this.clock.setTimer(waitMs, () => {
-          this.leave(w);
-          reject(new ProbeSkippedError(`not run: the node's ${this.slots} exec probe slots stayed busy for ${formatDuration(waitMs)}, until the probe was due again`));
-        }),
       };
       signal?.addEventListener("abort", w.onAbort, { once: true });
       this.queue.push(w);
@@ -163,7 +161,6 @@ export class ExecLimiter {
   private leave(w: Waiter): void {
     const i = this.queue.indexOf(w);
     if (i >= 0) this.queue.splice(i, 1);
-    w.timer.cancel();
     w.signal?.removeEventListener("abort", w.onAbort);
   }
 

@@ -11,9 +11,9 @@
 // EXEC_RUNTIME_GRACE_MS. Only a timeout that is not whole seconds (`probe run --timeout 500ms`),
 // which CRI cannot carry, is enforced here from the call.
 //
-// In the agent the call first takes one of the node's exec slots (ExecLimiter); a probe that could
-// not get one before it was due again is skipped, and a timeout while the runtime was slow for every
-// container is marked `excused` (the worker decides what that is worth).
+// In the agent the call first takes one of the node's exec slots (ExecLimiter), waiting its turn
+// before the clock starts; a timeout while the runtime was slow for every container is marked
+// `excused` (the worker decides what that is worth).
 import { DeadlineExceededError } from "../cri/errors";
 import type { Clock } from "../util/clock";
 import type { ExecLimiter, ExecRun } from "./exec-limiter";
@@ -40,8 +40,6 @@ export interface ExecSlotOptions {
   limiter: ExecLimiter;
   /** Whose probe this is (its worker): one ExecSync each in the runtime. */
   owner: unknown;
-  /** How long the probe may wait for a slot: until it is due again. */
-  waitMs: number;
 }
 
 function combinedOutput(stdout: Uint8Array, stderr: Uint8Array): string {
@@ -64,7 +62,7 @@ export async function execProbe(
   let run: ExecRun | undefined;
   if (slots) {
     try {
-      run = await slots.limiter.acquire(slots.owner, containerId, slots.waitMs, signal);
+      run = await slots.limiter.acquire(slots.owner, containerId, signal);
     } catch (err) {
       // Skipped (ProbeSkippedError), or the worker stopped while it waited.
       return { status: "unknown", output: "", error: err as Error, queuedMs: clock.now() - queuedFrom };

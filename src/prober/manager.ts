@@ -304,6 +304,7 @@ export class ProbeManager implements PodProber {
       random: this.random,
       onAttempt: (worker, a) => this.observed(worker, a),
       onDiscarded: (worker, a) => this.discardedAttempt(worker, a),
+      onMissedTicks: (_worker, missed) => this.shortOfTime("skipped", missed, `a probe waited for an exec slot past ${missed} of its periods`),
       onSettled: (worker, result, a) => this.settled(worker, result, a),
       onExit: (worker) => {
         if (slot.get(worker.type) === worker) slot.delete(worker.type);
@@ -322,23 +323,28 @@ export class ProbeManager implements PodProber {
     return this.prober;
   }
 
-  /**
-   * An attempt thrown away. One skipped or excused for lack of time is worth a warning, but at most
-   * one a minute with the counts: on a saturated node it happens many times a second.
-   */
+  /** An attempt thrown away: at debug, and counted when it was for lack of time. */
   private discardedAttempt(w: ProbeWorker, a: ProbeAttempt): void {
     const md = w.target.pod.metadata;
     this.o.log?.debug(`${w.type} probe of ${md?.namespace}/${md?.name} container ${w.target.container.name} not counted: ${a.excused ? `${a.output} (${a.excused})` : a.output}`);
-    if (!a.skipped && a.excused === undefined) return;
+    if (a.skipped) this.shortOfTime("skipped", 1, a.output);
+    else if (a.excused !== undefined) this.shortOfTime("excused", 1, `${a.output} (${a.excused})`);
+  }
+
+  /**
+   * Probes skipped, or timeouts not counted, because the agent or the runtime was short of time: a
+   * warning, but at most one a minute with the counts, since on a saturated node it happens many
+   * times a second.
+   */
+  private shortOfTime(kind: "skipped" | "excused", count: number, last: string): void {
     const d = this.discarded;
-    if (a.skipped) d.skipped++;
-    else d.excused++;
+    d[kind] += count;
     const now = this.o.clock.now();
     if (d.since !== 0 && now - d.since < DISCARD_REPORT_MS) return;
     const load = this.execLoad();
     this.o.log?.warn(
-      `exec probes short of time${d.since ? ` in the last ${formatDuration(now - d.since)}` : ""}: ${d.skipped} not run in time, ${d.excused} timeouts not counted ` +
-        `(the runtime was slow for every container); the node runs ${load?.slots} exec probes at once, ${load?.waiting} waiting now. Last: ${a.output}`,
+      `exec probes short of time${d.since ? ` in the last ${formatDuration(now - d.since)}` : ""}: ${d.skipped} skipped, ${d.excused} timeouts not counted ` +
+        `(the runtime was slow for every container); the node runs ${load?.slots} exec probes at once, ${load?.waiting} waiting now. Last: ${last}`,
     );
     this.discarded = { skipped: 0, excused: 0, since: now };
   }

@@ -17,8 +17,6 @@ export const MAX_PROBE_TRIES = 3;
 export interface AttemptOptions {
   /** The worker: one ExecSync of its probe in the runtime at a time. */
   owner: unknown;
-  /** How long an exec probe may wait for a slot: until it is due again. */
-  queueWaitMs: number;
 }
 
 export class Prober {
@@ -33,7 +31,7 @@ export class Prober {
   async runHandler(a: ProbeAction, timeoutMs: number, signal?: AbortSignal, o?: AttemptOptions): Promise<HandlerResult> {
     switch (a.kind) {
       case "exec": {
-        const slots = this.limiter && o ? { limiter: this.limiter, owner: o.owner, waitMs: o.queueWaitMs } : undefined;
+        const slots = this.limiter && o ? { limiter: this.limiter, owner: o.owner } : undefined;
         return execProbe(this.runner, a.containerId, a.command, timeoutMs, this.clock, signal, slots);
       }
       case "httpGet":

@@ -26,7 +26,7 @@ export interface ProbeAttempt {
   latencyMs: number;
   /** How long the attempt waited for one of the node's exec probe slots before it ran (ms). */
   queuedMs?: number;
-  /** An errored attempt that never ran: the agent could not start it in time (ProbeSkippedError). */
+  /** An errored attempt that never ran: its worker's last ExecSync was still in the runtime (ProbeSkippedError). */
   skipped?: boolean;
   /**
    * A timeout the container may not be to blame for: the runtime was slow for every container at

@@ -7,7 +7,9 @@
 // killed, and probing a container being stopped only produces noise.
 //
 // Where the agent, not the container, is short of time (exec probes share the node's ExecLimiter):
-// - a probe that waited for an exec slot until it was due again is skipped: thrown away, as an
+// - a probe waits for an exec slot before its timeout starts; the ticks that pass meanwhile are
+//   skipped probes (dropped, as a kubelet worker's ticker drops them when a probe overruns), and
+//   one that cannot run at all (its last ExecSync is still in the runtime) is thrown away, as an
 //   errored attempt is (worker.go doProbe), moving no threshold;
 // - the period's grid starts from when the first probe actually ran, not when it was due: a burst
 //   of containers whose first probes queued together comes out of the queue spread over the time it
@@ -51,6 +53,8 @@ export interface ProbeWorkerOptions {
   onAttempt(w: ProbeWorker, a: ProbeAttempt): void;
   /** An attempt thrown away: errored, skipped, or an excused timeout. */
   onDiscarded?(w: ProbeWorker, a: ProbeAttempt): void;
+  /** An attempt waited for an exec slot past `missed` of the worker's ticks: those probes were skipped. */
+  onMissedTicks?(w: ProbeWorker, missed: number, queuedMs: number): void;
   /** The thresholds settled on a result (it may equal the cached one). */
   onSettled(w: ProbeWorker, result: "success" | "failure", a: ProbeAttempt): void;
   /** The worker has ended, stopped or by itself. */
@@ -125,12 +129,11 @@ export class ProbeWorker {
   private async probeOnce(): Promise<{ more: boolean; queuedMs: number }> {
     const { target, prober } = this.o;
     const spec = probeOf(target.container, this.type)!;
-    const attempt = await prober.attempt(() => probeAction(spec, target.container, target), this.timing.timeoutMs, this.ac.signal, {
-      owner: this,
-      queueWaitMs: this.timing.periodMs,
-    });
+    const attempt = await prober.attempt(() => probeAction(spec, target.container, target), this.timing.timeoutMs, this.ac.signal, { owner: this });
     const queuedMs = attempt.queuedMs ?? 0;
     if (this.ac.signal.aborted) return { more: false, queuedMs };
+    const missed = Math.floor(queuedMs / this.timing.periodMs);
+    if (missed > 0) this.o.onMissedTicks?.(this, missed, queuedMs);
     // An errored or skipped probe is thrown away, as the kubelet throws errors away: no threshold
     // moves, no metric counts it. So is an excused timeout, up to the bound; past it, excusable
     // timeouts count until an answer that needs no excuse (a skip is no answer) ends the run.
