@@ -15,8 +15,9 @@
 //
 // A slot is held until the runtime answers the ExecSync, not until the probe's timeout: an ExecSync
 // the agent has given up on still runs in the runtime, and a new one on top of it is how a node
-// collapses (the agent before this limiter: 50 exec probes a second on 2 cores left hundreds of
-// abandoned ExecSyncs in containerd, every probe timed out and pods could not even be removed). For
+// collapses (the agent before this limiter gave up on each ExecSync at the timeout and sent the next:
+// at 50 exec probes a second on 2 cores the abandoned ones piled up in containerd, no probe succeeded,
+// no pod was Ready, and pods would not even start or be removed in minutes; bench/probes.ts). For
 // the same reason one probe (its worker) has at most one ExecSync in the runtime: while its last one
 // has not returned, its next attempt is skipped (ProbeSkippedError), not stacked. A skipped probe
 // never ran: the agent, not the container, was short of time, so the attempt is thrown away as an
@@ -56,7 +57,7 @@ const RECENT_RUNS = 512;
 
 export class ExecLimiter {
   private readonly running = new Set<ExecRun>();
-  /** Finished runs, oldest first, at most RECENT_RUNS. */
+  /** Finished runs, oldest first: the last RECENT_RUNS at least (trimmed in batches). */
   private recent: ExecRun[] = [];
   private readonly queue: Waiter[] = [];
 
