@@ -42,9 +42,10 @@ async function podList(agent: TestAgent): Promise<PodList> {
   return (await (await fetch(`${agent.url}/pods`, { signal: AbortSignal.timeout(10_000) })).json()) as PodList;
 }
 
-/** Ready pods of the configuration (named `prefix-N`). */
-async function readyCount(agent: TestAgent, prefix = "probed"): Promise<number> {
-  return (await podList(agent)).items.filter((p) => p.metadata?.name?.startsWith(`${prefix}-`) && p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True")).length;
+/** Ready pods of the configuration (named `prefix-N`); undefined when the agent did not answer in time. */
+async function readyCount(agent: TestAgent, prefix = "probed"): Promise<number | undefined> {
+  const list = await podList(agent).catch(() => undefined);
+  return list?.items.filter((p) => p.metadata?.name?.startsWith(`${prefix}-`) && p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True")).length;
 }
 
 /** The agent's last word on probes it could not count (its once-a-minute warning), if any. */
@@ -59,9 +60,12 @@ function lastShortOfTime(agent: TestAgent): string | undefined {
   }
 }
 
-/** Sums of a metric's series by one label (or "" for all), from the agent's /metrics. */
+/**
+ * Sums of a metric's series by one label (or "" for all), from the agent's /metrics: retried for a
+ * minute, since an agent on a swamped node can take longer than one read's 10 s to answer.
+ */
 async function metricSums(agent: TestAgent, metric: string, label?: string): Promise<Record<string, number>> {
-  const text = await (await fetch(`${agent.url}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+  const text = await eventually(`${metric} from the agent`, async () => (await fetch(`${agent.url}/metrics`, { signal: AbortSignal.timeout(10_000) })).text(), 60_000, 1000);
   const out: Record<string, number> = {};
   for (const m of text.matchAll(new RegExp(`^${metric}\\{([^}]*)\\} ([0-9.e+-]+)$`, "gm"))) {
     const key = label ? (new RegExp(`${label}="(\\w+)"`).exec(m[1]!)?.[1] ?? "") : "";
@@ -141,12 +145,17 @@ async function probedRun(name: string, agent: TestAgent, containerdPid: number, 
   const before = await metricSums(agent, "prober_probe_total", "result");
   let readyMin = n;
   let readyEnd = 0;
+  let samples = 0;
   for (let s = 0; s < WINDOW_S; s++) {
     await Bun.sleep(Math.max(0, windowStart + (s + 1) * 1000 - performance.now()));
-    readyEnd = await readyCount(agent);
+    const ready = await readyCount(agent);
+    if (ready === undefined) continue; // no answer within 10 s: this second is not sampled
+    samples++;
+    readyEnd = ready;
     readyMin = Math.min(readyMin, readyEnd);
     if (allReadyAfterS === undefined && readyEnd === n) allReadyAfterS = (performance.now() - running) / 1000;
   }
+  if (samples === 0) readyMin = 0;
   const after = await metricSums(agent, "prober_probe_total", "result");
   const seconds = (performance.now() - windowStart) / 1000;
   const u1 = pids.map(procUsage);
@@ -222,6 +231,8 @@ const results: ProbedRun[] = [];
 const plain: Record<string, { cpuPercent: number; rssMiB: number; containerdCpuPercent: number }> = {};
 let lat: Awaited<ReturnType<typeof latency>> | undefined;
 let ceil: Awaited<ReturnType<typeof ceiling>> = [];
+/** The agent running now, stopped if the benchmark fails midway. */
+let current: TestAgent | undefined;
 try {
   const containerdPid = Number(readFileSync(join(node.rootDir, "run", "containerd.pid"), "utf8"));
   const v = await node.client.version();
@@ -234,7 +245,7 @@ try {
   }
   for (const [name, binary] of binaries) {
     // The same pods without probes: what the probes' CPU is a ratio to.
-    let agent = new TestAgent(node, ["--pleg-mode", "generic"], binary);
+    let agent = (current = new TestAgent(node, ["--pleg-mode", "generic"], binary));
     await agent.start();
     await startPods(agent, "plain", most, false);
     await Bun.sleep(SETTLE_S * 1000);
@@ -242,7 +253,7 @@ try {
     plain[name] = { cpuPercent: a!.cpuPercent, rssMiB: a!.rssMiB, containerdCpuPercent: c!.cpuPercent };
     await teardown(agent, node, "plain", most);
     for (const n of COUNTS) {
-      agent = new TestAgent(node, ["--pleg-mode", "generic"], binary);
+      agent = current = new TestAgent(node, ["--pleg-mode", "generic"], binary);
       await agent.start();
       const r = await probedRun(name, agent, containerdPid, n);
       results.push(r);
@@ -255,6 +266,14 @@ try {
     }
   }
 } finally {
+  // An error midway (an agent that stopped answering) still leaves nothing behind: the agent, then
+  // every pod, before containerd stops (node.stop gives up on removals that fail).
+  if (current?.proc) await current.stop().catch(() => {});
+  await eventually("an empty runtime", async () => {
+    await removeAllPods(node.client);
+    return (await node.client.listPodSandbox()).length === 0;
+  }, 600_000, 1000).catch((e: unknown) => console.log(`cleanup: ${String(e)}`));
+  current?.cleanup();
   await node.stop();
 }
 
