@@ -354,8 +354,10 @@ export class Agent implements SyncHandler {
   }
 
   /**
-   * Keeps what the status says of each running container for the next start. After syncs only, not
-   * on every GET /pods: a readiness change always wakes the pod's worker, so it lands here too.
+   * Keeps what the status says of each running container for the next start: after every sync, and
+   * whenever pods() reports a status. A readiness change wakes the pod's worker too, but GET /pods
+   * shows it as soon as the prober has it, before the sync loop delivers it; an agent stopped in
+   * between (the loop stops first) would start again from the older note and report the opposite.
    */
   private noteReported(status: ApiPodStatus): void {
     for (const c of [...(status.containerStatuses ?? []), ...(status.initContainerStatuses ?? [])]) {
@@ -367,6 +369,7 @@ export class Agent implements SyncHandler {
   pods(): Pod[] {
     return this.workers.states().map((s) => {
       s.apiStatus = this.apiStatus(s);
+      this.noteReported(s.apiStatus);
       return { apiVersion: "v1", kind: "Pod", ...(s.restartRequested ?? s.pod), status: s.apiStatus };
     });
   }

@@ -4,9 +4,11 @@
 // with the kubelet's RedirectChecker allows; a redirect to another hostname is not followed and the
 // 3xx itself is the answer, a success with a warning (ProbeWarning). At most 10 KiB of the body is
 // read. node:http is used rather than fetch because fetch adds Accept-Encoding and honours
-// HTTP_PROXY, and the kubelet's probes do neither.
-import * as http from "node:http";
-import * as https from "node:https";
+// HTTP_PROXY, and the kubelet's probes do neither. node:http and node:https are imported on the first
+// request, not with this module: a single-file bundle hoists a static import of a built-in module to
+// its top, and the agent would load them at start whether any pod has an httpGet probe or not.
+import type * as Http from "node:http";
+import type * as Https from "node:https";
 import type { Clock } from "../util/clock";
 import { errorMessage } from "../util/errors";
 import { PROBE_USER_AGENT } from "./spec";
@@ -48,11 +50,18 @@ interface Answer {
   body: string;
 }
 
+/** node:http or node:https. */
+type HttpClient = Pick<typeof Http, "request"> | Pick<typeof Https, "request">;
+
+/** The client module for the URL's scheme, loaded on first use. */
+async function clientFor(url: URL): Promise<HttpClient> {
+  return url.protocol === "https:" ? await import("node:https") : await import("node:http");
+}
+
 /** One GET; resolves with the status, Location and at most MAX_HTTP_BODY_BYTES of the body. */
-function get(url: URL, headers: Record<string, string[]>, host: string | undefined, signal: AbortSignal): Promise<Answer> {
+function get(client: HttpClient, url: URL, headers: Record<string, string[]>, host: string | undefined, signal: AbortSignal): Promise<Answer> {
   return new Promise<Answer>((resolve, reject) => {
-    const mod = url.protocol === "https:" ? https : http;
-    const req = mod.request(url, {
+    const req = client.request(url, {
       method: "GET",
       headers: { ...headers, Host: host ?? url.host },
       agent: false, // a fresh connection, closed after the answer (DisableKeepAlives)
@@ -101,9 +110,11 @@ function requestError(url: URL, err: unknown): string {
   return dialError(address, err);
 }
 
-export function httpProbe(url: URL, given: [string, string][], timeoutMs: number, clock: Clock, signal?: AbortSignal): Promise<HandlerResult> {
+export async function httpProbe(url: URL, given: [string, string][], timeoutMs: number, clock: Clock, signal?: AbortSignal): Promise<HandlerResult> {
   const { headers, host } = probeRequestHeaders(given);
   let current = url;
+  // Loaded before the clock starts: the probe's timeout is not the agent's module loading.
+  let client = await clientFor(url);
   return withTimeout(
     clock,
     timeoutMs,
@@ -114,7 +125,7 @@ export function httpProbe(url: URL, given: [string, string][], timeoutMs: number
       for (let sent = 1; ; sent++) {
         let answer: Answer;
         try {
-          answer = await get(current, reqHeaders, hostOverride, abort);
+          answer = await get(client, current, reqHeaders, hostOverride, abort);
         } catch (err) {
           // A body cut off mid-read is an error (the kubelet retries it, then ignores it); a failed
           // request is a failure whose output is the client's error.
@@ -134,6 +145,7 @@ export function httpProbe(url: URL, given: [string, string][], timeoutMs: number
             // Go keeps a custom Host only through a relative redirect, and sends the Referer.
             if (/^[a-z][a-z0-9+.-]*:/i.test(answer.location)) hostOverride = undefined;
             if (!(current.protocol === "https:" && next.protocol === "http:")) reqHeaders["Referer"] = [current.href];
+            if (next.protocol !== current.protocol) client = await clientFor(next);
             current = next;
             continue;
           }

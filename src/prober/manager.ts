@@ -9,10 +9,17 @@
 // them (a ProbeSeed): a ready container stays ready and an unready one stays unready until probed
 // again. The kubelet got this wrong both ways: ready pods went NotReady on a kubelet restart
 // (k/k #100277) and NotReady pods were briefly Ready before their workers existed (#135795).
+//
+// Exec probes of every pod share the node's ExecLimiter (execSlots ExecSyncs in the runtime at once,
+// the others queued). A node without probed pods pays for none of this: the prober and the limiter
+// are made with the first worker, and there are no timers without workers.
+import { availableParallelism } from "node:os";
 import type { Container, Pod } from "kubernetes-types/core/v1";
 import type { Clock } from "../util/clock";
+import { formatDuration } from "../util/duration";
 import type { Logger } from "../util/log";
 import type { ContainerCommandRunner } from "./exec";
+import { ExecLimiter } from "./exec-limiter";
 import { Prober } from "./prober";
 import { oneLine, probeOf } from "./spec";
 import { initialResult } from "./thresholds";
@@ -33,7 +40,21 @@ export interface ProbeManagerOptions {
   log?: Logger;
   /** For the adopted workers' first-probe jitter; Math.random unless a test fixes it. */
   random?: () => number;
+  /** Exec probes in the runtime at once, node-wide; defaultExecSlots() unless given. */
+  execSlots?: number;
 }
+
+/**
+ * Exec probes in the runtime at once: two per CPU. Each is a `runc exec`, mostly CPU in the runtime;
+ * on a 2-core node containerd 1.6 served the most ExecSyncs a second at 2 to 8 at once, and more
+ * only made each slower (measured in bench/probes.ts).
+ */
+export function defaultExecSlots(): number {
+  return Math.max(2, 2 * availableParallelism());
+}
+
+/** How often the manager says that probes were thrown away because the agent or runtime was short of time. */
+const DISCARD_REPORT_MS = 60_000;
 
 /** A probed container's key in the manager's maps. */
 const slotKey = (podUid: string, container: string) => `${podUid}/${container}`;
@@ -58,7 +79,8 @@ interface PodEntry {
 }
 
 export class ProbeManager implements PodProber {
-  readonly prober: Prober;
+  private prober: Prober | undefined;
+  private limiter: ExecLimiter | undefined;
   private readonly pods = new Map<string, PodEntry>();
   /** Workers by pod/container, then probe type. */
   private readonly workers = new Map<string, Map<ProbeType, ProbeWorker>>();
@@ -71,11 +93,18 @@ export class ProbeManager implements PodProber {
   private readonly random: () => number;
   /** Containers that started before this manager existed were started by a previous agent: adopted. */
   private readonly createdAt: number;
+  /** Attempts thrown away for lack of time since the last report: skipped, excused. */
+  private discarded = { skipped: 0, excused: 0, since: 0 };
 
   constructor(private readonly o: ProbeManagerOptions) {
-    this.prober = new Prober(o.runner, o.clock);
     this.random = o.random ?? Math.random;
     this.createdAt = o.clock.now();
+  }
+
+  /** The node's exec slots, once a worker exists: ExecSyncs in the runtime now, and probes waiting. */
+  execLoad(): { slots: number; inFlight: number; waiting: number } | undefined {
+    const l = this.limiter;
+    return l && { slots: l.slots, inFlight: l.inFlight, waiting: l.waiting };
   }
 
   /**
@@ -268,12 +297,14 @@ export class ProbeManager implements PodProber {
     const w = new ProbeWorker({
       type,
       target,
-      prober: this.prober,
+      prober: this.proberForWorkers(),
       clock: this.o.clock,
       initial: cached,
       adopted,
       random: this.random,
       onAttempt: (worker, a) => this.observed(worker, a),
+      onDiscarded: (worker, a) => this.discardedAttempt(worker, a),
+      onMissedTicks: (_worker, missed) => this.shortOfTime("skipped", missed, `a probe waited for an exec slot past ${missed} of its periods`),
       onSettled: (worker, result, a) => this.settled(worker, result, a),
       onExit: (worker) => {
         if (slot.get(worker.type) === worker) slot.delete(worker.type);
@@ -281,6 +312,41 @@ export class ProbeManager implements PodProber {
     });
     slot.set(type, w);
     w.start();
+  }
+
+  /** The prober and the node's exec slots, made with the first worker. */
+  private proberForWorkers(): Prober {
+    if (!this.prober) {
+      this.limiter = new ExecLimiter(this.o.execSlots ?? defaultExecSlots(), this.o.clock);
+      this.prober = new Prober(this.o.runner, this.o.clock, this.limiter);
+    }
+    return this.prober;
+  }
+
+  /** An attempt thrown away: at debug, and counted when it was for lack of time. */
+  private discardedAttempt(w: ProbeWorker, a: ProbeAttempt): void {
+    const md = w.target.pod.metadata;
+    this.o.log?.debug(`${w.type} probe of ${md?.namespace}/${md?.name} container ${w.target.container.name} not counted: ${a.excused ? `${a.output} (${a.excused})` : a.output}`);
+    if (a.skipped) this.shortOfTime("skipped", 1, a.output);
+    else if (a.excused !== undefined) this.shortOfTime("excused", 1, `${a.output} (${a.excused})`);
+  }
+
+  /**
+   * Probes skipped, or timeouts not counted, because the agent or the runtime was short of time: a
+   * warning, but at most one a minute with the counts, since on a saturated node it happens many
+   * times a second.
+   */
+  private shortOfTime(kind: "skipped" | "excused", count: number, last: string): void {
+    const d = this.discarded;
+    d[kind] += count;
+    const now = this.o.clock.now();
+    if (d.since !== 0 && now - d.since < DISCARD_REPORT_MS) return;
+    const load = this.execLoad();
+    this.o.log?.warn(
+      `exec probes short of time${d.since ? ` in the last ${formatDuration(now - d.since)}` : ""}: ${d.skipped} skipped, ${d.excused} timeouts not counted ` +
+        `(the runtime was slow for every container); the node runs ${load?.slots} exec probes at once, ${load?.waiting} waiting now. Last: ${last}`,
+    );
+    this.discarded = { skipped: 0, excused: 0, since: now };
   }
 
   private observed(w: ProbeWorker, a: ProbeAttempt): void {

@@ -1,7 +1,7 @@
 // The tcpSocket probe: success when a TCP connection opens, then it is closed at once (k/k
 // pkg/probe/tcp DoTCPProbe). A refused or timed-out dial is a failure whose output is the dial error,
-// worded as the kubelet's Go errors are, so events read the same as on a kubelet node.
-import { connect } from "node:net";
+// worded as the kubelet's Go errors are, so events read the same as on a kubelet node. node:net is
+// imported on the first probe, not with this module (see http.ts: a bundle hoists static imports).
 import type { Clock } from "../util/clock";
 import { formatDuration } from "../util/duration";
 import { joinHostPort } from "./spec";
@@ -28,8 +28,9 @@ export function dialError(address: string, err: unknown): string {
   return `dial tcp ${address}: connect: ${text}`;
 }
 
-export function tcpProbe(host: string, port: number, timeoutMs: number, clock: Clock, signal?: AbortSignal): Promise<HandlerResult> {
+export async function tcpProbe(host: string, port: number, timeoutMs: number, clock: Clock, signal?: AbortSignal): Promise<HandlerResult> {
   const address = joinHostPort(host, port);
+  const { connect } = await import("node:net");
   return withTimeout(
     clock,
     timeoutMs,

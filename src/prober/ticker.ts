@@ -9,8 +9,10 @@ export class ProbeTicker {
   constructor(
     private readonly clock: Clock,
     private readonly periodMs: number,
+    /** The grid's origin, the first probe: now unless that probe ran later than it was due. */
+    from = clock.now(),
   ) {
-    this.next = clock.now() + periodMs;
+    this.next = from + periodMs;
   }
 
   /** How long to wait from now for the next tick, and moves past it. */

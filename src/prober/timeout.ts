@@ -1,6 +1,15 @@
 // One probe handler call bounded by the probe's timeout on the injected clock (so tests move time
 // instead of waiting for it), and by the caller's signal (a stopped worker aborts its probe).
-import type { Clock } from "../util/clock";
+//
+// The timeout is the container's time, not the agent's: when the deadline's timer fires late, the
+// agent's event loop was busy (a long sync, a GC pause, a starved CPU) and an answer that came in
+// meanwhile may be waiting behind the timer, unread. The deadline then moves on by as long as the
+// timer was late, at most by the timeout once more in all, and only an answer still missing when the
+// agent did look in time is a timeout.
+import type { Clock, Timer } from "../util/clock";
+
+/** Timer lateness below this is the event loop's ordinary jitter, not the agent being stalled. */
+export const STALL_TOLERANCE_MS = 50;
 
 /** Why a handler's signal was aborted. */
 export class ProbeTimeoutError extends Error {
@@ -36,7 +45,20 @@ export function withTimeout<T>(
       finish(() => resolve(onTimeout()));
     };
     const onOuterAbort = () => expire(outer!.reason);
-    const timer = clock.setTimer(timeoutMs, () => expire(new ProbeTimeoutError(timeoutMs)));
+    let deadline = clock.now() + timeoutMs;
+    let extended = 0;
+    const onDeadline = () => {
+      const late = clock.now() - deadline;
+      if (late > STALL_TOLERANCE_MS && extended < timeoutMs) {
+        const more = Math.min(late, timeoutMs - extended);
+        extended += more;
+        deadline = clock.now() + more;
+        timer = clock.setTimer(more, onDeadline);
+        return;
+      }
+      expire(new ProbeTimeoutError(timeoutMs));
+    };
+    let timer: Timer = clock.setTimer(timeoutMs, onDeadline);
     if (outer?.aborted) return expire(outer.reason);
     outer?.addEventListener("abort", onOuterAbort, { once: true });
     work(ac.signal).then(

@@ -22,8 +22,17 @@ export interface ProbeAttempt {
   warning?: boolean;
   /** The probe's output: the body or command output on success, why it failed otherwise. */
   output: string;
-  /** Wall time of the attempt, retries included, in milliseconds. */
+  /** Wall time of the attempt, retries included, in milliseconds; the wait for an exec slot is not. */
   latencyMs: number;
+  /** How long the attempt waited for one of the node's exec probe slots before it ran (ms). */
+  queuedMs?: number;
+  /** An errored attempt that never ran: its worker's last ExecSync was still in the runtime (ProbeSkippedError). */
+  skipped?: boolean;
+  /**
+   * A timeout the container may not be to blame for: the runtime was slow for every container at
+   * the time (ExecLimiter.runtimeWasSlow). The worker throws it away, a bounded number of times.
+   */
+  excused?: string;
 }
 
 /**
@@ -34,6 +43,9 @@ export interface HandlerResult {
   status: "success" | "warning" | "failure" | "unknown";
   output: string;
   error?: Error;
+  /** Exec probes: the wait for a slot (ms), and why a timeout may be the runtime's (ProbeAttempt). */
+  queuedMs?: number;
+  excused?: string;
 }
 
 /** A probe resolved against one container instance: what exactly is run or dialled. */

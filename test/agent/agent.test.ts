@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
-import { Agent, SHUTDOWN_GRACE_MS, type AgentHooks } from "../../src/agent/agent";
+import { Agent, SHUTDOWN_GRACE_MS, type AgentHooks, type AgentOptions } from "../../src/agent/agent";
 import { PodConfig, type SourceReport } from "../../src/config";
 import type { ContainerConfigInput } from "../../src/cri/types";
 import type { PodSourceName } from "../../src/manifest/types";
@@ -15,7 +15,7 @@ import { FakeClock, flushMicrotasks } from "../../src/util/clock";
 import { createLogger } from "../../src/util/log";
 import { grpcStatusError } from "../fakes/grpc";
 import { FakeRuntime } from "../fakes/runtime";
-import { FakeSource, FakeStatusManager } from "../fakes/seams";
+import { FakeProber, FakeSource, FakeStatusManager } from "../fakes/seams";
 import { runAgent, pod } from "./fixtures";
 
 const root = mkdtempSync(join(tmpdir(), "nodeagent-agent-test-"));
@@ -34,7 +34,7 @@ interface RunningAgent {
  * Starts an agent on the runtime. `before` feeds PodConfig before the sync loop starts, as a source
  * that has its pods the moment it starts does (pushed pods kept across a restart).
  */
-async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: PodSourceName[]; before?: SourceReport; hooks?: AgentHooks; stateDir?: string; statusManager?: FakeStatusManager; runtimeName?: string } = {}): Promise<RunningAgent> {
+async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: PodSourceName[]; before?: SourceReport; hooks?: AgentHooks; stateDir?: string; statusManager?: FakeStatusManager; runtimeName?: string; prober?: AgentOptions["prober"] } = {}): Promise<RunningAgent> {
   const log = createLogger("text", -1);
   const pleg = new Pleg(rt, clock, { mode: "generic" });
   const config = new PodConfig({ clock, log });
@@ -53,6 +53,7 @@ async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: P
     hooks: opts.hooks,
     stateDir: opts.stateDir,
     runtimeName: opts.runtimeName,
+    prober: opts.prober,
   });
   const { settle, stop } = runAgent(agent, clock);
   await settle();
@@ -502,6 +503,33 @@ describe("Agent: probes", () => {
       await second.stop();
     });
   }
+
+  test("what GET /pods reported is kept across a restart, also when the agent stopped before the sync loop delivered the change", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    const stateDir = mkdtempSync(join(root, "state-"));
+    /** A prober whose readiness the test sets, and which sends no updates: one still on its way. */
+    class SetProber extends FakeProber {
+      ready: boolean | undefined;
+      override readiness(): boolean | undefined {
+        return this.ready;
+      }
+    }
+    let prober!: SetProber;
+    const first = await startAgent(rt, clock, { stateDir, prober: (u) => (prober = new SetProber(u)) });
+    prober.ready = false;
+    first.config.apply(fromFile(probed("readinessProbe")));
+    await first.settle();
+    expect(containerStatus(first.agent, "app")!.ready).toBe(false);
+    // The prober has the container ready and GET /pods says so; the agent stops before a sync.
+    prober.ready = true;
+    expect(containerStatus(first.agent, "app")!.ready).toBe(true);
+    await first.stop();
+    // The next agent has not probed it yet: it reports what was reported last, ready.
+    const second = await startAgent(rt, clock, { stateDir, before: fromFile(probed("readinessProbe")), prober: (u) => new FakeProber(u) });
+    expect(containerStatus(second.agent, "app")!.ready).toBe(true);
+    await second.stop();
+  });
 });
 
 describe("Agent: shutdown", () => {

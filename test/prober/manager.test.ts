@@ -2,6 +2,7 @@
 // thresholds, startup gating, initial results, timeouts, instances and adoption after a restart.
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "kubernetes-types/core/v1";
+import { EXEC_RUNTIME_GRACE_MS } from "../../src/prober/exec";
 import { ProbeManager, type RunningContainer } from "../../src/prober/manager";
 import type { ProbeObservation, ProbeUpdate } from "../../src/prober/types";
 import { FakeClock } from "../../src/util/clock";
@@ -9,12 +10,12 @@ import { execProbe, FakeExec, probedPod } from "./fakes";
 
 const T0 = Date.UTC(2026, 0, 1);
 
-function setup(random = () => 0) {
+function setup(random = () => 0, execSlots = 4) {
   const clock = new FakeClock(T0);
-  const exec = new FakeExec();
+  const exec = new FakeExec(clock);
   const updates: ProbeUpdate[] = [];
   const observations: ProbeObservation[] = [];
-  const manager = new ProbeManager({ runner: exec, clock, onUpdate: (u) => updates.push(u), observe: (o) => observations.push(o), random });
+  const manager = new ProbeManager({ runner: exec, clock, onUpdate: (u) => updates.push(u), observe: (o) => observations.push(o), random, execSlots });
   const summary = () => updates.map((u) => `${u.probeType}:${u.result}`);
   return { clock, exec, updates, observations, manager, summary };
 }
@@ -31,7 +32,7 @@ describe("ProbeManager", () => {
     expect(exec.callsFor("c1")).toBe(0);
     await clock.advance(1);
     expect(exec.callsFor("c1")).toBe(1);
-    expect(exec.calls[0]).toEqual({ containerId: "c1", cmd: ["check"], timeoutSeconds: 1 });
+    expect(exec.calls[0]).toEqual({ containerId: "c1", cmd: ["check"], timeoutSeconds: 1, at: T0 + 5000 });
     expect(manager.readiness("u1", "app")).toBe(true);
     expect(updates).toEqual([
       { podUid: "u1", namespace: "default", podName: "pod-u1", containerName: "app", containerId: "c1", probeType: "readiness", result: "success", reason: "",
@@ -130,23 +131,44 @@ describe("ProbeManager", () => {
     expect(manager.readiness("u1", "app")).toBe(false);
   });
 
-  test("an exec probe that does not answer within timeoutSeconds is a failure, on the clock", async () => {
+  test("an exec probe's timeout is the command's own time, as the runtime measures it: a slow start in the runtime does not count", async () => {
     const { clock, exec, manager, updates, observations } = setup();
     const pod = probedPod("u1", { readinessProbe: execProbe({ exec: { command: ["sleep", "10"] }, timeoutSeconds: 2, periodSeconds: 5, successThreshold: 1 }) });
-    exec.queue("c1", { exit: 0 }, "hang");
+    // Answered at once; then 1.5 s for the runtime to start the command, which runs 1.9 s of its 2;
+    // then a command that runs past its 2 s, ended by the runtime.
+    exec.queue("c1", { exit: 0 }, { setupMs: 1500, runsMs: 1900 }, { runsMs: 10_000 });
     manager.syncPod(pod, "10.0.0.1", [running("c1", T0)]);
     await clock.advance(0);
     expect(manager.readiness("u1", "app")).toBe(true);
-    await clock.advance(5000 + 1999);
-    expect(manager.readiness("u1", "app")).toBe(true);
+    await clock.advance(5000 + 3399);
+    expect(observations.map((o) => o.result)).toEqual(["successful"]);
     await clock.advance(1);
-    expect(observations.map((o) => [o.result, o.durationSeconds])).toEqual([["successful", 0], ["failed", 2]]);
+    // The third, due at 10 s, is ended by the runtime at 12 s.
+    await clock.advance(3600);
+    expect(observations.map((o) => [o.result, o.durationSeconds])).toEqual([["successful", 0], ["successful", 3.4], ["failed", 2]]);
     // One failure of the default three: still ready.
     expect(updates.map((u) => u.result)).toEqual(["success"]);
-    exec.set("c1", "hang");
+    exec.set("c1", { runsMs: 10_000 });
     await clock.advance(10_000);
-    expect(updates.at(-1)).toMatchObject({ result: "failure", reason: 'command "sleep 10" timed out' });
+    // Failures at 12, 17 and 22 s: the third flips readiness.
+    expect(updates.at(-1)).toMatchObject({ result: "failure", reason: 'command "sleep 10" timed out', time: T0 + 22_000 });
     expect(exec.calls.every((c) => c.timeoutSeconds === 2)).toBe(true);
+    await manager.stop();
+  });
+
+  test("a runtime that never answers: a timeout at timeoutSeconds + EXEC_RUNTIME_GRACE_MS, and no ExecSync stacked on the one still in the runtime", async () => {
+    const { clock, exec, manager, updates, observations } = setup();
+    const pod = probedPod("u1", { readinessProbe: execProbe({ periodSeconds: 1, failureThreshold: 1 }) });
+    exec.queue("c1", { exit: 0 }, "hang");
+    manager.syncPod(pod, "10.0.0.1", [running("c1", T0)]);
+    await clock.advance(1000 + 1000 + EXEC_RUNTIME_GRACE_MS - 1);
+    expect(manager.readiness("u1", "app")).toBe(true);
+    await clock.advance(1);
+    // The only container on the node: nothing says the runtime was slow for others, so it counts.
+    expect(updates.map((u) => `${u.result}@${u.time - T0}`)).toEqual(["success@0", `failure@${2000 + EXEC_RUNTIME_GRACE_MS}`]);
+    await clock.advance(20_000);
+    expect(exec.callsFor("c1")).toBe(2);
+    expect(observations).toHaveLength(2);
     await manager.stop();
   });
 
@@ -264,7 +286,7 @@ describe("ProbeManager", () => {
   test("a probe that overruns its period runs the next one at once, then keeps the period's grid", async () => {
     const { clock, exec, manager } = setup();
     const pod = probedPod("u1", { readinessProbe: execProbe({ periodSeconds: 2, timeoutSeconds: 5 }) });
-    exec.queue("c1", { exit: 0 }, "hang");
+    exec.queue("c1", { exit: 0 }, { runsMs: 60_000 });
     const at: number[] = [];
     const original = exec.execSync.bind(exec);
     exec.execSync = (id, cmd, t) => {
@@ -273,7 +295,7 @@ describe("ProbeManager", () => {
     };
     manager.syncPod(pod, "10.0.0.1", [running("c1", T0)]);
     await clock.advance(12_000);
-    // 0: answered; 2: hangs until its 5 s timeout at 7; 7: the buffered tick; then 8, 10, 12.
+    // 0: answered; 2: runs until the runtime ends it at its 5 s timeout, at 7; 7: the buffered tick; then 8, 10, 12.
     expect(at).toEqual([0, 2, 7, 8, 10, 12]);
     await manager.stop();
   });
