@@ -18,7 +18,8 @@ export class TestAgent {
   readonly dir: string;
   readonly manifests: string;
 
-  constructor(readonly node: TestNode, readonly extraArgs: string[] = []) {
+  /** `binary`: dist/nodeagent unless a benchmark compares another build (the before binary). */
+  constructor(readonly node: TestNode, readonly extraArgs: string[] = [], readonly binary?: string) {
     this.dir = join(node.rootDir, "agent");
     this.manifests = join(this.dir, "manifests");
     mkdirSync(this.manifests, { recursive: true });
@@ -31,7 +32,7 @@ export class TestAgent {
       "agent", "--runtime-endpoint", this.node.endpoint, "--root-dir", join(this.dir, "root"), "--pod-manifest-path", this.manifests,
       "--pod-logs-dir", join(this.dir, "logs"), "--cgroup-root", AGENT_CGROUP, "--hostname-override", NODE_NAME, "--port", "0",
       "--file-check-frequency", "2s", "--log-format", "json", ...this.extraArgs,
-    ]);
+    ], {}, this.binary);
     const line = await this.proc.waitFor("the agent's API address", () => /API at (http:\/\/[0-9.:]+)/.exec(this.proc.stderr) ?? undefined, 30_000);
     this.url = line[1]!;
   }

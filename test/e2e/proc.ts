@@ -9,8 +9,9 @@ export class BinaryProcess {
   stderr = "";
   private waiters: (() => void)[] = [];
 
-  constructor(args: string[], env: Record<string, string> = {}) {
-    this.proc = Bun.spawn([BINARY, ...args], { stdin: "ignore", stdout: "pipe", stderr: "pipe", env: { ...process.env, ...env } });
+  /** `binary` is dist/nodeagent unless a benchmark runs another build beside it (the before binary). */
+  constructor(args: string[], env: Record<string, string> = {}, binary = BINARY) {
+    this.proc = Bun.spawn([binary, ...args], { stdin: "ignore", stdout: "pipe", stderr: "pipe", env: { ...process.env, ...env } });
     void this.read(this.proc.stdout, (chunk) => {
       this.lines.push(...chunk);
     });
