@@ -99,6 +99,8 @@ export class Agent implements SyncHandler {
   private allSourcesSeen = false;
   private gcRunning = false;
   private readonly started = new Set<string>();
+  /** Each worker's last computed API status and what it was computed from (see apiStatus). */
+  private readonly statusMemo = new WeakMap<PodWorkerState, { inputs: unknown[]; status: ApiPodStatus }>();
 
   constructor(private readonly o: AgentOptions) {
     this.startedAt = o.clock.now();
@@ -336,14 +338,27 @@ export class Agent implements SyncHandler {
       return computeApiPodStatus({ pod, runtimeName: this.runtimeName, runtime: undefined, waiting, hostIP: this.o.runtimeConfig.hostIP, startTime: s.seen, now: apiTime(this.o.clock.now()) });
     }
     const probed = (name: string) => [...(s.pod.spec?.containers ?? []), ...(s.pod.spec?.initContainers ?? [])].find((c) => c.name === name);
-    return computeApiPodStatus({
+    // GET /pods asks for every pod's status each time, and a monitor may ask every few milliseconds:
+    // the status is computed again only when something it is computed from has changed — the spec,
+    // the sync's results, the cached runtime status, and each instance's probe results and notes.
+    // The time only dates a condition that changes, so the same inputs give the same status.
+    const runtime = this.o.pleg.cache.get(s.uid)?.status;
+    const inputs: unknown[] = [s.pod, s.waiting, s.failed, s.seen, runtime];
+    for (const c of runtime?.containerStatuses ?? []) {
+      const name = c.metadata?.name ?? "";
+      const note = this.notes.get(c.id);
+      inputs.push(this.probes.readiness(s.uid, name, c.id), this.probes.started(s.uid, name, c.id), note?.ready, note?.started, note?.killMessage);
+    }
+    const memo = this.statusMemo.get(s);
+    if (memo && memo.status === s.apiStatus && memo.inputs.length === inputs.length && memo.inputs.every((v, i) => v === inputs[i])) return memo.status;
+    const status = computeApiPodStatus({
       pod: s.pod,
       runtimeName: this.runtimeName,
       // Until the prober has the pod (just after a restart) the last reported value stands.
       ready: (name, id) => this.probes.readiness(s.uid, name, id) ?? this.notes.get(id)?.ready ?? !(probed(name)?.readinessProbe || probed(name)?.startupProbe),
       started: (name, id) => this.probes.started(s.uid, name, id) ?? this.notes.get(id)?.started ?? !probed(name)?.startupProbe,
       killMessage: (id) => this.notes.get(id)?.killMessage,
-      runtime: this.o.pleg.cache.get(s.uid)?.status,
+      runtime,
       waiting: s.waiting,
       hostIP: this.o.runtimeConfig.hostIP,
       startTime: s.seen,
@@ -351,6 +366,8 @@ export class Agent implements SyncHandler {
       now: apiTime(this.o.clock.now()),
       previous: s.apiStatus,
     });
+    this.statusMemo.set(s, { inputs, status });
+    return status;
   }
 
   /**

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
-import { Agent, SHUTDOWN_GRACE_MS, type AgentHooks } from "../../src/agent/agent";
+import { Agent, SHUTDOWN_GRACE_MS, type AgentHooks, type AgentOptions } from "../../src/agent/agent";
 import { PodConfig, type SourceReport } from "../../src/config";
 import type { ContainerConfigInput } from "../../src/cri/types";
 import type { PodSourceName } from "../../src/manifest/types";
@@ -34,7 +34,7 @@ interface RunningAgent {
  * Starts an agent on the runtime. `before` feeds PodConfig before the sync loop starts, as a source
  * that has its pods the moment it starts does (pushed pods kept across a restart).
  */
-async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: PodSourceName[]; before?: SourceReport; hooks?: AgentHooks; stateDir?: string; statusManager?: FakeStatusManager; runtimeName?: string } = {}): Promise<RunningAgent> {
+async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: PodSourceName[]; before?: SourceReport; hooks?: AgentHooks; stateDir?: string; statusManager?: FakeStatusManager; runtimeName?: string; prober?: AgentOptions["prober"] } = {}): Promise<RunningAgent> {
   const log = createLogger("text", -1);
   const pleg = new Pleg(rt, clock, { mode: "generic" });
   const config = new PodConfig({ clock, log });
@@ -53,6 +53,7 @@ async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: P
     hooks: opts.hooks,
     stateDir: opts.stateDir,
     runtimeName: opts.runtimeName,
+    prober: opts.prober,
   });
   const ac = new AbortController();
   const done = agent.run(ac.signal);
@@ -445,6 +446,42 @@ describe("Agent: probes", () => {
     expect(observed.filter((o) => o === "readiness:failed")).toHaveLength(4);
     // Readiness never kills: one container throughout.
     expect(created(rt)).toEqual(["app"]);
+    await a.stop();
+  });
+
+  test("GET /pods reuses a status until something it is computed from changes; a readiness result shows at once, without a sync", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    let ready: boolean | undefined = true;
+    const prober: AgentOptions["prober"] = () => ({
+      syncPod() {}, stopLivenessAndStartup() {}, removePod() {}, cleanupPods() {}, result: () => undefined,
+      readiness: () => ready, started: () => true, stop: async () => {},
+    });
+    const a = await startAgent(rt, clock, { prober });
+    a.config.apply(fromFile(probed("readinessProbe")));
+    await a.settle();
+    const first = statusOf(a.agent);
+    expect(first.conditions?.find((c) => c.type === "Ready")?.status).toBe("True");
+    // Nothing changed: the very same status, not a new computation.
+    expect(statusOf(a.agent)).toBe(first);
+    await clock.advance(5_000);
+    await a.settle();
+    expect(statusOf(a.agent)).toBe(first);
+
+    // The prober's result turns; no event reaches the worker, yet the next read shows it, dated now.
+    ready = false;
+    const notReady = statusOf(a.agent);
+    expect(notReady).not.toBe(first);
+    expect(notReady.containerStatuses?.[0]?.ready).toBe(false);
+    const cond = notReady.conditions?.find((c) => c.type === "Ready");
+    expect([cond?.status, cond?.lastTransitionTime]).toEqual(["False", new Date(Math.floor(clock.now() / 1000) * 1000).toISOString().replace(".000Z", "Z")]);
+    expect(statusOf(a.agent)).toBe(notReady);
+
+    // The runtime's status changes (the container exits): the relist's new entry gives a new status.
+    rt.exit(rt.containersNamed("app")[0]!.id, 1);
+    await clock.advance(1000);
+    await a.settle();
+    expect(statusOf(a.agent).containerStatuses?.[0]?.lastState?.terminated?.exitCode ?? statusOf(a.agent).containerStatuses?.[0]?.state?.terminated?.exitCode).toBe(1);
     await a.stop();
   });
 
