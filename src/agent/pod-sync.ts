@@ -2,6 +2,8 @@
 // KillPod in kuberuntime_manager: kill what must go, create the sandbox, prune old init containers,
 // start the next init container or the app containers (pulling images per policy, honouring the
 // crash-loop and image-pull backoffs), and stop containers with their grace period and preStop hook.
+// Sandboxes are made through the node's SandboxGate (sandbox-gate.ts): in a burst of new pods the
+// first ones are made nearly alone, and a pod goes on to its containers as soon as its own is ready.
 import { mkdirSync, rmdirSync, readdirSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Container, Pod } from "kubernetes-types/core/v1";
@@ -16,6 +18,7 @@ import type { Logger } from "../util/log";
 import { mkdirInside, PathEscapeError, removeInside } from "../util/confined-path";
 import { errorMessage } from "../util/errors";
 import type { Backoff } from "./backoff";
+import { SandboxGate } from "./sandbox-gate";
 import * as ann from "./labels";
 import { computePodActions, findContainerStatus, isInit, neverRan, type PodActions, type ProbeFailureLookup } from "./pod-actions";
 import { containerConfig, containerLogDir, podDir, podLogDir, sandboxConfig, terminationLogDir, uidCgroupParent, volumeHostPath, type RuntimeConfigOptions } from "./runtime-config";
@@ -65,6 +68,8 @@ export class PodSyncer {
     private readonly log: Logger,
     /** A container was started again after an earlier instance (restartPolicy, a failed probe). */
     private readonly onContainerRestart?: (pod: Pod, container: string) => void,
+    /** Orders and bounds the node's sandbox creations. */
+    private readonly sandboxes = new SandboxGate(),
   ) {}
 
   async syncPod(pod: Pod, status: PodStatus | undefined, probeFailure?: ProbeFailureLookup): Promise<SyncResult> {
@@ -97,7 +102,8 @@ export class PodSyncer {
       // lookup is a round trip off every new pod's start.
       imageLookups = this.lookUpImages(pod, actions);
       try {
-        sandboxId = await this.runtime.runPodSandbox(sandboxConfig(pod, actions.attempt, this.opts));
+        const config = sandboxConfig(pod, actions.attempt, this.opts);
+        sandboxId = await this.sandboxes.run(() => this.runtime.runPodSandbox(config));
       } catch (err) {
         const msg = `Failed to create pod sandbox: ${errorMessage(err)}`;
         result.errors.push(msg);

@@ -200,6 +200,71 @@ describe("Agent: pods from PodConfig", () => {
   });
 });
 
+/** A runtime whose RunPodSandbox calls each wait until the test lets that pod's sandbox be made. */
+class HeldSandboxes extends FakeRuntime {
+  private readonly gates = new Map<string, () => void>();
+  /** Pod names whose RunPodSandbox is in flight, in the order they were asked for. */
+  readonly asked: string[] = [];
+  override async runPodSandbox(config: Parameters<FakeRuntime["runPodSandbox"]>[0], handler = ""): Promise<string> {
+    const name = config.metadata?.name ?? "";
+    this.asked.push(name);
+    await new Promise<void>((r) => this.gates.set(name, r));
+    return super.runPodSandbox(config, handler);
+  }
+  make(name: string): void {
+    this.gates.get(name)!();
+  }
+}
+
+const named = (name: string, opts: Parameters<typeof pod>[0] = {}): Pod => {
+  const p = pod(opts);
+  p.metadata = { ...p.metadata, name, uid: `uid-${name}` };
+  return p;
+};
+
+describe("Agent: a burst of new pods", () => {
+  test("the first sandbox is made alone; a pod starts its containers as soon as its own sandbox is ready, ahead of the others' sandboxes", async () => {
+    const clock = new FakeClock();
+    const rt = new HeldSandboxes(clock);
+    const a = await startAgent(rt, clock);
+    // Workers wait on held sandboxes, so the agent is never idle: let everything else run instead.
+    const churn = async () => {
+      for (let i = 0; i < 10; i++) {
+        await clock.advance(0);
+        await flushMicrotasks();
+      }
+    };
+    const names = ["p1", "p2", "p3", "p4", "p5", "p6"];
+    a.config.apply(fromFile(...names.map((n) => named(n, { inits: ["init"], containers: ["app", "sidecar"] }))));
+    await churn();
+    expect(rt.asked).toEqual(["p1"]);
+    rt.exitOnStart.set("init", 0);
+
+    rt.make("p1");
+    await churn();
+    // p1 is made: its init container runs (and exits at once), then its app containers start, in
+    // order, while the next two sandboxes (no more: one has finished) are still being made.
+    expect(rt.asked).toEqual(["p1", "p2", "p3"]);
+    expect(created(rt)).toEqual(["init", "app", "sidecar"]);
+    expect(statusOf(a.agent, "p1").phase).toBe("Running");
+    expect(statusOf(a.agent, "p4").containerStatuses?.every((c) => c.state?.waiting?.reason === "ContainerCreating")).toBe(true);
+
+    rt.make("p3");
+    await churn();
+    // Two made: four may be in flight (p2, p4, p5, p6); p3 has gone on to its init container.
+    expect(rt.asked).toEqual(["p1", "p2", "p3", "p4", "p5", "p6"]);
+    for (const n of ["p2", "p4", "p5", "p6"]) rt.make(n);
+    await a.settle();
+    await clock.advance(1000);
+    await a.settle();
+    for (const n of names) expect(statusOf(a.agent, n).phase).toBe("Running");
+    // One sandbox per pod, and each container started once.
+    expect(rt.callsOf("runPodSandbox")).toHaveLength(6);
+    expect(created(rt)).toHaveLength(18);
+    await a.stop();
+  });
+});
+
 describe("Agent: housekeeping", () => {
   test("a runtime pod no source has is removed only once every source has been seen", async () => {
     const clock = new FakeClock();
