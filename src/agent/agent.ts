@@ -154,6 +154,7 @@ export class Agent implements SyncHandler {
     const finished = await Promise.race([drained, late]);
     timer?.cancel();
     if (!finished) this.o.log.warn(`stopping with work still in flight after ${SHUTDOWN_GRACE_MS / 1000}s (the runtime is not answering); the next start adopts what runs`);
+    this.notes.flush();
     // Sources stop last: a cluster node's status manager may still write what the drain reported.
     await Promise.all(sources.map(async (s) => s.stop()));
   }
