@@ -243,9 +243,10 @@ export class FileSource implements PodSource {
     this.log = opts.log;
     this.emitter = new SnapshotEmitter(opts.log);
     this.checkFrequencyMs = opts.checkFrequencyMs ?? 20_000;
-    // Short: an editor's save arrives as a burst within microseconds, and a file written in place is
-    // left to settle anyway; every millisecond here is a millisecond of pod start.
-    this.debounceMs = opts.debounceMs ?? 2;
+    // None beyond the turn of the event loop the events arrive in: a save by rename is one event, a
+    // file written in place is left to settle anyway, and a scan that finds more changes than it
+    // reads at once goes on with another; every millisecond here is a millisecond of pod start.
+    this.debounceMs = opts.debounceMs ?? 0;
     this.settleMs = opts.settleMs ?? 1_000;
     this.watchFn = opts.watch ?? fsWatch;
     this.fileTimeNow = opts.fileTimeNow ?? Date.now;
