@@ -91,6 +91,7 @@ export class PodSyncer {
     let sandboxId = actions.sandboxId;
     let imageLookups: ImageLookups | undefined;
     let podIP = status?.ips[0] ?? "";
+    const sbConfig = sandboxConfig(pod, actions.attempt, this.opts);
     if (actions.createSandbox) {
       // Old init containers would make the new sandbox's init look done (pruneInitContainersBeforeStart).
       for (const c of status?.containerStatuses ?? []) {
@@ -102,8 +103,7 @@ export class PodSyncer {
       // lookup is a round trip off every new pod's start.
       imageLookups = this.lookUpImages(pod, actions);
       try {
-        const config = sandboxConfig(pod, actions.attempt, this.opts);
-        sandboxId = await this.sandboxes.run(() => this.runtime.runPodSandbox(config));
+        sandboxId = await this.sandboxes.run(() => this.runtime.runPodSandbox(sbConfig));
       } catch (err) {
         const msg = `Failed to create pod sandbox: ${errorMessage(err)}`;
         result.errors.push(msg);
@@ -117,7 +117,6 @@ export class PodSyncer {
       else podIP = "";
       this.log.info(`created sandbox ${sandboxId.slice(0, 12)} (attempt ${actions.attempt}) for pod ${podKey(pod)}${podIP ? `, IP ${podIP}` : ""}`);
     }
-    const sbConfig = sandboxConfig(pod, actions.attempt, this.opts);
 
     const start = async (container: Container, init: boolean) => {
       try {
