@@ -139,6 +139,12 @@ async function atRest(agent: TestAgent, pods: number, seconds: number): Promise<
 
 const nodes: TestNode[] = [];
 const agents: TestAgent[] = [];
+async function cleanup(): Promise<void> {
+  for (const a of agents.splice(0)) await a.stop().catch(() => {});
+  for (const n of nodes.splice(0)) await n.stop();
+}
+// Interrupted (Ctrl-C, a timeout): the containerds, agents and pods started here go too.
+for (const sig of ["SIGINT", "SIGTERM"] as const) process.once(sig, () => void cleanup().finally(() => process.exit(130)));
 try {
   const binaries: [string, string][] = [["nodeagent", AFTER], ...(BEFORE ? [["nodeagent before", BEFORE] as [string, string]] : [])];
   const floorNode = await startNode("1.6");
@@ -208,7 +214,7 @@ try {
   const summary = (s: Samples) => ({ seqP50: pct(s.seq, 50), seqP99: pct(s.seq, 99), burstFirst: burstFigure(s, first), burstAll: burstFigure(s, last) });
   console.log("\n" + JSON.stringify({ pods: N, burst: BURST, bursts: BURSTS, floor: summary(floor), after: summary(after), ...(before ? { before: summary(before) } : {}), seqRatio, firstVsOwn }));
 } finally {
-  for (const a of agents) await a.stop().catch(() => {});
-  for (const n of nodes) await n.stop();
-  agents[0]?.cleanup();
+  const first = agents[0];
+  await cleanup();
+  first?.cleanup();
 }
