@@ -223,35 +223,38 @@ const named = (name: string, opts: Parameters<typeof pod>[0] = {}): Pod => {
 };
 
 describe("Agent: a burst of new pods", () => {
-  test("the first sandbox is made alone; a pod starts its containers as soon as its own sandbox is ready, ahead of the others' sandboxes", async () => {
+  const IMAGE = "localhost/nodeagent/busybox:1.35";
+  /** Workers wait on held calls, so the agent is never idle: let everything else run instead. */
+  const churn = async (clock: FakeClock) => {
+    for (let i = 0; i < 10; i++) {
+      await clock.advance(0);
+      await flushMicrotasks();
+    }
+  };
+
+  test("the first pod starts alone; its containers start, init first, as soon as its own sandbox is ready; then two, then four at once", async () => {
     const clock = new FakeClock();
     const rt = new HeldSandboxes(clock);
+    rt.addImage(IMAGE);
     const a = await startAgent(rt, clock);
-    // Workers wait on held sandboxes, so the agent is never idle: let everything else run instead.
-    const churn = async () => {
-      for (let i = 0; i < 10; i++) {
-        await clock.advance(0);
-        await flushMicrotasks();
-      }
-    };
     const names = ["p1", "p2", "p3", "p4", "p5", "p6"];
     a.config.apply(fromFile(...names.map((n) => named(n, { inits: ["init"], containers: ["app", "sidecar"] }))));
-    await churn();
+    await churn(clock);
     expect(rt.asked).toEqual(["p1"]);
     rt.exitOnStart.set("init", 0);
 
     rt.make("p1");
-    await churn();
-    // p1 is made: its init container runs (and exits at once), then its app containers start, in
-    // order, while the next two sandboxes (no more: one has finished) are still being made.
+    await churn(clock);
+    // p1's init container runs (and exits at once), then its app containers start, in order, while
+    // the next two pods (p1 has started: two at once now) wait for their sandboxes.
     expect(rt.asked).toEqual(["p1", "p2", "p3"]);
     expect(created(rt)).toEqual(["init", "app", "sidecar"]);
     expect(statusOf(a.agent, "p1").phase).toBe("Running");
     expect(statusOf(a.agent, "p4").containerStatuses?.every((c) => c.state?.waiting?.reason === "ContainerCreating")).toBe(true);
 
     rt.make("p3");
-    await churn();
-    // Two made: four may be in flight (p2, p4, p5, p6); p3 has gone on to its init container.
+    await churn(clock);
+    // Two started: four at once (p2, p4, p5, p6); p3 has gone on to its containers.
     expect(rt.asked).toEqual(["p1", "p2", "p3", "p4", "p5", "p6"]);
     for (const n of ["p2", "p4", "p5", "p6"]) rt.make(n);
     await a.settle();
@@ -261,6 +264,46 @@ describe("Agent: a burst of new pods", () => {
     // One sandbox per pod, and each container started once.
     expect(rt.callsOf("runPodSandbox")).toHaveLength(6);
     expect(created(rt)).toHaveLength(18);
+    await a.stop();
+  });
+
+  test("a pod holds its place until its containers have started, and gives it back before pulling an image", async () => {
+    const clock = new FakeClock();
+    const rt = new HeldSandboxes(clock);
+    rt.addImage(IMAGE);
+    const a = await startAgent(rt, clock);
+    a.config.apply(fromFile(named("p0"), named("p1")));
+    await churn(clock);
+    const starting = rt.hold("startContainer");
+    rt.make("p0");
+    await churn(clock);
+    // p0's StartContainer is in flight: its place is still held, p1 may not start yet.
+    expect(rt.callsOf("startContainer")).toHaveLength(1);
+    expect(rt.asked).toEqual(["p0"]);
+    starting();
+    await churn(clock);
+    expect(rt.asked).toEqual(["p0", "p1"]);
+    rt.make("p1");
+    await a.settle();
+
+    // A new burst, whose first pod needs an image pulled: it waits for the image without its place.
+    const pulled = named("p2");
+    pulled.spec!.containers[0]!.image = "localhost/other:1";
+    a.config.apply(fromFile(named("p0"), named("p1"), pulled, named("p3")));
+    await churn(clock);
+    expect(rt.asked).toEqual(["p0", "p1", "p2"]);
+    const pulling = rt.hold("pullImage");
+    rt.make("p2");
+    await churn(clock);
+    expect(rt.callsOf("pullImage")).toEqual(["localhost/other:1"]);
+    expect(rt.asked).toEqual(["p0", "p1", "p2", "p3"]);
+    rt.make("p3");
+    await churn(clock);
+    expect(statusOf(a.agent, "p3").phase).toBe("Running");
+    expect(statusOf(a.agent, "p2").phase).toBe("Pending");
+    pulling();
+    await a.settle();
+    expect(statusOf(a.agent, "p2").phase).toBe("Running");
     await a.stop();
   });
 });
