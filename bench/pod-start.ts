@@ -190,6 +190,7 @@ try {
     const a = burstFigure(s, last);
     console.log(`  ${c.name.padEnd(18)} ${ms(seq50)}${r(seq50, fseq)} ${ms(pct(s.seq, 99))}${r(pct(s.seq, 99), pct(floor.seq, 99))} │ ${ms(f)}${r(f, fFirst)}  ${ms(a)}${r(a, fAll)}`);
   }
+  for (const c of contenders) console.log(`  ${c.name.padEnd(18)} each burst: first ${c.samples.bursts.map((b) => first(b).toFixed(0)).join(", ")} ms; all ${c.samples.bursts.map((b) => last(b).toFixed(0)).join(", ")} ms`);
   const seqRatio = pct(after.seq, 50) / fseq;
   const firstVsOwn = burstFigure(after, first) / pct(after.seq, 50);
   console.log(`\n  (ratios: to the floor's same figure)`);
