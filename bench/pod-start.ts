@@ -60,6 +60,7 @@ interface Contender {
 async function floorContender(node: TestNode): Promise<Contender> {
   // A burst on a busy machine can keep one RunPodSandbox waiting past the test client's 30 s.
   const client = new CriClient(node.endpoint, { timeoutMs: 300_000 });
+  clients.push(client);
   const options: RuntimeConfigOptions = { podLogsRoot: node.logDir, podsDir: join(node.rootDir, "floor-pods"), cgroupRoot: CGROUP_PARENT, nodeName: NODE_NAME, hostIP: "127.0.0.1" };
   const imageRef = (await client.imageStatus({ image: BUSYBOX_IMAGE })).image?.id ?? BUSYBOX_IMAGE;
   const podNamed = (name: string): Pod => {
@@ -142,7 +143,9 @@ async function atRest(agent: TestAgent, pods: number, seconds: number): Promise<
 
 const nodes: TestNode[] = [];
 const agents: TestAgent[] = [];
+const clients: CriClient[] = [];
 async function cleanup(): Promise<void> {
+  for (const c of clients.splice(0)) c.close();
   for (const a of agents.splice(0)) await a.stop().catch(() => {});
   for (const n of nodes.splice(0)) await n.stop();
 }
