@@ -10,7 +10,7 @@
 // pod: on a machine others share, load comes and goes within seconds, and turns spread it evenly
 // where one whole series after another would not. Two shapes, each against the floor's same shape:
 // BENCH_PODS pods one at a time (p50, p99), then BENCH_BURSTS bursts of BENCH_BURST pods written at
-// once (when the first is running, and when all are; the median over bursts). Then the agent's RSS
+// once (when the first is running, and when all are; the median over bursts; 0 leaves them out). Then the agent's RSS
 // and CPU at rest with 0 and BENCH_IDLE_PODS pods (BENCH_IDLE_PODS=0 leaves that out).
 // Targets (issue 14): one at a time p50 ≤ 1.10× the floor; in a burst, the first pod running within
 // 1.5× the agent's one-at-a-time p50, and all of them no later than before.
@@ -26,7 +26,7 @@ import { fmtMs, percentile, usageOver } from "./usage";
 
 const N = Number(process.env.BENCH_PODS ?? 30);
 const BURST = Number(process.env.BENCH_BURST ?? 30);
-const BURSTS = Math.max(1, Number(process.env.BENCH_BURSTS ?? 1));
+const BURSTS = Math.max(0, Number(process.env.BENCH_BURSTS ?? 1));
 const IDLE = Number(process.env.BENCH_IDLE_PODS ?? 100);
 const AFTER = process.env.BENCH_BINARY || BINARY;
 const BEFORE = process.env.BENCH_BEFORE ?? "/work/baseline/nodeagent-before";
@@ -43,7 +43,7 @@ interface Samples {
 const first = (xs: number[]) => Math.min(...xs);
 const last = (xs: number[]) => Math.max(...xs);
 /** The median over bursts of one burst figure (the first running, or all running). */
-const burstFigure = (s: Samples, f: (xs: number[]) => number) => pct(s.bursts.map(f), 50);
+const burstFigure = (s: Samples, f: (xs: number[]) => number) => (s.bursts.length ? pct(s.bursts.map(f), 50) : Number.NaN);
 
 /** Something that starts pods: `one` starts a pod and says how long it took, `burst` starts `count` at once. */
 interface Contender {
@@ -196,13 +196,13 @@ try {
     const a = burstFigure(s, last);
     console.log(`  ${c.name.padEnd(18)} ${ms(seq50)}${r(seq50, fseq)} ${ms(pct(s.seq, 99))}${r(pct(s.seq, 99), pct(floor.seq, 99))} │ ${ms(f)}${r(f, fFirst)}  ${ms(a)}${r(a, fAll)}`);
   }
-  for (const c of contenders) console.log(`  ${c.name.padEnd(18)} each burst: first ${c.samples.bursts.map((b) => first(b).toFixed(0)).join(", ")} ms; all ${c.samples.bursts.map((b) => last(b).toFixed(0)).join(", ")} ms`);
+  if (BURSTS > 0) for (const c of contenders) console.log(`  ${c.name.padEnd(18)} each burst: first ${c.samples.bursts.map((b) => first(b).toFixed(0)).join(", ")} ms; all ${c.samples.bursts.map((b) => last(b).toFixed(0)).join(", ")} ms`);
   const seqRatio = pct(after.seq, 50) / fseq;
   const firstVsOwn = burstFigure(after, first) / pct(after.seq, 50);
   console.log(`\n  (ratios: to the floor's same figure)`);
   console.log(`  one at a time: p50 ${seqRatio.toFixed(2)}× the floor (target ≤ 1.10×): ${seqRatio <= 1.1 ? "met" : "NOT met"}`);
-  console.log(`  burst: first running ${firstVsOwn.toFixed(2)}× the agent's own one-at-a-time p50 (target ≤ 1.5×): ${firstVsOwn <= 1.5 ? "met" : "NOT met"}`);
-  if (before) {
+  if (BURSTS > 0) console.log(`  burst: first running ${firstVsOwn.toFixed(2)}× the agent's own one-at-a-time p50 (target ≤ 1.5×): ${firstVsOwn <= 1.5 ? "met" : "NOT met"}`);
+  if (before && BURSTS > 0) {
     const allVsBefore = burstFigure(after, last) / burstFigure(before, last);
     console.log(`  burst: all running ${allVsBefore.toFixed(2)}× before (target ≤ 1.00×): ${allVsBefore <= 1 ? "met" : "NOT met"}; first running ${(burstFigure(after, first) / burstFigure(before, first)).toFixed(2)}× before`);
     console.log(`  one at a time: p50 ${(pct(after.seq, 50) / pct(before.seq, 50)).toFixed(2)}× before; before's first running ${(burstFigure(before, first) / pct(before.seq, 50)).toFixed(2)}× its own one-at-a-time p50`);
