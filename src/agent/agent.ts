@@ -101,6 +101,8 @@ export class Agent implements SyncHandler {
   private readonly started = new Set<string>();
   /** Each worker's last computed API status and what it was computed from (see apiStatus). */
   private readonly statusMemo = new WeakMap<PodWorkerState, { inputs: unknown[]; status: ApiPodStatus }>();
+  /** Each worker's last answer to pods(). */
+  private readonly podMemo = new WeakMap<PodWorkerState, { spec: Pod; pod: Pod }>();
 
   constructor(private readonly o: AgentOptions) {
     this.startedAt = o.clock.now();
@@ -385,7 +387,14 @@ export class Agent implements SyncHandler {
   pods(): Pod[] {
     return this.workers.states().map((s) => {
       s.apiStatus = this.apiStatus(s);
-      return { apiVersion: "v1", kind: "Pod", ...(s.restartRequested ?? s.pod), status: s.apiStatus };
+      // The same object while neither the spec nor the status changed, so that a reader can keep
+      // what it made of it (the server keeps each pod's JSON).
+      const spec = s.restartRequested ?? s.pod;
+      const last = this.podMemo.get(s);
+      if (last && last.spec === spec && last.pod.status === s.apiStatus) return last.pod;
+      const pod: Pod = { apiVersion: "v1", kind: "Pod", ...spec, status: s.apiStatus };
+      this.podMemo.set(s, { spec, pod });
+      return pod;
     });
   }
 

@@ -570,15 +570,18 @@ describe("Agent: probes", () => {
     await a.settle();
     const first = statusOf(a.agent);
     expect(first.conditions?.find((c) => c.type === "Ready")?.status).toBe("True");
-    // Nothing changed: the very same status, not a new computation.
+    // Nothing changed: the very same status, not a new computation, and the very same pod object.
     expect(statusOf(a.agent)).toBe(first);
+    expect(a.agent.pods()[0]).toBe(a.agent.pods()[0]!);
     await clock.advance(5_000);
     await a.settle();
     expect(statusOf(a.agent)).toBe(first);
 
     // The prober's result turns; no event reaches the worker, yet the next read shows it, dated now.
+    const before = a.agent.pods()[0];
     ready = false;
     const notReady = statusOf(a.agent);
+    expect(a.agent.pods()[0]).not.toBe(before!);
     expect(notReady).not.toBe(first);
     expect(notReady.containerStatuses?.[0]?.ready).toBe(false);
     const cond = notReady.conditions?.find((c) => c.type === "Ready");
