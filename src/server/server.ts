@@ -243,6 +243,7 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port" | "
 
   // The view answers the same object for a pod while it has not changed (AgentView.pods), so its
   // redacted copy and its JSON are made once, not on every GET /pods of a monitor that polls.
+  const redactionWarning = warningHeader(REDACTION_WARNING);
   const redacted = new WeakMap<Pod, Pod>();
   const podJson = new WeakMap<Pod, string>();
   const redactedOf = (p: Pod): Pod => {
@@ -259,7 +260,7 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port" | "
   /** The pods as `caller` may see them, and the headers that say what was hidden. */
   function podsFor(caller: Caller, pods: Pod[]): { items: Pod[]; headers: Record<string, string> } {
     if (caller.authenticated) return { items: pods, headers: {} };
-    return { items: pods.map(redactedOf), headers: { Warning: warningHeader(REDACTION_WARNING) } };
+    return { items: pods.map(redactedOf), headers: { Warning: redactionWarning } };
   }
 
   async function pushPod(req: Request, caller: Caller): Promise<Response> {
