@@ -1,6 +1,5 @@
 // A bounded async queue: producers never block (a full queue drops and counts, as the kubelet's
 // PLEG channel of 1000 does), one consumer iterates with `for await` until the queue is closed.
-// A mutex, and a counting semaphore that admits its waiters in arrival order.
 
 export class BoundedQueue<T> implements AsyncIterable<T> {
   private items: T[] = [];
@@ -64,41 +63,5 @@ export class Mutex {
       () => {},
     );
     return result;
-  }
-}
-
-/**
- * At most `limit` sections at once; the others wait and are admitted in the order they arrived
- * (first come, first served: nobody waits behind a later arrival).
- */
-export class Semaphore {
-  private active = 0;
-  private readonly waiters: (() => void)[] = [];
-
-  constructor(readonly limit: number) {
-    if (!Number.isInteger(limit) || limit < 1) throw new Error(`a semaphore needs a limit of at least 1, not ${limit}`);
-  }
-
-  /** Sections running now. */
-  get inUse(): number {
-    return this.active;
-  }
-  /** Sections waiting for a place. */
-  get waiting(): number {
-    return this.waiters.length;
-  }
-
-  /** Runs fn once a place is free, and frees it when fn settles (resolved or rejected). */
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.active < this.limit) this.active++;
-    // The place is handed over by the section that frees it, so the count never dips in between.
-    else await new Promise<void>((resolve) => this.waiters.push(resolve));
-    try {
-      return await fn();
-    } finally {
-      const next = this.waiters.shift();
-      if (next) next();
-      else this.active--;
-    }
   }
 }
