@@ -99,6 +99,10 @@ export class Agent implements SyncHandler {
   private allSourcesSeen = false;
   private gcRunning = false;
   private readonly started = new Set<string>();
+  /** Each worker's last computed API status and what it was computed from (see apiStatus). */
+  private readonly statusMemo = new WeakMap<PodWorkerState, { inputs: unknown[]; status: ApiPodStatus }>();
+  /** Each worker's last answer to pods(). */
+  private readonly podMemo = new WeakMap<PodWorkerState, { spec: Pod; pod: Pod }>();
 
   constructor(private readonly o: AgentOptions) {
     this.startedAt = o.clock.now();
@@ -152,6 +156,7 @@ export class Agent implements SyncHandler {
     const finished = await Promise.race([drained, late]);
     timer?.cancel();
     if (!finished) this.o.log.warn(`stopping with work still in flight after ${SHUTDOWN_GRACE_MS / 1000}s (the runtime is not answering); the next start adopts what runs`);
+    this.notes.flush();
     // Sources stop last: a cluster node's status manager may still write what the drain reported.
     await Promise.all(sources.map(async (s) => s.stop()));
   }
@@ -336,14 +341,27 @@ export class Agent implements SyncHandler {
       return computeApiPodStatus({ pod, runtimeName: this.runtimeName, runtime: undefined, waiting, hostIP: this.o.runtimeConfig.hostIP, startTime: s.seen, now: apiTime(this.o.clock.now()) });
     }
     const probed = (name: string) => [...(s.pod.spec?.containers ?? []), ...(s.pod.spec?.initContainers ?? [])].find((c) => c.name === name);
-    return computeApiPodStatus({
+    // GET /pods asks for every pod's status each time, and a monitor may ask every few milliseconds:
+    // the status is computed again only when something it is computed from has changed — the spec,
+    // the sync's results, the cached runtime status, and each instance's probe results and notes.
+    // The time only dates a condition that changes, so the same inputs give the same status.
+    const runtime = this.o.pleg.cache.get(s.uid)?.status;
+    const inputs: unknown[] = [s.pod, s.waiting, s.failed, s.seen, runtime];
+    for (const c of runtime?.containerStatuses ?? []) {
+      const name = c.metadata?.name ?? "";
+      const note = this.notes.get(c.id);
+      inputs.push(this.probes.readiness(s.uid, name, c.id), this.probes.started(s.uid, name, c.id), note?.ready, note?.started, note?.killMessage);
+    }
+    const memo = this.statusMemo.get(s);
+    if (memo && memo.status === s.apiStatus && memo.inputs.length === inputs.length && memo.inputs.every((v, i) => v === inputs[i])) return memo.status;
+    const status = computeApiPodStatus({
       pod: s.pod,
       runtimeName: this.runtimeName,
       // Until the prober has the pod (just after a restart) the last reported value stands.
       ready: (name, id) => this.probes.readiness(s.uid, name, id) ?? this.notes.get(id)?.ready ?? !(probed(name)?.readinessProbe || probed(name)?.startupProbe),
       started: (name, id) => this.probes.started(s.uid, name, id) ?? this.notes.get(id)?.started ?? !probed(name)?.startupProbe,
       killMessage: (id) => this.notes.get(id)?.killMessage,
-      runtime: this.o.pleg.cache.get(s.uid)?.status,
+      runtime,
       waiting: s.waiting,
       hostIP: this.o.runtimeConfig.hostIP,
       startTime: s.seen,
@@ -351,6 +369,8 @@ export class Agent implements SyncHandler {
       now: apiTime(this.o.clock.now()),
       previous: s.apiStatus,
     });
+    this.statusMemo.set(s, { inputs, status });
+    return status;
   }
 
   /**
@@ -368,9 +388,18 @@ export class Agent implements SyncHandler {
   /** Every pod with its live status, computed from the newest cached runtime status. */
   pods(): Pod[] {
     return this.workers.states().map((s) => {
+      const before = s.apiStatus;
       s.apiStatus = this.apiStatus(s);
-      this.noteReported(s.apiStatus);
-      return { apiVersion: "v1", kind: "Pod", ...(s.restartRequested ?? s.pod), status: s.apiStatus };
+      // apiStatus hands back the same object while nothing changed: only a new status has news to note.
+      if (s.apiStatus !== before) this.noteReported(s.apiStatus);
+      // The same object while neither the spec nor the status changed, so that a reader can keep
+      // what it made of it (the server keeps each pod's JSON).
+      const spec = s.restartRequested ?? s.pod;
+      const last = this.podMemo.get(s);
+      if (last && last.spec === spec && last.pod.status === s.apiStatus) return last.pod;
+      const pod: Pod = { apiVersion: "v1", kind: "Pod", ...spec, status: s.apiStatus };
+      this.podMemo.set(s, { spec, pod });
+      return pod;
     });
   }
 

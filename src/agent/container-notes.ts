@@ -19,6 +19,7 @@ export interface ContainerNote {
 
 export class ContainerNotes {
   private notes = new Map<string, ContainerNote>();
+  private pendingSave: ReturnType<typeof setTimeout> | undefined;
 
   /** With no file the notes live in memory only (tests, or a root directory that cannot be written). */
   constructor(private readonly file: string | undefined, private readonly log?: Logger) {
@@ -57,8 +58,22 @@ export class ContainerNotes {
     if (changed) this.save();
   }
 
+  /**
+   * Writes the file at the end of this turn of the event loop: one write (and fsync) for every note
+   * changed in it — a burst of pods whose containers all start reports them in one go — and none of
+   * them in the way of the status that a sync has just made visible.
+   */
   private save(): void {
-    if (!this.file) return;
+    if (!this.file || this.pendingSave) return;
+    this.pendingSave = setTimeout(() => this.flush(), 0);
+    this.pendingSave.unref?.();
+  }
+
+  /** Writes what is pending now (the agent stopping). */
+  flush(): void {
+    if (!this.pendingSave || !this.file) return;
+    clearTimeout(this.pendingSave);
+    this.pendingSave = undefined;
     try {
       writeFileAtomic(this.file, JSON.stringify(Object.fromEntries(this.notes)));
     } catch (e) {

@@ -2,6 +2,8 @@
 // KillPod in kuberuntime_manager: kill what must go, create the sandbox, prune old init containers,
 // start the next init container or the app containers (pulling images per policy, honouring the
 // crash-loop and image-pull backoffs), and stop containers with their grace period and preStop hook.
+// A new pod's start (its sandbox and first containers) takes a place at the node's PodStartGate
+// (pod-start-gate.ts): in a burst of new pods the first ones start nearly as fast as alone.
 import { mkdirSync, rmdirSync, readdirSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Container, Pod } from "kubernetes-types/core/v1";
@@ -16,6 +18,7 @@ import type { Logger } from "../util/log";
 import { mkdirInside, PathEscapeError, removeInside } from "../util/confined-path";
 import { errorMessage } from "../util/errors";
 import type { Backoff } from "./backoff";
+import { PodStartGate, type PodStartPlace } from "./pod-start-gate";
 import * as ann from "./labels";
 import { computePodActions, findContainerStatus, isInit, neverRan, type PodActions, type ProbeFailureLookup } from "./pod-actions";
 import { containerConfig, containerLogDir, podDir, podLogDir, sandboxConfig, terminationLogDir, uidCgroupParent, volumeHostPath, type RuntimeConfigOptions } from "./runtime-config";
@@ -65,6 +68,8 @@ export class PodSyncer {
     private readonly log: Logger,
     /** A container was started again after an earlier instance (restartPolicy, a failed probe). */
     private readonly onContainerRestart?: (pod: Pod, container: string) => void,
+    /** Orders and bounds the node's pod starts. */
+    private readonly starts = new PodStartGate(),
   ) {}
 
   async syncPod(pod: Pod, status: PodStatus | undefined, probeFailure?: ProbeFailureLookup): Promise<SyncResult> {
@@ -83,9 +88,21 @@ export class PodSyncer {
       result.changed = true;
     }
 
+    // A new sandbox is made with a place at the PodStartGate, held until this sync is done.
+    const start: { place?: PodStartPlace } = {};
+    try {
+      return await this.startPod(pod, status, actions, result, start);
+    } finally {
+      start.place?.release();
+    }
+  }
+
+  /** The sandbox when the pod needs one, then the next init container or the app containers. */
+  private async startPod(pod: Pod, status: PodStatus | undefined, actions: PodActions, result: SyncResult, start: { place?: PodStartPlace }): Promise<SyncResult> {
     let sandboxId = actions.sandboxId;
     let imageLookups: ImageLookups | undefined;
     let podIP = status?.ips[0] ?? "";
+    const sbConfig = sandboxConfig(pod, actions.attempt, this.opts);
     if (actions.createSandbox) {
       // Old init containers would make the new sandbox's init look done (pruneInitContainersBeforeStart).
       for (const c of status?.containerStatuses ?? []) {
@@ -96,8 +113,9 @@ export class PodSyncer {
       // The images are looked up while the sandbox starts: neither depends on the other, and the
       // lookup is a round trip off every new pod's start.
       imageLookups = this.lookUpImages(pod, actions);
+      start.place = await this.starts.enter();
       try {
-        sandboxId = await this.runtime.runPodSandbox(sandboxConfig(pod, actions.attempt, this.opts));
+        sandboxId = await this.runtime.runPodSandbox(sbConfig);
       } catch (err) {
         const msg = `Failed to create pod sandbox: ${errorMessage(err)}`;
         result.errors.push(msg);
@@ -111,11 +129,10 @@ export class PodSyncer {
       else podIP = "";
       this.log.info(`created sandbox ${sandboxId.slice(0, 12)} (attempt ${actions.attempt}) for pod ${podKey(pod)}${podIP ? `, IP ${podIP}` : ""}`);
     }
-    const sbConfig = sandboxConfig(pod, actions.attempt, this.opts);
 
-    const start = async (container: Container, init: boolean) => {
+    const startOne = async (container: Container, init: boolean) => {
       try {
-        await this.startContainer(pod, container, init, status, sandboxId, sbConfig, podIP, imageLookups);
+        await this.startContainer(pod, container, init, status, sandboxId, sbConfig, podIP, imageLookups, start.place);
         result.changed = true;
       } catch (err) {
         if (err instanceof ContainerStartError) {
@@ -131,14 +148,14 @@ export class PodSyncer {
       return true;
     };
     if (actions.nextInitContainer !== undefined) {
-      await start(pod.spec!.initContainers![actions.nextInitContainer]!, true);
+      await startOne(pod.spec!.initContainers![actions.nextInitContainer]!, true);
       return result;
     }
-    for (const i of actions.containersToStart) await start(pod.spec!.containers[i]!, false);
+    for (const i of actions.containersToStart) await startOne(pod.spec!.containers[i]!, false);
     return result;
   }
 
-  private async startContainer(pod: Pod, c: Container, init: boolean, status: PodStatus | undefined, sandboxId: string, sb: ReturnType<typeof sandboxConfig>, podIP: string, images?: ImageLookups): Promise<void> {
+  private async startContainer(pod: Pod, c: Container, init: boolean, status: PodStatus | undefined, sandboxId: string, sb: ReturnType<typeof sandboxConfig>, podIP: string, images?: ImageLookups, place?: PodStartPlace): Promise<void> {
     let last = findContainerStatus(status, c.name, init);
     let restartCount = last ? Number(last.annotations[ann.CONTAINER_RESTART_COUNT] ?? 0) + 1 : 0;
     if (last && neverRan(last)) {
@@ -160,7 +177,7 @@ export class PodSyncer {
       }
       this.crashBackoff.next(key, finished);
     }
-    const imageRef = await this.ensureImage(pod, c, sb, images);
+    const imageRef = await this.ensureImage(pod, c, sb, images, place);
     mkdirInside(this.opts.podLogsRoot, containerLogDir(pod, c.name, this.opts));
     if (c.terminationMessagePath) mkdirInside(this.opts.podsDir, terminationLogDir(pod, c.name, this.opts));
     let id: string;
@@ -178,8 +195,11 @@ export class PodSyncer {
     if (restartCount > 0) this.onContainerRestart?.(pod, c.name);
   }
 
-  /** The kubelet's EnsureImageExists: pull per imagePullPolicy, with the image-pull backoff. */
-  private async ensureImage(pod: Pod, c: Container, sb: ReturnType<typeof sandboxConfig>, images?: ImageLookups): Promise<string> {
+  /**
+   * The kubelet's EnsureImageExists: pull per imagePullPolicy, with the image-pull backoff. A pull
+   * gives the pod's place at the PodStartGate back first: it waits for the network, not the CPU.
+   */
+  private async ensureImage(pod: Pod, c: Container, sb: ReturnType<typeof sandboxConfig>, images?: ImageLookups, place?: PodStartPlace): Promise<string> {
     const image = c.image ?? "";
     const policy = c.imagePullPolicy ?? "IfNotPresent";
     const present = policy === "Always" ? undefined : ((await images?.get(image)) ?? (await this.runtime.imageStatus({ image })).image);
@@ -191,6 +211,7 @@ export class PodSyncer {
     if (this.imageBackoff.inBackOff(key)) {
       throw new ContainerStartError("ImagePullBackOff", `Back-off pulling image "${image}"`, this.clock.now() + 1000);
     }
+    place?.release();
     try {
       const ref = await this.runtime.pullImage({ image }, undefined, sb);
       this.imageBackoff.reset(key);

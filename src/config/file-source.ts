@@ -147,6 +147,9 @@ interface FileRecord {
   goneSince?: number;
 }
 
+/** A record only the watch can settle: its name, and when its bytes were read (performance.now()). */
+type AwaitingEvents = [FileRecord, string, number];
+
 /** What the watch saw of a name since the last scan. */
 interface NameEvents {
   renamed: boolean;
@@ -165,9 +168,18 @@ const RETRY_MS = 1_000;
 const MAX_RETRY_MS = 20_000;
 /**
  * How long a scan lets pending watch events arrive before it trusts "only renamed into place": a
- * write that happened before the file was read has queued its "change" event by then.
+ * write that happened before the file was read has queued its "change" event by then. Counted from
+ * the read, so the time the scan spends loading the manifest already counts towards it.
  */
 const EVENT_GRACE_MS = 5;
+/**
+ * A background scan reads at most this many new or changed manifests, and the next scan, which
+ * follows at once, reads the rest: loading a manifest costs milliseconds, so when many are written
+ * at once the first pods start after a few are loaded, not after all of them. Files left for the
+ * next scan count as present and keep what they gave before. The first read of the path, which makes
+ * the source's set complete, reads everything.
+ */
+const MAX_READS_PER_SCAN = 4;
 /** More distinct names than this between two scans: the events are dropped and settling decides. */
 const MAX_TRACKED_NAMES = 4096;
 
@@ -233,9 +245,10 @@ export class FileSource implements PodSource {
     this.log = opts.log;
     this.emitter = new SnapshotEmitter(opts.log);
     this.checkFrequencyMs = opts.checkFrequencyMs ?? 20_000;
-    // Short: an editor's save arrives as a burst within microseconds, and a file written in place is
-    // left to settle anyway; every millisecond here is a millisecond of pod start.
-    this.debounceMs = opts.debounceMs ?? 2;
+    // None beyond the turn of the event loop the events arrive in: a save by rename is one event, a
+    // file written in place is left to settle anyway, and a scan that finds more changes than it
+    // reads at once goes on with another; every millisecond here is a millisecond of pod start.
+    this.debounceMs = opts.debounceMs ?? 0;
     this.settleMs = opts.settleMs ?? 1_000;
     this.watchFn = opts.watch ?? fsWatch;
     this.fileTimeNow = opts.fileTimeNow ?? Date.now;
@@ -298,14 +311,19 @@ export class FileSource implements PodSource {
 
   /** One full read of the path, with the last good state written; serialised with the background reads. */
   scan(): Promise<SourceReport> {
+    return this.scanUpTo(Number.POSITIVE_INFINITY);
+  }
+
+  /** A read of the path that reads at most maxReads new or changed manifests (see MAX_READS_PER_SCAN). */
+  private scanUpTo(maxReads: number): Promise<SourceReport> {
     return this.mutex.run(async () => {
-      const snap = await this.readAll();
+      const snap = await this.readAll(maxReads);
       this.persist(snap);
       return snap;
     });
   }
 
-  private async readAll(): Promise<SourceReport> {
+  private async readAll(maxReads: number): Promise<SourceReport> {
     this.stats.scans++;
     const now = this.clock.now();
     const events = this.takeEvents();
@@ -337,23 +355,30 @@ export class FileSource implements PodSource {
     names = names.filter((n) => !n.startsWith(".")).sort(byteOrder);
     const present = new Set<string>();
     const entryErrors = new Map<string, ManifestError[]>();
-    const awaitingEvents: [FileRecord, string][] = [];
-    for (const name of names) {
+    const awaitingEvents: AwaitingEvents[] = [];
+    const readsBefore = this.stats.reads;
+    let deferred = false;
+    // Every name is stat'ed at once: one at a time, a directory of a hundred manifests costs a hundred
+    // round trips to the I/O threads before a new manifest's pod can start.
+    const stats = await Promise.all(
+      names.map((name) => (isBackupFileName(name) ? undefined : stat(join(this.path, name), { bigint: true }).then((st) => ({ st }), (error: unknown) => ({ error })))),
+    );
+    for (const [i, name] of names.entries()) {
       const file = join(this.path, name);
-      if (isBackupFileName(name)) {
+      const got = stats[i];
+      if (!got) {
         entryErrors.set(file, [documentError(file, BACKUP_FILE_MESSAGE)]);
         continue;
       }
-      let fst: BigIntStats;
-      try {
-        fst = await stat(file, { bigint: true });
-      } catch (e) {
+      if ("error" in got) {
+        const e = got.error;
         if (errorCode(e) === "ENOENT") continue; // removed since the listing, or a dangling symlink
         // Cannot even stat it: whatever it gave before stays.
         entryErrors.set(file, [documentError(file, `cannot stat: ${errorMessage(e)}`)]);
         present.add(file);
         continue;
       }
+      const fst = got.st;
       if (fst.isDirectory()) {
         this.log.debug(`not recursing into ${file}`);
         continue;
@@ -362,17 +387,28 @@ export class FileSource implements PodSource {
         entryErrors.set(file, [documentError(file, "not a regular file: ignored")]);
         continue;
       }
+      if (this.stats.reads - readsBefore >= maxReads && this.files.get(file)?.statKey !== statKey(fst)) {
+        // Left for the next scan, with what the watch saw of it.
+        present.add(file);
+        this.putBackEvents(name, events);
+        deferred = true;
+        continue;
+      }
       if (await this.readOne(file, now, fst, events, awaitingEvents)) present.add(file);
     }
     await this.settleByEvents(awaitingEvents, events);
     this.expireGone(present, now);
+    if (deferred) {
+      this.again = true;
+      return { ...this.assemble(entryErrors, now), complete: this.seen };
+    }
     return { ...this.assemble(entryErrors, now), complete: this.completeAfterRead() };
   }
 
   /** The single-file form of the path: `st` undefined when the file is gone (its directory is not). */
   private async readSingleFile(now: number, events: ReadonlyMap<string, NameEvents>, st: BigIntStats | undefined): Promise<SourceReport> {
     const present = new Set<string>();
-    const awaitingEvents: [FileRecord, string][] = [];
+    const awaitingEvents: AwaitingEvents[] = [];
     if (st && (await this.readOne(this.path, now, st, events, awaitingEvents))) present.add(this.path);
     await this.settleByEvents(awaitingEvents, events);
     // Gone from a directory that is there: watched through that directory, as when it was there.
@@ -395,14 +431,15 @@ export class FileSource implements PodSource {
    * file no longer exists. A record that only the watch's events could settle is added to
    * `awaitingEvents`, for settleByEvents after the grace.
    */
-  private async readOne(file: string, now: number, st: BigIntStats, events: ReadonlyMap<string, NameEvents>, awaitingEvents: [FileRecord, string][]): Promise<boolean> {
+  private async readOne(file: string, now: number, st: BigIntStats, events: ReadonlyMap<string, NameEvents>, awaitingEvents: AwaitingEvents[]): Promise<boolean> {
     let rec = this.files.get(file);
     if (rec && rec.statKey === statKey(st)) {
-      if (!rec.settled && this.trySettle(rec, st, now) === "events" && this.movedIn(basename(file), events)) awaitingEvents.push([rec, basename(file)]);
+      if (!rec.settled && this.trySettle(rec, st, now) === "events" && this.movedIn(basename(file), events)) awaitingEvents.push([rec, basename(file), performance.now()]);
       return true;
     }
     this.stats.reads++;
     const r = await readFileCapped(file, MAX_MANIFEST_BYTES);
+    const readAt = performance.now();
     if (r.kind === "gone") return false;
     let hash: string;
     let key: string;
@@ -442,7 +479,7 @@ export class FileSource implements PodSource {
       else if (hash === rec.goodHash) rec.result = { ok: true, pods: rec.pods };
       else rec.result = this.load(text, file);
     }
-    if (!rec.settled && this.trySettle(rec, readSt, now) === "events" && this.movedIn(basename(file), events)) awaitingEvents.push([rec, basename(file)]);
+    if (!rec.settled && this.trySettle(rec, readSt, now) === "events" && this.movedIn(basename(file), events)) awaitingEvents.push([rec, basename(file), readAt]);
     return true;
   }
 
@@ -464,10 +501,13 @@ export class FileSource implements PodSource {
   }
 
   /** After a grace for pending events: records whose names the watch saw only renamed into place. */
-  private async settleByEvents(awaiting: readonly [FileRecord, string][], events: ReadonlyMap<string, NameEvents>): Promise<void> {
+  private async settleByEvents(awaiting: readonly AwaitingEvents[], events: ReadonlyMap<string, NameEvents>): Promise<void> {
     if (awaiting.length === 0) return;
     // Real time, not the agent's clock: this waits for the kernel's events to reach us, nothing else.
-    await new Promise((resolve) => setTimeout(resolve, EVENT_GRACE_MS));
+    // The grace runs from the last read, and at least one turn of the event loop is always given
+    // (events that came while a manifest was being loaded are delivered only then).
+    const until = Math.max(...awaiting.map((a) => a[2])) + EVENT_GRACE_MS;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(1, until - performance.now())));
     for (const [rec, name] of awaiting) if (!rec.settled && this.movedIn(name, events)) this.accept(rec);
   }
 
@@ -603,6 +643,14 @@ export class FileSource implements PodSource {
     if (problem === undefined && this.stateProblem !== undefined && snap.complete) this.stateProblem = undefined;
   }
 
+  /** A name left for the next scan keeps the events this scan took for it. */
+  private putBackEvents(name: string, taken: ReadonlyMap<string, NameEvents>): void {
+    const t = taken.get(name);
+    if (!t) return;
+    const e = this.nameEvents.get(name) ?? { renamed: false, changed: false };
+    this.nameEvents.set(name, { renamed: e.renamed || t.renamed, changed: e.changed || t.changed });
+  }
+
   private takeEvents(): ReadonlyMap<string, NameEvents> {
     const taken = this.nameEvents;
     this.nameEvents = new Map();
@@ -623,7 +671,8 @@ export class FileSource implements PodSource {
     try {
       do {
         this.again = false;
-        const snap = await this.scan();
+        // Until the first complete set, everything is read at once: it is what lets orphans be cleaned up.
+        const snap = await this.scanUpTo(this.seen ? MAX_READS_PER_SCAN : Number.POSITIVE_INFINITY);
         if (this.stopped) return;
         this.emitter.emit(snap);
         this.ensureWatch();

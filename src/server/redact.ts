@@ -20,7 +20,7 @@
 //   - references to Secrets and ConfigMaps (valueFrom, envFrom, volumes): names, not values.
 //   - labels, other annotations, and the status, whose messages are the agent's and the runtime's
 //     explanations (a container's own termination message is shown as it wrote it).
-import type { Container, EphemeralContainer, HTTPGetAction, Lifecycle, Pod, Probe } from "kubernetes-types/core/v1";
+import type { Container, EphemeralContainer, HTTPGetAction, Lifecycle, LifecycleHandler, Pod, Probe, Volume } from "kubernetes-types/core/v1";
 
 import { LAST_APPLIED_ANNOTATION } from "../api/annotations";
 import { REDACTED } from "../api/pod";
@@ -34,46 +34,78 @@ export const REDACTION_WARNING =
   "csi/flexVolume options, gitRepo URLs) are redacted for unauthenticated callers; send the agent's push token as " +
   "Authorization: Bearer <token> to read them";
 
-function redactHeaders(action: HTTPGetAction | undefined): void {
-  for (const h of action?.httpHeaders ?? []) if (h.value) h.value = REDACTED;
+// The copy is made only along the paths that change (copy on write): the rest is shared with the
+// agent's own object, which nothing here writes to. A deep copy of every pod (structuredClone) was
+// most of the agent's CPU under a monitor that polls GET /pods.
+
+function redactedHeaders(action: HTTPGetAction | undefined): HTTPGetAction | undefined {
+  if (!action?.httpHeaders?.some((h) => h.value)) return action;
+  return { ...action, httpHeaders: action.httpHeaders.map((h) => (h.value ? { ...h, value: REDACTED } : h)) };
 }
 
-function redactProbe(p: Probe | undefined): void {
-  redactHeaders(p?.httpGet);
+function redactedProbe(p: Probe | undefined): Probe | undefined {
+  const httpGet = redactedHeaders(p?.httpGet);
+  return httpGet === p?.httpGet ? p : { ...p, httpGet };
 }
 
-function redactLifecycle(l: Lifecycle | undefined): void {
-  redactHeaders(l?.postStart?.httpGet);
-  redactHeaders(l?.preStop?.httpGet);
+function redactedHandler(h: LifecycleHandler | undefined): LifecycleHandler | undefined {
+  const httpGet = redactedHeaders(h?.httpGet);
+  return httpGet === h?.httpGet ? h : { ...h, httpGet };
 }
 
-function redactContainer(c: Container | EphemeralContainer): void {
-  for (const e of c.env ?? []) if (e.value) e.value = REDACTED;
-  redactProbe(c.livenessProbe);
-  redactProbe(c.readinessProbe);
-  redactProbe(c.startupProbe);
-  redactLifecycle(c.lifecycle);
+function redactedLifecycle(l: Lifecycle | undefined): Lifecycle | undefined {
+  const postStart = redactedHandler(l?.postStart);
+  const preStop = redactedHandler(l?.preStop);
+  if (postStart === l?.postStart && preStop === l?.preStop) return l;
+  return { ...l, ...(postStart ? { postStart } : {}), ...(preStop ? { preStop } : {}) };
 }
 
-function redactValues(m: Record<string, string> | undefined): void {
-  if (!m) return;
-  for (const k of Object.keys(m)) if (m[k]) m[k] = REDACTED;
+/** Sets `key` on a copy of `obj` when `value` is not what obj has (absent fields stay absent). */
+function withField<T extends object, K extends keyof T>(obj: T, key: K, value: T[K]): T {
+  return value === obj[key] ? obj : { ...obj, [key]: value };
+}
+
+function redactedContainer<C extends Container | EphemeralContainer>(c: C): C {
+  let out = c;
+  if (c.env?.some((e) => e.value)) out = withField(out, "env", c.env.map((e) => (e.value ? { ...e, value: REDACTED } : e)));
+  out = withField(out, "livenessProbe", redactedProbe(c.livenessProbe));
+  out = withField(out, "readinessProbe", redactedProbe(c.readinessProbe));
+  out = withField(out, "startupProbe", redactedProbe(c.startupProbe));
+  return withField(out, "lifecycle", redactedLifecycle(c.lifecycle));
+}
+
+function redactedValues(m: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (!m || !Object.values(m).some((v) => v)) return m;
+  return Object.fromEntries(Object.entries(m).map(([k, v]) => [k, v ? REDACTED : v]));
+}
+
+function redactedVolume(v: Volume): Volume {
+  let out = v;
+  if (v.csi) out = withField(out, "csi", withField(v.csi, "volumeAttributes", redactedValues(v.csi.volumeAttributes)));
+  if (v.flexVolume) out = withField(out, "flexVolume", withField(v.flexVolume, "options", redactedValues(v.flexVolume.options)));
+  if (v.gitRepo?.repository) out = withField(out, "gitRepo", { ...v.gitRepo, repository: REDACTED });
+  return out;
+}
+
+/** Maps a list, keeping the list itself when no item changed. */
+function mapped<T>(xs: T[] | undefined, f: (x: T) => T): T[] | undefined {
+  if (!xs) return xs;
+  const ys = xs.map(f);
+  return ys.some((y, i) => y !== xs[i]) ? ys : xs;
 }
 
 /** A copy of the pod with the secret-bearing fields above redacted; the agent's own object is untouched. */
 export function redactPod(pod: Pod): Pod {
-  const out = structuredClone(pod);
-  const annotations = out.metadata?.annotations;
-  if (annotations?.[LAST_APPLIED_ANNOTATION]) annotations[LAST_APPLIED_ANNOTATION] = REDACTED;
-  const spec = out.spec;
+  let out: Pod = { ...pod };
+  const annotations = pod.metadata?.annotations;
+  if (annotations?.[LAST_APPLIED_ANNOTATION]) out.metadata = { ...pod.metadata, annotations: { ...annotations, [LAST_APPLIED_ANNOTATION]: REDACTED } };
+  const spec = pod.spec;
   if (!spec) return out;
-  for (const c of spec.containers ?? []) redactContainer(c);
-  for (const c of spec.initContainers ?? []) redactContainer(c);
-  for (const c of spec.ephemeralContainers ?? []) redactContainer(c);
-  for (const v of spec.volumes ?? []) {
-    redactValues(v.csi?.volumeAttributes);
-    redactValues(v.flexVolume?.options);
-    if (v.gitRepo?.repository) v.gitRepo.repository = REDACTED;
-  }
+  let s = spec;
+  s = withField(s, "containers", mapped(spec.containers, redactedContainer)!);
+  s = withField(s, "initContainers", mapped(spec.initContainers, redactedContainer));
+  s = withField(s, "ephemeralContainers", mapped(spec.ephemeralContainers, redactedContainer));
+  s = withField(s, "volumes", mapped(spec.volumes, redactedVolume));
+  if (s !== spec) out = { ...out, spec: s };
   return out;
 }

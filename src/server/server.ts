@@ -10,7 +10,7 @@
 import * as fs from "node:fs";
 import { parseAllDocuments } from "yaml";
 import type { Status } from "kubernetes-types/meta/v1";
-import type { Pod, PodList } from "kubernetes-types/core/v1";
+import type { Pod } from "kubernetes-types/core/v1";
 import { podKey, podRef } from "../api/pod";
 import { RealClock, type Clock } from "../util/clock";
 import { errorMessage } from "../util/errors";
@@ -241,10 +241,26 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port" | "
     return failure(r.code, r.message, r.headers);
   }
 
+  // The view answers the same object for a pod while it has not changed (AgentView.pods), so its
+  // redacted copy and its JSON are made once, not on every GET /pods of a monitor that polls.
+  const redactionWarning = warningHeader(REDACTION_WARNING);
+  const redacted = new WeakMap<Pod, Pod>();
+  const podJson = new WeakMap<Pod, string>();
+  const redactedOf = (p: Pod): Pod => {
+    let r = redacted.get(p);
+    if (!r) redacted.set(p, (r = redactPod(p)));
+    return r;
+  };
+  const jsonOf = (p: Pod): string => {
+    let j = podJson.get(p);
+    if (j === undefined) podJson.set(p, (j = JSON.stringify(p)));
+    return j;
+  };
+
   /** The pods as `caller` may see them, and the headers that say what was hidden. */
   function podsFor(caller: Caller, pods: Pod[]): { items: Pod[]; headers: Record<string, string> } {
     if (caller.authenticated) return { items: pods, headers: {} };
-    return { items: pods.map(redactPod), headers: { Warning: warningHeader(REDACTION_WARNING) } };
+    return { items: pods.map(redactedOf), headers: { Warning: redactionWarning } };
   }
 
   async function pushPod(req: Request, caller: Caller): Promise<Response> {
@@ -305,8 +321,9 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port" | "
     if (path === "/pods") {
       if (method === "GET") {
         const { items, headers } = podsFor(caller, view.pods());
-        const list: PodList = { kind: "PodList", apiVersion: "v1", metadata: {}, items };
-        return json(list, 200, headers);
+        // JSON.stringify of a PodList { kind, apiVersion, metadata, items }, each item's JSON kept.
+        const body = `{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[${items.map(jsonOf).join(",")}]}`;
+        return new Response(body, { status: 200, headers: { "Content-Type": "application/json", ...headers } });
       }
       if (method === "POST") return pushPod(req, caller);
       return methodNotAllowed(req.method, path, ["GET", "HEAD", "POST"]);

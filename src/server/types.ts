@@ -21,7 +21,11 @@ export interface HealthCheck {
  * asks the runtime; the server bounds it with a deadline (node-cache.ts).
  */
 export interface AgentView {
-  /** Every pod the agent knows, with live status (v1 Pod objects). The server never modifies them. */
+  /**
+   * Every pod the agent knows, with live status (v1 Pod objects). The server never modifies them,
+   * and keeps what it derives from each (its JSON) for as long as the view answers the same object:
+   * a pod that changed is a new object.
+   */
   pods(): Pod[];
   /** Health checks, each ok or failing with a message (e.g. "PLEG": "pleg was last seen active 3m1s ago; threshold is 3m0s", "syncloop": ...). */
   healthChecks(): HealthCheck[];

@@ -184,6 +184,114 @@ describe("Agent: pods from PodConfig", () => {
   });
 });
 
+/** A runtime whose RunPodSandbox calls each wait until the test lets that pod's sandbox be made. */
+class HeldSandboxes extends FakeRuntime {
+  private readonly gates = new Map<string, () => void>();
+  /** Pod names whose RunPodSandbox is in flight, in the order they were asked for. */
+  readonly asked: string[] = [];
+  override async runPodSandbox(config: Parameters<FakeRuntime["runPodSandbox"]>[0], handler = ""): Promise<string> {
+    const name = config.metadata?.name ?? "";
+    this.asked.push(name);
+    await new Promise<void>((r) => this.gates.set(name, r));
+    return super.runPodSandbox(config, handler);
+  }
+  make(name: string): void {
+    this.gates.get(name)!();
+  }
+}
+
+const named = (name: string, opts: Parameters<typeof pod>[0] = {}): Pod => {
+  const p = pod(opts);
+  p.metadata = { ...p.metadata, name, uid: `uid-${name}` };
+  return p;
+};
+
+describe("Agent: a burst of new pods", () => {
+  const IMAGE = "localhost/nodeagent/busybox:1.35";
+  /** Workers wait on held calls, so the agent is never idle: let everything else run instead. */
+  const churn = async (clock: FakeClock) => {
+    for (let i = 0; i < 10; i++) {
+      await clock.advance(0);
+      await flushMicrotasks();
+    }
+  };
+
+  test("the first pod starts alone; its containers start, init first, as soon as its own sandbox is ready; then two, then four at once", async () => {
+    const clock = new FakeClock();
+    const rt = new HeldSandboxes(clock);
+    rt.addImage(IMAGE);
+    const a = await startAgent(rt, clock);
+    const names = ["p1", "p2", "p3", "p4", "p5", "p6"];
+    a.config.apply(fromFile(...names.map((n) => named(n, { inits: ["init"], containers: ["app", "sidecar"] }))));
+    await churn(clock);
+    expect(rt.asked).toEqual(["p1"]);
+    rt.exitOnStart.set("init", 0);
+
+    rt.make("p1");
+    await churn(clock);
+    // p1's init container runs (and exits at once), then its app containers start, in order, while
+    // the next two pods (p1 has started: two at once now) wait for their sandboxes.
+    expect(rt.asked).toEqual(["p1", "p2", "p3"]);
+    expect(created(rt)).toEqual(["init", "app", "sidecar"]);
+    expect(statusOf(a.agent, "p1").phase).toBe("Running");
+    expect(statusOf(a.agent, "p4").containerStatuses?.every((c) => c.state?.waiting?.reason === "ContainerCreating")).toBe(true);
+
+    rt.make("p3");
+    await churn(clock);
+    // Two started: four at once (p2, p4, p5, p6); p3 has gone on to its containers.
+    expect(rt.asked).toEqual(["p1", "p2", "p3", "p4", "p5", "p6"]);
+    for (const n of ["p2", "p4", "p5", "p6"]) rt.make(n);
+    await a.settle();
+    await clock.advance(1000);
+    await a.settle();
+    for (const n of names) expect(statusOf(a.agent, n).phase).toBe("Running");
+    // One sandbox per pod, and each container started once.
+    expect(rt.callsOf("runPodSandbox")).toHaveLength(6);
+    expect(created(rt)).toHaveLength(18);
+    await a.stop();
+  });
+
+  test("a pod holds its place until its containers have started, and gives it back before pulling an image", async () => {
+    const clock = new FakeClock();
+    const rt = new HeldSandboxes(clock);
+    rt.addImage(IMAGE);
+    const a = await startAgent(rt, clock);
+    a.config.apply(fromFile(named("p0"), named("p1")));
+    await churn(clock);
+    const starting = rt.hold("startContainer");
+    rt.make("p0");
+    await churn(clock);
+    // p0's StartContainer is in flight: its place is still held, p1 may not start yet.
+    expect(rt.callsOf("startContainer")).toHaveLength(1);
+    expect(rt.asked).toEqual(["p0"]);
+    starting();
+    await churn(clock);
+    expect(rt.asked).toEqual(["p0", "p1"]);
+    rt.make("p1");
+    await a.settle();
+
+    // A new burst, whose first pod needs an image pulled: it waits for the image without its place.
+    const pulled = named("p2");
+    pulled.spec!.containers[0]!.image = "localhost/other:1";
+    a.config.apply(fromFile(named("p0"), named("p1"), pulled, named("p3")));
+    await churn(clock);
+    expect(rt.asked).toEqual(["p0", "p1", "p2"]);
+    const pulling = rt.hold("pullImage");
+    rt.make("p2");
+    await churn(clock);
+    expect(rt.callsOf("pullImage")).toEqual(["localhost/other:1"]);
+    expect(rt.asked).toEqual(["p0", "p1", "p2", "p3"]);
+    rt.make("p3");
+    await churn(clock);
+    expect(statusOf(a.agent, "p3").phase).toBe("Running");
+    expect(statusOf(a.agent, "p2").phase).toBe("Pending");
+    pulling();
+    await a.settle();
+    expect(statusOf(a.agent, "p2").phase).toBe("Running");
+    await a.stop();
+  });
+});
+
 describe("Agent: housekeeping", () => {
   test("a runtime pod no source has is removed only once every source has been seen", async () => {
     const clock = new FakeClock();
@@ -430,6 +538,45 @@ describe("Agent: probes", () => {
     expect(observed.filter((o) => o === "readiness:failed")).toHaveLength(4);
     // Readiness never kills: one container throughout.
     expect(created(rt)).toEqual(["app"]);
+    await a.stop();
+  });
+
+  test("GET /pods reuses a status until something it is computed from changes; a readiness result shows at once, without a sync", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    let ready: boolean | undefined = true;
+    const prober: AgentOptions["prober"] = () => ({
+      syncPod() {}, stopLivenessAndStartup() {}, removePod() {}, cleanupPods() {}, result: () => undefined,
+      readiness: () => ready, started: () => true, stop: async () => {},
+    });
+    const a = await startAgent(rt, clock, { prober });
+    a.config.apply(fromFile(probed("readinessProbe")));
+    await a.settle();
+    const first = statusOf(a.agent);
+    expect(first.conditions?.find((c) => c.type === "Ready")?.status).toBe("True");
+    // Nothing changed: the very same status, not a new computation, and the very same pod object.
+    expect(statusOf(a.agent)).toBe(first);
+    expect(a.agent.pods()[0]).toBe(a.agent.pods()[0]!);
+    await clock.advance(5_000);
+    await a.settle();
+    expect(statusOf(a.agent)).toBe(first);
+
+    // The prober's result turns; no event reaches the worker, yet the next read shows it, dated now.
+    const before = a.agent.pods()[0];
+    ready = false;
+    const notReady = statusOf(a.agent);
+    expect(a.agent.pods()[0]).not.toBe(before!);
+    expect(notReady).not.toBe(first);
+    expect(notReady.containerStatuses?.[0]?.ready).toBe(false);
+    const cond = notReady.conditions?.find((c) => c.type === "Ready");
+    expect([cond?.status, cond?.lastTransitionTime]).toEqual(["False", new Date(Math.floor(clock.now() / 1000) * 1000).toISOString().replace(".000Z", "Z")]);
+    expect(statusOf(a.agent)).toBe(notReady);
+
+    // The runtime's status changes (the container exits): the relist's new entry gives a new status.
+    rt.exit(rt.containersNamed("app")[0]!.id, 1);
+    await clock.advance(1000);
+    await a.settle();
+    expect(statusOf(a.agent).containerStatuses?.[0]?.lastState?.terminated?.exitCode ?? statusOf(a.agent).containerStatuses?.[0]?.state?.terminated?.exitCode).toBe(1);
     await a.stop();
   });
 

@@ -455,6 +455,34 @@ describe("FileSource, running", () => {
     expect(names(snaps[2]!)).toEqual(["a-node1", "b-node1"]);
   });
 
+  test("many manifests renamed into place at once: four are read per scan, each scan's pods handed on at once, none waiting for the window", async () => {
+    const dir = await tempDir();
+    await saveByRename(join(dir, "a.json"), manifest("a"), { ctimeAfterMtime: true });
+    const { src, clock, snaps } = await started(dir, { settling: true });
+    await waitFor(() => src.watching && !src.busy, "the watch");
+    const events = src.stats.watchEvents;
+    const files = Array.from({ length: 10 }, (_, i) => `m${String(i).padStart(2, "0")}`);
+    for (const f of files) await saveByRename(join(dir, `${f}.json`), manifest(f));
+    await waitFor(() => src.stats.watchEvents >= events + files.length, "the rename events");
+    // Only the debounce is waited for: renamed into place, nothing needs the settle window.
+    await clock.advance(2);
+    await waitFor(() => snaps.length >= 2 && names(snaps.at(-1)!).length === 11 && !src.busy, "every manifest");
+    // a, then four more with each scan (a's file is known: it is not read again).
+    expect(snaps.map((s) => names(s).length)).toEqual([1, 5, 9, 11]);
+    for (const [i, s] of snaps.entries()) expect(s.complete).toBe(true), expect(names(snaps[Math.max(0, i - 1)]!).every((n) => names(s).includes(n))).toBe(true);
+    expect(names(snaps.at(-1)!)).toEqual(["a-node1", ...files.map((f) => `${f}-node1`)]);
+  });
+
+  test("the first read of the path reads every manifest in one scan (its set is the complete one)", async () => {
+    const dir = await tempDir();
+    for (let i = 0; i < 10; i++) await writeFile(join(dir, `m${i}.json`), manifest(`m${i}`));
+    const { src, snaps } = await started(dir);
+    expect(names(snaps[0]!)).toHaveLength(10);
+    expect(snaps[0]!.complete).toBe(true);
+    await waitFor(() => !src.busy, "the scan after the watch started");
+    expect(snaps).toHaveLength(1);
+  });
+
   test("through the watch, a settled bad edit is reported and keeps the pod", async () => {
     const dir = await tempDir();
     await writeFile(join(dir, "a.json"), manifest("a"));

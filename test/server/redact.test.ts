@@ -102,6 +102,21 @@ describe("redactPod", () => {
     expect(p).toEqual(secretPod());
   });
 
+  test("only what changes is copied: a pod with nothing to redact shares its spec, a redacted pod shares its unchanged parts", () => {
+    const plain: Pod = { metadata: { name: "plain", annotations: { a: "b" } }, spec: { containers: [{ name: "c", image: "busybox", env: [{ name: "E", value: "" }] }], volumes: [{ name: "data", emptyDir: {} }] }, status: { phase: "Running" } };
+    const r = redactPod(plain);
+    expect(r).not.toBe(plain);
+    expect(r).toEqual(plain);
+    expect(r.spec).toBe(plain.spec!);
+    expect(r.metadata).toBe(plain.metadata!);
+    const p = secretPod();
+    const s = redactPod(p);
+    expect(s.status).toBe(p.status!);
+    expect(s.metadata!.labels).toBe(p.metadata!.labels!);
+    expect(s.spec!.volumes![3]).toBe(p.spec!.volumes![3]!);
+    expect(s.spec!.containers[0]!.readinessProbe).toBe(p.spec!.containers[0]!.readinessProbe!);
+  });
+
   test("a pod without a spec or metadata", () => {
     expect(redactPod({ apiVersion: "v1", kind: "Pod" })).toEqual({ apiVersion: "v1", kind: "Pod" });
   });

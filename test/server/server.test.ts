@@ -6,7 +6,7 @@ import type { Node, Pod, PodList } from "kubernetes-types/core/v1";
 import type { Status } from "kubernetes-types/meta/v1";
 import { AgentMetrics } from "../../src/server/metrics";
 import { MAX_BODY_BYTES, startAgentServer, type AgentServer } from "../../src/server/server";
-import { FakeAgentView as FakeView } from "../fakes/agent-view";
+import { FakeAgentView as FakeView, fakePod } from "../fakes/agent-view";
 
 /** The JSON body of a response, typed as what the test expects (a v1 Status unless told). */
 function body<T = Status>(res: Response): Promise<T> {
@@ -123,6 +123,23 @@ describe("agent server (token configured)", () => {
       expect(list.apiVersion).toBe("v1");
       expect(list.metadata).toEqual({});
       expect(list.items.map((p: Pod) => p.metadata?.name)).toEqual(["web", "dns"]);
+    });
+    test("each pod's JSON is made once while the view answers the same object", async () => {
+      const saved = view.podList;
+      let serialized = 0;
+      // JSON.stringify calls toJSON: it counts how often the pod is serialized.
+      const counted = (p: Pod): Pod => Object.assign(p, { toJSON: () => (serialized++, { ...p, toJSON: undefined }) });
+      view.podList = [counted(fakePod("default", "a"))];
+      try {
+        for (let i = 0; i < 3; i++) expect((await body<PodList>(await fetch(`${server.url}/pods`, { headers: auth }))).items.map((p) => p.metadata?.name)).toEqual(["a"]);
+        expect(serialized).toBe(1);
+        // A changed pod is a new object: serialized anew, and the list says what it says now.
+        view.podList = [counted({ ...fakePod("default", "a"), status: { phase: "Failed" } })];
+        expect((await body<PodList>(await fetch(`${server.url}/pods`, { headers: auth }))).items[0]?.status?.phase).toBe("Failed");
+        expect(serialized).toBe(2);
+      } finally {
+        view.podList = saved;
+      }
     });
     test("one pod by namespace and name", async () => {
       const res = await fetch(`${server.url}/pods/kube-system/dns`, { headers: auth });
