@@ -3,9 +3,9 @@
 //    the configs the agent builds for the same manifest;
 //  - nodeagent: manifest written → every container running as GET /pods reports it;
 //  - podman kube play, when podman is installed (it is not on these machines by default);
-// each p50/p99 over 30 pods one at a time and 30 at once, as ratios to the floor; then the agent's
-// RSS and CPU with 0 and with 100 idle pods. Targets (issue 3): p50 ≤ 1.15× the floor; ≥ 1.5× faster
-// than podman.
+// each p50/p99 over 30 pods one at a time and 30 at once, as ratios to the floor. Targets (issue 3):
+// p50 ≤ 1.15× the floor; ≥ 1.5× faster than podman. The agent's idle RSS and CPU are measured by
+// bench/footprint.ts (make bench-footprint), against the binary before issue 14.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Pod, PodList } from "kubernetes-types/core/v1";
@@ -13,10 +13,9 @@ import { containerConfig, podLogDir, sandboxConfig, volumeHostPath, type Runtime
 import { loadStaticPods } from "../src/manifest/load";
 import { NODE_NAME, TestAgent, manifest } from "../test/e2e/agent-harness";
 import { BUSYBOX_IMAGE, CGROUP_PARENT, removeAllPods, startNode, type TestNode } from "../test/e2e/node";
-import { fmtMs, percentile, usageOver } from "./usage";
+import { fmtMs, percentile } from "./usage";
 
 const N = Number(process.env.BENCH_PODS ?? 30);
-const IDLE = Number(process.env.BENCH_IDLE_PODS ?? 100);
 const pct = percentile;
 const ms = fmtMs;
 
@@ -84,10 +83,6 @@ async function agentStarts(agent: TestAgent, label: string, parallel: boolean): 
   return out;
 }
 
-async function idleUsage(pid: number, seconds: number): Promise<{ rssMiB: number; cpuPercent: number }> {
-  return (await usageOver([pid], seconds))[0]!;
-}
-
 const node = await startNode("1.6");
 let agent: TestAgent | undefined;
 try {
@@ -99,9 +94,6 @@ try {
 
   agent = new TestAgent(node, ["--pleg-mode", "generic"]);
   await agent.start();
-  const pid = agent.proc.proc.pid;
-  await Bun.sleep(3000);
-  const idle0 = await idleUsage(pid, 10);
   rows["nodeagent, one at a time"] = await agentStarts(agent, "seq", false);
   rows["nodeagent, all at once"] = await agentStarts(agent, "par", true);
   const podman = Bun.which("podman");
@@ -114,16 +106,7 @@ try {
   console.log(`\n  nodeagent / raw floor: one at a time p50 ${seq50.toFixed(2)}× (p99 ${ratio("nodeagent, one at a time", "raw CRI, one at a time", 99).toFixed(2)}×), all at once p50 ${par50.toFixed(2)}× (p99 ${ratio("nodeagent, all at once", "raw CRI, all at once", 99).toFixed(2)}×)`);
   console.log(`  target p50 ≤ 1.15× the floor: ${seq50 <= 1.15 && par50 <= 1.15 ? "met" : "NOT met"}`);
 
-  // Fill up to IDLE pods and measure the agent at rest.
-  const have = 2 * N;
-  const names = Array.from({ length: Math.max(0, IDLE - have) }, (_, i) => `idle-${i}`);
-  for (const n of names) agent.writeManifest(`${n}.yaml`, manifest(n, "sleep 3600"));
-  await waitRunning(agent, names, performance.now());
-  await Bun.sleep(5000);
-  const idle100 = await idleUsage(pid, 20);
-  console.log(`\n  agent at rest, 0 pods:        RSS ${idle0.rssMiB.toFixed(1)} MiB, CPU ${idle0.cpuPercent.toFixed(2)}% of a core`);
-  console.log(`  agent at rest, ${IDLE} pods:      RSS ${idle100.rssMiB.toFixed(1)} MiB, CPU ${idle100.cpuPercent.toFixed(2)}% of a core  (the kubelet's CI ceiling at 100 pods: 0.35 core p50, 300 MiB)`);
-  console.log("\n" + JSON.stringify({ pods: N, p50: Object.fromEntries(Object.entries(rows).map(([k, v]) => [k, pct(v, 50)])), p99: Object.fromEntries(Object.entries(rows).map(([k, v]) => [k, pct(v, 99)])), seqRatio: seq50, parRatio: par50, idle0, idle100 }));
+  console.log("\n" + JSON.stringify({ pods: N, p50: Object.fromEntries(Object.entries(rows).map(([k, v]) => [k, pct(v, 50)])), p99: Object.fromEntries(Object.entries(rows).map(([k, v]) => [k, pct(v, 99)])), seqRatio: seq50, parRatio: par50 }));
 } finally {
   if (agent) await agent.stop().catch(() => {});
   await node.stop();
