@@ -299,6 +299,22 @@ export class GrpcChannel {
     return b;
   }
 
+  /**
+   * Gets the connection and opens the call's stream on it, unless the call already ended (`over`).
+   * Whatever fails on the way ends the call with UNAVAILABLE: nothing is left to reject unhandled.
+   */
+  private start(reader: ResponseReader, over: () => boolean, open: (conn: H2Connection) => void): void {
+    const fail = (err: unknown) => reader.end(err instanceof GrpcCallError ? err : new GrpcCallError(GrpcStatus.UNAVAILABLE, err instanceof Error ? err.message : String(err)));
+    this.connection().then((conn) => {
+      if (over()) return;
+      try {
+        open(conn);
+      } catch (err) {
+        fail(err);
+      }
+    }, fail);
+  }
+
   /** A unary call: resolves with the response message's bytes, rejects with a GrpcCallError. */
   unary(path: string, request: Uint8Array, timeoutMs: number): Promise<Buffer> {
     return new Promise<Buffer>((resolve, reject) => {
@@ -325,14 +341,10 @@ export class GrpcChannel {
         stream?.cancel();
         reader.end(new GrpcCallError(GrpcStatus.DEADLINE_EXCEEDED, `Deadline exceeded after ${timeoutMs} ms`));
       }, timeoutMs);
-      this.connection().then(
-        (conn) => {
-          if (done) return;
-          stream = conn.request(this.headers(path, deadline - Date.now()), GrpcChannel.frame(request), reader);
-          reader.cancelStream = () => stream?.cancel();
-        },
-        (err: unknown) => reader.end(err instanceof GrpcCallError ? err : new GrpcCallError(GrpcStatus.UNAVAILABLE, String(err))),
-      );
+      this.start(reader, () => done, (conn) => {
+        stream = conn.request(this.headers(path, deadline - Date.now()), GrpcChannel.frame(request), reader);
+        reader.cancelStream = () => stream?.cancel();
+      });
     });
   }
 
@@ -353,14 +365,10 @@ export class GrpcChannel {
         wake?.();
       },
     );
-    this.connection().then(
-      (conn) => {
-        if (end) return;
-        stream = conn.request(this.headers(path, undefined), GrpcChannel.frame(request), reader);
-        reader.cancelStream = () => stream?.cancel();
-      },
-      (err: unknown) => reader.end(err instanceof GrpcCallError ? err : new GrpcCallError(GrpcStatus.UNAVAILABLE, String(err))),
-    );
+    this.start(reader, () => end !== undefined, (conn) => {
+      stream = conn.request(this.headers(path, undefined), GrpcChannel.frame(request), reader);
+      reader.cancelStream = () => stream?.cancel();
+    });
     return {
       cancel() {
         stream?.cancel();

@@ -250,20 +250,33 @@ export class H2Connection {
       this.outbuf.push(data);
       return;
     }
-    const n = this.socket.write(data);
-    if (n < data.length) this.outbuf.push(data.subarray(Math.max(0, n)));
+    const n = this.socketWrite(data);
+    if (n < data.length && !this.closed) this.outbuf.push(data.subarray(Math.max(0, n)));
   }
 
   /** The socket can take more: what it refused before goes now. */
   private flush(): void {
     while (this.outbuf.length > 0 && !this.closed) {
       const head = this.outbuf[0]!;
-      const n = this.socket.write(head);
+      const n = this.socketWrite(head);
       if (n < head.length) {
-        this.outbuf[0] = head.subarray(Math.max(0, n));
+        if (!this.closed) this.outbuf[0] = head.subarray(Math.max(0, n));
         return;
       }
       this.outbuf.shift();
+    }
+  }
+
+  /**
+   * One write to the socket. A socket that throws (closed under us) ends the connection here: a
+   * throw must not escape into the socket's callbacks or a caller's promise chain.
+   */
+  private socketWrite(data: Uint8Array): number {
+    try {
+      return this.socket.write(data);
+    } catch (err) {
+      this.shutdown(`writing to the runtime failed: ${err instanceof Error ? err.message : String(err)}`);
+      return 0;
     }
   }
 
@@ -326,6 +339,7 @@ export class H2Connection {
       }
       this.inbuf = pos === this.inbuf.length ? Buffer.alloc(0) : Buffer.from(this.inbuf.subarray(pos));
     } catch (err) {
+      // A protocol error from the peer (or a bug here): the connection cannot be trusted any more.
       const e = err instanceof ConnectionError ? err : err instanceof HpackError ? new ConnectionError(H2Error.COMPRESSION_ERROR, err.message) : new ConnectionError(H2Error.INTERNAL_ERROR, String(err));
       this.writeFrame(Frame.GOAWAY, 0, 0, Buffer.concat([u32(0), u32(e.code)]));
       this.shutdown(`HTTP/2 protocol error: ${e.message}`);
