@@ -1,13 +1,16 @@
 // bench/footprint.ts (make bench-footprint): the agent's idle footprint and its restart after a crash,
 // the binary before issue 14 against this build, in one run on one containerd 1.6 test node.
-//  1. For each binary, an agent on an empty manifest directory: RSS at 0 pods, then with half and
-//     all of FOOTPRINT_PODS idle pods it started itself (busybox `sleep 3600`), and its CPU over
-//     FOOTPRINT_CPU_S seconds at 0 and at all pods.
-//  2. kill -9 → GET /healthz 200, with all the pods running: the binaries take turns killing and
+//  1. RSS and CPU at rest with 0 pods: an agent of each binary on an empty manifest directory, side
+//     by side, measured over the same FOOTPRINT_CPU_S seconds.
+//  2. RSS with half and all of FOOTPRINT_PODS idle pods (busybox `sleep 3600`) that each binary's
+//     agent started itself, one binary after the other.
+//  3. kill -9 → GET /healthz 200 with all the pods running: the binaries take turns killing and
 //     restarting one agent on the same root directory and manifests, so each adopts what the other
 //     left. Each restart is timed from the kill until /healthz says ok, and until GET /pods reports
 //     every pod running with the very containers it had before: adoption starts nothing twice (the
 //     runtime's containers are counted too, and a restart that started one is an error).
+//  4. CPU at rest with all the pods, on those adopted pods: the binaries take turns, each measured
+//     over FOOTPRINT_CPU_S seconds after FOOTPRINT_SETTLE_S, twice; the mean is reported.
 // Targets (issue 14): RSS ≤ 50 MiB at 0 pods and ≤ 80 MiB at 100; idle CPU no worse than before;
 // healthz ok within 1 s of the kill with 100 pods adopted. Figures from a shared 2-core machine are
 // indicative: the ratios come from the same run.
@@ -117,21 +120,27 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>, 
   }
 }
 
-interface Footprint {
-  rss: Record<number, number>;
-  cpu0: number;
-  cpuAll: number;
+/** Phase 1: an agent of each binary on an empty directory, side by side: RSS, and CPU over the same window. */
+async function atRest(node: TestNode, bins: Binary[]): Promise<Record<string, { rssMiB: number; cpuPercent: number }>> {
+  const agents = await Promise.all(bins.map(async (b) => new BenchAgent(b, join(node.rootDir, `rest-${b.label}`), await freePort(), node)));
+  for (const a of agents) a.start();
+  try {
+    for (const a of agents) await until(`${a.bin.label} healthy`, () => a.healthy(), 30_000, 50);
+    await Bun.sleep(SETTLE_S * 1000);
+    const usage = await usageOver(agents.map((a) => a.pid), CPU_S);
+    return Object.fromEntries(agents.map((a, i) => [a.bin.label, usage[i]!]));
+  } finally {
+    for (const a of agents) await a.kill("SIGINT");
+  }
 }
 
-/** Phase 1 for one binary: a fresh agent, RSS at 0, PODS/2 and PODS pods, CPU at 0 and PODS. */
-async function footprint(node: TestNode, bin: Binary): Promise<Footprint> {
+/** Phase 2 for one binary: a fresh agent starts PODS/2, then PODS pods; its RSS once each set runs. */
+async function withPods(node: TestNode, bin: Binary): Promise<Record<number, number>> {
   const agent = new BenchAgent(bin, join(node.rootDir, `fp-${bin.label}`), await freePort(), node);
   agent.start();
   try {
     await until(`${bin.label} healthy`, () => agent.healthy(), 30_000, 50);
-    await Bun.sleep(SETTLE_S * 1000);
-    const zero = (await usageOver([agent.pid], CPU_S))[0]!;
-    const rss: Record<number, number> = { 0: zero.rssMiB };
+    const rss: Record<number, number> = {};
     let made = 0;
     for (const target of [Math.floor(PODS / 2), PODS]) {
       for (; made < target; made++) agent.write(`idle-${made}`);
@@ -139,9 +148,7 @@ async function footprint(node: TestNode, bin: Binary): Promise<Footprint> {
       await Bun.sleep(SETTLE_S * 1000);
       rss[target] = procUsage(agent.pid).rssMiB;
     }
-    const all = (await usageOver([agent.pid], CPU_S))[0]!;
-    rss[PODS] = all.rssMiB;
-    return { rss, cpu0: zero.cpuPercent, cpuAll: all.cpuPercent };
+    return rss;
   } finally {
     await agent.kill("SIGINT");
   }
@@ -181,27 +188,30 @@ try {
   console.log(`nodeagent footprint on ${v.runtimeName} ${v.runtimeVersion}: ${PODS} idle pods, CPU over ${CPU_S} s, ${RESTARTS} restarts per binary`);
   console.log(bins.map((b) => `  ${b.label}: ${b.path}`).join("\n") + "\n");
   const half = Math.floor(PODS / 2);
+  const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
 
-  const fp: Record<string, Footprint> = {};
+  const rest: Record<string, { rssMiB: number; cpuPercent: number }> = {};
+  const rss: Record<string, Record<number, number>> = {};
   if (PHASES.has("rss")) {
+    Object.assign(rest, await atRest(node, bins));
     for (const b of bins) {
-      fp[b.label] = await footprint(node, b);
+      rss[b.label] = { 0: rest[b.label]!.rssMiB, ...(await withPods(node, b)) };
       await removeAllPods(node.client);
       rmSync(join(node.rootDir, `fp-${b.label}`), { recursive: true, force: true });
     }
     for (const b of bins) {
-      const f = fp[b.label]!;
-      console.log(`  ${b.label.padEnd(7)} RSS ${[0, half, PODS].map((n) => `${n} pods ${f.rss[n]!.toFixed(1)} MiB`).join(", ")}; CPU ${f.cpu0.toFixed(2)}% at 0, ${f.cpuAll.toFixed(2)}% at ${PODS} (of one core)`);
+      const r = rss[b.label]!;
+      console.log(`  ${b.label.padEnd(7)} RSS ${[0, half, PODS].map((n) => `${n} pods ${r[n]!.toFixed(1)} MiB`).join(", ")}; CPU at 0 pods ${rest[b.label]!.cpuPercent.toFixed(2)}% of a core`);
     }
-    if (fp.before) {
-      const a = fp.after!;
-      const b = fp.before;
-      console.log(`  after / before: RSS ${[0, half, PODS].map((n) => `${(a.rss[n]! / b.rss[n]!).toFixed(2)}× at ${n}`).join(", ")}; CPU ${(a.cpu0 / b.cpu0).toFixed(2)}× at 0, ${(a.cpuAll / b.cpuAll).toFixed(2)}× at ${PODS}`);
+    if (BEFORE) {
+      const [a, b] = [rss.after!, rss.before!];
+      console.log(`  after / before: RSS ${[0, half, PODS].map((n) => `${ratio(a[n]!, b[n]!)} at ${n}`).join(", ")}; CPU at 0 pods ${ratio(rest.after!.cpuPercent, rest.before!.cpuPercent)}`);
     }
-    console.log(`  targets: RSS ≤ 50 MiB at 0 pods ${fp.after!.rss[0]! <= 50 ? "met" : "NOT met"}, ≤ 80 MiB at ${PODS} ${fp.after!.rss[PODS]! <= 80 ? "met" : "NOT met"}`);
+    console.log(`  targets: RSS ≤ 50 MiB at 0 pods ${rss.after![0]! <= 50 ? "met" : "NOT met"}, ≤ 80 MiB at ${PODS} ${rss.after![PODS]! <= 80 ? "met" : "NOT met"}`);
   }
 
   const times: Record<string, Restart[]> = Object.fromEntries(bins.map((b) => [b.label, []]));
+  const cpu: Record<string, number[]> = Object.fromEntries(bins.map((b) => [b.label, []]));
   if (PHASES.has("restart")) {
     // The last binary starts the pods; then the binaries take turns killing and restarting it.
     const shared = new BenchAgent(bins.at(-1)!, join(node.rootDir, "restart"), await freePort(), node);
@@ -213,13 +223,24 @@ try {
     }, 300_000, 500);
     const containers = (await node.client.listContainers()).length;
     let current = shared;
+    const turn = async (b: Binary) => {
+      const next = new BenchAgent(b, shared.dir, shared.port, node);
+      next.proc = current.proc;
+      current = next;
+      return restart(next, pods, containers);
+    };
     for (let i = 0; i < RESTARTS; i++) {
       for (const b of bins) {
-        const next = new BenchAgent(b, shared.dir, shared.port, node);
-        next.proc = current.proc;
-        times[b.label]!.push(await restart(next, pods, containers));
-        current = next;
+        times[b.label]!.push(await turn(b));
         await Bun.sleep(1000);
+      }
+    }
+    // CPU at rest on the adopted pods, the binaries taking turns.
+    for (let round = 0; round < 2; round++) {
+      for (const b of bins) {
+        await turn(b);
+        await Bun.sleep(SETTLE_S * 1000);
+        cpu[b.label]!.push((await usageOver([current.pid], CPU_S))[0]!.cpuPercent);
       }
     }
     await current.kill("SIGINT");
@@ -229,10 +250,15 @@ try {
     for (const b of bins) {
       console.log(`  ${b.label.padEnd(7)} healthz ${median(b.label, "healthyMs").toFixed(0)} ms, all pods ${median(b.label, "adoptedMs").toFixed(0)} ms  (healthz each: ${times[b.label]!.map((x) => x.healthyMs.toFixed(0)).join(", ")})`);
     }
-    if (BEFORE) console.log(`  after / before: healthz ${(median("after", "healthyMs") / median("before", "healthyMs")).toFixed(2)}×, all pods ${(median("after", "adoptedMs") / median("before", "adoptedMs")).toFixed(2)}×`);
+    console.log(`\n  CPU at rest with the ${PODS} adopted pods (${CPU_S} s, two turns each):`);
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    for (const b of bins) console.log(`  ${b.label.padEnd(7)} ${mean(cpu[b.label]!).toFixed(2)}% of a core  (each: ${cpu[b.label]!.map((c) => c.toFixed(2)).join(", ")})`);
+    if (BEFORE) {
+      console.log(`  after / before: healthz ${ratio(median("after", "healthyMs"), median("before", "healthyMs"))}, all pods ${ratio(median("after", "adoptedMs"), median("before", "adoptedMs"))}; CPU at ${PODS} pods ${ratio(mean(cpu.after!), mean(cpu.before!))}`);
+    }
     console.log(`  target: healthz ≤ 1 s after kill -9 ${median("after", "healthyMs") <= 1000 ? "met" : "NOT met"}`);
   }
-  console.log("\n" + JSON.stringify({ pods: PODS, footprint: fp, restarts: times }));
+  console.log("\n" + JSON.stringify({ pods: PODS, rest, rss, restarts: times, cpu }));
 } finally {
   await removeAllPods(node.client).catch(() => {});
   await node.stop();
