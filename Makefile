@@ -5,7 +5,7 @@ ROOT_DIR ?= /var/lib/nodeagent
 IMAGES_DIR ?= .cache/images
 SRC := $(shell find cmd src -name '*.ts' -o -name '*.json') package.json
 
-.PHONY: all build run test test-unit test-kube test-e2e node images deps typecheck bench-pleg bench-pod-start bench-probes bench-lint bench-schedule bench-startup proto clean
+.PHONY: all build run test test-unit test-kube test-e2e node images deps typecheck bench-pleg bench-pod-start bench-footprint bench-probes bench-lint bench-schedule bench-startup proto clean
 
 all: build
 
@@ -74,6 +74,11 @@ bench-pleg: node deps build images
 
 bench-pod-start: node deps build images
 	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) bench/pod-start.ts
+
+# The agent's RSS at 0/50/100 idle pods and idle CPU, and kill -9 → /healthz ok with 100 pods
+# adopted: the binary before issue 14 (/work/baseline/nodeagent-before) against this build, one run.
+bench-footprint: node deps build images
+	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) bench/footprint.ts
 
 # The agent's CPU with 100 pods probed by exec every second vs none, and probe latency vs bare ExecSync.
 bench-probes: node deps build images

@@ -1,11 +1,12 @@
 // CriClient: the CRI RuntimeService and ImageService over a unix socket, one typed promise method per
 // RPC the node agent uses, each with a deadline, errors mapped to CriError subclasses (errors.ts).
-// gRPC channels reconnect by themselves; the backoff is shortened so a restarted runtime is reached
-// again within a second instead of grpc's default of up to two minutes.
-import * as grpc from "@grpc/grpc-js";
-import type { MethodDefinition } from "@grpc/proto-loader";
-import { CancelledError, toCriError } from "./errors";
-import { criProto } from "./proto";
+// The transport is the agent's own (grpc-channel.ts over h2-connection.ts, messages by codec.ts from
+// the embedded descriptor): @grpc/grpc-js, node:http2 and protobufjs made up half of the agent's idle
+// RSS. A lost connection is made again on the next call, with a backoff of 100 ms to 1 s, so a
+// restarted runtime is reached again within a second.
+import { decodeMessage, encodeMessage, methodInfo, type MethodInfo } from "./codec";
+import { CancelledError, GrpcStatus, toCriError } from "./errors";
+import { GrpcChannel } from "./grpc-channel";
 import type { RuntimeServiceDefinition } from "./generated/runtime/v1/RuntimeService";
 import type { ImageServiceDefinition } from "./generated/runtime/v1/ImageService";
 import type {
@@ -16,14 +17,10 @@ import type {
   StatusResponse, VersionResponse,
 } from "./types";
 
-// Request (input form) and response (decoded form) of a generated method definition. `any` only
-// fills the positions being ignored: the serializer types are contravariant and match nothing else.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type RequestOf<D, M extends keyof D> = D[M] extends MethodDefinition<infer Req, any, any, any> ? Req : never;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type ResponseOf<D, M extends keyof D> = D[M] extends MethodDefinition<any, any, any, infer Res> ? Res : never;
-type UnaryFn = (req: unknown, meta: grpc.Metadata, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: unknown) => void) => grpc.ClientUnaryCall;
-type StreamFn = (req: unknown, meta: grpc.Metadata, opts: grpc.CallOptions) => grpc.ClientReadableStream<unknown>;
+// Request (input form) and response (decoded form) of a generated method definition (the generated
+// types' MethodDefinition<Request, Response, RequestOutput, ResponseOutput>).
+type RequestOf<D, M extends keyof D> = D[M] extends { requestSerialize: (value: infer Req) => Buffer } ? Req : never;
+type ResponseOf<D, M extends keyof D> = D[M] extends { responseDeserialize: (bytes: Buffer) => infer Res } ? Res : never;
 
 export interface CriClientOptions {
   /** Deadline for ordinary calls; the kubelet's runtimeRequestTimeout defaults to 2 min. */
@@ -32,11 +29,11 @@ export interface CriClientOptions {
   pullTimeoutMs?: number;
 }
 
-/** "unix:///run/x.sock", "unix:/run/x.sock" or a bare path → the grpc-js address of the socket. */
-export function grpcAddress(endpoint: string): string {
-  if (endpoint.startsWith("unix://")) return `unix:${endpoint.slice("unix://".length)}`;
-  if (endpoint.startsWith("unix:")) return endpoint;
-  if (endpoint.startsWith("/")) return `unix:${endpoint}`;
+/** "unix:///run/x.sock", "unix:/run/x.sock" or a bare path → the socket's path. */
+export function socketPath(endpoint: string): string {
+  if (endpoint.startsWith("unix://")) return endpoint.slice("unix://".length);
+  if (endpoint.startsWith("unix:")) return endpoint.slice("unix:".length);
+  if (endpoint.startsWith("/")) return endpoint;
   throw new Error(`runtime endpoint ${JSON.stringify(endpoint)}: only unix sockets are supported (unix:///path or /path)`);
 }
 
@@ -45,18 +42,25 @@ export interface ContainerEventStream extends AsyncIterable<ContainerEvent> {
   close(): void;
 }
 
-const CHANNEL_OPTIONS: grpc.ChannelOptions = {
-  "grpc.max_receive_message_length": 16 * 1024 * 1024, // the kubelet's maxMsgSize
-  "grpc.initial_reconnect_backoff_ms": 100,
-  "grpc.min_reconnect_backoff_ms": 100,
-  "grpc.max_reconnect_backoff_ms": 1000,
-  "grpc.enable_retries": 0,
-};
+/** The kubelet's maxMsgSize: the largest message the runtime may answer with. */
+const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+const RUNTIME_SERVICE = "runtime.v1.RuntimeService";
+const IMAGE_SERVICE = "runtime.v1.ImageService";
+
+/** Each method's path and message schemas, compiled from the descriptor on its first call. */
+const methods = new Map<string, MethodInfo>();
+function method(service: string, name: string): MethodInfo {
+  const key = `${service}/${name}`;
+  let m = methods.get(key);
+  if (!m) methods.set(key, (m = methodInfo(service, name)));
+  return m;
+}
 
 export class CriClient {
   readonly endpoint: string;
-  private readonly runtime: grpc.Client;
-  private readonly images: grpc.Client;
+  /** One connection for both services, as the kubelet's remote runtime and image services share one. */
+  private readonly channel: GrpcChannel;
   private readonly timeoutMs: number;
   private readonly pullTimeoutMs: number;
 
@@ -64,37 +68,30 @@ export class CriClient {
     this.endpoint = endpoint;
     this.timeoutMs = opts.timeoutMs ?? 2 * 60_000;
     this.pullTimeoutMs = opts.pullTimeoutMs ?? 15 * 60_000;
-    const proto = criProto().runtime.v1;
-    const address = grpcAddress(endpoint);
-    const creds = grpc.credentials.createInsecure();
-    this.runtime = new proto.RuntimeService(address, creds, CHANNEL_OPTIONS);
-    // One channel for both services: ImageService reuses the RuntimeService client's channel.
-    this.images = new proto.ImageService(address, creds, { ...CHANNEL_OPTIONS, channelOverride: this.runtime.getChannel() });
+    this.channel = new GrpcChannel(socketPath(endpoint), { maxReceiveMessageBytes: MAX_MESSAGE_BYTES, minReconnectBackoffMs: 100, maxReconnectBackoffMs: 1000 });
   }
 
   close(): void {
-    this.images.close();
-    this.runtime.close();
+    this.channel.close();
   }
 
-  private unary<R>(client: grpc.Client, method: string, req: unknown, timeoutMs: number): Promise<R> {
-    const fn = (client as unknown as Record<string, UnaryFn>)[method]!;
-    return new Promise<R>((resolve, reject) => {
-      fn.call(client, req, new grpc.Metadata(), { deadline: Date.now() + timeoutMs }, (err, res) => {
-        if (err) reject(toCriError(method, err));
-        else resolve(res as R);
-      });
-    });
+  private async unary<R>(service: string, name: string, req: object, timeoutMs: number): Promise<R> {
+    try {
+      const m = method(service, name);
+      return decodeMessage<R>(m.response, await this.channel.unary(m.path, encodeMessage(m.request, req), timeoutMs));
+    } catch (err) {
+      throw toCriError(name, err);
+    }
   }
   private rt<M extends keyof RuntimeServiceDefinition & string>(
     method: M, req: RequestOf<RuntimeServiceDefinition, M>, timeoutMs = this.timeoutMs,
   ): Promise<ResponseOf<RuntimeServiceDefinition, M>> {
-    return this.unary(this.runtime, method, req, timeoutMs);
+    return this.unary(RUNTIME_SERVICE, method, req as object, timeoutMs);
   }
   private img<M extends keyof ImageServiceDefinition & string>(
     method: M, req: RequestOf<ImageServiceDefinition, M>, timeoutMs = this.timeoutMs,
   ): Promise<ResponseOf<ImageServiceDefinition, M>> {
-    return this.unary(this.images, method, req, timeoutMs);
+    return this.unary(IMAGE_SERVICE, method, req as object, timeoutMs);
   }
 
   // ---- runtime ----
@@ -116,7 +113,7 @@ export class CriClient {
   }
   async podSandboxStatus(podSandboxId: string, verbose = false): Promise<{ status: PodSandboxStatus; info: Record<string, string>; containersStatuses: ContainerStatus[]; timestamp: number }> {
     const r = await this.rt("PodSandboxStatus", { podSandboxId, verbose });
-    if (!r.status) throw toCriError("PodSandboxStatus", { code: grpc.status.NOT_FOUND, details: `no status for sandbox ${podSandboxId}` });
+    if (!r.status) throw toCriError("PodSandboxStatus", { code: GrpcStatus.NOT_FOUND, details: `no status for sandbox ${podSandboxId}` });
     return { status: r.status, info: r.info, containersStatuses: r.containersStatuses, timestamp: r.timestamp };
   }
   async listPodSandbox(filter?: PodSandboxFilterInput): Promise<PodSandbox[]> {
@@ -140,7 +137,7 @@ export class CriClient {
   }
   async containerStatus(containerId: string, verbose = false): Promise<ContainerStatus> {
     const r = await this.rt("ContainerStatus", { containerId, verbose });
-    if (!r.status) throw toCriError("ContainerStatus", { code: grpc.status.NOT_FOUND, details: `no status for container ${containerId}` });
+    if (!r.status) throw toCriError("ContainerStatus", { code: GrpcStatus.NOT_FOUND, details: `no status for container ${containerId}` });
     return r.status;
   }
   /** Runs cmd in the container; the runtime enforces timeoutSeconds, our deadline leaves it room. */
@@ -169,8 +166,8 @@ export class CriClient {
    * iterator as CriErrors; close() ends the iteration without an error.
    */
   containerEvents(): ContainerEventStream {
-    const fn = (this.runtime as unknown as Record<string, StreamFn>)["GetContainerEvents"]!;
-    const call = fn.call(this.runtime, {}, new grpc.Metadata(), {}) as grpc.ClientReadableStream<ContainerEvent>;
+    const m = method(RUNTIME_SERVICE, "GetContainerEvents");
+    const call = this.channel.serverStream(m.path, encodeMessage(m.request, {}));
     let closed = false;
     return {
       close() {
@@ -179,7 +176,7 @@ export class CriClient {
       },
       async *[Symbol.asyncIterator]() {
         try {
-          for await (const ev of call) yield ev as ContainerEvent;
+          for await (const bytes of call) yield decodeMessage<ContainerEvent>(m.response, bytes);
         } catch (err) {
           const e = toCriError("GetContainerEvents", err);
           if (closed && e instanceof CancelledError) return;

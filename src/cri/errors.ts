@@ -1,6 +1,8 @@
 // CRI errors as types the rest of the code can test with `instanceof`, mapped from gRPC status codes.
-import { status as GrpcStatus, type ServiceError } from "@grpc/grpc-js";
 import { errorMessage } from "../util/errors";
+import { GrpcStatus } from "./grpc-status";
+
+export { GrpcStatus };
 
 /** A failed CRI call: which method, the gRPC code, and the runtime's own message. */
 export class CriError extends Error {
@@ -26,10 +28,10 @@ export class InvalidArgumentError extends CriError {}
 /** The caller cancelled the call (for example, a stream it closed). */
 export class CancelledError extends CriError {}
 
-/** Maps a gRPC error to the matching CriError subclass. */
+/** Maps a gRPC error (anything with a numeric `code` and a `details` text) to the matching CriError subclass. */
 export function toCriError(method: string, err: unknown): CriError {
   if (err instanceof CriError) return err;
-  const e = err as Partial<ServiceError>;
+  const e = err as { code?: unknown; details?: string };
   const code = typeof e.code === "number" ? e.code : GrpcStatus.UNKNOWN;
   const details = e.details ?? (errorMessage(err));
   switch (code) {

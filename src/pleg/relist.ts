@@ -6,10 +6,10 @@ import { NotFoundError } from "../cri/errors";
 import type { ContainerStatus, PodSandboxStatus } from "../cri/types";
 import type { CriClient } from "../cri/client";
 import type { Clock } from "../util/clock";
-import { Mutex } from "../util/queue";
+import { Limiter, Mutex } from "../util/queue";
 import type { PodStatusCache } from "./cache";
 import { POD_UID } from "../cri/labels";
-import { computePodEvents, groupPods, hasHiddenChange } from "./diff";
+import { computePodEvents, groupPods, hasHiddenChange, type ContainerTransition } from "./diff";
 import type { PlegMode, PodLifecycleEvent, PodStatus, RuntimePod } from "./types";
 
 /** The runtime calls the relist needs; CriClient provides them, tests provide a fake. */
@@ -28,6 +28,22 @@ interface PodRecord {
   old: RuntimePod | undefined;
   current: RuntimePod | undefined;
 }
+
+/** What changed in a pod's record since it was last recorded. */
+interface RecordChange {
+  record: PodRecord;
+  transitions: ContainerTransition[];
+}
+
+/** A pod status read, settled: awaited later, it must not count as an unhandled rejection meanwhile. */
+type StatusRead = { status: PodStatus; error?: undefined } | { status?: undefined; error: unknown };
+
+/**
+ * How many pods a full relist reads at once. The kubelet reads them one after another (generic.go
+ * relist, "we should parallelize if needed"); after a restart every pod is new to the relist, and
+ * 100 pods read in turn held the first relist, and with it the PLEG health check, for ~0.8 s.
+ */
+export const STATUS_READS_AT_ONCE = 10;
 
 export class Relister {
   private records = new Map<string, PodRecord>();
@@ -73,7 +89,16 @@ export class Relister {
         if (r) r.current = pod;
         else this.records.set(uid, { old: undefined, current: pod });
       }
-      for (const uid of [...this.records.keys()]) await this.syncRecord(uid, start, "generic");
+      // The pods that changed are read together (STATUS_READS_AT_ONCE at a time), each after the
+      // list as before; the cache and the events are then written pod by pod, in order.
+      const changes = [...this.records.keys()].map((uid) => [uid, this.changeOf(uid)] as const);
+      const limiter = new Limiter(STATUS_READS_AT_ONCE);
+      const reads = new Map<string, Promise<StatusRead>>();
+      for (const [uid, change] of changes) {
+        const current = change?.record.current;
+        if (current) reads.set(uid, settle(limiter.run(() => this.podStatus(current, this.cache.get(uid)?.status))));
+      }
+      for (const [uid, change] of changes) await this.syncRecord(uid, start, "generic", change, reads.get(uid));
       this.cache.updateTime(start);
       this.stats.lastRelistTime = start;
       this.stats.lastRelistDurationMs = performance.now() - t0;
@@ -131,29 +156,35 @@ export class Relister {
     });
   }
 
-  /**
-   * Diffs one pod's record, refreshes its cache entry when it changed, and emits its events.
-   * Returns whether the pod changed (or had to be read again).
-   */
-  private async syncRecord(uid: string, start: number, mode: PlegMode): Promise<boolean> {
-    const r = this.records.get(uid);
-    if (!r) return false;
-    const transitions = computePodEvents(r.old, r.current);
-    const reinspect = this.podsToReinspect.has(uid);
-    const hidden = transitions.length === 0 && hasHiddenChange(r.old, r.current);
-    if (transitions.length === 0 && !reinspect && !hidden) return false;
+  /** The pod's record diffed: undefined when nothing changed and it need not be read again. */
+  private changeOf(uid: string): RecordChange | undefined {
+    const record = this.records.get(uid);
+    if (!record) return undefined;
+    const transitions = computePodEvents(record.old, record.current);
+    if (transitions.length === 0 && !this.podsToReinspect.has(uid) && !hasHiddenChange(record.old, record.current)) return undefined;
+    return { record, transitions };
+  }
 
+  /**
+   * Refreshes the cache entry of a pod whose record changed (`change`, the record diffed; `read`, its
+   * status when already being read), and emits its events. Returns whether the pod changed (or had
+   * to be read again).
+   */
+  private async syncRecord(uid: string, start: number, mode: PlegMode, change = this.changeOf(uid), read?: Promise<StatusRead>): Promise<boolean> {
+    if (!change) return false;
+    const { record: r, transitions } = change;
     let status: PodStatus | undefined;
     if (r.current) {
-      try {
-        status = await this.podStatus(r.current, this.cache.get(uid)?.status);
-      } catch (err) {
+      const got = await (read ?? settle(this.podStatus(r.current, this.cache.get(uid)?.status)));
+      if (got.status === undefined) {
         // As the kubelet: the record is not advanced and the pod is read again on the next relist.
+        const err = got.error;
         this.podsToReinspect.add(uid);
         this.onError(`status of pod ${uid}`, err);
         this.cache.set(uid, this.cache.get(uid)?.status, err instanceof Error ? err : new Error(String(err)), start);
         return true;
       }
+      status = got.status;
       this.cache.set(uid, status, undefined, start);
     } else {
       this.cache.remove(uid, start);
@@ -204,6 +235,10 @@ export class Relister {
       containerStatuses: containerStatuses.filter((s): s is ContainerStatus => s !== undefined),
     };
   }
+}
+
+function settle(p: Promise<PodStatus>): Promise<StatusRead> {
+  return p.then((status) => ({ status }), (error: unknown) => ({ error }));
 }
 
 function podIPs(s: PodSandboxStatus | undefined): string[] {

@@ -4,9 +4,9 @@
 // kubelet_pleg_last_seen_seconds > 180" work against nodeagent unchanged. Metrics the kubelet does
 // not have are named nodeagent_*.
 //
-// Each AgentMetrics owns its own prom-client Registry, never the global one: two agents in one
-// process (tests) must not share or collide on series.
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+// Each AgentMetrics owns its own Registry (prometheus.ts, the text format without prom-client): two
+// agents in one process (tests) must not share or collide on series.
+import { Counter, Gauge, Histogram, Registry } from "./prometheus";
 import type { PodStatusReader } from "../pleg/cache";
 
 /** component-base metrics.DefBuckets (= Prometheus DefBuckets), used by the kubelet's PLEG histograms. */
@@ -111,13 +111,13 @@ export class AgentMetrics {
     for (const state of CONTAINER_STATES) this.runningContainers.set({ container_state: state }, 0);
   }
 
-  /** Prometheus text exposition content type (version 0.0.4), as prom-client declares it. */
+  /** Prometheus text exposition content type (version 0.0.4). */
   get contentType(): string {
     return this.registry.contentType;
   }
 
   render(): Promise<string> {
-    return this.registry.metrics();
+    return Promise.resolve(this.registry.render());
   }
 
   setNodeName(name: string): void {

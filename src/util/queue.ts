@@ -65,3 +65,25 @@ export class Mutex {
     return result;
   }
 }
+
+/**
+ * Runs async tasks at most `limit` at a time, the waiting ones in call order: `run(task)` settles as
+ * the task does, once it got its turn.
+ */
+export class Limiter {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly limit: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.active >= this.limit) await new Promise<void>((r) => this.waiting.push(r));
+    this.active++;
+    try {
+      return await task();
+    } finally {
+      this.active--;
+      this.waiting.shift()?.();
+    }
+  }
+}

@@ -3,17 +3,17 @@ import { createServer, type Server } from "node:net";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CriClient, grpcAddress } from "../../src/cri/client";
+import { CriClient, socketPath } from "../../src/cri/client";
 import { DeadlineExceededError, NotFoundError, UnavailableError, UnimplementedError, toCriError } from "../../src/cri/errors";
 
 const dir = mkdtempSync(join(tmpdir(), "na-cri-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-test("grpcAddress accepts unix:// URLs and bare paths, and refuses TCP", () => {
-  expect(grpcAddress("unix:///run/containerd/containerd.sock")).toBe("unix:/run/containerd/containerd.sock");
-  expect(grpcAddress("/run/x.sock")).toBe("unix:/run/x.sock");
-  expect(grpcAddress("unix:/run/x.sock")).toBe("unix:/run/x.sock");
-  expect(() => grpcAddress("tcp://127.0.0.1:1234")).toThrow("only unix sockets");
+test("socketPath accepts unix:// URLs and bare paths, and refuses TCP", () => {
+  expect(socketPath("unix:///run/containerd/containerd.sock")).toBe("/run/containerd/containerd.sock");
+  expect(socketPath("/run/x.sock")).toBe("/run/x.sock");
+  expect(socketPath("unix:/run/x.sock")).toBe("/run/x.sock");
+  expect(() => socketPath("tcp://127.0.0.1:1234")).toThrow("only unix sockets");
 });
 
 test("gRPC codes map to CriError types that keep the method and the runtime's words", () => {

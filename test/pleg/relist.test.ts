@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { PodStatusCache } from "../../src/pleg/cache";
-import { Relister } from "../../src/pleg/relist";
+import { Relister, STATUS_READS_AT_ONCE, type RelistRuntime } from "../../src/pleg/relist";
 import type { PodLifecycleEvent } from "../../src/pleg/types";
 import { FakeClock } from "../../src/util/clock";
 import { FakeRuntime } from "../fakes/runtime";
@@ -156,6 +156,47 @@ describe("Relister: full relist", () => {
     expect(take()).toEqual([]);
     await relister.relist();
     expect(take()).toEqual([["ContainerDied", "app", 2]]);
+  });
+
+  test("the pods that changed are read STATUS_READS_AT_ONCE at a time; cache and events are written pod by pod, in order", async () => {
+    const rt = new FakeRuntime();
+    const pods = Array.from({ length: 25 }, (_, i) => `u${i}`);
+    for (const uid of pods) rt.addContainer(rt.addSandbox({ uid, name: uid }), "app");
+    // Every sandbox status read waits for a release; the test sees how many are open at once.
+    const held: Array<() => void> = [];
+    let open = 0;
+    let most = 0;
+    const runtime: RelistRuntime = {
+      listPodSandbox: (f) => rt.listPodSandbox(f),
+      listContainers: (f) => rt.listContainers(f),
+      containerStatus: (id) => rt.containerStatus(id),
+      podSandboxStatus: async (id) => {
+        most = Math.max(most, ++open);
+        await new Promise<void>((r) => held.push(r));
+        open--;
+        return rt.podSandboxStatus(id);
+      },
+    };
+    const cache = new PodStatusCache();
+    const events: PodLifecycleEvent[] = [];
+    const relister = new Relister(runtime, cache, new FakeClock(), (e) => {
+      // Written in order: when a pod's events go out, its entry is in the cache and every earlier pod's too.
+      expect(pods.slice(0, pods.indexOf(e.pod.uid) + 1).every((uid) => cache.get(uid)?.status)).toBe(true);
+      events.push(e);
+    });
+    let done = false;
+    const relisted = relister.relist().then((ok) => ((done = true), ok));
+    const turn = () => new Promise<void>((r) => setImmediate(r));
+    await turn();
+    expect(open).toBe(STATUS_READS_AT_ONCE);
+    while (!done) {
+      for (const release of held.splice(0)) release();
+      await turn();
+    }
+    expect(await relisted).toBe(true);
+    expect(most).toBe(STATUS_READS_AT_ONCE);
+    expect(events.filter((e) => e.containerName === "app").map((e) => e.pod.uid)).toEqual(pods);
+    expect(pods.every((uid) => cache.get(uid)?.status?.containerStatuses.length === 1)).toBe(true);
   });
 });
 
