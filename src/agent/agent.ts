@@ -350,7 +350,9 @@ export class Agent implements SyncHandler {
     for (const c of runtime?.containerStatuses ?? []) {
       const name = c.metadata?.name ?? "";
       const note = this.notes.get(c.id);
-      inputs.push(this.probes.readiness(s.uid, name, c.id), this.probes.started(s.uid, name, c.id), note?.ready, note?.started, note?.killMessage);
+      // A note counts only where the prober has no result (as ready/started below read them): noting
+      // what was reported must not itself make the next read a new status.
+      inputs.push(this.probes.readiness(s.uid, name, c.id) ?? note?.ready, this.probes.started(s.uid, name, c.id) ?? note?.started, note?.killMessage);
     }
     const memo = this.statusMemo.get(s);
     if (memo && memo.status === s.apiStatus && memo.inputs.length === inputs.length && memo.inputs.every((v, i) => v === inputs[i])) return memo.status;

@@ -4,7 +4,6 @@
 // never src/agent.
 export { EXEC_RUNTIME_GRACE_MS, MAX_EXEC_OUTPUT_BYTES, type ContainerCommandRunner, type ExecSlotOptions } from "./exec";
 export { ExecLimiter, ProbeSkippedError, type ExecRun } from "./exec-limiter";
-export { healthServiceDefinition, type HealthCheckRequest, type HealthCheckResponse } from "./grpc";
 export { MAX_HTTP_BODY_BYTES, probeRequestHeaders } from "./http";
 export { findRunningContainer, LookupError, type ContainerQuery, type FoundContainer } from "./lookup";
 export { defaultExecSlots, ProbeManager, type ProbeManagerOptions, type RunningContainer } from "./manager";

@@ -145,10 +145,36 @@ describe("start-up loads only what the command uses", () => {
     expect(heavyIn(modules)).toEqual([]);
   });
 
-  test("the check sees heavy modules where they are used: agent loads gRPC, the CRI descriptor and prom-client", () => {
+  test("the check sees heavy modules where they are used: the agent, its imports followed, has the CRI descriptor and the Kubernetes client", () => {
     const agent = modulesOf(loaded([chunkOf("cmd/agent.ts")], () => true));
     const heavy = heavyIn(agent).map((h) => h.split(":")[0]);
-    expect(heavy).toEqual(expect.arrayContaining(["gRPC (@grpc/grpc-js)", "the CRI descriptor (src/cri/generated/descriptor.json)", "prom-client"]));
+    expect(heavy).toEqual(expect.arrayContaining(["the CRI descriptor (src/cri/generated/descriptor.json)", "the Kubernetes client (@kubernetes/client-node)"]));
+  });
+
+  test("an agent without --kubeconfig and without gRPC probes loads neither grpc-js, protobufjs, client-node nor prom-client", () => {
+    // The agent's chunk and its static imports: client-node comes by import() under --kubeconfig only,
+    // grpc-js by import() at a pod's first gRPC probe; the CRI client has its own HTTP/2 and codec.
+    // Every import followed, but not into the chunks that --kubeconfig and a gRPC probe load.
+    const onDemand = new Set([chunkOf("src/cluster/cluster-node.ts"), chunkOf("src/prober/grpc.ts")]);
+    // (The start itself imports each subcommand by import(): of those only the agent's is followed.)
+    const agentChunks = loaded([chunkOf("cmd/agent.ts")], () => true);
+    const reached = loaded([chunkOf(ENTRY)], () => false);
+    const queue = [chunkOf("cmd/agent.ts")];
+    while (queue.length > 0) {
+      const c = queue.pop()!;
+      if (reached.has(c) || onDemand.has(c)) continue;
+      reached.add(c);
+      for (const i of chunks.get(c)!.imports) queue.push(lookup(c, i.path));
+    }
+    expect(agentChunks.size).toBeGreaterThan(reached.size);
+    const agent = modulesOf(reached);
+    expect(agent.has("src/cri/client.ts")).toBe(true);
+    expect(agent.has("src/agent/sync-loop.ts")).toBe(true);
+    const heavy = heavyIn(agent).map((h) => h.split(":")[0]);
+    expect(heavy).not.toContain("gRPC (@grpc/grpc-js)");
+    expect(heavy).not.toContain("the CRI descriptor's loader (@grpc/proto-loader, protobufjs)");
+    expect(heavy).not.toContain("the Kubernetes client (@kubernetes/client-node)");
+    expect(heavy).not.toContain("prom-client");
   });
 
   test("make build compiles this bundle: ESM bytecode, split, with the lint worker as an entry point", () => {
