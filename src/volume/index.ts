@@ -11,4 +11,5 @@ export * from "./projected";
 export * from "./empty-dir";
 export * from "./mount";
 export * from "./volume-dir";
+export * from "./ownership";
 export * from "./set-up";

@@ -61,7 +61,7 @@ export function readMountInfo(path = "/proc/self/mountinfo"): MountInfo[] {
 }
 
 /** `dir` with its symbolic links resolved when it exists, as the kernel reports mount points. */
-function canonical(dir: string): string {
+export function canonicalPath(dir: string): string {
   const abs = resolve(dir);
   return existsSync(abs) ? realpathSync(abs) : abs;
 }
@@ -71,7 +71,7 @@ function canonical(dir: string): string {
  * (a mount stacked on another, or inside it, comes after it in mountinfo).
  */
 export function mountsUnder(dir: string, mounts: readonly MountInfo[] = readMountInfo()): MountInfo[] {
-  const root = canonical(dir);
+  const root = canonicalPath(dir);
   return mounts.filter((m) => m.mountPoint === root || m.mountPoint.startsWith(root === "/" ? "/" : `${root}/`)).reverse();
 }
 
@@ -113,7 +113,7 @@ async function run(argv: string[], what: string): Promise<void> {
 
 /** Whether a tmpfs is mounted exactly at `dir` (setupTmpfs's idempotence check, GetMountMedium). */
 export function isTmpfsMountPoint(mounter: Mounter, dir: string): boolean {
-  const root = canonical(dir);
+  const root = canonicalPath(dir);
   return mounter.mountsUnder(dir).some((m) => m.mountPoint === root && m.fsType === "tmpfs");
 }
 

@@ -16,7 +16,7 @@
 //
 // Any other volume kind (persistentVolumeClaim, csi, nfs, …) is an UnsupportedVolumeError, which the
 // volume manager reports as FailedMount: never silently dropped (issue 15).
-import { lstatSync, mkdirSync, openSync, closeSync, chmodSync, statSync } from "node:fs";
+import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, statSync } from "node:fs";
 import type { HostPathVolumeSource, Pod, Volume } from "kubernetes-types/core/v1";
 import { podRef } from "../api/pod";
 import type { Clock } from "../util/clock";
@@ -26,8 +26,9 @@ import { AtomicWriter } from "./atomic-writer";
 import { configMapPayload } from "./configmap";
 import { downwardAPIPayload, type ResourceList } from "./downward-api";
 import { EMPTY_DIR_MODE, memoryVolumeSizeBytes } from "./empty-dir";
-import { isTmpfsMountPoint, unmountAndRemove, type Mounter } from "./mount";
+import { canonicalPath, isTmpfsMountPoint, unmountAndRemove, type Mounter } from "./mount";
 import { DEFAULT_MODE } from "./payload";
+import { setVolumeOwnership } from "./ownership";
 import { projectedPayload } from "./projected";
 import { secretPayload } from "./secret";
 import type { ObjectSource, Payload } from "./types";
@@ -116,6 +117,7 @@ async function setUpContent(host: VolumeHost, pod: Pod, v: Volume, kind: PluginK
     if (memory) await setUpTmpfs(host, pod, dir, undefined);
     else setupDir(host, pod, dir);
     new AtomicWriter(dir, host.clock).write(files);
+    setVolumeOwnership(dir, pod.spec?.securityContext?.fsGroup, true);
   } catch (e) {
     if (fresh) await unmountAndRemove(host.podsDir, dir, host.mounter).catch(() => undefined);
     throw e;
@@ -156,6 +158,7 @@ export async function setUpEmptyDirVolume(pod: Pod, v: Volume, host: VolumeHost)
   } else {
     setupDir(host, pod, dir);
   }
+  setVolumeOwnership(dir, pod.spec?.securityContext?.fsGroup, false);
   return dir;
 }
 
@@ -246,4 +249,19 @@ export async function setUpVolume(pod: Pod, v: Volume, host: VolumeHost): Promis
  */
 export async function tearDownPodVolumes(podsDir: string, uid: string, mounter: Mounter): Promise<void> {
   await unmountAndRemove(podsDir, podVolumesDir(podsDir, uid), mounter);
+}
+
+/**
+ * The pods that have something mounted under <podsDir>/<uid>/volumes: after a restart (even kill -9)
+ * the volume manager compares them with the pods it knows, adopts the mounts of live ones and tears
+ * down the rest.
+ */
+export function mountedPodUIDs(podsDir: string, mounter: Mounter): string[] {
+  const uids = new Set<string>();
+  const root = canonicalPath(podsDir);
+  for (const m of mounter.mountsUnder(podsDir)) {
+    const rest = m.mountPoint.slice(root.length + 1).split("/");
+    if (rest.length >= 3 && rest[1] === "volumes") uids.add(rest[0]!);
+  }
+  return [...uids].sort();
 }

@@ -7,7 +7,7 @@ import { FakeClock } from "../../src/util/clock";
 import { PathEscapeError } from "../../src/util/confined-path";
 import { memoryVolumeSizeBytes, podMemoryLimitBytes } from "../../src/volume/empty-dir";
 import { mountsUnder, SystemMounter } from "../../src/volume/mount";
-import { HostPathTypeError, mustMountReadOnly, setUpVolume, tearDownPodVolumes, UnsupportedVolumeError, type VolumeHost } from "../../src/volume/set-up";
+import { HostPathTypeError, mountedPodUIDs, mustMountReadOnly, setUpVolume, tearDownPodVolumes, UnsupportedVolumeError, type VolumeHost } from "../../src/volume/set-up";
 import { volumeDir, volumeHostPath } from "../../src/volume/volume-dir";
 import { FakeMounter } from "../fakes/mounter";
 import { FakeObjectSource } from "../fakes/object-source";
@@ -197,4 +197,44 @@ test("other volume kinds are an explicit unsupported error naming the volume and
   await expect(setUpVolume(p, { name: "x" }, host)).rejects.toThrow("unsupported volume type none");
   expect(mustMountReadOnly({ name: "c", configMap: {} })).toBe(true);
   expect(mustMountReadOnly({ name: "e", emptyDir: {} })).toBe(false);
+});
+
+test("fsGroup: files get the group and mode|0440 (read-only kinds) or |0660 (emptyDir), dirs setgid, links untouched", async () => {
+  const p = pod([
+    { name: "creds", secret: { secretName: "creds", defaultMode: 0o400 } },
+    { name: "tok", projected: { sources: [{ serviceAccountToken: { path: "token" } }, { configMap: { name: "cfg", items: [{ key: "app.conf", path: "conf/app" }] } }] } },
+    { name: "scratch", emptyDir: {} },
+  ]);
+  p.spec!.securityContext = { fsGroup: 2000 };
+  host.mounter = new FakeMounter();
+  const [creds, tok, scratch] = [await setUpVolume(p, p.spec!.volumes![0]!, host), await setUpVolume(p, p.spec!.volumes![1]!, host), await setUpVolume(p, p.spec!.volumes![2]!, host)];
+  const st = (dir: string, rel: string) => statSync(join(dir, rel));
+  expect(st(creds!, "pass").mode & 0o7777).toBe(0o440);
+  expect(st(creds!, "pass").gid).toBe(2000);
+  expect(lstatSync(join(creds!, "pass")).gid).toBe(2000);
+  expect(st(creds!, "..data").mode & 0o7777).toBe(0o2755);
+  expect(st(tok!, "token").mode & 0o7777).toBe(0o640);
+  expect(st(tok!, "conf/app").mode & 0o7777).toBe(0o644);
+  expect(st(tok!, "conf").mode & 0o7777).toBe(0o2755);
+  expect(statSync(scratch!).mode & 0o7777).toBe(0o2777);
+  expect(statSync(scratch!).gid).toBe(2000);
+  // Without fsGroup nothing is OR-ed in.
+  const plain = pod([{ name: "creds", secret: { secretName: "creds", defaultMode: 0o400 } }]);
+  plain.metadata!.uid = "0f2d7c4e-1b3a-4c5d-9e6f-0a1b2c3d4e5f";
+  const d = await setUpVolume(plain, plain.spec!.volumes![0]!, host);
+  expect(statSync(join(d, "pass")).mode & 0o7777).toBe(0o400);
+});
+
+test("mountedPodUIDs finds the pods with something mounted under their volumes (an agent restart's clean-up)", async () => {
+  const a = pod([{ name: "s", secret: { secretName: "creds" } }, { name: "c", configMap: { name: "cfg" } }]);
+  const b = pod([{ name: "ram", emptyDir: { medium: "Memory" } }]);
+  b.metadata!.uid = "1f2d7c4e-1b3a-4c5d-9e6f-0a1b2c3d4e5f";
+  const c = pod([{ name: "c", configMap: { name: "cfg" } }]);
+  c.metadata!.uid = "2f2d7c4e-1b3a-4c5d-9e6f-0a1b2c3d4e5f";
+  for (const p of [a, b, c]) for (const v of p.spec!.volumes!) await setUpVolume(p, v, host);
+  expect(mountedPodUIDs(podsDir, system)).toEqual([b.metadata!.uid, UID].sort());
+  await tearDownPodVolumes(podsDir, UID, system);
+  expect(mountedPodUIDs(podsDir, system)).toEqual([b.metadata!.uid]);
+  await tearDownPodVolumes(podsDir, b.metadata!.uid!, system);
+  expect(mountedPodUIDs(podsDir, system)).toEqual([]);
 });
