@@ -20,8 +20,8 @@ let clock: FakeClock;
 let objects: FakeObjectSource;
 let host: VolumeHost;
 
-const pod = (volumes: Volume[], memoryLimit?: string): Pod => ({
-  metadata: { name: "web", namespace: "prod", uid: UID, labels: { app: "web" } },
+const pod = (volumes: Volume[], memoryLimit?: string, uid = UID): Pod => ({
+  metadata: { name: "web", namespace: "prod", uid, labels: { app: "web" } },
   spec: { serviceAccountName: "builder", containers: [{ name: "app", ...(memoryLimit ? { resources: { limits: { memory: memoryLimit } } } : {}) }], volumes },
 });
 const path = (dir: string, p: string) => readFileSync(join(dir, p), "utf8");
@@ -219,22 +219,19 @@ test("fsGroup: files get the group and mode|0440 (read-only kinds) or |0660 (emp
   expect(statSync(scratch!).mode & 0o7777).toBe(0o2777);
   expect(statSync(scratch!).gid).toBe(2000);
   // Without fsGroup nothing is OR-ed in.
-  const plain = pod([{ name: "creds", secret: { secretName: "creds", defaultMode: 0o400 } }]);
-  plain.metadata!.uid = "0f2d7c4e-1b3a-4c5d-9e6f-0a1b2c3d4e5f";
+  const plain = pod([{ name: "creds", secret: { secretName: "creds", defaultMode: 0o400 } }], undefined, "0f2d7c4e-1b3a-4c5d-9e6f-0a1b2c3d4e5f");
   const d = await setUpVolume(plain, plain.spec!.volumes![0]!, host);
   expect(statSync(join(d, "pass")).mode & 0o7777).toBe(0o400);
 });
 
 test("mountedPodUIDs finds the pods with something mounted under their volumes (an agent restart's clean-up)", async () => {
   const a = pod([{ name: "s", secret: { secretName: "creds" } }, { name: "c", configMap: { name: "cfg" } }]);
-  const b = pod([{ name: "ram", emptyDir: { medium: "Memory" } }]);
-  b.metadata!.uid = "1f2d7c4e-1b3a-4c5d-9e6f-0a1b2c3d4e5f";
-  const c = pod([{ name: "c", configMap: { name: "cfg" } }]);
-  c.metadata!.uid = "2f2d7c4e-1b3a-4c5d-9e6f-0a1b2c3d4e5f";
+  const b = pod([{ name: "ram", emptyDir: { medium: "Memory" } }], undefined, "1f2d7c4e-1b3a-4c5d-9e6f-0a1b2c3d4e5f");
+  const c = pod([{ name: "c", configMap: { name: "cfg" } }], undefined, "2f2d7c4e-1b3a-4c5d-9e6f-0a1b2c3d4e5f");
   for (const p of [a, b, c]) for (const v of p.spec!.volumes!) await setUpVolume(p, v, host);
-  expect(mountedPodUIDs(podsDir, system)).toEqual([b.metadata!.uid, UID].sort());
+  expect(mountedPodUIDs(podsDir, system)).toEqual(["1f2d7c4e-1b3a-4c5d-9e6f-0a1b2c3d4e5f", UID].sort());
   await tearDownPodVolumes(podsDir, UID, system);
-  expect(mountedPodUIDs(podsDir, system)).toEqual([b.metadata!.uid]);
-  await tearDownPodVolumes(podsDir, b.metadata!.uid!, system);
+  expect(mountedPodUIDs(podsDir, system)).toEqual(["1f2d7c4e-1b3a-4c5d-9e6f-0a1b2c3d4e5f"]);
+  await tearDownPodVolumes(podsDir, "1f2d7c4e-1b3a-4c5d-9e6f-0a1b2c3d4e5f", system);
   expect(mountedPodUIDs(podsDir, system)).toEqual([]);
 });
