@@ -7,6 +7,7 @@ import { containerLabels, sandboxLabels } from "../cri/labels";
 import type { ContainerConfigInput, PodSandboxConfigInput } from "../cri/types";
 import { podRef } from "../api/pod";
 import { parseQuantity } from "../api/quantity";
+import { DownwardAPIError, envFieldValue, resourceFieldValue } from "../volume/downward-api";
 import { podUIDProblem } from "../manifest/static-pod";
 import { confinedPath, PathEscapeError, pathSegmentProblem } from "../util/confined-path";
 import * as ann from "./labels";
@@ -108,53 +109,26 @@ export function sandboxConfig(pod: Pod, attempt: number, o: RuntimeConfigOptions
   };
 }
 
-/** The value of a downward API field path, or undefined when the path is not supported. */
-export function fieldRefValue(pod: Pod, fieldPath: string, o: RuntimeConfigOptions, podIP: string): string | undefined {
-  const md = pod.metadata ?? {};
-  const sub = /^metadata\.(labels|annotations)\['(.+)'\]$/.exec(fieldPath);
-  if (sub) return (md[sub[1] as "labels" | "annotations"] ?? {})[sub[2]!] ?? "";
-  switch (fieldPath) {
-    case "metadata.name":
-      return md.name ?? "";
-    case "metadata.namespace":
-      return md.namespace ?? "default";
-    case "metadata.uid":
-      return md.uid ?? "";
-    case "spec.nodeName":
-      return pod.spec?.nodeName ?? o.nodeName;
-    case "spec.serviceAccountName":
-      return pod.spec?.serviceAccountName ?? "";
-    case "status.hostIP":
-      return o.hostIP;
-    case "status.hostIPs":
-      return o.hostIP;
-    case "status.podIP":
-    case "status.podIPs":
-      return pod.spec?.hostNetwork ? o.hostIP : podIP;
-    default:
-      return undefined;
-  }
-}
-
-function resourceFieldValue(c: Container, resource: string, divisor: string | undefined): string {
-  const [kind, name] = resource.split(".") as ["limits" | "requests", string];
-  const q = c.resources?.[kind]?.[name];
-  if (q === undefined) return "0";
-  const d = divisor ? parseQuantity(divisor) : undefined;
-  if (name === "cpu") {
-    const milli = parseQuantity(q).milli();
-    const div = d ? d.milli() : 1000;
-    return String(Math.ceil(milli / div));
-  }
-  return String(Math.ceil(parseQuantity(q).value() / (d ? d.value() : 1)));
-}
-
 /** Expands $(VAR) from vars; $$(VAR) escapes to $(VAR); unknown references stay as written (Kubernetes expansion rules). */
 export function expandVars(s: string, vars: Map<string, string>): string {
   return s.replace(/\$\$|\$\(([^)]*)\)/g, (m, name: string | undefined) => {
     if (m === "$$") return "$";
     return name !== undefined && vars.has(name) ? vars.get(name)! : m;
   });
+}
+
+/**
+ * A downward API value for env (src/volume/downward-api.ts, shared with downwardAPI volumes). A field
+ * the downward API does not offer cannot pass the API server's validation; from a file it is still
+ * an empty value here, as before, until env resolution reports CreateContainerConfigError (issue 15).
+ */
+function downwardValue(get: () => string): string {
+  try {
+    return get();
+  } catch (e) {
+    if (e instanceof DownwardAPIError) return "";
+    throw e;
+  }
 }
 
 /** The container's environment in order, with downward API values and $(VAR) expanded. */
@@ -164,8 +138,8 @@ export function containerEnv(pod: Pod, c: Container, o: RuntimeConfigOptions, po
   for (const e of c.env ?? ([] as EnvVar[])) {
     let value = "";
     if (e.value !== undefined) value = expandVars(e.value, vars);
-    else if (e.valueFrom?.fieldRef) value = fieldRefValue(pod, e.valueFrom.fieldRef.fieldPath, o, podIP) ?? "";
-    else if (e.valueFrom?.resourceFieldRef) value = resourceFieldValue(c, e.valueFrom.resourceFieldRef.resource, e.valueFrom.resourceFieldRef.divisor as string | undefined);
+    else if (e.valueFrom?.fieldRef) value = downwardValue(() => envFieldValue(pod, e.valueFrom!.fieldRef!.fieldPath, o, [podIP]));
+    else if (e.valueFrom?.resourceFieldRef) value = downwardValue(() => resourceFieldValue(c, e.valueFrom!.resourceFieldRef!));
     vars.set(e.name, value);
     out.push({ key: e.name, value });
   }

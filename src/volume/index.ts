@@ -2,3 +2,14 @@
 // secrets and tokens come from (ObjectSource), the plugins that turn a pod volume into files and
 // mounts, and the VolumeManager the pod sync waits on before it creates containers.
 export * from "./types";
+export * from "./atomic-writer";
+export * from "./payload";
+export * from "./configmap";
+export * from "./secret";
+export * from "./downward-api";
+export * from "./projected";
+export * from "./empty-dir";
+export * from "./mount";
+export * from "./volume-dir";
+export * from "./ownership";
+export * from "./set-up";

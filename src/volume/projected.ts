@@ -1,0 +1,75 @@
+// The projected volume plugin's content (k/k@1.24.1 pkg/volume/projected/projected.go collectData):
+// configMap, secret, downwardAPI and serviceAccountToken sources merged into one directory, written
+// by one atomic writer. Every source is tried; a failing one does not hide the others' errors, which
+// are joined as the kubelet's aggregate error, and the volume is not written at all.
+//
+// serviceAccountToken asks the ObjectSource (the kubelet's token manager) for a token of the pod's
+// service account bound to the pod, with the source's audience (none → the API server's own) and
+// expirationSeconds (API default 3600; validation refuses less than 10 minutes and more than 2^32 s).
+// Its file takes defaultMode, or 0600 when the pod has an fsGroup (then SetVolumeOwnership makes it
+// 0640), so a token is never world-readable through group ownership.
+import type { Pod, ProjectedVolumeSource, ServiceAccountTokenProjection } from "kubernetes-types/core/v1";
+import { configMapPayload } from "./configmap";
+import { aggregateMessage, downwardAPIPayload, type ResourceList } from "./downward-api";
+import { DEFAULT_MODE } from "./payload";
+import { secretPayload } from "./secret";
+import type { ObjectSource, Payload, TokenRequest } from "./types";
+
+/** expirationSeconds when the source leaves it out (pkg/apis/core/v1/defaults.go). */
+export const DEFAULT_TOKEN_EXPIRATION_SECONDS = 3600;
+/** The bounds validation puts on expirationSeconds (ValidateProjectedVolumeSource, TokenRequest validation). */
+export const MIN_TOKEN_EXPIRATION_SECONDS = 600;
+export const MAX_TOKEN_EXPIRATION_SECONDS = 2 ** 32;
+
+/** A projected volume that cannot be made: its message is the kubelet's aggregate of the sources' errors. */
+export class ProjectedVolumeError extends Error {
+  override name = "ProjectedVolumeError";
+  constructor(readonly causes: readonly Error[]) {
+    super(aggregateMessage(causes.map((e) => e.message)));
+  }
+}
+
+/**
+ * The service account a pod's tokens are for. The API server's ServiceAccount admission always sets
+ * it ("default" when the pod names none); a static or pushed pod may leave it out, and gets the same.
+ */
+export function podServiceAccountName(pod: Pod): string {
+  return pod.spec?.serviceAccountName || pod.spec?.serviceAccount || "default";
+}
+
+/** The TokenRequest a serviceAccountToken source makes, its expiration defaulted and checked as the API does. */
+export function tokenRequest(pod: Pod, source: ServiceAccountTokenProjection): TokenRequest {
+  const expirationSeconds = source.expirationSeconds ?? DEFAULT_TOKEN_EXPIRATION_SECONDS;
+  if (expirationSeconds < MIN_TOKEN_EXPIRATION_SECONDS) throw new Error("expirationSeconds: may not specify a duration less than 10 minutes");
+  if (expirationSeconds > MAX_TOKEN_EXPIRATION_SECONDS) throw new Error("expirationSeconds: may not specify a duration larger than 2^32 seconds");
+  return { serviceAccountName: podServiceAccountName(pod), audience: source.audience ?? "", expirationSeconds };
+}
+
+/**
+ * The files of a projected volume.
+ * @throws ProjectedVolumeError naming every failing source's error
+ */
+export async function projectedPayload(pod: Pod, source: ProjectedVolumeSource, objects: ObjectSource, allocatable?: ResourceList): Promise<Payload> {
+  const defaultMode = source.defaultMode ?? DEFAULT_MODE;
+  const payload: Payload = new Map();
+  const errors: Error[] = [];
+  for (const s of source.sources ?? []) {
+    try {
+      let part: Payload;
+      if (s.secret) part = await secretPayload(pod, s.secret, objects, defaultMode);
+      else if (s.configMap) part = await configMapPayload(pod, s.configMap, objects, defaultMode);
+      else if (s.downwardAPI) part = downwardAPIPayload(pod, s.downwardAPI.items ?? [], defaultMode, allocatable);
+      else if (s.serviceAccountToken) {
+        const tp = s.serviceAccountToken;
+        const token = await objects.getServiceAccountToken(pod, tokenRequest(pod, tp));
+        const mode = pod.spec?.securityContext?.fsGroup !== undefined ? 0o600 : defaultMode;
+        part = new Map([[tp.path, { data: new TextEncoder().encode(token.token), mode }]]);
+      } else continue;
+      for (const [path, file] of part) payload.set(path, file);
+    } catch (e) {
+      errors.push(e instanceof Error ? e : new Error(String(e)));
+    }
+  }
+  if (errors.length) throw new ProjectedVolumeError(errors);
+  return payload;
+}
