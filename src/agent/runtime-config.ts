@@ -2,9 +2,10 @@
 // namespaces, cgroup parent) and each container's config (command, env with downward API and $(VAR)
 // expansion, mounts, resources, security context, the kubelet's labels and annotations).
 // Pure functions: the caller creates the volume directories and calls the runtime.
-import type { Container, EnvVar, Pod } from "kubernetes-types/core/v1";
+import type { Container, EnvVar, EnvVarSource, Pod } from "kubernetes-types/core/v1";
 import { containerLabels, sandboxLabels } from "../cri/labels";
 import type { ContainerConfigInput, PodSandboxConfigInput } from "../cri/types";
+import { expandVars } from "../api/expansion";
 import { podRef } from "../api/pod";
 import { parseQuantity } from "../api/quantity";
 import { podUIDProblem } from "../manifest/static-pod";
@@ -136,7 +137,7 @@ export function fieldRefValue(pod: Pod, fieldPath: string, o: RuntimeConfigOptio
   }
 }
 
-function resourceFieldValue(c: Container, resource: string, divisor: string | undefined): string {
+export function resourceFieldValue(c: Container, resource: string, divisor: string | undefined): string {
   const [kind, name] = resource.split(".") as ["limits" | "requests", string];
   const q = c.resources?.[kind]?.[name];
   if (q === undefined) return "0";
@@ -149,15 +150,25 @@ function resourceFieldValue(c: Container, resource: string, divisor: string | un
   return String(Math.ceil(parseQuantity(q).value() / (d ? d.value() : 1)));
 }
 
-/** Expands $(VAR) from vars; $$(VAR) escapes to $(VAR); unknown references stay as written (Kubernetes expansion rules). */
-export function expandVars(s: string, vars: Map<string, string>): string {
-  return s.replace(/\$\$|\$\(([^)]*)\)/g, (m, name: string | undefined) => {
-    if (m === "$$") return "$";
-    return name !== undefined && vars.has(name) ? vars.get(name)! : m;
-  });
+/**
+ * The value of a fieldRef or resourceFieldRef env source for this container: what the kubelet's
+ * makeEnvironmentVariables reads through podFieldSelectorRuntimeValue / containerResourceRuntimeValue.
+ * src/volume/container-env.ts (envFrom, configMap/secret key refs) takes it as a callback, so the
+ * downward API stays here until it moves to its own module.
+ */
+export function downwardEnvValue(pod: Pod, c: Container, o: RuntimeConfigOptions, podIP: string): (source: EnvVarSource) => string {
+  return (source) => {
+    if (source.fieldRef) return fieldRefValue(pod, source.fieldRef.fieldPath, o, podIP) ?? "";
+    if (source.resourceFieldRef) return resourceFieldValue(c, source.resourceFieldRef.resource, source.resourceFieldRef.divisor as string | undefined);
+    return "";
+  };
 }
 
-/** The container's environment in order, with downward API values and $(VAR) expanded. */
+/**
+ * The container's environment from its env list alone, in order, with downward API values and $(VAR)
+ * expanded. The pod sync resolves the full one (envFrom, configMap and secret keys) with src/volume
+ * makeEnvironmentVariables and passes it to containerConfig.
+ */
 export function containerEnv(pod: Pod, c: Container, o: RuntimeConfigOptions, podIP: string): { key: string; value: string }[] {
   const vars = new Map<string, string>();
   const out: { key: string; value: string }[] = [];
@@ -218,12 +229,17 @@ export interface ContainerConfigArgs {
   podIP: string;
   imageRef: string;
   options: RuntimeConfigOptions;
+  /**
+   * The container's resolved environment (src/volume makeEnvironmentVariables: envFrom, key refs,
+   * downward API, $(VAR) expanded). Without it, the env list alone is used (containerEnv).
+   */
+  env?: { key: string; value: string }[];
 }
 
 export function containerConfig(a: ContainerConfigArgs): ContainerConfigInput {
   const { pod, container: c, options: o } = a;
   const ref = podRef(pod);
-  const env = containerEnv(pod, c, o, a.podIP);
+  const env = a.env ?? containerEnv(pod, c, o, a.podIP);
   const vars = new Map(env.map((e) => [e.key, e.value]));
   const sc = c.securityContext ?? {};
   const psc = pod.spec?.securityContext ?? {};
