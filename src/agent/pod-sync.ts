@@ -21,8 +21,12 @@ import type { Backoff } from "./backoff";
 import { PodStartGate, type PodStartPlace } from "./pod-start-gate";
 import * as ann from "./labels";
 import { computePodActions, findContainerStatus, isInit, neverRan, type PodActions, type ProbeFailureLookup } from "./pod-actions";
-import { containerConfig, containerLogDir, podDir, podLogDir, sandboxConfig, terminationLogDir, uidCgroupParent, volumeHostPath, type RuntimeConfigOptions } from "./runtime-config";
+import { containerConfig, containerLogDir, downwardEnvValue, podDir, podLogDir, sandboxConfig, terminationLogDir, uidCgroupParent, volumeHostPath, type RuntimeConfigOptions } from "./runtime-config";
 import type { Waiting } from "./status";
+import { ContainerConfigError, makeEnvironmentVariables } from "../volume/container-env";
+import type { DockerKeyring } from "../volume/docker-keyring";
+import { makeDockerKeyring, podPullSecrets, pullWithCredentials } from "../volume/pull-secrets";
+import { ObjectSourceError, type ObjectSource } from "../volume/types";
 
 export type SyncRuntime = Pick<
   CriClient,
@@ -44,6 +48,24 @@ export interface SyncResult {
 
 /** Image lookups started ahead of the containers that need them: image → the image, or undefined when absent. */
 type ImageLookups = Map<string, Promise<Image | undefined>>;
+
+/** The pod's image-pull keyring, read from its imagePullSecrets once per sync and only if a pull happens. */
+type PullKeyring = () => Promise<DockerKeyring>;
+
+/**
+ * Until the node passes a real ObjectSource (src/volume, issue 15): the kubelet without a kubeClient,
+ * whose env refs fail with its message and whose pull secrets are only logged as unavailable.
+ */
+const NO_OBJECT_SOURCE: ObjectSource = {
+  description: "no object source",
+  registerPod: () => {},
+  unregisterPod: () => {},
+  getConfigMap: (namespace, name) => Promise.reject(new ObjectSourceError({ kind: "ConfigMap", namespace, name }, `couldn't get configMap ${namespace}/${name}, no kubeClient defined`)),
+  getSecret: (namespace, name) => Promise.reject(new ObjectSourceError({ kind: "Secret", namespace, name }, `couldn't get secret ${namespace}/${name}, no kubeClient defined`)),
+  getServiceAccountToken: (pod, req) => Promise.reject(new ObjectSourceError({ kind: "ServiceAccount", namespace: pod.metadata?.namespace ?? "default", name: req.serviceAccountName }, "no object source")),
+  onChange: () => () => {},
+  close: () => {},
+};
 
 /** The kubelet's minimum grace period when stopping a container (minimumGracePeriodInSeconds). */
 const MIN_GRACE_SECONDS = 2;
@@ -70,6 +92,8 @@ export class PodSyncer {
     private readonly onContainerRestart?: (pod: Pod, container: string) => void,
     /** Orders and bounds the node's pod starts. */
     private readonly starts = new PodStartGate(),
+    /** Where the configMaps and secrets that env and imagePullSecrets name come from. */
+    private readonly objects: ObjectSource = NO_OBJECT_SOURCE,
   ) {}
 
   async syncPod(pod: Pod, status: PodStatus | undefined, probeFailure?: ProbeFailureLookup): Promise<SyncResult> {
@@ -129,10 +153,13 @@ export class PodSyncer {
       else podIP = "";
       this.log.info(`created sandbox ${sandboxId.slice(0, 12)} (attempt ${actions.attempt}) for pod ${podKey(pod)}${podIP ? `, IP ${podIP}` : ""}`);
     }
+    // getPullSecretsForPod: read at most once per sync, and only when an image is actually pulled.
+    let keyring: Promise<DockerKeyring> | undefined;
+    const pullKeyring: PullKeyring = () => (keyring ??= podPullSecrets(pod, this.objects, this.log).then(makeDockerKeyring));
 
     const startOne = async (container: Container, init: boolean) => {
       try {
-        await this.startContainer(pod, container, init, status, sandboxId, sbConfig, podIP, imageLookups, start.place);
+        await this.startContainer(pod, container, init, status, sandboxId, sbConfig, podIP, pullKeyring, imageLookups, start.place);
         result.changed = true;
       } catch (err) {
         if (err instanceof ContainerStartError) {
@@ -155,7 +182,7 @@ export class PodSyncer {
     return result;
   }
 
-  private async startContainer(pod: Pod, c: Container, init: boolean, status: PodStatus | undefined, sandboxId: string, sb: ReturnType<typeof sandboxConfig>, podIP: string, images?: ImageLookups, place?: PodStartPlace): Promise<void> {
+  private async startContainer(pod: Pod, c: Container, init: boolean, status: PodStatus | undefined, sandboxId: string, sb: ReturnType<typeof sandboxConfig>, podIP: string, keyring: PullKeyring, images?: ImageLookups, place?: PodStartPlace): Promise<void> {
     let last = findContainerStatus(status, c.name, init);
     let restartCount = last ? Number(last.annotations[ann.CONTAINER_RESTART_COUNT] ?? 0) + 1 : 0;
     if (last && neverRan(last)) {
@@ -177,12 +204,16 @@ export class PodSyncer {
       }
       this.crashBackoff.next(key, finished);
     }
-    const imageRef = await this.ensureImage(pod, c, sb, images, place);
+    const imageRef = await this.ensureImage(pod, c, sb, keyring, images, place);
+    // As the kubelet: the image first, then the config (generateContainerConfig → makeEnvironmentVariables);
+    // a missing configMap or secret leaves the container uncreated and waiting, and the pod worker
+    // retries the sync (SYNC_ERROR_BACKOFF_MS, or sooner when the object source reports a change).
+    const env = await this.containerEnv(pod, c, podIP);
     mkdirInside(this.opts.podLogsRoot, containerLogDir(pod, c.name, this.opts));
     if (c.terminationMessagePath) mkdirInside(this.opts.podsDir, terminationLogDir(pod, c.name, this.opts));
     let id: string;
     try {
-      id = await this.runtime.createContainer(sandboxId, containerConfig({ pod, container: c, init, restartCount, podIP, imageRef, options: this.opts }), sb);
+      id = await this.runtime.createContainer(sandboxId, containerConfig({ pod, container: c, init, restartCount, podIP, imageRef, options: this.opts, env }), sb);
     } catch (err) {
       throw new ContainerStartError("CreateContainerError", errorMessage(err));
     }
@@ -195,11 +226,24 @@ export class PodSyncer {
     if (restartCount > 0) this.onContainerRestart?.(pod, c.name);
   }
 
+  /** The container's environment from its pod and objects; CreateContainerConfigError when it cannot be made. */
+  private async containerEnv(pod: Pod, c: Container, podIP: string): Promise<{ key: string; value: string }[]> {
+    try {
+      const r = await makeEnvironmentVariables(pod, c, this.objects, downwardEnvValue(pod, c, this.opts, podIP));
+      for (const w of r.warnings) this.log.warn(`pod ${podKey(pod)}: ${w.reason}: ${w.message}`);
+      return r.env;
+    } catch (err) {
+      if (err instanceof ContainerConfigError) throw new ContainerStartError(err.reason, err.message);
+      throw err;
+    }
+  }
+
   /**
-   * The kubelet's EnsureImageExists: pull per imagePullPolicy, with the image-pull backoff. A pull
-   * gives the pod's place at the PodStartGate back first: it waits for the network, not the CPU.
+   * The kubelet's EnsureImageExists: pull per imagePullPolicy, with the image-pull backoff and the
+   * pod's pull secrets. A pull gives the pod's place at the PodStartGate back first: it waits for the
+   * network, not the CPU.
    */
-  private async ensureImage(pod: Pod, c: Container, sb: ReturnType<typeof sandboxConfig>, images?: ImageLookups, place?: PodStartPlace): Promise<string> {
+  private async ensureImage(pod: Pod, c: Container, sb: ReturnType<typeof sandboxConfig>, keyring: PullKeyring, images?: ImageLookups, place?: PodStartPlace): Promise<string> {
     const image = c.image ?? "";
     const policy = c.imagePullPolicy ?? "IfNotPresent";
     const present = policy === "Always" ? undefined : ((await images?.get(image)) ?? (await this.runtime.imageStatus({ image })).image);
@@ -213,7 +257,7 @@ export class PodSyncer {
     }
     place?.release();
     try {
-      const ref = await this.runtime.pullImage({ image }, undefined, sb);
+      const ref = await pullWithCredentials(image, await keyring(), (auth) => this.runtime.pullImage({ image }, auth, sb));
       this.imageBackoff.reset(key);
       return ref;
     } catch (err) {

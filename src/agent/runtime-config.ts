@@ -2,11 +2,13 @@
 // namespaces, cgroup parent) and each container's config (command, env with downward API and $(VAR)
 // expansion, mounts, resources, security context, the kubelet's labels and annotations).
 // Pure functions: the caller creates the volume directories and calls the runtime.
-import type { Container, EnvVar, Pod } from "kubernetes-types/core/v1";
+import type { Container, EnvVar, EnvVarSource, Pod } from "kubernetes-types/core/v1";
 import { containerLabels, sandboxLabels } from "../cri/labels";
 import type { ContainerConfigInput, PodSandboxConfigInput } from "../cri/types";
+import { expandVars } from "../api/expansion";
 import { podRef } from "../api/pod";
 import { parseQuantity } from "../api/quantity";
+import { ContainerConfigError } from "../volume/container-env";
 import { DownwardAPIError, envFieldValue, resourceFieldValue } from "../volume/downward-api";
 import { podUIDProblem } from "../manifest/static-pod";
 import { confinedPath, PathEscapeError, pathSegmentProblem } from "../util/confined-path";
@@ -109,14 +111,6 @@ export function sandboxConfig(pod: Pod, attempt: number, o: RuntimeConfigOptions
   };
 }
 
-/** Expands $(VAR) from vars; $$(VAR) escapes to $(VAR); unknown references stay as written (Kubernetes expansion rules). */
-export function expandVars(s: string, vars: Map<string, string>): string {
-  return s.replace(/\$\$|\$\(([^)]*)\)/g, (m, name: string | undefined) => {
-    if (m === "$$") return "$";
-    return name !== undefined && vars.has(name) ? vars.get(name)! : m;
-  });
-}
-
 /**
  * A downward API value for env (src/volume/downward-api.ts, shared with downwardAPI volumes). A field
  * the downward API does not offer cannot pass the API server's validation; from a file it is still
@@ -131,7 +125,30 @@ function downwardValue(get: () => string): string {
   }
 }
 
-/** The container's environment in order, with downward API values and $(VAR) expanded. */
+/**
+ * The value of a fieldRef or resourceFieldRef env source for this container: what the kubelet's
+ * makeEnvironmentVariables reads through podFieldSelectorRuntimeValue / containerResourceRuntimeValue
+ * (src/volume/downward-api.ts). A field the downward API does not offer is the kubelet's
+ * CreateContainerConfigError; src/volume/container-env.ts takes this as its downward callback.
+ */
+export function downwardEnvValue(pod: Pod, c: Container, o: RuntimeConfigOptions, podIP: string): (source: EnvVarSource) => string {
+  return (source) => {
+    try {
+      if (source.fieldRef) return envFieldValue(pod, source.fieldRef.fieldPath, o, [podIP]);
+      if (source.resourceFieldRef) return resourceFieldValue(c, source.resourceFieldRef);
+      return "";
+    } catch (err) {
+      if (err instanceof DownwardAPIError) throw new ContainerConfigError(err.message);
+      throw err;
+    }
+  };
+}
+
+/**
+ * The container's environment from its env list alone, in order, with downward API values and $(VAR)
+ * expanded. The pod sync resolves the full one (envFrom, configMap and secret keys) with src/volume
+ * makeEnvironmentVariables and passes it to containerConfig.
+ */
 export function containerEnv(pod: Pod, c: Container, o: RuntimeConfigOptions, podIP: string): { key: string; value: string }[] {
   const vars = new Map<string, string>();
   const out: { key: string; value: string }[] = [];
@@ -192,12 +209,17 @@ export interface ContainerConfigArgs {
   podIP: string;
   imageRef: string;
   options: RuntimeConfigOptions;
+  /**
+   * The container's resolved environment (src/volume makeEnvironmentVariables: envFrom, key refs,
+   * downward API, $(VAR) expanded). Without it, the env list alone is used (containerEnv).
+   */
+  env?: { key: string; value: string }[];
 }
 
 export function containerConfig(a: ContainerConfigArgs): ContainerConfigInput {
   const { pod, container: c, options: o } = a;
   const ref = podRef(pod);
-  const env = containerEnv(pod, c, o, a.podIP);
+  const env = a.env ?? containerEnv(pod, c, o, a.podIP);
   const vars = new Map(env.map((e) => [e.key, e.value]));
   const sc = c.securityContext ?? {};
   const psc = pod.spec?.securityContext ?? {};

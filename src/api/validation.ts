@@ -218,8 +218,11 @@ export function isValidPortNum(port: number): string[] {
 const ENV_VAR_NAME_FMT = "[-._a-zA-Z][-._a-zA-Z0-9]*";
 const ENV_VAR_NAME_RE = new RegExp(`^${ENV_VAR_NAME_FMT}$`);
 
-/** IsEnvVarName, the rule before RelaxedEnvironmentVariableValidation. */
-function isEnvVarName(value: string): string[] {
+/**
+ * IsEnvVarName, the rule before RelaxedEnvironmentVariableValidation; also the kubelet's check of
+ * envFrom keys (k/k@1.24.1 makeEnvironmentVariables). Empty when valid, else the messages.
+ */
+export function isEnvVarName(value: string): string[] {
   const errs: string[] = [];
   if (!ENV_VAR_NAME_RE.test(value)) {
     errs.push(

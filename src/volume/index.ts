@@ -1,6 +1,8 @@
 // src/volume owns the volumes and API-object config that pods carry (issue 15): where configMaps,
 // secrets and tokens come from (ObjectSource), the plugins that turn a pod volume into files and
-// mounts, and the VolumeManager the pod sync waits on before it creates containers.
+// mounts, and the VolumeManager the pod sync waits on before it creates containers; also the config a
+// container takes from API objects: its environment (container-env) and the pod's image pull
+// credentials (pull-secrets, docker-keyring).
 export * from "./types";
 export * from "./atomic-writer";
 export * from "./payload";
@@ -13,3 +15,6 @@ export * from "./mount";
 export * from "./volume-dir";
 export * from "./ownership";
 export * from "./set-up";
+export * from "./container-env";
+export * from "./docker-keyring";
+export * from "./pull-secrets";

@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test";
 import type { Pod } from "kubernetes-types/core/v1";
-import { containerConfig, containerEnv, expandVars, linuxResources, sandboxConfig, type RuntimeConfigOptions } from "../../src/agent/runtime-config";
+import { expandVars } from "../../src/api/expansion";
+import { containerConfig, containerEnv, linuxResources, sandboxConfig, type RuntimeConfigOptions } from "../../src/agent/runtime-config";
 import { CONTAINER_HASH, CONTAINER_RESTART_COUNT, containerHash } from "../../src/agent/labels";
 
 const o: RuntimeConfigOptions = { podLogsRoot: "/var/log/pods", podsDir: "/var/lib/nodeagent/pods", cgroupRoot: "/nodeagent", nodeName: "node1", hostIP: "192.0.2.10" };
