@@ -1,6 +1,9 @@
 // Logging through consola: human-readable lines by default, one JSON object a line with
 // --log-format json (for journald and log shippers). Logs go to stderr; stdout is for command output.
-import { createConsola, type ConsolaInstance, type LogObject } from "consola";
+// consola/basic, not consola's default entry: the fancy reporter (icons, boxes, colours, its prompt)
+// was 5.4 MiB of the idle agent's RSS (57.5 → 52.1 MiB at 0 pods, same build, same node), for lines
+// that go to a file or journald; text lines read "[info] …" instead of "ℹ …".
+import { createConsola, type ConsolaInstance, type LogObject } from "consola/basic";
 import { errorMessage } from "./errors";
 
 export type LogFormat = "text" | "json";
