@@ -9,3 +9,4 @@ export * from "./pod-schema";
 export * from "./pod";
 export * from "./annotations";
 export * from "./node-labels";
+export * from "./pod-references";
