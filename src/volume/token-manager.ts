@@ -109,7 +109,9 @@ export class TokenManager {
     const podUID = tr.spec.boundObjectRef?.uid;
     if (due !== undefined && podUID && this.o.onRefreshDue) {
       const notify = this.o.onRefreshDue;
-      entry.refreshTimer = this.o.clock.setTimer(due - this.o.clock.now(), () => {
+      // requiresRefresh is strictly after the threshold: the notice comes a second past it, so the get
+      // it prompts does refresh.
+      entry.refreshTimer = this.o.clock.setTimer(due + 1000 - this.o.clock.now(), () => {
         if (this.cache.get(key) === entry) notify({ namespace, serviceAccount: name, podUID });
       });
     }

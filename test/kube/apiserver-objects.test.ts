@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.stop());
 
-const call = (path: string, init: RequestInit & { token?: string; body?: string } = {}) =>
+const call = (path: string, init: RequestInit & { token?: string } = {}) =>
   fetch(api.url + path, {
     ...init,
     headers: { Authorization: `Bearer ${init.token ?? api.adminToken}`, "Content-Type": "application/json", ...(init.headers ?? {}) },
