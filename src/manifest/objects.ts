@@ -8,7 +8,7 @@
 // defaulted to Opaque. A file with any error gives no objects (the caller keeps its last good ones).
 import type { ConfigMap, Secret } from "kubernetes-types/core/v1";
 import { fieldErrorMessage, isConfigMapKey, isDNS1123Label, isDNS1123Subdomain, jsonKind, type FieldError } from "../api";
-import { decodeDocument } from "./decode";
+import { parseManifest } from "./decode";
 import type { ManifestError } from "./types";
 
 export type LocalObject = ConfigMap | Secret;
@@ -49,20 +49,22 @@ export function loadObjects(text: string, file: string): ObjectsResult {
   if (docs.length === 0) return { ok: false, errors: [{ file, line: 1, column: 1, field: "", message: "empty file: no ConfigMap or Secret in it" }] };
   for (const doc of docs) {
     const shift = (e: ManifestError): ManifestError => ({ ...e, line: e.line + doc.firstLine - 1 });
-    const decoded = decodeDocument(doc.text, file);
-    if (!decoded.ok) {
-      errors.push(...decoded.errors.map(shift));
+    const decoded = parseManifest(doc.text);
+    if (decoded.problems.length) {
+      // As decodeDocument: a document that cannot be turned into data is reported alone only when nothing else was wrong.
+      const others = decoded.problems.filter((p) => p.code !== "undecodable");
+      for (const p of others.length ? others : decoded.problems) errors.push(shift({ file, line: p.line, column: p.column, field: "", message: p.message }));
       continue;
     }
-    const at = (field: string, message: string): ManifestError => {
-      const p = decoded.positionOf(field);
+    const at = (where: string, part: "key" | "value", message: string, field: string): ManifestError => {
+      const p = decoded.locate(where, part);
       return { file, line: p.line + doc.firstLine - 1, column: p.column, field, message };
     };
     const value = decoded.value;
     const items: Array<[unknown, string]> = isRecord(value) && value.kind === "List" && value.apiVersion === "v1" && Array.isArray(value.items) ? value.items.map((v, i) => [v, `items[${i}]`]) : [[value, ""]];
     for (const [item, prefix] of items) {
       const checked = checkObject(item, prefix);
-      if ("errors" in checked) errors.push(...checked.errors.map((e) => at(e.field, e.message)));
+      if ("errors" in checked) errors.push(...checked.errors.map((e) => (e.at ? at(e.at, "key", e.message, e.field) : at(e.field, "value", e.message, e.field))));
       else objects.push({ object: checked.object, line: decoded.positionOf(prefix).line + doc.firstLine - 1 });
     }
   }
@@ -70,18 +72,24 @@ export function loadObjects(text: string, file: string): ObjectsResult {
 }
 
 const path = (prefix: string, field: string) => (prefix ? `${prefix}.${field}` : field);
-const err = (field: string, message: string) => ({ field, message });
-const fieldErr = (e: Pick<FieldError, "field" | "type" | "value" | "detail">) => err(e.field, fieldErrorMessage(e).slice(e.field.length + 2));
+/** An error: the field Kubernetes names, its message, and where it is best shown when that differs (a key). */
+interface ObjectError {
+  field: string;
+  message: string;
+  at?: string;
+}
+const err = (field: string, message: string, at?: string): ObjectError => ({ field, message, ...(at ? { at } : {}) });
+const fieldErr = (e: Pick<FieldError, "field" | "type" | "value" | "detail">, at?: string) => err(e.field, fieldErrorMessage(e).slice(e.field.length + 2), at);
 
 /** One object: checked and normalised, or its errors (field paths with the prefix, messages without them). */
-function checkObject(value: unknown, prefix: string): { object: LocalObject } | { errors: Array<{ field: string; message: string }> } {
+function checkObject(value: unknown, prefix: string): { object: LocalObject } | { errors: ObjectError[] } {
   if (!isRecord(value)) return { errors: [err(prefix, `a ConfigMap or Secret must be a mapping, not ${jsonKind(value)}`)] };
   const { kind, apiVersion } = value;
   if ((kind !== "ConfigMap" && kind !== "Secret") || apiVersion !== "v1") {
     const field = kind !== "ConfigMap" && kind !== "Secret" ? "kind" : "apiVersion";
     return { errors: [err(path(prefix, field), `--local-objects serves only kind ConfigMap and Secret in apiVersion v1, not kind ${JSON.stringify(kind ?? "")} in apiVersion ${JSON.stringify(apiVersion ?? "")}`)] };
   }
-  const errors: Array<{ field: string; message: string }> = [];
+  const errors: ObjectError[] = [];
   const meta = isRecord(value.metadata) ? value.metadata : {};
   const name = typeof meta.name === "string" ? meta.name : "";
   if (!name) errors.push(err(path(prefix, "metadata.name"), "Required value: name or generateName is required"));
@@ -106,7 +114,7 @@ function checkObject(value: unknown, prefix: string): { object: LocalObject } | 
         errors.push(err(field, `must be a string, not ${jsonKind(s)}${typeof s === "number" || typeof s === "boolean" ? " (quote it)" : ""}`));
         continue;
       }
-      for (const m of isConfigMapKey(k)) errors.push(fieldErr({ field: path(prefix, f), type: "Invalid", value: k, detail: m }));
+      for (const m of isConfigMapKey(k)) errors.push(fieldErr({ field: path(prefix, f), type: "Invalid", value: k, detail: m }, field));
       const base64 = (kind === "Secret" && f === "data") || f === "binaryData";
       if (base64 && !/^[A-Za-z0-9+/]*={0,2}$/.test(s.replace(/\s+/g, ""))) errors.push(err(field, "must be base64-encoded (illegal base64 data)"));
       maps[f]![k] = s;
@@ -114,7 +122,7 @@ function checkObject(value: unknown, prefix: string): { object: LocalObject } | 
   }
   if (kind === "ConfigMap") {
     for (const k of Object.keys(maps.binaryData ?? {})) {
-      if (maps.data && k in maps.data) errors.push(fieldErr({ field: path(prefix, "binaryData"), type: "Invalid", value: k, detail: "duplicate of key present in data" }));
+      if (maps.data && k in maps.data) errors.push(fieldErr({ field: path(prefix, "binaryData"), type: "Invalid", value: k, detail: "duplicate of key present in data" }, `${path(prefix, "binaryData")}[${k}]`));
     }
   }
   const type = value.type === undefined || value.type === "" ? "Opaque" : value.type;
