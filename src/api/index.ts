@@ -10,3 +10,4 @@ export * from "./pod";
 export * from "./annotations";
 export * from "./node-labels";
 export * from "./expansion";
+export * from "./pod-references";

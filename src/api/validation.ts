@@ -262,7 +262,7 @@ function isRelaxedEnvVarName(value: string): string[] {
 
 const CONFIG_MAP_KEY_FMT = "[-._a-zA-Z0-9]+";
 
-function isConfigMapKey(value: string): string[] {
+export function isConfigMapKey(value: string): string[] {
   const errs: string[] = [];
   if (value.length > 253) errs.push(maxLenError(253));
   if (!new RegExp(`^${CONFIG_MAP_KEY_FMT}$`).test(value)) {

@@ -24,6 +24,19 @@ export function apiErrorMessage(err: unknown): string {
   return errorMessage(err);
 }
 
+/**
+ * The API's Status message alone (`configmaps "x" is forbidden: …`), as client-go's errors print it and
+ * the kubelet passes it on in its own messages; the error's own message when there is no Status.
+ */
+export function apiStatusMessage(err: unknown): string {
+  if (err instanceof ApiException) {
+    const body: unknown = typeof err.body === "string" ? safeJson(err.body) : err.body;
+    const msg = body && typeof body === "object" ? (body as { message?: unknown }).message : undefined;
+    return typeof msg === "string" && msg ? msg : `HTTP ${err.code}`;
+  }
+  return errorMessage(err);
+}
+
 function safeJson(s: string): unknown {
   try {
     return JSON.parse(s);

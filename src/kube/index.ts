@@ -3,5 +3,5 @@
 // error helpers. It imports only src/util; the agent and the scheduler build on it.
 export { loadKubeClient, kubeClientFromConfig, type KubeClient, type KubeClientOptions } from "./client";
 export { KubeInformer, type ApiList, type ApiObject, type KubeInformerOptions, type InformerEvent } from "./informer";
-export { apiErrorCode, apiErrorMessage, isConflict, isNotFound, isForbidden, isUnauthorized, isGone } from "./errors";
+export { apiErrorCode, apiErrorMessage, apiStatusMessage, isConflict, isNotFound, isForbidden, isUnauthorized, isGone } from "./errors";
 export { PatchStrategy } from "@kubernetes/client-node";

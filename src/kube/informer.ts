@@ -51,6 +51,7 @@ export class KubeInformer<T extends ApiObject> {
   private readonly lw: ListWatch<KubernetesObject>;
   private readonly listeners: Array<(event: InformerEvent, obj: T) => void> = [];
   private readonly syncWaiters: Array<() => void> = [];
+  private readonly errorListeners: Array<(err: unknown) => void> = [];
   private backoffMs = 0;
   private retryTimer?: Timer;
   private stopped = true;
@@ -82,6 +83,11 @@ export class KubeInformer<T extends ApiObject> {
   /** Called for every change, after the cache has it. */
   onChange(cb: (event: InformerEvent, obj: T) => void): void {
     this.listeners.push(cb);
+  }
+
+  /** Called with every failed list or watch (the informer retries on its own; lastError has the text). */
+  onError(cb: (err: unknown) => void): void {
+    this.errorListeners.push(cb);
   }
 
   start(): void {
@@ -124,6 +130,7 @@ export class KubeInformer<T extends ApiObject> {
   private failed(err: unknown): void {
     if (this.stopped) return;
     this.lastError = apiErrorMessage(err);
+    for (const l of this.errorListeners) l(err);
     const min = this.o.minBackoffMs ?? 1000;
     this.backoffMs = Math.min(this.backoffMs ? this.backoffMs * 2 : min, this.o.maxBackoffMs ?? 30_000);
     this.o.log.warn(`watch of ${this.o.what} failed (${this.lastError}); what is known is kept, retrying in ${Math.round(this.backoffMs / 100) / 10}s`);

@@ -8,3 +8,4 @@ export {
 export { checkManifestKind, checkPodObject, loadStaticPods, type PodCheck, type PodCheckOptions, type PodProblem, type PodProblemStage } from "./load";
 export { fnv128a, keepsManifestUID, MAX_POD_UID_LENGTH, podUIDProblem, stableStringify, staticPodName, staticPodUID, toStaticPod } from "./static-pod";
 export * from "./types";
+export { loadObjects, MAX_OBJECT_DATA_BYTES, type LocalObject, type ObjectsResult } from "./objects";

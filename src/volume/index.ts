@@ -18,3 +18,7 @@ export * from "./set-up";
 export * from "./container-env";
 export * from "./docker-keyring";
 export * from "./pull-secrets";
+export { ApiObjectSource, OBJECT_SYNC_TIMEOUT_MS, type ApiObjectSourceOptions } from "./api-object-source";
+export { TokenManager, tokenKey, type RequestToken, type TokenManagerOptions } from "./token-manager";
+export { LocalObjectSource, TOKENS_NEED_KUBECONFIG, type LocalObjectSourceOptions } from "./local-object-source";
+export { NoObjectSource, noObjectSourceMessage } from "./no-object-source";

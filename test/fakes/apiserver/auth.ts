@@ -4,6 +4,8 @@
 // ClusterRole and NodeRestriction admission allow it (plugin/pkg/auth/authorizer/node,
 // plugin/pkg/admission/noderestriction); system:kube-scheduler what its bootstrap ClusterRole allows.
 import type { Container, Node, Pod, Volume } from "kubernetes-types/core/v1";
+import type { TokenRequest } from "kubernetes-types/authentication/v1";
+import { podConfigMapNames, podSecretNames } from "../../../src/api/pod-references";
 import type { AnyObject } from "./objects";
 import type { ResourceDef } from "./resources";
 import type { Registry } from "./registry";
@@ -74,6 +76,9 @@ function authorizeNode(a: Attributes, node: string, registry: Registry): void {
     }
     return;
   }
+  if (is(a, "", "secrets")) return authorizeReadNamespacedObject(a, node, registry, podSecretNames);
+  if (is(a, "", "configmaps")) return authorizeReadNamespacedObject(a, node, registry, podConfigMapNames);
+  if (is(a, "", "serviceaccounts")) return authorizeCreateToken(a, node, registry);
   if (is(a, "", "pods")) {
     if (verb === "list" || verb === "watch") {
       if (a.subresource || a.nodeNameSelector !== node) throw deny(a, `can only list/watch pods with spec.nodeName field selector`);
@@ -87,6 +92,47 @@ function authorizeNode(a: Attributes, node: string, registry: Registry): void {
     return;
   }
   throw deny(a, "");
+}
+
+/** The pods bound to the node (the graph's pod → node edges: pods with spec.nodeName, not yet deleted). */
+function boundPods(registry: Registry, node: string, namespace: string): Pod[] {
+  return (registry.list("pods", namespace) as Pod[]).filter((p) => p.spec?.nodeName === node);
+}
+
+const noRelationship = (node: string) => `no relationship found between node '${node}' and this object`;
+
+/**
+ * NodeAuthorizer.authorizeReadNamespacedObject: get/list/watch of one named secret or configmap that a
+ * pod bound to the node refers to. A list or watch is named by its `metadata.name=` field selector (the
+ * apiserver's RequestInfo takes the name from there), so a namespace-wide list is never allowed.
+ */
+function authorizeReadNamespacedObject(a: Attributes, node: string, registry: Registry, names: (pod: Pod) => string[]): void {
+  if (!["get", "list", "watch"].includes(a.verb)) throw deny(a, "can only read resources of this type");
+  if (a.subresource) throw deny(a, "cannot read subresource");
+  if (!a.namespace) throw deny(a, "can only read namespaced object of this type");
+  if (!a.name) throw deny(a, "No Object name found");
+  if (!boundPods(registry, node, a.namespace).some((p) => names(p).includes(a.name!))) throw deny(a, noRelationship(node));
+}
+
+/**
+ * NodeAuthorizer.authorizeCreateToken, then NodeRestriction's admitServiceAccount: a node may only
+ * create the token subresource of a service account that a pod bound to it runs as, and only a token
+ * bound to such a pod, named with its current UID.
+ */
+function authorizeCreateToken(a: Attributes, node: string, registry: Registry): void {
+  if (a.verb !== "create" || !a.name) throw deny(a, "can only create tokens for individual service accounts");
+  if (a.subresource !== "token") throw deny(a, "can only create token subresource of serviceaccount");
+  if (!boundPods(registry, node, a.namespace ?? "").some((p) => p.spec?.serviceAccountName === a.name)) throw deny(a, noRelationship(node));
+  const ref = (a.body as TokenRequest | undefined)?.spec?.boundObjectRef;
+  if (!ref || ref.apiVersion !== "v1" || ref.kind !== "Pod" || !ref.name) throw reject(a, "node requested token not bound to a pod");
+  if (!ref.uid) throw reject(a, "node requested token with a pod binding without a uid");
+  const pod = registry.get("pods", a.namespace, ref.name) as Pod | undefined;
+  // The admission plugin reads pods through a lister, whose NotFound names the singular resource.
+  if (!pod) throw new ApiError({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", reason: "NotFound", code: 404, message: `pod "${ref.name}" not found`, details: { name: ref.name, kind: "pod" } });
+  if (ref.uid !== pod.metadata?.uid) {
+    throw reject(a, `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`);
+  }
+  if (pod.spec?.nodeName !== node) throw reject(a, "node requested token bound to a pod scheduled on a different node");
 }
 
 /** NodeRestriction's admitPodCreate: a node may only create mirror pods of its own static pods. */

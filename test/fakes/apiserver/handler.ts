@@ -8,6 +8,7 @@ import { isPlainObject, type AnyObject } from "./objects";
 import { target, type Registry } from "./registry";
 import { apiVersionOf, resourceByPath, type ResourceDef } from "./resources";
 import { parseFieldSelector, parseLabelSelector } from "./selectors";
+import { createToken, type TokenIssuer } from "./token";
 import { ApiError, badRequest, injected, methodNotAllowed, notFound, notFoundPath, unauthorized } from "./status";
 
 export interface RequestRecord {
@@ -54,6 +55,9 @@ export interface HandlerOptions {
   registry: Registry;
   users: Map<string, User>;
   bookmarkIntervalMs: number;
+  tokenIssuer: TokenIssuer;
+  /** The server's clock (tokens' iat and expiry). */
+  now: () => number;
 }
 
 const JSON_HEADERS = { "Content-Type": "application/json", "Cache-Control": "no-cache, private" };
@@ -61,8 +65,8 @@ const JSON_HEADERS = { "Content-Type": "application/json", "Cache-Control": "no-
 export class ApiHandler {
   readonly requests: RequestRecord[] = [];
   private readonly faults: Fault[] = [];
-  /** Open watch streams, each closed by calling it. */
-  private readonly openWatches = new Set<() => void>();
+  /** Open watch streams, each closed by calling it, with the request that opened it. */
+  private readonly openWatches = new Map<() => void, RequestRecord>();
 
   constructor(private readonly o: HandlerOptions) {}
 
@@ -72,7 +76,12 @@ export class ApiHandler {
 
   /** Ends every watch stream (the client sees a clean end of the response). */
   dropWatches(): void {
-    for (const close of [...this.openWatches]) close();
+    for (const close of [...this.openWatches.keys()]) close();
+  }
+
+  /** The requests of the watch streams open now. */
+  watching(): RequestRecord[] {
+    return [...this.openWatches.values()];
   }
 
   async handle(req: Request, server: { timeout(req: Request, seconds: number): void }): Promise<Response> {
@@ -127,7 +136,10 @@ export class ApiHandler {
     const fieldSelector = q.get("fieldSelector") ?? "";
     const fields = parseFieldSelector(def, fieldSelector);
     const nodeNameSelector = fields.terms.find((t) => t.field === "spec.nodeName" && t.op === "=")?.value;
-    const attrs = { user, verb, def, subresource, namespace, name: route.name, nodeNameSelector };
+    // RequestInfoFactory: a list or watch without a name in its path takes the one its field selector
+    // requires (metadata.name=x), which is what lets the Node authorizer allow a single-object watch.
+    const selectedName = verb === "list" || verb === "watch" ? fields.terms.find((t) => t.field === "metadata.name" && t.op === "=")?.value : undefined;
+    const attrs = { user, verb, def, subresource, namespace, name: route.name ?? selectedName, nodeNameSelector };
 
     switch (verb) {
       case "list":
@@ -158,6 +170,7 @@ export class ApiHandler {
           return json(201, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 });
         }
         authorize({ ...attrs, body: body as AnyObject }, registry);
+        if (subresource === "token") return json(201, createToken(registry, this.o.tokenIssuer, namespace ?? "default", route.name!, body, this.o.now()));
         return json(201, registry.create(def.key, body as AnyObject, namespace));
       }
       case "update": {
@@ -228,7 +241,7 @@ export class ApiHandler {
     // once. A watch with nothing to replay gets one newline (whitespace between JSON values, which every
     // watch decoder skips) so the client's request completes now, not at the first event.
     if (!sent) controller.enqueue(encoder.encode("\n"));
-    this.openWatches.add(close);
+    this.openWatches.set(close, record);
     req.signal.addEventListener("abort", close, { once: true });
     const timeoutSeconds = Number(q.get("timeoutSeconds") ?? "0");
     if (timeoutSeconds > 0) timers.push(setTimeout(close, timeoutSeconds * 1000));
@@ -294,7 +307,7 @@ function verbOf(method: string, route: Route, q: URLSearchParams): RequestRecord
       if (route.watchPath || q.get("watch") === "true" || q.get("watch") === "1") return "watch";
       return named ? "get" : "list";
     case "POST":
-      return route.subresource === "binding" || !named ? "create" : "unknown";
+      return route.subresource === "binding" || route.subresource === "token" || !named ? "create" : "unknown";
     case "PUT":
       return named ? "update" : "unknown";
     case "PATCH":

@@ -1,5 +1,6 @@
 // The in-process Kubernetes API server for tests (issue 7): pods (+status, +binding), nodes (+status),
-// namespaces, core and events.k8s.io events, coordination.k8s.io leases, over TLS with bearer tokens,
+// namespaces, core and events.k8s.io events, coordination.k8s.io leases, configmaps, secrets and
+// serviceaccounts (+token, the TokenRequest API; issue 15), over TLS with bearer tokens,
 // with the apiserver's list/watch/patch/delete semantics and fault hooks. Test code only: imports
 // src/api and kubernetes-types, never src/kube (which it is used to test).
 import { writeFileSync } from "node:fs";
@@ -8,23 +9,32 @@ import type { User } from "./auth";
 import { ApiHandler, type FaultMatch, type RequestRecord } from "./handler";
 import { Registry } from "./registry";
 import { servingCert } from "./tls";
+import type { TokenIssuer } from "./token";
 
 export type { FaultMatch, RequestRecord } from "./handler";
 export type { AnyObject, KubernetesObject, ObjectInput } from "./objects";
 export { Registry } from "./registry";
+export { decodeToken, type TokenClaims, type TokenIssuer } from "./token";
 
 export interface TestApiServerOptions {
   /** Serve HTTPS with a fresh CA (default), or plain HTTP. */
   tls?: boolean;
   /** Period of BOOKMARK events on watches that allow them; the apiserver sends them about once a minute. */
   bookmarkIntervalMs?: number;
+  /** The server's clock: creationTimestamps, deletion deadlines, tokens' iat and expiry. Default Date.now. */
+  now?: () => number;
+  /** How service-account tokens are issued (--service-account-issuer, --api-audiences, …). */
+  tokenIssuer?: Partial<TokenIssuer>;
 }
+
+/** kubeadm's defaults: the issuer is the in-cluster API URL, and it is also the only API audience. */
+export const DEFAULT_ISSUER = "https://kubernetes.default.svc.cluster.local";
 
 const randomToken = () => crypto.randomUUID().replaceAll("-", "");
 
 export class TestApiServer {
   /** Direct access to the objects: the registry's semantics without authentication, authorization or admission. */
-  readonly store = new Registry();
+  readonly store: Registry;
   readonly adminToken = randomToken();
   readonly schedulerToken = randomToken();
   readonly caPem: string;
@@ -37,7 +47,10 @@ export class TestApiServer {
   private constructor(private readonly opts: TestApiServerOptions) {
     this.users.set(this.adminToken, { name: "admin", groups: ["system:masters", "system:authenticated"] });
     this.users.set(this.schedulerToken, { name: "system:kube-scheduler", groups: ["system:authenticated"] });
-    this.handler = new ApiHandler({ registry: this.store, users: this.users, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 1000 });
+    const now = opts.now ?? Date.now;
+    this.store = new Registry(now);
+    const tokenIssuer: TokenIssuer = { issuer: DEFAULT_ISSUER, audiences: [DEFAULT_ISSUER], maxExpirationSeconds: 0, extendExpiration: true, ...opts.tokenIssuer };
+    this.handler = new ApiHandler({ registry: this.store, users: this.users, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 1000, tokenIssuer, now });
     this.caPem = opts.tls === false ? "" : servingCert().caPem;
   }
 
@@ -90,6 +103,11 @@ export class TestApiServer {
    */
   failNext(match: FaultMatch, code: number, times = 1, retryAfterSeconds?: number): void {
     this.handler.failNext(match, code, times, retryAfterSeconds);
+  }
+
+  /** The watch streams open now (resource, namespace, query with the field selector, user). */
+  watching(): RequestRecord[] {
+    return this.handler.watching();
   }
 
   /** Ends every open watch stream; clients must watch again (from their last resourceVersion). */

@@ -96,6 +96,7 @@ export class Registry {
     meta.creationTimestamp = timestamp(this.now());
     obj.metadata = meta;
     if (def.kind === "Pod") return this.write(def, "ADDED", this.preparePod(obj as Pod));
+    if (def.kind === "Secret") return this.write(def, "ADDED", prepareSecret(obj));
     return this.write(def, "ADDED", obj);
   }
 
@@ -133,6 +134,8 @@ export class Registry {
       next = clone(body);
       if (def.subresources.includes("status")) next.status = old.status;
       if (def.kind === "Pod") this.checkPodSpecUpdate(old, next, t);
+      if (def.kind === "Secret") next = prepareSecret(next);
+      if ((def.kind === "Secret" || def.kind === "ConfigMap") && old.immutable === true) checkImmutableUpdate(old, next, t, def.kind);
     }
     // Fields only the server sets.
     const { uid, creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds, generation } = old.metadata ?? {};
@@ -230,6 +233,29 @@ export class Registry {
     const conditions = (pod.status?.conditions ?? []).filter((c) => c.type !== "PodScheduled");
     this.write(def, "MODIFIED", { ...pod, spec: { ...pod.spec!, nodeName: binding.target.name }, status: { ...pod.status, conditions: [...conditions, condition] } } as AnyObject);
   }
+}
+
+/**
+ * What the v1 → internal conversion does to a Secret: stringData is merged into data (base64, its
+ * keys winning) and dropped; the type defaults to Opaque (SetDefaults_Secret).
+ */
+function prepareSecret(obj: AnyObject): AnyObject {
+  const { stringData, ...rest } = obj as AnyObject & { stringData?: Record<string, string>; data?: Record<string, string> };
+  const next: AnyObject & { data?: Record<string, string> } = { ...rest, type: (obj.type as string | undefined) || "Opaque" };
+  if (stringData && Object.keys(stringData).length) {
+    next.data = { ...next.data };
+    for (const [k, v] of Object.entries(stringData)) next.data[k] = Buffer.from(String(v)).toString("base64");
+  }
+  return next;
+}
+
+/** ValidateSecretUpdate / ValidateConfigMapUpdate: an immutable object's data and the flag itself stay. */
+function checkImmutableUpdate(old: AnyObject, next: AnyObject, t: Target, kind: string): void {
+  const causes: Array<{ field: string; type: "FieldValueForbidden"; message: string }> = [];
+  if (next.immutable !== true) causes.push({ field: "immutable", type: "FieldValueForbidden", message: "Forbidden: field is immutable when `immutable` is set" });
+  if (canonical(old.data) !== canonical(next.data)) causes.push({ field: "data", type: "FieldValueForbidden", message: "Forbidden: field is immutable when `immutable` is set" });
+  if (kind === "ConfigMap" && canonical(old.binaryData) !== canonical(next.binaryData)) causes.push({ field: "binaryData", type: "FieldValueForbidden", message: "Forbidden: field is immutable when `immutable` is set" });
+  if (causes.length) throw invalid(t, kind, causes);
 }
 
 function stripUndefined(o: Record<string, unknown>): void {

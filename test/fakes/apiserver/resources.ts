@@ -51,6 +51,10 @@ export const RESOURCES: readonly ResourceDef[] = [
   { key: "namespaces", plural: "namespaces", group: "", version: "v1", kind: "Namespace", namespaced: false, subresources: ["status"], fields: { "status.phase": at("status.phase") } },
   { key: "events", plural: "events", group: "", version: "v1", kind: "Event", namespaced: true, subresources: [], fields: eventFields },
   { key: "bindings", plural: "bindings", group: "", version: "v1", kind: "Binding", namespaced: true, subresources: [], fields: {} },
+  // The objects pods name (issue 15): the kubelet reads them one by one under the Node authorizer.
+  { key: "configmaps", plural: "configmaps", group: "", version: "v1", kind: "ConfigMap", namespaced: true, subresources: [], fields: {} },
+  { key: "secrets", plural: "secrets", group: "", version: "v1", kind: "Secret", namespaced: true, subresources: [], fields: { type: at("type") } },
+  { key: "serviceaccounts", plural: "serviceaccounts", group: "", version: "v1", kind: "ServiceAccount", namespaced: true, subresources: ["token"], fields: {} },
   { key: "leases", plural: "leases", group: "coordination.k8s.io", version: "v1", kind: "Lease", namespaced: true, subresources: [], fields: {} },
   {
     key: "events.k8s.io", plural: "events", group: "events.k8s.io", version: "v1", kind: "Event", namespaced: true, subresources: [],

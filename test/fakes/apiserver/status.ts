@@ -55,7 +55,9 @@ export function forbidden(t: Target, user: string, verb: string, namespace: stri
 export function invalid(t: Target, kind: string, causes: Array<{ field: string; type: "FieldValueRequired" | "FieldValueInvalid" | "FieldValueForbidden"; message: string }>): ApiError {
   const list = causes.map((c) => `${c.field}: ${c.message}`);
   const text = list.length === 1 ? list[0] : `[${list.join(", ")}]`;
-  return failure(422, "Invalid", `${kind} "${t.name ?? ""}" is invalid: ${text}`, { ...t, resource: t.resource }, causes.map((c) => ({ reason: c.type, message: c.message, field: c.field })));
+  // NewInvalid(GroupKind, name, errs): the details name the kind (not the resource) and its group; an empty name is left out.
+  const group = kind.includes(".") ? kind.slice(kind.indexOf(".") + 1) : t.group;
+  return failure(422, "Invalid", `${kind} "${t.name ?? ""}" is invalid: ${text}`, { ...t, name: t.name || undefined, group, resource: kind.split(".")[0]! }, causes.map((c) => ({ reason: c.type, message: c.message, field: c.field })));
 }
 
 /** An answer injected by failNext: a Status with the reason apimachinery uses for that code. */
