@@ -9,7 +9,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Pod, PodList } from "kubernetes-types/core/v1";
-import { containerConfig, podLogDir, sandboxConfig, volumeHostPath, type RuntimeConfigOptions } from "../src/agent/runtime-config";
+import { containerConfig, podLogDir, sandboxConfig, type RuntimeConfigOptions } from "../src/agent/runtime-config";
 import { loadStaticPods } from "../src/manifest/load";
 import { NODE_NAME, TestAgent, manifest } from "../test/e2e/agent-harness";
 import { BUSYBOX_IMAGE, CGROUP_PARENT, removeAllPods, startNode, type TestNode } from "../test/e2e/node";
@@ -35,13 +35,15 @@ async function rawFloor(node: TestNode, label: string, parallel: boolean): Promi
   });
   const one = async (pod: Pod) => {
     const t0 = performance.now();
-    for (const v of pod.spec!.volumes ?? []) mkdirSync(volumeHostPath(pod, v.name, options)!, { recursive: true, mode: 0o777 });
+    // The floor makes emptyDir folders by hand where the agent's volume manager would.
+    const volumePath = (name: string) => join(options.podsDir, pod.metadata!.uid!, "volumes", "kubernetes.io~empty-dir", name);
+    for (const v of pod.spec!.volumes ?? []) if (v.emptyDir) mkdirSync(volumePath(v.name), { recursive: true, mode: 0o777 });
     const container = pod.spec!.containers[0]!;
     mkdirSync(join(podLogDir(pod, options), container.name), { recursive: true });
     mkdirSync(join(options.podsDir, pod.metadata!.uid!, "containers", container.name), { recursive: true });
     const sb = sandboxConfig(pod, 0, options);
     const sandboxId = await node.client.runPodSandbox(sb);
-    const id = await node.client.createContainer(sandboxId, containerConfig({ pod, container, init: false, restartCount: 0, podIP: "", imageRef, options }), sb);
+    const id = await node.client.createContainer(sandboxId, containerConfig({ pod, container, init: false, restartCount: 0, podIP: "", imageRef, options, volumePath }), sb);
     await node.client.startContainer(id);
     return performance.now() - t0;
   };
