@@ -24,14 +24,49 @@ import { AgentMetrics, buildNode, runtimeCounts, startAgentServer, type AgentSer
 import { RealClock, type Clock } from "../util/clock";
 import { ConfigError, errorMessage } from "../util/errors";
 import { createLogger, type Logger } from "../util/log";
+import { NoObjectSource } from "../volume/no-object-source";
+import type { ObjectSource, VolumePlugin } from "../volume/types";
 import { Agent } from "./agent";
 import type { AgentConfig } from "./agent-config";
+
+/**
+ * Where the node gets its ObjectSource and volume plugins (issue 15). CONSTRUCTION POINT: the API
+ * source (i15-objects: the cluster's client, per-object watches, the token manager), the
+ * --local-objects source (i15-objects) and the configMap/secret/downwardAPI/projected/memory-emptyDir
+ * plugins (i15-content) are plugged in here; tests may inject their own.
+ */
+export interface VolumeWiring {
+  /** With --kubeconfig: the API server's objects, read with the node's own credentials. */
+  apiObjects?(cluster: ClusterNode): ObjectSource;
+  /** With --local-objects DIR: ConfigMap and Secret manifests in DIR, watched. */
+  localObjects?(dir: string): ObjectSource;
+  /** The content plugins, tried before the built-in emptyDir (disk) and hostPath ones. */
+  plugins?(objects: ObjectSource): VolumePlugin[];
+}
+
+/**
+ * The node's ObjectSource: the API server with --kubeconfig, the --local-objects folder, otherwise
+ * none (NoObjectSource: a static or pushed pod that names an API object waits and says why, never
+ * runs without it). A source not wired in yet answers every read with an ObjectSourceError naming
+ * what is missing, so its pods wait rather than start misconfigured.
+ */
+export function chooseObjectSource(config: AgentConfig, cluster: ClusterNode | undefined, wiring: VolumeWiring): ObjectSource {
+  if (cluster) {
+    return wiring.apiObjects?.(cluster) ?? new NoObjectSource("the API server object source is not built into this agent yet (issue 15)", "the API server (not built in)");
+  }
+  if (config.localObjects) {
+    return wiring.localObjects?.(config.localObjects) ?? new NoObjectSource(`the --local-objects source is not built into this agent yet (issue 15)`, `--local-objects ${config.localObjects} (not built in)`);
+  }
+  return new NoObjectSource();
+}
 
 export interface NodeDeps {
   clock?: Clock;
   log?: Logger;
   /** How the runtime is found or started (src/cri resolveRuntime); a fake in tests. */
   resolveRuntime?: typeof resolveRuntime;
+  /** The object sources and content volume plugins (see VolumeWiring). */
+  volumes?: VolumeWiring;
 }
 
 /** A started node. */
@@ -148,6 +183,8 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       onStreamConnected: () => metrics.incEventedPlegConnections(),
     });
     const podConfig = new PodConfig({ clock, log });
+    const objects = chooseObjectSource(config, cluster, deps.volumes ?? {});
+    resources.add(objects.description, () => objects.close());
 
     // The sources, started by the agent's run() once the server is up. The file and URL sources keep
     // their last good pods under the root directory, so a restart with a manifest gone bad, a URL
@@ -198,6 +235,8 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         return lastNode;
       },
       stateDir: config.rootDir,
+      objects,
+      volumePlugins: deps.volumes?.plugins?.(objects) ?? [],
       statusManager: cluster,
       admitHandlers: [new MaxPodsAdmitHandler(() => config.node.maxPods)],
       hooks: {
@@ -238,7 +277,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     server = srv;
     resources.add("the HTTP API", () => srv.stop());
 
-    log.info(`nodeagent ${pkg.version} on node ${nodeName}: API at ${srv.url}, runtime ${runtime.endpoint}, sources ${sources.map((s) => s.name).join(", ")}`);
+    log.info(`nodeagent ${pkg.version} on node ${nodeName}: API at ${srv.url}, runtime ${runtime.endpoint}, sources ${sources.map((s) => s.name).join(", ")}, API objects from ${objects.description}`);
     if (cluster) log.info(`joining the cluster at ${cluster.client.server} as node ${nodeName}`);
 
     const ac = new AbortController();

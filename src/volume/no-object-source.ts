@@ -4,18 +4,22 @@
 import type { ConfigMap, Pod, Secret } from "kubernetes-types/core/v1";
 import { ObjectSourceError, type ObjectRef, type ObjectSource, type ServiceAccountToken } from "./types";
 
+/** Why objects cannot be read on a standalone node without --local-objects. */
+export const STANDALONE_REASON =
+  "without --kubeconfig there is no API server, and static and pushed pods may not use API objects (the kubelet's rule); start the agent with --local-objects DIR to serve ConfigMaps and Secrets from files";
+
 export class NoObjectSource implements ObjectSource {
-  readonly description = "no object source";
+  constructor(
+    private readonly reason = STANDALONE_REASON,
+    readonly description = "no object source",
+  ) {}
 
   registerPod(): void {}
   unregisterPod(): void {}
 
   private refuse(ref: ObjectRef): never {
     const what = ref.kind === "ServiceAccount" ? `a token for serviceaccount "${ref.name}"` : `${ref.kind.toLowerCase()} "${ref.name}"`;
-    throw new ObjectSourceError(
-      ref,
-      `${what} cannot be read: without --kubeconfig there is no API server, and static and pushed pods may not use API objects (the kubelet's rule); start the agent with --local-objects DIR to serve ConfigMaps and Secrets from files`,
-    );
+    throw new ObjectSourceError(ref, `${what} cannot be read: ${this.reason}`);
   }
 
   async getConfigMap(namespace: string, name: string): Promise<ConfigMap> {

@@ -142,8 +142,9 @@ export interface VolumePlugin {
    */
   setUp(pod: Pod, volume: Volume, dir: string): Promise<string>;
   /**
-   * Unmounts (a tmpfs) and removes `dir`. Also called for folders found on disk after a restart, of
-   * pods that are gone, whose spec is no longer known.
+   * Removes `dir`. The manager has unmounted every mount below the pod's volumes folder first (a
+   * tmpfs included), so this finds its mount gone. Also called for folders found on disk after a
+   * restart, of pods that are gone, whose spec is no longer known.
    */
   tearDown(dir: string): Promise<void>;
 }

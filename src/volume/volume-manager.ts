@@ -305,9 +305,9 @@ export class VolumeManager implements PodVolumes {
 
   /**
    * Tears down every volume of the pod: those this run mounted, and those found on disk (a run before
-   * a restart). A mount still left under the volumes folder (a plugin that failed, one no plugin
-   * claims) is unmounted; the folder is removed only once nothing is mounted below it, so that a
-   * recursive removal never reaches into a mount.
+   * a restart). Every mount below the volumes folder is unmounted first; only when none is left do
+   * the plugins tear their folders down and the folder go, so that a recursive removal never reaches
+   * into a mount.
    */
   private async tearDownPod(uid: string): Promise<void> {
     const d = this.desired.get(uid);
@@ -339,14 +339,8 @@ export class VolumeManager implements PodVolumes {
       }
       for (const n of names) if (!dirs.has(join(root, pluginDir, n))) dirs.set(join(root, pluginDir, n), plugin);
     }
-    for (const [dir, plugin] of dirs) {
-      if (!plugin) continue;
-      try {
-        await plugin.tearDown(dir);
-      } catch (err) {
-        problems.push(`UnmountVolume.TearDown failed for ${dir}: ${errorMessage(err)}`);
-      }
-    }
+    // Mounts first, deepest first: a plugin's tearDown or the removal below may remove recursively,
+    // and must never reach into a mount (a tmpfs still holding a secret, or a mount someone else made).
     for (const m of this.o.mounts.mountPointsUnder(root)) {
       try {
         await this.o.mounts.unmount(m);
@@ -355,7 +349,15 @@ export class VolumeManager implements PodVolumes {
       }
     }
     const left = this.o.mounts.mountPointsUnder(root);
-    if (left.length) throw new Error(`pod ${uid}: still mounted, its volumes folder is kept: ${left.join(", ")}${problems.length ? ` (${problems.join("; ")})` : ""}`);
+    if (left.length) throw new Error(`pod ${uid}: still mounted, its volumes are kept: ${left.join(", ")}${problems.length ? ` (${problems.join("; ")})` : ""}`);
+    for (const [dir, plugin] of dirs) {
+      if (!plugin) continue;
+      try {
+        await plugin.tearDown(dir);
+      } catch (err) {
+        problems.push(`UnmountVolume.TearDown failed for ${dir}: ${errorMessage(err)}`);
+      }
+    }
     removeInside(this.o.podsDir, root);
     if (problems.length) this.o.log.warn(`pod ${uid}: ${problems.join("; ")}`);
   }
