@@ -2,7 +2,7 @@
 // not use API objects. A pod that names one waits (FailedMount, CreateContainerConfigError) with a
 // message that says why and what to do; it never runs without the volume or variable.
 import type { ConfigMap, Pod, Secret } from "kubernetes-types/core/v1";
-import { ObjectSourceError, type ObjectRef, type ObjectSource, type ServiceAccountToken } from "./types";
+import { ObjectSourceError, type ObjectRef, type ObjectSource, type ServiceAccountToken, type TokenRequest } from "./types";
 
 /** Why objects cannot be read on a standalone node without --local-objects. */
 export const STANDALONE_REASON =
@@ -30,7 +30,7 @@ export class NoObjectSource implements ObjectSource {
     return this.refuse({ kind: "Secret", namespace, name });
   }
 
-  async getServiceAccountToken(pod: Pod, req: { serviceAccountName: string }): Promise<ServiceAccountToken> {
+  async getServiceAccountToken(pod: Pod, req: TokenRequest): Promise<ServiceAccountToken> {
     return this.refuse({ kind: "ServiceAccount", namespace: pod.metadata?.namespace ?? "default", name: req.serviceAccountName });
   }
 

@@ -126,11 +126,14 @@ export class VolumeManager implements PodVolumes {
    * links and checking the result is inside the volume (the fix of CVE-2017-1002101), and never
    * updates it. Here the runtime binds what this returns: the real path, so that for an atomic-writer
    * volume (`key` → `..data/key` → `..2026_…/key`) the mount is of the timestamped folder's file, and a
-   * later update (a new timestamped folder, `..data` swapped) does not reach it. That folder outlives
-   * the container's creation because a refresh runs only in the pod's next sync (see above); once the
-   * runtime has bound it, the mount holds the file even after the atomic writer removes the folder.
-   * A restarted container is created anew and gets the current content, as with the kubelet.
-   * Copying the file instead would put a secret's bytes outside its tmpfs.
+   * later update (a new timestamped folder, `..data` swapped) does not reach it. A bind mount of the
+   * lexical path would also resolve the links, but only when the runtime mounts (containerd resolves
+   * at CreateContainer, runc binds at StartContainer); resolving here fixes the moment, and checks the
+   * result stays inside the volume. The timestamped folder outlives the container's start because a
+   * refresh runs only in the pod's next sync (see above); once bound, the mount holds the file even
+   * after the atomic writer removes the folder. Copying the file instead would put a secret's bytes
+   * outside its tmpfs. One difference: a restarted container resolves again and sees the content of
+   * that moment, where the kubelet reuses its first bind of the subPath while it is mounted.
    */
   mountSource(pod: Pod, volumeName: string, subPath: string): string | undefined {
     const root = this.hostPath(pod, volumeName);
