@@ -7,7 +7,8 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveAgentConfig } from "../../src/agent/agent-config";
-import { startNode } from "../../src/agent/node";
+import { chooseObjectSource, startNode } from "../../src/agent/node";
+import { NoObjectSource } from "../../src/volume/no-object-source";
 import type { ResolvedRuntime } from "../../src/cri";
 import { ConfigError } from "../../src/util/errors";
 import { createLogger } from "../../src/util/log";
@@ -62,5 +63,17 @@ describe("startNode releases what it started on every error path", () => {
   test("a runtime that cannot be resolved leaves nothing to release", async () => {
     const config = resolveAgentConfig({ "root-dir": join(dir, "root"), port: "0" }, new Set(["root-dir", "port"]), undefined, host);
     await expect(startNode(config, { log, resolveRuntime: () => Promise.reject(new Error("no CRI runtime")) })).rejects.toThrow("no CRI runtime");
+  });
+});
+
+describe("the node's object source", () => {
+  const config = (flags: Record<string, string>) => resolveAgentConfig(flags, new Set(Object.keys(flags)), undefined, host);
+  test("none without --kubeconfig or --local-objects; --local-objects takes the wired source, or says it is not built in", () => {
+    expect(chooseObjectSource(config({}), undefined, {}).description).toBe("no object source");
+    const local = new NoObjectSource("x", "--local-objects from the wiring");
+    let asked: string | undefined;
+    expect(chooseObjectSource(config({ "local-objects": dir }), undefined, { localObjects: (d) => ((asked = d), local) })).toBe(local);
+    expect(asked).toBe(dir);
+    expect(chooseObjectSource(config({ "local-objects": dir }), undefined, {}).description).toBe(`--local-objects ${dir} (not built in)`);
   });
 });
