@@ -2,7 +2,7 @@
 // to leave no mount behind (a removed pod's tmpfs, what a killed agent left). A minimal reader of its
 // own (i15-manager): the content helper's mount.ts mounts; this only finds and unmounts.
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { resolve, sep } from "node:path";
 import { promisify } from "node:util";
 import type { MountTable } from "./types";
@@ -41,7 +41,15 @@ export class ProcMountTable implements MountTable {
     } catch {
       return [];
     }
-    return mountPointsUnder(parseMountPoints(text), dir);
+    // mountinfo lists real paths: a root dir reached through a link (/var/lib → /data/var/lib) is
+    // compared as the kernel names it.
+    let real = dir;
+    try {
+      real = realpathSync(dir);
+    } catch {
+      /* gone: compared as given */
+    }
+    return mountPointsUnder(parseMountPoints(text), real);
   }
 
   async unmount(path: string): Promise<void> {

@@ -245,3 +245,17 @@ describe("mount table", () => {
     expect(under.indexOf("/var/lib/na/pods/u1/volumes/kubernetes.io~secret/s/inner")).toBeLessThan(under.indexOf("/var/lib/na/pods/u1/volumes/kubernetes.io~secret/s"));
   });
 });
+
+describe("ProcMountTable", () => {
+  test("reads a mountinfo file and finds the mounts below a folder reached through a link by their real path", async () => {
+    const { ProcMountTable } = await import("../../src/volume/mount-table");
+    const dir = join(base, `mt-${++n}`);
+    mkdirSync(join(dir, "real", "pods"), { recursive: true });
+    symlinkSync(join(dir, "real"), join(dir, "link"));
+    const info = join(dir, "mountinfo");
+    writeFileSync(info, `40 22 0:50 / ${join(dir, "real", "pods", "u1", "volumes", "kubernetes.io~secret", "s")} rw - tmpfs tmpfs rw\n`);
+    const table = new ProcMountTable(info);
+    expect(table.mountPointsUnder(join(dir, "link", "pods"))).toEqual([join(dir, "real", "pods", "u1", "volumes", "kubernetes.io~secret", "s")]);
+    expect(new ProcMountTable(join(dir, "missing")).mountPointsUnder(dir)).toEqual([]);
+  });
+});
