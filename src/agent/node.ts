@@ -18,7 +18,7 @@ import type { ClusterNode } from "../cluster/cluster-node";
 import { MaxPodsAdmitHandler } from "../admission";
 import { conflictCheck, FileSource, HttpSource, PodConfig, pushPolicyCheck, PushSource, type PodSource } from "../config";
 import { CriClient, resolveRuntime } from "../cri";
-import { loadStaticPods } from "../manifest/load";
+import { loadStaticPods, loadStaticPodsWithLocalObjects } from "../manifest/load";
 import { Pleg } from "../pleg";
 import { AgentMetrics, buildNode, runtimeCounts, startAgentServer, type AgentServer } from "../server";
 import { RealClock, type Clock } from "../util/clock";
@@ -190,18 +190,21 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     // their last good pods under the root directory, so a restart with a manifest gone bad, a URL
     // away or serving nothing, loses no running pod.
     const sources: PodSource[] = [];
+    // With --local-objects, static and pushed pods may name the ConfigMaps and Secrets it serves;
+    // otherwise the kubelet's PreventStaticPodAPIReferences refuses them at load.
+    const loader = config.localObjects ? loadStaticPodsWithLocalObjects : loadStaticPods;
     const sourceState = join(config.rootDir, "sources");
     if (config.manifestPath) {
-      sources.push(new FileSource({ path: config.manifestPath, nodeName, loader: loadStaticPods, clock, log, checkFrequencyMs: config.fileCheckFrequencyMs, stateDir: sourceState }));
+      sources.push(new FileSource({ path: config.manifestPath, nodeName, loader, clock, log, checkFrequencyMs: config.fileCheckFrequencyMs, stateDir: sourceState }));
     }
     if (config.manifestUrl) {
-      sources.push(new HttpSource({ url: config.manifestUrl, headers: config.manifestUrlHeaders, nodeName, loader: loadStaticPods, clock, log, checkFrequencyMs: config.httpCheckFrequencyMs, stateDir: sourceState }));
+      sources.push(new HttpSource({ url: config.manifestUrl, headers: config.manifestUrlHeaders, nodeName, loader, clock, log, checkFrequencyMs: config.httpCheckFrequencyMs, stateDir: sourceState }));
     }
     // Pushed pods are kept under the root directory, so that a restarted agent adopts them. A push
     // obeys --push-policy (403), never takes over another source's pod (409), and is refused (403,
     // OutOfpods) when the node already runs --max-pods pods, as admission would reject it.
     const push = new PushSource({
-      nodeName, loader: loadStaticPods, log, stateFile: join(config.rootDir, "pushed-pods.json"),
+      nodeName, loader, log, stateFile: join(config.rootDir, "pushed-pods.json"),
       checks: [pushPolicyCheck(config.pushPolicy), conflictCheck(podConfig), (pod) => {
         // Pods restored from pushed-pods.json (checked before the agent exists) were admitted before.
         const r = agent?.canAdmitPod(pod);

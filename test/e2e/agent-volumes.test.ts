@@ -1,9 +1,11 @@
-// `nodeagent agent`'s volume manager on real containerd 1.6 and 1.7: a standalone static pod that
-// names a configMap waits (FailedMount in GET /pods, no sandbox); a subPath of an emptyDir is bound
+// `nodeagent agent`'s volume manager on real containerd 1.6 and 1.7: with --local-objects a static pod
+// may name a configMap, and one that cannot be made waits (FailedMount in GET /pods, no sandbox);
+// without the flag the kubelet's rule refuses such a manifest; a subPath of an emptyDir is bound
 // through the manager; after kill -9 the volume folders and tmpfs mounts of pods that are gone are
-// unmounted and removed (findmnt finds nothing), those of running pods kept.
+// unmounted and removed (nothing left in mountinfo), those of running pods kept.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { POD_UID } from "../../src/cri/labels";
 import { manifest, running, useAgent, type TestAgent } from "./agent-harness";
@@ -54,7 +56,9 @@ function mountPoints(): string[] {
 
 for (const version of ["1.6", "1.7"] as const) {
   describe(`agent volumes on containerd ${version}`, () => {
-    const env = useAgent(version);
+    // An empty objects folder: the configMap the pod names is not there (or, before the local source
+    // is built in, the source says so); either way the volume cannot be made.
+    const env = useAgent(version, () => ["--local-objects", mkdtempSync(join(tmpdir(), "nodeagent-e2e-objects-"))]);
     let node: TestNode;
     let agent: TestAgent;
     beforeAll(() => {
@@ -62,7 +66,7 @@ for (const version of ["1.6", "1.7"] as const) {
       agent = env.agent();
     });
 
-    test("a static pod naming a configMap without --kubeconfig or --local-objects waits: FailedMount in GET /pods, no sandbox", async () => {
+    test("with --local-objects, a static pod whose configMap volume cannot be made waits: FailedMount in GET /pods, no sandbox", async () => {
       agent.writeManifest("needs-config.yaml", WITH_CONFIGMAP);
       const p = await agent.waitPod("needs-config", "waiting on its volume", (x) => !!x.status?.containerStatuses?.[0]?.state?.waiting?.message);
       expect(p.status?.phase).toBe("Pending");
