@@ -283,12 +283,12 @@ export class PodSyncer {
       await ignoreNotFound(this.runtime.stopPodSandbox(s.id));
       await ignoreNotFound(this.runtime.removePodSandbox(s.id));
     }
-    // The UID may come from runtime labels that any CRI client wrote (an orphan): one that cannot
-    // name a folder, or whose folder leads out of the root, leaves the disk alone; the runtime
-    // objects above are gone either way.
     // Volumes first (tmpfs unmounted): the folder below is removed recursively only once nothing is
     // mounted in it. A failure throws, and the worker retries the removal.
     await this.volumes.unmountPod(uid);
+    // The UID may come from runtime labels that any CRI client wrote (an orphan): one that cannot
+    // name a folder, or whose folder leads out of the root, leaves the disk alone; the runtime
+    // objects above are gone either way.
     try {
       const dir = podDir(uid, this.opts);
       const cgroup = uidCgroupParent(uid, this.opts);
