@@ -3,7 +3,7 @@
 // keeps a subPath bound to the content it had at container creation, and leaves no volume behind
 // when removed; after a restart the folders of gone pods are cleaned up and live ones kept.
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
@@ -129,6 +129,40 @@ describe("Agent: refresh and subPath", () => {
     expect(a.plugin.setUps).toBe(before + 1);
     // The running container is not re-created: its subPath mount is what it was.
     expect(a.rt.callsOf("createContainer")).toHaveLength(1);
+    await a.stop();
+  });
+});
+
+describe("Agent: what the status says", () => {
+  test("with init containers every container waits PodInitializing, with the message", async () => {
+    const a = await start();
+    const p = withConfigMap();
+    p.spec!.initContainers = [{ name: "init", image: "busybox" }];
+    a.config.apply(fromFile(p));
+    await a.settle();
+    const s = statusOf(a.agent);
+    expect(s.initContainerStatuses?.[0]?.state?.waiting?.reason).toBe("PodInitializing");
+    expect(s.containerStatuses?.[0]?.state?.waiting?.reason).toBe("PodInitializing");
+    expect(s.containerStatuses?.[0]?.state?.waiting?.message).toStartWith("Unable to attach or mount volumes: ");
+    await a.stop();
+  });
+
+  test("a subPath that a link leads out of its volume: CreateContainerConfigError, the container is not created", async () => {
+    const podsDir = join(base, `pods-subpath-${++n}`);
+    const work = join(podsDir, "uid-1", "volumes", "kubernetes.io~empty-dir", "work");
+    mkdirSync(work, { recursive: true });
+    symlinkSync("/etc", join(work, "evil"));
+    const a = await start({ podsDir });
+    const p = pod();
+    p.spec!.volumes = [{ name: "work", emptyDir: {} }];
+    p.spec!.containers[0]!.volumeMounts = [{ name: "work", mountPath: "/x", subPath: "evil" }];
+    a.config.apply(fromFile(p));
+    await a.settle();
+    expect(a.rt.callsOf("runPodSandbox")).toHaveLength(1);
+    expect(a.rt.callsOf("createContainer")).toHaveLength(0);
+    const w = statusOf(a.agent).containerStatuses?.[0]?.state?.waiting;
+    expect(w?.reason).toBe("CreateContainerConfigError");
+    expect(w?.message).toContain("resolves to /etc, which is not inside");
     await a.stop();
   });
 });
