@@ -17,7 +17,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Pod, PodList } from "kubernetes-types/core/v1";
-import { containerConfig, podLogDir, sandboxConfig, volumeHostPath, type RuntimeConfigOptions } from "../src/agent/runtime-config";
+import { containerConfig, podLogDir, sandboxConfig, type RuntimeConfigOptions } from "../src/agent/runtime-config";
 import { CriClient } from "../src/cri/client";
 import { loadStaticPods } from "../src/manifest/load";
 import { NODE_NAME, TestAgent, manifest } from "../test/e2e/agent-harness";
@@ -69,13 +69,15 @@ async function floorContender(node: TestNode): Promise<Contender> {
     return loaded.pods[0]!;
   };
   const start = async (pod: Pod) => {
-    for (const v of pod.spec!.volumes ?? []) mkdirSync(volumeHostPath(pod, v.name, options)!, { recursive: true, mode: 0o777 });
+    // The floor makes emptyDir folders by hand where the agent's volume manager would.
+    const volumePath = (name: string) => join(options.podsDir, pod.metadata!.uid!, "volumes", "kubernetes.io~empty-dir", name);
+    for (const v of pod.spec!.volumes ?? []) if (v.emptyDir) mkdirSync(volumePath(v.name), { recursive: true, mode: 0o777 });
     const container = pod.spec!.containers[0]!;
     mkdirSync(join(podLogDir(pod, options), container.name), { recursive: true });
     mkdirSync(join(options.podsDir, pod.metadata!.uid!, "containers", container.name), { recursive: true });
     const sb = sandboxConfig(pod, 0, options);
     const sandboxId = await client.runPodSandbox(sb);
-    const id = await client.createContainer(sandboxId, containerConfig({ pod, container, init: false, restartCount: 0, podIP: "", imageRef, options }), sb);
+    const id = await client.createContainer(sandboxId, containerConfig({ pod, container, init: false, restartCount: 0, podIP: "", imageRef, options, volumePath }), sb);
     await client.startContainer(id);
   };
   return {

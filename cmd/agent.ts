@@ -31,10 +31,15 @@ under the Node authorizer: it registers its Node and keeps its Lease, runs the p
 its static pods, writes their status, mirrors static pods and finishes graceful deletions. An API
 server that cannot be reached stops nothing.
 
+Without --kubeconfig, static and pushed pods may not use configMaps, secrets or service-account
+tokens (the kubelet's rule): such a pod waits, and its status says why. --local-objects DIR serves
+ConfigMap and Secret manifests from DIR to them instead, watched like the manifest directory.
+
 Examples:
   nodeagent agent --pod-manifest-path /etc/kubernetes/manifests
   nodeagent agent --config /var/lib/kubelet/config.yaml --kubeconfig /etc/kubernetes/kubelet.conf
   nodeagent agent --pod-manifest-path ./manifests --root-dir /tmp/na --port 0
+  nodeagent agent --pod-manifest-path /etc/kubernetes/manifests --local-objects /etc/nodeagent/objects
   curl -s 127.0.0.1:10250/pods | jq '.items[] | {name: .metadata.name, phase: .status.phase}'
 
 Exit status: 0 after SIGINT or SIGTERM, 1 when the node cannot start, 2 on a usage or configuration error.`,
@@ -69,6 +74,7 @@ Exit status: 0 after SIGINT or SIGTERM, 1 when the node cannot start, 2 on a usa
     "cgroup-root": { type: "string", valueHint: "path", default: D["cgroup-root"], description: "cgroupfs parent of every pod (pod<uid> below it)" },
     "pleg-mode": { type: "enum", options: ["auto", "generic", "evented"], default: D["pleg-mode"], description: "See nodeagent pleg watch --help" },
     "log-format": { type: "enum", options: ["text", "json"], default: D["log-format"], description: "Log format on stderr" },
+    "local-objects": { type: "string", valueHint: "dir", description: "ConfigMap and Secret manifests for the configMap/secret volumes and env of static and pushed pods (watched); without it or --kubeconfig such pods wait" },
     kubeconfig: { type: "string", valueHint: "file", description: "Join a Kubernetes cluster as a node with these credentials" },
     context: { type: "string", valueHint: "name", description: "The --kubeconfig context to use (default: its current-context)" },
     "node-status-update-frequency": { type: "string", valueHint: "duration", default: D["node-status-update-frequency"], description: "With --kubeconfig: how often the node status is computed and written when it changed" },

@@ -9,7 +9,7 @@
 // Checked as the kubelet checks them: --node-labels (NodeRestriction's rules, src/api/node-labels.ts),
 // --register-with-taints, IP addresses, port ranges. Checked where the kubelet is laxer, because the
 // cost here is lost pods: a --pod-manifest-path that does not exist (the kubelet only logs it).
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { isIP } from "node:net";
 import { hostname, networkInterfaces } from "node:os";
 import type { Taint } from "kubernetes-types/core/v1";
@@ -84,6 +84,12 @@ export interface AgentConfig {
   };
   plegMode: PlegModeSetting;
   logFormat: LogFormat;
+  /**
+   * --local-objects: a directory of ConfigMap and Secret manifests that serve the configMap/secret
+   * volumes and env of static and pushed pods (without it, and without --kubeconfig, pods may not use
+   * API objects: the kubelet's rule).
+   */
+  localObjects?: string;
   /** With --kubeconfig: a node of a Kubernetes cluster. */
   cluster?: {
     kubeconfig: string;
@@ -193,6 +199,12 @@ function ipAddress(text: string): string {
 
 function mustExist(path: string): string {
   if (!existsSync(path)) throw new Invalid("no such file or directory");
+  return path;
+}
+
+function mustBeDirectory(path: string): string {
+  mustExist(path);
+  if (!statSync(path).isDirectory()) throw new Invalid("not a directory");
   return path;
 }
 
@@ -404,8 +416,10 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
   const plegMode = s.get("pleg-mode", (t) => oneOf(t, ["auto", "generic", "evented"]), fileString) as PlegModeSetting | undefined;
   const logFormat = s.get("log-format", (t) => oneOf(t, ["text", "json"]), fileString) as LogFormat | undefined;
 
+  const localObjects = s.string("local-objects", mustBeDirectory);
   const kubeconfig = s.string("kubeconfig", mustExist);
   const context = s.string("context");
+  if (localObjects && kubeconfig) s.fail("--local-objects serves the static and pushed pods of a node without --kubeconfig; with --kubeconfig configMaps and secrets come from the API server: give one of the two");
   if (context && !kubeconfig) s.fail("--context chooses a context of --kubeconfig: give --kubeconfig too");
   const nodeStatusUpdateFrequencyMs = s.get("node-status-update-frequency", positiveDuration, fileDuration);
 
@@ -443,6 +457,7 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
     },
     plegMode: plegMode ?? "auto",
     logFormat: logFormat ?? "text",
+    ...(localObjects ? { localObjects } : {}),
     ...(kubeconfig ? { cluster: { kubeconfig, ...(context ? { context } : {}), nodeStatusUpdateFrequencyMs: nodeStatusUpdateFrequencyMs ?? 0 } } : {}),
     warnings: file?.warning ? [file.warning] : [],
   };

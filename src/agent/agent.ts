@@ -7,8 +7,9 @@
 //
 // Where the node's managers plug in: admission is the admitHandlers chain run on every ADD
 // (handlePodAdditions); statuses leave through the PodStatusManager; a pod's runtime work is the
-// PodSyncer behind the workers' PodSyncActions (the volume manager's wait for mounts belongs in front
-// of it); housekeeping (handlePodCleanups) is where eviction and garbage collection run.
+// PodSyncer behind the workers' PodSyncActions, which waits on the VolumeManager (src/volume) before it
+// creates anything; an ObjectSource's changes come through the loop (handleObjectChange); housekeeping
+// (handlePodCleanups) is where eviction, garbage collection and orphaned pod folders are handled.
 import { join } from "node:path";
 import type { Node, Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
 import { admitPod, type PodAdmitHandler, type PodAdmitResult } from "../admission";
@@ -22,6 +23,13 @@ import type { Clock, Timer } from "../util/clock";
 import type { Logger } from "../util/log";
 import { apiTime } from "../util/time";
 import { errorMessage } from "../util/errors";
+import { SystemMounter, type Mounter } from "../volume/mount";
+import { nodeVolumePlugins } from "../volume/plugins";
+import { ProcMountTable } from "../volume/mount-table";
+import { NoObjectSource } from "../volume/no-object-source";
+import { usesObject } from "../volume/object-refs";
+import type { MountTable, ObjectRef, ObjectSource, VolumePlugin } from "../volume/types";
+import { VolumeManager } from "../volume/volume-manager";
 import { Backoff } from "./backoff";
 import { ContainerNotes } from "./container-notes";
 import { PodSyncer, type SyncResult, type SyncRuntime } from "./pod-sync";
@@ -80,6 +88,17 @@ export interface AgentOptions {
   hooks?: AgentHooks;
   /** Where the agent keeps what must outlive it (container readiness); in memory only without. */
   stateDir?: string;
+  /**
+   * Where the configMaps, secrets and tokens pods use come from: the API server, --local-objects, or
+   * none (NoObjectSource, the kubelet's rule for static pods) by default. The caller owns and closes it.
+   */
+  objects?: ObjectSource;
+  /** Volume plugins tried before the node's own (src/volume/plugins.ts); tests add fakes here. */
+  volumePlugins?: VolumePlugin[];
+  /** Mounts and unmounts tmpfs volumes: util-linux mount/umount by default; a fake in tests. */
+  mounter?: Mounter;
+  /** The host's mount table (/proc/self/mountinfo through the mounter) by default; a fake in tests. */
+  mountTable?: MountTable;
 }
 
 /** How long a stopping agent waits for syncs and probes in flight. */
@@ -96,6 +115,8 @@ export class Agent implements SyncHandler {
   private readonly crashBackoff: Backoff;
   private readonly imageBackoff: Backoff;
   private readonly statusManager: PodStatusManager;
+  readonly volumes: VolumeManager;
+  private readonly objects: ObjectSource;
   private allSourcesSeen = false;
   private gcRunning = false;
   private readonly started = new Set<string>();
@@ -114,7 +135,17 @@ export class Agent implements SyncHandler {
     this.probes = o.prober ? o.prober(onProbeUpdate, observe) : new ProbeManager({ runner: o.runtime, clock: o.clock, log: o.log, onUpdate: onProbeUpdate, observe });
     this.crashBackoff = new Backoff(o.clock);
     this.imageBackoff = new Backoff(o.clock);
-    this.syncer = new PodSyncer(o.runtime, o.clock, this.crashBackoff, this.imageBackoff, o.runtimeConfig, o.log, (pod, c) => o.hooks?.containerRestarted?.(pod, c));
+    this.objects = o.objects ?? new NoObjectSource();
+    const mounter = o.mounter ?? new SystemMounter();
+    this.volumes = new VolumeManager({
+      podsDir: o.runtimeConfig.podsDir,
+      plugins: [...(o.volumePlugins ?? []), ...nodeVolumePlugins({ podsDir: o.runtimeConfig.podsDir, objects: this.objects, mounter, clock: o.clock })],
+      objects: this.objects,
+      mounts: o.mountTable ?? new ProcMountTable(mounter),
+      clock: o.clock,
+      log: o.log,
+    });
+    this.syncer = new PodSyncer(o.runtime, o.clock, this.crashBackoff, this.imageBackoff, o.runtimeConfig, o.log, this.volumes, (pod, c) => o.hooks?.containerRestarted?.(pod, c), undefined, this.objects);
     const workerOptions: PodWorkerPoolOptions = {
       actions: {
         syncPod: (pod, st) => this.syncer.syncPod(pod, st, (_name, id) => this.probeFailure(id)),
@@ -137,6 +168,7 @@ export class Agent implements SyncHandler {
   async run(signal: AbortSignal): Promise<void> {
     const { config, pleg, clock, sources } = this.o;
     const unsubscribe = config.onUpdate((update) => this.loop.push({ kind: "config", update }));
+    const unsubscribeObjects = this.objects.onChange((ref) => this.loop.push({ kind: "object", ref }));
     for (const s of sources) {
       s.start((report) => {
         config.apply(report);
@@ -147,6 +179,7 @@ export class Agent implements SyncHandler {
     const loopDone = this.loop.run(signal, pleg.events);
     await loopDone;
     unsubscribe();
+    unsubscribeObjects();
     // In-flight work gets a bounded time to finish: a runtime that hangs (an overloaded containerd can
     // leave a call open for minutes) must not keep the agent from stopping. The pods run on either way,
     // and whatever a sync left half done is adopted by the next start, as after kill -9.
@@ -215,6 +248,13 @@ export class Agent implements SyncHandler {
     this.workers.syncPod(u.podUid);
   }
 
+  handleObjectChange(ref: ObjectRef): void {
+    const uids = new Set(this.volumes.objectChanged(ref));
+    for (const s of this.workers.states()) if (s.phase === "syncing" && usesObject(s.pod, ref)) uids.add(s.uid);
+    if (uids.size) this.o.log.info(`${ref.kind.toLowerCase()} ${ref.namespace}/${ref.name} changed: syncing the ${uids.size} pod(s) that use it`);
+    for (const uid of uids) this.workers.syncPod(uid);
+  }
+
   handlePodCleanups(): void {
     const { config, pleg, sources } = this.o;
     const names = sources.map((s) => s.name);
@@ -232,6 +272,9 @@ export class Agent implements SyncHandler {
         const orphan: Pod = { metadata: { name: st.name, namespace: st.namespace, uid }, spec: { containers: [] } };
         this.workers.updatePod({ type: "kill", pod: orphan, remove: true });
       }
+      // Pod folders (and volume mounts) of pods nothing knows any more: gone while the agent was down
+      // (kill -9), or left by a removal cut short. Runtime orphans go through the removal above first.
+      void this.volumes.cleanupOrphans(new Set([...known, ...pleg.cache.uids()]));
     }
     this.probes.cleanupPods(known);
     void this.collectGarbage();
@@ -365,6 +408,7 @@ export class Agent implements SyncHandler {
       killMessage: (id) => this.notes.get(id)?.killMessage,
       runtime,
       waiting: s.waiting,
+      volumesNotReady: s.volumesNotReady,
       hostIP: this.o.runtimeConfig.hostIP,
       startTime: s.seen,
       failed: s.failed,

@@ -18,20 +18,61 @@ import type { ClusterNode } from "../cluster/cluster-node";
 import { MaxPodsAdmitHandler } from "../admission";
 import { conflictCheck, FileSource, HttpSource, PodConfig, pushPolicyCheck, PushSource, type PodSource } from "../config";
 import { CriClient, resolveRuntime } from "../cri";
-import { loadStaticPods } from "../manifest/load";
+import { loadStaticPods, loadStaticPodsWithLocalObjects } from "../manifest/load";
 import { Pleg } from "../pleg";
 import { AgentMetrics, buildNode, runtimeCounts, startAgentServer, type AgentServer } from "../server";
 import { RealClock, type Clock } from "../util/clock";
 import { ConfigError, errorMessage } from "../util/errors";
 import { createLogger, type Logger } from "../util/log";
+import { LocalObjectSource } from "../volume/local-object-source";
+import { NoObjectSource } from "../volume/no-object-source";
+import type { ObjectSource, VolumePlugin } from "../volume/types";
 import { Agent } from "./agent";
 import type { AgentConfig } from "./agent-config";
+
+/**
+ * Where the node gets its ObjectSource and extra volume plugins (issue 15): by default the API server
+ * (ApiObjectSource over the cluster's client: a watch per object its pods name, the token manager)
+ * with --kubeconfig, the --local-objects folder (LocalObjectSource, watched) with that flag, otherwise
+ * none; tests inject their own.
+ */
+export interface VolumeWiring {
+  /** With --kubeconfig: the API server's objects, read with the node's own credentials. */
+  apiObjects?(cluster: ClusterNode): ObjectSource;
+  /** With --local-objects DIR: ConfigMap and Secret manifests in DIR, watched. */
+  localObjects?(dir: string): ObjectSource;
+  /** Plugins tried before the node's own (src/volume/plugins.ts). */
+  plugins?(objects: ObjectSource): VolumePlugin[];
+}
+
+/**
+ * The node's ObjectSource: the API server with --kubeconfig, the --local-objects folder, otherwise
+ * none (NoObjectSource: a static or pushed pod that names an API object waits and says why, never
+ * runs without it). The API source is imported here only with --kubeconfig: it brings the Kubernetes
+ * client, which an agent without a cluster never loads.
+ */
+export async function chooseObjectSource(config: AgentConfig, cluster: ClusterNode | undefined, wiring: VolumeWiring, clock: Clock, log: Logger): Promise<ObjectSource> {
+  if (cluster) {
+    if (wiring.apiObjects) return wiring.apiObjects(cluster);
+    const { ApiObjectSource } = await import("../volume/api-object-source");
+    return new ApiObjectSource({ client: cluster.client, clock, log });
+  }
+  if (config.localObjects) {
+    if (wiring.localObjects) return wiring.localObjects(config.localObjects);
+    const local = new LocalObjectSource({ dir: config.localObjects, clock, log });
+    await local.start();
+    return local;
+  }
+  return new NoObjectSource();
+}
 
 export interface NodeDeps {
   clock?: Clock;
   log?: Logger;
   /** How the runtime is found or started (src/cri resolveRuntime); a fake in tests. */
   resolveRuntime?: typeof resolveRuntime;
+  /** The object sources and content volume plugins (see VolumeWiring). */
+  volumes?: VolumeWiring;
 }
 
 /** A started node. */
@@ -148,23 +189,28 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       onStreamConnected: () => metrics.incEventedPlegConnections(),
     });
     const podConfig = new PodConfig({ clock, log });
+    const objects = await chooseObjectSource(config, cluster, deps.volumes ?? {}, clock, log);
+    resources.add(objects.description, () => objects.close());
 
     // The sources, started by the agent's run() once the server is up. The file and URL sources keep
     // their last good pods under the root directory, so a restart with a manifest gone bad, a URL
     // away or serving nothing, loses no running pod.
     const sources: PodSource[] = [];
+    // With --local-objects, static and pushed pods may name the ConfigMaps and Secrets it serves;
+    // otherwise the kubelet's PreventStaticPodAPIReferences refuses them at load.
+    const loader = config.localObjects ? loadStaticPodsWithLocalObjects : loadStaticPods;
     const sourceState = join(config.rootDir, "sources");
     if (config.manifestPath) {
-      sources.push(new FileSource({ path: config.manifestPath, nodeName, loader: loadStaticPods, clock, log, checkFrequencyMs: config.fileCheckFrequencyMs, stateDir: sourceState }));
+      sources.push(new FileSource({ path: config.manifestPath, nodeName, loader, clock, log, checkFrequencyMs: config.fileCheckFrequencyMs, stateDir: sourceState }));
     }
     if (config.manifestUrl) {
-      sources.push(new HttpSource({ url: config.manifestUrl, headers: config.manifestUrlHeaders, nodeName, loader: loadStaticPods, clock, log, checkFrequencyMs: config.httpCheckFrequencyMs, stateDir: sourceState }));
+      sources.push(new HttpSource({ url: config.manifestUrl, headers: config.manifestUrlHeaders, nodeName, loader, clock, log, checkFrequencyMs: config.httpCheckFrequencyMs, stateDir: sourceState }));
     }
     // Pushed pods are kept under the root directory, so that a restarted agent adopts them. A push
     // obeys --push-policy (403), never takes over another source's pod (409), and is refused (403,
     // OutOfpods) when the node already runs --max-pods pods, as admission would reject it.
     const push = new PushSource({
-      nodeName, loader: loadStaticPods, log, stateFile: join(config.rootDir, "pushed-pods.json"),
+      nodeName, loader, log, stateFile: join(config.rootDir, "pushed-pods.json"),
       checks: [pushPolicyCheck(config.pushPolicy), conflictCheck(podConfig), (pod) => {
         // Pods restored from pushed-pods.json (checked before the agent exists) were admitted before.
         const r = agent?.canAdmitPod(pod);
@@ -198,6 +244,8 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         return lastNode;
       },
       stateDir: config.rootDir,
+      objects,
+      volumePlugins: deps.volumes?.plugins?.(objects) ?? [],
       statusManager: cluster,
       admitHandlers: [new MaxPodsAdmitHandler(() => config.node.maxPods)],
       hooks: {
@@ -238,7 +286,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     server = srv;
     resources.add("the HTTP API", () => srv.stop());
 
-    log.info(`nodeagent ${pkg.version} on node ${nodeName}: API at ${srv.url}, runtime ${runtime.endpoint}, sources ${sources.map((s) => s.name).join(", ")}`);
+    log.info(`nodeagent ${pkg.version} on node ${nodeName}: API at ${srv.url}, runtime ${runtime.endpoint}, sources ${sources.map((s) => s.name).join(", ")}, API objects from ${objects.description}`);
     if (cluster) log.info(`joining the cluster at ${cluster.client.server} as node ${nodeName}`);
 
     const ac = new AbortController();

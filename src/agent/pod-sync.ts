@@ -4,7 +4,7 @@
 // crash-loop and image-pull backoffs), and stop containers with their grace period and preStop hook.
 // A new pod's start (its sandbox and first containers) takes a place at the node's PodStartGate
 // (pod-start-gate.ts): in a burst of new pods the first ones start nearly as fast as alone.
-import { mkdirSync, rmdirSync, readdirSync, existsSync } from "node:fs";
+import { rmdirSync, readdirSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Container, Pod } from "kubernetes-types/core/v1";
 import { podKey, podRef } from "../api/pod";
@@ -17,11 +17,12 @@ import { formatDuration } from "../util/duration";
 import type { Logger } from "../util/log";
 import { mkdirInside, PathEscapeError, removeInside } from "../util/confined-path";
 import { errorMessage } from "../util/errors";
+import { VolumeMountError, type PodVolumes } from "../volume/types";
 import type { Backoff } from "./backoff";
 import { PodStartGate, type PodStartPlace } from "./pod-start-gate";
 import * as ann from "./labels";
 import { computePodActions, findContainerStatus, isInit, neverRan, type PodActions, type ProbeFailureLookup } from "./pod-actions";
-import { containerConfig, containerLogDir, downwardEnvValue, podDir, podLogDir, sandboxConfig, terminationLogDir, uidCgroupParent, volumeHostPath, type RuntimeConfigOptions } from "./runtime-config";
+import { containerConfig, containerLogDir, downwardEnvValue, podDir, podLogDir, sandboxConfig, terminationLogDir, uidCgroupParent, type RuntimeConfigOptions } from "./runtime-config";
 import type { Waiting } from "./status";
 import { ContainerConfigError, makeEnvironmentVariables } from "../volume/container-env";
 import type { DockerKeyring } from "../volume/docker-keyring";
@@ -41,6 +42,11 @@ export interface SyncResult {
   failed?: string;
   /** When a backoff ends and the pod should be synced again (ms since the epoch). */
   retryAt?: number;
+  /**
+   * The pod's volumes could not all be made (FailedMount): nothing was created, the containers wait
+   * (ContainerCreating) and the pod's PodReadyToStartContainers condition carries this reason and message.
+   */
+  volumesNotReady?: Waiting;
   /** Whether the sync changed anything in the runtime. */
   changed: boolean;
   errors: string[];
@@ -88,6 +94,8 @@ export class PodSyncer {
     private readonly imageBackoff: Backoff,
     private readonly opts: RuntimeConfigOptions,
     private readonly log: Logger,
+    /** The volume manager: every volume is made before the sandbox and containers (WaitForAttachAndMount). */
+    private readonly volumes: PodVolumes,
     /** A container was started again after an earlier instance (restartPolicy, a failed probe). */
     private readonly onContainerRestart?: (pod: Pod, container: string) => void,
     /** Orders and bounds the node's pod starts. */
@@ -112,6 +120,26 @@ export class PodSyncer {
       result.changed = true;
     }
 
+    // The kubelet's syncPod waits for the pod's volumes before the runtime's SyncPod creates anything,
+    // on every sync of a pod that is to run (which also refreshes configMap, secret, downwardAPI and
+    // projected content); a pod that only has to stop does not wait for them.
+    if (!actions.podFailed && !(actions.killPod && !actions.createSandbox)) {
+      try {
+        await this.volumes.waitForAttachAndMount(pod);
+      } catch (err) {
+        if (!(err instanceof VolumeMountError)) throw err;
+        // What the kubelet shows for a pod stuck on a mount: Pending, every container waiting with
+        // reason ContainerCreating (PodInitializing with init containers); its FailedMount message is
+        // an event there. The agent has no events yet (issue 18), so the message rides on the waiting
+        // state and on the PodReadyToStartContainers condition (reason FailedMount).
+        const reason = pod.spec?.initContainers?.length ? "PodInitializing" : "ContainerCreating";
+        for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) result.waiting.set(c.name, { reason, message: err.message });
+        result.volumesNotReady = { reason: "FailedMount", message: err.message };
+        result.retryAt = err.retryAt ?? this.clock.now() + 10_000;
+        return result;
+      }
+    }
+
     // A new sandbox is made with a place at the PodStartGate, held until this sync is done.
     const start: { place?: PodStartPlace } = {};
     try {
@@ -132,7 +160,6 @@ export class PodSyncer {
       for (const c of status?.containerStatuses ?? []) {
         if (isInit(c) && c.state !== "CONTAINER_RUNNING") await ignoreNotFound(this.runtime.removeContainer(c.id));
       }
-      this.prepareVolumes(pod);
       mkdirInside(this.opts.podLogsRoot, podLogDir(pod, this.opts));
       // The images are looked up while the sandbox starts: neither depends on the other, and the
       // lookup is a round trip off every new pod's start.
@@ -211,9 +238,16 @@ export class PodSyncer {
     const env = await this.containerEnv(pod, c, podIP);
     mkdirInside(this.opts.podLogsRoot, containerLogDir(pod, c.name, this.opts));
     if (c.terminationMessagePath) mkdirInside(this.opts.podsDir, terminationLogDir(pod, c.name, this.opts));
+    let config: ReturnType<typeof containerConfig>;
+    try {
+      config = containerConfig({ pod, container: c, init, restartCount, podIP, imageRef, options: this.opts, env, volumePath: (name, subPath) => this.volumes.mountSource(pod, name, subPath) });
+    } catch (err) {
+      // A subPath leading out of its volume, a mount of no volume: the kubelet's CreateContainerConfigError.
+      throw new ContainerStartError("CreateContainerConfigError", errorMessage(err));
+    }
     let id: string;
     try {
-      id = await this.runtime.createContainer(sandboxId, containerConfig({ pod, container: c, init, restartCount, podIP, imageRef, options: this.opts, env }), sb);
+      id = await this.runtime.createContainer(sandboxId, config, sb);
     } catch (err) {
       throw new ContainerStartError("CreateContainerError", errorMessage(err));
     }
@@ -314,6 +348,9 @@ export class PodSyncer {
       await ignoreNotFound(this.runtime.stopPodSandbox(s.id));
       await ignoreNotFound(this.runtime.removePodSandbox(s.id));
     }
+    // Volumes first (tmpfs unmounted): the folder below is removed recursively only once nothing is
+    // mounted in it. A failure throws, and the worker retries the removal.
+    await this.volumes.unmountPod(uid);
     // The UID may come from runtime labels that any CRI client wrote (an orphan): one that cannot
     // name a folder, or whose folder leads out of the root, leaves the disk alone; the runtime
     // objects above are gone either way.
@@ -325,17 +362,6 @@ export class PodSyncer {
     } catch (err) {
       if (!(err instanceof PathEscapeError)) throw err;
       this.log.warn(`pod ${JSON.stringify(uid)}: its folders and cgroup are left alone: ${err.message}`);
-    }
-  }
-
-  /** emptyDir folders and hostPath DirectoryOrCreate targets exist before the sandbox starts. */
-  private prepareVolumes(pod: Pod): void {
-    for (const v of pod.spec?.volumes ?? []) {
-      const path = volumeHostPath(pod, v.name, this.opts);
-      if (!path) continue;
-      // An emptyDir is the agent's, under <podsDir>; a hostPath is wherever its author says.
-      if (v.emptyDir) mkdirInside(this.opts.podsDir, path, 0o777);
-      else if (v.hostPath?.type === "DirectoryOrCreate") mkdirSync(path, { recursive: true, mode: 0o777 });
     }
   }
 

@@ -71,6 +71,8 @@ export interface PodWorkerState {
   /** A create came for this UID while it was terminating: the spec to start afresh once it has terminated. */
   restartRequested?: Pod;
   waiting: Map<string, Waiting>;
+  /** The last sync could not make every volume (FailedMount): why, for the pod's conditions. */
+  volumesNotReady?: Waiting;
   /** Why the pod can never run (admission rejected it, an init container failed with restartPolicy Never). */
   failed?: PodFailure;
   /** Admission refused it: nothing of it ever ran, and its status is only the refusal. */
@@ -344,6 +346,7 @@ export class PodWorkerPool implements PodWorkers {
       try {
         result = await actions.syncPod(s.pod, status.status);
         s.waiting = result.waiting;
+        s.volumesNotReady = result.volumesNotReady;
         s.failed = result.failed ? { reason: "Failed", message: result.failed } : undefined;
         s.lastError = result.errors.join("; ") || undefined;
         if (result.errors.length) log.warn(`sync of pod ${s.fullName}: ${result.errors.join("; ")}`);

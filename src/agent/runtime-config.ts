@@ -1,7 +1,8 @@
 // From a v1 Pod to CRI configs: the sandbox config (metadata, hostname, log directory, DNS, ports,
 // namespaces, cgroup parent) and each container's config (command, env with downward API and $(VAR)
 // expansion, mounts, resources, security context, the kubelet's labels and annotations).
-// Pure functions: the caller creates the volume directories and calls the runtime.
+// Pure functions: the caller makes the volumes (PodVolumes) and calls the runtime; container mounts
+// take their host paths from the lookup it passes.
 import type { Container, EnvVar, EnvVarSource, Pod } from "kubernetes-types/core/v1";
 import { containerLabels, sandboxLabels } from "../cri/labels";
 import type { ContainerConfigInput, PodSandboxConfigInput } from "../cri/types";
@@ -163,14 +164,12 @@ export function containerEnv(pod: Pod, c: Container, o: RuntimeConfigOptions, po
   return out;
 }
 
-/** Host path backing a pod volume, or undefined for a volume kind the agent does not mount. */
-export function volumeHostPath(pod: Pod, volumeName: string, o: RuntimeConfigOptions): string | undefined {
-  const v = pod.spec?.volumes?.find((x) => x.name === volumeName);
-  if (!v) return undefined;
-  if (v.hostPath) return v.hostPath.path;
-  if (v.emptyDir) return confinedPath(podDir(podRef(pod).uid, o), "volumes", "kubernetes.io~empty-dir", v.name);
-  return undefined;
-}
+/**
+ * Where a container mount's host side is: the volume's host path, or the resolved path of its subPath
+ * (PodVolumes.mountSource, src/volume); undefined when the pod has no such volume made. May throw
+ * (a subPath leading out of its volume).
+ */
+export type VolumePathLookup = (volumeName: string, subPath: string) => string | undefined;
 
 const CPU_PERIOD_US = 100_000;
 
@@ -214,6 +213,8 @@ export interface ContainerConfigArgs {
    * downward API, $(VAR) expanded). Without it, the env list alone is used (containerEnv).
    */
   env?: { key: string; value: string }[];
+  /** The volume manager's answer for each volumeMount (made before any container is created). */
+  volumePath: VolumePathLookup;
 }
 
 export function containerConfig(a: ContainerConfigArgs): ContainerConfigInput {
@@ -225,12 +226,12 @@ export function containerConfig(a: ContainerConfigArgs): ContainerConfigInput {
   const psc = pod.spec?.securityContext ?? {};
   const runAsUser = sc.runAsUser ?? psc.runAsUser;
   const runAsGroup = sc.runAsGroup ?? psc.runAsGroup;
-  const mounts = (c.volumeMounts ?? []).flatMap((m) => {
-    const hostPath = volumeHostPath(pod, m.name, o);
-    if (hostPath === undefined) return [];
-    // Validation allows no ".." in a subPath; "a/./b" and "a//b" are fine and normalised here.
-    const sub = (m.subPath ?? "").split("/").filter((s) => s !== "" && s !== ".");
-    return [{ containerPath: m.mountPath, hostPath: sub.length ? confinedPath(hostPath, ...sub) : hostPath, readonly: m.readOnly === true, propagation: "PROPAGATION_PRIVATE" as const }];
+  const mounts = (c.volumeMounts ?? []).map((m) => {
+    const hostPath = a.volumePath(m.name, m.subPath ?? "");
+    // Every volume is made before a container is created (the volume manager): a mount without one
+    // would run the container without the data it expects, so it is an error, never dropped.
+    if (hostPath === undefined) throw new Error(`volumeMount "${m.name}" of container "${c.name}" names no volume the pod has made`);
+    return { containerPath: m.mountPath, hostPath, readonly: m.readOnly === true, propagation: "PROPAGATION_PRIVATE" as const };
   });
   if (c.terminationMessagePath) {
     mounts.push({ containerPath: c.terminationMessagePath, hostPath: confinedPath(terminationLogDir(pod, c.name, o), `${a.restartCount}-termination-log`), readonly: false, propagation: "PROPAGATION_PRIVATE" });

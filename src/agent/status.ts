@@ -39,6 +39,8 @@ export interface StatusInputs {
   hostIP: string;
   /** When the agent first saw the pod (RFC 3339). */
   startTime: string;
+  /** The pod's volumes could not all be made (FailedMount): PodReadyToStartContainers is False with this reason and message. */
+  volumesNotReady?: Waiting;
   /** Set when the pod can never run (admission rejected it, an init container failed with restartPolicy Never). */
   failed?: PodFailure;
   /** Last time each condition type changed, kept by the caller so transitions keep their time. */
@@ -163,7 +165,7 @@ export function computeApiPodStatus(i: StatusInputs): ApiPodStatus {
   const notReadyMessage = `containers with unready status: [${unready.join(" ")}]`;
   const notInitialized = init.filter((s) => s.state?.terminated?.exitCode !== 0).map((s) => s.name);
   const conditions: PodCondition[] = [
-    condition("PodReadyToStartContainers", sandboxReady, i.now, i.previous),
+    condition("PodReadyToStartContainers", sandboxReady, i.now, i.previous, i.volumesNotReady?.reason, i.volumesNotReady?.message),
     condition("Initialized", initialized, i.now, i.previous, "ContainersNotInitialized", `containers with incomplete status: [${notInitialized.join(" ")}]`),
     condition("Ready", containersReady, i.now, i.previous, isTerminalPhase(phase) ? "PodCompleted" : "ContainersNotReady", notReadyMessage),
     condition("ContainersReady", containersReady, i.now, i.previous, isTerminalPhase(phase) ? "PodCompleted" : "ContainersNotReady", notReadyMessage),

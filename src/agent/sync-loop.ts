@@ -6,6 +6,7 @@ import type { Pod } from "kubernetes-types/core/v1";
 import type { PodUpdate } from "../config/types";
 import type { PodLifecycleEvent } from "../pleg/types";
 import type { ProbeUpdate } from "../prober/types";
+import type { ObjectRef } from "../volume/types";
 import type { Clock, Timer } from "../util/clock";
 import type { Logger } from "../util/log";
 import { BoundedQueue } from "../util/queue";
@@ -19,6 +20,8 @@ export type SyncLoopEvent =
   | { kind: "pleg"; event: PodLifecycleEvent }
   /** livenessManager / readinessManager / startupManager updates: a probe result changed. */
   | { kind: "probe"; update: ProbeUpdate }
+  /** An API object pods use changed or appeared (ObjectSource.onChange): the kubelet's pod resync, sooner. */
+  | { kind: "object"; ref: ObjectRef }
   /** syncCh, every second: pods whose queued work (a backoff's end, a retry, the resync) is due. */
   | { kind: "sync" }
   /** housekeepingCh, every two seconds: cleanups. */
@@ -43,6 +46,11 @@ export interface SyncHandler {
   handlePodSyncs(uids: string[]): void;
   /** A probe result changed: remember why (a failed liveness probe's kill message), then sync the pod. */
   handleProbeResult(update: ProbeUpdate): void;
+  /**
+   * An object pods use changed: their volumes waiting on it are retried and the pods that use it
+   * (volumes, env, pull secrets) synced, so their files follow and waiting containers start.
+   */
+  handleObjectChange(ref: ObjectRef): void;
   /** Housekeeping: orphaned runtime pods, forgotten probe workers, container GC, periodic reports. */
   handlePodCleanups(): void;
 }
@@ -136,6 +144,8 @@ export class SyncLoop {
    * - probe: handleProbeResult — a liveness or startup failure is noted as the container's kill reason
    *   and the pod is synced, which kills and restarts the container; a readiness change is synced so
    *   the Ready condition follows at once.
+   * - object: handleObjectChange — a configMap, secret or service account that pods use changed or
+   *   appeared; the volumes waiting on it are retried and the pods that use it are synced.
    * - sync: the pods whose queued work is due (the pod workers' own queue: a crash-loop or image-pull
    *   backoff ending, a retry after a failed sync, the periodic resync) are synced.
    * - housekeeping: handlePodCleanups — once every source has been seen, runtime pods no source has are
@@ -159,6 +169,9 @@ export class SyncLoop {
         return;
       case "probe":
         h.handleProbeResult(event.update);
+        return;
+      case "object":
+        h.handleObjectChange(event.ref);
         return;
       case "sync": {
         const due = this.o.duePods();

@@ -1018,18 +1018,29 @@ function staticRefError(field: string, resource: string): FieldError {
   return { field, type: "Forbidden", detail, message: detail };
 }
 
+export interface StaticPodReferenceOptions {
+  /**
+   * The agent runs with --local-objects (nodeagent's own opt-in, past the kubelet): ConfigMaps and
+   * Secrets come from files, so static and pushed pods may name them (volumes, projected sources,
+   * env, envFrom, imagePullSecrets). Service accounts, resource claims and the other API volumes
+   * stay refused.
+   */
+  localObjects?: boolean;
+}
+
 /**
  * The PreventStaticPodAPIReferences check (beta and on by default since 1.34): a static pod may not
  * name a service account, secret, config map, resource claim or any volume that needs the API
  * server. Like the kubelet, it stops at the first reference, checked in the kubelet's order;
  * `field` points at the reference so that it can be positioned.
  */
-export function staticPodApiReferenceErrors(pod: Pod): FieldError[] {
+export function staticPodApiReferenceErrors(pod: Pod, options: StaticPodReferenceOptions = {}): FieldError[] {
   const spec: PodSpec = pod.spec ?? { containers: [] };
+  const local = options.localObjects === true;
   if (spec.serviceAccountName) return [staticRefError("spec.serviceAccountName", "serviceaccounts")];
-  const secret = secretReferences(spec)[0];
+  const secret = local ? undefined : secretReferences(spec)[0];
   if (secret !== undefined) return [staticRefError(secret, "secrets")];
-  const configMap = configMapReferences(spec)[0];
+  const configMap = local ? undefined : configMapReferences(spec)[0];
   if (configMap !== undefined) return [staticRefError(configMap, "configmaps")];
   if ((spec.resourceClaims ?? []).length > 0) return [staticRefError("spec.resourceClaims", "resourceclaims")];
   const volumes = spec.volumes ?? [];
@@ -1037,12 +1048,14 @@ export function staticPodApiReferenceErrors(pod: Pod): FieldError[] {
     const v = volumes[i] as unknown as Record<string, unknown>;
     const base = `spec.volumes[${i}]`;
     if (LOCAL_VOLUME_TYPES.some((k) => present(v[k]))) continue;
+    if (local && (present(v.configMap) || present(v.secret))) continue;
     const api = API_VOLUME_TYPES.find(([k]) => present(v[k]));
     if (api) return [staticRefError(`${base}.${api[0]}`, api[1])];
     if (present(v.projected)) {
       const sources = ((v.projected as { sources?: unknown[] }).sources ?? []) as Array<Record<string, unknown>>;
       for (let j = 0; j < sources.length; j++) {
         const s = sources[j]!;
+        if (local && (present(s.configMap) || present(s.secret))) continue;
         const hit = PROJECTED_API_SOURCES.find(([k]) => present(s[k]));
         if (hit) return [staticRefError(`${base}.projected.sources[${j}].${hit[0]}`, hit[1])];
         if (present(s.downwardAPI)) continue;

@@ -50,6 +50,8 @@ export interface PodCheckOptions {
   prefix?: string;
   /** Whether the caller wants PodCheck.staticPod (its UID hashes the whole pod); default true. */
   staticPod?: boolean;
+  /** --local-objects: references to ConfigMaps and Secrets are allowed (StaticPodReferenceOptions). */
+  localObjects?: boolean;
 }
 
 /** The kind and apiVersion checks the legacy decoder makes before it decodes anything else. */
@@ -107,7 +109,7 @@ export function checkPodObject(raw: Record<string, unknown>, origin: PodOrigin, 
   const problems = validatePod(staticPod).map((e) => problem("validation", e, fieldErrorBody(e)));
   const uidError = manifestUIDError(pod, origin);
   if (uidError) problems.unshift(problem("validation", uidError, fieldErrorBody(uidError)));
-  problems.push(...staticPodApiReferenceErrors(staticPod).map((e) => problem("api-reference", e, e.message)));
+  problems.push(...staticPodApiReferenceErrors(staticPod, { localObjects: options.localObjects }).map((e) => problem("api-reference", e, e.message)));
   return wanted ? { problems, unknownFields, pod, staticPod } : { problems, unknownFields, pod };
 }
 
@@ -139,8 +141,8 @@ function located(where: Located, p: PodProblem): ManifestError {
 }
 
 /** One pod of a manifest: the static pod the kubelet would run, or the errors, positioned. */
-function loadPod(raw: Record<string, unknown>, prefix: string, origin: PodOrigin, where: Located): { pod?: Pod; errors: ManifestError[] } {
-  const check = checkPodObject(raw, origin, { prefix });
+function loadPod(raw: Record<string, unknown>, prefix: string, origin: PodOrigin, where: Located, localObjects: boolean): { pod?: Pod; errors: ManifestError[] } {
+  const check = checkPodObject(raw, origin, { prefix, localObjects });
   if (check.problems.length > 0 || !check.staticPod) return { errors: check.problems.map((p) => located(where, p)) };
   return { pod: check.staticPod, errors: [] };
 }
@@ -149,7 +151,15 @@ function loadPod(raw: Record<string, unknown>, prefix: string, origin: PodOrigin
  * Loads a manifest: one Pod from a file, a Pod or a PodList from a URL (origin.source "http").
  * Never throws; every error names origin.location, a line, a column and a field.
  */
-export const loadStaticPods: PodLoader = (text: string, origin: PodOrigin): LoadResult => {
+export const loadStaticPods: PodLoader = (text: string, origin: PodOrigin): LoadResult => loadManifest(text, origin, false);
+
+/**
+ * The loader of a node started with --local-objects: as loadStaticPods, but a pod may name the
+ * ConfigMaps and Secrets that the folder serves (nodeagent's opt-in past PreventStaticPodAPIReferences).
+ */
+export const loadStaticPodsWithLocalObjects: PodLoader = (text: string, origin: PodOrigin): LoadResult => loadManifest(text, origin, true);
+
+function loadManifest(text: string, origin: PodOrigin, localObjects: boolean): LoadResult {
   const file = origin.location;
   try {
     const decoded = decodeDocument(text, file);
@@ -161,7 +171,7 @@ export const loadStaticPods: PodLoader = (text: string, origin: PodOrigin): Load
     const object = value as Record<string, unknown>;
 
     if (kind === "Pod") {
-      const { pod, errors } = loadPod(object, "", origin, where);
+      const { pod, errors } = loadPod(object, "", origin, where, localObjects);
       return pod ? { ok: true, pods: [pod] } : { ok: false, errors };
     }
     const items = object.items ?? [];
@@ -174,7 +184,7 @@ export const loadStaticPods: PodLoader = (text: string, origin: PodOrigin): Load
         errors.push(problem(`items[${i}]`, `must be a mapping, not ${jsonKind(item)} (${KUBELET_DECODE})`));
         return;
       }
-      const result = loadPod(item, `items[${i}]`, origin, where);
+      const result = loadPod(item, `items[${i}]`, origin, where, localObjects);
       if (result.pod) pods.push(result.pod);
       errors.push(...result.errors);
     });
@@ -184,4 +194,4 @@ export const loadStaticPods: PodLoader = (text: string, origin: PodOrigin): Load
     const message = `the manifest cannot be loaded: ${errorMessage(e)}`;
     return { ok: false, errors: [{ file, line: 1, column: 1, field: "", message }] };
   }
-};
+}

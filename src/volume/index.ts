@@ -22,3 +22,7 @@ export { ApiObjectSource, OBJECT_SYNC_TIMEOUT_MS, type ApiObjectSourceOptions } 
 export { TokenManager, tokenKey, type RequestToken, type TokenManagerOptions } from "./token-manager";
 export { LocalObjectSource, TOKENS_NEED_KUBECONFIG, type LocalObjectSourceOptions } from "./local-object-source";
 export { NoObjectSource, noObjectSourceMessage } from "./no-object-source";
+export * from "./mount-table";
+export * from "./object-refs";
+export * from "./volume-manager";
+export * from "./plugins";

@@ -4,7 +4,7 @@
 // - volume plugins turn one pod volume into files (a Payload) and a place on the host (a mount);
 // - the VolumeManager keeps, per pod, the volumes it needs (desired state) against the volumes made
 //   (actual state), and the pod's sync waits on it before creating containers (WaitForAttachAndMount).
-import type { ConfigMap, Pod, Secret } from "kubernetes-types/core/v1";
+import type { ConfigMap, Pod, Secret, Volume } from "kubernetes-types/core/v1";
 
 /** An API object a pod names: what the messages and change notifications carry. */
 export interface ObjectRef {
@@ -109,6 +109,49 @@ export interface PodVolumes {
   waitForAttachAndMount(pod: Pod): Promise<void>;
   /** The host path a container mount of this volume binds, once made; undefined for an unknown volume. */
   hostPath(pod: Pod, volumeName: string): string | undefined;
+  /**
+   * The host path a container mount of this volume at `subPath` binds ("" for the whole volume),
+   * resolved at container creation: links are followed (through `..data` to the timestamped folder of
+   * an atomic-writer volume, so a later update does not reach the mount, as the kubelet's subPath bind
+   * mount), and a result outside the volume is refused (PathEscapeError). Undefined for an unknown volume.
+   * (Added by i15-manager.)
+   */
+  mountSource(pod: Pod, volumeName: string, subPath: string): string | undefined;
   /** The pod is gone: its volumes are unmounted and deleted (tmpfs included). */
   unmountPod(uid: string): Promise<void>;
+}
+
+/**
+ * One kind of pod volume: the kubelet's VolumePlugin with its Mounter and Unmounter in one (added by
+ * i15-manager). The VolumeManager picks the first plugin whose canSupport() is true, gives each
+ * volume its folder `<podsDir>/<uid>/volumes/<name with "/" as "~">/<volume>` (the kubelet's layout,
+ * e.g. kubernetes.io~configmap/cfg), and calls setUp on every pod sync for plugins whose content
+ * follows objects or the pod (requiresRemount), once otherwise.
+ */
+export interface VolumePlugin {
+  /** The kubelet's plugin name: "kubernetes.io/configmap", "kubernetes.io/secret", "kubernetes.io/empty-dir", … */
+  readonly name: string;
+  /** configMap, secret, downwardAPI, projected: set up again on every pod sync (the kubelet's RequiresRemount). */
+  readonly requiresRemount: boolean;
+  canSupport(volume: Volume): boolean;
+  /**
+   * Makes the volume in `dir` (creating it, mounting a tmpfs) or brings its content up to date, and
+   * returns the host path containers bind (`dir`, or a hostPath's own path). Idempotent: a folder an
+   * earlier run of the agent left (a restart, kill -9) is adopted, never mounted twice.
+   * @throws Error whose message is the FailedMount suffix: `configmap "y" not found`.
+   */
+  setUp(pod: Pod, volume: Volume, dir: string): Promise<string>;
+  /**
+   * Removes `dir`. The manager has unmounted every mount below the pod's volumes folder first (a
+   * tmpfs included), so this finds its mount gone. Also called for folders found on disk after a
+   * restart, of pods that are gone, whose spec is no longer known.
+   */
+  tearDown(dir: string): Promise<void>;
+}
+
+/** The host's mount table as the volume manager needs it (added by i15-manager; real one src/volume/mount-table.ts). */
+export interface MountTable {
+  /** Mount points at `dir` or below it (from /proc/self/mountinfo), deepest first. */
+  mountPointsUnder(dir: string): string[];
+  unmount(path: string): Promise<void>;
 }

@@ -152,6 +152,14 @@ describe("values are checked before anything starts", () => {
     expect(errorOf(() => resolve({ "pod-manifest-path": "/no/such/dir" })).message).toBe(`--pod-manifest-path "/no/such/dir": no such file or directory`);
   });
 
+  test("--local-objects must be an existing directory (exit 2 like every flag)", () => {
+    expect(errorOf(() => resolve({ "local-objects": "/no/such/dir" })).message).toBe(`--local-objects "/no/such/dir": no such file or directory`);
+    expect(errorOf(() => resolve({ "local-objects": "/etc/hostname" })).message).toBe(`--local-objects "/etc/hostname": not a directory`);
+    expect(resolve({ "local-objects": "/etc" }).localObjects).toBe("/etc");
+    expect(resolve({}).localObjects).toBeUndefined();
+    expect(errorOf(() => resolve({ "local-objects": "/etc", kubeconfig: "/etc/hostname" })).message).toContain("give one of the two");
+  });
+
   test("every mistake is reported at once, one a line", () => {
     const e = errorOf(() => resolve({ "max-pods": "abc", port: "abc" }));
     expect(e.message).toBe(`2 problems:\n  --max-pods "abc": expected a whole number from 0 to 1000000\n  --port "abc": expected a whole number from 0 to 65535`);

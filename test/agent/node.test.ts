@@ -2,13 +2,15 @@
 // kubeconfig costs nothing (the runtime is not even looked for). The happy path runs against a real
 // containerd in test/e2e/command-layer.test.ts and the agent e2e tests.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveAgentConfig } from "../../src/agent/agent-config";
-import { startNode } from "../../src/agent/node";
+import { chooseObjectSource, startNode } from "../../src/agent/node";
+import { NoObjectSource } from "../../src/volume/no-object-source";
 import type { ResolvedRuntime } from "../../src/cri";
+import { FakeClock } from "../../src/util/clock";
 import { ConfigError } from "../../src/util/errors";
 import { createLogger } from "../../src/util/log";
 
@@ -62,5 +64,27 @@ describe("startNode releases what it started on every error path", () => {
   test("a runtime that cannot be resolved leaves nothing to release", async () => {
     const config = resolveAgentConfig({ "root-dir": join(dir, "root"), port: "0" }, new Set(["root-dir", "port"]), undefined, host);
     await expect(startNode(config, { log, resolveRuntime: () => Promise.reject(new Error("no CRI runtime")) })).rejects.toThrow("no CRI runtime");
+  });
+});
+
+describe("the node's object source", () => {
+  const config = (flags: Record<string, string>) => resolveAgentConfig(flags, new Set(Object.keys(flags)), undefined, host);
+  test("none without --kubeconfig or --local-objects; --local-objects serves the folder's objects, or the wired source", async () => {
+    const clock = new FakeClock();
+    expect((await chooseObjectSource(config({}), undefined, {}, clock, log)).description).toBe("no object source");
+    const wired = new NoObjectSource();
+    let asked: string | undefined;
+    expect(await chooseObjectSource(config({ "local-objects": dir }), undefined, { localObjects: (d) => ((asked = d), wired) }, clock, log)).toBe(wired);
+    expect(asked).toBe(dir);
+    writeFileSync(join(dir, "cm.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: default}\ndata: {a: b}\n");
+    // Written a while ago: a file changed within the last second is still settling (half-written).
+    utimesSync(join(dir, "cm.yaml"), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+    const local = await chooseObjectSource(config({ "local-objects": dir }), undefined, {}, clock, log);
+    try {
+      expect(local.description).toContain(dir);
+      expect((await local.getConfigMap("default", "settings")).data).toEqual({ a: "b" });
+    } finally {
+      local.close();
+    }
   });
 });

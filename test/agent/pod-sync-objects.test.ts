@@ -1,5 +1,6 @@
 // The pod sync with API objects (issue 15): a container's env from configMaps and secrets, and the
 // pod's imagePullSecrets on the image pull — on the fake runtime, with a fake ObjectSource.
+import { volumesFor } from "../fakes/volumes";
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -49,7 +50,7 @@ function setup(objects?: ObjectSource) {
   const clock = new FakeClock();
   const rt = new RegistryRuntime(clock);
   const { log, warnings } = recordingLog();
-  const syncer = new PodSyncer(rt, clock, new Backoff(clock), new Backoff(clock), options(), log, undefined, undefined, objects);
+  const syncer = new PodSyncer(rt, clock, new Backoff(clock), new Backoff(clock), options(), log, volumesFor(options(), clock, log, { objects }), undefined, undefined, objects);
   return { clock, rt, syncer, warnings };
 }
 

@@ -60,9 +60,15 @@ test("env: downward API, resource fields and $(VAR) expansion in order", () => {
   expect(expandVars("$(A) $$(A) $(B)", new Map([["A", "x"]]))).toBe("x $(A) $(B)");
 });
 
+test("container: a volumeMount whose volume was not made is an error, never dropped", () => {
+  const p = pod();
+  expect(() => containerConfig({ pod: p, container: p.spec!.containers[0]!, init: false, restartCount: 0, podIP: "", imageRef: "x", options: o, volumePath: () => undefined })).toThrow('volumeMount "data" of container "app" names no volume the pod has made');
+});
+
 test("container: command and args expanded, mounts, labels, hash and restart count, log path", () => {
   const p = pod();
-  const c = containerConfig({ pod: p, container: p.spec!.containers[0]!, init: false, restartCount: 3, podIP: "10.88.0.7", imageRef: "sha256:abc", options: o });
+  const volumePath = (name: string, subPath: string) => ({ data: "/var/lib/nodeagent/pods/u-1/volumes/kubernetes.io~empty-dir/data", host: "/etc/hosts" })[name] + (subPath ? `/${subPath}` : "");
+  const c = containerConfig({ pod: p, container: p.spec!.containers[0]!, init: false, restartCount: 3, podIP: "10.88.0.7", imageRef: "sha256:abc", options: o, volumePath });
   expect(c.command).toEqual(["sh", "-c", "echo hello web-node1"]);
   expect(c.args).toEqual(["web-node1", "$(POD)", "$(MISSING)"]);
   expect(c.image).toEqual({ image: "sha256:abc" });

@@ -323,6 +323,26 @@ describe("staticPodApiReferenceErrors", () => {
     return staticPodApiReferenceErrors(pod).map((e) => [e.field, e.message]);
   };
 
+  test("--local-objects: configMaps and secrets may be named (volumes, projected, env, envFrom, pull secrets); service accounts and tokens may not", () => {
+    const local = (mutate: (pod: Pod) => void): Array<[string, string]> => {
+      const pod = validPod();
+      mutate(pod);
+      return staticPodApiReferenceErrors(pod, { localObjects: true }).map((e) => [e.field, e.message]);
+    };
+    expect(local((p) => {
+      p.spec!.volumes!.push({ name: "c", configMap: { name: "c" } }, { name: "s", secret: { secretName: "s" } });
+      p.spec!.volumes!.push({ name: "p", projected: { sources: [{ configMap: { name: "c" } }, { secret: { name: "s" } }, { downwardAPI: { items: [] } }] } });
+      app(p).env![0]!.valueFrom = { secretKeyRef: { name: "s", key: "k" } };
+      app(p).envFrom = [{ configMapRef: { name: "c" } }];
+      p.spec!.imagePullSecrets = [{ name: "regcred" }];
+    })).toEqual([]);
+    expect(local((p) => p.spec!.volumes!.push({ name: "t", projected: { sources: [{ serviceAccountToken: { path: "token" } }] } }))).toEqual([
+      ["spec.volumes[2].projected.sources[0].serviceAccountToken", "static pods may not reference serviceaccounts (via projected volumes)"],
+    ]);
+    expect(local((p) => (p.spec!.serviceAccountName = "default"))).toEqual([["spec.serviceAccountName", "static pods may not reference serviceaccounts"]]);
+    expect(local((p) => p.spec!.volumes!.push({ name: "v", persistentVolumeClaim: { claimName: "c" } }))).toEqual([["spec.volumes[2].persistentVolumeClaim", "static pods may not reference persistentvolumeclaims"]]);
+  });
+
   test("a pod with only hostPath, emptyDir and downwardAPI volumes passes", () => {
     expect(refs((p) => p.spec!.volumes!.push({ name: "info", downwardAPI: { items: [] } }))).toEqual([]);
   });

@@ -38,7 +38,7 @@ spec:
   const pod = loaded.pods[0]!;
   const options: RuntimeConfigOptions = { podLogsRoot: "/var/log/pods", podsDir: "/var/lib/nodeagent/pods", cgroupRoot: "/kubepods", nodeName: "n1", hostIP: "10.0.0.1" };
   const sb = sandboxConfig(pod, 1, options);
-  const config = containerConfig({ pod, container: pod.spec!.containers[0]!, init: false, restartCount: 2, podIP: "10.88.0.5", imageRef: "sha256:abc", options });
+  const config = containerConfig({ pod, container: pod.spec!.containers[0]!, init: false, restartCount: 2, podIP: "10.88.0.5", imageRef: "sha256:abc", options, volumePath: (name) => `/var/lib/nodeagent/pods/u/volumes/kubernetes.io~empty-dir/${name}` });
   return { sandbox: { config: sb, runtimeHandler: "" }, container: { podSandboxId: "sb1", config, sandboxConfig: sb } };
 }
 

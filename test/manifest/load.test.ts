@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { CONFIG_HASH_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "../../src/api/annotations";
-import { loadStaticPods } from "../../src/manifest/load";
+import { loadStaticPods, loadStaticPodsWithLocalObjects } from "../../src/manifest/load";
 import { formatManifestError, type LoadResult, type ManifestError, type PodOrigin } from "../../src/manifest/types";
 import { ETCD_YAML, FILE_ORIGIN } from "./fixtures";
 
@@ -149,6 +149,16 @@ spec:
     const text = `${BASE}  serviceAccountName: default
 `;
     expect(located(text)).toEqual(["11:23 spec.serviceAccountName: static pods may not reference serviceaccounts"]);
+  });
+
+  test("a configMap volume: refused by the kubelet's rule, loaded by the --local-objects loader", () => {
+    const text = `${BASE}  volumes:
+  - name: cfg
+    configMap: { name: settings }
+`;
+    expect(located(text)).toEqual(["13:16 spec.volumes[0].configMap: static pods may not reference configmaps"]);
+    const r = loadStaticPodsWithLocalObjects(text, FILE_ORIGIN);
+    expect(r.ok && r.pods[0]!.spec!.volumes![0]!.configMap?.name).toBe("settings");
   });
 
   test("a name that is too long once the node name is appended", () => {
