@@ -11,6 +11,7 @@ import { podRef } from "../api/pod";
 import { parseQuantity } from "../api/quantity";
 import { ContainerConfigError } from "../volume/container-env";
 import { DownwardAPIError, envFieldValue, resourceFieldValue } from "../volume/downward-api";
+import { mustMountReadOnly } from "../volume/set-up";
 import { podUIDProblem } from "../manifest/static-pod";
 import { confinedPath, PathEscapeError, pathSegmentProblem } from "../util/confined-path";
 import * as ann from "./labels";
@@ -231,7 +232,11 @@ export function containerConfig(a: ContainerConfigArgs): ContainerConfigInput {
     // Every volume is made before a container is created (the volume manager): a mount without one
     // would run the container without the data it expects, so it is an error, never dropped.
     if (hostPath === undefined) throw new Error(`volumeMount "${m.name}" of container "${c.name}" names no volume the pod has made`);
-    return { containerPath: m.mountPath, hostPath, readonly: m.readOnly === true, propagation: "PROPAGATION_PRIVATE" as const };
+    // configMap, secret, downwardAPI and projected volumes are read-only whatever the volumeMount says
+    // (the kubelet's makeMounts: ReadOnly || mustMountRO, since CVE-2017-1002102).
+    const volume = pod.spec?.volumes?.find((v) => v.name === m.name);
+    const readonly = m.readOnly === true || (volume !== undefined && mustMountReadOnly(volume));
+    return { containerPath: m.mountPath, hostPath, readonly, propagation: "PROPAGATION_PRIVATE" as const };
   });
   if (c.terminationMessagePath) {
     mounts.push({ containerPath: c.terminationMessagePath, hostPath: confinedPath(terminationLogDir(pod, c.name, o), `${a.restartCount}-termination-log`), readonly: false, propagation: "PROPAGATION_PRIVATE" });

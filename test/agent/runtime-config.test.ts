@@ -99,3 +99,19 @@ test("the spec hash ignores probes and resources, and changes with the command",
   expect(containerHash({ ...c, resources: {}, readinessProbe: { exec: { command: ["true"] } } })).toBe(h);
   expect(containerHash({ ...c, command: ["sh"] })).not.toBe(h);
 });
+
+test("container: configMap, secret, downwardAPI and projected mounts are read-only whatever the volumeMount says; emptyDir as written", () => {
+  const p = pod();
+  p.spec!.volumes = [
+    { name: "cm", configMap: { name: "c" } },
+    { name: "sec", secret: { secretName: "s" } },
+    { name: "info", downwardAPI: { items: [] } },
+    { name: "token", projected: { sources: [] } },
+    { name: "data", emptyDir: {} },
+  ];
+  const c = { ...p.spec!.containers[0]!, volumeMounts: ["cm", "sec", "info", "token", "data"].map((name) => ({ name, mountPath: `/m/${name}`, readOnly: false })) };
+  const cfg = containerConfig({ pod: p, container: c, init: false, restartCount: 0, podIP: "", imageRef: "x", options: o, volumePath: (name) => `/v/${name}` });
+  expect(cfg.mounts!.filter((m) => (m.containerPath ?? "").startsWith("/m/")).map((m) => [m.containerPath, m.readonly])).toEqual([
+    ["/m/cm", true], ["/m/sec", true], ["/m/info", true], ["/m/token", true], ["/m/data", false],
+  ]);
+});
