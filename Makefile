@@ -74,6 +74,7 @@ bench-pleg: node deps build images
 
 bench-pod-start: node deps build images
 	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) bench/pod-start.ts
+	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) bench/pod-start-volumes.ts
 
 # The agent's RSS at 0/50/100 idle pods and idle CPU, and kill -9 → /healthz ok with 100 pods
 # adopted: the binary before issue 14 (/work/baseline/nodeagent-before) against this build, one run.
