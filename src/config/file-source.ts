@@ -78,11 +78,8 @@ export function isBackupFileName(name: string): boolean {
   return BACKUP_SUFFIXES.some((s) => lower.endsWith(s));
 }
 
-export interface FileSourceOptions {
-  /** A directory of manifests, or a single manifest file. */
-  path: string;
-  nodeName: string;
-  loader: PodLoader;
+/** How a watched directory of manifests is read: the file source's, and --local-objects'. */
+export interface WatchedDirectoryOptions {
   clock: Clock;
   log: Logger;
   /** Full rescan period; the kubelet's fileCheckFrequency, 20 s. */
@@ -98,6 +95,13 @@ export interface FileSourceOptions {
    * `clock` is): Date.now, or a stand-in for tests that need files to look old.
    */
   fileTimeNow?: () => number;
+}
+
+export interface FileSourceOptions extends WatchedDirectoryOptions {
+  /** A directory of manifests, or a single manifest file. */
+  path: string;
+  nodeName: string;
+  loader: PodLoader;
   /**
    * Where the last good state is kept across restarts (the agent passes <root-dir>/sources; the file
    * is file.json in it). Without it, in memory only: a restart starts from nothing, as the kubelet.

@@ -24,7 +24,7 @@ import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { ConfigMap, Pod, Secret } from "kubernetes-types/core/v1";
 import { podConfigMapNames, podSecretNames } from "../api/pod-references";
-import { isBackupFileName, type Watcher, type WatchFn } from "../config/file-source";
+import { isBackupFileName, type WatchedDirectoryOptions, type Watcher, type WatchFn } from "../config/file-source";
 import { MAX_MANIFEST_BYTES, readFileCapped, statKey, tooLargeMessage } from "../config/source-limits";
 import { loadObjects, type LocalObject } from "../manifest/objects";
 import { formatManifestError, type ManifestError } from "../manifest/types";
@@ -34,20 +34,8 @@ import type { Logger } from "../util/log";
 import { Mutex } from "../util/queue";
 import { ObjectNotFoundError, ObjectSourceError, type ObjectRef, type ObjectSource, type ServiceAccountToken, type TokenRequest } from "./types";
 
-export interface LocalObjectSourceOptions {
+export interface LocalObjectSourceOptions extends WatchedDirectoryOptions {
   dir: string;
-  clock: Clock;
-  log: Logger;
-  /** Full rescan period (the static pod path's: 20 s). */
-  checkFrequencyMs?: number;
-  /** Watch events are gathered this long before one rescan. */
-  debounceMs?: number;
-  /** A changed file is acted on once it has been still this long (unless renamed into place). */
-  settleMs?: number;
-  /** fs.watch, or a stand-in for tests. */
-  watch?: WatchFn;
-  /** The wall clock that files' ctimes are compared with (Date.now, or a stand-in in tests). */
-  fileTimeNow?: () => number;
 }
 
 export const TOKENS_NEED_KUBECONFIG = "service account tokens need --kubeconfig: --local-objects serves only ConfigMaps and Secrets";
