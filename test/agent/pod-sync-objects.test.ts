@@ -15,7 +15,7 @@ import { FakeClock } from "../../src/util/clock";
 import { createLogger, type Logger } from "../../src/util/log";
 import type { ObjectSource } from "../../src/volume/types";
 import { grpcStatusError } from "../fakes/grpc";
-import { FakeEnvObjectSource } from "../fakes/object-source-env";
+import { FakeObjectSource } from "../fakes/object-source";
 import { FakeRuntime } from "../fakes/runtime";
 
 const base = mkdtempSync(join(tmpdir(), "nodeagent-pod-sync-objects-"));
@@ -91,7 +91,7 @@ function envPod(): Pod {
 
 describe("PodSyncer: env from configMaps and secrets", () => {
   test("a missing required configMap: CreateContainerConfigError with the kubelet's message, no container, and a retry", async () => {
-    const objects = new FakeEnvObjectSource();
+    const objects = new FakeObjectSource();
     objects.putSecret("shop", "db", { user: "alice" });
     const { rt, syncer } = setup(objects);
     const pod = envPod();
@@ -112,7 +112,7 @@ describe("PodSyncer: env from configMaps and secrets", () => {
   });
 
   test("the object appears: the next sync starts the container with the resolved env", async () => {
-    const objects = new FakeEnvObjectSource();
+    const objects = new FakeObjectSource();
     objects.putSecret("shop", "db", { user: "alice" });
     const { rt, syncer } = setup(objects);
     const pod = envPod();
@@ -137,7 +137,7 @@ describe("PodSyncer: env from configMaps and secrets", () => {
   });
 
   test("a missing key of an existing configMap names the key and the object", async () => {
-    const objects = new FakeEnvObjectSource();
+    const objects = new FakeObjectSource();
     objects.putSecret("shop", "db", { user: "alice" });
     objects.putConfigMap("shop", "settings", { other: "x" });
     const { rt, syncer } = setup(objects);
@@ -154,7 +154,7 @@ describe("PodSyncer: env from configMaps and secrets", () => {
   });
 
   test("invalid envFrom keys are skipped and logged as InvalidEnvironmentVariableNames", async () => {
-    const objects = new FakeEnvObjectSource();
+    const objects = new FakeObjectSource();
     objects.putSecret("shop", "db", { user: "alice", "bad key": "x" });
     objects.putConfigMap("shop", "settings", { level: "info" });
     const { rt, syncer, warnings } = setup(objects);
@@ -180,7 +180,7 @@ const dockerconfigjson = (auths: Record<string, unknown>) => ({ ".dockerconfigjs
 
 describe("PodSyncer: imagePullSecrets", () => {
   test("the pull carries the matching secret's AuthConfig; refused credentials give way to the next", async () => {
-    const objects = new FakeEnvObjectSource();
+    const objects = new FakeObjectSource();
     objects.putSecret("shop", "team", dockerconfigjson({ "registry.example.com/team": { auth: Buffer.from("team:t0ken").toString("base64") } }), "kubernetes.io/dockerconfigjson");
     objects.putSecret("shop", "host", dockerconfigjson({ "https://registry.example.com": { username: "robot", password: "pw" } }), "kubernetes.io/dockerconfigjson");
     const { rt, syncer } = setup(objects);
@@ -195,7 +195,7 @@ describe("PodSyncer: imagePullSecrets", () => {
   });
 
   test("every credential refused: ErrImagePull with the runtime's error", async () => {
-    const objects = new FakeEnvObjectSource();
+    const objects = new FakeObjectSource();
     objects.putSecret("shop", "host", dockerconfigjson({ "registry.example.com": { username: "robot", password: "bad" } }), "kubernetes.io/dockerconfigjson");
     const { rt, syncer } = setup(objects);
     rt.refuse = () => true;
@@ -207,7 +207,7 @@ describe("PodSyncer: imagePullSecrets", () => {
   });
 
   test("a missing pull secret is logged and the pull goes on without auth", async () => {
-    const objects = new FakeEnvObjectSource();
+    const objects = new FakeObjectSource();
     const { rt, syncer, warnings } = setup(objects);
     const r = await syncer.syncPod(pullPod(["gone"]), undefined);
     expect(r.waiting.size).toBe(0);
@@ -216,7 +216,7 @@ describe("PodSyncer: imagePullSecrets", () => {
   });
 
   test("pull secrets are not read when no image is pulled", async () => {
-    const objects = new FakeEnvObjectSource();
+    const objects = new FakeObjectSource();
     const { rt, syncer } = setup(objects);
     rt.addImage("registry.example.com/team/app:v1");
     await syncer.syncPod(pullPod(["gone"]), undefined);

@@ -18,7 +18,8 @@ import type { ObjectSource } from "../../src/volume/types";
 import { MOUNT_RETRY_INITIAL_MS } from "../../src/volume/volume-manager";
 import { FakeRuntime } from "../fakes/runtime";
 import { FakeSource } from "../fakes/seams";
-import { FakeConfigMapPlugin, FakeMountTable, FakeObjectSource } from "../fakes/volumes";
+import { FakeObjectSource } from "../fakes/object-source";
+import { FakeConfigMapPlugin, FakeMountTable } from "../fakes/volumes";
 import { pod, runAgent } from "./fixtures";
 
 const base = mkdtempSync(join(tmpdir(), "nodeagent-agent-volumes-"));
@@ -89,7 +90,7 @@ describe("Agent: a pod waiting on its volumes", () => {
     expect(s.containerStatuses?.[0]?.state?.waiting).toEqual({ reason: "ContainerCreating", message });
     expect(s.conditions?.find((c) => c.type === "PodReadyToStartContainers")).toMatchObject({ status: "False", reason: "FailedMount", message });
 
-    (a.objects as FakeObjectSource).setConfigMap("default", "y", { key: "v1" });
+    (a.objects as FakeObjectSource).putConfigMap("default", "y", { key: "v1" });
     await a.settle(); // no time passes: the change itself resyncs the pod
     expect(a.rt.callsOf("runPodSandbox")).toHaveLength(1);
     const mounts = mountsOf(a.rt, 0);
@@ -111,7 +112,7 @@ describe("Agent: a pod waiting on its volumes", () => {
 describe("Agent: refresh and subPath", () => {
   test("a configMap update reaches the volume on the pod's next sync; the subPath mount stays bound to the content at creation", async () => {
     const objects = new FakeObjectSource();
-    objects.setConfigMap("default", "y", { key: "v1" });
+    objects.putConfigMap("default", "y", { key: "v1" });
     const a = await start({ objects });
     a.config.apply(fromFile(withConfigMap("key")));
     await a.settle();
@@ -123,7 +124,7 @@ describe("Agent: refresh and subPath", () => {
 
     // Every sync of the pod refreshes it (the PLEG's ContainerStarted synced it once more already).
     const before = a.plugin.setUps;
-    objects.setConfigMap("default", "y", { key: "v2" });
+    objects.putConfigMap("default", "y", { key: "v2" });
     await a.settle();
     expect(readFileSync(join(root, "key"), "utf8")).toBe("v2");
     expect(a.plugin.setUps).toBe(before + 1);
@@ -170,7 +171,7 @@ describe("Agent: what the status says", () => {
 describe("Agent: removal and restart", () => {
   test("REMOVE: the pod's volumes are torn down and unmounted, its folder removed", async () => {
     const objects = new FakeObjectSource();
-    objects.setConfigMap("default", "y", { key: "v1" });
+    objects.putConfigMap("default", "y", { key: "v1" });
     const a = await start({ objects });
     a.config.apply(fromFile(withConfigMap()));
     await a.settle();
@@ -197,7 +198,7 @@ describe("Agent: removal and restart", () => {
     mounts.mounted.add(goneVolume);
     mounts.mounted.add(liveVolume);
     const objects = new FakeObjectSource();
-    objects.setConfigMap("default", "y", { key: "v1" });
+    objects.putConfigMap("default", "y", { key: "v1" });
     const a = await start({ objects, podsDir, mounts });
     // Before the source has sent its pods nothing is removed.
     await a.clock.advance(2000);

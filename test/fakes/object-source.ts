@@ -1,7 +1,9 @@
-// A fake ObjectSource (src/volume/types.ts) for the volume, env and manager tests: configMaps and
-// secrets kept in maps a test fills and changes, tokens issued from a counter with every request
-// recorded, pods registered and unregistered as the real sources see them, change listeners
-// notified when a test sets or deletes an object, and failures a test can inject per object.
+// The one fake ObjectSource (src/volume/types.ts), for the volume, env, pull-secret, manager and agent
+// tests: configMaps and secrets kept in maps a test fills and changes (whole objects with
+// setConfigMap/setSecret, or just their data with putConfigMap/putSecret), tokens issued from a counter
+// with every request recorded, pods registered and unregistered as the real sources see them, change
+// listeners notified when a test sets or deletes an object, failures a test can inject per object, and
+// a log of the configMap/secret reads (to check what is read, and how often).
 import type { ConfigMap, Pod, Secret } from "kubernetes-types/core/v1";
 import { podRef } from "../../src/api/pod";
 import type { Clock } from "../../src/util/clock";
@@ -30,6 +32,8 @@ export class FakeObjectSource implements ObjectSource {
   readonly registered = new Map<string, Pod>();
   /** Calls made, in order: "getConfigMap ns/name", "getSecret ns/name", "token ns/sa", "register uid"… */
   readonly calls: string[] = [];
+  /** ConfigMap and Secret reads, in order, keyed as `failures` is: "ConfigMap/ns/name", "Secret/ns/name". */
+  readonly reads: string[] = [];
   /** Objects whose reads fail with ObjectSourceError (say, a 403 from the Node authorizer): "Kind/ns/name" → message. */
   readonly failures = new Map<string, string>();
   closed = false;
@@ -61,6 +65,7 @@ export class FakeObjectSource implements ObjectSource {
 
   async getConfigMap(namespace: string, name: string): Promise<ConfigMap> {
     this.calls.push(`getConfigMap ${key(namespace, name)}`);
+    this.reads.push(`ConfigMap/${key(namespace, name)}`);
     this.failure("ConfigMap", namespace, name);
     const cm = this.configMaps.get(key(namespace, name));
     if (!cm) throw new ObjectNotFoundError({ kind: "ConfigMap", namespace, name });
@@ -69,6 +74,7 @@ export class FakeObjectSource implements ObjectSource {
 
   async getSecret(namespace: string, name: string): Promise<Secret> {
     this.calls.push(`getSecret ${key(namespace, name)}`);
+    this.reads.push(`Secret/${key(namespace, name)}`);
     this.failure("Secret", namespace, name);
     const s = this.secrets.get(key(namespace, name));
     if (!s) throw new ObjectNotFoundError({ kind: "Secret", namespace, name });
@@ -129,6 +135,16 @@ export class FakeObjectSource implements ObjectSource {
     const { stringData: _omit, ...rest } = secret;
     this.secrets.set(key(namespace, name), { ...rest, metadata: { ...secret.metadata, namespace, name }, data });
     this.notify({ kind: "Secret", namespace, name });
+  }
+
+  /** setConfigMap for a ConfigMap given by its data alone. */
+  putConfigMap(namespace: string, name: string, data: Record<string, string>): void {
+    this.setConfigMap({ apiVersion: "v1", kind: "ConfigMap", metadata: { namespace, name }, data });
+  }
+
+  /** setSecret for a Secret given by its data as text (stored base64-encoded, as the API serves it). */
+  putSecret(namespace: string, name: string, data: Record<string, string>, type = "Opaque"): void {
+    this.setSecret({ apiVersion: "v1", kind: "Secret", metadata: { namespace, name }, type, stringData: data });
   }
 
   deleteConfigMap(namespace: string, name: string): void {

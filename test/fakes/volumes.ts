@@ -1,53 +1,17 @@
 // Fakes of the volume seams (src/volume/types.ts) for the volume manager's and the agent's unit
-// tests: an ObjectSource whose objects a test sets (and whose changes it announces), a volume plugin
-// that writes an atomic-writer-like layout from a configMap (or fails as told), and a mount table
-// kept in memory.
+// tests: a volume plugin that writes an atomic-writer-like layout from a configMap (or fails as told),
+// and a mount table kept in memory. The fake ObjectSource is test/fakes/object-source.ts.
 import { mkdirSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import type { ConfigMap, Pod, Secret, Volume } from "kubernetes-types/core/v1";
+import type { Pod, Volume } from "kubernetes-types/core/v1";
 import type { RuntimeConfigOptions } from "../../src/agent/runtime-config";
 import type { Clock } from "../../src/util/clock";
 import type { Logger } from "../../src/util/log";
 import { nodeVolumePlugins } from "../../src/volume/plugins";
 import { FakeMounter } from "./mounter";
 import { NoObjectSource } from "../../src/volume/no-object-source";
-import { ObjectNotFoundError, type MountTable, type ObjectRef, type ObjectSource, type ServiceAccountToken, type VolumePlugin } from "../../src/volume/types";
+import type { MountTable, ObjectSource, VolumePlugin } from "../../src/volume/types";
 import { VolumeManager } from "../../src/volume/volume-manager";
-
-/** Objects held in memory; set() and delete() announce the change as a watch would. */
-export class FakeObjectSource implements ObjectSource {
-  readonly description = "the fake object source";
-  readonly configMaps = new Map<string, ConfigMap>();
-  readonly registered = new Set<string>();
-  private readonly listeners = new Set<(ref: ObjectRef) => void>();
-
-  registerPod(pod: Pod): void {
-    this.registered.add(pod.metadata!.uid!);
-  }
-  unregisterPod(pod: Pod): void {
-    this.registered.delete(pod.metadata!.uid!);
-  }
-  setConfigMap(namespace: string, name: string, data: Record<string, string>): void {
-    this.configMaps.set(`${namespace}/${name}`, { metadata: { namespace, name }, data });
-    for (const l of this.listeners) l({ kind: "ConfigMap", namespace, name });
-  }
-  async getConfigMap(namespace: string, name: string): Promise<ConfigMap> {
-    const cm = this.configMaps.get(`${namespace}/${name}`);
-    if (!cm) throw new ObjectNotFoundError({ kind: "ConfigMap", namespace, name });
-    return cm;
-  }
-  async getSecret(namespace: string, name: string): Promise<Secret> {
-    throw new ObjectNotFoundError({ kind: "Secret", namespace, name });
-  }
-  async getServiceAccountToken(): Promise<ServiceAccountToken> {
-    return { token: "t", expirationTimestamp: "2030-01-01T00:00:00Z" };
-  }
-  onChange(listener: (ref: ObjectRef) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-  close(): void {}
-}
 
 /**
  * configMap volumes in the atomic writer's layout (a timestamped folder, `..data` swapped to it, one

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Container, EnvVarSource, Pod } from "kubernetes-types/core/v1";
 import { ContainerConfigError, makeEnvironmentVariables } from "../../src/volume/container-env";
-import { FakeEnvObjectSource } from "../fakes/object-source-env";
+import { FakeObjectSource } from "../fakes/object-source";
 
 const pod: Pod = { metadata: { name: "web", namespace: "shop", uid: "uid-1" }, spec: { containers: [] } };
 const downward = (s: EnvVarSource) => (s.fieldRef ? `field:${s.fieldRef.fieldPath}` : `resource:${s.resourceFieldRef?.resource}`);
@@ -10,11 +10,11 @@ function container(c: Partial<Container>): Container {
   return { name: "app", image: "busybox", ...c };
 }
 
-async function env(objects: FakeEnvObjectSource, c: Partial<Container>) {
+async function env(objects: FakeObjectSource, c: Partial<Container>) {
   return makeEnvironmentVariables(pod, container(c), objects, downward);
 }
 
-async function failure(objects: FakeEnvObjectSource, c: Partial<Container>): Promise<ContainerConfigError> {
+async function failure(objects: FakeObjectSource, c: Partial<Container>): Promise<ContainerConfigError> {
   try {
     await env(objects, c);
   } catch (err) {
@@ -26,7 +26,7 @@ async function failure(objects: FakeEnvObjectSource, c: Partial<Container>): Pro
 
 describe("makeEnvironmentVariables", () => {
   test("envFrom first in list order with prefixes, env overrides it, $(VAR) sees both", async () => {
-    const o = new FakeEnvObjectSource();
+    const o = new FakeObjectSource();
     o.putConfigMap("shop", "cfg", { MODE: "prod", HOST: "db" });
     o.putSecret("shop", "creds", { PASSWORD: "s3cret", MODE: "from-secret" });
     const r = await env(o, {
@@ -54,7 +54,7 @@ describe("makeEnvironmentVariables", () => {
   });
 
   test("configMapKeyRef and secretKeyRef read the key; a secret's stringData wins over data", async () => {
-    const o = new FakeEnvObjectSource();
+    const o = new FakeObjectSource();
     o.putConfigMap("shop", "cfg", { level: "debug" });
     o.putSecret("shop", "creds", { token: "abc" });
     o.secrets.get("shop/creds")!.stringData = { extra: "plain" };
@@ -75,7 +75,7 @@ describe("makeEnvironmentVariables", () => {
   });
 
   test("envFrom keys that are not valid env var names are skipped, one warning per source, sorted", async () => {
-    const o = new FakeEnvObjectSource();
+    const o = new FakeObjectSource();
     o.putConfigMap("shop", "cfg", { "1st": "a", good: "b", "has space": "c", "..dots": "d" });
     o.putSecret("shop", "creds", { "bad=name": "x" });
     const r = await env(o, { envFrom: [{ configMapRef: { name: "cfg" } }, { prefix: "P_", secretRef: { name: "creds" } }] });
@@ -87,14 +87,14 @@ describe("makeEnvironmentVariables", () => {
   });
 
   test("a prefix can make a key valid", async () => {
-    const o = new FakeEnvObjectSource();
+    const o = new FakeObjectSource();
     o.putConfigMap("shop", "cfg", { "1st": "a" });
     const r = await env(o, { envFrom: [{ prefix: "X_", configMapRef: { name: "cfg" } }] });
     expect(r.env).toEqual([{ key: "X_1st", value: "a" }]);
   });
 
   test("a missing required object or key fails with the kubelet's message and reason", async () => {
-    const o = new FakeEnvObjectSource();
+    const o = new FakeObjectSource();
     o.putConfigMap("shop", "cfg", { a: "1" });
     o.putSecret("shop", "creds", { b: "2" });
     const cases: [Partial<Container>, string][] = [
@@ -113,7 +113,7 @@ describe("makeEnvironmentVariables", () => {
   });
 
   test("optional: a missing object adds nothing, a missing key leaves what envFrom set", async () => {
-    const o = new FakeEnvObjectSource();
+    const o = new FakeObjectSource();
     o.putConfigMap("shop", "cfg", { A: "from-envFrom" });
     const r = await env(o, {
       envFrom: [{ configMapRef: { name: "cfg" } }, { configMapRef: { name: "gone", optional: true } }, { secretRef: { name: "gone", optional: true } }],
@@ -127,7 +127,7 @@ describe("makeEnvironmentVariables", () => {
   });
 
   test("an object named optional once and required later still fails the required entry", async () => {
-    const o = new FakeEnvObjectSource();
+    const o = new FakeObjectSource();
     const err = await failure(o, {
       envFrom: [{ configMapRef: { name: "gone", optional: true } }],
       env: [{ name: "X", valueFrom: { configMapKeyRef: { name: "gone", key: "k" } } }],
@@ -136,7 +136,7 @@ describe("makeEnvironmentVariables", () => {
   });
 
   test("optional forgives NotFound only: a source failure fails the container with its message", async () => {
-    const o = new FakeEnvObjectSource();
+    const o = new FakeObjectSource();
     o.failures.set("ConfigMap/shop/cfg", "configmaps \"cfg\" is forbidden: no relationship found between node 'n1' and this object");
     const err = await failure(o, { envFrom: [{ configMapRef: { name: "cfg", optional: true } }] });
     expect(err.message).toBe("configmaps \"cfg\" is forbidden: no relationship found between node 'n1' and this object");
@@ -144,7 +144,7 @@ describe("makeEnvironmentVariables", () => {
   });
 
   test("the pod's namespace names the objects (default when unset)", async () => {
-    const o = new FakeEnvObjectSource();
+    const o = new FakeObjectSource();
     o.putConfigMap("default", "cfg", { A: "1" });
     const r = await makeEnvironmentVariables({ metadata: { name: "p" }, spec: { containers: [] } }, container({ envFrom: [{ configMapRef: { name: "cfg" } }] }), o, downward);
     expect(r.env).toEqual([{ key: "A", value: "1" }]);

@@ -4,7 +4,7 @@ import type { Pod, Secret } from "kubernetes-types/core/v1";
 import type { AuthConfigInput } from "../../src/cri/types";
 import { DockerConfigError, DockerKeyring, globMatch, imageRepository, parseDockerConfig } from "../../src/volume/docker-keyring";
 import { makeDockerKeyring, podPullSecrets, pullWithCredentials } from "../../src/volume/pull-secrets";
-import { FakeEnvObjectSource } from "../fakes/object-source-env";
+import { FakeObjectSource } from "../fakes/object-source";
 
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 
@@ -114,7 +114,7 @@ describe("makeDockerKeyring", () => {
 
 describe("podPullSecrets", () => {
   test("reads each named secret; a missing one is logged and the others are kept", async () => {
-    const o = new FakeEnvObjectSource();
+    const o = new FakeObjectSource();
     o.putSecret("shop", "there", { ".dockerconfigjson": "{}" }, "kubernetes.io/dockerconfigjson");
     const pod: Pod = { metadata: { name: "web", namespace: "shop" }, spec: { containers: [], imagePullSecrets: [{ name: "gone" }, { name: "" }, { name: "there" }] } };
     const { log, lines } = capturingLog();

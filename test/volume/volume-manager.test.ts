@@ -12,7 +12,8 @@ import { nodeVolumePlugins } from "../../src/volume/plugins";
 import { FakeMounter } from "../fakes/mounter";
 import { VolumeMountError } from "../../src/volume/types";
 import { MOUNT_RETRY_INITIAL_MS, MOUNT_RETRY_MAX_MS, VolumeManager } from "../../src/volume/volume-manager";
-import { FakeConfigMapPlugin, FakeMountTable, FakeObjectSource } from "../fakes/volumes";
+import { FakeObjectSource } from "../fakes/object-source";
+import { FakeConfigMapPlugin, FakeMountTable } from "../fakes/volumes";
 
 const base = mkdtempSync(join(tmpdir(), "nodeagent-volume-manager-"));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -89,7 +90,7 @@ describe("waitForAttachAndMount", () => {
     const other = pod([{ name: "o", configMap: { name: "other" } }], "uid-2");
     await mountError(vm.waitForAttachAndMount(p));
     await mountError(vm.waitForAttachAndMount(other));
-    objects.setConfigMap("default", "y", { key: "v1" });
+    objects.putConfigMap("default", "y", { key: "v1" });
     expect(vm.objectChanged({ kind: "ConfigMap", namespace: "default", name: "y" })).toEqual(["uid-1"]);
     await vm.waitForAttachAndMount(p); // no clock advance: retried at once
     expect(readFileSync(join(vm.hostPath(p, "cfg")!, "key"), "utf8")).toBe("v1");
@@ -112,10 +113,10 @@ describe("waitForAttachAndMount", () => {
 describe("refresh", () => {
   test("every wait sets up configMap volumes again (ReprocessPod); emptyDir once", async () => {
     const { vm, objects, cm } = setup();
-    objects.setConfigMap("default", "y", { key: "v1" });
+    objects.putConfigMap("default", "y", { key: "v1" });
     const p = pod([cfg, { name: "work", emptyDir: {} }]);
     await vm.waitForAttachAndMount(p);
-    objects.setConfigMap("default", "y", { key: "v2" });
+    objects.putConfigMap("default", "y", { key: "v2" });
     await vm.waitForAttachAndMount(p);
     expect(cm.setUps).toBe(2);
     expect(vm.generation("uid-1", "cfg")).toBe(2);
@@ -125,7 +126,7 @@ describe("refresh", () => {
 
   test("a refresh that fails keeps the mounted content and does not hold the pod back", async () => {
     const { vm, objects, clock } = setup();
-    objects.setConfigMap("default", "y", { key: "v1" });
+    objects.putConfigMap("default", "y", { key: "v1" });
     const p = pod([cfg]);
     await vm.waitForAttachAndMount(p);
     objects.configMaps.clear();
@@ -139,7 +140,7 @@ describe("refresh", () => {
 describe("mountSource (subPath)", () => {
   test("a subPath of an atomic-writer volume is resolved to the timestamped folder, so later updates do not reach it", async () => {
     const { vm, objects } = setup();
-    objects.setConfigMap("default", "y", { key: "v1" });
+    objects.putConfigMap("default", "y", { key: "v1" });
     const p = pod([cfg]);
     await vm.waitForAttachAndMount(p);
     const root = vm.hostPath(p, "cfg")!;
@@ -150,7 +151,7 @@ describe("mountSource (subPath)", () => {
     // content; the whole-volume mount's path follows `..data` to the new one.
     const held = Bun.file(source);
     const before = await held.text();
-    objects.setConfigMap("default", "y", { key: "v2" });
+    objects.putConfigMap("default", "y", { key: "v2" });
     await vm.waitForAttachAndMount(p);
     expect(before).toBe("v1");
     expect(readFileSync(join(root, "key"), "utf8")).toBe("v2");
@@ -171,7 +172,7 @@ describe("mountSource (subPath)", () => {
 describe("unmountPod and the cleanup after a restart", () => {
   test("unmountPod tears every volume down, unmounts what is left and removes the volumes folder", async () => {
     const { vm, objects, cm, mounts, podsDir } = setup();
-    objects.setConfigMap("default", "y", { key: "v1" });
+    objects.putConfigMap("default", "y", { key: "v1" });
     const p = pod([cfg, { name: "work", emptyDir: {} }]);
     await vm.waitForAttachAndMount(p);
     const leftover = join(podsDir, "uid-1", "volumes", "kubernetes.io~empty-dir", "work");
@@ -199,7 +200,7 @@ describe("unmountPod and the cleanup after a restart", () => {
 
   test("after a restart: folders of gone pods are unmounted and removed, those of live pods adopted", async () => {
     const { podsDir, objects, cm, mounts, make } = setup();
-    objects.setConfigMap("default", "y", { key: "v1" });
+    objects.putConfigMap("default", "y", { key: "v1" });
     const first = make();
     const live = pod([cfg], "uid-live");
     const gone = pod([cfg, { name: "mem", emptyDir: {} }], "uid-gone");
