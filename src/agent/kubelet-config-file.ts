@@ -59,7 +59,7 @@ export interface KubeletConfigFile {
   path: string;
   /** The implemented fields that are set (not at their zero value), in file order. */
   fields: Map<string, ConfigField>;
-  /** One warning naming every set field that is not implemented, or undefined when there is none. */
+  /** The warning the agent logs at start, naming every set field it does not act on; undefined when every set field is used. */
   warning?: string;
   /** "<path>:<line>:<column>" of a node of this file. */
   locate(node: Node | null | undefined): string;

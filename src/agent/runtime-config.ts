@@ -12,7 +12,7 @@ import { parseQuantity } from "../api/quantity";
 import { ContainerConfigError } from "../volume/container-env";
 import { DownwardAPIError, envFieldValue, resourceFieldValue } from "../volume/downward-api";
 import { mustMountReadOnly } from "../volume/set-up";
-import { podUIDProblem } from "../manifest/static-pod";
+import { uidSegment } from "../manifest/static-pod";
 import { confinedPath, PathEscapeError, pathSegmentProblem } from "../util/confined-path";
 import * as ann from "./labels";
 import { podDnsConfig, type ClusterDnsOptions } from "./dns";
@@ -31,14 +31,8 @@ export interface RuntimeConfigOptions {
 }
 
 // Every path below is built from pod data with confinedPath, which throws PathEscapeError rather
-// than leave its root (issue 12); a UID must also pass podUIDProblem before it names anything.
+// than leave its root (issue 12); a UID must also pass uidSegment (podUIDProblem) before it names anything.
 
-/** The UID as a path segment; PathEscapeError when it is not a valid pod UID. */
-export function uidSegment(uid: string): string {
-  const problem = podUIDProblem(uid);
-  if (problem) throw new PathEscapeError(`pod UID ${JSON.stringify(uid)} cannot name a folder: it ${problem}`);
-  return uid;
-}
 
 /** A container name as a path segment (validated by the sources; checked again, as it names folders). */
 function nameSegment(name: string): string {

@@ -4,6 +4,7 @@
 // every NoExecute taint for file pods, and phase Pending.
 import type { Pod, Toleration } from "kubernetes-types/core/v1";
 import { CONFIG_HASH_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "../api/annotations";
+import { PathEscapeError } from "../util/confined-path";
 import type { PodOrigin } from "./types";
 
 // FNV-1a, 128 bits (hash/fnv New128a), as eight 16-bit limbs, least significant first, held in
@@ -100,6 +101,13 @@ export function podUIDProblem(uid: string): string | undefined {
     return "must consist of lowercase letters, digits and '-', and start and end with a letter or digit (a UUID such as 8f2d7c4e-1b3a-4c5d-9e6f-0a1b2c3d4e5f)";
   }
   return undefined;
+}
+
+/** A pod UID as one path segment (<podsDir>/<uid>, log and cgroup names); PathEscapeError when it cannot be one. */
+export function uidSegment(uid: string): string {
+  const problem = podUIDProblem(uid);
+  if (problem) throw new PathEscapeError(`pod UID ${JSON.stringify(uid)} cannot name a folder: it ${problem}`);
+  return uid;
 }
 
 /**

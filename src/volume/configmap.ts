@@ -5,8 +5,8 @@
 // lives on disk (the plugin wraps a disk emptyDir), unlike secrets.
 import type { ConfigMap, ConfigMapProjection, ConfigMapVolumeSource, Pod } from "kubernetes-types/core/v1";
 import { podRef } from "../api/pod";
-import { DEFAULT_MODE, decodeBase64, makePayload } from "./payload";
-import { ObjectNotFoundError, type ObjectSource, type Payload } from "./types";
+import { DEFAULT_MODE, decodeBase64, makePayload, objectOrEmpty } from "./payload";
+import type { ObjectSource, Payload } from "./types";
 
 /** A ConfigMap's keys as bytes: data (UTF-8) then binaryData (base64-decoded). */
 export function configMapData(cm: ConfigMap): Map<string, Uint8Array> {
@@ -15,16 +15,6 @@ export function configMapData(cm: ConfigMap): Map<string, Uint8Array> {
   for (const [k, v] of Object.entries(cm.data ?? {})) data.set(k, enc.encode(v));
   for (const [k, v] of Object.entries(cm.binaryData ?? {})) if (!data.has(k)) data.set(k, decodeBase64(v));
   return data;
-}
-
-/** The ConfigMap, or an empty one when it is missing and `optional` (the plugin's rule). */
-export async function getConfigMapOrEmpty(objects: ObjectSource, namespace: string, name: string, optional: boolean): Promise<ConfigMap> {
-  try {
-    return await objects.getConfigMap(namespace, name);
-  } catch (e) {
-    if (optional && e instanceof ObjectNotFoundError) return { metadata: { namespace, name } };
-    throw e;
-  }
 }
 
 /** The kubelet's message for a listed key the ConfigMap lacks. */
@@ -38,7 +28,9 @@ export function missingConfigMapKey(key: string): string {
  */
 export async function configMapPayload(pod: Pod, source: ConfigMapVolumeSource | ConfigMapProjection, objects: ObjectSource, defaultMode?: number): Promise<Payload> {
   const optional = source.optional === true;
-  const cm = await getConfigMapOrEmpty(objects, podRef(pod).namespace, source.name ?? "", optional);
+  const { namespace } = podRef(pod);
+  const name = source.name ?? "";
+  const cm = await objectOrEmpty(() => objects.getConfigMap(namespace, name), namespace, name, optional);
   const mode = defaultMode ?? ("defaultMode" in source ? source.defaultMode : undefined) ?? DEFAULT_MODE;
   return makePayload(configMapData(cm), source.items, mode, optional, missingConfigMapKey);
 }

@@ -4,7 +4,7 @@
 // only the listed keys are, at their `path`, with their own `mode` or defaultMode, and a listed key
 // the object lacks is an error unless the source is optional (then the item is skipped).
 import type { KeyToPath } from "kubernetes-types/core/v1";
-import type { Payload } from "./types";
+import { ObjectNotFoundError, type Payload } from "./types";
 
 /** The API default of every defaultMode (Secret/ConfigMap/Projected/DownwardAPIVolumeSourceDefaultMode). */
 export const DEFAULT_MODE = 0o644;
@@ -45,4 +45,17 @@ export function makePayload(
 /** A base64 value of an object's data or binaryData, as the API's JSON carries []byte. */
 export function decodeBase64(value: string): Uint8Array {
   return new Uint8Array(Buffer.from(value, "base64"));
+}
+
+/**
+ * The object a configMap or secret volume (or projection) names, or an empty one of that name when it
+ * is missing and `optional` (the plugins' rule: an optional missing object is an empty volume).
+ */
+export async function objectOrEmpty<T extends { metadata?: { namespace?: string; name?: string } }>(get: () => Promise<T>, namespace: string, name: string, optional: boolean): Promise<T> {
+  try {
+    return await get();
+  } catch (e) {
+    if (optional && e instanceof ObjectNotFoundError) return { metadata: { namespace, name } } as T;
+    throw e;
+  }
 }

@@ -4,8 +4,8 @@
 // plugin wraps a Memory emptyDir), so a secret never reaches the node's disk.
 import type { Pod, Secret, SecretProjection, SecretVolumeSource } from "kubernetes-types/core/v1";
 import { podRef } from "../api/pod";
-import { DEFAULT_MODE, decodeBase64, makePayload } from "./payload";
-import { ObjectNotFoundError, type ObjectSource, type Payload } from "./types";
+import { DEFAULT_MODE, decodeBase64, makePayload, objectOrEmpty } from "./payload";
+import type { ObjectSource, Payload } from "./types";
 
 /**
  * A Secret's keys as bytes: `data` base64-decoded. `stringData` is write-only in the API (the API
@@ -20,16 +20,6 @@ export function secretData(secret: Secret): Map<string, Uint8Array> {
   return data;
 }
 
-/** The Secret, or an empty one when it is missing and `optional` (the plugin's rule). */
-export async function getSecretOrEmpty(objects: ObjectSource, namespace: string, name: string, optional: boolean): Promise<Secret> {
-  try {
-    return await objects.getSecret(namespace, name);
-  } catch (e) {
-    if (optional && e instanceof ObjectNotFoundError) return { metadata: { namespace, name } };
-    throw e;
-  }
-}
-
 /** The kubelet's message for a listed key the Secret lacks. */
 export function missingSecretKey(key: string): string {
   return `references non-existent secret key: ${key}`;
@@ -42,7 +32,8 @@ export function missingSecretKey(key: string): string {
 export async function secretPayload(pod: Pod, source: SecretVolumeSource | SecretProjection, objects: ObjectSource, defaultMode?: number): Promise<Payload> {
   const optional = source.optional === true;
   const name = ("secretName" in source ? source.secretName : undefined) ?? ("name" in source ? source.name : undefined) ?? "";
-  const secret = await getSecretOrEmpty(objects, podRef(pod).namespace, name, optional);
+  const { namespace } = podRef(pod);
+  const secret = await objectOrEmpty(() => objects.getSecret(namespace, name), namespace, name, optional);
   const mode = defaultMode ?? ("defaultMode" in source ? source.defaultMode : undefined) ?? DEFAULT_MODE;
   return makePayload(secretData(secret), source.items, mode, optional, missingSecretKey);
 }

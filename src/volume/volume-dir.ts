@@ -5,7 +5,7 @@
 // confinedPath from the pod's UID and volume name, so a hostile UID or name cannot leave podsDir.
 import type { Pod, Volume } from "kubernetes-types/core/v1";
 import { podRef } from "../api/pod";
-import { podUIDProblem } from "../manifest/static-pod";
+import { uidSegment } from "../manifest/static-pod";
 import { confinedPath, PathEscapeError, pathSegmentProblem } from "../util/confined-path";
 
 /** The plugin directories of the volume kinds the agent makes on the host (hostPath has none). */
@@ -21,9 +21,7 @@ export type PluginKind = keyof typeof PLUGIN_DIRS;
 
 /** <podsDir>/<uid>: the pod's own directory; PathEscapeError for a UID that cannot name a folder. */
 export function podDirOf(podsDir: string, uid: string): string {
-  const problem = podUIDProblem(uid);
-  if (problem) throw new PathEscapeError(`pod UID ${JSON.stringify(uid)} cannot name a folder: it ${problem}`);
-  return confinedPath(podsDir, uid);
+  return confinedPath(podsDir, uidSegment(uid));
 }
 
 /** <podsDir>/<uid>/volumes: everything the pod's volumes hold; its removal is the pod's volume clean-up. */
