@@ -42,6 +42,7 @@ import { assertInside, confinedPath, removeInside } from "../util/confined-path"
 import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
 import { refKey, volumeObjectRefs } from "./object-refs";
+import { podVolumesDir } from "./volume-dir";
 import { VolumeMountError, type MountTable, type ObjectRef, type ObjectSource, type PodVolumes, type VolumePlugin } from "./types";
 
 /** The operation executor's backoff for a failed mount (k/k pkg/util/goroutinemap/exponentialbackoff). */
@@ -232,7 +233,8 @@ export class VolumeManager implements PodVolumes {
       const plugin = this.o.plugins.find((p) => p.canSupport(v));
       let dir: string | undefined;
       try {
-        dir = plugin ? confinedPath(this.o.podsDir, uid, "volumes", pluginDirName(plugin), v.name) : undefined;
+        // The same folders set-up.ts makes (volume-dir.ts): <podsDir>/<uid>/volumes/<plugin~name>/<volume>.
+        dir = plugin ? confinedPath(podVolumesDir(this.o.podsDir, uid), pluginDirName(plugin), v.name) : undefined;
       } catch {
         dir = undefined;
       }
@@ -320,7 +322,7 @@ export class VolumeManager implements PodVolumes {
     this.actual.delete(uid);
     for (const key of [...this.failed.keys()]) if (key.startsWith(`${uid}/`)) this.failed.delete(key);
     if (podUIDProblem(uid)) return;
-    const root = confinedPath(this.o.podsDir, uid, "volumes");
+    const root = podVolumesDir(this.o.podsDir, uid);
     try {
       assertInside(this.o.podsDir, root);
     } catch (err) {
