@@ -30,6 +30,7 @@ import { NoObjectSource } from "../volume/no-object-source";
 import { usesObject } from "../volume/object-refs";
 import type { MountTable, ObjectRef, ObjectSource, VolumePlugin } from "../volume/types";
 import { VolumeManager } from "../volume/volume-manager";
+import type { ResourceList } from "../volume/downward-api";
 import { Backoff } from "./backoff";
 import { ContainerNotes } from "./container-notes";
 import { PodSyncer, type SyncResult, type SyncRuntime } from "./pod-sync";
@@ -118,6 +119,8 @@ export class Agent implements SyncHandler {
   readonly volumes: VolumeManager;
   private readonly objects: ObjectSource;
   private allSourcesSeen = false;
+  /** The node's status.allocatable when node() last built it. */
+  private allocatable: ResourceList | undefined;
   private gcRunning = false;
   private readonly started = new Set<string>();
   /** Each worker's last computed API status and what it was computed from (see apiStatus). */
@@ -137,15 +140,19 @@ export class Agent implements SyncHandler {
     this.imageBackoff = new Backoff(o.clock);
     this.objects = o.objects ?? new NoObjectSource();
     const mounter = o.mounter ?? new SystemMounter();
+    const runtimeConfig = { ...o.runtimeConfig, nodeAllocatable: o.runtimeConfig.nodeAllocatable ?? (() => this.nodeAllocatable()) };
     this.volumes = new VolumeManager({
       podsDir: o.runtimeConfig.podsDir,
-      plugins: [...(o.volumePlugins ?? []), ...nodeVolumePlugins({ podsDir: o.runtimeConfig.podsDir, objects: this.objects, mounter, clock: o.clock })],
+      plugins: [
+        ...(o.volumePlugins ?? []),
+        ...nodeVolumePlugins({ podsDir: o.runtimeConfig.podsDir, objects: this.objects, mounter, clock: o.clock, nodeAllocatable: runtimeConfig.nodeAllocatable }),
+      ],
       objects: this.objects,
       mounts: o.mountTable ?? new ProcMountTable(mounter),
       clock: o.clock,
       log: o.log,
     });
-    this.syncer = new PodSyncer(o.runtime, o.clock, this.crashBackoff, this.imageBackoff, o.runtimeConfig, o.log, this.volumes, (pod, c) => o.hooks?.containerRestarted?.(pod, c), undefined, this.objects);
+    this.syncer = new PodSyncer(o.runtime, o.clock, this.crashBackoff, this.imageBackoff, runtimeConfig, o.log, this.volumes, (pod, c) => o.hooks?.containerRestarted?.(pod, c), undefined, this.objects);
     const workerOptions: PodWorkerPoolOptions = {
       actions: {
         syncPod: (pod, st) => this.syncer.syncPod(pod, st, (_name, id) => this.probeFailure(id)),
@@ -449,9 +456,26 @@ export class Agent implements SyncHandler {
     });
   }
 
-  /** The v1 Node describing this host. */
-  node(): Promise<Node> {
-    return this.o.node();
+  /** The v1 Node describing this host; its allocatable is kept for nodeAllocatable(). */
+  async node(): Promise<Node> {
+    const node = await this.o.node();
+    this.allocatable = node.status?.allocatable;
+    return node;
+  }
+
+  /**
+   * The node's allocatable, as last reported (the kubelet's GetNodeAllocatable reads its cached node
+   * info too): built once when nothing has asked for the Node yet. Undefined when the Node cannot be
+   * built; the callers then fall back as the kubelet does without it (no default limit, no tmpfs size).
+   */
+  async nodeAllocatable(): Promise<ResourceList | undefined> {
+    if (this.allocatable) return this.allocatable;
+    try {
+      return (await this.node()).status?.allocatable;
+    } catch (err) {
+      this.o.log.warn(`the node's allocatable is unknown (${errorMessage(err)}): resource values of unset limits stay empty`);
+      return undefined;
+    }
   }
 
   /**

@@ -263,7 +263,10 @@ export class PodSyncer {
   /** The container's environment from its pod and objects; CreateContainerConfigError when it cannot be made. */
   private async containerEnv(pod: Pod, c: Container, podIP: string): Promise<{ key: string; value: string }[]> {
     try {
-      const r = await makeEnvironmentVariables(pod, c, this.objects, downwardEnvValue(pod, c, this.opts, podIP));
+      // A resourceFieldRef of a limit the container leaves unset reads the node's allocatable.
+      const needsAllocatable = (c.env ?? []).some((e) => e.valueFrom?.resourceFieldRef);
+      const allocatable = needsAllocatable ? await this.opts.nodeAllocatable?.() : undefined;
+      const r = await makeEnvironmentVariables(pod, c, this.objects, downwardEnvValue(pod, c, this.opts, podIP, allocatable));
       for (const w of r.warnings) this.log.warn(`pod ${podKey(pod)}: ${w.reason}: ${w.message}`);
       return r.env;
     } catch (err) {

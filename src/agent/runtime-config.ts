@@ -10,7 +10,7 @@ import { expandVars } from "../api/expansion";
 import { podRef } from "../api/pod";
 import { parseQuantity } from "../api/quantity";
 import { ContainerConfigError } from "../volume/container-env";
-import { DownwardAPIError, envFieldValue, resourceFieldValue } from "../volume/downward-api";
+import { DownwardAPIError, envFieldValue, resourceFieldValue, type ResourceList } from "../volume/downward-api";
 import { mustMountReadOnly } from "../volume/set-up";
 import { uidSegment } from "../manifest/static-pod";
 import { confinedPath, PathEscapeError, pathSegmentProblem } from "../util/confined-path";
@@ -28,6 +28,12 @@ export interface RuntimeConfigOptions {
   hostIP: string;
   /** Cluster DNS for ClusterFirst pods (the kubelet's --cluster-dns); without it they use the host's. */
   clusterDns?: ClusterDnsOptions;
+  /**
+   * The node's status.allocatable, for what a container leaves unset: a resourceFieldRef of a limit
+   * the container does not set reads the node's allocatable (the kubelet's
+   * defaultPodLimitsForDownwardAPI), and a Memory emptyDir without sizeLimit or pod limit is sized by it.
+   */
+  nodeAllocatable?: () => Promise<ResourceList | undefined>;
 }
 
 // Every path below is built from pod data with confinedPath, which throws PathEscapeError rather
@@ -127,11 +133,11 @@ function downwardValue(get: () => string): string {
  * (src/volume/downward-api.ts). A field the downward API does not offer is the kubelet's
  * CreateContainerConfigError; src/volume/container-env.ts takes this as its downward callback.
  */
-export function downwardEnvValue(pod: Pod, c: Container, o: RuntimeConfigOptions, podIP: string): (source: EnvVarSource) => string {
+export function downwardEnvValue(pod: Pod, c: Container, o: RuntimeConfigOptions, podIP: string, allocatable?: ResourceList): (source: EnvVarSource) => string {
   return (source) => {
     try {
       if (source.fieldRef) return envFieldValue(pod, source.fieldRef.fieldPath, o, [podIP]);
-      if (source.resourceFieldRef) return resourceFieldValue(c, source.resourceFieldRef);
+      if (source.resourceFieldRef) return resourceFieldValue(c, source.resourceFieldRef, allocatable);
       return "";
     } catch (err) {
       if (err instanceof DownwardAPIError) throw new ContainerConfigError(err.message);

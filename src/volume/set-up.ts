@@ -43,10 +43,11 @@ export interface VolumeHost {
   /** Names the atomic writer's version directories. */
   clock: Clock;
   /**
-   * The node's status.allocatable: its memory bounds a tmpfs, and cpu/memory/ephemeral-storage stand
-   * in for a limit a container does not set in resourceFieldRef values (defaultPodLimitsForDownwardAPI).
+   * The node's status.allocatable (the kubelet's VolumeHost.GetNodeAllocatable): its memory bounds a
+   * tmpfs, and cpu/memory/ephemeral-storage stand in for a limit a container does not set in
+   * resourceFieldRef values (defaultPodLimitsForDownwardAPI). Asked for when a volume needs it.
    */
-  nodeAllocatable?: ResourceList;
+  nodeAllocatable?: () => Promise<ResourceList | undefined>;
 }
 
 /**
@@ -97,7 +98,7 @@ function setupDir(host: VolumeHost, pod: Pod, dir: string): void {
 async function setUpTmpfs(host: VolumeHost, pod: Pod, dir: string, sizeLimit: string | number | undefined): Promise<boolean> {
   setupDir(host, pod, dir);
   if (isTmpfsMountPoint(host.mounter, dir)) return false;
-  await host.mounter.mountTmpfs(dir, memoryVolumeSizeBytes(pod, sizeLimit, host.nodeAllocatable?.memory));
+  await host.mounter.mountTmpfs(dir, memoryVolumeSizeBytes(pod, sizeLimit, (await host.nodeAllocatable?.())?.memory));
   return true;
 }
 
@@ -138,12 +139,12 @@ export function setUpSecretVolume(pod: Pod, v: Volume, host: VolumeHost): Promis
 /** A downwardAPI volume: on tmpfs; labels and annotations files follow the pod on each call. */
 export function setUpDownwardAPIVolume(pod: Pod, v: Volume, host: VolumeHost): Promise<string> {
   const src = v.downwardAPI!;
-  return setUpContent(host, pod, v, "downwardAPI", true, async () => downwardAPIPayload(pod, src.items ?? [], src.defaultMode ?? DEFAULT_MODE, host.nodeAllocatable));
+  return setUpContent(host, pod, v, "downwardAPI", true, async () => downwardAPIPayload(pod, src.items ?? [], src.defaultMode ?? DEFAULT_MODE, await host.nodeAllocatable?.()));
 }
 
 /** A projected volume: on tmpfs, all its sources in one atomic directory. */
 export function setUpProjectedVolume(pod: Pod, v: Volume, host: VolumeHost): Promise<string> {
-  return setUpContent(host, pod, v, "projected", true, () => projectedPayload(pod, v.projected!, host.objects, host.nodeAllocatable));
+  return setUpContent(host, pod, v, "projected", true, async () => projectedPayload(pod, v.projected!, host.objects, await host.nodeAllocatable?.()));
 }
 
 /** An emptyDir: a 0777 directory on disk, or a sized tmpfs for `medium: Memory`. */

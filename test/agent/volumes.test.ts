@@ -6,7 +6,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
+import type { Node, Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
 import { Agent } from "../../src/agent/agent";
 import { PodConfig, type SourceReport } from "../../src/config";
 import type { ContainerConfigInput } from "../../src/cri/types";
@@ -26,7 +26,7 @@ const base = mkdtempSync(join(tmpdir(), "nodeagent-agent-volumes-"));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 let n = 0;
 
-async function start(opts: { objects?: ObjectSource; before?: SourceReport; podsDir?: string; mounts?: FakeMountTable } = {}) {
+async function start(opts: { objects?: ObjectSource; before?: SourceReport; podsDir?: string; mounts?: FakeMountTable; node?: () => Promise<Node> } = {}) {
   const clock = new FakeClock();
   const rt = new FakeRuntime(clock);
   const log = createLogger("text", -999);
@@ -46,7 +46,7 @@ async function start(opts: { objects?: ObjectSource; before?: SourceReport; pods
     clock,
     log,
     runtimeConfig: { podLogsRoot: join(base, "logs"), podsDir, cgroupRoot: "nodeagent-unit-test", nodeName: "node-a", hostIP: "192.0.2.10" },
-    node: async () => ({}),
+    node: opts.node ?? (async () => ({})),
     objects,
     volumePlugins: [plugin],
     mountTable: mounts,
@@ -211,6 +211,27 @@ describe("Agent: removal and restart", () => {
     expect(mounts.unmounted).toEqual([goneVolume]);
     expect(readFileSync(join(liveVolume, "key"), "utf8")).toBe("v1");
     expect(a.rt.callsOf("runPodSandbox")).toHaveLength(1);
+    await a.stop();
+  });
+});
+
+describe("Agent: the node's allocatable stands in for unset limits", () => {
+  test("a resourceFieldRef env of a limit the container does not set reads the node's allocatable; a set one its own", async () => {
+    let builds = 0;
+    const a = await start({ node: async () => (builds++, { status: { allocatable: { cpu: "3", memory: "2Gi" } } }) });
+    const p = pod();
+    p.spec!.containers[0]!.resources = { limits: { memory: "64Mi" } };
+    p.spec!.containers[0]!.env = [
+      { name: "CPU_LIMIT", valueFrom: { resourceFieldRef: { resource: "limits.cpu" } } },
+      { name: "MEM_LIMIT", valueFrom: { resourceFieldRef: { resource: "limits.memory", divisor: "1Mi" } } },
+    ];
+    a.config.apply(fromFile(p));
+    await a.settle();
+    const env = (a.rt.callsOf("createContainer") as { config: ContainerConfigInput }[])[0]!.config.envs!;
+    expect(env).toContainEqual({ key: "CPU_LIMIT", value: "3" });
+    expect(env).toContainEqual({ key: "MEM_LIMIT", value: "64" });
+    // Built once, then kept: a pod start does not rebuild the Node.
+    expect(builds).toBe(1);
     await a.stop();
   });
 });

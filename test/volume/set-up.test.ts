@@ -34,7 +34,7 @@ beforeEach(() => {
   objects = new FakeObjectSource(clock);
   objects.setConfigMap({ metadata: { namespace: "prod", name: "cfg" }, data: { "app.conf": "v1" } });
   objects.setSecret({ metadata: { namespace: "prod", name: "creds" }, stringData: { pass: "s3cr3t" } });
-  host = { podsDir, objects, mounter: system, clock, nodeAllocatable: { memory: "1Gi", cpu: "2" } };
+  host = { podsDir, objects, mounter: system, clock, nodeAllocatable: async () => ({ memory: "1Gi", cpu: "2" }) };
 });
 afterEach(async () => {
   for (const m of mountsUnder(root)) await system.unmount(m.mountPoint).catch(() => undefined);
