@@ -266,6 +266,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       },
     });
     agent = a;
+    let stats: Promise<import("../stats/summary-provider").SummaryProvider> | undefined;
 
     const srv = await startAgentServer({
       address: config.server.address,
@@ -281,6 +282,14 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         node: () => a.node(),
         pushPod: async (pod) => push.add(pod as never),
         deletePushedPod: async (ns, name) => push.remove(ns, name),
+        // The stats provider is made on the first stats request: an agent nobody scrapes never loads it.
+        summary: async (onlyCpuAndMemory) => {
+          stats ??= import("../stats/summary-provider").then(({ SummaryProvider }) => new SummaryProvider({
+            nodeName, runtime: client, pods: () => a.pods(), clock, log, rootDir: config.rootDir, podsDir: join(config.rootDir, "pods"),
+            podLogsRoot: config.pods.logsDir, cgroupRoot: config.pods.cgroupRoot,
+          }));
+          return (await stats).get(onlyCpuAndMemory);
+        },
       },
     });
     server = srv;

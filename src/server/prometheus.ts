@@ -33,7 +33,7 @@ function formatValue(v: number): string {
   return `${v}`;
 }
 
-function formatLabels(labels: Record<string, string | undefined>): string[] {
+export function formatLabels(labels: Record<string, string | undefined>): string[] {
   const out: string[] = [];
   for (const [name, value] of Object.entries(labels)) if (value !== undefined) out.push(`${name}="${escapeString(value).replace(/"/g, '\\"')}"`);
   return out;

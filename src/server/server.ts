@@ -299,6 +299,25 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port" | "
     return json(statusObject(200, `pod "${name}" deleted`, { name, kind: "pods" }));
   }
 
+  /**
+   * /stats/summary (the Summary API's JSON; `only_cpu_and_memory=true` trims it) and /metrics/resource
+   * (the kubelet's resource metrics, from a cpu-and-memory summary; scrape_error 1 when it fails).
+   */
+  async function stats(summary: NonNullable<AgentView["summary"]>, path: string, method: string, url: URL): Promise<Response> {
+    if (method !== "GET") return methodNotAllowed(method, path, ["GET", "HEAD"]);
+    if (path === "/metrics/resource") {
+      const { renderResourceMetrics, RESOURCE_METRICS_CONTENT_TYPE } = await import("../stats/resource-metrics");
+      const s = await summary(true).catch((err) => {
+        log.warn(`/metrics/resource: ${errorMessage(err)}`);
+        return undefined;
+      });
+      return new Response(renderResourceMetrics(s), { headers: { "Content-Type": RESOURCE_METRICS_CONTENT_TYPE } });
+    }
+    const only = url.searchParams.get("only_cpu_and_memory");
+    if (only !== null && only !== "true" && only !== "false") return failure(400, `only_cpu_and_memory: ${JSON.stringify(only)} is not true or false`);
+    return json(await summary(only === "true"));
+  }
+
   async function route(req: Request): Promise<Response> {
     const url = new URL(req.url);
     const path = url.pathname;
@@ -355,6 +374,7 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port" | "
       if (method !== "GET") return methodNotAllowed(req.method, path, ["GET", "HEAD"]);
       return new Response(await metrics.render(), { headers: { "Content-Type": metrics.contentType } });
     }
+    if ((path === "/stats/summary" || path === "/metrics/resource") && view.summary) return stats(view.summary.bind(view), path, method, url);
     return failure(404, `the server could not find the requested resource: ${path}`);
   }
 

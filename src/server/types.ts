@@ -2,6 +2,7 @@
 // never reaches into pod workers, the PLEG or the runtime itself, so it can be tested with a fake.
 import type { Node, Pod } from "kubernetes-types/core/v1";
 import type { PushResult } from "../api/pod";
+import type { Summary } from "../stats/types";
 
 export interface HealthCheck {
   name: string;
@@ -35,4 +36,9 @@ export interface AgentView {
   pushPod(pod: unknown): Promise<PushResult>;
   /** Removes a pushed pod (DELETE /pods/<ns>/<name>): false when no pushed pod has that name. */
   deletePushedPod(namespace: string, name: string): Promise<boolean>;
+  /**
+   * The Summary API (src/stats) behind /stats/summary and /metrics/resource; with onlyCpuAndMemory,
+   * the cpu and memory figures alone. Absent, those endpoints answer 404 (views in tests).
+   */
+  summary?(onlyCpuAndMemory: boolean): Promise<Summary>;
 }
