@@ -281,6 +281,10 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         node: () => a.node(),
         pushPod: async (pod) => push.add(pod as never),
         deletePushedPod: async (ns, name) => push.remove(ns, name),
+        containerLog: async (id) => {
+          const s = await client.containerStatus(id);
+          return { path: s.logPath, running: s.state === "CONTAINER_RUNNING" };
+        },
       },
     });
     server = srv;
