@@ -185,7 +185,7 @@ describe("GET /containerLogs?follow=true over a socket", () => {
     return `http://127.0.0.1:${server.port}`;
   }
 
-  async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, got: { text: string }, want: string): Promise<void> {
+  async function readUntil(reader: { read(): Promise<{ done: boolean; value?: Uint8Array }> }, got: { text: string }, want: string): Promise<void> {
     while (!got.text.includes(want)) {
       const r = await reader.read();
       if (r.done) throw new Error(`the stream ended before ${JSON.stringify(want)}; got ${JSON.stringify(got.text)}`);
