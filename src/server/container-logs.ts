@@ -137,24 +137,38 @@ export async function serveContainerLogs(req: Request, segments: string[], calle
     return refusal(400, `failed to open log file ${JSON.stringify(path)}: ${errorMessage(err)}`);
   }
   const lines = opened.lines;
+  let finished = false;
   const finish = () => {
+    if (finished) return;
+    finished = true;
     req.signal.removeEventListener("abort", onGone);
     if (malformed > 1) ctx.log.warn(`container logs of ${namespace}/${podName}/${containerName}: ${malformed} malformed lines skipped in ${path}`);
   };
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
+      let r: IteratorResult<Uint8Array, void>;
       try {
-        const r = await lines.next();
+        r = await lines.next();
+      } catch (err) {
+        finish();
+        ctx.log.warn(`container logs of ${namespace}/${podName}/${containerName}: reading ${path} failed: ${errorMessage(err)}`);
+        // The head is sent: all that is left is to cut the body short, as the kubelet does.
+        try {
+          controller.error(err);
+        } catch {
+          // The client went away meanwhile.
+        }
+        return;
+      }
+      try {
         if (r.done) {
           finish();
           controller.close();
         } else {
           controller.enqueue(r.value);
         }
-      } catch (err) {
-        finish();
-        ctx.log.warn(`container logs of ${namespace}/${podName}/${containerName}: reading ${path} failed: ${errorMessage(err)}`);
-        controller.error(err);
+      } catch {
+        // The client went away between the read and the write: cancel() cleans up.
       }
     },
     async cancel() {
