@@ -1,10 +1,11 @@
 // Container logs through dist/nodeagent on containerd 1.6 and 1.7: GET /containerLogs reads what a
 // pod printed (tailLines, timestamps), `follow` streams lines as they are written and ends when the
-// container exits, `previous` reads the instance before a restart, and `nodeagent logs -f` prints them.
+// container exits (and follows the file when it is rotated), `previous` reads the instance before a restart, and `nodeagent logs -f` prints them.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Pod } from "kubernetes-types/core/v1";
+import { runtimeContainerId } from "../../src/logs";
 import { manifest, NODE_NAME, running, useAgent, type TestAgent } from "./agent-harness";
 import { BinaryProcess, eventually } from "./proc";
 
@@ -54,7 +55,7 @@ for (const version of ["1.6", "1.7"] as const) {
       agent.removeManifest("printer.yaml");
     }, 60_000);
 
-    test("follow: lines arrive as the container writes them, and the stream ends when it exits", async () => {
+    test("follow: lines arrive as the container writes them, across a log rotation, and the stream ends when it exits", async () => {
       agent.writeManifest("follower.yaml", manifest("follower", "echo start; while [ ! -f /work/next ]; do sleep 0.1; done; echo next; while [ ! -f /work/stop ]; do sleep 0.1; done; echo bye", { restartPolicy: "Never" }));
       const p = await agent.waitPod("follower", "running", running);
       const res = await fetch(logsUrl("follower", "?follow=true"), { headers: agent.auth() });
@@ -72,6 +73,11 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(got).toBe("start\n");
       writeFileSync(join(workDir(p), "next"), "");
       await readUntil("next\n");
+      // Rotate as the kubelet's log manager does: rename the live file aside, ask the runtime to reopen.
+      const log = join(agent.dir, "logs", `default_follower-${NODE_NAME}_${p.metadata!.uid}`, "main", "0.log");
+      renameSync(log, `${log}.20260101-000000`);
+      await env.node().client.reopenContainerLog(runtimeContainerId(p.status!.containerStatuses![0]!.containerID!));
+      await eventually("the runtime to re-create the log file", async () => existsSync(log));
       writeFileSync(join(workDir(p), "stop"), "");
       await readUntil("bye\n");
       // The container exited: the agent ends the response.
