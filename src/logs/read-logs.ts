@@ -8,7 +8,8 @@
 //     not following                  write a last incomplete line if there is one, and end;
 //     following, the file rotated    (another inode at the path) read the old file to its end, then
 //                                    go on from the start of the new one;
-//     following, container exited    read once more to the end (what it wrote before it exited) and end;
+//     following, container exited    read once more to the end (what it wrote before it exited) and end
+//                                    (the runtime is asked at most once per logForceCheckPeriod);
 //     following, running             wait for a change: a watch event on the file's directory, or
 //                                    logForceCheckPeriod (1 s) without one, whichever is first.
 //   The caller's AbortSignal (the client went away) ends the wait and the read at once; the watch and
@@ -105,6 +106,7 @@ async function* readFrom(path: string, first: LogFile, start: number, opts: LogO
   let outSize = 0;
   let exited = false;
   let rotated = false;
+  let checkedAt = Number.NEGATIVE_INFINITY;
   const buf = new Uint8Array(READ_BLOCK);
 
   /** Queues bytes for output, cut at the byte limit. Returns false once the limit is reached. */
@@ -273,10 +275,16 @@ async function* readFrom(path: string, first: LogFile, start: number, opts: LogO
         rotated = true;
         continue;
       }
-      if (!(await deps.isRunning().catch(() => false))) {
-        // It exited: what it wrote before is in the file; read to the end once more and stop.
-        exited = true;
-        continue;
+      // The kubelet asks the runtime at every end of file; a container printing a thousand lines a
+      // second would make that a thousand ContainerStatus calls per follower. Asked at most once per
+      // logForceCheckPeriod instead: an exit is seen at most a second later.
+      if (deps.clock.now() - checkedAt >= LOG_FORCE_CHECK_MS) {
+        checkedAt = deps.clock.now();
+        if (!(await deps.isRunning().catch(() => false))) {
+          // It exited: what it wrote before is in the file; read to the end once more and stop.
+          exited = true;
+          continue;
+        }
       }
       // Watch only once the end is reached: a read that never follows pays for no watch.
       watcher ??= deps.files.watch(path, onChange);

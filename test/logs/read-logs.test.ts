@@ -144,7 +144,7 @@ describe("tailLines, limitBytes, since", () => {
 
 describe("follow", () => {
   test("new lines are streamed as they are written, partial lines only once complete", async () => {
-    const { files, deps, state } = setup();
+    const { files, deps, state, clock } = setup();
     files.append(PATH, line(1, "stdout", "F", "old"));
     const f = follow(deps, opts({ tail: 0 }));
     await flushMicrotasks();
@@ -163,9 +163,29 @@ describe("follow", () => {
     expect(f.got.text).toBe("new 1\nhalf and half\n");
     expect(f.got.done).toBe(false);
     state.running = false;
-    files.notify();
+    // The runtime is asked again once a second has passed since it last said "running".
+    await clock.advance(1000);
     await f.run;
     expect(f.got.done).toBe(true);
+  });
+
+  test("a chatty container: the runtime is asked whether it runs at most once a second, not at every write", async () => {
+    const { files, deps, state, clock } = setup();
+    files.append(PATH, "");
+    const f = follow(deps, opts());
+    await flushMicrotasks();
+    for (let i = 0; i < 50; i++) {
+      files.append(PATH, line(1, "stdout", "F", `line ${i}`));
+      await flushMicrotasks();
+    }
+    expect(f.got.text.split("\n")).toHaveLength(51);
+    expect(state.statusCalls).toBe(1);
+    await clock.advance(1000);
+    files.append(PATH, line(2, "stdout", "F", "later"));
+    await flushMicrotasks();
+    expect(state.statusCalls).toBe(2);
+    f.ac.abort();
+    await f.run;
   });
 
   test("without a watch event the file is re-checked every second (logForceCheckPeriod)", async () => {
@@ -184,7 +204,7 @@ describe("follow", () => {
   });
 
   test("rotation: the rest of the old file, then the new file from its start", async () => {
-    const { files, deps, state } = setup();
+    const { files, deps, state, clock } = setup();
     files.append(PATH, line(1, "stdout", "F", "a"));
     const f = follow(deps, opts());
     await flushMicrotasks();
@@ -201,7 +221,7 @@ describe("follow", () => {
     // The old file's handle is closed once the new one is open.
     expect(files.openHandles).toBe(1);
     state.running = false;
-    files.notify();
+    await clock.advance(1000);
     await f.run;
     expect(files.openHandles).toBe(0);
   });

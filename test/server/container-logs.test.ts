@@ -194,7 +194,7 @@ describe("GET /containerLogs?follow=true over a socket", () => {
   }
 
   test("lines written after the request arrive while the response is open; it ends when the container exits", async () => {
-    const { ctx, files, view } = setup();
+    const { ctx, files, view, clock } = setup();
     const base = serve(ctx);
     const res = await fetch(`${base}/containerLogs/default/web/app?follow=true&tailLines=1`);
     expect(res.status).toBe(200);
@@ -207,6 +207,8 @@ describe("GET /containerLogs?follow=true over a socket", () => {
     view.containers.set("c1", { path: LOG, running: false });
     files.append(LOG, line(5, "five, then exit"));
     await readUntil(reader, got, "five, then exit\n");
+    // A second on, the runtime is asked again, says it exited, and the response ends.
+    await clock.advance(1000);
     expect((await reader.read()).done).toBe(true);
   });
 
