@@ -28,12 +28,14 @@ Examples:
                                        schedule a Kubernetes cluster's pending pods
   nodeagent probe run --pod default/web --probe readiness
                                        a container's readiness probe, as the agent runs it
+  nodeagent logs -f default/web        follow a pod's container log, from the agent's API
   nodeagent staticpod lint /etc/kubernetes/manifests
                                        what the kubelet would reject in static pod manifests
   nodeagent --version`,
   },
   subCommands: {
     agent: () => import("./agent").then((m) => m.agentCommand),
+    logs: () => import("./logs").then((m) => m.logsCommand),
     pleg: () => import("./pleg").then((m) => m.plegCommand),
     probe: () => import("./probe").then((m) => m.probeCommand),
     schedule: () => import("./schedule").then((m) => m.scheduleCommand),

@@ -290,6 +290,10 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
           }));
           return (await stats).get(onlyCpuAndMemory);
         },
+        containerLog: async (id) => {
+          const s = await client.containerStatus(id);
+          return { path: s.logPath, running: s.state === "CONTAINER_RUNNING" };
+        },
       },
     });
     server = srv;

@@ -156,6 +156,13 @@ export class CriClient {
   async listPodSandboxStats(filter?: PodSandboxStatsFilterInput): Promise<PodSandboxStats[]> {
     return (await this.rt("ListPodSandboxStats", { filter: filter ?? null })).stats;
   }
+  /**
+   * Makes the runtime reopen the container's log file at its path: what the kubelet's log rotation
+   * calls after renaming the live file aside (pkg/kubelet/logs/container_log_manager.go).
+   */
+  async reopenContainerLog(containerId: string): Promise<void> {
+    await this.rt("ReopenContainerLog", { containerId });
+  }
   async updateRuntimeConfig(podCidr: string): Promise<void> {
     await this.rt("UpdateRuntimeConfig", { runtimeConfig: { networkConfig: { podCidr } } });
   }

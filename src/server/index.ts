@@ -1,7 +1,8 @@
-// src/server owns the agent's HTTP API: health, pods, node, metrics and the push endpoint; it sees the
-// agent only through AgentView. It may import src/cri (types, for the node's runtime facts), src/api and
-// src/util. Who may read and write is decided in auth.ts; what anonymous readers see, in redact.ts.
-export type { AgentView, HealthCheck } from "./types";
+// src/server owns the agent's HTTP API: health, pods, node, metrics, container logs and the push
+// endpoint; it sees the agent only through AgentView. It may import src/cri (types, for the node's
+// runtime facts), src/logs (the log reader), src/api and src/util. Who may read and write is decided in auth.ts; what anonymous readers see, in redact.ts.
+export type { AgentView, ContainerLogInfo, HealthCheck } from "./types";
+export { serveContainerLogs, type ContainerLogsContext } from "./container-logs";
 export { authenticate, isLoopbackAddress, servingExposureError, type AuthPolicy, type Caller } from "./auth";
 export { NodeCache, NODE_DEADLINE_MS, type NodeAnswer } from "./node-cache";
 export { redactPod, REDACTED, LAST_APPLIED_ANNOTATION } from "./redact";

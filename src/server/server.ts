@@ -14,6 +14,7 @@ import type { Pod } from "kubernetes-types/core/v1";
 import { podKey, podRef } from "../api/pod";
 import { RealClock, type Clock } from "../util/clock";
 import { errorMessage } from "../util/errors";
+import { serveContainerLogs } from "./container-logs";
 import { authenticate, isRefusal, servingExposureError, writeRefusal, type AuthRefusal, type Caller } from "./auth";
 import type { AgentMetrics } from "./metrics";
 import { NodeCache } from "./node-cache";
@@ -337,6 +338,7 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port" | "
     // Everything else needs credentials, when the agent has them, before the path is even looked at.
     const caller = authenticate(o, method, req.headers.get("authorization"));
     if (isRefusal(caller)) return refuse(req, caller);
+    if (segments[0] === "containerLogs") return serveContainerLogs(req, segments, caller, { view, log, clock: o.clock ?? new RealClock(), policy: o });
     if (path === "/pods") {
       if (method === "GET") {
         const { items, headers } = podsFor(caller, view.pods());

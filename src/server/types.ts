@@ -4,6 +4,12 @@ import type { Node, Pod } from "kubernetes-types/core/v1";
 import type { PushResult } from "../api/pod";
 import type { Summary } from "../stats/types";
 
+/** What the log endpoint needs of a container: where its log file is, and whether it runs. */
+export interface ContainerLogInfo {
+  path: string;
+  running: boolean;
+}
+
 export interface HealthCheck {
   name: string;
   ok: boolean;
@@ -34,6 +40,12 @@ export interface AgentView {
   node(): Promise<Node>;
   /** Pushes a pod (POST /pods): ok, or refused with an HTTP status and message. */
   pushPod(pod: unknown): Promise<PushResult>;
+  /**
+   * One container as the runtime sees it, for its log (GET /containerLogs): the log file's path and
+   * whether it still runs (CRI ContainerStatus, as the kubelet asks it). `containerId` is the
+   * runtime's ID, without the "containerd://". Rejects when the runtime does not know the container.
+   */
+  containerLog(containerId: string): Promise<ContainerLogInfo>;
   /** Removes a pushed pod (DELETE /pods/<ns>/<name>): false when no pushed pod has that name. */
   deletePushedPod(namespace: string, name: string): Promise<boolean>;
   /**

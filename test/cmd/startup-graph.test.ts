@@ -135,7 +135,7 @@ describe("start-up loads only what the command uses", () => {
     const modules = versionPath();
     expect(modules.has(ENTRY)).toBe(true);
     expect(heavyIn(modules)).toEqual([]);
-    for (const command of ["cmd/agent.ts", "cmd/pleg.ts", "cmd/probe.ts", "cmd/schedule.ts", "cmd/staticpod.ts"]) expect(modules.has(command)).toBe(false);
+    for (const command of ["cmd/agent.ts", "cmd/logs.ts", "cmd/pleg.ts", "cmd/probe.ts", "cmd/schedule.ts", "cmd/staticpod.ts"]) expect(modules.has(command)).toBe(false);
   });
 
   test("nodeagent staticpod lint (and its --jobs workers): none of the heavy modules", () => {
@@ -143,6 +143,16 @@ describe("start-up loads only what the command uses", () => {
     expect(modules.has("src/lint/run.ts")).toBe(true);
     expect(modules.has("src/lint/worker.ts")).toBe(true);
     expect(heavyIn(modules)).toEqual([]);
+  });
+
+  test("nodeagent logs: a thin client of the agent's API, with none of the heavy modules and not the CRI client", () => {
+    const root = chunkOf(ENTRY);
+    const start = loaded([root], () => false);
+    const modules = modulesOf(new Set([...start, ...loaded([chunkOf("cmd/logs.ts")], (from) => from !== root)]));
+    expect(modules.has("src/logs/log-request.ts")).toBe(true);
+    expect(heavyIn(modules)).toEqual([]);
+    expect([...modules].filter((m) => m.startsWith("src/cri/") && !m.endsWith("/types.ts"))).toEqual([]);
+    expect(modules.has("src/agent/node.ts")).toBe(false);
   });
 
   test("the check sees heavy modules where they are used: the agent, its imports followed, has the CRI descriptor and the Kubernetes client", () => {

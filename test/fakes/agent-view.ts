@@ -3,7 +3,7 @@
 // it does when the runtime stops answering.
 import type { Node, Pod } from "kubernetes-types/core/v1";
 import type { PushResult } from "../../src/api/pod";
-import type { AgentView, HealthCheck } from "../../src/server/types";
+import type { AgentView, ContainerLogInfo, HealthCheck } from "../../src/server/types";
 
 export function fakePod(namespace: string, name: string): Pod {
   return { apiVersion: "v1", kind: "Pod", metadata: { namespace, name, uid: `uid-${name}` }, spec: { containers: [{ name: "app", image: "busybox" }] }, status: { phase: "Running" } };
@@ -27,6 +27,9 @@ export class FakeAgentView implements AgentView {
   /** Thrown by deletePushedPod, as the push source throws while its state file cannot be read. */
   deleteError: Error | undefined;
   private held: (() => void)[] = [];
+  /** The runtime's containers for the log endpoint, by runtime ID (no "containerd://"); others reject as NotFound. */
+  containers = new Map<string, ContainerLogInfo>();
+  containerLogCalls = 0;
 
   pods(): Pod[] {
     return this.podList;
@@ -53,6 +56,12 @@ export class FakeAgentView implements AgentView {
     this.podList.push(accepted);
     this.pushedKeys.add(`${accepted.metadata?.namespace}/${accepted.metadata?.name}`);
     return { ok: true, pod: accepted };
+  }
+  async containerLog(id: string): Promise<ContainerLogInfo> {
+    this.containerLogCalls++;
+    const c = this.containers.get(id);
+    if (!c) throw new Error(`NotFound: an error occurred when try to find container "${id}"`);
+    return { ...c };
   }
   async deletePushedPod(namespace: string, name: string): Promise<boolean> {
     if (this.deleteError) throw this.deleteError;
