@@ -9,7 +9,9 @@
 // (handlePodAdditions); statuses leave through the PodStatusManager; a pod's runtime work is the
 // PodSyncer behind the workers' PodSyncActions, which waits on the VolumeManager (src/volume) before it
 // creates anything; an ObjectSource's changes come through the loop (handleObjectChange); housekeeping
-// (handlePodCleanups) is where eviction, garbage collection and orphaned pod folders are handled.
+// (handlePodCleanups) is where garbage collection and orphaned pod folders are handled. The eviction
+// manager (src/eviction) runs a loop of its own beside the sync loop, as the kubelet's does (measuring
+// volumes must not hold up syncs): it sees the active pods and evicts through the pod workers' evictPod.
 import { join } from "node:path";
 import type { Node, Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
 import { admitPod, type PodAdmitHandler, type PodAdmitResult } from "../admission";
@@ -22,6 +24,8 @@ import type { PodProber, ProbeObservation, ProbeSeed, ProbeUpdate, RunningContai
 import type { Clock, Timer } from "../util/clock";
 import type { Logger } from "../util/log";
 import { apiTime } from "../util/time";
+import { LocalStorageEviction } from "../eviction/local-storage";
+import { WalkDiskUsage, type DiskUsage } from "../eviction/disk-usage";
 import { errorMessage } from "../util/errors";
 import { SystemMounter, type Mounter } from "../volume/mount";
 import { nodeVolumePlugins } from "../volume/plugins";
@@ -99,6 +103,10 @@ export interface AgentOptions {
   mounter?: Mounter;
   /** The host's mount table (/proc/self/mountinfo through the mounter) by default; a fake in tests. */
   mountTable?: MountTable;
+  /** How the eviction manager measures a volume folder: a walk of it (WalkDiskUsage) by default. */
+  diskUsage?: DiskUsage;
+  /** The kubelet's evictionMonitoringPeriod, 10 s by default (src/eviction); shorter in e2e tests. */
+  evictionMonitoringPeriodMs?: number;
 }
 
 /** How long a stopping agent waits for syncs and probes in flight. */
@@ -116,6 +124,7 @@ export class Agent implements SyncHandler {
   private readonly imageBackoff: Backoff;
   private readonly statusManager: PodStatusManager;
   readonly volumes: VolumeManager;
+  readonly eviction: LocalStorageEviction;
   private readonly objects: ObjectSource;
   private allSourcesSeen = false;
   private gcRunning = false;
@@ -161,6 +170,14 @@ export class Agent implements SyncHandler {
       onSynced: (s, r) => this.afterSync(s, r),
     };
     this.workers = o.podWorkers ? o.podWorkers(workerOptions) : new PodWorkerPool(workerOptions);
+    this.eviction = new LocalStorageEviction({
+      podsDir: o.runtimeConfig.podsDir,
+      usage: o.diskUsage ?? new WalkDiskUsage(),
+      target: { activePods: () => this.activePods(), evictPod: (pod, status, grace) => this.workers.evictPod(podRef(pod).uid, { status, gracePeriodSeconds: grace }) },
+      clock: o.clock,
+      log: o.log,
+      monitoringPeriodMs: o.evictionMonitoringPeriodMs,
+    });
     this.loop = new SyncLoop({ handler: this, duePods: () => this.workers.getDuePods(), clock: o.clock, log: o.log, housekeepingPeriodMs: o.housekeepingPeriodMs });
   }
 
@@ -176,6 +193,7 @@ export class Agent implements SyncHandler {
       });
     }
     const plegDone = pleg.run(signal).catch((err) => this.o.log.error(`PLEG stopped: ${errorMessage(err)}`));
+    const evictionDone = this.eviction.run(signal);
     const loopDone = this.loop.run(signal, pleg.events);
     await loopDone;
     unsubscribe();
@@ -183,7 +201,7 @@ export class Agent implements SyncHandler {
     // In-flight work gets a bounded time to finish: a runtime that hangs (an overloaded containerd can
     // leave a call open for minutes) must not keep the agent from stopping. The pods run on either way,
     // and whatever a sync left half done is adopted by the next start, as after kill -9.
-    const drained = Promise.all([plegDone, this.workers.idle(), this.probes.stop()]).then(() => true);
+    const drained = Promise.all([plegDone, evictionDone, this.workers.idle(), this.probes.stop()]).then(() => true);
     let timer: Timer | undefined;
     const late = new Promise<false>((resolve) => (timer = clock.setTimer(SHUTDOWN_GRACE_MS, () => resolve(false))));
     const finished = await Promise.race([drained, late]);
@@ -296,6 +314,18 @@ export class Agent implements SyncHandler {
       .filter((s) => s.uid !== uid && s.fullName !== name && !s.removed && s.phase !== "terminated" && !isTerminalPhase(s.apiStatus?.phase))
       .map((s) => s.pod);
     return admitPod(this.o.admitHandlers ?? [], { pod, otherPods });
+  }
+
+  /**
+   * The pods the node runs now, as the kubelet's GetActivePods sees them: the eviction manager's
+   * candidates. Not a pod being deleted or terminating, not one that has finished (a restartPolicy
+   * Never pod whose containers have all exited), not one waiting for its previous instance to end.
+   */
+  activePods(): Pod[] {
+    return this.workers
+      .states()
+      .filter((s) => s.phase === "syncing" && !s.removed && !s.restartRequested && !s.pod.metadata?.deletionTimestamp && !isTerminalPhase(s.apiStatus?.phase))
+      .map((s) => s.pod);
   }
 
   /** Dead containers beyond the newest of each are removed; one collection at a time, off the loop. */
