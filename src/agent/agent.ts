@@ -24,7 +24,7 @@ import type { PodProber, ProbeObservation, ProbeSeed, ProbeUpdate, RunningContai
 import type { Clock, Timer } from "../util/clock";
 import type { Logger } from "../util/log";
 import { apiTime } from "../util/time";
-import { LocalStorageEviction } from "../eviction/local-storage";
+import { IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS, LocalStorageEviction, type EvictionStatus } from "../eviction/local-storage";
 import { WalkDiskUsage, type DiskUsage } from "../eviction/disk-usage";
 import { errorMessage } from "../util/errors";
 import { SystemMounter, type Mounter } from "../volume/mount";
@@ -36,6 +36,7 @@ import type { MountTable, ObjectRef, ObjectSource, VolumePlugin } from "../volum
 import { VolumeManager } from "../volume/volume-manager";
 import { Backoff } from "./backoff";
 import { ContainerNotes } from "./container-notes";
+import { EvictedPods } from "./evicted-pods";
 import { PodSyncer, type SyncResult, type SyncRuntime } from "./pod-sync";
 import { PodWorkerPool, type PodWorkerPoolOptions, type PodWorkers, type PodWorkerState } from "./pod-workers";
 import type { RuntimeConfigOptions } from "./runtime-config";
@@ -118,6 +119,7 @@ export class Agent implements SyncHandler {
   private readonly syncer: PodSyncer;
   private readonly probes: PodProber;
   private readonly notes: ContainerNotes;
+  private readonly evicted: EvictedPods;
   private readonly startedAt: number;
   private readonly runtimeName: string;
   private readonly crashBackoff: Backoff;
@@ -139,6 +141,7 @@ export class Agent implements SyncHandler {
     this.runtimeName = o.runtimeName ?? "containerd";
     this.statusManager = o.statusManager ?? NO_STATUS_MANAGER;
     this.notes = new ContainerNotes(o.stateDir ? join(o.stateDir, "container-notes.json") : undefined, o.log);
+    this.evicted = new EvictedPods(o.stateDir ? join(o.stateDir, "evicted-pods.json") : undefined, o.log);
     const onProbeUpdate = (update: ProbeUpdate) => this.loop.push({ kind: "probe", update });
     const observe = (ob: ProbeObservation) => o.hooks?.probeObserved?.(ob);
     this.probes = o.prober ? o.prober(onProbeUpdate, observe) : new ProbeManager({ runner: o.runtime, clock: o.clock, log: o.log, onUpdate: onProbeUpdate, observe });
@@ -173,7 +176,7 @@ export class Agent implements SyncHandler {
     this.eviction = new LocalStorageEviction({
       podsDir: o.runtimeConfig.podsDir,
       usage: o.diskUsage ?? new WalkDiskUsage(),
-      target: { activePods: () => this.activePods(), evictPod: (pod, status, grace) => this.workers.evictPod(podRef(pod).uid, { status, gracePeriodSeconds: grace }) },
+      target: { activePods: () => this.activePods(), evictPod: (pod, status, grace) => this.evictPod(pod, status, grace) },
       clock: o.clock,
       log: o.log,
       monitoringPeriodMs: o.evictionMonitoringPeriodMs,
@@ -220,6 +223,14 @@ export class Agent implements SyncHandler {
     const ordered = [...pods].sort((a, b) => Date.parse(a.metadata?.creationTimestamp ?? "") - Date.parse(b.metadata?.creationTimestamp ?? "") || 0);
     for (const pod of ordered) {
       const known = this.workers.get(podRef(pod).uid) !== undefined;
+      const evicted = known ? undefined : this.evicted.get(podRef(pod).uid);
+      if (evicted) {
+        // Evicted before the agent restarted, and its source still has it: it stays Failed, never
+        // started (its containers, already stopped, are stopped again at once if one still runs).
+        this.workers.updatePod({ type: "create", pod });
+        this.workers.evictPod(podRef(pod).uid, { status: evicted, gracePeriodSeconds: IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS });
+        continue;
+      }
       // Admission is for pods that would start: a known UID (a restart request) was admitted before,
       // and a pod being deleted or already finished only terminates.
       if (!known && !pod.metadata?.deletionTimestamp && !isTerminalPhase(pod.status?.phase)) {
@@ -290,6 +301,7 @@ export class Agent implements SyncHandler {
         const orphan: Pod = { metadata: { name: st.name, namespace: st.namespace, uid }, spec: { containers: [] } };
         this.workers.updatePod({ type: "kill", pod: orphan, remove: true });
       }
+      this.evicted.prune(known);
       // Pod folders (and volume mounts) of pods nothing knows any more: gone while the agent was down
       // (kill -9), or left by a removal cut short. Runtime orphans go through the removal above first.
       void this.volumes.cleanupOrphans(new Set([...known, ...pleg.cache.uids()]));
@@ -326,6 +338,14 @@ export class Agent implements SyncHandler {
       .states()
       .filter((s) => s.phase === "syncing" && !s.removed && !s.restartRequested && !s.pod.metadata?.deletionTimestamp && !isTerminalPhase(s.apiStatus?.phase))
       .map((s) => s.pod);
+  }
+
+  /** The eviction manager's way to stop a pod: through the pod workers, remembered across restarts. */
+  private evictPod(pod: Pod, status: EvictionStatus, gracePeriodSeconds: number): boolean {
+    const uid = podRef(pod).uid;
+    if (!this.workers.evictPod(uid, { status, gracePeriodSeconds })) return false;
+    this.evicted.add(uid, status);
+    return true;
   }
 
   /** Dead containers beyond the newest of each are removed; one collection at a time, off the loop. */
@@ -397,6 +417,7 @@ export class Agent implements SyncHandler {
     }
     if (s.phase === "terminated" && s.removed) {
       this.started.delete(s.uid);
+      this.evicted.delete(s.uid);
       this.statusManager.removePod(s.pod);
       this.o.hooks?.podRemoved?.(s.pod);
     }

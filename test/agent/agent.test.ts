@@ -2,7 +2,7 @@
 // the 1 s sync tick and the 2 s housekeeping drive real pod workers and a real PodSyncer, whose CRI
 // calls land in the in-memory FakeRuntime. Time moves only when the FakeClock is advanced.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
@@ -799,6 +799,33 @@ describe("Agent: emptyDir sizeLimit (the eviction manager's local-storage evicti
     await a.settle();
     expect(a.agent.pods().map((p) => p.metadata!.name)).toEqual(["tidy"]);
     await a.stop();
+  });
+
+  test("a static pod evicted before a restart is not started again by the next agent; its record goes when its source drops it", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    const stateDir = mkdtempSync(join(root, "state-"));
+    const usage = new FakeDiskUsage();
+    const a = await startAgent(rt, clock, { stateDir, diskUsage: usage });
+    a.config.apply(fromFile(withScratch("hog")));
+    await a.settle();
+    usage.usage.set(scratchDir("uid-hog"), 2 * 1024 * 1024);
+    await clock.advance(10_000);
+    await a.settle();
+    expect(statusOf(a.agent, "hog").reason).toBe("Evicted");
+    await a.stop();
+    expect(JSON.parse(readFileSync(join(stateDir, "evicted-pods.json"), "utf8"))).toEqual({ "uid-hog": { reason: "Evicted", message: 'Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". ' } });
+
+    const b = await startAgent(rt, clock, { stateDir, diskUsage: new FakeDiskUsage(), before: fromFile(withScratch("hog")) });
+    await clock.advance(60_000);
+    await b.settle();
+    expect(statusOf(b.agent, "hog")).toMatchObject({ phase: "Failed", reason: "Evicted", message: 'Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". ' });
+    expect(created(rt)).toEqual(["app"]);
+    b.config.apply(fromFile());
+    await b.settle();
+    expect(b.agent.pods()).toEqual([]);
+    expect(JSON.parse(readFileSync(join(stateDir, "evicted-pods.json"), "utf8"))).toEqual({});
+    await b.stop();
   });
 
   test("the active pods are the eviction manager's candidates: not a pod being deleted", async () => {
