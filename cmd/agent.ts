@@ -56,6 +56,7 @@ Exit status: 0 after SIGINT or SIGTERM, 1 when the node cannot start, 2 on a usa
     "file-check-frequency": { type: "string", valueHint: "duration", default: D["file-check-frequency"], description: "Static pod directory rescan period" },
     "http-check-frequency": { type: "string", valueHint: "duration", default: D["http-check-frequency"], description: "--manifest-url poll period" },
     "sync-frequency": { type: "string", valueHint: "duration", default: D["sync-frequency"], description: "Every pod is synced at least this often" },
+    "eviction-monitoring-period": { type: "string", valueHint: "duration", default: D["eviction-monitoring-period"], description: "How often emptyDir volumes are measured against their sizeLimit (a pod over it is evicted); the kubelet's fixed evictionMonitoringPeriod" },
     "hostname-override": { type: "string", valueHint: "name", description: "Node name (default: the hostname)" },
     "node-ip": { type: "string", valueHint: "ip", description: "The node's IP (default: the first non-loopback IPv4)" },
     "node-labels": { type: "string", valueHint: "key=value,…", description: "Labels of the node; in kubernetes.io and k8s.io only those a kubelet may set itself" },

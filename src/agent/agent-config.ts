@@ -61,6 +61,12 @@ export interface AgentConfig {
   /** --push-policy: restricted refuses pushed pods that are privileged or use the host's namespaces or paths. */
   pushPolicy: PushPolicy;
   syncFrequencyMs: number;
+  /**
+   * --eviction-monitoring-period: how often the eviction manager measures the pods' emptyDir volumes
+   * against their sizeLimit (the kubelet's evictionMonitoringPeriod, a 10 s constant there, with no
+   * flag or config field; nodeagent's own flag, so that tests need not wait 10 s).
+   */
+  evictionMonitoringPeriodMs: number;
   node: {
     labels: Record<string, string>;
     taints: Taint[];
@@ -118,6 +124,7 @@ export const AGENT_DEFAULTS = {
   "pleg-mode": "auto",
   "log-format": "text",
   "node-status-update-frequency": "10s",
+  "eviction-monitoring-period": "10s",
 } as const satisfies Record<string, string>;
 
 /**
@@ -440,6 +447,7 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
     pushToken,
     pushPolicy,
     syncFrequencyMs: s.get("sync-frequency", positiveDuration, fileDuration) ?? 0,
+    evictionMonitoringPeriodMs: s.get("eviction-monitoring-period", positiveDuration, fileDuration) ?? 0,
     node: { labels, taints, maxPods: s.get("max-pods", (t) => wholeNumber(t, 0, 1_000_000), fileInt(0, 1_000_000)) ?? 0, reserved },
     server: {
       address: s.string("address", ipAddress) ?? AGENT_DEFAULTS.address,

@@ -9,7 +9,9 @@
 // (handlePodAdditions); statuses leave through the PodStatusManager; a pod's runtime work is the
 // PodSyncer behind the workers' PodSyncActions, which waits on the VolumeManager (src/volume) before it
 // creates anything; an ObjectSource's changes come through the loop (handleObjectChange); housekeeping
-// (handlePodCleanups) is where eviction, garbage collection and orphaned pod folders are handled.
+// (handlePodCleanups) is where garbage collection and orphaned pod folders are handled. The eviction
+// manager (src/eviction) runs a loop of its own beside the sync loop, as the kubelet's does (measuring
+// volumes must not hold up syncs): it sees the active pods and evicts through the pod workers' evictPod.
 import { join } from "node:path";
 import type { Node, Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
 import { admitPod, type PodAdmitHandler, type PodAdmitResult } from "../admission";
@@ -22,6 +24,8 @@ import type { PodProber, ProbeObservation, ProbeSeed, ProbeUpdate, RunningContai
 import type { Clock, Timer } from "../util/clock";
 import type { Logger } from "../util/log";
 import { apiTime } from "../util/time";
+import { IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS, LocalStorageEviction, type EvictionStatus } from "../eviction/local-storage";
+import { WalkDiskUsage, type DiskUsage } from "../eviction/disk-usage";
 import { errorMessage } from "../util/errors";
 import { SystemMounter, type Mounter } from "../volume/mount";
 import { nodeVolumePlugins } from "../volume/plugins";
@@ -33,6 +37,7 @@ import { VolumeManager } from "../volume/volume-manager";
 import type { ResourceList } from "../volume/downward-api";
 import { Backoff } from "./backoff";
 import { ContainerNotes } from "./container-notes";
+import { EvictedPods } from "./evicted-pods";
 import { PodSyncer, type SyncResult, type SyncRuntime } from "./pod-sync";
 import { PodWorkerPool, type PodWorkerPoolOptions, type PodWorkers, type PodWorkerState } from "./pod-workers";
 import type { RuntimeConfigOptions } from "./runtime-config";
@@ -100,6 +105,10 @@ export interface AgentOptions {
   mounter?: Mounter;
   /** The host's mount table (/proc/self/mountinfo through the mounter) by default; a fake in tests. */
   mountTable?: MountTable;
+  /** How the eviction manager measures a volume folder: a walk of it (WalkDiskUsage) by default. */
+  diskUsage?: DiskUsage;
+  /** The kubelet's evictionMonitoringPeriod, 10 s by default (src/eviction); shorter in e2e tests. */
+  evictionMonitoringPeriodMs?: number;
 }
 
 /** How long a stopping agent waits for syncs and probes in flight. */
@@ -111,12 +120,14 @@ export class Agent implements SyncHandler {
   private readonly syncer: PodSyncer;
   private readonly probes: PodProber;
   private readonly notes: ContainerNotes;
+  private readonly evicted: EvictedPods;
   private readonly startedAt: number;
   private readonly runtimeName: string;
   private readonly crashBackoff: Backoff;
   private readonly imageBackoff: Backoff;
   private readonly statusManager: PodStatusManager;
   readonly volumes: VolumeManager;
+  readonly eviction: LocalStorageEviction;
   private readonly objects: ObjectSource;
   private allSourcesSeen = false;
   /** The node's status.allocatable when node() last built it. */
@@ -133,6 +144,7 @@ export class Agent implements SyncHandler {
     this.runtimeName = o.runtimeName ?? "containerd";
     this.statusManager = o.statusManager ?? NO_STATUS_MANAGER;
     this.notes = new ContainerNotes(o.stateDir ? join(o.stateDir, "container-notes.json") : undefined, o.log);
+    this.evicted = new EvictedPods(o.stateDir ? join(o.stateDir, "evicted-pods.json") : undefined, o.log);
     const onProbeUpdate = (update: ProbeUpdate) => this.loop.push({ kind: "probe", update });
     const observe = (ob: ProbeObservation) => o.hooks?.probeObserved?.(ob);
     this.probes = o.prober ? o.prober(onProbeUpdate, observe) : new ProbeManager({ runner: o.runtime, clock: o.clock, log: o.log, onUpdate: onProbeUpdate, observe });
@@ -168,6 +180,14 @@ export class Agent implements SyncHandler {
       onSynced: (s, r) => this.afterSync(s, r),
     };
     this.workers = o.podWorkers ? o.podWorkers(workerOptions) : new PodWorkerPool(workerOptions);
+    this.eviction = new LocalStorageEviction({
+      podsDir: o.runtimeConfig.podsDir,
+      usage: o.diskUsage ?? new WalkDiskUsage(),
+      target: { activePods: () => this.activePods(), evictPod: (pod, status, grace) => this.evictPod(pod, status, grace) },
+      clock: o.clock,
+      log: o.log,
+      monitoringPeriodMs: o.evictionMonitoringPeriodMs,
+    });
     this.loop = new SyncLoop({ handler: this, duePods: () => this.workers.getDuePods(), clock: o.clock, log: o.log, housekeepingPeriodMs: o.housekeepingPeriodMs });
   }
 
@@ -183,6 +203,7 @@ export class Agent implements SyncHandler {
       });
     }
     const plegDone = pleg.run(signal).catch((err) => this.o.log.error(`PLEG stopped: ${errorMessage(err)}`));
+    const evictionDone = this.eviction.run(signal);
     const loopDone = this.loop.run(signal, pleg.events);
     await loopDone;
     unsubscribe();
@@ -190,7 +211,7 @@ export class Agent implements SyncHandler {
     // In-flight work gets a bounded time to finish: a runtime that hangs (an overloaded containerd can
     // leave a call open for minutes) must not keep the agent from stopping. The pods run on either way,
     // and whatever a sync left half done is adopted by the next start, as after kill -9.
-    const drained = Promise.all([plegDone, this.workers.idle(), this.probes.stop()]).then(() => true);
+    const drained = Promise.all([plegDone, evictionDone, this.workers.idle(), this.probes.stop()]).then(() => true);
     let timer: Timer | undefined;
     const late = new Promise<false>((resolve) => (timer = clock.setTimer(SHUTDOWN_GRACE_MS, () => resolve(false))));
     const finished = await Promise.race([drained, late]);
@@ -209,6 +230,14 @@ export class Agent implements SyncHandler {
     const ordered = [...pods].sort((a, b) => Date.parse(a.metadata?.creationTimestamp ?? "") - Date.parse(b.metadata?.creationTimestamp ?? "") || 0);
     for (const pod of ordered) {
       const known = this.workers.get(podRef(pod).uid) !== undefined;
+      const evicted = known ? undefined : this.evicted.get(podRef(pod).uid);
+      if (evicted) {
+        // Evicted before the agent restarted, and its source still has it: it stays Failed, never
+        // started (its containers, already stopped, are stopped again at once if one still runs).
+        this.workers.updatePod({ type: "create", pod });
+        this.workers.evictPod(podRef(pod).uid, { status: evicted, gracePeriodSeconds: IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS });
+        continue;
+      }
       // Admission is for pods that would start: a known UID (a restart request) was admitted before,
       // and a pod being deleted or already finished only terminates.
       if (!known && !pod.metadata?.deletionTimestamp && !isTerminalPhase(pod.status?.phase)) {
@@ -279,6 +308,7 @@ export class Agent implements SyncHandler {
         const orphan: Pod = { metadata: { name: st.name, namespace: st.namespace, uid }, spec: { containers: [] } };
         this.workers.updatePod({ type: "kill", pod: orphan, remove: true });
       }
+      this.evicted.prune(known);
       // Pod folders (and volume mounts) of pods nothing knows any more: gone while the agent was down
       // (kill -9), or left by a removal cut short. Runtime orphans go through the removal above first.
       void this.volumes.cleanupOrphans(new Set([...known, ...pleg.cache.uids()]));
@@ -303,6 +333,26 @@ export class Agent implements SyncHandler {
       .filter((s) => s.uid !== uid && s.fullName !== name && !s.removed && s.phase !== "terminated" && !isTerminalPhase(s.apiStatus?.phase))
       .map((s) => s.pod);
     return admitPod(this.o.admitHandlers ?? [], { pod, otherPods });
+  }
+
+  /**
+   * The pods the node runs now, as the kubelet's GetActivePods sees them: the eviction manager's
+   * candidates. Not a pod being deleted or terminating, not one that has finished (a restartPolicy
+   * Never pod whose containers have all exited), not one waiting for its previous instance to end.
+   */
+  activePods(): Pod[] {
+    return this.workers
+      .states()
+      .filter((s) => s.phase === "syncing" && !s.removed && !s.restartRequested && !s.pod.metadata?.deletionTimestamp && !isTerminalPhase(s.apiStatus?.phase))
+      .map((s) => s.pod);
+  }
+
+  /** The eviction manager's way to stop a pod: through the pod workers, remembered across restarts. */
+  private evictPod(pod: Pod, status: EvictionStatus, gracePeriodSeconds: number): boolean {
+    const uid = podRef(pod).uid;
+    if (!this.workers.evictPod(uid, { status, gracePeriodSeconds })) return false;
+    this.evicted.add(uid, status);
+    return true;
   }
 
   /** Dead containers beyond the newest of each are removed; one collection at a time, off the loop. */
@@ -374,6 +424,7 @@ export class Agent implements SyncHandler {
     }
     if (s.phase === "terminated" && s.removed) {
       this.started.delete(s.uid);
+      this.evicted.delete(s.uid);
       this.statusManager.removePod(s.pod);
       this.o.hooks?.podRemoved?.(s.pod);
     }

@@ -234,6 +234,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         clusterDns: { servers: config.pods.clusterDNS, domain: config.pods.clusterDomain, resolvConf: config.pods.resolvConf },
       },
       syncFrequencyMs: config.syncFrequencyMs,
+      evictionMonitoringPeriodMs: config.evictionMonitoringPeriodMs,
       node: async () => {
         const health = agentHealth();
         lastNode = await buildNode({

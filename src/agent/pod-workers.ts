@@ -7,6 +7,7 @@
 //   (none) ──create/update──▶ syncing ──kill, deletionTimestamp, terminal phase──▶ terminating
 //   terminating ──killPod done──▶ terminated ──removed by its source, runtime objects removed──▶ (forgotten)
 //   (none) ──reject (admission)──▶ terminated (phase Failed; nothing ever ran)
+//   syncing ──evictPod (the eviction manager)──▶ terminating (phase Failed, its reason, its grace) ──▶ terminated
 //
 // - syncing: the pod should run; every sync moves the runtime toward its newest spec (PodSyncActions).
 // - terminating: every container and sandbox is stopped within the grace period (the deletion's, if
@@ -14,6 +15,10 @@
 // - terminated: everything has stopped; the final status stands. A pod whose source still lists it (an
 //   API pod being deleted) stays here until the source drops it; then its containers, sandboxes, volumes
 //   and cgroup are removed and the worker is forgotten.
+// - evicted: the node itself stopped a running pod (the kubelet's killPodNow with a podStatusFunc): it
+//   terminates like a deleted pod, but within the eviction's grace period, and its status is phase Failed
+//   with the eviction's reason and message from then on. Its source still has it, so it stays listed
+//   as terminated and is never started again for that UID; only its source's deletion removes it.
 //
 // What blocks a pod:
 // - A new instance that has never synced waits while another instance with the same full name
@@ -77,6 +82,12 @@ export interface PodWorkerState {
   failed?: PodFailure;
   /** Admission refused it: nothing of it ever ran, and its status is only the refusal. */
   rejected?: boolean;
+  /**
+   * The node stopped it (evictPod): the grace period its termination uses at most, whatever its spec
+   * says (the kubelet's PodTerminationGracePeriodSecondsOverride; a later deletion can only shorten it).
+   * Its reason and message are in `failed`, which no sync overwrites once it is set.
+   */
+  evicted?: { gracePeriodSeconds: number };
   /** When the worker is due for its next sync (ms since the epoch), if it is queued. */
   dueAt?: number;
   lastSyncTime: number;
@@ -85,6 +96,16 @@ export interface PodWorkerState {
   /** First time the agent saw the pod (RFC 3339), the pod's startTime. */
   seen: string;
   apiStatus?: ApiPodStatus;
+}
+
+/**
+ * How the node stops a running pod on its own (the kubelet's KillPodOptions of killPodNow): the status
+ * the pod keeps (phase Failed with this reason and message, as the eviction manager's podStatusFunc
+ * sets it) and the grace period its containers get instead of the spec's.
+ */
+export interface EvictOptions {
+  status: PodFailure;
+  gracePeriodSeconds: number;
 }
 
 /** What the workers call to act on the runtime: the PodSyncer in the agent, a fake in tests. */
@@ -106,6 +127,12 @@ export interface PodWorkers {
   reconcile(pod: Pod): void;
   /** Admission refused the pod: it is tracked as terminated and Failed, and nothing of it ever runs. */
   reject(pod: Pod, failure: PodFailure): void;
+  /**
+   * The node stops a running pod on its own (eviction): it terminates within the given grace period and
+   * its status becomes phase Failed with the given reason and message, for good. False (nothing done)
+   * when the pod is unknown or not running any more (being deleted, terminating, already evicted).
+   */
+  evictPod(uid: string, o: EvictOptions): boolean;
   /** The pods whose queued sync is due now, taken off the queue (the 1 s tick syncs them). */
   getDuePods(): string[];
   states(): PodWorkerState[];
@@ -140,6 +167,19 @@ const JITTER_FACTOR = 0.5;
  */
 function markTerminatingIfFinished(s: PodWorkerState): void {
   if (s.phase === "syncing" && (s.pod.metadata?.deletionTimestamp || isPodTerminal(s.pod))) s.phase = "terminating";
+}
+
+/**
+ * The grace period a terminating pod's containers get instead of the spec's, if any. A pod deleted through
+ * the API stops within the grace period the deletion set (which a second deletion may have shortened); an
+ * evicted pod within the eviction's; both: the shorter (the kubelet's calculateEffectiveGracePeriod
+ * never lengthens a termination's grace period once set).
+ */
+function killGracePeriod(s: PodWorkerState): number | undefined {
+  const deletion = s.pod.metadata?.deletionGracePeriodSeconds ?? undefined;
+  const eviction = s.evicted?.gracePeriodSeconds;
+  if (deletion === undefined) return eviction;
+  return eviction === undefined ? deletion : Math.min(deletion, eviction);
 }
 
 interface Worker {
@@ -215,6 +255,17 @@ export class PodWorkerPool implements PodWorkers {
     w.state.rejected = true;
     this.o.log.warn(`pod ${w.state.fullName} (${w.state.uid.slice(0, 8)}) rejected: ${failure.reason}: ${failure.message}`);
     this.o.onSynced?.(w.state, undefined);
+  }
+
+  evictPod(uid: string, o: EvictOptions): boolean {
+    const w = this.workers.get(uid);
+    if (!w || w.state.phase !== "syncing" || w.state.restartRequested) return false;
+    w.state.phase = "terminating";
+    w.state.failed = o.status;
+    w.state.evicted = { gracePeriodSeconds: o.gracePeriodSeconds };
+    this.o.log.warn(`pod ${w.state.fullName} (${uid.slice(0, 8)}) evicted (grace ${o.gracePeriodSeconds}s): ${o.status.reason}: ${o.status.message}`);
+    this.schedule(w);
+    return true;
   }
 
   getDuePods(): string[] {
@@ -347,7 +398,8 @@ export class PodWorkerPool implements PodWorkers {
         result = await actions.syncPod(s.pod, status.status);
         s.waiting = result.waiting;
         s.volumesNotReady = result.volumesNotReady;
-        s.failed = result.failed ? { reason: "Failed", message: result.failed } : undefined;
+        // An eviction that came while this sync ran keeps its status: the pod is Failed for good.
+        if (!s.evicted) s.failed = result.failed ? { reason: "Failed", message: result.failed } : undefined;
         s.lastError = result.errors.join("; ") || undefined;
         if (result.errors.length) log.warn(`sync of pod ${s.fullName}: ${result.errors.join("; ")}`);
         // A backoff that ends is synced at its end; a sync that reported errors (CreateContainerError,
@@ -368,9 +420,7 @@ export class PodWorkerPool implements PodWorkers {
     }
     // Terminating: stop everything with the grace period, then (if removed) clean up.
     try {
-      // A pod deleted through the API stops within the grace period the deletion set (which a second
-      // deletion may have shortened), not the spec's: the kubelet's killPodOptions / podWorkers.
-      await actions.killPod(s.pod, status.status, s.pod.metadata?.deletionGracePeriodSeconds ?? undefined);
+      await actions.killPod(s.pod, status.status, killGracePeriod(s));
       const killedAt = clock.now();
       await actions.relistPod(s.uid);
       s.phase = "terminated";

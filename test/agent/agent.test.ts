@@ -2,7 +2,7 @@
 // the 1 s sync tick and the 2 s housekeeping drive real pod workers and a real PodSyncer, whose CRI
 // calls land in the in-memory FakeRuntime. Time moves only when the FakeClock is advanced.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
@@ -15,6 +15,7 @@ import { FakeClock, flushMicrotasks } from "../../src/util/clock";
 import { createLogger } from "../../src/util/log";
 import { grpcStatusError } from "../fakes/grpc";
 import { FakeRuntime } from "../fakes/runtime";
+import { FakeDiskUsage } from "../fakes/disk-usage";
 import { FakeProber, FakeSource, FakeStatusManager } from "../fakes/seams";
 import { runAgent, pod } from "./fixtures";
 
@@ -34,7 +35,7 @@ interface RunningAgent {
  * Starts an agent on the runtime. `before` feeds PodConfig before the sync loop starts, as a source
  * that has its pods the moment it starts does (pushed pods kept across a restart).
  */
-async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: PodSourceName[]; before?: SourceReport; hooks?: AgentHooks; stateDir?: string; statusManager?: FakeStatusManager; runtimeName?: string; prober?: AgentOptions["prober"] } = {}): Promise<RunningAgent> {
+async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: PodSourceName[]; before?: SourceReport; hooks?: AgentHooks; stateDir?: string; statusManager?: FakeStatusManager; runtimeName?: string; prober?: AgentOptions["prober"]; diskUsage?: AgentOptions["diskUsage"] } = {}): Promise<RunningAgent> {
   const log = createLogger("text", -1);
   const pleg = new Pleg(rt, clock, { mode: "generic" });
   const config = new PodConfig({ clock, log });
@@ -54,6 +55,7 @@ async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: P
     stateDir: opts.stateDir,
     runtimeName: opts.runtimeName,
     prober: opts.prober,
+    diskUsage: opts.diskUsage,
   });
   const { settle, stop } = runAgent(agent, clock);
   await settle();
@@ -752,6 +754,88 @@ describe("Agent: pods from the API server", () => {
     expect(a.agent.workers.get("uid-1")!.syncs).toBe(syncs);
     expect(a.agent.workers.get("uid-1")!.pod.status?.phase).toBe("Running");
     expect(statuses.length).toBeGreaterThan(0);
+    await a.stop();
+  });
+});
+
+describe("Agent: emptyDir sizeLimit (the eviction manager's local-storage eviction)", () => {
+  const fromApi = (...pods: Pod[]): SourceReport => ({ source: "api", pods, errors: [] });
+  const withScratch = (name: string): Pod => {
+    const p = named(name);
+    p.spec = { ...p.spec!, terminationGracePeriodSeconds: 30, volumes: [{ name: "scratch", emptyDir: { sizeLimit: "1Mi" } }] };
+    return p;
+  };
+  const scratchDir = (uid: string) => join(root, "pods", uid, "volumes", "kubernetes.io~empty-dir", "scratch");
+
+  test("a pod over its limit is killed at once, reported Failed/Evicted, never restarted, and kept until its source deletes it; a sibling within its limit runs on", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    const sm = new FakeStatusManager();
+    const usage = new FakeDiskUsage();
+    const a = await startAgent(rt, clock, { sources: ["api"], statusManager: sm, diskUsage: usage });
+    a.config.apply(fromApi(withScratch("hog"), withScratch("tidy")));
+    await a.settle();
+    expect(statusOf(a.agent, "hog").phase).toBe("Running");
+    usage.usage.set(scratchDir("uid-hog"), 2 * 1024 * 1024);
+    usage.usage.set(scratchDir("uid-tidy"), 512 * 1024);
+    await clock.advance(10_000);
+    await a.settle();
+    const hog = statusOf(a.agent, "hog");
+    expect(hog).toMatchObject({ phase: "Failed", reason: "Evicted", message: 'Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". ' });
+    expect(hog.containerStatuses![0]!.state!.terminated).toBeDefined();
+    // Grace 0, raised to the runtime's 2 s minimum — not the spec's 30 s.
+    expect(rt.callsOf("stopContainer")).toEqual([expect.objectContaining({ timeoutSeconds: 2 })]);
+    expect(sm.terminated).toEqual(["hog"]);
+    expect(sm.set.filter((x) => x.name === "hog").at(-1)!.phase).toBe("Failed");
+    expect(statusOf(a.agent, "tidy").phase).toBe("Running");
+    // Never restarted, never evicted again, whatever the resyncs and later checks.
+    await clock.advance(120_000);
+    await a.settle();
+    expect(created(rt)).toEqual(["app", "app"]);
+    expect(rt.callsOf("stopContainer")).toHaveLength(1);
+    expect(statusOf(a.agent, "hog").reason).toBe("Evicted");
+    // Its source deletes it: removed.
+    a.config.apply(fromApi(withScratch("tidy")));
+    await a.settle();
+    expect(a.agent.pods().map((p) => p.metadata!.name)).toEqual(["tidy"]);
+    await a.stop();
+  });
+
+  test("a static pod evicted before a restart is not started again by the next agent; its record goes when its source drops it", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    const stateDir = mkdtempSync(join(root, "state-"));
+    const usage = new FakeDiskUsage();
+    const a = await startAgent(rt, clock, { stateDir, diskUsage: usage });
+    a.config.apply(fromFile(withScratch("hog")));
+    await a.settle();
+    usage.usage.set(scratchDir("uid-hog"), 2 * 1024 * 1024);
+    await clock.advance(10_000);
+    await a.settle();
+    expect(statusOf(a.agent, "hog").reason).toBe("Evicted");
+    await a.stop();
+    expect(JSON.parse(readFileSync(join(stateDir, "evicted-pods.json"), "utf8"))).toEqual({ "uid-hog": { reason: "Evicted", message: 'Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". ' } });
+
+    const b = await startAgent(rt, clock, { stateDir, diskUsage: new FakeDiskUsage(), before: fromFile(withScratch("hog")) });
+    await clock.advance(60_000);
+    await b.settle();
+    expect(statusOf(b.agent, "hog")).toMatchObject({ phase: "Failed", reason: "Evicted", message: 'Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". ' });
+    expect(created(rt)).toEqual(["app"]);
+    b.config.apply(fromFile());
+    await b.settle();
+    expect(b.agent.pods()).toEqual([]);
+    expect(JSON.parse(readFileSync(join(stateDir, "evicted-pods.json"), "utf8"))).toEqual({});
+    await b.stop();
+  });
+
+  test("the active pods are the eviction manager's candidates: not a pod being deleted", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    const a = await startAgent(rt, clock, { sources: ["api"], diskUsage: new FakeDiskUsage() });
+    const going = { ...withScratch("going"), metadata: { ...withScratch("going").metadata, deletionTimestamp: "2026-11-21T10:00:00Z", deletionGracePeriodSeconds: 30 } };
+    a.config.apply(fromApi(withScratch("hog"), going));
+    await a.settle();
+    expect(a.agent.activePods().map((p) => p.metadata!.name)).toEqual(["hog"]);
     await a.stop();
   });
 });

@@ -21,8 +21,11 @@ class FakeActions implements PodSyncActions {
     await this.hold;
     return { actions: {} as SyncResult["actions"], waiting: new Map(), changed: true, errors: [] };
   }
-  async killPod(pod: Pod | undefined): Promise<void> {
+  /** The grace period override of each kill, in order. */
+  graces: (number | undefined)[] = [];
+  async killPod(pod: Pod | undefined, _s?: PodStatus, grace?: number): Promise<void> {
     this.log.push(`kill ${pod?.metadata?.uid}`);
+    this.graces.push(grace);
     await this.hold;
   }
   async removePod(uid: string): Promise<void> {
@@ -233,5 +236,99 @@ describe("PodWorkers", () => {
     await workers.idle();
     expect(actions.log.sort()).toEqual(["kill d", "kill s"]);
     expect(workers.get("d")!.phase).toBe("terminated");
+  });
+
+  describe("evictPod (the node stops a running pod: the kubelet's killPodNow with a podStatusFunc)", () => {
+    const evicted = { reason: "Evicted", message: 'Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". ' };
+
+    test("a running pod is killed with the eviction's grace period and stays terminated, Failed with its reason, never synced again", async () => {
+      const { actions, workers, create } = setup();
+      const p = staticPod("u1");
+      p.spec!.terminationGracePeriodSeconds = 30;
+      create(p);
+      await workers.idle();
+      expect(workers.evictPod("u1", { status: evicted, gracePeriodSeconds: 0 })).toBe(true);
+      await workers.idle();
+      expect(actions.log).toEqual(["sync u1 busybox", "kill u1"]);
+      expect(actions.graces).toEqual([0]);
+      const s = workers.get("u1")!;
+      expect(s.phase).toBe("terminated");
+      expect(s.failed).toEqual(evicted);
+      // Its source still lists it: updates, syncs and PLEG events change nothing.
+      workers.updatePod({ type: "update", pod: staticPod("u1") });
+      workers.syncPod("u1");
+      await workers.idle();
+      expect(actions.log).toEqual(["sync u1 busybox", "kill u1"]);
+      expect(workers.get("u1")!.failed).toEqual(evicted);
+      // Until its source deletes it: then it is removed and forgotten.
+      workers.updatePod({ type: "kill", pod: staticPod("u1"), remove: true });
+      await workers.idle();
+      expect(actions.log).toEqual(["sync u1 busybox", "kill u1", "remove u1"]);
+      expect(workers.get("u1")).toBeUndefined();
+    });
+
+    test("an eviction during a sync keeps its status: the sync's result does not overwrite it", async () => {
+      const { actions, workers, create } = setup();
+      let release!: () => void;
+      actions.hold = new Promise((r) => (release = r));
+      create(staticPod("u1"));
+      await Promise.resolve();
+      expect(workers.evictPod("u1", { status: evicted, gracePeriodSeconds: 0 })).toBe(true);
+      actions.hold = undefined;
+      release();
+      await workers.idle();
+      expect(actions.log).toEqual(["sync u1 busybox", "kill u1"]);
+      expect(workers.get("u1")!.failed).toEqual(evicted);
+      expect(workers.get("u1")!.phase).toBe("terminated");
+    });
+
+    test("a pod being deleted, terminated or unknown is not evicted (again)", async () => {
+      const { actions, workers, create, kill } = setup();
+      create(staticPod("u1"));
+      await workers.idle();
+      let release!: () => void;
+      actions.hold = new Promise((r) => (release = r));
+      kill(staticPod("u1"), false);
+      await Promise.resolve();
+      expect(workers.evictPod("u1", { status: evicted, gracePeriodSeconds: 0 })).toBe(false);
+      actions.hold = undefined;
+      release();
+      await workers.idle();
+      expect(workers.get("u1")!.failed).toBeUndefined();
+      create(staticPod("u2"));
+      await workers.idle();
+      expect(workers.evictPod("u2", { status: evicted, gracePeriodSeconds: 0 })).toBe(true);
+      expect(workers.evictPod("u2", { status: { reason: "Evicted", message: "again" }, gracePeriodSeconds: 0 })).toBe(false);
+      await workers.idle();
+      expect(workers.evictPod("u2", { status: evicted, gracePeriodSeconds: 0 })).toBe(false);
+      expect(workers.get("u2")!.failed).toEqual(evicted);
+      expect(workers.evictPod("nobody", { status: evicted, gracePeriodSeconds: 0 })).toBe(false);
+      expect(actions.log.filter((l) => l.startsWith("kill"))).toEqual(["kill u1", "kill u2"]);
+    });
+
+    test("a deletion's grace period applies when it is shorter than the eviction's, never a longer one", async () => {
+      const { actions, workers, create } = setup();
+      create(staticPod("u1"));
+      create(staticPod("u2", "db"));
+      await workers.idle();
+      let release!: () => void;
+      actions.hold = new Promise((r) => (release = r));
+      workers.evictPod("u1", { status: evicted, gracePeriodSeconds: 5 });
+      await Promise.resolve();
+      actions.hold = undefined;
+      release();
+      await workers.idle();
+      const deleting: Pod = { ...staticPod("u2", "db"), metadata: { ...staticPod("u2", "db").metadata, deletionTimestamp: "2026-01-01T00:00:00Z", deletionGracePeriodSeconds: 30 } };
+      workers.evictPod("u2", { status: evicted, gracePeriodSeconds: 5 });
+      workers.updatePod({ type: "kill", pod: deleting });
+      await workers.idle();
+      create(staticPod("u3", "cache"));
+      await workers.idle();
+      const quick: Pod = { ...staticPod("u3", "cache"), metadata: { ...staticPod("u3", "cache").metadata, deletionTimestamp: "2026-01-01T00:00:00Z", deletionGracePeriodSeconds: 1 } };
+      workers.evictPod("u3", { status: evicted, gracePeriodSeconds: 5 });
+      workers.updatePod({ type: "kill", pod: quick });
+      await workers.idle();
+      expect(actions.graces).toEqual([5, 5, 1]);
+    });
   });
 });

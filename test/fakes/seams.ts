@@ -4,7 +4,7 @@
 import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
 import type { PodStatusManager } from "../../src/agent/status-manager";
 import { podKey } from "../../src/api/pod";
-import type { PodWorkerState, PodWorkers, UpdatePodOptions } from "../../src/agent/pod-workers";
+import type { EvictOptions, PodWorkerState, PodWorkers, UpdatePodOptions } from "../../src/agent/pod-workers";
 import type { PodFailure } from "../../src/agent/status";
 import type { SourceReport } from "../../src/config/pod-config";
 import type { PodSource } from "../../src/config/types";
@@ -108,6 +108,15 @@ export class FakePodWorkers implements PodWorkers {
     this.calls.push(`reject ${pod.metadata?.uid} ${failure.reason}`);
     const uid = pod.metadata?.uid ?? "";
     this.known.set(uid, { uid, fullName: podKey(pod), pod, phase: "terminated", removed: false, waiting: new Map(), failed: failure, rejected: true, lastSyncTime: 0, syncs: 0, seen: "" });
+  }
+  evictPod(uid: string, o: EvictOptions): boolean {
+    const s = this.known.get(uid);
+    if (!s || s.phase !== "syncing") return false;
+    this.calls.push(`evict ${uid} ${o.status.reason} grace=${o.gracePeriodSeconds}`);
+    s.phase = "terminating";
+    s.failed = o.status;
+    s.evicted = { gracePeriodSeconds: o.gracePeriodSeconds };
+    return true;
   }
   getDuePods(): string[] {
     return this.due.splice(0);

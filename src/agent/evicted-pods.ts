@@ -1,0 +1,64 @@
+// EvictedPods: the pods this node has evicted (by UID, with the status they were given), kept in a file
+// under the root directory so that a restarted agent does not start again a pod it evicted. An API
+// pod needs no such record (the API server has its Failed status, and the kubelet reads it back), but
+// the kubelet never evicts static pods; here file, URL and pushed pods are evicted too
+// (src/eviction/local-storage.ts), and their sources know nothing of it: without the record, an
+// evicted pod whose source still lists it would run again after every restart. An entry is dropped
+// when its pod is removed from its source, or, after a restart, once every source has been seen
+// without it.
+import { readFileSync } from "node:fs";
+import { writeFileAtomic } from "../util/atomic-file";
+import { errorMessage } from "../util/errors";
+import type { Logger } from "../util/log";
+import type { PodFailure } from "./status";
+
+export class EvictedPods {
+  private pods = new Map<string, PodFailure>();
+
+  /** With no file the record lives in memory only (tests). */
+  constructor(private readonly file: string | undefined, private readonly log?: Logger) {
+    if (!file) return;
+    try {
+      const data = JSON.parse(readFileSync(file, "utf8")) as Record<string, PodFailure>;
+      if (data && typeof data === "object") {
+        for (const [uid, f] of Object.entries(data)) {
+          if (typeof f?.reason === "string" && typeof f.message === "string") this.pods.set(uid, { reason: f.reason, message: f.message });
+        }
+      }
+    } catch (e) {
+      // A missing file is a first start; an unreadable one is said, and costs at most a restart of an evicted pod.
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") log?.warn(`${file}: record of evicted pods unreadable, starting without it: ${errorMessage(e)}`);
+    }
+  }
+
+  /** The status the pod was evicted with, if this node evicted it. */
+  get(uid: string): PodFailure | undefined {
+    return this.pods.get(uid);
+  }
+
+  add(uid: string, status: PodFailure): void {
+    this.pods.set(uid, status);
+    this.save();
+  }
+
+  /** Forgets the pod (removed from its source). */
+  delete(uid: string): void {
+    if (this.pods.delete(uid)) this.save();
+  }
+
+  /** Forgets every pod not in `known` (the pods the sources have, once all of them have been seen). */
+  prune(known: ReadonlySet<string>): void {
+    let changed = false;
+    for (const uid of [...this.pods.keys()]) if (!known.has(uid)) changed = this.pods.delete(uid) || changed;
+    if (changed) this.save();
+  }
+
+  private save(): void {
+    if (!this.file) return;
+    try {
+      writeFileAtomic(this.file, JSON.stringify(Object.fromEntries(this.pods)));
+    } catch (e) {
+      this.log?.warn(`${this.file}: cannot keep the record of evicted pods: ${errorMessage(e)}`);
+    }
+  }
+}
