@@ -25,7 +25,7 @@ import type { Clock, Timer } from "../util/clock";
 import type { Logger } from "../util/log";
 import { apiTime } from "../util/time";
 import { IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS, LocalStorageEviction, type EvictionStatus } from "../eviction/local-storage";
-import { WalkDiskUsage, type DiskUsage } from "../eviction/disk-usage";
+import { WalkDiskUsage, type DiskUsage } from "../stats/disk-usage";
 import { errorMessage } from "../util/errors";
 import { SystemMounter, type Mounter } from "../volume/mount";
 import { nodeVolumePlugins } from "../volume/plugins";

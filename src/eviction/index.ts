@@ -1,9 +1,8 @@
 // src/eviction owns the kubelet's eviction manager. Today that is its local-storage part: a pod whose disk
-// emptyDir outgrows its sizeLimit is evicted (local-storage.ts), usage measured by DiskUsage (disk-usage.ts);
+// emptyDir outgrows its sizeLimit is evicted (local-storage.ts), usage measured by src/stats' DiskUsage;
 // pressure signals, thresholds, ranking and node conditions (issue 17) belong here too. It may import
-// src/api, src/volume (the volume folders' layout) and src/util, never src/agent: the agent wires it in
+// src/api, src/stats, src/volume (the volume folders' layout) and src/util, never src/agent: the agent wires it in
 // and acts for it through EvictionTarget.
-export { WalkDiskUsage, WALK_YIELD_EVERY, type DiskUsage, type DiskUsageOptions } from "./disk-usage";
 export {
   LocalStorageEviction,
   emptyDirLimitMessage,

@@ -33,7 +33,7 @@ import type { Clock } from "../util/clock";
 import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
 import { volumeDir } from "../volume/volume-dir";
-import type { DiskUsage } from "./disk-usage";
+import type { DiskUsage } from "../stats/disk-usage";
 
 /** The kubelet's evictionMonitoringPeriod (pkg/kubelet/kubelet.go): how often usage is measured. */
 export const EVICTION_MONITORING_PERIOD_MS = 10_000;
@@ -133,7 +133,7 @@ export class LocalStorageEviction {
       const limitBytes = limit.value();
       let used: number | undefined;
       try {
-        used = await this.o.usage.bytesUsed(volumeDir(this.o.podsDir, uid, "emptyDir", v.name), { stopAbove: limitBytes });
+        used = (await this.o.usage.usage(volumeDir(this.o.podsDir, uid, "emptyDir", v.name), { stopAbove: limitBytes }))?.bytes;
       } catch (err) {
         // As the kubelet without a pod's stats: this pod is not judged this time; the others are.
         this.o.log.warn(`eviction manager: usage of emptyDir ${JSON.stringify(v.name)} of pod ${podKey(pod)}: ${errorMessage(err)}`);

@@ -1,67 +1,94 @@
-// How much disk a folder holds, as `du -s` counts it (the kubelet's volume metrics and eviction's
-// local storage accounting call du): allocated blocks (st_blocks × 512) of everything under it, the
-// folder itself included, symlinks counted as themselves and never followed, a file with several
-// hard links counted once, and the inodes used. The walk stays on the folder's filesystem (du -x)
-// and hands the event loop back every WALK_BATCH entries, so a tree of a million files written by a
-// pod costs time, never the agent's responsiveness. A folder that vanishes midway counts what was seen.
-import type { Dirent } from "node:fs";
-import { lstat, readdir } from "node:fs/promises";
+// DiskUsage: how many bytes and inodes a folder takes on disk, counted as the kubelet counts a volume's usage
+// (k/k@1.24.1 pkg/volume/util/fs/fs.go DiskUsage, which emptyDir's MetricsDu uses): st_blocks × 512 of
+// the folder and everything under it, walked without following symlinks, a file with several hard
+// links counted once, nothing below a mount point of another device (filepath.SkipDir), and a file
+// that vanishes during the walk ignored. The stats provider (volumes, logs) and the eviction manager
+// (emptyDir sizeLimit) measure through it; their tests use a fake (test/fakes/disk-usage.ts).
+import { lstatSync, readdirSync, type BigIntStats } from "node:fs";
 import { join } from "node:path";
 
-export interface DiskUsage {
+export interface DiskUsageOptions {
+  /**
+   * Stop counting once the total is above this many bytes: the caller only needs to know that a limit
+   * is exceeded, and a folder being filled as fast as the disk allows is not walked to its end.
+   */
+  stopAbove?: number;
+}
+
+/** What a folder uses: bytes on disk, and inodes (the folder, and each entry counted once). */
+export interface FolderUsage {
   bytes: number;
   inodes: number;
 }
 
-/** Measures a folder's usage; a fake in tests. */
-export interface DiskUsageMeter {
-  usage(path: string): Promise<DiskUsage | undefined>;
+export interface DiskUsage {
+  /** What the folder uses on disk; undefined when it does not exist (a volume not made yet, or gone). */
+  usage(path: string, o?: DiskUsageOptions): Promise<FolderUsage | undefined>;
 }
 
-const WALK_BATCH = 256;
+/**
+ * How many entries are stat'ed between two turns of the event loop. The walk uses synchronous calls
+ * (one thread-pool round trip per file would make a large tree slow for nothing on a busy node) and
+ * yields this often, so that a volume with millions of files delays the sync loop by a few ms at a
+ * time, never for the whole walk.
+ */
+export const WALK_YIELD_EVERY = 256;
 
-/** du -s -x -B1 and its inode count of `root`, or undefined when root does not exist. */
-export async function diskUsage(root: string): Promise<DiskUsage | undefined> {
-  let top;
-  try {
-    top = await lstat(root, { bigint: false });
-  } catch {
-    return undefined;
-  }
-  const seen = new Set<string>();
-  let bytes = top.blocks * 512;
-  let inodes = 1;
-  let visited = 0;
-  const stack: string[] = top.isDirectory() ? [root] : [];
-  while (stack.length) {
-    const dir = stack.pop()!;
-    let entries: Dirent[];
+const isNotFound = (err: unknown) => (err as NodeJS.ErrnoException | undefined)?.code === "ENOENT";
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The real DiskUsage: a walk of the folder with lstat. */
+export class WalkDiskUsage implements DiskUsage {
+  constructor(private readonly yieldEvery = WALK_YIELD_EVERY) {}
+
+  async usage(path: string, o: DiskUsageOptions = {}): Promise<FolderUsage | undefined> {
+    let root: BigIntStats;
     try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch {
-      continue;
+      root = lstatSync(path, { bigint: true });
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
     }
-    for (const e of entries) {
-      const path = join(dir, e.name);
-      let st;
-      try {
-        st = await lstat(path);
-      } catch {
-        continue;
+    const seenInodes = new Set<bigint>();
+    let bytes = 0;
+    let inodes = 0;
+    let sinceYield = 0;
+    const stack: { path: string; stat: BigIntStats }[] = [{ path, stat: root }];
+    while (stack.length) {
+      const { path: p, stat } = stack.pop()!;
+      // Only hard-linked files can be met twice; keeping every inode would cost memory for nothing.
+      if (stat.nlink > 1n && !stat.isDirectory()) {
+        if (seenInodes.has(stat.ino)) continue;
+        seenInodes.add(stat.ino);
       }
-      if (st.dev !== top.dev) continue;
-      if (st.nlink > 1 && !st.isDirectory()) {
-        const key = `${st.dev}:${st.ino}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-      }
-      bytes += st.blocks * 512;
+      bytes += Number(stat.blocks) * 512;
       inodes++;
-      if (st.isDirectory()) stack.push(path);
-      if (++visited % WALK_BATCH === 0) await new Promise<void>((r) => setImmediate(r));
+      if (o.stopAbove !== undefined && bytes > o.stopAbove) return { bytes, inodes };
+      if (!stat.isDirectory()) continue;
+      let names: string[];
+      try {
+        names = readdirSync(p);
+      } catch (err) {
+        if (isNotFound(err)) continue;
+        throw err;
+      }
+      for (const name of names) {
+        if (++sinceYield >= this.yieldEvery) {
+          sinceYield = 0;
+          await nextTurn();
+        }
+        const child = join(p, name);
+        let st: BigIntStats;
+        try {
+          st = lstatSync(child, { bigint: true });
+        } catch (err) {
+          if (isNotFound(err)) continue;
+          throw err;
+        }
+        if (st.dev !== root.dev) continue;
+        stack.push({ path: child, stat: st });
+      }
     }
+    return { bytes, inodes };
   }
-  return { bytes, inodes };
 }
-
-export const DU_METER: DiskUsageMeter = { usage: diskUsage };

@@ -3,5 +3,5 @@
 // /metrics/resource, and read by eviction. One SummaryProvider per node.
 export { SummaryProvider, VOLUME_STATS_AGG_PERIOD_MS, type StatsRuntime, type SummaryProviderOptions } from "./summary-provider";
 export { renderResourceMetrics, RESOURCE_METRICS_CONTENT_TYPE } from "./resource-metrics";
-export { diskUsage, DU_METER, type DiskUsage, type DiskUsageMeter } from "./disk-usage";
+export { WalkDiskUsage, WALK_YIELD_EVERY, type DiskUsage, type DiskUsageOptions, type FolderUsage } from "./disk-usage";
 export type * from "./types";

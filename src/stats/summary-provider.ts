@@ -26,7 +26,7 @@ import type { Logger } from "../util/log";
 import { apiTime } from "../util/time";
 import { pluginKind, volumeDir } from "../volume/volume-dir";
 import { CpuUsageCache } from "./cpu-usage-cache";
-import { DU_METER, type DiskUsage, type DiskUsageMeter } from "./disk-usage";
+import { WalkDiskUsage, type DiskUsage, type FolderUsage } from "./disk-usage";
 import { fsStats, meminfo, readCgroupUsage, readNetwork, readPidLimits, SYSTEM_HOST_FILES, type CgroupUsage, type HostFiles } from "./host";
 import type { ContainerStats, CPUStats, MemoryStats, NetworkStats, NodeStats, PodStats, Summary, VolumeStats } from "./types";
 
@@ -53,7 +53,7 @@ export interface SummaryProviderOptions {
   /** The cgroup every pod runs under (--cgroup-root), reported as the "pods" system container. */
   cgroupRoot: string;
   files?: HostFiles;
-  du?: DiskUsageMeter;
+  du?: DiskUsage;
   /** How long a folder's measured usage is reused (the kubelet's volumeStatsAggPeriod, 1 min). */
   duCacheMs?: number;
 }
@@ -64,13 +64,13 @@ const num = (v: { value: number } | null | undefined): number | undefined => (v 
 
 export class SummaryProvider {
   private readonly files: HostFiles;
-  private readonly du: DiskUsageMeter;
+  private readonly du: DiskUsage;
   private readonly cpu = new CpuUsageCache();
-  private readonly duCache = new Map<string, { at: number; usage: DiskUsage | undefined }>();
+  private readonly duCache = new Map<string, { at: number; usage: FolderUsage | undefined }>();
 
   constructor(private readonly o: SummaryProviderOptions) {
     this.files = o.files ?? SYSTEM_HOST_FILES;
-    this.du = o.du ?? DU_METER;
+    this.du = o.du ?? new WalkDiskUsage();
   }
 
   /** The whole summary; with onlyCpuAndMemory, node and pods carry cpu and memory alone (?only_cpu_and_memory=true). */
@@ -211,10 +211,13 @@ export class SummaryProvider {
   }
 
   /** du of a folder, reused for duCacheMs. */
-  private async folderUsage(path: string, nowMs: number): Promise<DiskUsage | undefined> {
+  private async folderUsage(path: string, nowMs: number): Promise<FolderUsage | undefined> {
     const hit = this.duCache.get(path);
     if (hit && nowMs - hit.at < (this.o.duCacheMs ?? VOLUME_STATS_AGG_PERIOD_MS)) return hit.usage;
-    const usage = await this.du.usage(path);
+    const usage = await this.du.usage(path).catch((err) => {
+      this.o.log.warn(`stats: measuring ${path}: ${errorMessage(err)}`);
+      return undefined;
+    });
     this.duCache.set(path, { at: nowMs, usage });
     return usage;
   }

@@ -776,8 +776,8 @@ describe("Agent: emptyDir sizeLimit (the eviction manager's local-storage evicti
     a.config.apply(fromApi(withScratch("hog"), withScratch("tidy")));
     await a.settle();
     expect(statusOf(a.agent, "hog").phase).toBe("Running");
-    usage.usage.set(scratchDir("uid-hog"), 2 * 1024 * 1024);
-    usage.usage.set(scratchDir("uid-tidy"), 512 * 1024);
+    usage.table.set(scratchDir("uid-hog"), 2 * 1024 * 1024);
+    usage.table.set(scratchDir("uid-tidy"), 512 * 1024);
     await clock.advance(10_000);
     await a.settle();
     const hog = statusOf(a.agent, "hog");
@@ -809,7 +809,7 @@ describe("Agent: emptyDir sizeLimit (the eviction manager's local-storage evicti
     const a = await startAgent(rt, clock, { stateDir, diskUsage: usage });
     a.config.apply(fromFile(withScratch("hog")));
     await a.settle();
-    usage.usage.set(scratchDir("uid-hog"), 2 * 1024 * 1024);
+    usage.table.set(scratchDir("uid-hog"), 2 * 1024 * 1024);
     await clock.advance(10_000);
     await a.settle();
     expect(statusOf(a.agent, "hog").reason).toBe("Evicted");

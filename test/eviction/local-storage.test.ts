@@ -42,7 +42,7 @@ function setup(pods: Pod[]) {
 describe("LocalStorageEviction (emptyDir sizeLimit, the kubelet's emptyDirLimitEviction)", () => {
   test("a disk emptyDir over its sizeLimit: the pod is evicted at once, reason Evicted, the kubelet's exact message", async () => {
     const { usage, target, eviction } = setup([pod("u1", [{ name: "scratch", emptyDir: { sizeLimit: "1Mi" } }])]);
-    usage.usage.set(dir("u1", "scratch"), 2 * MI + 4096);
+    usage.table.set(dir("u1", "scratch"), 2 * MI + 4096);
     const evicted = await eviction.synchronize();
     expect(evicted.map((p) => p.metadata!.uid)).toEqual(["u1"]);
     expect(target.evictions).toEqual([{ uid: "u1", status: { reason: "Evicted", message: 'Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". ' }, grace: 0 }]);
@@ -52,16 +52,16 @@ describe("LocalStorageEviction (emptyDir sizeLimit, the kubelet's emptyDirLimitE
 
   test("the limit is printed as Go's Quantity.String() prints it: 0.5Gi as 512Mi, a plain 1048576 stays decimal", async () => {
     const { usage, target, eviction } = setup([pod("u1", [{ name: "data", emptyDir: { sizeLimit: "1048576" } }]), pod("u2", [{ name: "d", emptyDir: { sizeLimit: "0.5Gi" } }])]);
-    usage.usage.set(dir("u1", "data"), MI + 512);
-    usage.usage.set(dir("u2", "d"), 600 * MI);
+    usage.table.set(dir("u1", "data"), MI + 512);
+    usage.table.set(dir("u2", "d"), 600 * MI);
     await eviction.synchronize();
     expect(target.evictions.map((e) => e.status.message)).toEqual(['Usage of EmptyDir volume "data" exceeds the limit "1048576". ', 'Usage of EmptyDir volume "d" exceeds the limit "512Mi". ']);
   });
 
   test("usage at or under the limit keeps the pod", async () => {
     const { usage, target, eviction } = setup([pod("u1", [{ name: "scratch", emptyDir: { sizeLimit: "1Mi" } }]), pod("u2", [{ name: "s", emptyDir: { sizeLimit: "1Mi" } }])]);
-    usage.usage.set(dir("u1", "scratch"), MI);
-    usage.usage.set(dir("u2", "s"), 4096);
+    usage.table.set(dir("u1", "scratch"), MI);
+    usage.table.set(dir("u2", "s"), 4096);
     expect(await eviction.synchronize()).toEqual([]);
     expect(target.evictions).toEqual([]);
     expect(usage.asked.length).toBe(2);
@@ -69,8 +69,8 @@ describe("LocalStorageEviction (emptyDir sizeLimit, the kubelet's emptyDirLimitE
 
   test("an emptyDir without a (positive) sizeLimit is never measured nor evicted", async () => {
     const { usage, target, eviction } = setup([pod("u1", [{ name: "a", emptyDir: {} }, { name: "b", emptyDir: { sizeLimit: "0" } }, { name: "c", hostPath: { path: "/tmp" } }])]);
-    usage.usage.set(dir("u1", "a"), 100 * MI);
-    usage.usage.set(dir("u1", "b"), 100 * MI);
+    usage.table.set(dir("u1", "a"), 100 * MI);
+    usage.table.set(dir("u1", "b"), 100 * MI);
     expect(await eviction.synchronize()).toEqual([]);
     expect(usage.asked).toEqual([]);
     expect(target.evictions).toEqual([]);
@@ -78,7 +78,7 @@ describe("LocalStorageEviction (emptyDir sizeLimit, the kubelet's emptyDirLimitE
 
   test("a memory-backed emptyDir is never measured: its tmpfs is sized by the limit", async () => {
     const { usage, target, eviction } = setup([pod("u1", [{ name: "shm", emptyDir: { medium: "Memory", sizeLimit: "1Mi" } }])]);
-    usage.usage.set(dir("u1", "shm"), 100 * MI);
+    usage.table.set(dir("u1", "shm"), 100 * MI);
     expect(await eviction.synchronize()).toEqual([]);
     expect(usage.asked).toEqual([]);
     expect(target.evictions).toEqual([]);
@@ -98,11 +98,11 @@ describe("LocalStorageEviction (emptyDir sizeLimit, the kubelet's emptyDirLimitE
       { name: "second", emptyDir: { sizeLimit: "1Mi" } },
     ];
     const { usage, target, eviction } = setup([pod("u1", vols), pod("u2", [{ name: "x", emptyDir: { sizeLimit: "1Ki" } }]), pod("u3", [{ name: "y", emptyDir: { sizeLimit: "1Mi" } }])]);
-    usage.usage.set(dir("u1", "ok"), MI);
-    usage.usage.set(dir("u1", "first"), 2 * MI);
-    usage.usage.set(dir("u1", "second"), 2 * MI);
-    usage.usage.set(dir("u2", "x"), 8192);
-    usage.usage.set(dir("u3", "y"), 8192);
+    usage.table.set(dir("u1", "ok"), MI);
+    usage.table.set(dir("u1", "first"), 2 * MI);
+    usage.table.set(dir("u1", "second"), 2 * MI);
+    usage.table.set(dir("u2", "x"), 8192);
+    usage.table.set(dir("u3", "y"), 8192);
     await eviction.synchronize();
     expect(target.evictions.map((e) => [e.uid, e.status.message])).toEqual([
       ["u1", 'Usage of EmptyDir volume "first" exceeds the limit "1Mi". '],
@@ -114,7 +114,7 @@ describe("LocalStorageEviction (emptyDir sizeLimit, the kubelet's emptyDirLimitE
 
   test("a pod no longer active (being deleted, already evicted) is not evicted again", async () => {
     const { usage, target, eviction } = setup([pod("u1", [{ name: "scratch", emptyDir: { sizeLimit: "1Mi" } }])]);
-    usage.usage.set(dir("u1", "scratch"), 2 * MI);
+    usage.table.set(dir("u1", "scratch"), 2 * MI);
     await eviction.synchronize();
     await eviction.synchronize();
     expect(target.evictions.map((e) => e.uid)).toEqual(["u1"]);
@@ -122,7 +122,7 @@ describe("LocalStorageEviction (emptyDir sizeLimit, the kubelet's emptyDirLimitE
 
   test("a critical pod (priority ≥ system-cluster-critical) is not evicted; the overrun is logged", async () => {
     const { usage, target, eviction, lines } = setup([pod("u1", [{ name: "scratch", emptyDir: { sizeLimit: "1Mi" } }], 2_000_000_000)]);
-    usage.usage.set(dir("u1", "scratch"), 2 * MI);
+    usage.table.set(dir("u1", "scratch"), 2 * MI);
     expect(await eviction.synchronize()).toEqual([]);
     expect(target.evictions).toEqual([]);
     expect(lines).toEqual(['error eviction manager: cannot evict a critical pod: default/p-u1: Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". ']);
@@ -130,8 +130,8 @@ describe("LocalStorageEviction (emptyDir sizeLimit, the kubelet's emptyDirLimitE
 
   test("a volume that cannot be measured is logged and skipped; the other pods are still checked", async () => {
     const { usage, target, eviction, lines } = setup([pod("u1", [{ name: "bad", emptyDir: { sizeLimit: "1Mi" } }]), pod("u2", [{ name: "s", emptyDir: { sizeLimit: "1Mi" } }])]);
-    usage.usage.set(dir("u1", "bad"), new Error("EACCES: permission denied"));
-    usage.usage.set(dir("u2", "s"), 2 * MI);
+    usage.table.set(dir("u1", "bad"), new Error("EACCES: permission denied"));
+    usage.table.set(dir("u2", "s"), 2 * MI);
     await eviction.synchronize();
     expect(target.evictions.map((e) => e.uid)).toEqual(["u2"]);
     expect(lines).toEqual(['warn eviction manager: usage of emptyDir "bad" of pod default/p-u1: EACCES: permission denied']);
@@ -144,7 +144,7 @@ describe("LocalStorageEviction (emptyDir sizeLimit, the kubelet's emptyDirLimitE
     const done = eviction.run(ac.signal);
     await clock.advance(0);
     expect(usage.asked.length).toBe(1);
-    usage.usage.set(dir("u1", "scratch"), 2 * MI);
+    usage.table.set(dir("u1", "scratch"), 2 * MI);
     await clock.advance(EVICTION_MONITORING_PERIOD_MS - 1);
     expect(usage.asked.length).toBe(1);
     expect(target.evictions).toEqual([]);

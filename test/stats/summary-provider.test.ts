@@ -1,13 +1,9 @@
 // The Summary from fake CRI stats, host files and du: which pods and containers are reported, the
 // kubelet's arithmetic (usageNanoCores from two samples, ephemeral storage = rootfs + logs + disk
 // volumes), only_cpu_and_memory, and /metrics/resource rendered from it.
-import { afterAll, describe, expect, test } from "bun:test";
-import { linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { describe, expect, test } from "bun:test";
 import type { Pod } from "kubernetes-types/core/v1";
 import type { ContainerStats, ImageFsInfoResponse, PodSandboxStats } from "../../src/cri/types";
-import { diskUsage } from "../../src/stats/disk-usage";
 import { renderResourceMetrics } from "../../src/stats/resource-metrics";
 import { SummaryProvider, type StatsRuntime } from "../../src/stats/summary-provider";
 import { FakeClock } from "../../src/util/clock";
@@ -156,24 +152,4 @@ test("renderResourceMetrics: the kubelet's names, labels and timestamps; scrape_
   expect(text).toContain(`pod_memory_working_set_bytes{namespace="default",pod="web"} 3000 ${ts}\n`);
   expect(text).toContain("scrape_error 0\n");
   expect(renderResourceMetrics(undefined)).toBe("# HELP scrape_error [ALPHA] 1 if there was an error while getting container metrics, 0 otherwise\n# TYPE scrape_error gauge\nscrape_error 1\n");
-});
-
-describe("diskUsage (a real folder)", () => {
-  const dir = mkdtempSync(join(tmpdir(), "nodeagent-du-"));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  test("allocated blocks of every entry, a hard-linked file once, a symlink not followed; a missing folder is undefined", async () => {
-    const root = join(dir, "vol");
-    mkdirSync(join(root, "sub"), { recursive: true });
-    writeFileSync(join(root, "sub", "a"), Buffer.alloc(64 * 1024, 1));
-    const before = (await diskUsage(root))!;
-    linkSync(join(root, "sub", "a"), join(root, "b"));
-    symlinkSync("/usr", join(root, "link"));
-    const after = (await diskUsage(root))!;
-    expect(before.bytes).toBeGreaterThanOrEqual(64 * 1024);
-    expect(before.inodes).toBe(3);
-    // The hard link adds nothing; the symlink adds itself (an inode, no data blocks for a short target).
-    expect(after.inodes).toBe(4);
-    expect(after.bytes).toBeLessThan(before.bytes + 8192);
-    expect(await diskUsage(join(dir, "nope"))).toBeUndefined();
-  });
 });

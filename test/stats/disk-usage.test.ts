@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { linkSync, lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { WalkDiskUsage } from "../../src/eviction/disk-usage";
+import { WalkDiskUsage } from "../../src/stats/disk-usage";
 
 let root: string;
 beforeEach(() => {
@@ -22,7 +22,7 @@ describe("WalkDiskUsage (the kubelet's fs.DiskUsage)", () => {
     writeFileSync(join(vol, "sub", "b"), Buffer.alloc(MI, 2));
     const expected = blocks(vol) + blocks(join(vol, "sub")) + blocks(join(vol, "a")) + blocks(join(vol, "sub", "b"));
     expect(expected).toBeGreaterThanOrEqual(2 * MI);
-    expect(await new WalkDiskUsage().bytesUsed(vol)).toBe(expected);
+    expect((await new WalkDiskUsage().usage(vol))?.bytes).toBe(expected);
   });
 
   test("a sparse file counts its allocated blocks, not its length", async () => {
@@ -31,7 +31,7 @@ describe("WalkDiskUsage (the kubelet's fs.DiskUsage)", () => {
     writeFileSync(join(vol, "sparse"), "");
     const { truncateSync } = await import("node:fs");
     truncateSync(join(vol, "sparse"), 100 * MI);
-    expect(await new WalkDiskUsage().bytesUsed(vol)).toBeLessThan(MI);
+    expect((await new WalkDiskUsage().usage(vol))?.bytes).toBeLessThan(MI);
   });
 
   test("hard links are counted once; symlinks are not followed (a link to a big file outside counts as the link)", async () => {
@@ -46,7 +46,7 @@ describe("WalkDiskUsage (the kubelet's fs.DiskUsage)", () => {
     symlinkSync(join(outside, "big"), join(vol, "to-file"));
     symlinkSync(outside, join(vol, "to-dir"));
     const expected = blocks(vol) + blocks(join(vol, "a")) + blocks(join(vol, "to-file")) + blocks(join(vol, "to-dir"));
-    const used = await new WalkDiskUsage().bytesUsed(vol);
+    const used = (await new WalkDiskUsage().usage(vol))?.bytes;
     expect(used).toBe(expected);
     expect(used!).toBeLessThan(2 * MI);
   });
@@ -71,7 +71,7 @@ describe("WalkDiskUsage (the kubelet's fs.DiskUsage)", () => {
       setImmediate(tick);
     };
     setImmediate(tick);
-    const used = await new WalkDiskUsage(16).bytesUsed(vol);
+    const used = (await new WalkDiskUsage(16).usage(vol))?.bytes;
     walking = false;
     expect(used).toBe(expected);
     // 205 entries in batches of 16: the walk let other work run in between.
@@ -82,14 +82,24 @@ describe("WalkDiskUsage (the kubelet's fs.DiskUsage)", () => {
     const vol = join(root, "vol");
     mkdirSync(vol);
     for (let f = 0; f < 8; f++) writeFileSync(join(vol, `f${f}`), Buffer.alloc(MI, f));
-    const full = await new WalkDiskUsage().bytesUsed(vol);
-    const partial = await new WalkDiskUsage().bytesUsed(vol, { stopAbove: MI });
+    const full = (await new WalkDiskUsage().usage(vol))?.bytes;
+    const partial = (await new WalkDiskUsage().usage(vol, { stopAbove: MI }))?.bytes;
     expect(full!).toBeGreaterThanOrEqual(8 * MI);
     expect(partial!).toBeGreaterThan(MI);
     expect(partial!).toBeLessThan(full!);
   });
 
   test("a folder that does not exist has no usage (undefined)", async () => {
-    expect(await new WalkDiskUsage().bytesUsed(join(root, "nope"))).toBeUndefined();
+    expect(await new WalkDiskUsage().usage(join(root, "nope"))).toBeUndefined();
   });
+});
+
+test("inodes: the folder and each entry once (a hard-linked file once)", async () => {
+  const vol = join(root, "vol");
+  mkdirSync(join(vol, "sub"), { recursive: true });
+  writeFileSync(join(vol, "sub", "a"), "x");
+  linkSync(join(vol, "sub", "a"), join(vol, "b"));
+  symlinkSync("/usr", join(vol, "link"));
+  // vol, sub, a (= b), link
+  expect((await new WalkDiskUsage().usage(vol))?.inodes).toBe(4);
 });
