@@ -7,11 +7,12 @@
 // mistakes found are reported at once, one a line.
 //
 // Checked as the kubelet checks them: --node-labels (NodeRestriction's rules, src/api/node-labels.ts),
-// --register-with-taints, IP addresses, port ranges. Checked where the kubelet is laxer, because the
+// --register-with-taints, IP addresses, port ranges, --node-ip (one IP or a dual-stack pair, on one
+// of this host's interfaces: the kubelet finds that out at its first node status update). Checked where the kubelet is laxer, because the
 // cost here is lost pods: a --pod-manifest-path that does not exist (the kubelet only logs it).
 import { existsSync, statSync } from "node:fs";
 import { isIP } from "node:net";
-import { hostname, networkInterfaces } from "node:os";
+import { hostname } from "node:os";
 import type { Taint } from "kubernetes-types/core/v1";
 import { forbiddenNodeLabelsError } from "../api/node-labels";
 import { parseQuantity } from "../api/quantity";
@@ -19,7 +20,9 @@ import { isDNS1123Subdomain } from "../api/validation";
 import type { PlegModeSetting } from "../pleg/pleg";
 import { PUSH_POLICIES, type PushPolicy } from "../config/push-policy";
 import { servingExposureError } from "../server/auth";
+import { nodeIPProblem, parseNodeIPs, realHostNetwork, type HostNetwork } from "../server/node-address";
 import { parseLabels, parseTaint } from "../server/node-info";
+import { isUnspecifiedIP, parseIP } from "../util/ip";
 import { readTokenFile } from "../server/token-file";
 import { parseDuration } from "../util/duration";
 import { ConfigError, errorMessage } from "../util/errors";
@@ -34,10 +37,14 @@ export interface ReservedResources {
 }
 
 export interface AgentConfig {
-  /** The node's name: --hostname-override, else the host's name, lower-cased as the kubelet does. */
+  /** The node's name: --hostname-override, else the host's name, trimmed and lower-cased as the kubelet does. */
   nodeName: string;
-  /** --node-ip, else the host's first non-loopback IPv4 address. */
-  nodeIP: string;
+  /**
+   * --node-ip, parsed: [] when not given, one address or a dual-stack pair ("0.0.0.0"/"::" alone:
+   * pick one of that family). The Node's addresses and the pods' hostIP are resolved from it at start
+   * (src/server/node-address.ts).
+   */
+  nodeIPs: string[];
   /** Where the agent keeps its state, and a managed containerd its data. */
   rootDir: string;
   runtime: {
@@ -162,21 +169,13 @@ const FIELD_OF_FLAG = new Map(Object.entries(CONFIG_FILE_FIELDS).map(([field, fl
 /** The command's flags by name (citty's parsed args: strings; other values are ignored). */
 export type AgentFlags = Readonly<Record<string, unknown>>;
 
-/** What the host says when a flag does not: its name and address. Injected by tests. */
+/** What the host says when a flag does not: its name, and its interfaces (a --node-ip must be one of theirs). Injected by tests. */
 export interface HostFacts {
   hostname(): string;
-  defaultIP(): string;
+  network: Pick<HostNetwork, "interfaces">;
 }
 
-const realHost: HostFacts = {
-  hostname,
-  defaultIP() {
-    for (const addrs of Object.values(networkInterfaces())) {
-      for (const a of addrs ?? []) if (a.family === "IPv4" && !a.internal) return a.address;
-    }
-    return "127.0.0.1";
-  },
-};
+const realHost: HostFacts = { hostname, network: realHostNetwork };
 
 /** A value that fails its check: the message says what was expected; the caller adds where. */
 class Invalid extends Error {}
@@ -202,6 +201,23 @@ function wholeNumber(text: string, min: number, max: number): number {
 function ipAddress(text: string): string {
   if (isIP(text.trim()) === 0) throw new Invalid("not an IP address");
   return text.trim();
+}
+
+/** --node-ip: parseNodeIPs, then each given address must be this host's (kubelet validateNodeIP, loopback allowed). */
+function nodeIPsFlag(text: string, network: Pick<HostNetwork, "interfaces">): string[] {
+  let ips: string[];
+  try {
+    ips = parseNodeIPs(text);
+  } catch (e) {
+    throw new Invalid(errorMessage(e));
+  }
+  for (const ip of ips) {
+    const parsed = parseIP(ip)!;
+    if (isUnspecifiedIP(parsed)) continue;
+    const problem = nodeIPProblem(parsed, network, true);
+    if (problem) throw new Invalid(problem);
+  }
+  return ips;
 }
 
 function mustExist(path: string): string {
@@ -338,10 +354,11 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
   const file = configFileText === undefined ? undefined : readKubeletConfigFile(configPath, configFileText, Object.keys(CONFIG_FILE_FIELDS));
   const s = new Settings(flags, explicitFlags, file);
 
-  const nodeName = (s.string("hostname-override") ?? host.hostname()).toLowerCase();
+  // nodeutil.GetHostname: the override or the host's name, trimmed and lower-cased.
+  const nodeName = (s.string("hostname-override") ?? host.hostname()).trim().toLowerCase();
   const nameErrors = isDNS1123Subdomain(nodeName);
   if (nameErrors.length) s.fail(`node name ${JSON.stringify(nodeName)} (--hostname-override, else the host's name): ${nameErrors.join("; ")}`);
-  const nodeIP = s.string("node-ip", ipAddress) ?? host.defaultIP();
+  const nodeIPs = s.get("node-ip", (t) => nodeIPsFlag(t, host.network), () => []) ?? [];
 
   const manifestPath = s.string("pod-manifest-path", mustExist);
   const manifestUrl = s.string("manifest-url", (u) => {
@@ -432,7 +449,7 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
 
   const config: AgentConfig = {
     nodeName,
-    nodeIP,
+    nodeIPs,
     rootDir: s.string("root-dir") ?? AGENT_DEFAULTS["root-dir"],
     runtime: {
       endpoint: s.string("runtime-endpoint"),

@@ -439,7 +439,7 @@ export class Agent implements SyncHandler {
       const pod = s.restartRequested;
       const why: Waiting = { reason: "ContainerCreating", message: "the pod's previous instance (same UID) is still terminating; it starts again once that has finished" };
       const waiting = new Map([...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].map((c) => [c.name, why]));
-      return computeApiPodStatus({ pod, runtimeName: this.runtimeName, runtime: undefined, waiting, hostIP: this.o.runtimeConfig.hostIP, startTime: s.seen, now: apiTime(this.o.clock.now()) });
+      return computeApiPodStatus({ pod, runtimeName: this.runtimeName, runtime: undefined, waiting, hostIP: this.o.runtimeConfig.hostIP, hostIPs: this.o.runtimeConfig.hostIPs, startTime: s.seen, now: apiTime(this.o.clock.now()) });
     }
     const probed = (name: string) => [...(s.pod.spec?.containers ?? []), ...(s.pod.spec?.initContainers ?? [])].find((c) => c.name === name);
     // GET /pods asks for every pod's status each time, and a monitor may ask every few milliseconds:
@@ -468,6 +468,7 @@ export class Agent implements SyncHandler {
       waiting: s.waiting,
       volumesNotReady: s.volumesNotReady,
       hostIP: this.o.runtimeConfig.hostIP,
+      hostIPs: this.o.runtimeConfig.hostIPs,
       startTime: s.seen,
       failed: s.failed,
       now: apiTime(this.o.clock.now()),

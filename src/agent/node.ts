@@ -20,7 +20,7 @@ import { conflictCheck, FileSource, HttpSource, PodConfig, pushPolicyCheck, Push
 import { CriClient, resolveRuntime } from "../cri";
 import { loadStaticPods, loadStaticPodsWithLocalObjects } from "../manifest/load";
 import { Pleg } from "../pleg";
-import { AgentMetrics, buildNode, runtimeCounts, startAgentServer, type AgentServer } from "../server";
+import { AgentMetrics, buildNode, realHostNetwork, resolveNodeAddresses, runtimeCounts, startAgentServer, type AgentServer, type HostNetwork } from "../server";
 import { RealClock, type Clock } from "../util/clock";
 import { ConfigError, errorMessage } from "../util/errors";
 import { createLogger, type Logger } from "../util/log";
@@ -73,6 +73,8 @@ export interface NodeDeps {
   resolveRuntime?: typeof resolveRuntime;
   /** The object sources and content volume plugins (see VolumeWiring). */
   volumes?: VolumeWiring;
+  /** Where the node's addresses are looked up (src/server/node-address.ts); a fake in tests. */
+  hostNetwork?: HostNetwork;
 }
 
 /** A started node. */
@@ -167,6 +169,17 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       }
     }
 
+    // The Node's addresses, by the kubelet's rules, once: the pods' hostIP is the Node's InternalIP
+    // (the kubelet's getHostIPAnyWay reads it off the Node), so both come from this one answer.
+    let nodeAddresses;
+    try {
+      nodeAddresses = await resolveNodeAddresses({ nodeIPs: config.nodeIPs, nodeName, net: deps.hostNetwork ?? realHostNetwork });
+    } catch (e) {
+      throw new ConfigError(`--node-ip ${config.nodeIPs.join(",")}: ${errorMessage(e)}`);
+    }
+    if (nodeAddresses.warning) log.warn(nodeAddresses.warning);
+    const { addresses, hostIPs } = nodeAddresses;
+
     const runtime = await (deps.resolveRuntime ?? resolveRuntime)({ endpoint: config.runtime.endpoint, rootDir: config.rootDir, podInfraImage: config.runtime.podInfraImage, log });
     resources.add("the runtime", () => runtime.release());
     const client = new CriClient(runtime.endpoint, { timeoutMs: config.runtime.requestTimeoutMs });
@@ -230,7 +243,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       log,
       runtimeName,
       runtimeConfig: {
-        podLogsRoot: config.pods.logsDir, podsDir: join(config.rootDir, "pods"), cgroupRoot: config.pods.cgroupRoot, nodeName, hostIP: config.nodeIP,
+        podLogsRoot: config.pods.logsDir, podsDir: join(config.rootDir, "pods"), cgroupRoot: config.pods.cgroupRoot, nodeName, hostIP: hostIPs[0]!, hostIPs,
         clusterDns: { servers: config.pods.clusterDNS, domain: config.pods.clusterDomain, resolvConf: config.pods.resolvConf },
       },
       syncFrequencyMs: config.syncFrequencyMs,
@@ -239,7 +252,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         const health = agentHealth();
         lastNode = await buildNode({
           nodeName, labels: config.node.labels, taints: config.node.taints, runtime: client, maxPods: config.node.maxPods, reserved: config.node.reserved,
-          now: clock.now(), version: pkg.version, port: server?.port, previous: lastNode,
+          now: clock.now(), version: pkg.version, runtimeName, addresses, port: server?.port, previous: lastNode,
           conditions: { ready: { ok: health.ready, message: health.message } },
         });
         return lastNode;

@@ -25,7 +25,10 @@ export interface RuntimeConfigOptions {
   /** cgroupfs parent of every pod; each pod gets <cgroupRoot>/pod<uid>. */
   cgroupRoot: string;
   nodeName: string;
+  /** The Node's InternalIP (status.hostIP, the downward API's status.hostIP). */
   hostIP: string;
+  /** Every InternalIP of the Node, hostIP first (status.hostIPs); [hostIP] when not given. */
+  hostIPs?: readonly string[];
   /** Cluster DNS for ClusterFirst pods (the kubelet's --cluster-dns); without it they use the host's. */
   clusterDns?: ClusterDnsOptions;
   /**

@@ -36,7 +36,10 @@ export interface StatusInputs {
   started?: (containerName: string, containerId: string) => boolean;
   /** Why the agent killed a container instance (a failed probe), when the runtime gives no message. */
   killMessage?: (containerId: string) => string | undefined;
+  /** The Node's InternalIP: status.hostIP. */
   hostIP: string;
+  /** The Node's InternalIPs, hostIP first (status.hostIPs, a host-network pod's IPs); [hostIP] when not given. */
+  hostIPs?: readonly string[];
   /** When the agent first saw the pod (RFC 3339). */
   startTime: string;
   /** The pod's volumes could not all be made (FailedMount): PodReadyToStartContainers is False with this reason and message. */
@@ -171,13 +174,14 @@ export function computeApiPodStatus(i: StatusInputs): ApiPodStatus {
     condition("ContainersReady", containersReady, i.now, i.previous, isTerminalPhase(phase) ? "PodCompleted" : "ContainersNotReady", notReadyMessage),
     condition("PodScheduled", true, i.now, i.previous),
   ];
-  const podIPs = i.pod.spec?.hostNetwork ? [i.hostIP] : (i.runtime?.ips ?? []);
+  const hostIPs = i.hostIPs?.length ? i.hostIPs : [i.hostIP];
+  const podIPs = i.pod.spec?.hostNetwork ? hostIPs : (i.runtime?.ips ?? []);
   return {
     phase,
     conditions,
     ...(i.failed ? { reason: i.failed.reason, message: i.failed.message } : {}),
     hostIP: i.hostIP,
-    hostIPs: [{ ip: i.hostIP }],
+    hostIPs: hostIPs.map((ip) => ({ ip })),
     ...(podIPs[0] ? { podIP: podIPs[0], podIPs: podIPs.map((ip) => ({ ip })) } : {}),
     startTime: i.startTime,
     ...(init.length ? { initContainerStatuses: init } : {}),

@@ -1,9 +1,11 @@
 // The v1 Node object that describes this host: what the kubelet's node status setters
 // (k/k pkg/kubelet/nodestatus/setters.go) and initialNode (kubelet_node_status.go) compute, from
-// the host's own files instead of cAdvisor. Facts about the host are read once per call by
-// readHostFacts(); buildNode takes them as a parameter so the arithmetic is testable.
+// the host's own files instead of cAdvisor (the files cAdvisor's MachineInfo and VersionInfo read).
+// Facts about the host are read once per call by readHostFacts(); buildNode takes them as a parameter
+// so the arithmetic is testable. The addresses are node-address.ts's, resolved once at start.
 import * as fs from "node:fs";
 import * as os from "node:os";
+import { join } from "node:path";
 import { parseQuantity } from "../api/quantity";
 import { apiTime } from "../util/time";
 import type { ContainerImage, Node, NodeAddress, NodeCondition, Taint } from "kubernetes-types/core/v1";
@@ -25,11 +27,16 @@ export interface HostFacts {
   bootID: string;
   kernelVersion: string;
   osImage: string;
-  hostname: string;
-  /** The node's InternalIP, when the host has a non-loopback IPv4 address. */
-  internalIP?: string;
+  /** The huge page pools (/sys/kernel/mm/hugepages), as cAdvisor's MachineInfo.HugePages. */
+  hugePages: HugePagePool[];
   /** GOARCH spelling: amd64, arm64, … */
   architecture: string;
+}
+
+export interface HugePagePool {
+  pageSizeBytes: number;
+  /** nr_hugepages: pages of that size set aside. */
+  pages: number;
 }
 
 function readText(path: string): string | undefined {
@@ -58,44 +65,42 @@ function memTotalBytes(): number {
   return m ? Number(m[1]) * 1024 : os.totalmem();
 }
 
-function osPrettyName(): string {
-  const m = /^PRETTY_NAME=(.*)$/m.exec(readText("/etc/os-release") ?? readText("/usr/lib/os-release") ?? "");
+/** cAdvisor's ContainerOsVersion: PRETTY_NAME of os-release, "Linux" without one. */
+export function osPrettyName(osRelease: string | undefined): string {
+  const m = /^PRETTY_NAME=(.*)$/m.exec(osRelease ?? "");
   if (!m) return "Linux";
   return m[1]!.trim().replace(/^(["'])(.*)\1$/, "$2");
 }
 
-function defaultRouteInterface(): string | undefined {
-  // /proc/net/route: Iface Destination Gateway …, hex; the default route has Destination 00000000.
-  for (const line of (readText("/proc/net/route") ?? "").split("\n").slice(1)) {
-    const [iface, dest] = line.trim().split(/\s+/);
-    if (iface && dest === "00000000") return iface;
+/**
+ * The huge page pools as cAdvisor reads them (machine.GetHugePagesInfo): one directory
+ * hugepages-<size>kB per page size the kernel supports, its nr_hugepages the pages set aside. No
+ * directory (no hugetlbfs support, or a container without /sys) means no pools.
+ */
+export function readHugePages(sysRoot = "/"): HugePagePool[] {
+  const dir = join(sysRoot, "sys/kernel/mm/hugepages");
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
   }
-  return undefined;
+  const pools: HugePagePool[] = [];
+  for (const name of names.sort()) {
+    const m = /^hugepages-(\d+)kB$/.exec(name);
+    if (!m) continue;
+    const pages = Number((readText(join(dir, name, "nr_hugepages")) ?? "").trim());
+    pools.push({ pageSizeBytes: Number(m[1]) * 1024, pages: Number.isSafeInteger(pages) && pages > 0 ? pages : 0 });
+  }
+  return pools.sort((a, b) => a.pageSizeBytes - b.pageSizeBytes);
 }
 
 /**
- * The InternalIP: an IPv4 address of the interface that holds the default route, as the kubelet's
- * ChooseHostInterface picks it when neither --node-ip nor a resolvable hostname decides; otherwise
- * the first non-loopback, non-link-local IPv4 address (never a pod bridge that comes later in the
- * list, since the default route's interface is tried first).
+ * Reads the facts buildNode needs from this host. `rootDir` is the directory whose filesystem is
+ * nodefs; `sysRoot` is where /etc, /proc and /sys are found ("/"; a fixture tree in tests).
  */
-export function pickInternalIP(
-  interfaces: NodeJS.Dict<os.NetworkInterfaceInfo[]> = os.networkInterfaces(),
-  /** The interface holding the default route; null when there is none. */
-  defaultIface: string | null = defaultRouteInterface() ?? null,
-): string | undefined {
-  const usable = (a: os.NetworkInterfaceInfo) => a.family === "IPv4" && !a.internal && !a.address.startsWith("169.254.");
-  const preferred = defaultIface ? interfaces[defaultIface]?.find(usable) : undefined;
-  if (preferred) return preferred.address;
-  for (const addrs of Object.values(interfaces)) {
-    const a = addrs?.find(usable);
-    if (a) return a.address;
-  }
-  return undefined;
-}
-
-/** Reads the facts buildNode needs from this host. `rootDir` is the directory whose filesystem is nodefs. */
-export function readHostFacts(rootDir = "/"): HostFacts {
+export function readHostFacts(rootDir = "/", sysRoot = "/"): HostFacts {
+  const at = (path: string) => readText(join(sysRoot, path));
   let ephemeralStorageBytes: number | undefined;
   try {
     const st = fs.statfsSync(rootDir);
@@ -107,14 +112,15 @@ export function readHostFacts(rootDir = "/"): HostFacts {
     cpus: countCpus(),
     memoryBytes: memTotalBytes(),
     ephemeralStorageBytes,
-    machineID: (readText("/etc/machine-id") ?? readText("/var/lib/dbus/machine-id") ?? "").trim(),
-    // Readable by root only on most hosts; the kubelet leaves it empty too when it cannot read it.
-    systemUUID: (readText("/sys/class/dmi/id/product_uuid") ?? "").trim(),
-    bootID: (readText("/proc/sys/kernel/random/boot_id") ?? "").trim(),
-    kernelVersion: os.release(),
-    osImage: osPrettyName(),
-    hostname: os.hostname().toLowerCase(),
-    internalIP: pickInternalIP(),
+    // cAdvisor's machine-id files, in its order.
+    machineID: (at("etc/machine-id") ?? at("var/lib/dbus/machine-id") ?? "").trim(),
+    // Readable by root only on most hosts; cAdvisor leaves it empty too when it cannot read it.
+    systemUUID: (at("sys/class/dmi/id/product_uuid") ?? "").trim(),
+    bootID: (at("proc/sys/kernel/random/boot_id") ?? "").trim(),
+    // VersionInfo.KernelVersion is uname -r; the osrelease file is the same string.
+    kernelVersion: sysRoot === "/" ? os.release() : (at("proc/sys/kernel/osrelease") ?? "").trim(),
+    osImage: osPrettyName(at("etc/os-release") ?? at("usr/lib/os-release")),
+    hugePages: readHugePages(sysRoot),
     architecture: goArch(),
   };
 }
@@ -224,6 +230,21 @@ export function parseTaints(spec: string): Taint[] {
 // ---------------------------------------------------------------------------------------------
 // The Node
 
+/** The Kubernetes release whose kubelet the agent follows. */
+export const KUBERNETES_VERSION = "1.24.1";
+
+/**
+ * Node.status.nodeInfo.kubeletVersion: the Kubernetes version followed, with nodeagent's own version
+ * as semver build metadata — "v1.24.1+nodeagent.0.1.0", the shape k3s ("v1.24.1+k3s1") and RKE2
+ * report. Tools parse it with apimachinery's version.ParseSemantic/ParseGeneric (or any semver
+ * parser) as 1.24.1: build metadata does not take part in comparisons, where a pre-release suffix
+ * ("-nodeagent…") would make it older than v1.24.1 in every version-gated check.
+ */
+export function kubeletVersion(agentVersion: string): string {
+  const build = agentVersion.replace(/^v/, "").replace(/[^0-9A-Za-z.-]/g, "-").replace(/\.{2,}/g, ".").replace(/^\.|\.$/g, "");
+  return `v${KUBERNETES_VERSION}+nodeagent${build ? `.${build}` : ""}`;
+}
+
 /** The kubelet's default evictionHard memory.available (Linux). */
 export const EVICTION_HARD_MEMORY_BYTES = 100 * 2 ** 20;
 /** The kubelet's default evictionHard nodefs.available (Linux): 10% of the filesystem. */
@@ -245,8 +266,12 @@ export interface BuildNodeOptions {
   conditions: { ready: { ok: boolean; message: string } };
   /** Milliseconds since the epoch (Clock.now()). */
   now: number;
-  /** nodeagent's version, reported as kubeletVersion "nodeagent/<version>". */
+  /** nodeagent's version: kubeletVersion is kubeletVersion(version), "v1.24.1+nodeagent.<version>". */
   version: string;
+  /** The runtime's name as it gave it at start (CRI Version): containerRuntimeVersion is "<name>://<version>". */
+  runtimeName?: string;
+  /** status.addresses (node-address.ts resolveNodeAddresses); without them, only the Hostname (the node name). */
+  addresses?: NodeAddress[];
   /** The agent's HTTP port, reported as status.daemonEndpoints.kubeletEndpoint. */
   port?: number;
   /** Host facts; read from this host with readHostFacts(rootDir) when not given. */
@@ -331,6 +356,15 @@ export async function buildNode(o: BuildNodeOptions): Promise<Node> {
     memory: formatBytes(host.memoryBytes - reservedMemory - EVICTION_HARD_MEMORY_BYTES),
     pods: String(o.maxPods),
   };
+  // cadvisor.CapacityFromMachineInfo: hugepages-<page size> = page size × pages, 0 for a pool with no
+  // pages; MachineInfo then takes every hugepages capacity off allocatable memory (clamped at 0).
+  let hugePagesBytes = 0;
+  for (const pool of host.hugePages) {
+    const name = `hugepages-${formatBytes(pool.pageSizeBytes)}`;
+    capacity[name] = allocatable[name] = formatBytes(pool.pageSizeBytes * pool.pages);
+    hugePagesBytes += pool.pageSizeBytes * pool.pages;
+  }
+  if (hugePagesBytes > 0) allocatable.memory = formatBytes(host.memoryBytes - reservedMemory - EVICTION_HARD_MEMORY_BYTES - hugePagesBytes);
   if (host.ephemeralStorageBytes !== undefined) {
     const evict = Math.ceil(host.ephemeralStorageBytes * EVICTION_HARD_NODEFS_FRACTION);
     capacity["ephemeral-storage"] = formatBytes(host.ephemeralStorageBytes);
@@ -338,9 +372,10 @@ export async function buildNode(o: BuildNodeOptions): Promise<Node> {
   }
 
   const [version, images, rtErrors] = await Promise.all([
+    // setters.go VersionInfo: "<runtime type>://<version>", the version "Unknown" when Version fails.
     o.runtime.version().then(
-      (v) => `${v.runtimeName}://${v.runtimeVersion}`,
-      () => "",
+      (v) => `${o.runtimeName || v.runtimeName}://${v.runtimeVersion}`,
+      () => `${o.runtimeName || "containerd"}://Unknown`,
     ),
     nodeImages(o.runtime),
     runtimeErrors(o.runtime),
@@ -352,9 +387,7 @@ export async function buildNode(o: BuildNodeOptions): Promise<Node> {
   const ready = notReady.length === 0;
   const readyMessage = ready ? "kubelet is posting ready status" : notReady.length === 1 ? notReady[0]! : `[${notReady.join(", ")}]`;
 
-  const addresses: NodeAddress[] = [];
-  if (host.internalIP) addresses.push({ type: "InternalIP", address: host.internalIP });
-  addresses.push({ type: "Hostname", address: host.hostname });
+  const addresses: NodeAddress[] = o.addresses?.map((a) => ({ ...a })) ?? [{ type: "Hostname", address: o.nodeName }];
 
   const labels: Record<string, string> = {
     "beta.kubernetes.io/arch": host.architecture,
@@ -388,8 +421,9 @@ export async function buildNode(o: BuildNodeOptions): Promise<Node> {
         kernelVersion: host.kernelVersion,
         osImage: host.osImage,
         containerRuntimeVersion: version,
-        kubeletVersion: `nodeagent/${o.version}`,
-        kubeProxyVersion: "",
+        kubeletVersion: kubeletVersion(o.version),
+        // 1.24's VersionInfo setter reports the kubelet's version here too (deprecated and emptied in 1.31).
+        kubeProxyVersion: kubeletVersion(o.version),
         operatingSystem: "linux",
         architecture: host.architecture,
       },

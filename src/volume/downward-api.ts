@@ -19,8 +19,10 @@ import type { Payload } from "./types";
 export interface DownwardContext {
   /** The node's name, for spec.nodeName when the pod (a static pod) does not carry one. */
   nodeName: string;
-  /** The node's IP (status.hostIP). */
+  /** The node's IP (status.hostIP): the Node's first InternalIP. */
   hostIP: string;
+  /** The Node's InternalIPs, hostIP first (status.hostIPs); [hostIP] when not given. */
+  hostIPs?: readonly string[];
 }
 
 /** A field path or resource the downward API does not offer; the kubelet's message. */
@@ -116,15 +118,17 @@ export function metadataFieldValue(pod: Pod, fieldPath: string): string {
  * @throws DownwardAPIError for a field the downward API does not offer
  */
 export function envFieldValue(pod: Pod, fieldPath: string, ctx: DownwardContext, podIPs: readonly string[]): string {
-  const ips = pod.spec?.hostNetwork ? [ctx.hostIP] : podIPs.filter((ip) => ip !== "");
+  const hostIPs = ctx.hostIPs?.length ? ctx.hostIPs : [ctx.hostIP];
+  const ips = pod.spec?.hostNetwork ? hostIPs : podIPs.filter((ip) => ip !== "");
   switch (fieldPath) {
     case "spec.nodeName":
       return pod.spec?.nodeName || ctx.nodeName;
     case "spec.serviceAccountName":
       return pod.spec?.serviceAccountName ?? "";
     case "status.hostIP":
-    case "status.hostIPs":
       return ctx.hostIP;
+    case "status.hostIPs":
+      return hostIPs.join(",");
     case "status.podIP":
       return ips[0] ?? "";
     case "status.podIPs":

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AGENT_DEFAULTS, resolveAgentConfig, type AgentFlags } from "../../src/agent/agent-config";
 import { ConfigError } from "../../src/util/errors";
+import { FakeHostNetwork } from "../fakes/host-network";
 
 const FIXTURES = join(import.meta.dir, "../fixtures/kubelet");
 const dir = mkdtempSync(join(tmpdir(), "agent-config-"));
@@ -17,7 +18,7 @@ chmodSync(join(dir, "open-token"), 0o644);
 Bun.spawnSync(["mkdir", "-p", manifests]);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const host = { hostname: () => "Worker-1", defaultIP: () => "192.0.2.10" };
+const host = { hostname: () => " Worker-1 ", network: new FakeHostNetwork() };
 /** A kubeadm file whose staticPodPath exists on this machine. */
 const kubeadm = (name: string) => readFileSync(join(FIXTURES, name), "utf8").replace("/etc/kubernetes/manifests", manifests);
 
@@ -52,7 +53,7 @@ describe("resolveAgentConfig with kubeadm's /var/lib/kubelet/config.yaml", () =>
     expect(c.server).toEqual({ address: "127.0.0.1", port: 10250, anonymousReadOnly: false });
     expect(c.node.maxPods).toBe(110);
     expect(c.nodeName).toBe("worker-1");
-    expect(c.nodeIP).toBe("192.0.2.10");
+    expect(c.nodeIPs).toEqual([]);
   });
 
   test("the set fields we do not implement are listed once, in one warning; fields at their zero value are not", () => {
@@ -128,7 +129,13 @@ describe("values are checked before anything starts", () => {
     [{ port: "70000" }, `--port "70000": expected a whole number from 0 to 65535`],
     [{ "sync-frequency": "soon" }, `--sync-frequency "soon": invalid duration "soon"`],
     [{ "file-check-frequency": "0s" }, `--file-check-frequency "0s": must be longer than 0`],
-    [{ "node-ip": "10.0.0" }, `--node-ip "10.0.0": not an IP address`],
+    [{ "node-ip": "10.0.0" }, `--node-ip "10.0.0": "10.0.0" is not an IP address`],
+    [{ "node-ip": "192.0.2.10,10.88.0.1" }, `--node-ip "192.0.2.10,10.88.0.1": must contain either a single IP or a dual-stack pair of IPs`],
+    [{ "node-ip": "192.0.2.10,2001:db8::10,10.88.0.1" }, `must contain either a single IP or a dual-stack pair of IPs`],
+    [{ "node-ip": "0.0.0.0,2001:db8::10" }, `--node-ip "0.0.0.0,2001:db8::10": a dual-stack --node-ip cannot include '0.0.0.0' or '::'`],
+    [{ "node-ip": "198.51.100.7" }, `--node-ip "198.51.100.7": node IP: "198.51.100.7" not found in the host's network interfaces`],
+    [{ "node-ip": "fe80::1" }, `--node-ip "fe80::1": nodeIP can't be a link-local unicast address`],
+    [{ "node-ip": "224.0.0.1" }, `--node-ip "224.0.0.1": nodeIP can't be a multicast address`],
     [{ "cluster-dns": "10.96.0.10,dns" }, `--cluster-dns "10.96.0.10,dns": not an IP address`],
     [{ "kube-reserved": "cpu=lots" }, `--kube-reserved/--system-reserved: cpu=lots:`],
     [{ "kube-reserved": "gpu=1" }, `only cpu, memory and ephemeral-storage can be reserved`],

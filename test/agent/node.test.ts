@@ -13,11 +13,12 @@ import type { ResolvedRuntime } from "../../src/cri";
 import { FakeClock } from "../../src/util/clock";
 import { ConfigError } from "../../src/util/errors";
 import { createLogger } from "../../src/util/log";
+import { FakeHostNetwork } from "../fakes/host-network";
 
 const dir = mkdtempSync(join(tmpdir(), "node-test-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const log = createLogger("text", 0);
-const host = { hostname: () => "test-node", defaultIP: () => "127.0.0.1" };
+const host = { hostname: () => "test-node", network: new FakeHostNetwork() };
 
 /** A runtime that records whether it was asked for and released. */
 function fakeRuntime() {
@@ -43,7 +44,7 @@ describe("startNode releases what it started on every error path", () => {
     const { calls, resolveRuntime } = fakeRuntime();
     const config = resolveAgentConfig({ "root-dir": join(dir, "root"), port: String(port) }, new Set(["root-dir", "port"]), undefined, host);
     try {
-      await expect(startNode(config, { log, resolveRuntime })).rejects.toThrow(/EADDRINUSE|in use/i);
+      await expect(startNode(config, { log, hostNetwork: host.network, resolveRuntime })).rejects.toThrow(/EADDRINUSE|in use/i);
       expect(calls).toEqual({ resolved: 1, released: 1 });
     } finally {
       busy.close();
@@ -55,7 +56,7 @@ describe("startNode releases what it started on every error path", () => {
     writeFileSync(kubeconfig, "not: [a kubeconfig\n");
     const { calls, resolveRuntime } = fakeRuntime();
     const config = resolveAgentConfig({ "root-dir": join(dir, "root"), port: "0", kubeconfig }, new Set(["root-dir", "port", "kubeconfig"]), undefined, host);
-    const err = await startNode(config, { log, resolveRuntime }).catch((e: unknown) => e);
+    const err = await startNode(config, { log, hostNetwork: host.network, resolveRuntime }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as Error).message).toStartWith(`--kubeconfig ${kubeconfig}: `);
     expect(calls).toEqual({ resolved: 0, released: 0 });
@@ -63,7 +64,7 @@ describe("startNode releases what it started on every error path", () => {
 
   test("a runtime that cannot be resolved leaves nothing to release", async () => {
     const config = resolveAgentConfig({ "root-dir": join(dir, "root"), port: "0" }, new Set(["root-dir", "port"]), undefined, host);
-    await expect(startNode(config, { log, resolveRuntime: () => Promise.reject(new Error("no CRI runtime")) })).rejects.toThrow("no CRI runtime");
+    await expect(startNode(config, { log, hostNetwork: host.network, resolveRuntime: () => Promise.reject(new Error("no CRI runtime")) })).rejects.toThrow("no CRI runtime");
   });
 });
 

@@ -100,3 +100,16 @@ test("qosClass", () => {
   p.spec!.containers[0]!.resources = { requests: { cpu: "100m" } };
   expect(qosClass(p)).toBe("Burstable");
 });
+
+describe("host IPs: the Node's InternalIPs", () => {
+  test("hostIP is the first, hostIPs every one (a dual-stack --node-ip), and a host-network pod's IPs are the node's", () => {
+    const single = status(pod(), [{ name: "app", state: "running" }]);
+    expect(single.hostIP).toBe("192.0.2.1");
+    expect(single.hostIPs).toEqual([{ ip: "192.0.2.1" }]);
+    const dual = status(pod({ hostNetwork: true }), [{ name: "app", state: "running" }], { hostIP: "2001:db8::10", hostIPs: ["2001:db8::10", "192.0.2.10"] });
+    expect(dual.hostIP).toBe("2001:db8::10");
+    expect(dual.hostIPs).toEqual([{ ip: "2001:db8::10" }, { ip: "192.0.2.10" }]);
+    expect(dual.podIP).toBe("2001:db8::10");
+    expect(dual.podIPs).toEqual([{ ip: "2001:db8::10" }, { ip: "192.0.2.10" }]);
+  });
+});

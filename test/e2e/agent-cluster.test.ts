@@ -2,9 +2,10 @@
 // node's own credentials to the in-process test API server. A pod created in the API runs here and its
 // status comes back; deleting it stops it and the agent finishes the deletion; a static pod is mirrored;
 // `nodeagent schedule` binds a pending pod that the agent then runs; the API server going away for a
-// while takes nothing down.
+// while takes nothing down. The Node carries the addresses the API server must dial (--node-ip, the
+// lower-cased --hostname-override), filled node info, and pods report the InternalIP as hostIP.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Lease } from "kubernetes-types/coordination/v1";
@@ -26,7 +27,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const { agent, node } = useAgent("1.7", () => ["--kubeconfig", nodeKubeconfig, "--node-status-update-frequency", "2s"]);
+// The harness gives --hostname-override e2e-node; the last one given wins, so the name typed in upper
+// case here must come out lower-cased, as the kubelet's GetHostname does.
+const { agent, node } = useAgent("1.7", () => [
+  "--kubeconfig", nodeKubeconfig, "--node-status-update-frequency", "2s", "--node-ip", "127.0.0.1", "--hostname-override", NODE_NAME.toUpperCase(),
+]);
 
 function apiPod(name: string, extra: Partial<Pod["spec"]> = {}): Pod {
   return {
@@ -63,6 +68,56 @@ describe("the agent as a node of a cluster (containerd 1.7)", () => {
     expect(lease.spec?.leaseDurationSeconds).toBe(40);
     expect(lease.metadata?.ownerReferences?.[0]).toMatchObject({ kind: "Node", name: NODE_NAME, uid: n.metadata?.uid });
   }, 60_000);
+
+  test("the Node's addresses are --node-ip and --hostname-override, its nodeInfo filled; a pod's hostIP (status and env) is the InternalIP", async () => {
+    const n = await eventually("the Node registered", async () => api.store.get("nodes", undefined, NODE_NAME) as Node | undefined);
+    // What the API server dials for logs/exec (--kubelet-preferred-address-types InternalIP first): the
+    // agent's own address and port.
+    expect(n.status?.addresses).toEqual([{ type: "InternalIP", address: "127.0.0.1" }, { type: "Hostname", address: NODE_NAME }]);
+    expect(n.status?.daemonEndpoints?.kubeletEndpoint?.Port).toBe(Number(new URL(agent().url).port));
+    const info = n.status!.nodeInfo!;
+    for (const field of ["machineID", "bootID", "kernelVersion", "osImage", "containerRuntimeVersion", "kubeletVersion", "kubeProxyVersion", "operatingSystem", "architecture"] as const) {
+      expect(info[field], field).not.toBe("");
+    }
+    expect(info.bootID).toBe(readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim());
+    const uuidFile = "/sys/class/dmi/id/product_uuid";
+    let uuid = "";
+    try {
+      uuid = readFileSync(uuidFile, "utf8").trim();
+    } catch {
+      // Absent (no DMI) or unreadable (not root): the agent reports it empty too.
+    }
+    expect(info.systemUUID).toBe(uuid);
+    // Semver (what apimachinery's version.ParseSemantic and any semver parser take), the Kubernetes
+    // version followed, nodeagent's own as build metadata.
+    const v = /^v(\d+)\.(\d+)\.(\d+)(?:-[0-9A-Za-z.-]+)?(?:\+([0-9A-Za-z.-]+))?$/.exec(info.kubeletVersion);
+    expect(v, info.kubeletVersion).not.toBeNull();
+    expect([v![1], v![2]]).toEqual(["1", "24"]);
+    expect(v![4]).toStartWith("nodeagent.");
+    expect(info.kubeProxyVersion).toBe(info.kubeletVersion);
+    expect(info.containerRuntimeVersion).toMatch(/^containerd:\/\/1\.7\./);
+    if (existsSync("/sys/kernel/mm/hugepages/hugepages-2048kB")) expect(n.status?.capacity?.["hugepages-2Mi"]).toBeDefined();
+
+    const env = [{ name: "HOST_IP", valueFrom: { fieldRef: { fieldPath: "status.hostIP" } } }];
+    const spec = apiPod("host-ip").spec!;
+    createPod({ ...apiPod("host-ip"), spec: { ...spec, containers: [{ ...spec.containers[0]!, env, command: ["sh", "-c", 'echo "HOST_IP=$HOST_IP"; sleep 3600'] }] } });
+    const reported = await eventually("host-ip Running in the API", async () => {
+      const p = storedPod("host-ip");
+      return p?.status?.phase === "Running" ? p : undefined;
+    }, 60_000);
+    expect(reported.status?.hostIP).toBe("127.0.0.1");
+    expect(reported.status?.hostIPs).toEqual([{ ip: "127.0.0.1" }]);
+    expect((await agent().pod("host-ip"))?.status?.hostIP).toBe("127.0.0.1");
+    const logs = join(agent().dir, "logs");
+    const log = await eventually("the container's HOST_IP line", async () => {
+      const podDir = readdirSync(logs).find((d) => d.startsWith(`default_host-ip_`));
+      const file = podDir && join(logs, podDir, "main", "0.log");
+      const text = file && existsSync(file) ? readFileSync(file, "utf8") : "";
+      return text.includes("HOST_IP=") ? text : undefined;
+    }, 30_000);
+    expect(log).toContain("HOST_IP=127.0.0.1\n");
+    api.store.delete("pods", "default", "host-ip", { gracePeriodSeconds: 0 });
+  }, 120_000);
 
   test("a pod created in the API runs here and its status comes back; deleting it stops it", async () => {
     createPod(apiPod("from-api"));

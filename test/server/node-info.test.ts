@@ -1,8 +1,11 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import type { Node } from "kubernetes-types/core/v1";
 import type { Image, StatusResponse, VersionResponse } from "../../src/cri/types";
 import {
-  buildNode, formatBytes, formatMillicores, goArch, parseLabels, parseTaint, parseTaints, pickInternalIP, readHostFacts,
+  buildNode, formatBytes, formatMillicores, goArch, kubeletVersion, osPrettyName, parseLabels, parseTaint, parseTaints, readHostFacts, readHugePages,
   type BuildNodeOptions, type HostFacts,
 } from "../../src/server/node-info";
 
@@ -19,8 +22,7 @@ const host: HostFacts = {
   bootID: "cd80ce97-1aca-4325-937a-8ba97ce51295",
   kernelVersion: "6.1.0-18-amd64",
   osImage: "Debian GNU/Linux 12 (bookworm)",
-  hostname: "host-a",
-  internalIP: "192.0.2.10",
+  hugePages: [],
   architecture: "amd64",
 };
 
@@ -156,28 +158,42 @@ describe("buildNode: identity", () => {
       kernelVersion: "6.1.0-18-amd64",
       osImage: "Debian GNU/Linux 12 (bookworm)",
       containerRuntimeVersion: "containerd://1.7.24",
-      kubeletVersion: "nodeagent/0.1.0",
-      kubeProxyVersion: "",
+      kubeletVersion: "v1.24.1+nodeagent.0.1.0",
+      kubeProxyVersion: "v1.24.1+nodeagent.0.1.0",
       operatingSystem: "linux",
       architecture: "amd64",
     });
   });
 
-  test("an unreachable runtime leaves the runtime version and images empty but still builds the node", async () => {
+  test("an unreachable runtime: version Unknown of the runtime named at start (setters.go VersionInfo), no images, the node still built", async () => {
     const runtime = new FakeRuntime();
     runtime.failVersion = true;
     runtime.failImages = true;
-    const node = await buildNode(opts({ runtime }));
-    expect(node.status?.nodeInfo?.containerRuntimeVersion).toBe("");
+    const node = await buildNode(opts({ runtime, runtimeName: "containerd" }));
+    expect(node.status?.nodeInfo?.containerRuntimeVersion).toBe("containerd://Unknown");
     expect(node.status?.images).toEqual([]);
   });
 
-  test("addresses: InternalIP then Hostname; Hostname alone without an IPv4", async () => {
-    expect((await buildNode(opts())).status?.addresses).toEqual([
-      { type: "InternalIP", address: "192.0.2.10" },
-      { type: "Hostname", address: "host-a" },
-    ]);
-    expect((await buildNode(opts({ host: { ...host, internalIP: undefined } }))).status?.addresses).toEqual([{ type: "Hostname", address: "host-a" }]);
+  test("addresses as resolved (node-address.ts); without them the Hostname alone, the node name", async () => {
+    const addresses = [{ type: "InternalIP", address: "127.0.0.1" }, { type: "Hostname", address: "node-1" }];
+    expect((await buildNode(opts({ addresses }))).status?.addresses).toEqual(addresses);
+    expect((await buildNode(opts())).status?.addresses).toEqual([{ type: "Hostname", address: "node-1" }]);
+  });
+
+  test("hugepages-<size> capacity and allocatable from the pools, 0 for an empty pool; allocatable memory loses the reserved huge pages", async () => {
+    const node = await buildNode(opts({ host: { ...host, hugePages: [{ pageSizeBytes: 2 * Mi, pages: 512 }, { pageSizeBytes: Gi, pages: 0 }] } }));
+    expect(node.status?.capacity).toMatchObject({ "hugepages-2Mi": "1Gi", "hugepages-1Gi": "0", memory: "8Gi" });
+    expect(node.status?.allocatable).toMatchObject({ "hugepages-2Mi": "1Gi", "hugepages-1Gi": "0", memory: formatBytes(8 * Gi - 100 * Mi - Gi) });
+    const none = await buildNode(opts());
+    expect(Object.keys(none.status?.capacity ?? {}).filter((k) => k.startsWith("hugepages-"))).toEqual([]);
+  });
+
+  test("kubeletVersion is semver: the Kubernetes version followed, nodeagent's as build metadata", () => {
+    const semver = /^v(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
+    for (const v of ["0.1.0", "v2.0.0-rc.1", "1.0.0+git.abc", "weird version!", ""]) expect(kubeletVersion(v)).toMatch(semver);
+    expect(kubeletVersion("0.1.0")).toBe("v1.24.1+nodeagent.0.1.0");
+    // No pre-release part: a "-…" suffix would sort before v1.24.1 in version-gated checks.
+    expect(kubeletVersion("v2.0.0-rc.1")).toBe("v1.24.1+nodeagent.2.0.0-rc.1");
   });
 
   test("daemonEndpoints carries the agent's port", async () => {
@@ -269,23 +285,54 @@ describe("host facts", () => {
     expect(facts.memoryBytes).toBeGreaterThan(0);
     expect(facts.kernelVersion).not.toBe("");
     expect(facts.architecture).toBe(goArch());
-    expect(facts.hostname).toBe(facts.hostname.toLowerCase());
+    expect(facts.bootID).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  const fixtures = mkdtempSync(join(tmpdir(), "host-facts-"));
+  afterAll(() => rmSync(fixtures, { recursive: true, force: true }));
+  const fixture = (name: string, files: Record<string, string>) => {
+    const root = join(fixtures, name);
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(root, path)), { recursive: true });
+      writeFileSync(join(root, path), text);
+    }
+    return root;
+  };
+
+  test("readHostFacts reads cAdvisor's files under a root (fixture)", () => {
+    const root = fixture("full", {
+      "etc/machine-id": "3d1219c7c4c5404aaa1f6d2a48adfda4\n",
+      "var/lib/dbus/machine-id": "ffffffffffffffffffffffffffffffff\n",
+      "sys/class/dmi/id/product_uuid": "ec2a1b2c-0000-1111-2222-333344445555\n",
+      "proc/sys/kernel/random/boot_id": "cd80ce97-1aca-4325-937a-8ba97ce51295\n",
+      "proc/sys/kernel/osrelease": "6.1.0-18-amd64\n",
+      "etc/os-release": 'NAME="Debian GNU/Linux"\nPRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nID=debian\n',
+      "sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages": "16\n",
+      "sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages": "0\n",
+    });
+    const facts = readHostFacts("/", root);
+    expect(facts).toMatchObject({
+      machineID: "3d1219c7c4c5404aaa1f6d2a48adfda4",
+      systemUUID: "ec2a1b2c-0000-1111-2222-333344445555",
+      bootID: "cd80ce97-1aca-4325-937a-8ba97ce51295",
+      kernelVersion: "6.1.0-18-amd64",
+      osImage: "Debian GNU/Linux 12 (bookworm)",
+      hugePages: [{ pageSizeBytes: 2 * Mi, pages: 16 }, { pageSizeBytes: Gi, pages: 0 }],
+    });
+  });
+
+  test("fallbacks: dbus's machine-id, no product_uuid (not root) → empty, no os-release → Linux, no hugepages directory → no pools", () => {
+    const root = fixture("sparse", { "var/lib/dbus/machine-id": "0123456789abcdef0123456789abcdef\n" });
+    const facts = readHostFacts("/", root);
+    expect(facts).toMatchObject({ machineID: "0123456789abcdef0123456789abcdef", systemUUID: "", bootID: "", osImage: "Linux", hugePages: [] });
+    expect(readHugePages(join(fixtures, "nowhere"))).toEqual([]);
+    expect(osPrettyName("PRETTY_NAME='Ubuntu 22.04.4 LTS'\n")).toBe("Ubuntu 22.04.4 LTS");
   });
 
   test("goArch maps Node's names to GOARCH", () => {
     expect(goArch("x64")).toBe("amd64");
     expect(goArch("arm64")).toBe("arm64");
     expect(goArch("ia32")).toBe("386");
-  });
-
-  test("pickInternalIP prefers the default route's interface, skips loopback and link-local", () => {
-    const lo = { address: "127.0.0.1", netmask: "255.0.0.0", family: "IPv4" as const, mac: "00:00:00:00:00:00", internal: true, cidr: "127.0.0.1/8" };
-    const v4 = (address: string) => ({ address, netmask: "255.255.255.0", family: "IPv4" as const, mac: "02:00:00:00:00:01", internal: false, cidr: `${address}/24` });
-    const v6 = { address: "fe80::1", netmask: "ffff:ffff:ffff:ffff::", family: "IPv6" as const, mac: "02:00:00:00:00:01", internal: false, cidr: "fe80::1/64", scopeid: 2 };
-    const ifaces = { lo: [lo], cni0: [v4("10.88.0.1")], eth0: [v6, v4("192.0.2.10")], ll: [v4("169.254.1.1")] };
-    expect(pickInternalIP(ifaces, "eth0")).toBe("192.0.2.10");
-    expect(pickInternalIP(ifaces, null)).toBe("10.88.0.1");
-    expect(pickInternalIP({ lo: [lo], ll: [v4("169.254.1.1")] }, null)).toBeUndefined();
   });
 });
 

@@ -48,6 +48,11 @@ test("env fields: node name, service account, pod and host IPs (host-network pod
   expect(envFieldValue(p, "status.podIP", ctx, ["10.0.0.5"])).toBe("192.0.2.10");
   expect(envFieldValue(p, "metadata.labels['tier']", ctx, [])).toBe("front");
   expect(() => envFieldValue(p, "status.phase", ctx, [])).toThrow("unsupported fieldPath: status.phase");
+  // A dual-stack node: hostIP is the first InternalIP, hostIPs all of them, as in the pod's status.
+  const dual = { ...ctx, hostIP: "2001:db8::10", hostIPs: ["2001:db8::10", "192.0.2.10"] };
+  expect(envFieldValue(p, "status.hostIP", dual, [])).toBe("2001:db8::10");
+  expect(envFieldValue(p, "status.hostIPs", dual, [])).toBe("2001:db8::10,192.0.2.10");
+  expect(envFieldValue(p, "status.podIPs", dual, ["10.0.0.5"])).toBe("2001:db8::10,192.0.2.10");
 });
 
 test("resource fields: ceil(quantity/divisor), CPU in milli-units, limits defaulted to node allocatable", () => {
