@@ -27,7 +27,8 @@ import type { Waiting } from "./status";
 import { ContainerConfigError, makeEnvironmentVariables } from "../volume/container-env";
 import type { DockerKeyring } from "../volume/docker-keyring";
 import { makeDockerKeyring, podPullSecrets, pullWithCredentials } from "../volume/pull-secrets";
-import { ObjectSourceError, type ObjectSource } from "../volume/types";
+import { NoServiceLister } from "../volume/no-service-lister";
+import { ObjectSourceError, type ObjectSource, type ServiceLister } from "../volume/types";
 
 export type SyncRuntime = Pick<
   CriClient,
@@ -102,6 +103,8 @@ export class PodSyncer {
     private readonly starts = new PodStartGate(),
     /** Where the configMaps and secrets that env and imagePullSecrets name come from. */
     private readonly objects: ObjectSource = NO_OBJECT_SOURCE,
+    /** The services containers get service-link variables from; none without an API server. */
+    private readonly services: ServiceLister = new NoServiceLister(),
   ) {}
 
   async syncPod(pod: Pod, status: PodStatus | undefined, probeFailure?: ProbeFailureLookup): Promise<SyncResult> {
@@ -263,7 +266,7 @@ export class PodSyncer {
   /** The container's environment from its pod and objects; CreateContainerConfigError when it cannot be made. */
   private async containerEnv(pod: Pod, c: Container, podIP: string): Promise<{ key: string; value: string }[]> {
     try {
-      const r = await makeEnvironmentVariables(pod, c, this.objects, downwardEnvValue(pod, c, this.opts, podIP));
+      const r = await makeEnvironmentVariables(pod, c, this.objects, downwardEnvValue(pod, c, this.opts, podIP), this.services);
       for (const w of r.warnings) this.log.warn(`pod ${podKey(pod)}: ${w.reason}: ${w.message}`);
       return r.env;
     } catch (err) {
