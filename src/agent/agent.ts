@@ -31,8 +31,9 @@ import { SystemMounter, type Mounter } from "../volume/mount";
 import { nodeVolumePlugins } from "../volume/plugins";
 import { ProcMountTable } from "../volume/mount-table";
 import { NoObjectSource } from "../volume/no-object-source";
+import { NoServiceLister } from "../volume/no-service-lister";
 import { usesObject } from "../volume/object-refs";
-import type { MountTable, ObjectRef, ObjectSource, VolumePlugin } from "../volume/types";
+import type { MountTable, ObjectRef, ObjectSource, ServiceLister, VolumePlugin } from "../volume/types";
 import { VolumeManager } from "../volume/volume-manager";
 import type { ResourceList } from "../volume/downward-api";
 import { Backoff } from "./backoff";
@@ -99,6 +100,12 @@ export interface AgentOptions {
    * none (NoObjectSource, the kubelet's rule for static pods) by default. The caller owns and closes it.
    */
   objects?: ObjectSource;
+  /**
+   * The services containers get service-link variables from (KUBERNETES_SERVICE_HOST, …): the API
+   * server's (ApiServiceLister) with a kubeconfig, none (NoServiceLister, as the kubelet without a
+   * kube client) by default. The caller owns and closes it.
+   */
+  services?: ServiceLister;
   /** Volume plugins tried before the node's own (src/volume/plugins.ts); tests add fakes here. */
   volumePlugins?: VolumePlugin[];
   /** Mounts and unmounts tmpfs volumes: util-linux mount/umount by default; a fake in tests. */
@@ -164,7 +171,7 @@ export class Agent implements SyncHandler {
       clock: o.clock,
       log: o.log,
     });
-    this.syncer = new PodSyncer(o.runtime, o.clock, this.crashBackoff, this.imageBackoff, runtimeConfig, o.log, this.volumes, (pod, c) => o.hooks?.containerRestarted?.(pod, c), undefined, this.objects);
+    this.syncer = new PodSyncer(o.runtime, o.clock, this.crashBackoff, this.imageBackoff, runtimeConfig, o.log, this.volumes, (pod, c) => o.hooks?.containerRestarted?.(pod, c), undefined, this.objects, o.services ?? new NoServiceLister());
     const workerOptions: PodWorkerPoolOptions = {
       actions: {
         syncPod: (pod, st) => this.syncer.syncPod(pod, st, (_name, id) => this.probeFailure(id)),

@@ -26,7 +26,8 @@ import { ConfigError, errorMessage } from "../util/errors";
 import { createLogger, type Logger } from "../util/log";
 import { LocalObjectSource } from "../volume/local-object-source";
 import { NoObjectSource } from "../volume/no-object-source";
-import type { ObjectSource, VolumePlugin } from "../volume/types";
+import { NoServiceLister } from "../volume/no-service-lister";
+import type { ObjectSource, ServiceLister, VolumePlugin } from "../volume/types";
 import { Agent } from "./agent";
 import type { AgentConfig } from "./agent-config";
 
@@ -43,6 +44,22 @@ export interface VolumeWiring {
   localObjects?(dir: string): ObjectSource;
   /** Plugins tried before the node's own (src/volume/plugins.ts). */
   plugins?(objects: ObjectSource): VolumePlugin[];
+  /** With --kubeconfig: the services containers get service-link variables from. */
+  apiServices?(cluster: ClusterNode): ServiceLister;
+}
+
+/**
+ * The services behind containers' service-link variables (KUBERNETES_SERVICE_HOST, …): with
+ * --kubeconfig an informer over every namespace's services, started now as the kubelet starts its
+ * service informer when it is made (ApiServiceLister, imported only then: it brings the Kubernetes
+ * client); otherwise none, as the kubelet without a kube client (NoServiceLister: no variables, and
+ * nothing to wait for).
+ */
+export async function chooseServiceLister(cluster: ClusterNode | undefined, wiring: VolumeWiring, clock: Clock, log: Logger): Promise<ServiceLister> {
+  if (!cluster) return new NoServiceLister();
+  if (wiring.apiServices) return wiring.apiServices(cluster);
+  const { ApiServiceLister } = await import("../volume/api-service-lister");
+  return new ApiServiceLister({ client: cluster.client, clock, log }).start();
 }
 
 /**
@@ -204,6 +221,8 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     const podConfig = new PodConfig({ clock, log });
     const objects = await chooseObjectSource(config, cluster, deps.volumes ?? {}, clock, log);
     resources.add(objects.description, () => objects.close());
+    const services = await chooseServiceLister(cluster, deps.volumes ?? {}, clock, log);
+    resources.add(services.description, () => services.close());
 
     // The sources, started by the agent's run() once the server is up. The file and URL sources keep
     // their last good pods under the root directory, so a restart with a manifest gone bad, a URL
@@ -259,6 +278,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       },
       stateDir: config.rootDir,
       objects,
+      services,
       volumePlugins: deps.volumes?.plugins?.(objects) ?? [],
       statusManager: cluster,
       admitHandlers: [new MaxPodsAdmitHandler(() => config.node.maxPods)],

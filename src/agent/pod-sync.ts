@@ -27,7 +27,8 @@ import type { Waiting } from "./status";
 import { ContainerConfigError, makeEnvironmentVariables } from "../volume/container-env";
 import type { DockerKeyring } from "../volume/docker-keyring";
 import { makeDockerKeyring, podPullSecrets, pullWithCredentials } from "../volume/pull-secrets";
-import { ObjectSourceError, type ObjectSource } from "../volume/types";
+import { NoServiceLister } from "../volume/no-service-lister";
+import { ObjectSourceError, type ObjectSource, type ServiceLister } from "../volume/types";
 
 export type SyncRuntime = Pick<
   CriClient,
@@ -102,6 +103,8 @@ export class PodSyncer {
     private readonly starts = new PodStartGate(),
     /** Where the configMaps and secrets that env and imagePullSecrets name come from. */
     private readonly objects: ObjectSource = NO_OBJECT_SOURCE,
+    /** The services containers get service-link variables from; none without an API server. */
+    private readonly services: ServiceLister = new NoServiceLister(),
   ) {}
 
   async syncPod(pod: Pod, status: PodStatus | undefined, probeFailure?: ProbeFailureLookup): Promise<SyncResult> {
@@ -266,7 +269,7 @@ export class PodSyncer {
       // A resourceFieldRef of a limit the container leaves unset reads the node's allocatable.
       const needsAllocatable = (c.env ?? []).some((e) => e.valueFrom?.resourceFieldRef);
       const allocatable = needsAllocatable ? await this.opts.nodeAllocatable?.() : undefined;
-      const r = await makeEnvironmentVariables(pod, c, this.objects, downwardEnvValue(pod, c, this.opts, podIP, allocatable));
+      const r = await makeEnvironmentVariables(pod, c, this.objects, downwardEnvValue(pod, c, this.opts, podIP, allocatable), this.services);
       for (const w of r.warnings) this.log.warn(`pod ${podKey(pod)}: ${w.reason}: ${w.message}`);
       return r.env;
     } catch (err) {

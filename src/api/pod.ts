@@ -2,6 +2,7 @@
 // namespace/name key), whether it has finished, the answer to a pushed pod, and the placeholder the
 // agent's API puts in place of a secret-bearing value for an unauthenticated reader.
 import type { Pod } from "kubernetes-types/core/v1";
+import { CONFIG_SOURCE_ANNOTATION } from "./annotations";
 
 /** A pod's identity: what the PLEG reports, what the agent labels runtime objects with. */
 export interface PodRef {
@@ -26,6 +27,15 @@ export function podRef(pod: Pod): PodRef {
 export function podKey(pod: Pod): string {
   const r = podRef(pod);
   return `${r.namespace}/${r.name}`;
+}
+
+/**
+ * A pod that did not come from the API server (kubetypes.IsStaticPod: its source annotation is there
+ * and is not "api"): a file, URL or pushed pod.
+ */
+export function isStaticPod(pod: Pod): boolean {
+  const source = pod.metadata?.annotations?.[CONFIG_SOURCE_ANNOTATION];
+  return source !== undefined && source !== "api";
 }
 
 /** Succeeded and Failed are terminal: a pod in either never runs again (the kubelet's IsPodPhaseTerminal). */

@@ -1,7 +1,7 @@
 // What the status manager and the mirror pods read of the API: the pods bound to this node as the API
 // source's informer last saw them, in their JSON wire form (a KubeInformer<Pod> is one).
 import type { Pod } from "kubernetes-types/core/v1";
-import { CONFIG_HASH_ANNOTATION, CONFIG_MIRROR_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "../api/annotations";
+import { CONFIG_HASH_ANNOTATION, CONFIG_MIRROR_ANNOTATION } from "../api/annotations";
 import { podKey } from "../api/pod";
 
 export type ApiPodEvent = "add" | "update" | "delete";
@@ -16,11 +16,8 @@ export interface ApiPodView {
 }
 
 
-/** A pod that did not come from the API server (kubetypes.IsStaticPod: source is not "api"). */
-export function isStaticPod(pod: Pod): boolean {
-  const source = pod.metadata?.annotations?.[CONFIG_SOURCE_ANNOTATION];
-  return source !== undefined && source !== "api";
-}
+/** A pod that did not come from the API server (kubetypes.IsStaticPod), from src/api. */
+export { isStaticPod } from "../api/pod";
 
 /** An API pod that stands for a static pod (kubetypes.IsMirrorPod: it has the mirror annotation). */
 export { isMirrorPod } from "../config/apiserver-source";

@@ -2,15 +2,22 @@
 // makeEnvironmentVariables (k/k@1.24.1 pkg/kubelet/kubelet_pods.go).
 //
 // The order is the kubelet's:
+//   0. The service-link variables (service-env.ts: the master `kubernetes` service always, the pod's
+//      namespace's services unless enableServiceLinks is false) are worked out first, from the
+//      ServiceLister. A pod from the API server waits until the services have been listed once (the
+//      kubelet's `services have not yet been read at least once, cannot construct envvars`: without
+//      it a pod seen right after a restart would start without KUBERNETES_SERVICE_HOST, which
+//      in-cluster clients need); a static pod (file, URL, pushed) does not wait.
 //   1. envFrom, in list order: every key of the configMap's `data` / the secret's `data`, with the
 //      source's prefix; a key that is then not a valid env var name (IsEnvVarName) is skipped, and the
 //      skipped keys of one source are reported together as a Warning InvalidEnvironmentVariableNames.
 //      A later source overrides an earlier one.
 //   2. env, in list order, overriding envFrom: `value` with $(VAR) expanded against everything set so
-//      far (envFrom keys and earlier env entries; unknown references stay as written), or
-//      `valueFrom` — fieldRef / resourceFieldRef (the downward API, a callback the caller gives),
+//      far (envFrom keys and earlier env entries), then the service variables (the kubelet's
+//      MappingFuncFor(tmpEnv, serviceEnv)); unknown references stay as written. Or `valueFrom` —
+//      fieldRef / resourceFieldRef (the downward API, a callback the caller gives),
 //      configMapKeyRef / secretKeyRef.
-//   3. The service-link variables (enableServiceLinks) are not made: the agent has no service informer.
+//   3. The service variables that envFrom and env did not set, after them: they are the lowest.
 //
 // A missing object or key that is not optional fails the whole environment with the kubelet's message
 // (`configmap "x" not found`, `couldn't find key K in ConfigMap ns/x`): the container is not created
@@ -20,10 +27,12 @@
 // read the object (forbidden, no object source) fails the container, as in the kubelet.
 import type { ConfigMap, Container, EnvVarSource, Pod, Secret } from "kubernetes-types/core/v1";
 import { expandVars } from "../api/expansion";
+import { isStaticPod } from "../api/pod";
 import { isEnvVarName } from "../api/validation";
 import { errorMessage } from "../util/errors";
 import { secretData } from "./secret";
-import { ObjectNotFoundError, type ObjectSource } from "./types";
+import { SERVICES_NOT_SYNCED, serviceEnvVarMap } from "./service-env";
+import { ObjectNotFoundError, type ObjectSource, type ServiceLister } from "./types";
 
 /** The waiting reason of a container whose config could not be made (kuberuntime ErrCreateContainerConfig). */
 export const CREATE_CONTAINER_CONFIG_ERROR = "CreateContainerConfigError";
@@ -65,8 +74,11 @@ export type DownwardEnvValue = (source: EnvVarSource) => string;
  * Resolves the container's environment (see the top of the file).
  * @throws ContainerConfigError, with the kubelet's message
  */
-export async function makeEnvironmentVariables(pod: Pod, container: Container, objects: ObjectSource, downward: DownwardEnvValue): Promise<ContainerEnv> {
+export async function makeEnvironmentVariables(pod: Pod, container: Container, objects: ObjectSource, downward: DownwardEnvValue, services: ServiceLister): Promise<ContainerEnv> {
   const namespace = pod.metadata?.namespace ?? "default";
+  if (!isStaticPod(pod) && !services.hasSynced()) throw new ContainerConfigError(SERVICES_NOT_SYNCED);
+  // The API server defaults enableServiceLinks to true; only an explicit false turns the links off.
+  const serviceEnv = serviceEnvVarMap(services.list(), namespace, pod.spec?.enableServiceLinks !== false);
   const getter = new ObjectGetter(objects, namespace);
   const vars = new Map<string, string>();
   const warnings: EnvWarning[] = [];
@@ -111,7 +123,7 @@ export async function makeEnvironmentVariables(pod: Pod, container: Container, o
     let value: string;
     const from = e.valueFrom;
     if (e.value) {
-      value = expandVars(e.value, vars);
+      value = expandVars(e.value, { has: (k) => vars.has(k) || serviceEnv.has(k), get: (k) => (vars.has(k) ? vars.get(k) : serviceEnv.get(k)) });
     } else if (from?.configMapKeyRef) {
       const ref = from.configMapKeyRef;
       const name = ref.name ?? "";
@@ -144,7 +156,9 @@ export async function makeEnvironmentVariables(pod: Pod, container: Container, o
     vars.set(e.name, value);
   }
 
-  return { env: [...vars].map(([key, value]) => ({ key, value })), warnings };
+  const env = [...vars].map(([key, value]) => ({ key, value }));
+  for (const [key, value] of serviceEnv) if (!vars.has(key)) env.push({ key, value });
+  return { env, warnings };
 }
 
 /**

@@ -4,7 +4,7 @@
 // - volume plugins turn one pod volume into files (a Payload) and a place on the host (a mount);
 // - the VolumeManager keeps, per pod, the volumes it needs (desired state) against the volumes made
 //   (actual state), and the pod's sync waits on it before creating containers (WaitForAttachAndMount).
-import type { ConfigMap, Pod, Secret, Volume } from "kubernetes-types/core/v1";
+import type { ConfigMap, Pod, Secret, Service, Volume } from "kubernetes-types/core/v1";
 
 /** An API object a pod names: what the messages and change notifications carry. */
 export interface ObjectRef {
@@ -74,6 +74,22 @@ export interface ObjectSource {
   getServiceAccountToken(pod: Pod, req: TokenRequest): Promise<ServiceAccountToken>;
   /** An object some registered pod uses changed (or appeared): volumes are refreshed, waiting containers retried. */
   onChange(listener: (ref: ObjectRef) => void): () => void;
+  close(): void;
+}
+
+/**
+ * The services a container's service-link variables are made from (added for issue 15's service env):
+ * the kubelet's serviceLister and serviceHasSynced (k/k@1.24.1 pkg/kubelet/kubelet.go NewMainKubelet).
+ * With a kubeconfig, an informer over the services of every namespace (ApiServiceLister); without, the
+ * kubelet's empty indexer that counts as synced (NoServiceLister); a fake in test/fakes.
+ */
+export interface ServiceLister {
+  /** For messages: "services of the API server https://…", "no services (standalone)". */
+  readonly description: string;
+  /** The services have been listed at least once: until then an API pod's env cannot be made. */
+  hasSynced(): boolean;
+  /** Every service known, in every namespace, as last listed or watched. */
+  list(): readonly Service[];
   close(): void;
 }
 

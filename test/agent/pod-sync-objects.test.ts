@@ -17,6 +17,7 @@ import type { ObjectSource } from "../../src/volume/types";
 import { grpcStatusError } from "../fakes/grpc";
 import { FakeObjectSource } from "../fakes/object-source";
 import { FakeRuntime } from "../fakes/runtime";
+import { FakeServiceLister } from "../fakes/service-lister";
 
 const base = mkdtempSync(join(tmpdir(), "nodeagent-pod-sync-objects-"));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -46,11 +47,11 @@ class RegistryRuntime extends FakeRuntime {
   }
 }
 
-function setup(objects?: ObjectSource) {
+function setup(objects?: ObjectSource, services?: FakeServiceLister) {
   const clock = new FakeClock();
   const rt = new RegistryRuntime(clock);
   const { log, warnings } = recordingLog();
-  const syncer = new PodSyncer(rt, clock, new Backoff(clock), new Backoff(clock), options(), log, volumesFor(options(), clock, log, { objects }), undefined, undefined, objects);
+  const syncer = new PodSyncer(rt, clock, new Backoff(clock), new Backoff(clock), options(), log, volumesFor(options(), clock, log, { objects }), undefined, undefined, objects, services);
   return { clock, rt, syncer, warnings };
 }
 
@@ -223,5 +224,36 @@ describe("PodSyncer: imagePullSecrets", () => {
     expect(rt.pulls).toEqual([]);
     expect(objects.reads).toEqual([]);
     expect(rt.containers.size).toBe(1);
+  });
+});
+
+describe("PodSyncer: service-link variables", () => {
+  function apiPod(): Pod {
+    return {
+      apiVersion: "v1", kind: "Pod",
+      metadata: { name: "web", namespace: "shop", uid: "uid-svc", annotations: { "kubernetes.io/config.source": "api" } },
+      spec: { restartPolicy: "Always", enableServiceLinks: true, containers: [{ name: "app", image: "localhost/nodeagent/busybox:1.35", env: [{ name: "A", value: "$(KUBERNETES_SERVICE_HOST)" }] }] },
+    };
+  }
+
+  test("services not yet listed: CreateContainerConfigError with the kubelet's message and no container; once listed, the container gets them", async () => {
+    const services = new FakeServiceLister({ synced: false });
+    services.put("default", "kubernetes", "10.96.0.1", [{ name: "https", port: 443 }]);
+    services.put("shop", "db", "10.96.1.2", [{ port: 5432 }]);
+    const { rt, syncer } = setup(new FakeObjectSource(), services);
+    const pod = apiPod();
+    const r = await syncer.syncPod(pod, undefined);
+    expect(r.waiting.get("app")).toEqual({ reason: "CreateContainerConfigError", message: "services have not yet been read at least once, cannot construct envvars" });
+    expect(rt.containers.size).toBe(0);
+    expect(r.errors).toEqual(["app: CreateContainerConfigError: services have not yet been read at least once, cannot construct envvars"]);
+
+    services.synced = true;
+    const again = await syncer.syncPod(pod, await relist(rt, pod));
+    expect(again.waiting.get("app")).toBeUndefined();
+    const [config] = createdConfigs(rt);
+    const env = Object.fromEntries((config!.envs ?? []).map((e) => [e.key, e.value]));
+    expect(env).toMatchObject({ A: "10.96.0.1", KUBERNETES_SERVICE_HOST: "10.96.0.1", KUBERNETES_SERVICE_PORT: "443", DB_SERVICE_HOST: "10.96.1.2", DB_PORT: "tcp://10.96.1.2:5432" });
+    // The container's own variables come first, the services' after them.
+    expect(config!.envs![0]).toEqual({ key: "A", value: "10.96.0.1" });
   });
 });

@@ -4,7 +4,8 @@
 // volume the ServiceAccount admission adds (a token bound to the pod, the cluster CA, the namespace), a
 // downwardAPI volume, envFrom and key refs — the container reads them; a configMap update reaches the
 // mounted file and not the subPath one; a missing secret is CreateContainerConfigError until it is
-// created; a deleted pod leaves no mount behind.
+// created; a deleted pod leaves no mount behind; the container's env has the service-link variables
+// (KUBERNETES_SERVICE_HOST/PORT for in-cluster clients, its namespace's services, docker-link style).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -81,6 +82,11 @@ for (const version of ["1.6", "1.7"] as const) {
       api.store.create("configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "kube-root-ca.crt", namespace: "default" }, data: { "ca.crt": api.caPem } } as KubernetesObject);
       api.store.create("configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "app-config", namespace: "default" }, data: { greeting: "hello", color: "blue" } } as KubernetesObject);
       api.store.create("secrets", { apiVersion: "v1", kind: "Secret", metadata: { name: "app-secret", namespace: "default" }, type: "Opaque", data: { password: b64("s3cret") } } as KubernetesObject);
+      // Services exist before the agent starts: its service informer lists them at start.
+      api.store.create("services", { apiVersion: "v1", kind: "Service", metadata: { name: "back-end", namespace: "default" }, spec: { ports: [{ name: "http", port: 8080 }, { name: "dns", port: 53, protocol: "UDP" }] } } as KubernetesObject);
+      api.store.create("services", { apiVersion: "v1", kind: "Service", metadata: { name: "headless", namespace: "default" }, spec: { clusterIP: "None", ports: [{ port: 80 }] } } as KubernetesObject);
+      api.store.create("namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "other" } } as KubernetesObject);
+      api.store.create("services", { apiVersion: "v1", kind: "Service", metadata: { name: "elsewhere", namespace: "other" }, spec: { ports: [{ port: 80 }] } } as KubernetesObject);
     });
     afterAll(async () => {
       await api?.stop();
@@ -153,6 +159,47 @@ for (const version of ["1.6", "1.7"] as const) {
       const running = await eventually("the late pod Running", async () => (storedPod("late")?.status?.phase === "Running" ? storedPod("late") : undefined), 60_000);
       expect(await inContainer(node(), running!.metadata!.uid!, "echo $LATE")).toBe("now");
     }, 150_000);
+
+    test("the container's env has the service-link variables: the master service, its namespace's services, lowest precedence", async () => {
+      const backEnd = (api.store.get("services", "default", "back-end") as { spec: { clusterIP: string } }).spec.clusterIP;
+      const pod: Pod = {
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: "svc-env", namespace: "default" },
+        spec: {
+          nodeName: NODE_NAME,
+          terminationGracePeriodSeconds: 2,
+          containers: [{
+            name: "main",
+            image: "localhost/nodeagent/busybox:1.35",
+            command: ["sh", "-c", "sleep 3600"],
+            env: [
+              { name: "API", value: "https://$(KUBERNETES_SERVICE_HOST):$(KUBERNETES_SERVICE_PORT)" },
+              { name: "BACK_END_SERVICE_PORT", value: "mine" },
+            ],
+          }],
+        },
+      };
+      api.store.create("pods", pod as KubernetesObject);
+      const running = await eventually("the svc-env pod Running", async () => (storedPod("svc-env")?.status?.phase === "Running" ? storedPod("svc-env") : undefined), 90_000);
+      const env = new Map((await inContainer(node(), running!.metadata!.uid!, "env")).split("\n").map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)] as const));
+      expect(env.get("KUBERNETES_SERVICE_HOST")).toBe("10.96.0.1");
+      expect(env.get("KUBERNETES_SERVICE_PORT")).toBe("443");
+      expect(env.get("KUBERNETES_SERVICE_PORT_HTTPS")).toBe("443");
+      expect(env.get("KUBERNETES_PORT_443_TCP")).toBe("tcp://10.96.0.1:443");
+      expect(env.get("API")).toBe("https://10.96.0.1:443");
+      expect(env.get("BACK_END_SERVICE_HOST")).toBe(backEnd);
+      expect(env.get("BACK_END_SERVICE_PORT")).toBe("mine");
+      expect(env.get("BACK_END_SERVICE_PORT_HTTP")).toBe("8080");
+      expect(env.get("BACK_END_SERVICE_PORT_DNS")).toBe("53");
+      expect(env.get("BACK_END_PORT")).toBe(`tcp://${backEnd}:8080`);
+      expect(env.get("BACK_END_PORT_53_UDP")).toBe(`udp://${backEnd}:53`);
+      expect(env.get("BACK_END_PORT_53_UDP_PROTO")).toBe("udp");
+      expect(env.get("BACK_END_PORT_53_UDP_ADDR")).toBe(backEnd);
+      // Headless services and other namespaces' services give nothing.
+      expect([...env.keys()].filter((k) => k.startsWith("HEADLESS_") || k.startsWith("ELSEWHERE_"))).toEqual([]);
+      api.store.delete("pods", "default", "svc-env");
+    }, 120_000);
 
     test("a deleted pod leaves no mount and no volume folder behind", async () => {
       const uid = storedPod("everything")!.metadata!.uid!;

@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import type { Container, EnvVarSource, Pod } from "kubernetes-types/core/v1";
 import { ContainerConfigError, makeEnvironmentVariables } from "../../src/volume/container-env";
+import { NoServiceLister } from "../../src/volume/no-service-lister";
 import { FakeObjectSource } from "../fakes/object-source";
+import { FakeServiceLister } from "../fakes/service-lister";
 
 const pod: Pod = { metadata: { name: "web", namespace: "shop", uid: "uid-1" }, spec: { containers: [] } };
 const downward = (s: EnvVarSource) => (s.fieldRef ? `field:${s.fieldRef.fieldPath}` : `resource:${s.resourceFieldRef?.resource}`);
@@ -11,7 +13,7 @@ function container(c: Partial<Container>): Container {
 }
 
 async function env(objects: FakeObjectSource, c: Partial<Container>) {
-  return makeEnvironmentVariables(pod, container(c), objects, downward);
+  return makeEnvironmentVariables(pod, container(c), objects, downward, new FakeServiceLister());
 }
 
 async function failure(objects: FakeObjectSource, c: Partial<Container>): Promise<ContainerConfigError> {
@@ -146,7 +148,163 @@ describe("makeEnvironmentVariables", () => {
   test("the pod's namespace names the objects (default when unset)", async () => {
     const o = new FakeObjectSource();
     o.putConfigMap("default", "cfg", { A: "1" });
-    const r = await makeEnvironmentVariables({ metadata: { name: "p" }, spec: { containers: [] } }, container({ envFrom: [{ configMapRef: { name: "cfg" } }] }), o, downward);
+    const r = await makeEnvironmentVariables({ metadata: { name: "p" }, spec: { containers: [] } }, container({ envFrom: [{ configMapRef: { name: "cfg" } }] }), o, downward, new FakeServiceLister());
     expect(r.env).toEqual([{ key: "A", value: "1" }]);
+  });
+});
+
+describe("makeEnvironmentVariables: service-link variables", () => {
+  /** The API server's master service, the way kube-apiserver makes it (kubeadm's service CIDR). */
+  const master = (services: FakeServiceLister) => services.put("default", "kubernetes", "10.96.0.1", [{ name: "https", port: 443, protocol: "TCP", targetPort: 6443 }]);
+  const apiPod = (p: Partial<Pod["spec"]> = {}, namespace = "shop"): Pod => ({
+    metadata: { name: "web", namespace, uid: "uid-1", annotations: { "kubernetes.io/config.source": "api" } },
+    spec: { containers: [], enableServiceLinks: true, ...p },
+  });
+  const resolve = (p: Pod, services: FakeServiceLister, c: Partial<Container> = {}, objects = new FakeObjectSource()) => makeEnvironmentVariables(p, container(c), objects, downward, services);
+  const asRecord = (env: { key: string; value: string }[]) => Object.fromEntries(env.map((e) => [e.key, e.value]));
+
+  test("the master service gives KUBERNETES_SERVICE_HOST/PORT and its docker-link variables, exactly as FromServices", async () => {
+    const services = new FakeServiceLister();
+    master(services);
+    const r = await resolve(apiPod(), services);
+    expect(r.env).toEqual([
+      { key: "KUBERNETES_SERVICE_HOST", value: "10.96.0.1" },
+      { key: "KUBERNETES_SERVICE_PORT", value: "443" },
+      { key: "KUBERNETES_SERVICE_PORT_HTTPS", value: "443" },
+      { key: "KUBERNETES_PORT", value: "tcp://10.96.0.1:443" },
+      { key: "KUBERNETES_PORT_443_TCP", value: "tcp://10.96.0.1:443" },
+      { key: "KUBERNETES_PORT_443_TCP_PROTO", value: "tcp" },
+      { key: "KUBERNETES_PORT_443_TCP_PORT", value: "443" },
+      { key: "KUBERNETES_PORT_443_TCP_ADDR", value: "10.96.0.1" },
+    ]);
+  });
+
+  test("a service of the pod's namespace with several named ports, one UDP; headless and ExternalName give nothing; other namespaces neither", async () => {
+    const services = new FakeServiceLister();
+    master(services);
+    services.put("shop", "redis-primary", "10.96.7.8", [
+      { name: "client", port: 6379, protocol: "TCP" },
+      { name: "gossip-udp", port: 7946, protocol: "UDP" },
+      { name: "metrics", port: 9121 }, // protocol defaults to TCP
+    ]);
+    services.put("shop", "headless", "None", [{ port: 80 }]);
+    services.put("shop", "external", "", [{ port: 80 }]);
+    services.put("other", "elsewhere", "10.96.9.9", [{ port: 80 }]);
+    const env = asRecord((await resolve(apiPod(), services)).env);
+    const redis = Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith("REDIS_PRIMARY_")));
+    expect(redis).toEqual({
+      REDIS_PRIMARY_SERVICE_HOST: "10.96.7.8",
+      REDIS_PRIMARY_SERVICE_PORT: "6379",
+      REDIS_PRIMARY_SERVICE_PORT_CLIENT: "6379",
+      REDIS_PRIMARY_SERVICE_PORT_GOSSIP_UDP: "7946",
+      REDIS_PRIMARY_SERVICE_PORT_METRICS: "9121",
+      REDIS_PRIMARY_PORT: "tcp://10.96.7.8:6379",
+      REDIS_PRIMARY_PORT_6379_TCP: "tcp://10.96.7.8:6379",
+      REDIS_PRIMARY_PORT_6379_TCP_PROTO: "tcp",
+      REDIS_PRIMARY_PORT_6379_TCP_PORT: "6379",
+      REDIS_PRIMARY_PORT_6379_TCP_ADDR: "10.96.7.8",
+      REDIS_PRIMARY_PORT_7946_UDP: "udp://10.96.7.8:7946",
+      REDIS_PRIMARY_PORT_7946_UDP_PROTO: "udp",
+      REDIS_PRIMARY_PORT_7946_UDP_PORT: "7946",
+      REDIS_PRIMARY_PORT_7946_UDP_ADDR: "10.96.7.8",
+      REDIS_PRIMARY_PORT_9121_TCP: "tcp://10.96.7.8:9121",
+      REDIS_PRIMARY_PORT_9121_TCP_PROTO: "tcp",
+      REDIS_PRIMARY_PORT_9121_TCP_PORT: "9121",
+      REDIS_PRIMARY_PORT_9121_TCP_ADDR: "10.96.7.8",
+    });
+    expect(env.KUBERNETES_SERVICE_HOST).toBe("10.96.0.1");
+    expect(Object.keys(env).filter((k) => /HEADLESS|EXTERNAL|ELSEWHERE/.test(k))).toEqual([]);
+  });
+
+  test("an IPv6 cluster IP is bracketed in the URLs, not in _ADDR or _HOST", async () => {
+    const services = new FakeServiceLister();
+    services.put("shop", "v6", "fd00:10:96::a", [{ port: 8080 }]);
+    const env = asRecord((await resolve(apiPod(), services)).env);
+    expect(env.V6_SERVICE_HOST).toBe("fd00:10:96::a");
+    expect(env.V6_PORT).toBe("tcp://[fd00:10:96::a]:8080");
+    expect(env.V6_PORT_8080_TCP_ADDR).toBe("fd00:10:96::a");
+  });
+
+  test("enableServiceLinks false: only the master service", async () => {
+    const services = new FakeServiceLister();
+    master(services);
+    services.put("shop", "db", "10.96.1.2", [{ port: 5432 }]);
+    const env = asRecord((await resolve(apiPod({ enableServiceLinks: false }), services)).env);
+    expect(env.KUBERNETES_SERVICE_HOST).toBe("10.96.0.1");
+    expect(env.DB_SERVICE_HOST).toBeUndefined();
+    // Unset means true, as the API server defaults it.
+    const defaulted = apiPod();
+    delete defaulted.spec!.enableServiceLinks;
+    expect(asRecord((await resolve(defaulted, services)).env).DB_SERVICE_HOST).toBe("10.96.1.2");
+  });
+
+  test("a pod in default sees every service there; a `kubernetes` service of the pod's own namespace wins over the master one", async () => {
+    const services = new FakeServiceLister();
+    master(services);
+    services.put("default", "web", "10.96.3.3", [{ port: 80 }]);
+    services.put("zoo", "kubernetes", "10.96.4.4", [{ port: 8443 }]);
+    services.put("aaa", "kubernetes", "10.96.5.5", [{ port: 9443 }]);
+    const inDefault = asRecord((await resolve(apiPod({}, "default"), services)).env);
+    expect([inDefault.KUBERNETES_SERVICE_HOST, inDefault.WEB_SERVICE_HOST]).toEqual(["10.96.0.1", "10.96.3.3"]);
+    // Whichever side of "default" the namespace sorts, its own service is the one.
+    expect(asRecord((await resolve(apiPod({}, "zoo"), services)).env).KUBERNETES_SERVICE_PORT).toBe("8443");
+    expect(asRecord((await resolve(apiPod({}, "aaa"), services)).env).KUBERNETES_SERVICE_PORT).toBe("9443");
+    // …and with links off, the master one.
+    expect(asRecord((await resolve(apiPod({ enableServiceLinks: false }, "zoo"), services)).env).KUBERNETES_SERVICE_PORT).toBe("443");
+  });
+
+  test("service variables are the lowest: envFrom and env win, and $(VAR) can reference them", async () => {
+    const services = new FakeServiceLister();
+    master(services);
+    services.put("shop", "db", "10.96.1.2", [{ port: 5432 }]);
+    const objects = new FakeObjectSource();
+    objects.putConfigMap("shop", "cfg", { DB_SERVICE_HOST: "db.example", OTHER: "x" });
+    const r = await resolve(apiPod(), services, {
+      envFrom: [{ configMapRef: { name: "cfg" } }],
+      env: [
+        { name: "KUBERNETES_SERVICE_PORT", value: "6443" },
+        { name: "URL", value: "postgres://$(DB_SERVICE_HOST):$(DB_SERVICE_PORT)/$(KUBERNETES_SERVICE_PORT)@$(KUBERNETES_SERVICE_HOST)" },
+      ],
+    }, objects);
+    const env = asRecord(r.env);
+    expect(env.DB_SERVICE_HOST).toBe("db.example");
+    expect(env.KUBERNETES_SERVICE_PORT).toBe("6443");
+    // A container's own variables first, then the services': envFrom's host, the service's port.
+    expect(env.URL).toBe("postgres://db.example:5432/6443@10.96.0.1");
+    // Each name once; the container's own variables first, in their order, then the services'.
+    expect(r.env.map((e) => e.key).slice(0, 4)).toEqual(["DB_SERVICE_HOST", "OTHER", "KUBERNETES_SERVICE_PORT", "URL"]);
+    expect(new Set(r.env.map((e) => e.key)).size).toBe(r.env.length);
+  });
+
+  test("before the services have been listed once, an API pod's env fails with the kubelet's message; a static pod does not wait", async () => {
+    const services = new FakeServiceLister({ synced: false });
+    master(services);
+    const objects = new FakeObjectSource();
+    objects.putConfigMap("shop", "cfg", { A: "1" });
+    let err: unknown;
+    try {
+      await resolve(apiPod(), services, { envFrom: [{ configMapRef: { name: "cfg" } }] }, objects);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ContainerConfigError);
+    expect((err as ContainerConfigError).message).toBe("services have not yet been read at least once, cannot construct envvars");
+    expect((err as ContainerConfigError).reason).toBe("CreateContainerConfigError");
+    expect(objects.reads).toEqual([]);
+    // A pod without a source annotation is treated as the API's too (the kubelet's IsStaticPod is false).
+    await expect(resolve({ ...apiPod(), metadata: { name: "web", namespace: "shop" } }, services)).rejects.toThrow("services have not yet been read");
+    // A static pod (file, URL or pushed) does not wait: it gets what is known.
+    const staticPod = apiPod();
+    staticPod.metadata!.annotations = { "kubernetes.io/config.source": "file" };
+    expect(asRecord((await resolve(staticPod, services)).env).KUBERNETES_SERVICE_HOST).toBe("10.96.0.1");
+    // Once listed, the API pod's env is made.
+    services.synced = true;
+    expect(asRecord((await resolve(apiPod(), services, { envFrom: [{ configMapRef: { name: "cfg" } }] }, objects)).env)).toMatchObject({ A: "1", KUBERNETES_SERVICE_HOST: "10.96.0.1" });
+  });
+
+  test("standalone (NoServiceLister): synced, and no service variables at all", async () => {
+    const lister = new NoServiceLister();
+    const r = await makeEnvironmentVariables(apiPod(), container({ env: [{ name: "A", value: "$(KUBERNETES_SERVICE_HOST)" }] }), new FakeObjectSource(), downward, lister);
+    expect(r.env).toEqual([{ key: "A", value: "$(KUBERNETES_SERVICE_HOST)" }]);
   });
 });

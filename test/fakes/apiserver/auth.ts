@@ -79,6 +79,13 @@ function authorizeNode(a: Attributes, node: string, registry: Registry): void {
   if (is(a, "", "secrets")) return authorizeReadNamespacedObject(a, node, registry, podSecretNames);
   if (is(a, "", "configmaps")) return authorizeReadNamespacedObject(a, node, registry, podConfigMapNames);
   if (is(a, "", "serviceaccounts")) return authorizeCreateToken(a, node, registry);
+  // Not the Node authorizer's: RBAC's system:node ClusterRole grants get/list/watch of services in
+  // every namespace (plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go NodeRules), which the
+  // kubelet's service informer uses.
+  if (is(a, "", "services")) {
+    if (["get", "list", "watch"].includes(verb) && !a.subresource) return;
+    throw deny(a, "");
+  }
   if (is(a, "", "pods")) {
     if (verb === "list" || verb === "watch") {
       if (a.subresource || a.nodeNameSelector !== node) throw deny(a, `can only list/watch pods with spec.nodeName field selector`);

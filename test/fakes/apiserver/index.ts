@@ -1,6 +1,7 @@
 // The in-process Kubernetes API server for tests (issue 7): pods (+status, +binding), nodes (+status),
 // namespaces, core and events.k8s.io events, coordination.k8s.io leases, configmaps, secrets and
-// serviceaccounts (+token, the TokenRequest API; issue 15), over TLS with bearer tokens,
+// serviceaccounts (+token, the TokenRequest API; issue 15), services (cluster IPs allocated, the master
+// `kubernetes` service present from the start), over TLS with bearer tokens,
 // with the apiserver's list/watch/patch/delete semantics and fault hooks. Test code only: imports
 // src/api and kubernetes-types, never src/kube (which it is used to test).
 import { writeFileSync } from "node:fs";
@@ -14,6 +15,7 @@ import type { TokenIssuer } from "./token";
 export type { FaultMatch, RequestRecord } from "./handler";
 export type { AnyObject, KubernetesObject, ObjectInput } from "./objects";
 export { Registry } from "./registry";
+export { MASTER_SERVICE, SERVICE_CIDR } from "./services";
 export { decodeToken, type TokenClaims, type TokenIssuer } from "./token";
 
 export interface TestApiServerOptions {

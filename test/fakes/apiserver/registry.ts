@@ -11,6 +11,7 @@ import { jsonPatch, mergePatch, PatchError, strategicMergePatch } from "./patch"
 import { apiVersionOf, qualifiedName, resourceByKey, type ResourceDef } from "./resources";
 import { alreadyExists, ApiError, badRequest, conflict, invalid, notFound, STALE, success, unsupportedMediaType, type Target } from "./status";
 import { ObjectStore, type EventType, type WatchSpec } from "./store";
+import { MASTER_SERVICE, prepareServiceCreate, prepareServiceUpdate } from "./services";
 
 export const PATCH_TYPES = ["application/merge-patch+json", "application/strategic-merge-patch+json", "application/json-patch+json"] as const;
 export type PatchType = (typeof PATCH_TYPES)[number];
@@ -39,6 +40,8 @@ export class Registry {
       const ns: Namespace = { metadata: { name }, spec: { finalizers: ["kubernetes"] }, status: { phase: "Active" } };
       this.create("namespaces", ns);
     }
+    // The master service, as the API server's bootstrap controller keeps it.
+    this.create("services", structuredClone(MASTER_SERVICE) as ObjectInput);
   }
 
   get resourceVersion(): number {
@@ -97,7 +100,13 @@ export class Registry {
     obj.metadata = meta;
     if (def.kind === "Pod") return this.write(def, "ADDED", this.preparePod(obj as Pod));
     if (def.kind === "Secret") return this.write(def, "ADDED", prepareSecret(obj));
+    if (def.kind === "Service") return this.write(def, "ADDED", prepareServiceCreate(obj, this.serviceIPs()));
     return this.write(def, "ADDED", obj);
+  }
+
+  /** The cluster IPs of the services that exist (a deleted service's IP is free again). */
+  private serviceIPs(): Set<string> {
+    return new Set(this.objects.list("services").map((s) => (s as { spec?: { clusterIP?: string } }).spec?.clusterIP ?? "").filter((ip) => ip && ip !== "None"));
   }
 
   /** Pod strategy PrepareForCreate + Validate: defaults, a fresh Pending status, containers required. */
@@ -135,6 +144,7 @@ export class Registry {
       if (def.subresources.includes("status")) next.status = old.status;
       if (def.kind === "Pod") this.checkPodSpecUpdate(old, next, t);
       if (def.kind === "Secret") next = prepareSecret(next);
+      if (def.kind === "Service") next = prepareServiceUpdate(old, next);
       if ((def.kind === "Secret" || def.kind === "ConfigMap") && old.immutable === true) checkImmutableUpdate(old, next, t, def.kind);
     }
     // Fields only the server sets.

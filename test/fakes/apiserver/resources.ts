@@ -55,6 +55,9 @@ export const RESOURCES: readonly ResourceDef[] = [
   { key: "configmaps", plural: "configmaps", group: "", version: "v1", kind: "ConfigMap", namespaced: true, subresources: [], fields: {} },
   { key: "secrets", plural: "secrets", group: "", version: "v1", kind: "Secret", namespaced: true, subresources: [], fields: { type: at("type") } },
   { key: "serviceaccounts", plural: "serviceaccounts", group: "", version: "v1", kind: "ServiceAccount", namespaced: true, subresources: ["token"], fields: {} },
+  // Services (cluster IPs allocated on create, services.ts): the kubelet lists and watches them all for
+  // its pods' service-link variables.
+  { key: "services", plural: "services", group: "", version: "v1", kind: "Service", namespaced: true, subresources: ["status"], fields: {} },
   { key: "leases", plural: "leases", group: "coordination.k8s.io", version: "v1", kind: "Lease", namespaced: true, subresources: [], fields: {} },
   {
     key: "events.k8s.io", plural: "events", group: "events.k8s.io", version: "v1", kind: "Event", namespaced: true, subresources: [],
