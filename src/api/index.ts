@@ -11,3 +11,4 @@ export * from "./annotations";
 export * from "./node-labels";
 export * from "./expansion";
 export * from "./pod-references";
+export * from "./pod-waits";
