@@ -497,6 +497,28 @@ export class Agent implements SyncHandler {
     }
   }
 
+  /**
+   * What a streaming request (exec, attach, port-forward) reaches, as the kubelet's findContainer
+   * over the runtime's running pods: the running container of that name, or the ready sandbox; the
+   * kubelet's refusals otherwise (404 `pod does not exist`, 500 `container not found ("c")`).
+   */
+  streamTarget(namespace: string, name: string, uid: string | undefined, container: string | undefined): { sandboxId: string; containerId?: string } | { status: number; message: string } {
+    const w = this.workers.states().find((s) => {
+      const r = podRef(s.pod);
+      return r.namespace === namespace && r.name === name && !s.removed;
+    });
+    if (!w || (uid !== undefined && w.uid !== uid)) return { status: 404, message: "pod does not exist" };
+    const st = this.o.pleg.cache.get(w.uid)?.status;
+    const sandbox = st?.sandboxStatuses.find((sb) => sb.state === "SANDBOX_READY");
+    if (container === undefined) {
+      if (!sandbox) return { status: 500, message: `pod ${namespace}/${name} has no running sandbox` };
+      return { sandboxId: sandbox.id };
+    }
+    const c = st?.containerStatuses.find((cs) => cs.metadata?.name === container && cs.state === "CONTAINER_RUNNING");
+    if (!c) return { status: 500, message: `container not found (${JSON.stringify(container)})` };
+    return { sandboxId: sandbox?.id ?? "", containerId: c.id };
+  }
+
   /** Every pod with its live status, computed from the newest cached runtime status. */
   pods(): Pod[] {
     return this.workers.states().map((s) => {

@@ -144,6 +144,20 @@ export class CriClient {
   execSync(containerId: string, cmd: string[], timeoutSeconds: number): Promise<ExecSyncResponse> {
     return this.rt("ExecSync", { containerId, cmd, timeout: timeoutSeconds }, this.timeoutMs + timeoutSeconds * 1000);
   }
+  /**
+   * The runtime's streaming URL for an interactive exec, attach or port-forward (CRI Exec, Attach,
+   * PortForward): single use, valid a minute, served by the runtime's own streaming server, which
+   * the agent's API proxies the client's upgraded connection to (the kubelet's proxyStream).
+   */
+  async exec(req: { containerId: string; cmd: string[]; tty: boolean; stdin: boolean; stdout: boolean; stderr: boolean }): Promise<string> {
+    return (await this.rt("Exec", req)).url;
+  }
+  async attach(req: { containerId: string; tty: boolean; stdin: boolean; stdout: boolean; stderr: boolean }): Promise<string> {
+    return (await this.rt("Attach", req)).url;
+  }
+  async portForward(podSandboxId: string, ports: number[] = []): Promise<string> {
+    return (await this.rt("PortForward", { podSandboxId, port: ports })).url;
+  }
   async containerStats(containerId: string): Promise<ContainerStats | null> {
     return (await this.rt("ContainerStats", { containerId })).stats;
   }
