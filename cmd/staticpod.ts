@@ -48,7 +48,7 @@ const lintArgs = {
   output: { type: "enum", alias: "o", options: [...OUTPUT_FORMATS], default: "text", description: OUTPUT_FORMATS.join(" | ") },
   "fail-on": { type: "enum", options: [...SEVERITIES], description: "Exit 1 on findings at least this severe: error (default) | warning | info" },
   config: { type: "string", description: "Configuration file (default: .nodeagent-lint.yaml in this directory or a parent)" },
-  jobs: { type: "string", alias: "j", description: "Lint with this many threads (default 1); the output is the same" },
+  jobs: { type: "string", alias: "j", description: "Lint with up to this many threads, one per 2,000 files (default 1); the output is the same" },
   "stdin-name": { type: "string", description: "The file name findings give standard input (default <stdin>)" },
   "list-rules": { type: "boolean", description: "Print every rule with its severity, meaning and hint" },
   paths: { type: "positional", required: false, valueHint: "PATH", description: "Manifest files and directories, or - for standard input" },

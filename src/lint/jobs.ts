@@ -9,6 +9,20 @@
 // child process paid the whole start-up again (before, `--jobs 2` on 2,000 files was 1.47× slower
 // than one process).
 //
+// What a thread costs is not its start-up (a worker is linting ≈15 ms after the main thread) but its
+// JIT: every thread is a JavaScriptCore VM of its own, and each compiles the lint's hot code again —
+// at 2,000 files about 210 functions with the DFG and 30 with the FTL, ≈0.5 s of compiler CPU, about
+// as much as the linting itself, and nearly the same at 1,000 files (it depends on the code, not on
+// the number of files). With one thread that compiling runs on JSC's concurrent compiler thread, on a
+// core the lint does not use: `--jobs 1` already keeps ≈1.4 cores busy (1.05 s of CPU in 0.74 s).
+// A second thread needs a core for its linting and another half for its own compiler, so on two
+// cores it gained nothing below a few thousand files (0.91× at 2,000), and neither did two processes
+// each linting half the files (measured side by side: no faster than one with all of them), so it is
+// not contention between Bun's threads. On two cores no split of the work can make 2,000 files more
+// than 2 / 1.4 ≈ 1.4× faster than one thread, even one that compiled nothing twice. So a thread is
+// started only for every FILES_PER_THREAD files: `--jobs N` runs no more threads than can pay for
+// their compiling, and is not slower than `--jobs 1`.
+//
 // A file that cannot be read stops the run as it does with one thread: every thread stops claiming
 // batches, and the failure of the lowest index is reported, which is the one a single thread would
 // have met first (every batch below the failing one was claimed before it, so it was linted).
@@ -26,7 +40,7 @@
 import { errorMessage } from "../util/errors";
 import { decodeFailed, type ManifestLintOptions } from "./check-manifest";
 import { InputError, type ManifestInput } from "./inputs";
-import { lintInput } from "./run";
+import { lintInput, lintInputs } from "./run";
 import type { FileReport } from "./types";
 
 /**
@@ -34,6 +48,20 @@ import type { FileReport } from "./types";
  * a millisecond), large enough that the counter is not touched for every file.
  */
 export const JOBS_BATCH = 8;
+
+/**
+ * Files a thread must have to pay for its own JIT compiling (see above). From the figures of one
+ * thread on a quiet 2-core machine (1,000 files: 0.46 s, 0.71 s of CPU; 2,000: 0.76 s, 1.1 s of
+ * CPU), two threads, at best half the CPU of both VMs each, break even at about 1,600 files: above
+ * that a second thread gains, below it loses. Rounded up, since the machine is seldom all ours. It is
+ * a count of files, not of time: a faster machine compiles and lints faster alike.
+ */
+export const FILES_PER_THREAD = 2000;
+
+/** How many threads lint `files` files when `jobs` are allowed: at least one, and one per FILES_PER_THREAD files. */
+export function threadsFor(files: number, jobs: number, filesPerThread = FILES_PER_THREAD): number {
+  return Math.max(1, Math.min(jobs, Math.floor(files / filesPerThread)));
+}
 
 /** What every thread of a run is given: the files, the options, and the shared claim counter. */
 export interface JobsRequest {
@@ -145,13 +173,16 @@ function runWorker(entry: string, request: JobsRequest): Promise<JobsResponse> {
 }
 
 /**
- * The parallel run runLint takes as `lintElsewhere`: `jobs - 1` workers and this thread lint
- * `inputs` together; the reports come back in input order.
+ * The parallel run runLint takes as `lintElsewhere`: `threadsFor(inputs, jobs) - 1` workers and this
+ * thread lint `inputs` together; the reports come back in input order. `filesPerThread` is for the
+ * tests, which run workers on a few files.
  */
-export function lintInWorkers(entry = workerEntry()) {
+export function lintInWorkers(entry = workerEntry(), filesPerThread = FILES_PER_THREAD) {
   return async (inputs: ManifestInput[], jobs: number, options: ManifestLintOptions): Promise<FileReport[]> => {
+    const threads = threadsFor(inputs.length, jobs, filesPerThread);
+    if (threads === 1) return lintInputs(inputs, options);
     const request = jobsRequest(inputs, options);
-    const workers = Array.from({ length: jobs - 1 }, () => runWorker(entry, request));
+    const workers = Array.from({ length: threads - 1 }, () => runWorker(entry, request));
     // Linting here blocks this thread's event loop, not the workers: they run on their own threads
     // and claim batches meanwhile. A worker that cannot start (a binary built without the worker's
     // entry point) claims nothing, so the others lint everything; its error is still the run's.

@@ -3,10 +3,10 @@
 // a clear message rather than a stack trace.
 import { Validator } from "@cfworker/json-schema";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { RULES, runLint } from "../../src/lint";
+import { FILES_PER_THREAD, RULES, runLint } from "../../src/lint";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const BIN = join(ROOT, "dist/nodeagent");
@@ -146,6 +146,23 @@ describe("inputs", () => {
     expect(two.stdout).toBe(one.stdout);
     expect(JSON.parse(two.stdout).filesChecked).toBe(34);
   });
+
+  test("--jobs 2 on enough files for a worker thread (the binary's second entry point) gives one thread's output", () => {
+    // A worker is started only for every FILES_PER_THREAD files (src/lint/jobs.ts); the corpus's files
+    // copied until there are two threads' worth, so the run also meets duplicate pod names.
+    const dir = join(tmp, "many");
+    mkdirSync(dir);
+    const sources = readdirSync(`${CORPUS}/valid`).map((f) => readFileSync(join(ROOT, CORPUS, "valid", f), "utf8"));
+    const files = 2 * FILES_PER_THREAD;
+    for (let i = 0; i < files; i++) writeFileSync(join(dir, `pod-${String(i).padStart(5, "0")}.yaml`), sources[i % sources.length]!);
+    const args = [dir, "-o", "json", "--node-name", "node1"];
+    const one = lint(args);
+    const two = lint([...args, "--jobs", "2"]);
+    expect(two.stderr).toBe("");
+    expect(two.code).toBe(one.code);
+    expect(two.stdout).toBe(one.stdout);
+    expect(JSON.parse(two.stdout).filesChecked).toBe(files);
+  }, 60_000);
 
   test("hostile files: findings and exit 1, never a stack trace", () => {
     const files: Record<string, string | Buffer> = {

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { InputError, jobsRequest, lintClaimed, lintInWorkers, mergeResponses, selectInputs, workerEntry, type FileReport, type JobsResponse, type ManifestInput } from "../../src/lint";
+import { FILES_PER_THREAD, InputError, jobsRequest, lintClaimed, lintInWorkers, mergeResponses, selectInputs, threadsFor, workerEntry, type FileReport, type JobsResponse, type ManifestInput } from "../../src/lint";
 import { lintInputs } from "../../src/lint/run";
 
 const CORPUS = resolve(import.meta.dir, "../fixtures/lint");
@@ -52,11 +52,31 @@ function oneThreadError(inputs: ManifestInput[]): string | undefined {
   }
 }
 
+/** The parallel run with a thread for every file: these tests run workers on a few files. */
+const inWorkers = lintInWorkers(undefined, 1);
+
+describe("how many threads a run uses", () => {
+  test("one per FILES_PER_THREAD files, at most --jobs, at least one", () => {
+    expect(threadsFor(0, 4)).toBe(1);
+    expect(threadsFor(FILES_PER_THREAD * 2 - 1, 2)).toBe(1);
+    expect(threadsFor(FILES_PER_THREAD * 2, 2)).toBe(2);
+    expect(threadsFor(FILES_PER_THREAD * 10, 3)).toBe(3);
+    expect(threadsFor(FILES_PER_THREAD * 3, 1)).toBe(1);
+    expect(threadsFor(7, 4, 2)).toBe(3);
+  });
+
+  test("too few files for a second thread: linted here, no worker started", async () => {
+    // A worker entry point that does not exist fails any run that starts one (see below).
+    const run = await lintInWorkers(join(CORPUS, "no-such-worker.ts"))(FILES, 2, OPTIONS);
+    expect(run).toEqual(lintInputs(FILES, OPTIONS));
+  });
+});
+
 describe("lintInWorkers", () => {
   test("two and three threads give one thread's reports, in input order", async () => {
     expect(FILES.length).toBe(34);
     const one = lintInputs(FILES, OPTIONS);
-    for (const jobs of [2, 3]) expect(await lintInWorkers()(FILES, jobs, OPTIONS)).toEqual(one);
+    for (const jobs of [2, 3]) expect(await inWorkers(FILES, jobs, OPTIONS)).toEqual(one);
   });
 
   test("the worker's entry point lints on its own: every file claimed there, reported by index, files the decoder gave up on handed back", async () => {
@@ -84,7 +104,7 @@ describe("lintInWorkers", () => {
     const one = lintInputs(inputs, OPTIONS);
     expect(verdict(one[10]!)).toBe("wrong-type");
     expect(verdict(one[21]!)).toBe("yaml-syntax");
-    const run = await lintInWorkers()(inputs, 2, OPTIONS);
+    const run = await inWorkers(inputs, 2, OPTIONS);
     expect(run.map(verdict)).toEqual(one.map(verdict));
     expect(run.filter((_, i) => i !== 21)).toEqual(one.filter((_, i) => i !== 21));
   }, 60_000);
@@ -94,14 +114,14 @@ describe("lintInWorkers", () => {
     const expected = oneThreadError(inputs);
     expect(expected).toBe("no-such/first.yaml: cannot read: no such file or directory");
     for (const jobs of [2, 3]) {
-      const run = lintInWorkers()(inputs, jobs, OPTIONS);
+      const run = inWorkers(inputs, jobs, OPTIONS);
       await expect(run).rejects.toBeInstanceOf(InputError);
       await expect(run).rejects.toThrow(expected!);
     }
   });
 
   test("a worker that cannot start fails the run instead of hanging or leaving files out", async () => {
-    const run = lintInWorkers(join(CORPUS, "no-such-worker.ts"))(FILES, 2, OPTIONS);
+    const run = lintInWorkers(join(CORPUS, "no-such-worker.ts"), 1)(FILES, 2, OPTIONS);
     await expect(run).rejects.toThrow(/^a lint worker failed: /);
   });
 });
