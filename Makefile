@@ -85,7 +85,8 @@ bench-pod-start: node deps build images
 bench-footprint: node deps build images
 	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) bench/footprint.ts
 
-# The agent's CPU with 100 pods probed by exec every second vs none, and probe latency vs bare ExecSync.
+# The agent's CPU with 100 pods probed by exec every second vs none, and probe latency vs bare ExecSync;
+# first the runtime's ExecSync ceiling, and our CRI client against @grpc/grpc-js (and crictl) on it.
 bench-probes: node deps build images
 	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) bench/probes.ts
 
