@@ -10,9 +10,12 @@
 // while their compiled code and the compilers' own code pages and allocations stay resident. With
 // 100 idle pods on containerd 1.6 (bench/footprint.ts) the agent's RSS was 94 MiB with the normal
 // policy and 76 MiB with this one, for ~0.25 % of a core more CPU. Set from the first instruction
-// instead of when the node starts, the agent's RSS at 0 pods was another ~2.5 MiB lower (three
-// side-by-side runs: start-up code — Bun's bootstrap, module loading, flag parsing — no longer tiers
-// up into the optimizing JIT, whose code pages then stay resident for the life of the process).
+// instead of when the node starts, the agent's RSS at 0 pods was another ~3 MiB lower (47.5 → 44.3
+// MiB in one bench-footprint run; the same −3 MiB in side-by-side runs with the binaries' pages
+// cached or not): start-up code — Bun's bootstrap, module loading, flag parsing — no longer tiers up
+// into the optimizing JIT, whose code pages then stayed resident for the life of the process. (Most
+// of the idle agent is such pages: of ~44 MiB, ~36 MiB is the binary's file pages, ~25 MiB of them
+// Bun's machine code, and ~8.5 MiB anonymous memory, of which the JavaScript heap is ~3.3 MB.)
 
 /** The agent's tier-up threshold scale. */
 export const AGENT_JIT_POLICY = 1000;
