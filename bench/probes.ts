@@ -12,10 +12,13 @@
 //    container, alternately while the pods' probes run, and the agent's own mean from
 //    prober_probe_duration_seconds over the same window;
 //  - first, the runtime's own ceiling: bare ExecSyncs a second with 1 to 32 in flight, no agent
-//    running (what the node's exec slots are sized by, and the most due probes a second can be).
+//    running (what the node's exec slots are sized by, and the most due probes a second can be);
+//    and on the same containers, whose ceiling that is: our CRI client against @grpc/grpc-js (and
+//    crictl when on PATH) at 1, 4 and 16 in flight, as ratios (bench/exec-clients.ts).
 // Each configuration starts from a fresh agent on an empty runtime. Knobs: BENCH_PODS ("50,100"),
 // BENCH_WINDOW_S (30), BENCH_SETTLE_S (10), BENCH_LATENCY_SAMPLES (100), BENCH_BEFORE (a path, or
-// "none" to run dist/nodeagent alone), BENCH_CEILING ("1,2,4,8,16,32" in flight, "" for none).
+// "none" to run dist/nodeagent alone), BENCH_CEILING ("1,2,4,8,16,32" in flight, "" for none; also
+// skips the client comparison), EXEC_CLIENTS_INFLIGHT ("1,4,16", "" for no client comparison).
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { PodList } from "kubernetes-types/core/v1";
@@ -25,6 +28,7 @@ import { TestAgent, manifest } from "../test/e2e/agent-harness";
 import { BINARY, removeAllPods, startNode, type TestNode } from "../test/e2e/node";
 import { runContainer, runSandbox } from "../test/e2e/pods";
 import { eventually } from "../test/e2e/proc";
+import { compareExecClients, formatExecClients, type ExecClientRow } from "./exec-clients";
 import { fmtMs, percentile, procUsage, usageOver } from "./usage";
 
 const COUNTS = (process.env.BENCH_PODS ?? "50,100").split(",").map(Number);
@@ -197,7 +201,7 @@ async function latency(node: TestNode, agent: TestAgent) {
 }
 
 /** Bare ExecSyncs of `true` a second, and their p50, with `inFlight` at once over 16 containers. */
-async function ceiling(node: TestNode): Promise<{ inFlight: number; perSecond: number; p50Ms: number; failed: number }[]> {
+async function ceiling(node: TestNode): Promise<{ rows: { inFlight: number; perSecond: number; p50Ms: number; failed: number }[]; clients: ExecClientRow[] }> {
   const ids: string[] = [];
   for (let i = 0; i < 16; i++) ids.push(await runContainer(node.client, await runSandbox(node, `ceiling-${i}`), "main", ["sleep", "3600"]));
   const out = [];
@@ -215,8 +219,9 @@ async function ceiling(node: TestNode): Promise<{ inFlight: number; perSecond: n
     }));
     out.push({ inFlight, perSecond: took.length / CEILING_S, p50Ms: percentile(took, 50), failed });
   }
+  const clients = await compareExecClients(node, ids);
   await removeAllPods(node.client);
-  return out;
+  return { rows: out, clients };
 }
 
 const binaries: [string, string][] = [];
@@ -230,7 +235,8 @@ const node = await startNode("1.6");
 const results: ProbedRun[] = [];
 const plain: Record<string, { cpuPercent: number; rssMiB: number; containerdCpuPercent: number }> = {};
 let lat: Awaited<ReturnType<typeof latency>> | undefined;
-let ceil: Awaited<ReturnType<typeof ceiling>> = [];
+let ceil: Awaited<ReturnType<typeof ceiling>>["rows"] = [];
+let clients: ExecClientRow[] = [];
 /** The agent running now, stopped if the benchmark fails midway. */
 let current: TestAgent | undefined;
 try {
@@ -240,8 +246,10 @@ try {
   console.log(`nodeagent exec probe benchmark on ${v.runtimeName} ${v.runtimeVersion}: ${COUNTS.join(" and ")} pods, an exec readiness probe each every 1 s; ` +
     `${SETTLE_S} s to settle, then a ${WINDOW_S} s window\n`);
   if (CEILING.length) {
-    ceil = await ceiling(node);
-    console.log(`  the runtime's ceiling, bare ExecSyncs (no agent): ${ceil.map((c) => `${c.inFlight} in flight ${c.perSecond.toFixed(0)}/s (p50 ${c.p50Ms.toFixed(0)} ms${c.failed ? `, ${c.failed} failed` : ""})`).join("; ")}\n`);
+    ({ rows: ceil, clients } = await ceiling(node));
+    console.log(`  the runtime's ceiling, bare ExecSyncs (no agent): ${ceil.map((c) => `${c.inFlight} in flight ${c.perSecond.toFixed(0)}/s (p50 ${c.p50Ms.toFixed(0)} ms${c.failed ? `, ${c.failed} failed` : ""})`).join("; ")}`);
+    if (clients.length) console.log(formatExecClients(clients));
+    console.log("");
   }
   for (const [name, binary] of binaries) {
     // The same pods without probes: what the probes' CPU is a ratio to.
@@ -296,6 +304,6 @@ if (lat) {
   console.log(`  the agent's own probes, mean                        ${fmtMs(lat.agentMeanMs)}  (${(lat.agentMeanMs / bareMean).toFixed(2)}× the bare mean; ${lat.agentCount} probes)`);
 }
 console.log("\n" + JSON.stringify({
-  window_s: WINDOW_S, settle_s: SETTLE_S, ceiling: ceil, runs: results, plain,
+  window_s: WINDOW_S, settle_s: SETTLE_S, ceiling: ceil, clients, runs: results, plain,
   latencyMs: lat && { bareP50: percentile(lat.bare, 50), bareP99: percentile(lat.bare, 99), proberP50: percentile(lat.probed, 50), proberP99: percentile(lat.probed, 99), agentMean: lat.agentMeanMs, failures: { bare: lat.bareFailed, prober: lat.probeFailed } },
 }));

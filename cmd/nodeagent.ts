@@ -9,7 +9,19 @@
 import "./tty";
 import { defineCommand } from "citty";
 import pkg from "../package.json" with { type: "json" };
+import { useNormalJitPolicy } from "../src/util/jit-policy";
 import { main } from "./main";
+
+/**
+ * A subcommand other than the agent: the binary starts with the agent's JIT policy (src/util/
+ * jit-policy.ts), and these get JavaScriptCore's normal one back before their modules load.
+ */
+function withNormalJit<T>(load: () => Promise<T>): () => Promise<T> {
+  return () => {
+    useNormalJitPolicy();
+    return load();
+  };
+}
 
 export const root = defineCommand({
   meta: {
@@ -35,11 +47,11 @@ Examples:
   },
   subCommands: {
     agent: () => import("./agent").then((m) => m.agentCommand),
-    logs: () => import("./logs").then((m) => m.logsCommand),
-    pleg: () => import("./pleg").then((m) => m.plegCommand),
-    probe: () => import("./probe").then((m) => m.probeCommand),
-    schedule: () => import("./schedule").then((m) => m.scheduleCommand),
-    staticpod: () => import("./staticpod").then((m) => m.staticpodCommand),
+    logs: withNormalJit(() => import("./logs").then((m) => m.logsCommand)),
+    pleg: withNormalJit(() => import("./pleg").then((m) => m.plegCommand)),
+    probe: withNormalJit(() => import("./probe").then((m) => m.probeCommand)),
+    schedule: withNormalJit(() => import("./schedule").then((m) => m.scheduleCommand)),
+    staticpod: withNormalJit(() => import("./staticpod").then((m) => m.staticpodCommand)),
   },
 });
 

@@ -23,6 +23,7 @@ import { Pleg } from "../pleg";
 import { AgentMetrics, buildNode, realHostNetwork, resolveNodeAddresses, runtimeCounts, startAgentServer, type AgentServer, type HostNetwork } from "../server";
 import { RealClock, type Clock } from "../util/clock";
 import { ConfigError, errorMessage } from "../util/errors";
+import { AGENT_JIT_POLICY } from "../util/jit-policy";
 import { createLogger, type Logger } from "../util/log";
 import { LocalObjectSource } from "../volume/local-object-source";
 import { NoObjectSource } from "../volume/no-object-source";
@@ -355,20 +356,11 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
 }
 
 /**
- * The JIT policy the agent process runs with (Bun.unsafe.setJITPolicy): JavaScriptCore's tier-up
- * thresholds × 1000, so that code stays in the interpreter and the baseline JIT. The agent is idle
- * almost all the time — a relist a second, a sync now and then — and what the optimizing tiers
- * (DFG, FTL) compile for it pays back nothing, while their compiled code and the compilers' own
- * allocations stay resident: with 100 idle pods on containerd 1.6 (bench/footprint.ts) the agent's
- * RSS was 94 MiB with the normal policy and 76 MiB with this one, for ~0.25 % of a core more CPU.
- */
-export const AGENT_JIT_POLICY = 1000;
-
-/**
  * Runs the node until SIGINT or SIGTERM, then stops it in order (a second signal ends the process at
  * once). The handlers are in place before anything starts, so a signal during the start stops the
  * node as soon as it is up instead of killing the process with a managed containerd still running.
- * The process is the agent's from here on: it takes the agent's JIT policy.
+ * The process is the agent's from here on: it takes the agent's JIT policy (src/util/jit-policy.ts;
+ * the binary starts with it, and a test or another caller gets it here).
  */
 export async function runNode(config: AgentConfig, deps: NodeDeps = {}): Promise<void> {
   Bun.unsafe.setJITPolicy(AGENT_JIT_POLICY);

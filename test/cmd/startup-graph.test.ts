@@ -4,10 +4,11 @@
 // loads every module in it and the built-in modules they import. The heavy parts — gRPC and the CRI
 // descriptor, the Kubernetes client, prom-client, the scheduler — and node:readline must be in none
 // of the chunks these commands load: together they were ≈150 ms of a 217 ms one-file lint.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
+import { AGENT_JIT_POLICY, NORMAL_JIT_POLICY } from "../../src/util/jit-policy";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const ENTRY = "cmd/nodeagent.ts";
@@ -194,5 +195,27 @@ describe("start-up loads only what the command uses", () => {
     expect(variable("BUILD_FLAGS").split(" ")).toEqual(expect.arrayContaining(["--compile", "--bytecode", "--format=esm", "--splitting"]));
     expect(variable("BUILD_ENTRIES").split(" ")).toEqual([ENTRY, LINT_WORKER]);
     expect(makefile).toMatch(/^\t\$\(BUN\) build \$\(BUILD_FLAGS\) .*\$\(BUILD_ENTRIES\) --outfile dist\/\.build\/nodeagent$/m);
+  });
+
+  test("the binary starts with the agent's JIT policy, and every other command sets the normal one back before it loads", async () => {
+    const makefile = readFileSync(join(ROOT, "Makefile"), "utf8");
+    const flags = makefile.match(/^BUILD_FLAGS := (.*)$/m)?.[1]?.split(" ") ?? [];
+    expect(flags).toContain(`--compile-jit-policy=${AGENT_JIT_POLICY}`);
+    expect(AGENT_JIT_POLICY).toBeGreaterThan(NORMAL_JIT_POLICY);
+    // Each subcommand's loader, watched: the agent's leaves the policy as it is, the others set the
+    // normal one before their chunk is imported (and the lint worker thread sets it for itself).
+    const { root } = await import("../../cmd/nodeagent");
+    const set = spyOn(Bun.unsafe, "setJITPolicy");
+    try {
+      const subs = root.subCommands as Record<string, () => Promise<unknown>>;
+      for (const [name, load] of Object.entries(subs)) {
+        set.mockClear();
+        await load();
+        expect({ name, calls: set.mock.calls }).toEqual({ name, calls: name === "agent" ? [] : [[NORMAL_JIT_POLICY]] });
+      }
+    } finally {
+      set.mockRestore();
+    }
+    expect(readFileSync(join(ROOT, LINT_WORKER), "utf8")).toMatch(/^useNormalJitPolicy\(\);$/m);
   });
 });
