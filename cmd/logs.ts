@@ -10,6 +10,7 @@ import type { PodLogOptions } from "../src/logs/log-options";
 import { readTokenFile } from "../src/server/token-file";
 import { parseDuration } from "../src/util/duration";
 import { errorMessage } from "../src/util/errors";
+import { podArg } from "./agent-client";
 import { EXIT_OK, UsageError } from "./exit";
 
 const DEFAULT_SERVER = `http://127.0.0.1:${AGENT_DEFAULTS.port}`;
@@ -19,16 +20,6 @@ class LogsError extends Error {
   override name = "LogsError";
 }
 
-function podArg(arg: string | undefined, namespace: string | undefined): { namespace: string; name: string } {
-  if (!arg) throw new UsageError("give the pod: NAMESPACE/POD, or POD with -n NAMESPACE");
-  const parts = arg.split("/");
-  if (parts.length > 2 || parts.some((p) => p === "")) throw new UsageError(`${JSON.stringify(arg)}: use NAMESPACE/POD or POD`);
-  if (parts.length === 2) {
-    if (namespace !== undefined && namespace !== parts[0]) throw new UsageError(`the pod ${arg} is in namespace ${parts[0]}, but -n says ${namespace}`);
-    return { namespace: parts[0]!, name: parts[1]! };
-  }
-  return { namespace: namespace ?? "default", name: parts[0]! };
-}
 
 function wholeNumber(flag: string, v: string | undefined, min: number): number | undefined {
   if (v === undefined) return undefined;

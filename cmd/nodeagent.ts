@@ -41,12 +41,14 @@ Examples:
   nodeagent probe run --pod default/web --probe readiness
                                        a container's readiness probe, as the agent runs it
   nodeagent logs -f default/web        follow a pod's container log, from the agent's API
+  nodeagent exec -it default/web -- sh  a shell in a pod's container, through the agent's API
   nodeagent staticpod lint /etc/kubernetes/manifests
                                        what the kubelet would reject in static pod manifests
   nodeagent --version`,
   },
   subCommands: {
     agent: () => import("./agent").then((m) => m.agentCommand),
+    exec: withNormalJit(() => import("./exec").then((m) => m.execCommand)),
     logs: withNormalJit(() => import("./logs").then((m) => m.logsCommand)),
     pleg: withNormalJit(() => import("./pleg").then((m) => m.plegCommand)),
     probe: withNormalJit(() => import("./probe").then((m) => m.probeCommand)),

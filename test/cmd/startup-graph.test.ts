@@ -136,7 +136,7 @@ describe("start-up loads only what the command uses", () => {
     const modules = versionPath();
     expect(modules.has(ENTRY)).toBe(true);
     expect(heavyIn(modules)).toEqual([]);
-    for (const command of ["cmd/agent.ts", "cmd/logs.ts", "cmd/pleg.ts", "cmd/probe.ts", "cmd/schedule.ts", "cmd/staticpod.ts"]) expect(modules.has(command)).toBe(false);
+    for (const command of ["cmd/agent.ts", "cmd/exec.ts", "cmd/logs.ts", "cmd/pleg.ts", "cmd/probe.ts", "cmd/schedule.ts", "cmd/staticpod.ts"]) expect(modules.has(command)).toBe(false);
   });
 
   test("nodeagent staticpod lint (and its --jobs workers): none of the heavy modules", () => {
@@ -146,15 +146,18 @@ describe("start-up loads only what the command uses", () => {
     expect(heavyIn(modules)).toEqual([]);
   });
 
-  test("nodeagent logs: a thin client of the agent's API, with none of the heavy modules and not the CRI client", () => {
-    const root = chunkOf(ENTRY);
-    const start = loaded([root], () => false);
-    const modules = modulesOf(new Set([...start, ...loaded([chunkOf("cmd/logs.ts")], (from) => from !== root)]));
-    expect(modules.has("src/logs/log-request.ts")).toBe(true);
-    expect(heavyIn(modules)).toEqual([]);
-    expect([...modules].filter((m) => m.startsWith("src/cri/") && !m.endsWith("/types.ts"))).toEqual([]);
-    expect(modules.has("src/agent/node.ts")).toBe(false);
-  });
+  for (const command of ["logs", "exec"]) {
+    test(`nodeagent ${command}: a thin client of the agent's API, with none of the heavy modules and not the CRI client`, () => {
+      const root = chunkOf(ENTRY);
+      const start = loaded([root], () => false);
+      // Followed through its dynamic imports too: what the command loads on demand is part of its path.
+      const modules = modulesOf(new Set([...start, ...loaded([chunkOf(`cmd/${command}.ts`)], (from) => from !== root)]));
+      expect(modules.has("src/logs/log-request.ts")).toBe(true);
+      expect(heavyIn(modules)).toEqual([]);
+      expect([...modules].filter((m) => m.startsWith("src/cri/") && !m.endsWith("/types.ts"))).toEqual([]);
+      expect(modules.has("src/agent/node.ts")).toBe(false);
+    });
+  }
 
   test("the check sees heavy modules where they are used: the agent, its imports followed, has the CRI descriptor and the Kubernetes client", () => {
     const agent = modulesOf(loaded([chunkOf("cmd/agent.ts")], () => true));
