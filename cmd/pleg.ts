@@ -1,11 +1,15 @@
 // `nodeagent pleg watch`: the PLEG on its own against a runtime, printing every pod lifecycle event.
 import { defineCommand } from "citty";
+import type { Pod } from "kubernetes-types/core/v1";
+import type { PodWaitChange } from "../src/api/pod-waits";
+import type { AgentClient } from "../src/client/agent-client";
 import type { ModeChange, PlegModeSetting, PodLifecycleEvent } from "../src/pleg";
 import { RealClock } from "../src/util/clock";
 import { parseDuration } from "../src/util/duration";
 import { errorMessage } from "../src/util/errors";
 import type { LogFormat } from "../src/util/log";
 import { EXIT_FAILURE, EXIT_OK, UsageError } from "./exit";
+import { agentClientArgs, agentClientFrom } from "./agent-client";
 import { runtimeArgs } from "./runtime-args";
 
 const watch = defineCommand({
@@ -18,16 +22,23 @@ stream (containerd 1.7+) and relists only the pod an event names, with a full re
 auto (default) tries evented and falls back to generic, for good, when the runtime does not
 implement the stream or it fails 5 times in a row. Every mode change is printed.
 
+With --agent, the agent's API is asked too, every --relist-period: a pod that waits for something
+the runtime never sees (a volume that cannot be made: FailedMount; env from a missing secret:
+CreateContainerConfigError; an image pull in back-off) is printed as a Waiting event with the
+agent's reason and message, and as WaitEnded once it no longer waits.
+
 Output: table, or json (one object a line):
   {"time":"…","mode":"evented","type":"ContainerDied","pod":{"namespace":"default","name":"web","uid":"…"},
    "container":{"name":"nginx","id":"…"},"exitCode":3,"reason":"Error"}
   {"time":"…","type":"ModeChanged","mode":"generic","previousMode":null,"reason":"…"}
+  {"time":"…","type":"Waiting","pod":{…},"reason":"FailedMount","message":"Unable to attach or mount volumes: …"}
 
 Examples:
   nodeagent pleg watch
   nodeagent pleg watch --runtime-endpoint unix:///run/containerd/containerd.sock --mode generic
   nodeagent pleg watch -o json --namespace kube-system | jq -c 'select(.type=="ContainerDied")'
   nodeagent pleg watch --pod default/web --relist-period 500ms
+  nodeagent pleg watch --agent https://127.0.0.1:10250 --token-file /etc/nodeagent/token
 
 Exit status: 0 on Ctrl-C or SIGTERM, 1 when the runtime cannot be used, 2 on a usage error.`,
   },
@@ -39,12 +50,19 @@ Exit status: 0 on Ctrl-C or SIGTERM, 1 when the runtime cannot be used, 2 on a u
     pod: { type: "string", description: "Only events of this pod: NAME or NAMESPACE/NAME" },
     output: { type: "enum", alias: "o", options: ["table", "json"], default: "table", description: "table | json" },
     "log-format": { type: "enum", options: ["text", "json"], default: "text", description: "Log format on stderr: text | json" },
+    agent: { type: "string", valueHint: "url", description: "Also print why pods wait, from this agent's API (e.g. https://127.0.0.1:10250)" },
+    "token-file": agentClientArgs["token-file"],
+    "certificate-authority": agentClientArgs["certificate-authority"],
+    "client-certificate": agentClientArgs["client-certificate"],
+    "client-key": agentClientArgs["client-key"],
+    "insecure-skip-tls-verify": agentClientArgs["insecure-skip-tls-verify"],
   },
   async run({ args }) {
     // Every value is checked before the runtime is touched (a managed containerd may be started).
     const relistPeriodMs = durationFlag("relist-period", args["relist-period"]);
     const timeoutMs = durationFlag("runtime-request-timeout", args["runtime-request-timeout"]);
     const podFilter = parsePodFilter(args.pod, args.namespace);
+    const agent = args.agent ? agentClientFrom({ ...args, server: args.agent }) : undefined;
     const json = args.output === "json";
     // The runtime's client (gRPC, the CRI descriptor) and the PLEG load only once the flags are good.
     const [{ CriClient, resolveRuntime }, { EventedPlegUnavailableError, Pleg }, { createLogger }] = await Promise.all([
@@ -84,6 +102,9 @@ Exit status: 0 on Ctrl-C or SIGTERM, 1 when the runtime cannot be used, 2 on a u
       const printer = (async () => {
         for await (const e of pleg.events) if (podFilter(e)) out(json ? JSON.stringify(eventJson(e)) : eventRow(e));
       })();
+      const waits = agent ? watchWaits(agent, relistPeriodMs, ac.signal, (c) => {
+        if (podFilter(c.wait)) out(json ? JSON.stringify(waitJson(c)) : waitRow(c));
+      }, (m) => log.warn(m)) : undefined;
       try {
         await pleg.run(ac.signal);
       } catch (e) {
@@ -92,6 +113,7 @@ Exit status: 0 on Ctrl-C or SIGTERM, 1 when the runtime cannot be used, 2 on a u
         return EXIT_FAILURE;
       } finally {
         await printer;
+        await waits;
       }
       return EXIT_OK;
     } finally {
@@ -119,7 +141,45 @@ export const plegCommand = defineCommand({
   subCommands: { watch },
 });
 
-function parsePodFilter(pod: string | undefined, namespace: string | undefined): (e: PodLifecycleEvent) => boolean {
+/**
+ * Asks the agent's GET /pods every period and reports each wait that begins, changes or ends
+ * (PodWaitTracker); a failing request is reported once until one succeeds again.
+ */
+async function watchWaits(client: AgentClient, periodMs: number, signal: AbortSignal, emit: (c: PodWaitChange) => void, warn: (m: string) => void): Promise<void> {
+  const { PodWaitTracker } = await import("../src/api/pod-waits");
+  const tracker = new PodWaitTracker();
+  let failing = false;
+  while (!signal.aborted) {
+    try {
+      const res = await client.fetch("/pods", { signal });
+      if (!res.ok) throw await client.refusal(res);
+      const list = (await res.json()) as { items?: Pod[] };
+      for (const c of tracker.update(list.items ?? [])) emit(c);
+      failing = false;
+    } catch (e) {
+      if (signal.aborted) break;
+      if (!failing) warn(`the agent's pods: ${errorMessage(e)}`);
+      failing = true;
+    }
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, periodMs);
+      signal.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
+    });
+  }
+}
+
+function waitJson(c: PodWaitChange): Record<string, unknown> {
+  const w = c.wait;
+  return { time: new Date().toISOString(), type: c.type, pod: w.pod, ...(w.container ? { container: { name: w.container } } : {}), reason: w.reason, ...(w.message ? { message: w.message } : {}) };
+}
+
+function waitRow(c: PodWaitChange): string {
+  const w = c.wait;
+  const cols = [clockTime(Date.now()), "agent", c.type, `${w.pod.namespace}/${w.pod.name}`, w.container ?? "", "", `${w.reason}${w.message ? `: ${w.message}` : ""}`];
+  return cols.map((col, i) => col.padEnd(WIDTHS[i]!)).join(" ").trimEnd();
+}
+
+function parsePodFilter(pod: string | undefined, namespace: string | undefined): (e: { pod: { namespace: string; name: string } }) => boolean {
   let ns = namespace;
   let name: string | undefined;
   if (pod) {
