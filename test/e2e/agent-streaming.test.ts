@@ -1,0 +1,123 @@
+// exec and port-forward through dist/nodeagent on containerd 1.6 and 1.7 (issue 16): the agent asks
+// the runtime for its streaming URL and proxies the client's upgraded connection to it. Over
+// WebSocket (v4.channel.k8s.io, what the runtime's streaming library serves beside SPDY): a
+// command's stdout, stderr and exit code, stdin, a TTY; `nodeagent exec`; a port-forward reaching a
+// port that listens only inside the pod's network namespace; and the kubelet's refusals.
+import { beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { AgentClient } from "../../src/client/agent-client";
+import { runRemoteCommand } from "../../src/client/remote-command";
+import { manifest, NODE_NAME, running, useAgent, type TestAgent } from "./agent-harness";
+import { BINARY } from "./node";
+
+const TOKEN = "e2e-streaming-token";
+
+for (const version of ["1.6", "1.7"] as const) {
+  describe(`exec and port-forward, containerd ${version}`, () => {
+    let tokenFile = "";
+    const env = useAgent(version, (node) => {
+      tokenFile = join(node.rootDir, "push-token");
+      writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
+      return ["--push-token-file", tokenFile];
+    });
+    let agent: TestAgent;
+    let client: AgentClient;
+    beforeAll(async () => {
+      agent = env.agent();
+      client = new AgentClient({ server: agent.url, token: TOKEN, insecureSkipTLSVerify: true });
+      agent.writeManifest("box.yaml", manifest("box", "while true; do echo hello-from-the-pod | nc -l -p 8080; done"));
+      await agent.waitPod("box", "running", running);
+    });
+    const pod = `default/box-${NODE_NAME}`;
+
+    async function exec(command: string[], o: { stdin?: string; tty?: boolean } = {}) {
+      const q = new URLSearchParams();
+      for (const c of command) q.append("command", c);
+      q.set("stdout", "1");
+      if (!o.tty) q.set("stderr", "1");
+      if (o.stdin !== undefined) q.set("stdin", "1");
+      if (o.tty) q.set("tty", "1");
+      const { url, options } = client.websocket(`/exec/${pod}/main?${q}`);
+      let out = "";
+      let err = "";
+      const input = o.stdin;
+      const result = await runRemoteCommand(url, options, {
+        stdin: input === undefined ? undefined : (async function* () {
+          yield new TextEncoder().encode(input);
+        })(),
+        stdout: (b) => (out += new TextDecoder().decode(b)),
+        stderr: (b) => (err += new TextDecoder().decode(b)),
+      });
+      return { ...result, out, err };
+    }
+
+    test("exec: stdout, stderr and the exit code; stdin; a TTY", async () => {
+      const r = await exec(["sh", "-c", "echo out; echo err >&2; exit 3"]);
+      expect(r).toMatchObject({ out: "out\n", err: "err\n", exitCode: 3 });
+      expect(await exec(["true"])).toMatchObject({ exitCode: 0, out: "" });
+      const piped = await exec(["sh", "-c", "read line; echo got:$line"], { stdin: "ping\n" });
+      expect(piped).toMatchObject({ out: "got:ping\n", exitCode: 0 });
+      const tty = await exec(["sh", "-c", "test -t 0 && echo a-terminal"], { tty: true, stdin: "" });
+      expect(tty.out).toContain("a-terminal");
+      expect(tty.exitCode).toBe(0);
+    }, 60_000);
+
+    test("nodeagent exec: the command's output and exit status", async () => {
+      const p = Bun.spawn([BINARY, "exec", "--server", agent.url, "--token-file", tokenFile, "--insecure-skip-tls-verify", pod, "--", "sh", "-c", "echo via-cli; exit 7"], { stdout: "pipe", stderr: "pipe" });
+      const [out, code] = await Promise.all([new Response(p.stdout).text(), p.exited]);
+      expect(code).toBe(7);
+      expect(out).toBe("via-cli\n");
+    }, 30_000);
+
+    test("refusals: no credentials 401; an unknown pod 404; an unknown container; no stream asked 400; no upgrade 400", async () => {
+      const bare = await fetch(`${agent.url}/exec/${pod}/main?command=ls&stdout=1`, { method: "POST", tls: { rejectUnauthorized: false } } as RequestInit);
+      expect(bare.status).toBe(401);
+      const auth = { Authorization: `Bearer ${TOKEN}` };
+      const get = (path: string) => fetch(`${agent.url}${path}`, { method: "POST", headers: auth, tls: { rejectUnauthorized: false } } as RequestInit);
+      const noPod = await get(`/exec/default/nope/main?command=ls&stdout=1`);
+      expect(noPod.status).toBe(404);
+      expect(await noPod.text()).toBe("pod does not exist");
+      const noContainer = await get(`/exec/${pod}/nope?command=ls&stdout=1`);
+      expect(noContainer.status).toBe(500);
+      expect(await noContainer.text()).toBe('container not found ("nope")');
+      const noStream = await get(`/exec/${pod}/main?command=ls`);
+      expect(noStream.status).toBe(400);
+      expect(await noStream.text()).toBe("you must specify at least 1 of stdin, stdout, stderr");
+      const notUpgraded = await get(`/exec/${pod}/main?command=ls&stdout=1`);
+      expect(notUpgraded.status).toBe(400);
+      expect(await notUpgraded.text()).toBe("Upgrade request required");
+    }, 30_000);
+
+    test("port-forward: a port listening only in the pod's network namespace answers through the agent", async () => {
+      const { url, options } = client.websocket(`/portForward/${pod}?ports=8080`);
+      const ws = new WebSocket(url, { protocols: ["v4.channel.k8s.io"], headers: options.headers, tls: options.tls } as unknown as string[]);
+      ws.binaryType = "arraybuffer";
+      const got = await new Promise<string>((resolve, reject) => {
+        let data = "";
+        let portSeen = false;
+        const timer = setTimeout(() => reject(new Error(`no answer; got ${JSON.stringify(data)}`)), 20_000);
+        ws.onmessage = (ev) => {
+          const b = new Uint8Array(ev.data as ArrayBuffer);
+          if (b[0] !== 0) return; // channel 0: the first port's data; 1: its errors
+          let body = b.subarray(1);
+          // Each channel starts with the port it carries, two bytes little-endian.
+          if (!portSeen && body.length >= 2) {
+            expect(body[0]! | (body[1]! << 8)).toBe(8080);
+            portSeen = true;
+            body = body.subarray(2);
+          }
+          data += new TextDecoder().decode(body);
+          if (data.includes("\n")) {
+            clearTimeout(timer);
+            resolve(data);
+          }
+        };
+        ws.onopen = () => ws.send(new Uint8Array([0, ...new TextEncoder().encode("hi\n")]));
+        ws.onerror = () => reject(new Error("websocket error"));
+      });
+      ws.close();
+      expect(got).toBe("hello-from-the-pod\n");
+    }, 40_000);
+  });
+}
