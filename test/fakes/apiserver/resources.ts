@@ -55,6 +55,9 @@ export const RESOURCES: readonly ResourceDef[] = [
   { key: "configmaps", plural: "configmaps", group: "", version: "v1", kind: "ConfigMap", namespaced: true, subresources: [], fields: {} },
   { key: "secrets", plural: "secrets", group: "", version: "v1", kind: "Secret", namespaced: true, subresources: [], fields: { type: at("type") } },
   { key: "serviceaccounts", plural: "serviceaccounts", group: "", version: "v1", kind: "ServiceAccount", namespaced: true, subresources: ["token"], fields: {} },
+  // Create-only, never stored (reviews.ts).
+  { key: "tokenreviews", plural: "tokenreviews", group: "authentication.k8s.io", version: "v1", kind: "TokenReview", namespaced: false, subresources: [], fields: {} },
+  { key: "subjectaccessreviews", plural: "subjectaccessreviews", group: "authorization.k8s.io", version: "v1", kind: "SubjectAccessReview", namespaced: false, subresources: [], fields: {} },
   { key: "leases", plural: "leases", group: "coordination.k8s.io", version: "v1", kind: "Lease", namespaced: true, subresources: [], fields: {} },
   {
     key: "events.k8s.io", plural: "events", group: "events.k8s.io", version: "v1", kind: "Event", namespaced: true, subresources: [],
