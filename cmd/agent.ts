@@ -18,9 +18,14 @@ the kubelet's restart policy and crash-loop backoff, init containers, image pull
 and status. Stopping the agent leaves the pods running; the next start adopts them. Every flag is
 checked before anything starts: a mistake is exit 2, and no pod is touched.
 
-HTTP API (default http://127.0.0.1:10250): GET /healthz, /pods, /pods/<ns>/<name>, /node, /metrics;
-POST /pods and DELETE /pods/<ns>/<name>. With --push-token-file every endpoint but /healthz needs
-"Authorization: Bearer <token>"; without it the API stays on loopback and /pods hides env values.
+HTTP API (default https://127.0.0.1:10250): GET /healthz, /pods, /pods/<ns>/<name>, /node, /metrics;
+POST /pods and DELETE /pods/<ns>/<name>. It serves HTTPS, with --tls-cert-file or a self-signed
+certificate kept in <root-dir>/pki/kubelet.crt, and every request, /healthz included, is
+authenticated and authorized as the kubelet does it: client certificates signed by --client-ca-file
+(user CN, groups O), the push token of --push-token-file ("Authorization: Bearer <token>", allowed
+everything), and with --kubeconfig other bearer tokens through a TokenReview and decisions through a
+SubjectAccessReview on nodes/proxy, nodes/metrics, nodes/stats, nodes/log, nodes/spec. No credential:
+401 (unless --anonymous-auth); not allowed: 403. --insecure-http serves plain HTTP on loopback.
 
 --config reads a KubeletConfiguration (kubelet.config.k8s.io/v1beta1) such as the one kubeadm writes
 to /var/lib/kubelet/config.yaml; flags given override it. The fields nodeagent does not implement are
@@ -40,7 +45,7 @@ Examples:
   nodeagent agent --config /var/lib/kubelet/config.yaml --kubeconfig /etc/kubernetes/kubelet.conf
   nodeagent agent --pod-manifest-path ./manifests --root-dir /tmp/na --port 0
   nodeagent agent --pod-manifest-path /etc/kubernetes/manifests --local-objects /etc/nodeagent/objects
-  curl -s 127.0.0.1:10250/pods | jq '.items[] | {name: .metadata.name, phase: .status.phase}'
+  curl -s --cacert /var/lib/nodeagent/pki/kubelet.crt -H "Authorization: Bearer $(cat token)" https://127.0.0.1:10250/pods | jq '.items[] | {name: .metadata.name, phase: .status.phase}'
 
 Exit status: 0 after SIGINT or SIGTERM, 1 when the node cannot start, 2 on a usage or configuration error.`,
   },
@@ -50,9 +55,17 @@ Exit status: 0 after SIGINT or SIGTERM, 1 when the node cannot start, 2 on a usa
     "pod-manifest-path": { type: "string", valueHint: "path", description: "Static pod directory (or one file); it must exist" },
     "manifest-url": { type: "string", valueHint: "url", description: "URL serving a Pod or a PodList, polled every --http-check-frequency" },
     "manifest-url-header": { type: "string", valueHint: "Name:Value,…", description: "Headers for --manifest-url" },
-    "push-token-file": { type: "string", valueHint: "file", description: "File (mode 0600) holding the bearer token every endpoint but /healthz requires; without it pushing is off and reads are redacted. The token is root on this host unless --push-policy restricted" },
+    "push-token-file": { type: "string", valueHint: "file", description: "File (mode 0600) holding a bearer token allowed every endpoint; without it pushing is off. The token is root on this host unless --push-policy restricted" },
     "push-policy": { type: "enum", options: ["unrestricted", "restricted"], default: "unrestricted", description: "restricted: POST /pods refuses privileged containers, host namespaces, hostPath volumes and added capabilities (403)" },
-    "anonymous-read-only": { type: "boolean", default: false, description: "Let callers without the token read the redacted view (GET), and allow a non-loopback --address without --push-token-file" },
+    "anonymous-read-only": { type: "boolean", default: false, description: "Let callers without credentials read (GET) the view of the kubelet's read-only port, env values redacted" },
+    "anonymous-auth": { type: "boolean", default: false, description: "Requests without credentials are system:anonymous (group system:unauthenticated) and authorized as such, instead of 401" },
+    "client-ca-file": { type: "string", valueHint: "file", description: "Authenticate client certificates signed by this CA bundle: user = CN, groups = O" },
+    "authentication-token-webhook": { type: "boolean", description: "Authenticate bearer tokens with a TokenReview on the API server (default: on with --kubeconfig)" },
+    "authentication-token-webhook-cache-ttl": { type: "string", valueHint: "duration", default: D["authentication-token-webhook-cache-ttl"], description: "How long a TokenReview's answer is kept" },
+    "authorization-mode": { type: "enum", options: ["Webhook", "AlwaysAllow"], description: "Webhook: a SubjectAccessReview per request (default with --kubeconfig); AlwaysAllow: every authenticated caller. Without either, only the push token is authorized" },
+    "authorization-webhook-cache-authorized-ttl": { type: "string", valueHint: "duration", default: D["authorization-webhook-cache-authorized-ttl"], description: "How long an allowed SubjectAccessReview is kept" },
+    "authorization-webhook-cache-unauthorized-ttl": { type: "string", valueHint: "duration", default: D["authorization-webhook-cache-unauthorized-ttl"], description: "How long a denied SubjectAccessReview is kept" },
+    "insecure-http": { type: "boolean", default: false, description: "Serve plain HTTP instead of HTTPS: only with a loopback --address, for a standalone agent" },
     "file-check-frequency": { type: "string", valueHint: "duration", default: D["file-check-frequency"], description: "Static pod directory rescan period" },
     "http-check-frequency": { type: "string", valueHint: "duration", default: D["http-check-frequency"], description: "--manifest-url poll period" },
     "sync-frequency": { type: "string", valueHint: "duration", default: D["sync-frequency"], description: "Every pod is synced at least this often" },
@@ -66,7 +79,7 @@ Exit status: 0 after SIGINT or SIGTERM, 1 when the node cannot start, 2 on a usa
     "system-reserved": { type: "string", valueHint: "cpu=…,memory=…", description: "Resources kept for the OS, same form: taken off allocatable" },
     address: { type: "string", valueHint: "ip", default: D.address, description: "HTTP API address" },
     port: { type: "string", valueHint: "int", default: D.port, description: "HTTP API port (0: any free port, printed at start)" },
-    "tls-cert-file": { type: "string", valueHint: "file", description: "Serve HTTPS with this certificate (with --tls-private-key-file)" },
+    "tls-cert-file": { type: "string", valueHint: "file", description: "Serve HTTPS with this certificate chain (with --tls-private-key-file); default: a self-signed pair made once in <root-dir>/pki" },
     "tls-private-key-file": { type: "string", valueHint: "file", description: "…and this key" },
     "cluster-dns": { type: "string", valueHint: "ip,…", description: "Cluster DNS servers: ClusterFirst pods resolve through them (without, the host's resolv.conf, as the kubelet)" },
     "cluster-domain": { type: "string", valueHint: "domain", default: D["cluster-domain"], description: "The cluster's DNS domain, searched by ClusterFirst pods" },

@@ -21,13 +21,14 @@ import type { PlegModeSetting } from "../pleg/pleg";
 import { PUSH_POLICIES, type PushPolicy } from "../config/push-policy";
 import { servingExposureError } from "../server/auth";
 import { nodeIPProblem, parseNodeIPs, realHostNetwork, type HostNetwork } from "../server/node-address";
+import { AUTHORIZATION_MODES, type AuthorizationMode } from "../server/authz";
 import { parseLabels, parseTaint } from "../server/node-info";
 import { isUnspecifiedIP, parseIP } from "../util/ip";
 import { readTokenFile } from "../server/token-file";
 import { parseDuration } from "../util/duration";
 import { ConfigError, errorMessage } from "../util/errors";
 import type { LogFormat } from "../util/log";
-import { readKubeletConfigFile, type ConfigField, type KubeletConfigFile } from "./kubelet-config-file";
+import { isZeroValue, readKubeletConfigFile, type ConfigField, type KubeletConfigFile } from "./kubelet-config-file";
 
 /** Resources kept off the node's allocatable (--kube-reserved plus --system-reserved), as quantities. */
 export interface ReservedResources {
@@ -84,9 +85,26 @@ export interface AgentConfig {
     address: string;
     /** 0: any free port. */
     port: number;
+    /** --tls-cert-file and --tls-private-key-file; without them (and without insecureHttp) a self-signed pair under <root-dir>/pki. */
     tls?: { certFile: string; keyFile: string };
-    /** --anonymous-read-only: callers without the token may read the redacted view, from any address. */
+    /** --insecure-http: plain HTTP, loopback only. */
+    insecureHttp: boolean;
+    /** --anonymous-read-only: callers without credentials may read the redacted view. */
     anonymousReadOnly: boolean;
+    /** The kubelet's authentication settings (flags, else the file's `authentication` block). */
+    authentication: {
+      /** --client-ca-file / x509.clientCAFile: client certificates signed by it authenticate as CN, groups O. */
+      clientCAFile?: string;
+      /** --anonymous-auth / anonymous.enabled (default false). */
+      anonymous: boolean;
+      /** --authentication-token-webhook / webhook.enabled (default: on with --kubeconfig); cacheTTL 2m. */
+      webhook: { enabled: boolean; cacheTTLMs: number };
+    };
+    /** --authorization-mode / authorization.mode: Webhook by default with --kubeconfig, else only the push token. */
+    authorization: {
+      mode: AuthorizationMode;
+      webhook: { cacheAuthorizedTTLMs: number; cacheUnauthorizedTTLMs: number };
+    };
   };
   pods: {
     logsDir: string;
@@ -132,6 +150,9 @@ export const AGENT_DEFAULTS = {
   "log-format": "text",
   "node-status-update-frequency": "10s",
   "eviction-monitoring-period": "10s",
+  "authentication-token-webhook-cache-ttl": "2m",
+  "authorization-webhook-cache-authorized-ttl": "5m",
+  "authorization-webhook-cache-unauthorized-ttl": "30s",
 } as const satisfies Record<string, string>;
 
 /**
@@ -162,6 +183,9 @@ export const CONFIG_FILE_FIELDS: Readonly<Record<string, string>> = {
   kubeReserved: "kube-reserved",
   systemReserved: "system-reserved",
   registerWithTaints: "register-with-taints",
+  // Blocks of several settings, read field by field in resolveApiAuth.
+  authentication: "",
+  authorization: "",
 };
 
 const FIELD_OF_FLAG = new Map(Object.entries(CONFIG_FILE_FIELDS).map(([field, flag]) => [flag, field]));
@@ -307,6 +331,22 @@ class Settings {
     private readonly file: KubeletConfigFile | undefined,
   ) {}
 
+  isGiven(flag: string): boolean {
+    return this.given.has(flag);
+  }
+
+  /** A field of the file's `block` mapping (authentication.x509.clientCAFile), with where it is written. */
+  nested(block: string, path: string[]): { value: unknown; at: string } | undefined {
+    const f = this.file?.fields.get(block);
+    if (!f) return undefined;
+    let v: unknown = f.value;
+    for (const k of path) {
+      if (v === null || typeof v !== "object" || Array.isArray(v)) return undefined;
+      v = (v as Record<string, unknown>)[k];
+    }
+    return v === undefined || v === null ? undefined : { value: v, at: `${f.at}: ${block}.${path.join(".")}` };
+  }
+
   /** The file's field standing for the flag, when it is set there and the flag was not given. */
   fromFile(flag: string): ConfigField | undefined {
     const field = FIELD_OF_FLAG.get(flag);
@@ -337,6 +377,12 @@ class Settings {
   string(flag: string, check: (s: string) => string = (s) => s): string | undefined {
     const v = this.get(flag, (t) => (t === "" ? "" : check(t)), (v) => check(fileString(v)));
     return v === "" ? undefined : v;
+  }
+
+  readonly warnings: string[] = [];
+
+  warn(message: string): void {
+    this.warnings.push(message);
   }
 
   fail(message: string): void {
@@ -381,6 +427,7 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
   }
   const pushPolicy = (s.get("push-policy", (t) => oneOf(t, PUSH_POLICIES), fileString) ?? "unrestricted") as PushPolicy;
   const anonymousReadOnly = s.flags["anonymous-read-only"] === true;
+  const insecureHttp = s.flags["insecure-http"] === true;
 
   let labels: Record<string, string> = {};
   const labelText = s.string("node-labels");
@@ -424,7 +471,7 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
 
   const tlsCert = s.string("tls-cert-file", mustExist);
   const tlsKey = s.string("tls-private-key-file", mustExist);
-  if (!!tlsCert !== !!tlsKey) s.fail("--tls-cert-file and --tls-private-key-file go together: give both, or neither for plain HTTP");
+  if (!!tlsCert !== !!tlsKey) s.fail("--tls-cert-file and --tls-private-key-file go together: give both, or neither for a self-signed certificate under --root-dir");
 
   const cgroupRoot = s.string("cgroup-root", (c) => {
     if (!c.startsWith("/")) throw new Invalid("must be an absolute cgroup path, e.g. /nodeagent");
@@ -471,7 +518,9 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
       // Port 0 on the command line is "any free port"; in the file it is unset, as v1beta1 defaults it.
       port: s.get("port", (t) => wholeNumber(t, 0, 65535), fileInt(1, 65535)) ?? 0,
       ...(tlsCert && tlsKey ? { tls: { certFile: tlsCert, keyFile: tlsKey } } : {}),
+      insecureHttp,
       anonymousReadOnly,
+      ...resolveApiAuth(s, !!kubeconfig, insecureHttp),
     },
     pods: {
       logsDir: s.string("pod-logs-dir") ?? AGENT_DEFAULTS["pod-logs-dir"],
@@ -484,13 +533,88 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
     logFormat: logFormat ?? "text",
     ...(localObjects ? { localObjects } : {}),
     ...(kubeconfig ? { cluster: { kubeconfig, ...(context ? { context } : {}), nodeStatusUpdateFrequencyMs: nodeStatusUpdateFrequencyMs ?? 0 } } : {}),
-    warnings: file?.warning ? [file.warning] : [],
+    warnings: [...(file?.warning ? [file.warning] : []), ...s.warnings],
   };
-  const exposed = servingExposureError(config.server.address, { token: pushToken, anonymousReadOnly });
+  const exposed = servingExposureError(config.server.address, insecureHttp);
   if (exposed) s.fail(exposed);
+  if (insecureHttp && config.server.tls) s.fail("--insecure-http serves plain HTTP: drop it, or drop --tls-cert-file and --tls-private-key-file");
   if (s.errors.length === 1) throw new ConfigError(s.errors[0]!);
   if (s.errors.length > 1) throw new ConfigError(`${s.errors.length} problems:\n  ${s.errors.join("\n  ")}`);
   return config;
+}
+
+/**
+ * The API's authentication and authorization (the kubelet's BuildAuth): each setting from its flag,
+ * else the file's `authentication`/`authorization` block, else the default. Without --kubeconfig
+ * there is no API server to send TokenReviews and SubjectAccessReviews to: the kubelet refuses to
+ * start ("no client provided, cannot use webhook authentication"), and so does the agent when the
+ * webhook is asked for on the command line; a file's webhook settings (kubeadm writes them) are
+ * ignored with a warning, so a kubeadm config works for a standalone agent.
+ */
+function resolveApiAuth(s: Settings, cluster: boolean, insecureHttp: boolean): Pick<AgentConfig["server"], "authentication" | "authorization"> {
+  const bool = (flag: string, block: string, path: string[], dflt: boolean): boolean => {
+    if (s.isGiven(flag)) return s.flags[flag] === true;
+    const f = s.nested(block, path);
+    if (!f) return dflt;
+    if (typeof f.value !== "boolean") {
+      s.fail(`${f.at}: expected true or false, got ${describe(f.value)}`);
+      return dflt;
+    }
+    return f.value;
+  };
+  const duration = (flag: string, block: string, path: string[]): number => {
+    const f = s.isGiven(flag) ? undefined : s.nested(block, path);
+    try {
+      if (f && !isZeroValue(f.value)) return fileDuration(f.value);
+      return positiveDuration(s.text(flag)!);
+    } catch (e) {
+      s.fail(f ? `${f.at}: ${errorMessage(e)}` : `--${flag} ${JSON.stringify(s.text(flag))}: ${errorMessage(e)}`);
+      return 0;
+    }
+  };
+  let clientCAFile: string | undefined;
+  const caFlag = s.isGiven("client-ca-file") ? s.text("client-ca-file") : undefined;
+  const caFile = caFlag === undefined ? s.nested("authentication", ["x509", "clientCAFile"]) : undefined;
+  const ca = caFlag ?? (caFile ? String(caFile.value) : undefined);
+  if (ca) {
+    if (!existsSync(ca)) s.fail(`${caFile ? caFile.at : `--client-ca-file ${JSON.stringify(ca)}`}: no such file or directory`);
+    else clientCAFile = ca;
+    if (insecureHttp) s.fail("--client-ca-file needs TLS, and --insecure-http serves plain HTTP: drop one of them");
+  }
+
+  let webhook = bool("authentication-token-webhook", "authentication", ["webhook", "enabled"], cluster);
+  if (webhook && !cluster) {
+    if (s.isGiven("authentication-token-webhook")) s.fail("--authentication-token-webhook asks the API server (TokenReview): give --kubeconfig too");
+    else s.warn(`${s.nested("authentication", ["webhook", "enabled"])!.at}: ignored without --kubeconfig (there is no API server to review tokens)`);
+    webhook = false;
+  }
+  let mode: AuthorizationMode = cluster ? "Webhook" : "PushTokenOnly";
+  const modeFile = s.isGiven("authorization-mode") ? undefined : s.nested("authorization", ["mode"]);
+  const modeText = s.isGiven("authorization-mode") ? s.text("authorization-mode") : modeFile ? String(modeFile.value) : undefined;
+  if (modeText !== undefined) {
+    if (!(AUTHORIZATION_MODES as readonly string[]).includes(modeText)) {
+      s.fail(`${modeFile ? modeFile.at : `--authorization-mode ${JSON.stringify(modeText)}`}: use ${AUTHORIZATION_MODES.join(" or ")}`);
+    } else if (modeText === "Webhook" && !cluster) {
+      if (modeFile) s.warn(`${modeFile.at}: Webhook ignored without --kubeconfig (there is no API server to ask); only the push token is authorized`);
+      else s.fail("--authorization-mode Webhook asks the API server (SubjectAccessReview): give --kubeconfig too, or use AlwaysAllow");
+    } else {
+      mode = modeText as AuthorizationMode;
+    }
+  }
+  return {
+    authentication: {
+      ...(clientCAFile ? { clientCAFile } : {}),
+      anonymous: bool("anonymous-auth", "authentication", ["anonymous", "enabled"], false),
+      webhook: { enabled: webhook, cacheTTLMs: duration("authentication-token-webhook-cache-ttl", "authentication", ["webhook", "cacheTTL"]) },
+    },
+    authorization: {
+      mode,
+      webhook: {
+        cacheAuthorizedTTLMs: duration("authorization-webhook-cache-authorized-ttl", "authorization", ["webhook", "cacheAuthorizedTTL"]),
+        cacheUnauthorizedTTLMs: duration("authorization-webhook-cache-unauthorized-ttl", "authorization", ["webhook", "cacheUnauthorizedTTL"]),
+      },
+    },
+  };
 }
 
 function oneOf(text: string, options: readonly string[]): string {

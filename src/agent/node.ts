@@ -20,7 +20,7 @@ import { conflictCheck, FileSource, HttpSource, PodConfig, pushPolicyCheck, Push
 import { CriClient, resolveRuntime } from "../cri";
 import { loadStaticPods, loadStaticPodsWithLocalObjects } from "../manifest/load";
 import { Pleg } from "../pleg";
-import { AgentMetrics, buildNode, realHostNetwork, resolveNodeAddresses, runtimeCounts, startAgentServer, type AgentServer, type HostNetwork } from "../server";
+import { AgentMetrics, Authenticator, Authorizer, buildNode, isSpecificIP, realHostNetwork, resolveNodeAddresses, runtimeCounts, servingCertificate, startAgentServer, type AgentServer, type AgentServerOptions, type HostNetwork } from "../server";
 import { RealClock, type Clock } from "../util/clock";
 import { ConfigError, errorMessage } from "../util/errors";
 import { AGENT_JIT_POLICY } from "../util/jit-policy";
@@ -142,6 +142,48 @@ async function askRuntimeName(client: CriClient, log: Logger): Promise<string> {
     log.warn(`the runtime at ${client.endpoint} did not say its name (${errorMessage(err)}); container IDs are reported as containerd://<id>`);
     return "containerd";
   }
+}
+
+/**
+ * The API's TLS, authenticator and authorizer from the configuration (the kubelet's InitializeTLS and
+ * BuildAuth): the serving certificate given, or the self-signed one kept under <root-dir>/pki; the
+ * TokenReview and SubjectAccessReview webhooks over the cluster's client, with the node's own
+ * credentials, as the kubelet sends them (the Node authorizer lets a node create both: its static
+ * rules are the system:node ClusterRole's, which has tokenreviews and subjectaccessreviews create).
+ */
+function apiSecurity(config: AgentConfig, hostIPs: readonly string[], cluster: ClusterNode | undefined, clock: Clock, log: Logger): Pick<AgentServerOptions, "tls" | "nodeName" | "authenticator" | "authorizer"> {
+  const { server } = config;
+  const authn = server.authentication;
+  let tls: AgentServerOptions["tls"];
+  if (!server.insecureHttp) {
+    const cert = servingCertificate({
+      ...(server.tls ?? {}),
+      certDir: join(config.rootDir, "pki"),
+      hostname: config.nodeName,
+      alternateNames: [...hostIPs, ...(isSpecificIP(server.address) ? [server.address] : [])],
+    });
+    if (cert.generated) log.info(`made a self-signed serving certificate ${cert.certFile} (clients can trust that file)`);
+    tls = { certFile: cert.certFile, keyFile: cert.keyFile, ...(authn.clientCAFile ? { clientCAFile: authn.clientCAFile } : {}) };
+  }
+  const client = cluster?.client;
+  const authenticator = new Authenticator({
+    x509: !!authn.clientCAFile,
+    pushToken: config.pushToken,
+    ...(client && authn.webhook.enabled
+      ? { webhook: { reviewer: { createTokenReview: (r) => client.postJson("/apis/authentication.k8s.io/v1/tokenreviews", r) }, cacheTTLMs: authn.webhook.cacheTTLMs } }
+      : {}),
+    anonymous: authn.anonymous,
+    clock,
+  });
+  const authz = server.authorization;
+  const authorizer = new Authorizer({
+    mode: authz.mode,
+    ...(client && authz.mode === "Webhook"
+      ? { webhook: { reviewer: { createSubjectAccessReview: (r) => client.postJson("/apis/authorization.k8s.io/v1/subjectaccessreviews", r) }, ...authz.webhook } }
+      : {}),
+    clock,
+  });
+  return { ...(tls ? { tls } : {}), nodeName: config.nodeName, authenticator, authorizer };
 }
 
 /** Starts the node. On failure, everything it started is stopped again before the error is thrown. */
@@ -306,7 +348,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     const srv = await startAgentServer({
       address: config.server.address,
       port: config.server.port,
-      tls: config.server.tls,
+      ...apiSecurity(config, hostIPs, cluster, clock, log),
       token: config.pushToken,
       anonymousReadOnly: config.server.anonymousReadOnly,
       metrics,
@@ -324,6 +366,18 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
             podLogsRoot: config.pods.logsDir, cgroupRoot: config.pods.cgroupRoot,
           }));
           return (await stats).get(onlyCpuAndMemory);
+        },
+        streamUrl: async (r) => {
+          const t = a.streamTarget(r.namespace, r.pod, r.uid, r.container);
+          if ("status" in t) return t;
+          try {
+            if (r.kind === "portForward") return await client.portForward(t.sandboxId, r.ports);
+            const streams = { containerId: t.containerId!, tty: r.tty, stdin: r.stdin, stdout: r.stdout, stderr: r.stderr };
+            return r.kind === "exec" ? await client.exec({ ...streams, cmd: r.command }) : await client.attach(streams);
+          } catch (err) {
+            // The kubelet's streaming.WriteError: the runtime's error, 500 unless it says otherwise.
+            return { status: 500, message: errorMessage(err) };
+          }
         },
         containerLog: async (id) => {
           const s = await client.containerStatus(id);

@@ -31,6 +31,11 @@ export interface KubeClient {
    * two would see a change where there is none.
    */
   getJson<T>(path: string, query?: Record<string, string | undefined>): Promise<T>;
+  /**
+   * POST of a JSON object to a path, the JSON answer: the create-only review APIs (TokenReview,
+   * SubjectAccessReview) the agent's API server asks, which the generated clients would reshape.
+   */
+  postJson<T>(path: string, body: unknown): Promise<T>;
 }
 
 /** TLS settings of the current cluster and user, in the shape Bun's fetch takes them. */
@@ -69,23 +74,27 @@ export async function kubeClientFromConfig(kc: k8s.KubeConfig, opts: KubeClientO
     httpApi: new BunFetchHttpLibrary(tls, userAgent, cluster.proxyUrl),
   });
   const server = cluster.server.replace(/\/+$/, "");
-  const getJson = async <T>(path: string, query: Record<string, string | undefined> = {}): Promise<T> => {
+  const sendJson = async <T>(method: "GET" | "POST", path: string, query: Record<string, string | undefined>, body?: unknown): Promise<T> => {
     const url = new URL(server + path);
     for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== "") url.searchParams.set(k, v);
-    const ctx = new k8s.RequestContext(url.toString(), k8s.HttpMethod.GET);
+    const ctx = new k8s.RequestContext(url.toString(), method === "GET" ? k8s.HttpMethod.GET : k8s.HttpMethod.POST);
     await kc.applySecurityAuthentication(ctx);
-    const init: BunRequestInit = { headers: { "User-Agent": userAgent, Accept: "application/json", ...ctx.getHeaders() }, tls, proxy: cluster.proxyUrl };
+    const headers: Record<string, string> = { "User-Agent": userAgent, Accept: "application/json", ...ctx.getHeaders(), ...(body !== undefined ? { "Content-Type": "application/json" } : {}) };
+    const init: BunRequestInit = { method, headers, tls, proxy: cluster.proxyUrl, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) };
     const resp = await fetchRetryingAfter(url, init);
     const text = await resp.text();
     if (resp.status < 200 || resp.status > 299) {
       const h: Record<string, string> = {};
       resp.headers.forEach((value, name) => (h[name] = value));
-      throw new k8s.ApiException(resp.status, `GET ${path}: HTTP ${resp.status}`, text, h);
+      throw new k8s.ApiException(resp.status, `${method} ${path}: HTTP ${resp.status}`, text, h);
     }
     return JSON.parse(text) as T;
   };
+  const getJson = <T>(path: string, query: Record<string, string | undefined> = {}): Promise<T> => sendJson<T>("GET", path, query);
+  const postJson = <T>(path: string, body: unknown): Promise<T> => sendJson<T>("POST", path, {}, body);
   return {
     getJson,
+    postJson,
     config: kc,
     server: cluster.server,
     core: new k8s.CoreV1Api(configuration),

@@ -1,105 +1,83 @@
-// Who is calling the agent's API, and what an anonymous caller may do: the standalone half of the
-// kubelet's authentication filter (k/k pkg/kubelet/server/auth.go, whose bearer tokens and client
-// certificates issue 16 brings). One credential exists here: the push token of --push-token-file.
-//
-// The decision, made once per request before routing (as the kubelet authenticates before it
-// looks at the path, so an unknown path needs credentials too):
-//   /healthz and /healthz/<name>           always open: probes of the agent itself carry no data.
-//   with a token configured:
-//     "Authorization: Bearer <the token>"  the full API: reads unredacted, POST/DELETE /pods.
-//     "Authorization: Bearer <other>"      403, whatever the path (a wrong secret is never anonymous).
-//     no credentials, GET/HEAD, and --anonymous-read-only
-//                                          anonymous: pods redacted (redact.ts).
-//     no credentials otherwise             401 with WWW-Authenticate: Bearer.
-//   without a token: every caller is anonymous, whatever it sends; reads are redacted, and POST or
-//   DELETE /pods are 403 "the push endpoints are disabled" (writeRefusal).
-//
-// Anonymous reads are what the kubelet's read-only port (10255) served, and why KubeletConfiguration
-// turns that port off by default (readOnlyPort: 0): anything that can connect reads every pod. So an agent without a token keeps its API
-// on loopback (servingExposureError), unless the operator opts in with --anonymous-read-only.
-import { createHash, timingSafeEqual } from "node:crypto";
+// The gate every request to the agent's API passes before routing, /healthz included: the kubelet's
+// auth filter (k/k 1.24 pkg/kubelet/server/server.go InstallAuthFilter), authentication (authn.ts)
+// then authorization (authz.ts) of the request's attributes (request-attributes.ts). The kubelet
+// authenticates before it looks at the path, so an unknown path needs credentials too.
+//   a credential that is not valid, or none (and no --anonymous-auth)
+//                         401, body "Unauthorized" (plain text, as the kubelet's WriteErrorString)
+//   the authorizer could not decide (the API server did not answer)
+//                         500 "Authorization error (user=U, verb=V, resource=nodes, subresource=S)"
+//   not allowed           403 "Forbidden (user=U, verb=V, resource=nodes, subresource=S)"
+//   allowed               routed, with the caller's user.
+// One nodeagent opt-in sits beside it: --anonymous-read-only lets a caller without credentials (or
+// system:anonymous when --anonymous-auth is on but the authorizer refuses it) GET what the kubelet's
+// read-only port 10255 served, with pods redacted (redact.ts). Writes never pass that way.
 import { isIP } from "node:net";
+import { ANONYMOUS_USER, AuthenticationError, type Authenticator, type AuthnRequest } from "./authn";
+import type { Authorizer } from "./authz";
+import { requestAttributes, type UserInfo } from "./request-attributes";
 
-/** The caller a request was authenticated as (user names as the API server spells them). */
-export type Caller = { authenticated: true; user: "nodeagent:push-token" } | { authenticated: false; user: "system:anonymous" };
+export { tokenMatches } from "./authn";
 
-export const ANONYMOUS: Caller = { authenticated: false, user: "system:anonymous" };
-export const PUSH_TOKEN_CALLER: Caller = { authenticated: true, user: "nodeagent:push-token" };
-
-export interface AuthPolicy {
-  /** The push token; without one nobody authenticates and the push endpoints are disabled. */
-  token?: string;
-  /**
-   * --anonymous-read-only: callers without credentials may read (redacted) even when a token is
-   * configured, and an agent without a token may listen beyond loopback.
-   */
-  anonymousReadOnly?: boolean;
+/** Who a request was let in as; `redacted` for the anonymous read-only view. */
+export interface Caller {
+  user: UserInfo;
+  redacted: boolean;
 }
 
-/** Why a request was refused: an HTTP status, a message for the v1 Status, headers to add. */
+/** Why a request was refused: the status, the kubelet's plain-text body, and for the log the reason. */
 export interface AuthRefusal {
-  code: 401 | 403;
-  message: string;
-  headers?: Record<string, string>;
-  /** For the agent's log: the reason, without the secret. */
+  code: 401 | 403 | 500;
+  body: string;
   reason: string;
 }
 
-function digest(s: string): Buffer {
-  return createHash("sha256").update(s).digest();
+export interface AuthGateOptions {
+  nodeName: string;
+  authenticator: Authenticator;
+  authorizer: Authorizer;
+  /** --anonymous-read-only: GET/HEAD without credentials see the redacted view. */
+  anonymousReadOnly?: boolean;
 }
 
-/** Compares in constant time: hashing first makes both sides the same length whatever was sent. */
-export function tokenMatches(expected: string, got: string): boolean {
-  return timingSafeEqual(digest(expected), digest(got));
-}
-
-/** GET and HEAD: the methods an anonymous caller may use. */
+/** GET and HEAD: the methods the anonymous read-only view answers. */
 export function isRead(method: string): boolean {
   return method === "GET" || method === "HEAD";
 }
 
-/**
- * Authenticates a request that is not a health check: the caller, or the refusal to answer with.
- * With a token configured, a caller without credentials gets past only to read, and only when
- * --anonymous-read-only allows it. Without a token nobody can authenticate: every caller is anonymous
- * (the agent listens beyond loopback only when told to), and writes are refused by writeRefusal.
- */
-export function authenticate(p: AuthPolicy, method: string, authorization: string | null): Caller | AuthRefusal {
-  if (!p.token) return ANONYMOUS;
-  const m = authorization === null ? null : /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  if (m) {
-    return tokenMatches(p.token, m[1]!) ? PUSH_TOKEN_CALLER : { code: 403, message: "Forbidden: the bearer token is not valid for this agent", reason: "wrong bearer token" };
-  }
-  if (p.anonymousReadOnly && isRead(method)) return ANONYMOUS;
-  return {
-    code: 401,
-    message: "Unauthorized: this endpoint needs an Authorization: Bearer <token> header (the token of the agent's --push-token-file)",
-    headers: { "WWW-Authenticate": 'Bearer realm="nodeagent"' },
-    reason: authorization === null ? "no bearer token" : "not a bearer token",
-  };
-}
-
-/** Why `caller` may not push or delete pods, or undefined when it may. */
-export function writeRefusal(p: AuthPolicy, caller: Caller): AuthRefusal | undefined {
-  if (caller.authenticated) return undefined;
-  if (!p.token) {
-    return {
-      code: 403,
-      message: "the push endpoints are disabled: start the agent with --push-token-file to enable POST /pods and DELETE /pods/<namespace>/<name>",
-      reason: "push endpoints disabled",
-    };
-  }
-  return {
-    code: 401,
-    message: "Unauthorized: this endpoint needs an Authorization: Bearer <token> header (the token of the agent's --push-token-file)",
-    headers: { "WWW-Authenticate": 'Bearer realm="nodeagent"' },
-    reason: "no bearer token",
-  };
-}
-
 export function isRefusal(x: Caller | AuthRefusal): x is AuthRefusal {
   return "code" in x;
+}
+
+export const UNAUTHORIZED_BODY = "Unauthorized";
+
+function describe(user: string, verb: string, subresource: string): string {
+  return `(user=${user}, verb=${verb}, resource=nodes, subresource=${subresource})`;
+}
+
+/** The gate: the caller to route the request for, or the refusal to answer with. */
+export async function checkRequest(o: AuthGateOptions, method: string, path: string, credentials: AuthnRequest): Promise<Caller | AuthRefusal> {
+  const readOnlyView = o.anonymousReadOnly && isRead(method);
+  let user: UserInfo | undefined;
+  try {
+    user = await o.authenticator.authenticate(credentials);
+  } catch (e) {
+    const reason = e instanceof AuthenticationError ? e.message : `authentication failed: ${String(e)}`;
+    return { code: 401, body: UNAUTHORIZED_BODY, reason };
+  }
+  if (!user) {
+    if (readOnlyView) return { user: ANONYMOUS_USER, redacted: true };
+    return { code: 401, body: UNAUTHORIZED_BODY, reason: credentials.authorization === null && !credentials.peer ? "no credentials" : "no credential accepted" };
+  }
+  const attrs = requestAttributes(o.nodeName, user, method, path);
+  let decision;
+  try {
+    decision = await o.authorizer.authorize(attrs);
+  } catch (e) {
+    return { code: 500, body: `Authorization error ${describe(user.name, attrs.verb, attrs.subresource)}`, reason: `authorization failed: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  if (decision.decision === "allow") return { user, redacted: false };
+  if (readOnlyView && user.name === ANONYMOUS_USER.name) return { user, redacted: true };
+  return { code: 403, body: `Forbidden ${describe(user.name, attrs.verb, attrs.subresource)}`, reason: decision.reason || "not allowed" };
 }
 
 /**
@@ -118,14 +96,13 @@ export function isLoopbackAddress(address: string): boolean {
 }
 
 /**
- * The rule that keeps anonymous reads local: without a token, listening beyond loopback needs the
- * explicit --anonymous-read-only. Returns the usage error to print, or undefined when the address is fine.
+ * Plain HTTP carries bearer tokens in the clear and cannot carry client certificates: --insecure-http
+ * is for a standalone agent on loopback only. Returns the usage error, or undefined when fine.
  */
-export function servingExposureError(address: string, p: AuthPolicy): string | undefined {
-  if (p.token || p.anonymousReadOnly || isLoopbackAddress(address)) return undefined;
+export function servingExposureError(address: string, insecureHttp: boolean): string | undefined {
+  if (!insecureHttp || isLoopbackAddress(address)) return undefined;
   return (
-    `--address ${address} is not a loopback address, and without --push-token-file anyone who can reach it ` +
-    "could read every pod on this node: give --push-token-file (every endpoint but /healthz then needs its bearer token), " +
-    "listen on 127.0.0.1, or pass --anonymous-read-only to serve the redacted read-only view to anyone on the network"
+    `--insecure-http serves the API without TLS, for this host only, and --address ${address} is not a loopback address: ` +
+    "drop --insecure-http (the API then serves HTTPS, with --tls-cert-file or a self-signed certificate under --root-dir), or listen on 127.0.0.1"
   );
 }

@@ -16,9 +16,9 @@
 // container exits (the runtime says it is no longer running), at limitBytes, or when the client goes
 // away — which aborts the reader, closing its watch and file.
 //
-// Who may read: logs are the containers' own output, secrets and all, so they are never served to an
-// anonymous caller the agent lets in only for the redacted view (--anonymous-read-only). The kubelet
-// authorizes this path as nodes/proxy (pkg/kubelet/server/auth.go); the push token stands for that here.
+// Who may read: the gate (auth.ts) has authenticated the caller and authorized nodes/proxy, as the
+// kubelet does for this path. Logs are the containers' own output, secrets and all, so they are never
+// served to the anonymous read-only view (--anonymous-read-only), which the gate lets in for reads.
 import type { Clock } from "../util/clock";
 import { errorMessage } from "../util/errors";
 import {
@@ -26,7 +26,7 @@ import {
   type LogFiles, type OpenedLogs,
 } from "../logs";
 import { podRef } from "../api/pod";
-import type { AuthPolicy, Caller } from "./auth";
+import type { Caller } from "./auth";
 import type { AgentView } from "./types";
 
 type Log = Record<"info" | "warn" | "error" | "debug", (message: string) => void>;
@@ -35,7 +35,6 @@ export interface ContainerLogsContext {
   view: Pick<AgentView, "pods" | "containerLog">;
   log: Log;
   clock: Clock;
-  policy: AuthPolicy;
   /** The file system the reader uses (NodeLogFiles when not given; tests pass a fake). */
   files?: LogFiles;
 }
@@ -43,19 +42,6 @@ export interface ContainerLogsContext {
 /** A kubelet-style refusal: the status and a plain-text body. */
 function refusal(status: number, message: string, headers: Record<string, string> = {}): Response {
   return new Response(message, { status, headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff", ...headers } });
-}
-
-/** Why `caller` may not read container logs, or undefined when it may. */
-function logsRefusal(p: AuthPolicy, caller: Caller): Response | undefined {
-  if (caller.authenticated) return undefined;
-  // Without a token the API stays on loopback unless --anonymous-read-only opened it to the network.
-  if (!p.token && !p.anonymousReadOnly) return undefined;
-  if (p.token) {
-    return refusal(401, "Unauthorized: container logs need an Authorization: Bearer <token> header (the token of the agent's --push-token-file)", {
-      "WWW-Authenticate": 'Bearer realm="nodeagent"',
-    });
-  }
-  return refusal(403, "Forbidden: container logs are not part of the anonymous read-only view (--anonymous-read-only); start the agent with --push-token-file and send its token");
 }
 
 const decode = (s: string): string | undefined => {
@@ -76,8 +62,8 @@ export async function serveContainerLogs(req: Request, segments: string[], calle
     return refusal(405, `method ${req.method} is not allowed on ${url.pathname}; allowed: GET`, { Allow: "GET" });
   }
   if (segments.length !== 4) return refusal(404, `the server could not find the requested resource: ${url.pathname}`);
-  const denied = logsRefusal(ctx.policy, caller);
-  if (denied) return denied;
+  // The gate let the caller in; the anonymous read-only view is pods without secrets, and logs are not that.
+  if (caller.redacted) return refusal(403, "Forbidden: container logs are not part of the anonymous read-only view (--anonymous-read-only)");
   const [namespace, podName, containerName] = segments.slice(1).map(decode);
   if (namespace === undefined || podName === undefined || containerName === undefined) return refusal(400, `malformed path ${url.pathname}`);
   // The kubelet's own checks, in its order (and its JSON-looking text).

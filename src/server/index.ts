@@ -1,9 +1,15 @@
-// src/server owns the agent's HTTP API: health, pods, node, metrics, container logs and the push
-// endpoint; it sees the agent only through AgentView. It may import src/cri (types, for the node's
-// runtime facts), src/logs (the log reader), src/api and src/util. Who may read and write is decided in auth.ts; what anonymous readers see, in redact.ts.
+// src/server owns the agent's HTTP API: health, pods, node, metrics, stats, container logs, the
+// streaming endpoints and the push endpoint; it sees the agent only through AgentView. It may import
+// src/cri (types, for the node's runtime facts), src/logs (the log reader), src/stats (types), src/api
+// and src/util. Who may do what is decided by the gate in auth.ts (authn.ts, authz.ts); what anonymous
+// readers see, in redact.ts.
 export type { AgentView, ContainerLogInfo, HealthCheck } from "./types";
 export { serveContainerLogs, type ContainerLogsContext } from "./container-logs";
-export { authenticate, isLoopbackAddress, servingExposureError, type AuthPolicy, type Caller } from "./auth";
+export { checkRequest, isLoopbackAddress, servingExposureError, UNAUTHORIZED_BODY, type Caller, type AuthRefusal } from "./auth";
+export { Authenticator, AuthenticationError, ANONYMOUS_USER, PUSH_TOKEN_USER, type TokenReviewer, type PeerCertificate } from "./authn";
+export { Authorizer, AUTHORIZATION_MODES, subjectAccessReview, type AccessReviewer, type AuthorizationMode } from "./authz";
+export { requestAttributes, type RequestAttributes, type UserInfo } from "./request-attributes";
+export { servingCertificate, readClientCA, isSpecificIP, type ServingCertificate } from "./tls";
 export { NodeCache, NODE_DEADLINE_MS, type NodeAnswer } from "./node-cache";
 export { redactPod, REDACTED, LAST_APPLIED_ANNOTATION } from "./redact";
 export { readTokenFile, TokenFileError } from "./token-file";

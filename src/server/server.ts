@@ -15,7 +15,11 @@ import { podKey, podRef } from "../api/pod";
 import { RealClock, type Clock } from "../util/clock";
 import { errorMessage } from "../util/errors";
 import { serveContainerLogs } from "./container-logs";
-import { authenticate, isRefusal, servingExposureError, writeRefusal, type AuthRefusal, type Caller } from "./auth";
+import { isStreamPath, isUpgradeRequest, parseStreamRequest, upgradeResponse } from "./streaming";
+import { checkRequest, isRead, isRefusal, servingExposureError, type AuthRefusal, type Caller } from "./auth";
+import { Authenticator, type PeerCertificate } from "./authn";
+import { Authorizer } from "./authz";
+import { listen, type Connection } from "./listener";
 import type { AgentMetrics } from "./metrics";
 import { NodeCache } from "./node-cache";
 import { REDACTION_WARNING, redactPod } from "./redact";
@@ -29,17 +33,26 @@ export interface AgentServerOptions {
   address: string;
   /** Port; 0 picks a free one (tests). */
   port: number;
-  tls?: { certFile: string; keyFile: string };
   /**
-   * The push token (--push-token-file): every endpoint but /healthz needs it as a bearer token.
-   * Without one the push endpoints are disabled and every caller is anonymous.
+   * HTTPS with this certificate chain and key (tls.ts chooses them), and client certificates verified
+   * against clientCAFile when given. Without it, plain HTTP: loopback only (--insecure-http).
+   */
+  tls?: { certFile: string; keyFile: string; clientCAFile?: string };
+  /** The node's name: the name of the Node every request is authorized on (request-attributes.ts). */
+  nodeName?: string;
+  /**
+   * The push token (--push-token-file): a bearer token authorized for everything. Without one the push
+   * endpoints are disabled.
    */
   token?: string;
-  /**
-   * --anonymous-read-only: callers without credentials may GET (pods redacted) even with a token,
-   * and an agent without a token may listen on an address other than loopback.
-   */
+  /** --anonymous-read-only: callers without credentials may GET, pods redacted. */
   anonymousReadOnly?: boolean;
+  /**
+   * Who the caller is (authn.ts) and what it may do (authz.ts). When not given: the push token and,
+   * with tls.clientCAFile, client certificates authenticate; only the push token is authorized.
+   */
+  authenticator?: Authenticator;
+  authorizer?: Authorizer;
   view: AgentView;
   metrics: Pick<AgentMetrics, "render" | "contentType">;
   /** A util/log Logger, or anything with these methods (tests pass a silent one). */
@@ -53,7 +66,7 @@ export interface AgentServerOptions {
 export type ServerLog = Record<"info" | "warn" | "error" | "debug", (message: string) => void>;
 
 export interface AgentServer {
-  /** Base URL, e.g. "http://127.0.0.1:10250". */
+  /** Base URL, e.g. "https://127.0.0.1:10250". */
   url: string;
   port: number;
   stop(): Promise<void>;
@@ -232,14 +245,31 @@ function segment(s: string): string | undefined {
 }
 
 /** Builds the request handler (exported for tests that want to skip the socket). */
-export function createHandler(o: Omit<AgentServerOptions, "address" | "port" | "tls">, remote: (req: Request) => string = () => ""): (req: Request) => Promise<Response> {
-  const { view, metrics, log } = o;
-  const nodes = new NodeCache({ build: () => view.node(), clock: o.clock ?? new RealClock(), deadlineMs: o.nodeDeadlineMs });
+export type Handler = (req: Request, conn?: Connection) => Promise<Response>;
 
-  function refuse(req: Request, r: AuthRefusal): Response {
-    // A disabled endpoint is not an attack; a missing or wrong credential may be, so it is logged.
-    if (r.code === 401 || r.reason === "wrong bearer token") log.warn(`rejected ${req.method} ${new URL(req.url).pathname} from ${remote(req)}: ${r.reason}`);
-    return failure(r.code, r.message, r.headers);
+/** Builds the request handler (exported for tests that want to skip the socket). */
+export function createHandler(o: Omit<AgentServerOptions, "address" | "port">): Handler {
+  const { view, metrics, log } = o;
+  const clock = o.clock ?? new RealClock();
+  const nodes = new NodeCache({ build: () => view.node(), clock, deadlineMs: o.nodeDeadlineMs });
+  const gate = {
+    nodeName: o.nodeName ?? "localhost",
+    authenticator: o.authenticator ?? new Authenticator({ pushToken: o.token, x509: !!o.tls?.clientCAFile, anonymous: false, clock }),
+    authorizer: o.authorizer ?? new Authorizer({ mode: "PushTokenOnly", clock }),
+    anonymousReadOnly: o.anonymousReadOnly,
+  };
+
+  function refuse(req: Request, conn: Connection, r: AuthRefusal): Response {
+    // The kubelet's filter logs each refusal; a missing or wrong credential may be an attack.
+    log.warn(`rejected ${req.method} ${new URL(req.url).pathname} from ${conn.remote}: ${r.code} ${r.reason}`);
+    // resp.WriteErrorString: the bare text, which Go's server labels text/plain.
+    return new Response(r.body, { status: r.code, headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" } });
+  }
+
+  /** The push endpoints exist only with a push token; the caller got past the gate already. */
+  function pushDisabled(): Response | undefined {
+    if (o.token) return undefined;
+    return failure(403, "the push endpoints are disabled: start the agent with --push-token-file to enable POST /pods and DELETE /pods/<namespace>/<name>");
   }
 
   // The view answers the same object for a pod while it has not changed (AgentView.pods), so its
@@ -260,13 +290,13 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port" | "
 
   /** The pods as `caller` may see them, and the headers that say what was hidden. */
   function podsFor(caller: Caller, pods: Pod[]): { items: Pod[]; headers: Record<string, string> } {
-    if (caller.authenticated) return { items: pods, headers: {} };
+    if (!caller.redacted) return { items: pods, headers: {} };
     return { items: pods.map(redactedOf), headers: { Warning: redactionWarning } };
   }
 
-  async function pushPod(req: Request, caller: Caller): Promise<Response> {
-    const denied = writeRefusal(o, caller);
-    if (denied) return refuse(req, denied);
+  async function pushPod(req: Request, conn: Connection): Promise<Response> {
+    const disabled = pushDisabled();
+    if (disabled) return disabled;
     const body = await readBody(req, MAX_BODY_BYTES);
     if (body === "too-large") return failure(413, `request body is larger than ${MAX_BODY_BYTES} bytes (10 MiB), the kubelet's limit for a manifest`);
     let textBody: string;
@@ -285,18 +315,18 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port" | "
       log.info(`push refused (${result.status}): ${result.message}`);
       return failure(result.status, result.message);
     }
-    log.info(`pod ${podKey(result.pod)} pushed from ${remote(req)}`);
+    log.info(`pod ${podKey(result.pod)} pushed from ${conn.remote}`);
     // 201 like the API server's create: the body is the pod as the agent accepted it (defaulted).
     return json(result.pod, 201);
   }
 
-  async function deletePod(req: Request, caller: Caller, namespace: string, name: string): Promise<Response> {
-    const denied = writeRefusal(o, caller);
-    if (denied) return refuse(req, denied);
+  async function deletePod(conn: Connection, namespace: string, name: string): Promise<Response> {
+    const disabled = pushDisabled();
+    if (disabled) return disabled;
     if (!(await view.deletePushedPod(namespace, name))) {
       return failure(404, `pods "${name}" not found: no pushed pod has that name in namespace "${namespace}"`);
     }
-    log.info(`pushed pod ${namespace}/${name} deleted by ${remote(req)}`);
+    log.info(`pushed pod ${namespace}/${name} deleted by ${conn.remote}`);
     return json(statusObject(200, `pod "${name}" deleted`, { name, kind: "pods" }));
   }
 
@@ -319,9 +349,31 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port" | "
     return json(await summary(only === "true"));
   }
 
-  async function route(req: Request): Promise<Response> {
+  /**
+   * /exec, /attach, /portForward (streaming.ts): the kubelet's checks in its order — the options, the
+   * pod and container, the runtime's URL — then, for an upgrade request, the placeholder the listener
+   * turns into the proxied connection; without an upgrade, the kubelet's proxy's 400.
+   */
+  async function stream(streamUrl: NonNullable<AgentView["streamUrl"]>, req: Request, caller: Caller, url: URL): Promise<Response> {
+    const text = (status: number, message: string) => new Response(message, { status, headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" } });
+    // A WebSocket exec is a GET: the anonymous read-only view lets GETs in, but never to a container.
+    if (caller.redacted) return text(403, "Forbidden: exec, attach and port-forward are not part of the anonymous read-only view (--anonymous-read-only)");
+    if (req.method !== "GET" && req.method !== "POST") return methodNotAllowed(req.method, url.pathname, ["GET", "POST"]);
+    const parsed = parseStreamRequest(url.pathname, url.searchParams, req.headers.get("upgrade")?.toLowerCase() === "websocket");
+    if ("status" in parsed) return text(parsed.status, parsed.message);
+    const target = await streamUrl(parsed);
+    if (typeof target !== "string") return text(target.status, target.message);
+    if (!isUpgradeRequest({ connection: req.headers.get("connection"), upgrade: req.headers.get("upgrade") })) return text(400, "Upgrade request required");
+    log.info(`${parsed.kind} ${parsed.namespace}/${parsed.pod}${parsed.container ? `/${parsed.container}` : ""} by ${caller.user.name}`);
+    return upgradeResponse(new URL(target));
+  }
+
+  async function route(req: Request, conn: Connection): Promise<Response> {
     const url = new URL(req.url);
     const path = url.pathname;
+    // The gate first, for every path: the kubelet authenticates and authorizes before routing.
+    const caller = await checkRequest(gate, req.method, path, { authorization: req.headers.get("authorization"), ...(conn.peer ? { peer: conn.peer } : {}) });
+    if (isRefusal(caller)) return refuse(req, conn, caller);
     const method = req.method === "HEAD" ? "GET" : req.method;
     const segments = path.split("/").slice(1);
 
@@ -335,10 +387,8 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port" | "
       if (name === undefined) return failure(400, `malformed path ${path}`);
       return healthzOne(view.healthChecks(), name);
     }
-    // Everything else needs credentials, when the agent has them, before the path is even looked at.
-    const caller = authenticate(o, method, req.headers.get("authorization"));
-    if (isRefusal(caller)) return refuse(req, caller);
-    if (segments[0] === "containerLogs") return serveContainerLogs(req, segments, caller, { view, log, clock: o.clock ?? new RealClock(), policy: o });
+    if (segments[0] === "containerLogs") return serveContainerLogs(req, segments, caller, { view, log, clock });
+    if (isStreamPath(path) && view.streamUrl) return stream(view.streamUrl.bind(view), req, caller, url);
     if (path === "/pods") {
       if (method === "GET") {
         const { items, headers } = podsFor(caller, view.pods());
@@ -346,7 +396,7 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port" | "
         const body = `{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[${items.map(jsonOf).join(",")}]}`;
         return new Response(body, { status: 200, headers: { "Content-Type": "application/json", ...headers } });
       }
-      if (method === "POST") return pushPod(req, caller);
+      if (method === "POST") return pushPod(req, conn);
       return methodNotAllowed(req.method, path, ["GET", "HEAD", "POST"]);
     }
     if (segments[0] === "pods" && segments.length === 3 && segments[1] && segments[2]) {
@@ -362,7 +412,7 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port" | "
         const { items, headers } = podsFor(caller, [pod]);
         return json(items[0], 200, headers);
       }
-      if (method === "DELETE") return deletePod(req, caller, namespace, name);
+      if (method === "DELETE") return deletePod(conn, namespace, name);
       return methodNotAllowed(req.method, path, ["GET", "HEAD", "DELETE"]);
     }
     if (path === "/node") {
@@ -380,9 +430,9 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port" | "
     return failure(404, `the server could not find the requested resource: ${path}`);
   }
 
-  return async function handle(req: Request): Promise<Response> {
+  return async function handle(req: Request, conn: Connection = { remote: "unknown" }): Promise<Response> {
     try {
-      return await route(req);
+      return await route(req, conn);
     } catch (err) {
       // An error that says which HTTP status it is (the push source's 503 while its state file cannot
       // be read) answers with it; any other failing view is a 500 with the reason, never a dropped
@@ -408,50 +458,34 @@ function readTlsFile(path: string, what: string): string {
 
 export async function startAgentServer(o: AgentServerOptions): Promise<AgentServer> {
   // The command checks this before starting anything; checked again here so no caller can forget.
-  const exposed = servingExposureError(o.address, o);
+  const exposed = servingExposureError(o.address, !o.tls);
   if (exposed) throw new Error(exposed);
-  const tls = o.tls ? { cert: readTlsFile(o.tls.certFile, "certificate"), key: readTlsFile(o.tls.keyFile, "key") } : undefined;
-  let server: ReturnType<typeof Bun.serve> | undefined;
-  const handle = createHandler(o, (req) => {
-    const ip = server?.requestIP(req);
-    return ip ? `${ip.address}:${ip.port}` : "unknown";
-  });
+  const tls = o.tls
+    ? {
+        cert: readTlsFile(o.tls.certFile, "certificate"),
+        key: readTlsFile(o.tls.keyFile, "key"),
+        ...(o.tls.clientCAFile ? { clientCA: readTlsFile(o.tls.clientCAFile, "client CA file") } : {}),
+      }
+    : undefined;
+  const handle = createHandler(o);
+  let listener;
   try {
-    server = Bun.serve({
-      hostname: o.address,
-      port: o.port,
-      tls,
-      development: false,
-      // Bun binds with SO_REUSEPORT unless told not to (whatever its types say), so a second agent
-      // on the same port would silently share the traffic; the kubelet fails to start instead.
-      reusePort: false,
-      // Our own limit (MAX_BODY_BYTES) answers with a Status; Bun's is only a backstop against
-      // bodies far past it.
-      maxRequestBodySize: 2 * MAX_BODY_BYTES,
-      fetch: handle,
-      error(err) {
-        o.log.error(`HTTP server error: ${errorMessage(err)}`);
-        return failure(500, `internal error: ${errorMessage(err)}`);
-      },
-    });
+    listener = await listen({ address: o.address, port: o.port, tls, handle, onError: (m) => o.log.error(`HTTP server error: ${m}`) });
   } catch (err) {
     throw new Error(`cannot listen on ${o.address}:${o.port}: ${errorMessage(err)}`);
   }
-  const port = server.port ?? o.port;
+  const port = listener.port;
   const host = o.address.includes(":") ? `[${o.address}]` : o.address;
   const url = `${tls ? "https" : "http"}://${host}:${port}`;
-  const access = o.token
-    ? o.anonymousReadOnly
-      ? "bearer token required, except redacted anonymous reads (--anonymous-read-only)"
-      : "bearer token required on every endpoint but /healthz"
-    : "push endpoints disabled and reads redacted: no --push-token-file";
+  const who = [o.tls?.clientCAFile ? "client certificates" : "", o.token ? "the push token" : "", o.authenticator?.acceptsCredentials && !o.tls?.clientCAFile && !o.token ? "bearer tokens (TokenReview)" : ""].filter(Boolean);
+  const access = `${who.length ? `authenticating ${who.join(", ")}` : "no credential accepted"}; authorization ${o.authorizer?.mode ?? "PushTokenOnly"}${o.anonymousReadOnly ? "; anonymous reads redacted (--anonymous-read-only)" : ""}`;
   o.log.info(`HTTP API listening on ${url} (${access})`);
-  const running = server;
+  const running = listener;
   return {
     url,
     port,
     async stop() {
-      await running.stop(true);
+      await running.close();
     },
   };
 }

@@ -29,6 +29,11 @@ export interface StreamRequest {
   container?: string;
   /** exec: the command, one `command` parameter per argument. */
   command: string[];
+  /**
+   * portForward over WebSocket: the ports (`port` parameters), which the runtime's streaming server
+   * takes from the CRI request (SPDY names them in the stream instead).
+   */
+  ports: number[];
   stdin: boolean;
   stdout: boolean;
   stderr: boolean;
@@ -48,8 +53,11 @@ export function isStreamPath(path: string): boolean {
   return STREAM_PREFIXES.includes(first as StreamKind);
 }
 
-/** The request a streaming path and query ask for, or the kubelet's refusal. */
-export function parseStreamRequest(path: string, query: URLSearchParams): StreamRequest | StreamRefusal {
+/**
+ * The request a streaming path and query ask for, or the kubelet's refusal. `webSocket`: the client
+ * asks to upgrade to WebSocket (port-forward then needs its ports in the query, as NewV4Options says).
+ */
+export function parseStreamRequest(path: string, query: URLSearchParams, webSocket = false): StreamRequest | StreamRefusal {
   const seg = path.split("/").slice(1).map((s) => {
     try {
       return decodeURIComponent(s);
@@ -76,6 +84,7 @@ export function parseStreamRequest(path: string, query: URLSearchParams): Stream
   const req: StreamRequest = {
     kind, namespace, pod, uid, container,
     command: kind === "exec" ? query.getAll("command") : [],
+    ports: [],
     stdin: on("stdin"),
     stdout: on("stdout"),
     // apimachinery's NewOptions: a terminal has one output stream; stderr is dropped, not refused.
@@ -83,13 +92,42 @@ export function parseStreamRequest(path: string, query: URLSearchParams): Stream
     tty,
   };
   if (kind !== "portForward" && !req.stdin && !req.stdout && !req.stderr) return { status: 400, message: "you must specify at least 1 of stdin, stdout, stderr" };
+  if (kind === "portForward" && webSocket) {
+    // apimachinery's portforward NewV4Options, for WebSocket requests.
+    const given = query.getAll("port");
+    if (given.length === 0) return { status: 400, message: `query parameter "port" is required` };
+    for (const p of given) {
+      const n = /^\d+$/.test(p) ? Number(p) : NaN;
+      if (!(n <= 65535)) return { status: 400, message: `unable to parse "${p}" as a port: strconv.ParseUint: parsing ${JSON.stringify(p)}: invalid syntax` };
+      if (n === 0) return { status: 400, message: `port "${p}" must be > 0` };
+      req.ports.push(n);
+    }
+  }
   return req;
 }
 
 /** Whether the request asks to switch protocols (Connection: Upgrade with an Upgrade header). */
-export function isUpgradeRequest(headers: IncomingMessage["headers"]): boolean {
+export function isUpgradeRequest(headers: { connection?: string | null; upgrade?: string | null }): boolean {
   const conn = String(headers.connection ?? "").toLowerCase().split(",").map((s) => s.trim());
   return conn.includes("upgrade") && !!headers.upgrade;
+}
+
+/**
+ * The handler's answer to an upgrade request it accepted: a placeholder Response that the listener
+ * recognizes and replaces by the proxied connection to `target` (the handler itself never sees the
+ * socket, so the gate, the parsing and the refusals stay in one fetch-style handler).
+ */
+const upgradeTargets = new WeakMap<Response, URL>();
+
+export function upgradeResponse(target: URL): Response {
+  const r = new Response(null, { status: 200 });
+  upgradeTargets.set(r, target);
+  return r;
+}
+
+/** The runtime URL an upgradeResponse stands for, if r is one. */
+export function upgradeTargetOf(r: Response): URL | undefined {
+  return upgradeTargets.get(r);
 }
 
 /** Headers never replayed to the runtime: the caller's credential and the hop's own. */

@@ -3,6 +3,7 @@
 import type { Node, Pod } from "kubernetes-types/core/v1";
 import type { PushResult } from "../api/pod";
 import type { Summary } from "../stats/types";
+import type { StreamRefusal, StreamRequest } from "./streaming";
 
 /** What the log endpoint needs of a container: where its log file is, and whether it runs. */
 export interface ContainerLogInfo {
@@ -53,4 +54,9 @@ export interface AgentView {
    * the cpu and memory figures alone. Absent, those endpoints answer 404 (views in tests).
    */
   summary?(onlyCpuAndMemory: boolean): Promise<Summary>;
+  /**
+   * The runtime's streaming URL for an exec, attach or port-forward (CRI Exec/Attach/PortForward on
+   * the pod's running container or ready sandbox), or the kubelet's refusal. Absent: those endpoints 404.
+   */
+  streamUrl?(r: StreamRequest): Promise<string | StreamRefusal>;
 }

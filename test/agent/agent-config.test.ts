@@ -19,8 +19,10 @@ Bun.spawnSync(["mkdir", "-p", manifests]);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const host = { hostname: () => " Worker-1 ", network: new FakeHostNetwork() };
-/** A kubeadm file whose staticPodPath exists on this machine. */
-const kubeadm = (name: string) => readFileSync(join(FIXTURES, name), "utf8").replace("/etc/kubernetes/manifests", manifests);
+const clientCA = join(dir, "ca.crt");
+writeFileSync(clientCA, "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n");
+/** A kubeadm file whose staticPodPath and x509.clientCAFile exist on this machine. */
+const kubeadm = (name: string) => readFileSync(join(FIXTURES, name), "utf8").replace("/etc/kubernetes/manifests", manifests).replace("/etc/kubernetes/pki/ca.crt", clientCA);
 
 /** The agent's flags as the command layer hands them over: defaults filled in, `given` the ones typed. */
 function resolve(given: Record<string, string | boolean>, text?: string, path = "/var/lib/kubelet/config.yaml") {
@@ -50,7 +52,13 @@ describe("resolveAgentConfig with kubeadm's /var/lib/kubelet/config.yaml", () =>
     expect(c.runtime.requestTimeoutMs).toBe(120_000);
     expect(c.runtime.endpoint).toBeUndefined();
     expect(c.cluster).toBeUndefined();
-    expect(c.server).toEqual({ address: "127.0.0.1", port: 10250, anonymousReadOnly: false });
+    // authentication/authorization are kubeadm's: x509 with the cluster CA is used; the webhooks
+    // need --kubeconfig, so without it they are warned about and only the push token is authorized.
+    expect(c.server).toEqual({
+      address: "127.0.0.1", port: 10250, insecureHttp: false, anonymousReadOnly: false,
+      authentication: { clientCAFile: clientCA, anonymous: false, webhook: { enabled: false, cacheTTLMs: 120_000 } },
+      authorization: { mode: "PushTokenOnly", webhook: { cacheAuthorizedTTLMs: 300_000, cacheUnauthorizedTTLMs: 30_000 } },
+    });
     expect(c.node.maxPods).toBe(110);
     expect(c.nodeName).toBe("worker-1");
     expect(c.nodeIPs).toEqual([]);
@@ -59,7 +67,9 @@ describe("resolveAgentConfig with kubeadm's /var/lib/kubelet/config.yaml", () =>
   test("the set fields we do not implement are listed once, in one warning; fields at their zero value are not", () => {
     const c = resolve({}, kubeadm("kubeadm-config.yaml"));
     expect(c.warnings).toEqual([
-      "/var/lib/kubelet/config.yaml: ignoring the fields nodeagent does not implement: authentication, authorization, cgroupDriver, healthzBindAddress, healthzPort, rotateCertificates",
+      "/var/lib/kubelet/config.yaml: ignoring the fields nodeagent does not implement: cgroupDriver, healthzBindAddress, healthzPort, rotateCertificates",
+      "/var/lib/kubelet/config.yaml:2:1: authentication.webhook.enabled: ignored without --kubeconfig (there is no API server to review tokens)",
+      "/var/lib/kubelet/config.yaml:10:1: authorization.mode: Webhook ignored without --kubeconfig (there is no API server to ask); only the push token is authorized",
     ]);
   });
 
@@ -73,7 +83,8 @@ describe("resolveAgentConfig with kubeadm's /var/lib/kubelet/config.yaml", () =>
     expect(c.syncFrequencyMs).toBe(30_000);
     expect(c.runtime.requestTimeoutMs).toBe(300_000);
     expect(c.runtime.endpoint).toBe("unix:///run/containerd/containerd.sock");
-    expect(c.warnings).toHaveLength(1);
+    // One for the fields not implemented, two for the webhook settings a standalone agent cannot use.
+    expect(c.warnings).toHaveLength(3);
     expect(c.warnings[0]).toContain("evictionHard");
     expect(c.warnings[0]!.match(/evictionHard/g)).toHaveLength(1);
   });
@@ -112,13 +123,53 @@ describe("flags, file and defaults", () => {
     expect(errorOf(() => resolve({ "push-token-file": join(dir, "nope") })).message).toBe(`--push-token-file "${join(dir, "nope")}": no such file or directory`);
   });
 
-  test("--push-policy is checked; a non-loopback --address needs the token or --anonymous-read-only", () => {
+  test("--push-policy is checked; HTTPS may listen anywhere, --insecure-http only on loopback", () => {
     expect(resolve({ "push-policy": "restricted" }).pushPolicy).toBe("restricted");
     expect(resolve({}).pushPolicy).toBe("unrestricted");
     expect(errorOf(() => resolve({ "push-policy": "strict" })).message).toContain("use unrestricted, restricted");
-    expect(errorOf(() => resolve({ address: "0.0.0.0" })).message).toContain("--address 0.0.0.0 is not a loopback address");
-    expect(resolve({ address: "0.0.0.0", "push-token-file": join(dir, "token") }).server.address).toBe("0.0.0.0");
+    // Every request is authenticated over TLS, so a token is no longer what makes 0.0.0.0 safe.
+    expect(resolve({ address: "0.0.0.0" }).server.address).toBe("0.0.0.0");
     expect(resolve({ address: "0.0.0.0", "anonymous-read-only": true }).server.anonymousReadOnly).toBe(true);
+    expect(errorOf(() => resolve({ address: "0.0.0.0", "insecure-http": true })).message).toContain("--insecure-http serves the API without TLS, for this host only, and --address 0.0.0.0 is not a loopback address");
+    expect(resolve({ "insecure-http": true }).server.insecureHttp).toBe(true);
+    expect(errorOf(() => resolve({ "insecure-http": true, "client-ca-file": join(dir, "ca.crt") })).message).toContain("--client-ca-file needs TLS");
+  });
+
+  test("authentication and authorization: the kubelet's flags, else the file's blocks, else the defaults", () => {
+    // Standalone: nothing but the push token is authorized; no webhook, no anonymous.
+    const standalone = resolve({}).server;
+    expect(standalone.authentication).toEqual({ anonymous: false, webhook: { enabled: false, cacheTTLMs: 120_000 } });
+    expect(standalone.authorization.mode).toBe("PushTokenOnly");
+    // A node of a cluster: the webhooks by default, with the kubelet's TTLs.
+    const kubeconfig = join(dir, "kubeconfig");
+    writeFileSync(kubeconfig, "apiVersion: v1\nkind: Config\n");
+    const cluster = resolve({ kubeconfig }).server;
+    expect(cluster.authentication.webhook).toEqual({ enabled: true, cacheTTLMs: 120_000 });
+    expect(cluster.authorization).toEqual({ mode: "Webhook", webhook: { cacheAuthorizedTTLMs: 300_000, cacheUnauthorizedTTLMs: 30_000 } });
+    // Flags win over the file.
+    const file = `apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+authentication:
+  anonymous: {enabled: true}
+  webhook: {enabled: true, cacheTTL: 10s}
+  x509: {clientCAFile: ${join(dir, "ca.crt")}}
+authorization:
+  mode: AlwaysAllow
+  webhook: {cacheAuthorizedTTL: 1m, cacheUnauthorizedTTL: 5s}
+`;
+    const fromFile = resolve({ kubeconfig }, file).server;
+    expect(fromFile.authentication).toEqual({ clientCAFile: join(dir, "ca.crt"), anonymous: true, webhook: { enabled: true, cacheTTLMs: 10_000 } });
+    expect(fromFile.authorization).toEqual({ mode: "AlwaysAllow", webhook: { cacheAuthorizedTTLMs: 60_000, cacheUnauthorizedTTLMs: 5_000 } });
+    const overridden = resolve({ kubeconfig, "anonymous-auth": false, "authorization-mode": "Webhook", "authentication-token-webhook-cache-ttl": "30s" }, file).server;
+    expect(overridden.authentication.anonymous).toBe(false);
+    expect(overridden.authentication.webhook.cacheTTLMs).toBe(30_000);
+    expect(overridden.authorization.mode).toBe("Webhook");
+    // Asking for a webhook on the command line without an API server is the kubelet's start-up error.
+    expect(errorOf(() => resolve({ "authorization-mode": "Webhook" })).message).toContain("--authorization-mode Webhook asks the API server (SubjectAccessReview): give --kubeconfig too");
+    expect(errorOf(() => resolve({ "authentication-token-webhook": true })).message).toContain("give --kubeconfig too");
+    expect(resolve({ "authorization-mode": "AlwaysAllow" }).server.authorization.mode).toBe("AlwaysAllow");
+    expect(errorOf(() => resolve({ "client-ca-file": join(dir, "nope.crt") })).message).toBe(`--client-ca-file "${join(dir, "nope.crt")}": no such file or directory`);
+    expect(errorOf(() => resolve({}, file.replace("mode: AlwaysAllow", "mode: RBAC"))).message).toContain("authorization.mode: use Webhook or AlwaysAllow");
   });
 });
 

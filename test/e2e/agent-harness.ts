@@ -1,5 +1,12 @@
 // Runs `dist/nodeagent agent` against a test node (containerd started by the test), with its own
 // manifest directory, root, log and cgroup folders, on an ephemeral API port read from its log.
+//
+// The API (issue 16) authenticates every request, /healthz included. So that the tests of pods,
+// sources and probes can read it as they always have, an agent gets a push token of its own (a 0600
+// file under its folder, unless the test gives --push-token-file) that every helper here sends, and
+// serves plain HTTP on loopback (--insecure-http) unless the test asks for `https`: then the agent
+// makes its self-signed certificate and `fetch` trusts it (the tests of the API's TLS and auth).
+import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Pod, PodList } from "kubernetes-types/core/v1";
@@ -13,13 +20,15 @@ export const NODE_NAME = "e2e-node";
 export class TestAgent {
   proc!: BinaryProcess;
   url = "";
-  /** The bearer token of its --push-token-file, if it has one: its reads need it too. */
+  /** The bearer token of its --push-token-file (the test's, or one the harness made). */
   token: string | undefined;
+  /** With https: the agent's self-signed kubelet.crt, which a client trusts as its CA. */
+  servingCert = "";
   readonly dir: string;
   readonly manifests: string;
 
   /** `binary`: dist/nodeagent unless a benchmark compares another build (the before binary). */
-  constructor(readonly node: TestNode, readonly extraArgs: string[] = [], readonly binary?: string) {
+  constructor(readonly node: TestNode, readonly extraArgs: string[] = [], readonly binary?: string, readonly opts: { https?: boolean } = {}) {
     this.dir = join(node.rootDir, "agent");
     this.manifests = join(this.dir, "manifests");
     mkdirSync(this.manifests, { recursive: true });
@@ -27,14 +36,34 @@ export class TestAgent {
 
   async start(): Promise<void> {
     const tokenFlag = this.extraArgs.indexOf("--push-token-file");
-    this.token = tokenFlag >= 0 ? readFileSync(this.extraArgs[tokenFlag + 1]!, "utf8").trim() : undefined;
+    const own: string[] = [];
+    if (tokenFlag >= 0) {
+      this.token = readFileSync(this.extraArgs[tokenFlag + 1]!, "utf8").trim();
+    } else {
+      this.token ??= randomBytes(16).toString("hex");
+      const file = join(this.dir, "harness-token");
+      writeFileSync(file, `${this.token}\n`, { mode: 0o600 });
+      own.push("--push-token-file", file);
+    }
+    if (!this.opts.https) own.push("--insecure-http");
     this.proc = new BinaryProcess([
       "agent", "--runtime-endpoint", this.node.endpoint, "--root-dir", join(this.dir, "root"), "--pod-manifest-path", this.manifests,
       "--pod-logs-dir", join(this.dir, "logs"), "--cgroup-root", AGENT_CGROUP, "--hostname-override", NODE_NAME, "--port", "0",
-      "--file-check-frequency", "2s", "--log-format", "json", ...this.extraArgs,
+      "--file-check-frequency", "2s", "--log-format", "json", ...own, ...this.extraArgs,
     ], {}, this.binary);
-    const line = await this.proc.waitFor("the agent's API address", () => /API at (http:\/\/[0-9.:]+)/.exec(this.proc.stderr) ?? undefined, 30_000);
+    const line = await this.proc.waitFor("the agent's API address", () => /API at (https?:\/\/[0-9.:]+)/.exec(this.proc.stderr) ?? undefined, 30_000);
     this.url = line[1]!;
+    if (this.opts.https) this.servingCert = readFileSync(join(this.dir, "root", "pki", "kubelet.crt"), "utf8");
+  }
+
+  /**
+   * fetch against the agent's API with its push token (unless `init` sets Authorization) and, over
+   * HTTPS, its serving certificate trusted.
+   */
+  fetch(path: string, init: RequestInit & { tls?: { cert?: string; key?: string } } = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (!headers.has("authorization") && this.token) headers.set("Authorization", `Bearer ${this.token}`);
+    return fetch(`${this.url}${path}`, { ...init, headers, ...(this.servingCert ? { tls: { ca: this.servingCert, ...init.tls } } : {}) } as RequestInit);
   }
 
   /** SIGKILL: no cleanup at all, as a crash. */
@@ -64,7 +93,7 @@ export class TestAgent {
   }
 
   async pods(): Promise<Pod[]> {
-    const r = await fetch(`${this.url}/pods`, { headers: this.auth() });
+    const r = await this.fetch("/pods");
     return ((await r.json()) as PodList).items;
   }
 
@@ -94,12 +123,12 @@ export function running(p: Pod): boolean {
  * Starts a containerd of the version and an agent on it before the tests of the enclosing describe,
  * and stops both (and cleans up) after them.
  */
-export function useAgent(version: "1.6" | "1.7", extraArgs: (node: TestNode) => string[] = () => []): { node: () => TestNode; agent: () => TestAgent } {
+export function useAgent(version: "1.6" | "1.7", extraArgs: (node: TestNode) => string[] = () => [], opts: { https?: boolean } = {}): { node: () => TestNode; agent: () => TestAgent } {
   let node: TestNode | undefined;
   let agent: TestAgent | undefined;
   beforeAll(async () => {
     node = await startNode(version);
-    agent = new TestAgent(node, extraArgs(node));
+    agent = new TestAgent(node, extraArgs(node), undefined, opts);
     await agent.start();
   });
   afterAll(async () => {

@@ -85,7 +85,7 @@ describe("agent probes on containerd 1.7", () => {
     const cs = after.status!.containerStatuses![0]!;
     expect(cs.containerID).not.toBe(before.status!.containerStatuses![0]!.containerID!);
     expect(cs.lastState!.terminated!.message).toContain("Container main failed liveness probe, will be restarted");
-    const metrics = await (await fetch(`${agent.url}/metrics`)).text();
+    const metrics = await (await agent.fetch("/metrics")).text();
     expect(metrics).toMatch(/^prober_probe_total\{probe_type="liveness",result="failed",container="main",pod="live-e2e-node",namespace="default",pod_uid="[^"]+"\} [1-9]/m);
     agent.removeManifest("live.yaml");
   }, 90_000);

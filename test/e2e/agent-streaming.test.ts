@@ -20,12 +20,12 @@ for (const version of ["1.6", "1.7"] as const) {
       tokenFile = join(node.rootDir, "push-token");
       writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
       return ["--push-token-file", tokenFile];
-    });
+    }, { https: true });
     let agent: TestAgent;
     let client: AgentClient;
     beforeAll(async () => {
       agent = env.agent();
-      client = new AgentClient({ server: agent.url, token: TOKEN, insecureSkipTLSVerify: true });
+      client = new AgentClient({ server: agent.url, token: TOKEN, ca: agent.servingCert });
       agent.writeManifest("box.yaml", manifest("box", "while true; do echo hello-from-the-pod | nc -l -p 8080; done"));
       await agent.waitPod("box", "running", running);
     });
@@ -64,17 +64,16 @@ for (const version of ["1.6", "1.7"] as const) {
     }, 60_000);
 
     test("nodeagent exec: the command's output and exit status", async () => {
-      const p = Bun.spawn([BINARY, "exec", "--server", agent.url, "--token-file", tokenFile, "--insecure-skip-tls-verify", pod, "--", "sh", "-c", "echo via-cli; exit 7"], { stdout: "pipe", stderr: "pipe" });
+      const p = Bun.spawn([BINARY, "exec", "--server", agent.url, "--token-file", tokenFile, "--certificate-authority", join(agent.dir, "root", "pki", "kubelet.crt"), pod, "--", "sh", "-c", "echo via-cli; exit 7"], { stdout: "pipe", stderr: "pipe" });
       const [out, code] = await Promise.all([new Response(p.stdout).text(), p.exited]);
       expect(code).toBe(7);
       expect(out).toBe("via-cli\n");
     }, 30_000);
 
-    test("refusals: no credentials 401; an unknown pod 404; an unknown container; no stream asked 400; no upgrade 400", async () => {
-      const bare = await fetch(`${agent.url}/exec/${pod}/main?command=ls&stdout=1`, { method: "POST", tls: { rejectUnauthorized: false } } as RequestInit);
+    test("refusals: a wrong token 401; an unknown pod 404; an unknown container; no stream asked 400; no upgrade 400", async () => {
+      const bare = await agent.fetch(`/exec/${pod}/main?command=ls&stdout=1`, { method: "POST", headers: { Authorization: "Bearer not-the-token" } });
       expect(bare.status).toBe(401);
-      const auth = { Authorization: `Bearer ${TOKEN}` };
-      const get = (path: string) => fetch(`${agent.url}${path}`, { method: "POST", headers: auth, tls: { rejectUnauthorized: false } } as RequestInit);
+      const get = (path: string) => agent.fetch(path, { method: "POST" });
       const noPod = await get(`/exec/default/nope/main?command=ls&stdout=1`);
       expect(noPod.status).toBe(404);
       expect(await noPod.text()).toBe("pod does not exist");
@@ -90,7 +89,7 @@ for (const version of ["1.6", "1.7"] as const) {
     }, 30_000);
 
     test("port-forward: a port listening only in the pod's network namespace answers through the agent", async () => {
-      const { url, options } = client.websocket(`/portForward/${pod}?ports=8080`);
+      const { url, options } = client.websocket(`/portForward/${pod}?port=8080`);
       const ws = new WebSocket(url, { protocols: ["v4.channel.k8s.io"], headers: options.headers, tls: options.tls } as unknown as string[]);
       ws.binaryType = "arraybuffer";
       const got = await new Promise<string>((resolve, reject) => {

@@ -82,7 +82,7 @@ for (const version of ["1.6", "1.7"] as const) {
       const second = await agent.waitPod("crash", "back-off 20s", (p) => (p.status?.containerStatuses?.[0]?.state?.waiting?.message ?? "").includes("back-off 20s"), 40_000);
       expect(second.status!.containerStatuses![0]!.restartCount).toBe(cs.restartCount + 1);
       // /metrics counts the restarts the agent made, the exited container and the relists.
-      const metrics = await (await fetch(`${agent.url}/metrics`)).text();
+      const metrics = await (await agent.fetch("/metrics")).text();
       const sample = (re: RegExp) => Number(re.exec(metrics)?.[1] ?? NaN);
       expect(sample(/^nodeagent_container_restarts_total\{namespace="default",pod="crash-e2e-node",container="main"\} (\d+)$/m)).toBeGreaterThanOrEqual(1);
       expect(sample(/^kubelet_running_containers\{container_state="exited"\} (\d+)$/m)).toBeGreaterThanOrEqual(1);

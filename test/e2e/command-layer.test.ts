@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { AGENT_CGROUP, manifest, NODE_NAME, running, useAgent } from "./agent-harness";
 import type { PodList } from "kubernetes-types/core/v1";
 import { BINARY, removeCgroups, startNode, unmountUnder, type TestNode } from "./node";
+import { TestClientCA } from "../fakes/client-certs";
 import { BinaryProcess, eventually } from "./proc";
 
 interface Run {
@@ -221,20 +222,30 @@ describe("agent --config with kubeadm's /var/lib/kubelet/config.yaml", () => {
     writeFileSync(join(manifests, "web.yaml"), manifest("web", "sleep 3600"));
     const fixture = readFileSync(join(import.meta.dir, "../fixtures/kubelet/kubeadm-config.yaml"), "utf8");
     const config = join(dir, "config.yaml");
-    writeFileSync(config, fixture.replace("staticPodPath: /etc/kubernetes/manifests", `staticPodPath: ${manifests}`));
+    // The file's x509.clientCAFile (kubeadm's cluster CA) must exist: a CA of the test's stands in.
+    const clientCA = new TestClientCA();
+    const caFile = clientCA.writeCA(join(dir, "ca.crt"));
+    clientCA.cleanup();
+    writeFileSync(config, fixture.replace("staticPodPath: /etc/kubernetes/manifests", `staticPodPath: ${manifests}`).replace("/etc/kubernetes/pki/ca.crt", caFile));
+    const tokenFile = join(dir, "token");
+    writeFileSync(tokenFile, "kubeadm-e2e-token\n", { mode: 0o600 });
     agent = new BinaryProcess([
       "agent", "--config", config, "--runtime-endpoint", node.endpoint, "--root-dir", join(dir, "root"), "--pod-logs-dir", join(dir, "logs"),
-      "--cgroup-root", cgroup, "--hostname-override", "kubeadm-node", "--port", "0", "--log-format", "json",
+      "--cgroup-root", cgroup, "--hostname-override", "kubeadm-node", "--port", "0", "--log-format", "json", "--push-token-file", tokenFile,
     ]);
-    const url = (await agent.waitFor("the agent's API address", () => /API at (http:\/\/[0-9.:]+)/.exec(agent!.stderr) ?? undefined, 30_000))[1]!;
+    // HTTPS by default, with the self-signed certificate the agent made under its root.
+    const url = (await agent.waitFor("the agent's API address", () => /API at (https:\/\/[0-9.:]+)/.exec(agent!.stderr) ?? undefined, 30_000))[1]!;
+    const tls = { ca: readFileSync(join(dir, "root", "pki", "kubelet.crt"), "utf8") };
     const pod = await eventually("the static pod of the file's staticPodPath to run", async () => {
-      const list = (await (await fetch(`${url}/pods`)).json()) as PodList;
+      const list = (await (await fetch(`${url}/pods`, { headers: { Authorization: "Bearer kubeadm-e2e-token" }, tls })).json()) as PodList;
       return list.items.find((p) => p.metadata?.name === "web-kubeadm-node" && p.status?.phase === "Running");
     }, 60_000);
     expect(pod.metadata?.annotations?.["kubernetes.io/config.source"]).toBe("file");
     const warnings = agent.stderr.split("\n").filter((l) => l.includes("ignoring the fields nodeagent does not implement"));
     expect(warnings).toHaveLength(1);
-    expect(JSON.parse(warnings[0]!).msg).toBe(`${config}: ignoring the fields nodeagent does not implement: authentication, authorization, cgroupDriver, healthzBindAddress, healthzPort, rotateCertificates`);
+    expect(JSON.parse(warnings[0]!).msg).toBe(`${config}: ignoring the fields nodeagent does not implement: cgroupDriver, healthzBindAddress, healthzPort, rotateCertificates`);
+    // The file's webhook settings need an API server, which a standalone agent has not: warned about.
+    expect(agent.stderr).toContain("authorization.mode: Webhook ignored without --kubeconfig");
     // clusterDNS (a list in the file) reaches the pod: ClusterFirst on a pod network resolves through it.
     const id = pod.status!.containerStatuses![0]!.containerID!.replace("containerd://", "");
     const resolv = await node.client.execSync(id, ["cat", "/etc/resolv.conf"], 10);

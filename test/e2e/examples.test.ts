@@ -57,7 +57,7 @@ describe("the README's examples on make run's pods (containerd 1.6)", () => {
     expect(ids).toContain(web.status!.containerStatuses![0]!.containerID!);
     const page = await eventually("the page", async () => (await fetch(`http://${web.status!.podIP}:8080/`)).text());
     expect(page).toBe(`hello from web-${NODE_NAME} on ${NODE_NAME}\n`);
-    const health = await (await fetch(`${agent.url}/healthz?verbose`)).text();
+    const health = await (await agent.fetch("/healthz?verbose")).text();
     expect(health.split("\n").slice(0, 4)).toEqual(["[+]ping ok", "[+]PLEG ok", "[+]syncloop ok", "[+]sources ok"]);
   }, 90_000);
 

@@ -1,7 +1,8 @@
-// The agent's API against untrusted local callers (issue 12, findings 7 and 8), through the compiled
-// binary on containerd 1.6 and 1.7: reads need the token when there is one, the anonymous view hides
-// env values, state files are 0600, an unprotected token file or a non-loopback address without a
-// token stop the agent before it starts anything, and GET /node answers while the runtime is frozen.
+// The agent's API against untrusted local callers (issue 12, findings 7 and 8; issue 16), through the
+// compiled binary on containerd 1.6 and 1.7: every request needs a credential (401 "Unauthorized"
+// as the kubelet answers, /healthz included), the opt-in anonymous view hides env values, state
+// files are 0600, an unprotected token file or plain HTTP on a non-loopback address stop the agent
+// before it starts anything, and GET /node answers while the runtime is frozen.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -56,22 +57,23 @@ for (const version of ["1.6", "1.7"] as const) {
     });
     const auth = { Authorization: `Bearer ${TOKEN}` };
 
-    test("every read needs the token: unauthenticated GET /pods, /pods/<ns>/<name>, /node, /metrics are 401; /healthz stays open", async () => {
+    test("every request needs the token: without it, or with a wrong one, GET /pods, /pods/<ns>/<name>, /node, /metrics, /healthz are 401", async () => {
       const agent = env.agent();
-      for (const route of ["/pods", "/pods/default/anything", "/node", "/metrics"]) {
+      for (const route of ["/pods", "/pods/default/anything", "/node", "/metrics", "/healthz"]) {
         const res = await fetch(`${agent.url}${route}`);
         expect({ route, status: res.status }).toEqual({ route, status: 401 });
-        expect(res.headers.get("www-authenticate")).toContain("Bearer");
-        expect(await res.json()).toMatchObject({ kind: "Status", apiVersion: "v1", reason: "Unauthorized", code: 401 });
-        expect((await fetch(`${agent.url}${route}`, { headers: { Authorization: "Bearer wrong" } })).status).toBe(403);
+        // The kubelet's answer: the bare text (issue 16; it was a v1 Status with WWW-Authenticate).
+        expect(await res.text()).toBe("Unauthorized");
+        // A wrong token is unauthenticated too (issue 16; it was 403): the kubelet's union authenticator.
+        expect((await fetch(`${agent.url}${route}`, { headers: { Authorization: "Bearer wrong" } })).status).toBe(401);
       }
       const list = await fetch(`${agent.url}/pods`, { headers: auth });
       expect(list.status).toBe(200);
       expect(((await list.json()) as PodList).kind).toBe("PodList");
       expect((await fetch(`${agent.url}/node`, { headers: auth })).status).toBe(200);
       expect((await fetch(`${agent.url}/metrics`, { headers: auth })).status).toBe(200);
-      // Open without credentials (it answers 500 only until the sync loop's first pass).
-      await eventually("/healthz ok without a token", async () => (await fetch(`${agent.url}/healthz`)).status === 200);
+      // With the token (it answers 500 only until the sync loop's first pass).
+      await eventually("/healthz ok with the token", async () => (await fetch(`${agent.url}/healthz`, { headers: auth })).status === 200);
     }, 30_000);
 
     test("state files are 0600: pushed-pods.json, container-notes.json, every file the agent keeps in --root-dir", async () => {
@@ -124,8 +126,8 @@ for (const version of ["1.6", "1.7"] as const) {
     }, 60_000);
   });
 
-  describe(`untrusted callers, agent without a token, containerd ${version}`, () => {
-    const env = useAgent(version);
+  describe(`untrusted callers, agent with --anonymous-read-only, containerd ${version}`, () => {
+    const env = useAgent(version, () => ["--anonymous-read-only"]);
 
     test("a pod's env value runs in the container but never shows on /pods or /pods/<ns>/<name>", async () => {
       const agent = env.agent();
@@ -144,7 +146,9 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(text).not.toContain(PASSWORD);
       const listed = (JSON.parse(text) as PodList).items.find((p) => p.metadata?.name === `secret-${NODE_NAME}`)!;
       expect(listed.spec!.containers[0]!.env).toEqual([{ name: "DB_PASSWORD", value: REDACTED }]);
-      const one = await fetch(`${agent.url}/pods/default/secret-${NODE_NAME}`, { headers: { Authorization: `Bearer ${PASSWORD}` } });
+      // A wrong bearer token is never anonymous (issue 16: it was read as anonymous without a push token).
+      expect((await fetch(`${agent.url}/pods/default/secret-${NODE_NAME}`, { headers: { Authorization: `Bearer ${PASSWORD}` } })).status).toBe(401);
+      const one = await fetch(`${agent.url}/pods/default/secret-${NODE_NAME}`);
       expect(one.status).toBe(200);
       const onePod = (await one.json()) as Pod;
       expect(JSON.stringify(onePod)).not.toContain(PASSWORD);
@@ -196,12 +200,14 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(existsSync(join(r.rootDir, "etc", "containerd.toml"))).toBe(false);
     }, 30_000);
 
-    test("--address 0.0.0.0 without a token: exit 2 with the ways out, nothing started", async () => {
+    test("--insecure-http with --address 0.0.0.0: exit 2 with the ways out, nothing started", async () => {
       const manifests = join(dir, "manifests");
       mkdirSync(manifests, { recursive: true });
-      const r = await runAgent(["--address", "0.0.0.0", "--pod-manifest-path", manifests]);
+      // Issue 16: HTTPS with authentication may listen anywhere; plain HTTP only on loopback (it was:
+      // no token, no non-loopback address).
+      const r = await runAgent(["--insecure-http", "--address", "0.0.0.0", "--pod-manifest-path", manifests]);
       expect(r.stderr).toContain("--address 0.0.0.0 is not a loopback address");
-      expect(r.stderr).toContain("--anonymous-read-only");
+      expect(r.stderr).toContain("drop --insecure-http");
       expect(r.code).toBe(2);
       expect(r.containerds).toEqual([]);
       expect(r.listening).toBe(false);

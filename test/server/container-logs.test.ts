@@ -8,7 +8,12 @@ import type { Pod } from "kubernetes-types/core/v1";
 import { FakeClock, flushMicrotasks } from "../../src/util/clock";
 import { createHandler } from "../../src/server/server";
 import { serveContainerLogs, type ContainerLogsContext } from "../../src/server/container-logs";
-import { ANONYMOUS, PUSH_TOKEN_CALLER, type Caller } from "../../src/server/auth";
+import type { Caller } from "../../src/server/auth";
+import { ANONYMOUS_USER, PUSH_TOKEN_USER } from "../../src/server/authn";
+
+const PUSH_TOKEN_CALLER: Caller = { user: PUSH_TOKEN_USER, redacted: false };
+/** The anonymous read-only view (--anonymous-read-only) the gate lets in for GETs. */
+const READ_ONLY_VIEW: Caller = { user: ANONYMOUS_USER, redacted: true };
 import { FakeAgentView } from "../fakes/agent-view";
 import { FakeLogFiles } from "../fakes/log-files";
 
@@ -43,7 +48,7 @@ function setup(status: Pod["status"] = running()) {
   files.append(LOG, line(1, "one") + line(2, "two", "stderr") + line(3, "three"));
   files.append(PREV, line(1, "previous instance"));
   const clock = new FakeClock();
-  const ctx: ContainerLogsContext = { view, log: silent, clock, policy: { token: "t0k3n" }, files };
+  const ctx: ContainerLogsContext = { view, log: silent, clock, files };
   const get = (path: string, caller: Caller = PUSH_TOKEN_CALLER, signal?: AbortSignal) =>
     serveContainerLogs(new Request(`http://agent${path}`, { signal }), path.split("?")[0]!.split("/").slice(1), caller, ctx);
   return { view, files, clock, ctx, get };
@@ -133,24 +138,16 @@ describe("GET /containerLogs: the kubelet's refusals, word for word", () => {
 });
 
 describe("GET /containerLogs: who may read", () => {
-  test("with a token, an anonymous caller let in by --anonymous-read-only gets 401: logs are not the redacted view", async () => {
-    const { get, ctx } = setup();
-    ctx.policy = { token: "t0k3n", anonymousReadOnly: true };
-    const r = await get("/containerLogs/default/web/app", ANONYMOUS);
-    expect(r.status).toBe(401);
-    expect(r.headers.get("www-authenticate")).toContain("Bearer");
+  test("the anonymous read-only view (--anonymous-read-only) gets 403: logs are not the redacted view", async () => {
+    const { get } = setup();
+    const r = await get("/containerLogs/default/web/app", READ_ONLY_VIEW);
+    expect(r.status).toBe(403);
+    expect(await r.text()).toContain("anonymous read-only view");
   });
 
-  test("without a token, on loopback (no --anonymous-read-only): anyone local reads, as every other endpoint", async () => {
-    const { get, ctx } = setup();
-    ctx.policy = {};
-    expect((await get("/containerLogs/default/web/app", ANONYMOUS)).status).toBe(200);
-  });
-
-  test("without a token but open to the network (--anonymous-read-only): 403", async () => {
-    const { get, ctx } = setup();
-    ctx.policy = { anonymousReadOnly: true };
-    expect((await get("/containerLogs/default/web/app", ANONYMOUS)).status).toBe(403);
+  test("a caller the gate let in (not the read-only view) reads", async () => {
+    const { get } = setup();
+    expect((await get("/containerLogs/default/web/app", { user: { name: "jane", groups: [] }, redacted: false })).status).toBe(200);
   });
 
   test("through the server's router: the push token is checked first (401 without it), then the log is served", async () => {

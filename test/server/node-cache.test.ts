@@ -163,8 +163,8 @@ describe("GET /node during a runtime freeze (through the handler)", () => {
     const clock = new FakeClock();
     const view = new FakeAgentView();
     view.nodeHangs = true;
-    const handle = createHandler({ view, metrics: new AgentMetrics(), log: silent, clock, nodeDeadlineMs: 3_000 });
-    const req = () => new Request("http://agent/node");
+    const handle = createHandler({ view, metrics: new AgentMetrics(), log: silent, clock, nodeDeadlineMs: 3_000, token: "t" });
+    const req = () => new Request("http://agent/node", { headers: { Authorization: "Bearer t" } });
 
     const got: { res?: Response } = {};
     /** What the handler answered so far (read through a call: the callback sets it). */
@@ -206,12 +206,13 @@ describe("no handler waits on a frozen runtime", () => {
   test("/pods, /pods/<ns>/<name>, /metrics and /healthz answer while node() hangs; /node within its deadline", async () => {
     const view = new FakeAgentView();
     view.nodeHangs = true;
-    server = await startAgentServer({ address: "127.0.0.1", port: 0, view, metrics: new AgentMetrics(), log: silent, nodeDeadlineMs: 200 });
+    server = await startAgentServer({ address: "127.0.0.1", port: 0, view, metrics: new AgentMetrics(), log: silent, nodeDeadlineMs: 200, token: "t" });
+    const headers = { Authorization: "Bearer t" };
     for (const route of ["/pods", "/pods/default/web", "/metrics", "/healthz"]) {
-      const res = await fetch(`${server.url}${route}`, { signal: AbortSignal.timeout(2_000) });
+      const res = await fetch(`${server.url}${route}`, { headers, signal: AbortSignal.timeout(2_000) });
       expect({ route, status: res.status }).toEqual({ route, status: 200 });
     }
-    const node = await fetch(`${server.url}/node`, { signal: AbortSignal.timeout(2_000) });
+    const node = await fetch(`${server.url}/node`, { headers, signal: AbortSignal.timeout(2_000) });
     expect(node.status).toBe(503);
     expect(((await node.json()) as Status).message).toContain("could not be computed within 200ms");
     view.release();

@@ -6,6 +6,9 @@ import type { Node, Pod, PodList } from "kubernetes-types/core/v1";
 import type { Status } from "kubernetes-types/meta/v1";
 import { AgentMetrics } from "../../src/server/metrics";
 import { MAX_BODY_BYTES, startAgentServer, type AgentServer } from "../../src/server/server";
+import { Authenticator } from "../../src/server/authn";
+import { Authorizer } from "../../src/server/authz";
+import { FakeClock } from "../../src/util/clock";
 import { FakeAgentView as FakeView, fakePod } from "../fakes/agent-view";
 
 /** The JSON body of a response, typed as what the test expects (a v1 Status unless told). */
@@ -43,13 +46,13 @@ describe("agent server (token configured)", () => {
   describe("/healthz", () => {
     test("ok when every check passes", async () => {
       view.checks = [{ name: "ping", ok: true, message: "" }, { name: "PLEG", ok: true, message: "" }];
-      const res = await fetch(`${server.url}/healthz`);
+      const res = await fetch(`${server.url}/healthz`, { headers: auth });
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toContain("text/plain");
       expect(await res.text()).toBe("ok");
     });
     test("?verbose lists every check and says passed", async () => {
-      const res = await fetch(`${server.url}/healthz?verbose`);
+      const res = await fetch(`${server.url}/healthz?verbose`, { headers: auth });
       expect(res.status).toBe(200);
       expect(await res.text()).toBe("[+]ping ok\n[+]PLEG ok\nhealthz check passed\n");
     });
@@ -59,33 +62,33 @@ describe("agent server (token configured)", () => {
         { name: "PLEG", ok: false, message: "pleg was last seen active 3m1s ago; threshold is 3m0s" },
         { name: "syncloop", ok: false, message: "sync loop stalled\nfor 2m" },
       ];
-      const res = await fetch(`${server.url}/healthz`);
+      const res = await fetch(`${server.url}/healthz`, { headers: auth });
       expect(res.status).toBe(500);
       expect(await res.text()).toBe(
         "[+]ping ok\n[-]PLEG failed: pleg was last seen active 3m1s ago; threshold is 3m0s\n[-]syncloop failed: sync loop stalled for 2m\nhealthz check failed\n",
       );
-      const verbose = await fetch(`${server.url}/healthz?verbose`);
+      const verbose = await fetch(`${server.url}/healthz?verbose`, { headers: auth });
       expect(verbose.status).toBe(500);
       expect(await verbose.text()).toContain("[-]PLEG failed: pleg was last seen active 3m1s ago");
     });
     test("?exclude skips a failing check", async () => {
-      const res = await fetch(`${server.url}/healthz?exclude=PLEG&exclude=syncloop&verbose`);
+      const res = await fetch(`${server.url}/healthz?exclude=PLEG&exclude=syncloop&verbose`, { headers: auth });
       expect(res.status).toBe(200);
       expect(await res.text()).toBe("[+]ping ok\n[+]PLEG excluded: ok\n[+]syncloop excluded: ok\nhealthz check passed\n");
     });
     test("/healthz/<name> checks one", async () => {
-      const ok = await fetch(`${server.url}/healthz/ping`);
+      const ok = await fetch(`${server.url}/healthz/ping`, { headers: auth });
       expect(ok.status).toBe(200);
       expect(await ok.text()).toBe("ok");
-      const bad = await fetch(`${server.url}/healthz/PLEG`);
+      const bad = await fetch(`${server.url}/healthz/PLEG`, { headers: auth });
       expect(bad.status).toBe(500);
       expect(await bad.text()).toBe("internal server error: pleg was last seen active 3m1s ago; threshold is 3m0s\n");
-      const missing = await fetch(`${server.url}/healthz/nope`);
+      const missing = await fetch(`${server.url}/healthz/nope`, { headers: auth });
       expect(missing.status).toBe(404);
       view.checks = [{ name: "ping", ok: true, message: "" }];
     });
     test("HEAD is allowed and has no body", async () => {
-      const res = await fetch(`${server.url}/healthz`, { method: "HEAD" });
+      const res = await fetch(`${server.url}/healthz`, { method: "HEAD", headers: auth });
       expect(res.status).toBe(200);
       expect(await res.text()).toBe("");
     });
@@ -94,19 +97,19 @@ describe("agent server (token configured)", () => {
         { name: "ping", ok: true, message: "" },
         { name: "sources", ok: true, message: "", warning: "file source: /etc/kubernetes/manifests is missing;\nits 2 pods are kept" },
       ];
-      const plain = await fetch(`${server.url}/healthz`);
+      const plain = await fetch(`${server.url}/healthz`, { headers: auth });
       expect(plain.status).toBe(200);
       expect(await plain.text()).toBe("ok");
-      const verbose = await fetch(`${server.url}/healthz?verbose`);
+      const verbose = await fetch(`${server.url}/healthz?verbose`, { headers: auth });
       expect(verbose.status).toBe(200);
       expect(await verbose.text()).toBe("[+]ping ok\n[+]sources ok (warning: file source: /etc/kubernetes/manifests is missing; its 2 pods are kept)\nhealthz check passed\n");
-      const one = await fetch(`${server.url}/healthz/sources`);
+      const one = await fetch(`${server.url}/healthz/sources`, { headers: auth });
       expect(one.status).toBe(200);
       expect(await one.text()).toBe("ok");
     });
     test("a failing check keeps its warning beside its message", async () => {
       view.checks = [{ name: "sources", ok: false, message: "push source unreadable", warning: "URL source: empty body; its pods are kept" }];
-      const res = await fetch(`${server.url}/healthz`);
+      const res = await fetch(`${server.url}/healthz`, { headers: auth });
       expect(res.status).toBe(500);
       expect(await res.text()).toBe("[-]sources failed: push source unreadable (warning: URL source: empty body; its pods are kept)\nhealthz check failed\n");
       view.checks = [{ name: "ping", ok: true, message: "" }];
@@ -194,20 +197,20 @@ describe("agent server (token configured)", () => {
   describe("POST /pods", () => {
     const yamlPod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: pushed-yaml\n  labels:\n    enabled: yes\nspec:\n  containers:\n  - name: app\n    image: busybox\n";
 
-    test("401 without a token, with WWW-Authenticate", async () => {
+    test("401 without a token: the kubelet's plain-text \"Unauthorized\"", async () => {
       const res = await fetch(`${server.url}/pods`, { method: "POST", body: yamlPod });
       expect(res.status).toBe(401);
-      expect(res.headers.get("www-authenticate")).toContain("Bearer");
-      expect(await body(res)).toMatchObject({ kind: "Status", apiVersion: "v1", status: "Failure", reason: "Unauthorized", code: 401 });
+      expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+      expect(await res.text()).toBe("Unauthorized");
     });
     test("401 for a non-Bearer authorization", async () => {
       const res = await fetch(`${server.url}/pods`, { method: "POST", body: yamlPod, headers: { Authorization: `Basic ${btoa("a:b")}` } });
       expect(res.status).toBe(401);
     });
-    test("403 with a wrong token", async () => {
+    test("401 with a wrong token: a bad credential is unauthenticated, never anonymous", async () => {
       const res = await fetch(`${server.url}/pods`, { method: "POST", body: yamlPod, headers: { Authorization: "Bearer wrong" } });
-      expect(res.status).toBe(403);
-      expect(await body(res)).toMatchObject({ reason: "Forbidden", code: 403 });
+      expect(res.status).toBe(401);
+      expect(await res.text()).toBe("Unauthorized");
       expect(view.pushed).toHaveLength(0);
     });
     test("a YAML body, parsed as YAML 1.1", async () => {
@@ -279,7 +282,7 @@ describe("agent server (token configured)", () => {
   describe("DELETE /pods/<ns>/<name>", () => {
     test("needs the token", async () => {
       expect((await fetch(`${server.url}/pods/default/pushed-yaml`, { method: "DELETE" })).status).toBe(401);
-      expect((await fetch(`${server.url}/pods/default/pushed-yaml`, { method: "DELETE", headers: { Authorization: "Bearer nope" } })).status).toBe(403);
+      expect((await fetch(`${server.url}/pods/default/pushed-yaml`, { method: "DELETE", headers: { Authorization: "Bearer nope" } })).status).toBe(401);
       expect(view.deleted).toEqual([]);
     });
     test("deletes a pushed pod with a Success Status", async () => {
@@ -327,8 +330,28 @@ describe("agent server (token configured)", () => {
 });
 
 describe("agent server without a push token", () => {
-  test("push endpoints are disabled with 403 and a hint", async () => {
-    const { view, server } = await start();
+  test("nobody is authorized but the push token: without one, reads are 401 too", async () => {
+    const { server } = await start();
+    try {
+      const res = await fetch(`${server.url}/pods`);
+      expect(res.status).toBe(401);
+      expect(await res.text()).toBe("Unauthorized");
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("push endpoints are disabled with 403 and a hint, for a caller allowed everything else", async () => {
+    // A token the (fake) API server knows, and AlwaysAllow: the caller gets past the gate.
+    const clock = new FakeClock();
+    const authenticator = new Authenticator({
+      anonymous: false,
+      clock,
+      webhook: { cacheTTLMs: 0, reviewer: { createTokenReview: async (r) => ({ ...r, status: { authenticated: true, user: { username: "alice", groups: [] } } }) } },
+    });
+    const authorizer = new Authorizer({ mode: "AlwaysAllow", clock });
+    const view = new FakeView();
+    const server = await startAgentServer({ address: "127.0.0.1", port: 0, view, metrics: new AgentMetrics(), log: silent, authenticator, authorizer });
     try {
       for (const [method, route] of [["POST", "/pods"], ["DELETE", "/pods/default/web"]] as const) {
         const res = await fetch(`${server.url}${route}`, { method, body: method === "POST" ? "kind: Pod\n" : undefined, headers: { Authorization: "Bearer anything" } });
@@ -338,8 +361,8 @@ describe("agent server without a push token", () => {
         expect(status.message).toContain("--push-token-file");
       }
       expect(view.pushed).toHaveLength(0);
-      // Reads still work.
-      expect((await fetch(`${server.url}/pods`)).status).toBe(200);
+      // Reads work for that caller.
+      expect((await fetch(`${server.url}/pods`, { headers: { Authorization: "Bearer anything" } })).status).toBe(200);
     } finally {
       await server.stop();
     }
@@ -370,9 +393,10 @@ describe("agent server without a push token", () => {
     const server = await startAgentServer({ address: "127.0.0.1", port: 0, tls: { certFile, keyFile }, view: new FakeView(), metrics: new AgentMetrics(), log: silent });
     try {
       expect(server.url).toBe(`https://127.0.0.1:${server.port}`);
+      // The TLS handshake verified; /healthz is behind the gate like every path.
       const res = await fetch(`${server.url}/healthz`, { tls: { ca: fs.readFileSync(certFile, "utf8") } });
-      expect(res.status).toBe(200);
-      expect(await res.text()).toBe("ok");
+      expect(res.status).toBe(401);
+      expect(await res.text()).toBe("Unauthorized");
     } finally {
       await server.stop();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -10,7 +10,7 @@ describe("parseStreamRequest", () => {
   const q = (s: string) => new URLSearchParams(s);
   test("exec with the container, the command's arguments in order, flags only as \"1\"", () => {
     expect(parseStreamRequest("/exec/default/web/app", q("command=sh&command=-c&command=echo%20hi&stdout=1&stderr=true"))).toEqual({
-      kind: "exec", namespace: "default", pod: "web", uid: undefined, container: "app", command: ["sh", "-c", "echo hi"], stdin: false, stdout: true, stderr: false, tty: false,
+      kind: "exec", namespace: "default", pod: "web", uid: undefined, container: "app", command: ["sh", "-c", "echo hi"], ports: [], stdin: false, stdout: true, stderr: false, tty: false,
     });
   });
   test("the UID form; a TTY drops stderr", () => {
@@ -19,6 +19,14 @@ describe("parseStreamRequest", () => {
   test("portForward names the pod only", () => {
     expect(parseStreamRequest("/portForward/ns/p", q(""))).toMatchObject({ kind: "portForward", namespace: "ns", pod: "p", container: undefined });
     expect(parseStreamRequest("/portForward/ns/p/uid-9", q(""))).toMatchObject({ uid: "uid-9" });
+  });
+  test("portForward over WebSocket: the ports from the query (NewV4Options), each checked", () => {
+    expect(parseStreamRequest("/portForward/ns/p", q("port=8080&port=53"), true)).toMatchObject({ ports: [8080, 53] });
+    expect(parseStreamRequest("/portForward/ns/p", q(""), true)).toEqual({ status: 400, message: `query parameter "port" is required` });
+    expect(parseStreamRequest("/portForward/ns/p", q("port=0"), true)).toEqual({ status: 400, message: `port "0" must be > 0` });
+    expect(parseStreamRequest("/portForward/ns/p", q("port=http"), true)).toMatchObject({ status: 400 });
+    // SPDY names the ports inside the stream: none needed in the query.
+    expect(parseStreamRequest("/portForward/ns/p", q(""), false)).toMatchObject({ ports: [] });
   });
   test("no stream is the kubelet's 400; a malformed path a 404", () => {
     expect(parseStreamRequest("/exec/default/web/app", q("command=ls"))).toEqual({ status: 400, message: "you must specify at least 1 of stdin, stdout, stderr" });

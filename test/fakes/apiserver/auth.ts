@@ -58,6 +58,9 @@ const isEvents = (a: Attributes) => is(a, "", "events") || is(a, "events.k8s.io"
 
 function authorizeNode(a: Attributes, node: string, registry: Registry): void {
   const { verb } = a;
+  // The system:node ClusterRole's rules (the Node authorizer's static rules): a kubelet asks the API
+  // server who a token is and whether a user may use its API.
+  if ((is(a, "authentication.k8s.io", "tokenreviews") || is(a, "authorization.k8s.io", "subjectaccessreviews")) && verb === "create") return;
   if (isEvents(a) && !a.subresource && ["create", "patch", "update"].includes(verb)) return;
   if (is(a, "", "nodes")) {
     if (["get", "list", "watch"].includes(verb) && !a.subresource) return;

@@ -8,6 +8,7 @@ import { isPlainObject, type AnyObject } from "./objects";
 import { target, type Registry } from "./registry";
 import { apiVersionOf, resourceByPath, type ResourceDef } from "./resources";
 import { parseFieldSelector, parseLabelSelector } from "./selectors";
+import { subjectAccessReview, tokenReview, type AccessPolicy } from "./reviews";
 import { createToken, type TokenIssuer } from "./token";
 import { ApiError, badRequest, injected, methodNotAllowed, notFound, notFoundPath, unauthorized } from "./status";
 
@@ -58,6 +59,8 @@ export interface HandlerOptions {
   tokenIssuer: TokenIssuer;
   /** The server's clock (tokens' iat and expiry). */
   now: () => number;
+  /** How SubjectAccessReviews are decided (reviews.ts), as the test set it last. */
+  accessPolicy: () => AccessPolicy;
 }
 
 const JSON_HEADERS = { "Content-Type": "application/json", "Cache-Control": "no-cache, private" };
@@ -170,6 +173,8 @@ export class ApiHandler {
           return json(201, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 });
         }
         authorize({ ...attrs, body: body as AnyObject }, registry);
+        if (def.key === "tokenreviews") return json(201, tokenReview(body, this.o.users));
+        if (def.key === "subjectaccessreviews") return json(201, subjectAccessReview(body, this.o.accessPolicy()));
         if (subresource === "token") return json(201, createToken(registry, this.o.tokenIssuer, namespace ?? "default", route.name!, body, this.o.now()));
         return json(201, registry.create(def.key, body as AnyObject, namespace));
       }

@@ -10,6 +10,7 @@ import type { User } from "./auth";
 import { ApiHandler, type FaultMatch, type RequestRecord } from "./handler";
 import { Registry } from "./registry";
 import { servingCert } from "./tls";
+import { DEFAULT_ACCESS_POLICY, type AccessPolicy } from "./reviews";
 import type { TokenIssuer } from "./token";
 
 export type { FaultMatch, RequestRecord } from "./handler";
@@ -17,6 +18,7 @@ export type { AnyObject, KubernetesObject, ObjectInput } from "./objects";
 export { Registry } from "./registry";
 export { MASTER_SERVICE, SERVICE_CIDR } from "./services";
 export { decodeToken, type TokenClaims, type TokenIssuer } from "./token";
+export { DEFAULT_ACCESS_POLICY, type AccessDecision, type AccessPolicy } from "./reviews";
 
 export interface TestApiServerOptions {
   /** Serve HTTPS with a fresh CA (default), or plain HTTP. */
@@ -43,6 +45,7 @@ export class TestApiServer {
   private readonly users = new Map<string, User>();
   private readonly nodeTokens = new Map<string, string>();
   private readonly handler: ApiHandler;
+  private accessPolicy: AccessPolicy = DEFAULT_ACCESS_POLICY;
   private server?: ReturnType<typeof Bun.serve>;
   private port = 0;
 
@@ -52,7 +55,7 @@ export class TestApiServer {
     const now = opts.now ?? Date.now;
     this.store = new Registry(now);
     const tokenIssuer: TokenIssuer = { issuer: DEFAULT_ISSUER, audiences: [DEFAULT_ISSUER], maxExpirationSeconds: 0, extendExpiration: true, ...opts.tokenIssuer };
-    this.handler = new ApiHandler({ registry: this.store, users: this.users, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 1000, tokenIssuer, now });
+    this.handler = new ApiHandler({ registry: this.store, users: this.users, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 1000, tokenIssuer, now, accessPolicy: () => this.accessPolicy });
     this.caPem = opts.tls === false ? "" : servingCert().caPem;
   }
 
@@ -80,6 +83,37 @@ export class TestApiServer {
       this.users.set(token, { name: `system:node:${name}`, groups: ["system:nodes", "system:authenticated"] });
     }
     return token;
+  }
+
+  /** A bearer token this server authenticates (API calls, TokenReviews) as `name` in `groups` (plus system:authenticated). */
+  userToken(name: string, groups: string[] = []): string {
+    const token = randomToken();
+    this.users.set(token, { name, groups: [...groups, "system:authenticated"] });
+    return token;
+  }
+
+  /**
+   * How SubjectAccessReviews are answered from now on (DEFAULT_ACCESS_POLICY: system:masters only).
+   * allowKubeletApi is the usual one.
+   */
+  setAccessPolicy(policy: AccessPolicy): void {
+    this.accessPolicy = policy;
+  }
+
+  /**
+   * SubjectAccessReviews allow `users` (names or groups) on the kubelet API: resource nodes, the given
+   * subresources ("*" for all) and verbs; everyone else is denied, with a reason, as RBAC's "no
+   * RBAC policy matched" answer is no opinion (allowed false, no reason). system:masters stays allowed.
+   */
+  allowKubeletApi(users: string[], subresources: string[] | "*" = "*", verbs: string[] | "*" = "*"): void {
+    this.setAccessPolicy((spec) => {
+      if ((spec.groups ?? []).includes("system:masters")) return { allowed: true, reason: "system:masters" };
+      const ra = spec.resourceAttributes;
+      const who = [spec.user ?? "", ...(spec.groups ?? [])];
+      const ok = !!ra && ra.resource === "nodes" && who.some((u) => users.includes(u)) &&
+        (subresources === "*" || subresources.includes(ra.subresource ?? "")) && (verbs === "*" || verbs.includes(ra.verb ?? ""));
+      return ok ? { allowed: true, reason: "allowed by the test's policy" } : { allowed: false };
+    });
   }
 
   /** A kubeconfig with this server, its CA and the token, for loadKubeClient or the compiled binary. */

@@ -58,6 +58,9 @@ export const RESOURCES: readonly ResourceDef[] = [
   // Services (cluster IPs allocated on create, services.ts): the kubelet lists and watches them all for
   // its pods' service-link variables.
   { key: "services", plural: "services", group: "", version: "v1", kind: "Service", namespaced: true, subresources: ["status"], fields: {} },
+  // Create-only, never stored (reviews.ts).
+  { key: "tokenreviews", plural: "tokenreviews", group: "authentication.k8s.io", version: "v1", kind: "TokenReview", namespaced: false, subresources: [], fields: {} },
+  { key: "subjectaccessreviews", plural: "subjectaccessreviews", group: "authorization.k8s.io", version: "v1", kind: "SubjectAccessReview", namespaced: false, subresources: [], fields: {} },
   { key: "leases", plural: "leases", group: "coordination.k8s.io", version: "v1", kind: "Lease", namespaced: true, subresources: [], fields: {} },
   {
     key: "events.k8s.io", plural: "events", group: "events.k8s.io", version: "v1", kind: "Event", namespaced: true, subresources: [],
