@@ -30,7 +30,8 @@ export interface AgentClientArgValues {
   "insecure-skip-tls-verify"?: boolean;
 }
 
-export function agentClientFrom(args: AgentClientArgValues): AgentClient {
+/** The client the flags describe; `token`, when given, is the bearer token read already (probe's --push-token-file). */
+export function agentClientFrom(args: AgentClientArgValues, token?: string): AgentClient {
   let url: URL;
   try {
     url = new URL(args.server);
@@ -48,7 +49,6 @@ export function agentClientFrom(args: AgentClientArgValues): AgentClient {
       throw new UsageError(errorMessage(e));
     }
   };
-  let token: string | undefined;
   if (args["token-file"]) {
     try {
       token = readTokenFile(args["token-file"]);

@@ -4,22 +4,16 @@
 // so it loads neither the CRI client nor anything of the agent's (test/cmd/startup-graph.test.ts).
 import { defineCommand } from "citty";
 import type { Pod } from "kubernetes-types/core/v1";
-import { AGENT_DEFAULTS } from "../src/agent/agent-config";
-import { ContainerChoiceError, defaultContainer, errorBodyMessage, logsQuery } from "../src/logs/log-request";
+import { ContainerChoiceError, defaultContainer, logsQuery } from "../src/logs/log-request";
 import type { PodLogOptions } from "../src/logs/log-options";
-import { readTokenFile } from "../src/server/token-file";
 import { parseDuration } from "../src/util/duration";
 import { errorMessage } from "../src/util/errors";
-import { podArg } from "./agent-client";
+import { agentClientArgs, agentClientFrom, podArg } from "./agent-client";
+import { AgentClientError } from "../src/client/agent-client";
 import { EXIT_OK, UsageError } from "./exit";
 
-const DEFAULT_SERVER = `http://127.0.0.1:${AGENT_DEFAULTS.port}`;
 
 /** A failure to report (exit 1): the agent refused, or could not be reached. */
-class LogsError extends Error {
-  override name = "LogsError";
-}
-
 
 function wholeNumber(flag: string, v: string | undefined, min: number): number | undefined {
   if (v === undefined) return undefined;
@@ -50,20 +44,6 @@ export function logOptionsOf(args: { follow?: boolean; previous?: boolean; times
     o.sinceSeconds = Math.max(1, Math.round(ms / 1000));
   }
   return o;
-}
-
-async function get(url: string, token: string | undefined, signal?: AbortSignal): Promise<Response> {
-  try {
-    return await fetch(url, { headers: token ? { Authorization: `Bearer ${token}` } : {}, signal });
-  } catch (e) {
-    throw new LogsError(`cannot reach the agent at ${new URL(url).origin}: ${errorMessage(e)} (is it running? --server names its API)`);
-  }
-}
-
-async function refusal(res: Response): Promise<LogsError> {
-  const message = errorBodyMessage(await res.text().catch(() => ""));
-  const hint = res.status === 401 ? " (give the agent's token with --token-file)" : "";
-  return new LogsError(`${message || `${res.status} ${res.statusText}`}${hint}`);
 }
 
 /** Writes a chunk to stdout, waiting while the pipe is full. */
@@ -104,35 +84,22 @@ started yet, no previous instance, bad credentials) or could not be reached, 2 o
     since: { type: "string", valueHint: "DURATION", description: "Only lines newer than this, e.g. 30s, 5m, 1h" },
     timestamps: { type: "boolean", description: "Prefix each line with the time it was written (RFC 3339, nanoseconds)" },
     "limit-bytes": { type: "string", valueHint: "N", description: "Stop after N bytes" },
-    server: { type: "string", valueHint: "url", default: DEFAULT_SERVER, description: "The agent's API" },
-    "token-file": { type: "string", valueHint: "file", description: "The agent's --push-token-file: an agent with a token wants it for logs" },
+    ...agentClientArgs,
     pod: { type: "positional", required: false, valueHint: "NAMESPACE/POD", description: "The pod: NAMESPACE/POD, or POD with -n" },
   },
   async run({ args }) {
     if (args._.length > 1) throw new UsageError(`one pod at a time: got ${args._.map((a) => JSON.stringify(a)).join(", ")}`);
     const pod = podArg(args.pod, args.namespace);
     const options = logOptionsOf(args);
-    let token: string | undefined;
-    if (args["token-file"]) {
-      try {
-        token = readTokenFile(args["token-file"]);
-      } catch (e) {
-        throw new UsageError(errorMessage(e).replaceAll("--push-token-file", "--token-file"));
-      }
-    }
-    const server = args.server.replace(/\/+$/, "");
-    try {
-      new URL(server);
-    } catch {
-      throw new UsageError(`--server ${JSON.stringify(args.server)}: not a URL, e.g. http://127.0.0.1:10250`);
-    }
+    const client = agentClientFrom(args);
+    const server = client.server;
     const ns = encodeURIComponent(pod.namespace);
     const name = encodeURIComponent(pod.name);
     let container = args.container;
     if (!container) {
-      const res = await get(`${server}/pods/${ns}/${name}`, token);
-      if (res.status === 404) throw new LogsError(`pod "${pod.name}" does not exist in namespace "${pod.namespace}" on the agent at ${server}`);
-      if (!res.ok) throw await refusal(res);
+      const res = await client.fetch(`/pods/${ns}/${name}`);
+      if (res.status === 404) throw new AgentClientError(`pod "${pod.name}" does not exist in namespace "${pod.namespace}" on the agent at ${server}`);
+      if (!res.ok) throw await client.refusal(res);
       try {
         container = defaultContainer((await res.json()) as Pod);
       } catch (e) {
@@ -146,8 +113,8 @@ started yet, no previous instance, bad credentials) or could not be reached, 2 o
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
     try {
-      const res = await get(`${server}/containerLogs/${ns}/${name}/${encodeURIComponent(container)}${logsQuery(options)}`, token, ac.signal);
-      if (!res.ok) throw await refusal(res);
+      const res = await client.fetch(`/containerLogs/${ns}/${name}/${encodeURIComponent(container)}${logsQuery(options)}`, { signal: ac.signal });
+      if (!res.ok) throw await client.refusal(res);
       if (!res.body) return EXIT_OK;
       const reader = res.body.getReader();
       for (;;) {
@@ -157,8 +124,8 @@ started yet, no previous instance, bad credentials) or could not be reached, 2 o
       }
     } catch (e) {
       if (ac.signal.aborted) return EXIT_OK;
-      if (e instanceof LogsError) throw e;
-      throw new LogsError(`the log stream from ${server} broke off: ${errorMessage(e)}`);
+      if (e instanceof AgentClientError) throw e;
+      throw new AgentClientError(`the log stream from ${server} broke off: ${errorMessage(e)}`);
     } finally {
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);

@@ -14,6 +14,7 @@ import { runProbeSession, type AttemptReport } from "../src/prober/session";
 import { handlerName, oneLine } from "../src/prober/spec";
 import { PROBE_TYPES, type ProbeTiming, type ProbeType } from "../src/prober/types";
 import { readTokenFile } from "../src/server/token-file";
+import { agentClientArgs, agentClientFrom, DEFAULT_AGENT_SERVER } from "./agent-client";
 import { RealClock } from "../src/util/clock";
 import { formatDuration, parseDuration } from "../src/util/duration";
 import { errorMessage } from "../src/util/errors";
@@ -135,8 +136,12 @@ when the pod, container or probe cannot be found.`,
     count: { type: "string", description: "Make exactly N attempts" },
     watch: { type: "boolean", description: "Probe until Ctrl-C" },
     output: { type: "enum", alias: "o", options: ["table", "json"], default: "table", description: "table | json" },
-    agent: { type: "string", default: "http://127.0.0.1:10250", description: "The agent's API, where --probe reads the pod spec" },
-    "push-token-file": { type: "string", description: "The agent's token file, for --probe: an agent with a token wants it on reads, one without hides HTTP header values" },
+    agent: { type: "string", default: DEFAULT_AGENT_SERVER, description: "The agent's API, where --probe reads the pod spec" },
+    "push-token-file": { type: "string", description: "The agent's token file, for --probe: the agent wants credentials on reads" },
+    "certificate-authority": agentClientArgs["certificate-authority"],
+    "client-certificate": agentClientArgs["client-certificate"],
+    "client-key": agentClientArgs["client-key"],
+    "insecure-skip-tls-verify": agentClientArgs["insecure-skip-tls-verify"],
     ...runtimeArgs,
     "log-format": { type: "enum", options: ["text", "json"], default: "text", description: "Log format on stderr: text | json" },
     command: { type: "positional", required: false, valueHint: "-- COMMAND", description: "With --exec: the command to run in the container, after --" },
@@ -155,7 +160,10 @@ when the pod, container or probe cannot be found.`,
       let spec: Pod | undefined;
       let found: FoundContainer | undefined;
       if (req.pod) {
-        if (!req.adHoc) spec = await fetchPodSpec(args.agent, req.pod.namespace, req.pod.name, args["push-token-file"] ? readToken(args["push-token-file"]) : undefined);
+        if (!req.adHoc) {
+          const agent = agentClientFrom({ ...args, server: args.agent, "token-file": undefined }, args["push-token-file"] ? readToken(args["push-token-file"]) : undefined);
+          spec = await fetchPodSpec(agent, req.pod.namespace, req.pod.name);
+        }
         runtime = await resolveRuntime({ endpoint: args["runtime-endpoint"], rootDir: args["root-dir"], podInfraImage: args["pod-infra-container-image"], log });
         client = new CriClient(runtime.endpoint, { timeoutMs });
         found = await findRunningContainer(client, { ...req.pod, container: args.container, uid: spec?.metadata?.uid });

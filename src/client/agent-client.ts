@@ -57,14 +57,7 @@ export class AgentClient {
 
   /** The refusal in a response that is not OK, as a message: the kubelet's plain text or a v1 Status's message. */
   async refusal(res: Response): Promise<AgentClientError> {
-    const text = await res.text().catch(() => "");
-    let message = text.trim();
-    try {
-      const parsed = JSON.parse(text) as { message?: unknown };
-      if (typeof parsed.message === "string") message = parsed.message;
-    } catch {
-      // plain text, as the kubelet writes its errors
-    }
+    const message = errorBodyMessage(await res.text().catch(() => ""));
     const hint = res.status === 401 ? " (give the agent's credentials: --token-file, or --client-certificate and --client-key)" : "";
     return new AgentClientError(`${message || `${res.status} ${res.statusText}`}${hint}`, res.status);
   }
@@ -73,6 +66,17 @@ export class AgentClient {
   websocket(path: string): { url: string; options: WebSocketOptions } {
     return { url: `${this.server.replace(/^http/, "ws")}${path}`, options: { headers: this.headers(), tls: this.tls() } };
   }
+}
+
+/** The message of an error answer: a v1 Status's message, else the body as the kubelet sends it. */
+export function errorBodyMessage(body: string): string {
+  try {
+    const v = JSON.parse(body) as { kind?: unknown; message?: unknown };
+    if (v && v.kind === "Status" && typeof v.message === "string") return v.message;
+  } catch {
+    // Not JSON: the kubelet's plain text.
+  }
+  return body.trim();
 }
 
 /** A PEM file's text for a flag, or a message naming the flag. */

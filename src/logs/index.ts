@@ -9,4 +9,4 @@ export { formatLogTime, logTimeBefore, logTimeFromMs, MalformedLineError, parseC
 export { DECODE_ERROR, INVALID_ERROR, LogQueryError, parsePodLogOptions, toLogOptions, type LogOptions, type PodLogOptions } from "./log-options";
 export { LOG_FORCE_CHECK_MS, MAX_JOINED_BYTES, MAX_LINE_BYTES, openLogs, type OpenedLogs, type ReadLogsDeps } from "./read-logs";
 export { findTailStart } from "./tail";
-export { ContainerChoiceError, DEFAULT_CONTAINER_ANNOTATION, defaultContainer, errorBodyMessage, logsQuery } from "./log-request";
+export { ContainerChoiceError, DEFAULT_CONTAINER_ANNOTATION, defaultContainer, logsQuery } from "./log-request";

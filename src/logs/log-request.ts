@@ -42,13 +42,3 @@ export function logsQuery(o: PodLogOptions): string {
   return s ? `?${s}` : "";
 }
 
-/** The message of an error answer: a v1 Status's message, else the body as the kubelet sends it. */
-export function errorBodyMessage(body: string): string {
-  try {
-    const v = JSON.parse(body) as { kind?: unknown; message?: unknown };
-    if (v && v.kind === "Status" && typeof v.message === "string") return v.message;
-  } catch {
-    // Not JSON: the kubelet's plain text.
-  }
-  return body.trim();
-}

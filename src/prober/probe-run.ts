@@ -2,6 +2,7 @@
 // syntax (--http-get, --tcp, --grpc) as a v1 Probe, the pod spec read from the agent (probes are in
 // the spec, which CRI does not keep), and the plan of a session — which probe, with which timing,
 // against which address — with the verdict explained in the threshold code's own terms.
+import type { AgentClient } from "../client/agent-client";
 import type { Container, Pod, Probe } from "kubernetes-types/core/v1";
 import { REDACTED } from "../api/pod";
 import { ConfigError, errorMessage } from "../util/errors";
@@ -44,18 +45,19 @@ export function parseAdHoc(kind: "http-get" | "tcp" | "grpc", value: string): Ad
 }
 
 /** The pod as the agent serves it (GET <agent>/pods/<namespace>/<name>). */
-export async function fetchPodSpec(agent: string, namespace: string, name: string, token?: string): Promise<Pod> {
-  const url = `${agent.replace(/\/+$/, "")}/pods/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;
+export async function fetchPodSpec(client: AgentClient, namespace: string, name: string): Promise<Pod> {
+  const agent = client.server;
+  const path = `/pods/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;
   let res: Response;
   try {
-    res = await fetch(url, { signal: AbortSignal.timeout(10_000), headers: token ? { Authorization: `Bearer ${token}` } : {} });
+    res = await client.fetch(path, { signal: AbortSignal.timeout(10_000) });
   } catch (e) {
     throw new LookupError(`cannot read the spec of pod ${namespace}/${name} from the agent at ${agent} (${errorMessage(e)}): ` +
       "probes are in the pod spec, which the runtime does not keep; start the agent, point --agent at it, or give the probe with --http-get, --tcp, --grpc or --exec");
   }
   if (res.status === 404) throw new LookupError(`the agent at ${agent} has no pod ${namespace}/${name}`);
   if (res.status === 401) throw new LookupError(`the agent at ${agent} needs its bearer token to read pods: give --push-token-file`);
-  if (!res.ok) throw new LookupError(`GET ${url}: ${res.status} ${await res.text().catch(() => "")}`.trim());
+  if (!res.ok) throw new LookupError(`GET ${agent}${path}: ${(await client.refusal(res)).message}`);
   return (await res.json()) as Pod;
 }
 

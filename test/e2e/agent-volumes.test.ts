@@ -4,13 +4,13 @@
 // through the manager; after kill -9 the volume folders and tmpfs mounts of pods that are gone are
 // unmounted and removed (nothing left in mountinfo), those of running pods kept.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { POD_UID } from "../../src/cri/labels";
 import { manifest, running, useAgent, type TestAgent } from "./agent-harness";
 import type { TestNode } from "./node";
-import { eventually } from "./proc";
+import { BinaryProcess, eventually } from "./proc";
 
 const WITH_CONFIGMAP = `apiVersion: v1
 kind: Pod
@@ -76,8 +76,22 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(waiting.message).toContain(`MountVolume.SetUp failed for volume "cfg" : `);
       expect(p.status!.conditions!.find((c) => c.type === "PodReadyToStartContainers")).toMatchObject({ status: "False", reason: "FailedMount" });
       expect(await node.client.listPodSandbox({ labelSelector: { [POD_UID]: p.metadata!.uid! } })).toHaveLength(0);
-      agent.removeManifest("needs-config.yaml");
-      await eventually("the pod to leave /pods", async () => !(await agent.pod("needs-config")));
+
+      // pleg watch --agent says why, though the runtime has nothing of the pod: a Waiting event with
+      // the agent's reason and message, and WaitEnded once the pod is gone.
+      const tokenFile = join(agent.dir, "pleg-token");
+      writeFileSync(tokenFile, `${agent.token}\n`, { mode: 0o600 });
+      const watch = new BinaryProcess(["pleg", "watch", "--runtime-endpoint", node.endpoint, "--mode", "generic", "-o", "json", "--relist-period", "300ms", "--agent", agent.url, "--token-file", tokenFile]);
+      try {
+        const waiting = await watch.waitFor("a Waiting event for the pod", () => watch.json<{ type: string; pod?: { name: string }; reason?: string; message?: string }>().find((e) => e.type === "Waiting" && e.pod?.name === p.metadata!.name));
+        expect(waiting.reason).toBe("FailedMount");
+        expect(waiting.message).toStartWith("Unable to attach or mount volumes: unmounted volumes=[cfg]");
+        agent.removeManifest("needs-config.yaml");
+        await eventually("the pod to leave /pods", async () => !(await agent.pod("needs-config")));
+        await watch.waitFor("WaitEnded", () => watch.json<{ type: string; pod?: { name: string } }>().find((e) => e.type === "WaitEnded" && e.pod?.name === p.metadata!.name));
+      } finally {
+        await watch.interrupt();
+      }
     }, 60_000);
 
     test("a subPath of an emptyDir is bound from the volume the manager made", async () => {

@@ -1,7 +1,8 @@
 // The client half of `nodeagent logs` (default container, query) and the server's query decoding.
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "kubernetes-types/core/v1";
-import { defaultContainer, errorBodyMessage, LogQueryError, logsQuery, parsePodLogOptions } from "../../src/logs";
+import { errorBodyMessage } from "../../src/client/agent-client";
+import { defaultContainer, LogQueryError, logsQuery, parsePodLogOptions } from "../../src/logs";
 import { logOptionsOf } from "../../cmd/logs";
 
 const pod = (containers: string[], inits: string[] = [], annotation?: string): Pod => ({
