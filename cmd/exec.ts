@@ -64,9 +64,10 @@ could not be reached, 2 on a usage error.`,
     }
     const query = new URLSearchParams();
     for (const arg of command) query.append("command", arg);
-    if (args.stdin) query.set("stdin", "1");
-    query.set("stdout", "1");
-    if (!args.tty) query.set("stderr", "1");
+    // The kubelet's names for the streams (what the API server sends it): input, output, error.
+    if (args.stdin) query.set("input", "1");
+    query.set("output", "1");
+    if (!args.tty) query.set("error", "1");
     if (args.tty) query.set("tty", "1");
     const { runRemoteCommand } = await import("../src/client/remote-command");
     const { url, options } = client.websocket(`/exec/${ns}/${name}/${encodeURIComponent(container)}?${query}`);

@@ -1,8 +1,10 @@
 // /exec, /attach and /portForward: the kubelet's streaming endpoints (k/k@1.24.1 pkg/kubelet/server/
 // server.go getExec/getAttach/getPortForward and proxyStream). Each request goes through three steps:
 //   1. parse: the path names the pod (and for exec/attach the container), optionally its UID; the
-//      query gives the streams (stdin/stdout/stderr/tty = "1", as apimachinery's remotecommand
-//      NewOptions reads them: tty drops stderr, none of the three is a 400) and exec's `command`s;
+//      query gives the streams as the API server sends them to a kubelet — input, output, error and
+//      tty = "1" (k8s.io/api/core/v1 ExecStdinParam…; kubectl's stdin/stdout/stderr are the API
+//      server's own PodExecOptions names) — read as remotecommand NewOptions does (tty drops error,
+//      none of the three is a 400), and exec's `command`s;
 //   2. resolve: the pod and container the agent runs → CRI Exec / Attach / PortForward, which answer
 //      a single-use URL on the runtime's own streaming server (containerd: 127.0.0.1, a random port);
 //   3. proxy: the client's upgrade request (SPDY/3.1 from kubectl and the API server, or WebSocket
@@ -85,10 +87,10 @@ export function parseStreamRequest(path: string, query: URLSearchParams, webSock
     kind, namespace, pod, uid, container,
     command: kind === "exec" ? query.getAll("command") : [],
     ports: [],
-    stdin: on("stdin"),
-    stdout: on("stdout"),
-    // apimachinery's NewOptions: a terminal has one output stream; stderr is dropped, not refused.
-    stderr: on("stderr") && !tty,
+    stdin: on("input"),
+    stdout: on("output"),
+    // remotecommand NewOptions: a terminal has one output stream; stderr is dropped, not refused.
+    stderr: on("error") && !tty,
     tty,
   };
   if (kind !== "portForward" && !req.stdin && !req.stdout && !req.stderr) return { status: 400, message: "you must specify at least 1 of stdin, stdout, stderr" };

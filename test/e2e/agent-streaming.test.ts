@@ -34,9 +34,9 @@ for (const version of ["1.6", "1.7"] as const) {
     async function exec(command: string[], o: { stdin?: string; tty?: boolean } = {}) {
       const q = new URLSearchParams();
       for (const c of command) q.append("command", c);
-      q.set("stdout", "1");
-      if (!o.tty) q.set("stderr", "1");
-      if (o.stdin !== undefined) q.set("stdin", "1");
+      q.set("output", "1");
+      if (!o.tty) q.set("error", "1");
+      if (o.stdin !== undefined) q.set("input", "1");
       if (o.tty) q.set("tty", "1");
       const { url, options } = client.websocket(`/exec/${pod}/main?${q}`);
       let out = "";
@@ -71,19 +71,19 @@ for (const version of ["1.6", "1.7"] as const) {
     }, 30_000);
 
     test("refusals: a wrong token 401; an unknown pod 404; an unknown container; no stream asked 400; no upgrade 400", async () => {
-      const bare = await agent.fetch(`/exec/${pod}/main?command=ls&stdout=1`, { method: "POST", headers: { Authorization: "Bearer not-the-token" } });
+      const bare = await agent.fetch(`/exec/${pod}/main?command=ls&output=1`, { method: "POST", headers: { Authorization: "Bearer not-the-token" } });
       expect(bare.status).toBe(401);
       const get = (path: string) => agent.fetch(path, { method: "POST" });
-      const noPod = await get(`/exec/default/nope/main?command=ls&stdout=1`);
+      const noPod = await get(`/exec/default/nope/main?command=ls&output=1`);
       expect(noPod.status).toBe(404);
       expect(await noPod.text()).toBe("pod does not exist");
-      const noContainer = await get(`/exec/${pod}/nope?command=ls&stdout=1`);
+      const noContainer = await get(`/exec/${pod}/nope?command=ls&output=1`);
       expect(noContainer.status).toBe(500);
       expect(await noContainer.text()).toBe('container not found ("nope")');
       const noStream = await get(`/exec/${pod}/main?command=ls`);
       expect(noStream.status).toBe(400);
       expect(await noStream.text()).toBe("you must specify at least 1 of stdin, stdout, stderr");
-      const notUpgraded = await get(`/exec/${pod}/main?command=ls&stdout=1`);
+      const notUpgraded = await get(`/exec/${pod}/main?command=ls&output=1`);
       expect(notUpgraded.status).toBe(400);
       expect(await notUpgraded.text()).toBe("Upgrade request required");
     }, 30_000);

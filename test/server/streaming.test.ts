@@ -8,13 +8,13 @@ import { isUpgradeRequest, parseStreamRequest, proxyUpgrade } from "../../src/se
 
 describe("parseStreamRequest", () => {
   const q = (s: string) => new URLSearchParams(s);
-  test("exec with the container, the command's arguments in order, flags only as \"1\"", () => {
-    expect(parseStreamRequest("/exec/default/web/app", q("command=sh&command=-c&command=echo%20hi&stdout=1&stderr=true"))).toEqual({
+  test("exec with the container, the command's arguments in order, the kubelet's stream names (output, not stdout), flags only as \"1\"", () => {
+    expect(parseStreamRequest("/exec/default/web/app", q("command=sh&command=-c&command=echo%20hi&output=1&error=true&stdout=1"))).toEqual({
       kind: "exec", namespace: "default", pod: "web", uid: undefined, container: "app", command: ["sh", "-c", "echo hi"], ports: [], stdin: false, stdout: true, stderr: false, tty: false,
     });
   });
   test("the UID form; a TTY drops stderr", () => {
-    expect(parseStreamRequest("/attach/ns/p/uid-1/c", q("stdin=1&stdout=1&stderr=1&tty=1"))).toMatchObject({ kind: "attach", uid: "uid-1", container: "c", stdin: true, stdout: true, stderr: false, tty: true });
+    expect(parseStreamRequest("/attach/ns/p/uid-1/c", q("input=1&output=1&error=1&tty=1"))).toMatchObject({ kind: "attach", uid: "uid-1", container: "c", stdin: true, stdout: true, stderr: false, tty: true });
   });
   test("portForward names the pod only", () => {
     expect(parseStreamRequest("/portForward/ns/p", q(""))).toMatchObject({ kind: "portForward", namespace: "ns", pod: "p", container: undefined });
@@ -30,8 +30,8 @@ describe("parseStreamRequest", () => {
   });
   test("no stream is the kubelet's 400; a malformed path a 404", () => {
     expect(parseStreamRequest("/exec/default/web/app", q("command=ls"))).toEqual({ status: 400, message: "you must specify at least 1 of stdin, stdout, stderr" });
-    expect(parseStreamRequest("/exec/default/web", q("stdout=1"))).toMatchObject({ status: 404 });
-    expect(parseStreamRequest("/exec/default//app", q("stdout=1"))).toMatchObject({ status: 404 });
+    expect(parseStreamRequest("/exec/default/web", q("output=1"))).toMatchObject({ status: 404 });
+    expect(parseStreamRequest("/exec/default//app", q("output=1"))).toMatchObject({ status: 404 });
     expect(parseStreamRequest("/portForward/a/b/c/d", q(""))).toMatchObject({ status: 404 });
   });
 });
