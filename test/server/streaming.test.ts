@@ -30,6 +30,8 @@ describe("parseStreamRequest", () => {
   });
   test("no stream is the kubelet's 400; a malformed path a 404", () => {
     expect(parseStreamRequest("/exec/default/web/app", q("command=ls"))).toEqual({ status: 400, message: "you must specify at least 1 of stdin, stdout, stderr" });
+    // kubectl's names are the API server's; a kubelet is sent input/output/error.
+    expect(parseStreamRequest("/exec/default/web/app", q("command=ls&stdin=1&stdout=1&stderr=1"))).toMatchObject({ status: 400 });
     expect(parseStreamRequest("/exec/default/web", q("output=1"))).toMatchObject({ status: 404 });
     expect(parseStreamRequest("/exec/default//app", q("output=1"))).toMatchObject({ status: 404 });
     expect(parseStreamRequest("/portForward/a/b/c/d", q(""))).toMatchObject({ status: 404 });
