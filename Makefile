@@ -54,12 +54,16 @@ typecheck: deps
 
 # The main job: `nodeagent agent` running examples/manifests, on the system containerd or one it
 # starts under $(ROOT_DIR) with the images built here.
+# The API is HTTPS with the agent's self-signed certificate (<root-dir>/pki/kubelet.crt) and reads need
+# a credential: a push token made once (0600) under the root dir, kept across runs.
 run: node build
 	bash scripts/build-images.sh $(ROOT_DIR)/images
+	@mkdir -p $(ROOT_DIR) && test -s $(ROOT_DIR)/api-token || (umask 077 && head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > $(ROOT_DIR)/api-token)
 	@echo "nodeagent: running the pods in examples/manifests (Ctrl-C stops the agent, the pods keep running)."
-	@echo "  watch them:  curl -s 127.0.0.1:10250/pods | jq '.items[] | {name: .metadata.name, phase: .status.phase}'"
-	@echo "  events:      dist/nodeagent pleg watch --root-dir $(ROOT_DIR) --mode generic"
-	dist/nodeagent agent --pod-manifest-path $(abspath examples/manifests) --root-dir $(ROOT_DIR)
+	@echo "  watch them:  curl -s --cacert $(ROOT_DIR)/pki/kubelet.crt -H \"Authorization: Bearer \$$(cat $(ROOT_DIR)/api-token)\" https://127.0.0.1:10250/pods | jq '.items[] | {name: .metadata.name, phase: .status.phase}'"
+	@echo "  logs, exec:  dist/nodeagent logs --token-file $(ROOT_DIR)/api-token default/counter-\$$(hostname); dist/nodeagent exec --token-file $(ROOT_DIR)/api-token default/web-\$$(hostname) -- ls /"
+	@echo "  events:      dist/nodeagent pleg watch --root-dir $(ROOT_DIR) --mode generic --agent https://127.0.0.1:10250 --token-file $(ROOT_DIR)/api-token"
+	dist/nodeagent agent --pod-manifest-path $(abspath examples/manifests) --root-dir $(ROOT_DIR) --push-token-file $(ROOT_DIR)/api-token
 
 # Unit tests and the e2e tests against real containerd 1.6 and 1.7 started by the test set-up.
 test: node deps build images
