@@ -20,6 +20,7 @@ import { conflictCheck, FileSource, HttpSource, PodConfig, pushPolicyCheck, Push
 import { CriClient, resolveRuntime } from "../cri";
 import { loadStaticPods, loadStaticPodsWithLocalObjects } from "../manifest/load";
 import { Pleg } from "../pleg";
+import { kubeletConfigz } from "./configz";
 import { AgentMetrics, Authenticator, Authorizer, buildNode, isSpecificIP, realHostNetwork, resolveNodeAddresses, runtimeCounts, servingCertificate, startAgentServer, type AgentServer, type AgentServerOptions, type HostNetwork } from "../server";
 import { RealClock, type Clock } from "../util/clock";
 import { ConfigError, errorMessage } from "../util/errors";
@@ -367,6 +368,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
           }));
           return (await stats).get(onlyCpuAndMemory);
         },
+        configz: () => kubeletConfigz(config),
         streamUrl: async (r) => {
           const t = a.streamTarget(r.namespace, r.pod, r.uid, r.container);
           if ("status" in t) return t;

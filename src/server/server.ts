@@ -389,6 +389,12 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port">): 
     }
     if (segments[0] === "containerLogs") return serveContainerLogs(req, segments, caller, { view, log, clock });
     if (isStreamPath(path) && view.streamUrl) return stream(view.streamUrl.bind(view), req, caller, url);
+    if (path === "/configz" && view.configz) {
+      if (method !== "GET") return methodNotAllowed(req.method, path, ["GET", "HEAD"]);
+      // The read-only view hides what could carry a secret; the configuration names files and CAs.
+      if (caller.redacted) return failure(403, "/configz is not part of the anonymous read-only view (--anonymous-read-only)");
+      return json(view.configz());
+    }
     if (path === "/pods") {
       if (method === "GET") {
         const { items, headers } = podsFor(caller, view.pods());

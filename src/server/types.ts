@@ -59,4 +59,6 @@ export interface AgentView {
    * the pod's running container or ready sandbox), or the kubelet's refusal. Absent: those endpoints 404.
    */
   streamUrl?(r: StreamRequest): Promise<string | StreamRefusal>;
+  /** /configz: the configuration in use, {"kubeletconfig": …} as the kubelet's. Absent: 404. */
+  configz?(): unknown;
 }

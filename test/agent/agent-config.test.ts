@@ -4,6 +4,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { kubeletConfigz } from "../../src/agent/configz";
 import { AGENT_DEFAULTS, resolveAgentConfig, type AgentFlags } from "../../src/agent/agent-config";
 import { ConfigError } from "../../src/util/errors";
 import { FakeHostNetwork } from "../fakes/host-network";
@@ -279,5 +280,31 @@ describe("the file: types, values and names, with their line", () => {
     expect(bad("kind: KubeProxyConfiguration\n")).toBe(`/etc/k.yaml:1:1: kind is "KubeProxyConfiguration"; a kubelet configuration file has kind: KubeletConfiguration`);
     expect(bad("maxPods: 3\nmaxPods: 4\n")).toMatch(/^\/etc\/k\.yaml:2:1: not valid YAML: Map keys must be unique/);
     expect(bad("- a\n")).toContain("expected a mapping of fields");
+  });
+});
+
+describe("/configz", () => {
+  test("the configuration in KubeletConfiguration's names and Go durations; header values and the token never shown", () => {
+    const tokenFile = join(dir, "configz-token");
+    writeFileSync(tokenFile, "s3cret-token\n", { mode: 0o600 });
+    const c = resolve({ "pod-manifest-path": manifests, "manifest-url": "http://127.0.0.1:1/pods.yaml", "manifest-url-header": "Authorization:Bearer hidden", "sync-frequency": "90s", "push-token-file": tokenFile, "cluster-dns": "10.96.0.10" });
+    const z = kubeletConfigz(c);
+    expect(z.kubeletconfig).toMatchObject({
+      kind: "KubeletConfiguration",
+      apiVersion: "kubelet.config.k8s.io/v1beta1",
+      staticPodPath: manifests,
+      staticPodURL: "http://127.0.0.1:1/pods.yaml",
+      staticPodURLHeader: { Authorization: ["<redacted>"] },
+      syncFrequency: "1m30s",
+      fileCheckFrequency: "20s",
+      port: 10250,
+      maxPods: 110,
+      clusterDNS: ["10.96.0.10"],
+      authentication: { anonymous: { enabled: false }, webhook: { cacheTTL: "2m0s" } },
+      authorization: { webhook: { cacheAuthorizedTTL: "5m0s", cacheUnauthorizedTTL: "30s" } },
+    });
+    const text = JSON.stringify(z);
+    expect(text).not.toContain("hidden");
+    expect(text).not.toContain("s3cret-token");
   });
 });

@@ -64,6 +64,10 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(text).toMatch(new RegExp(`^container_cpu_usage_seconds_total\\{container="main",namespace="default",pod="burn-${NODE_NAME}"\\} [0-9.e+-]+ \\d+$`, "m"));
       expect(text).toContain("scrape_error 0");
       for (const n of ["burn", "idle", "mem"]) a.removeManifest(`${n}.yaml`);
+
+      // /configz: the configuration in use, under KubeletConfiguration's names.
+      const z = (await (await fetch(`${a.url}/configz`, { headers: a.auth() })).json()) as { kubeletconfig: Record<string, unknown> };
+      expect(z.kubeletconfig).toMatchObject({ kind: "KubeletConfiguration", staticPodPath: a.manifests, cgroupRoot: "/nodeagent-e2e-agent", fileCheckFrequency: "2s" });
     }, 90_000);
   });
 }

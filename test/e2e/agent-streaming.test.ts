@@ -1,7 +1,7 @@
 // exec and port-forward through dist/nodeagent on containerd 1.6 and 1.7 (issue 16): the agent asks
 // the runtime for its streaming URL and proxies the client's upgraded connection to it. Over
 // WebSocket (v4.channel.k8s.io, what the runtime's streaming library serves beside SPDY): a
-// command's stdout, stderr and exit code, stdin, a TTY; `nodeagent exec`; a port-forward reaching a
+// command's stdout, stderr and exit code, stdin, a TTY; `nodeagent exec`; attach; a port-forward reaching a
 // port that listens only inside the pod's network namespace; and the kubelet's refusals.
 import { beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
@@ -87,6 +87,30 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(notUpgraded.status).toBe(400);
       expect(await notUpgraded.text()).toBe("Upgrade request required");
     }, 30_000);
+
+    test("attach: the running container's own output, through the agent", async () => {
+      agent.writeManifest("ticker.yaml", manifest("ticker", "while true; do echo tick; sleep 0.2; done"));
+      await agent.waitPod("ticker", "running", running);
+      const { url, options } = client.websocket(`/attach/default/ticker-${NODE_NAME}/main?output=1&error=1`);
+      const ws = new WebSocket(url, { protocols: ["v4.channel.k8s.io"], headers: options.headers, tls: options.tls } as unknown as string[]);
+      ws.binaryType = "arraybuffer";
+      const got = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        const timer = setTimeout(() => reject(new Error(`no output; got ${JSON.stringify(out)}`)), 15_000);
+        ws.onmessage = (ev) => {
+          const b = new Uint8Array(ev.data as ArrayBuffer);
+          if (b[0] === 1) out += new TextDecoder().decode(b.subarray(1));
+          if (out.includes("tick\ntick\n")) {
+            clearTimeout(timer);
+            resolve(out);
+          }
+        };
+        ws.onerror = () => reject(new Error("websocket error"));
+      });
+      ws.close();
+      expect(got).toContain("tick\ntick\n");
+      agent.removeManifest("ticker.yaml");
+    }, 40_000);
 
     test("port-forward: a port listening only in the pod's network namespace answers through the agent", async () => {
       const { url, options } = client.websocket(`/portForward/${pod}?port=8080`);

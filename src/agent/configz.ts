@@ -1,0 +1,48 @@
+// /configz: the configuration the agent runs with, as the kubelet serves it — {"kubeletconfig": …}
+// in KubeletConfiguration's (kubelet.config.k8s.io/v1beta1) field names and Go duration text — for
+// the fields nodeagent has (its own, such as podLogsDir as the newer KubeletConfiguration names it,
+// under the same spelling). Secrets never appear: the push token is only said to be set, and the
+// values of staticPodURLHeader are replaced (the kubelet shows them; the API is authenticated, but a
+// header is often a credential to a third party).
+import { formatDuration } from "../util/duration";
+import type { AgentConfig } from "./agent-config";
+
+export function kubeletConfigz(c: AgentConfig): { kubeletconfig: Record<string, unknown> } {
+  const s = c.server;
+  const headers = Object.fromEntries(Object.entries(c.manifestUrlHeaders).map(([k, v]) => [k, v.map(() => "<redacted>")]));
+  const cfg: Record<string, unknown> = {
+    kind: "KubeletConfiguration",
+    apiVersion: "kubelet.config.k8s.io/v1beta1",
+    ...(c.manifestPath ? { staticPodPath: c.manifestPath } : {}),
+    syncFrequency: formatDuration(c.syncFrequencyMs),
+    fileCheckFrequency: formatDuration(c.fileCheckFrequencyMs),
+    httpCheckFrequency: formatDuration(c.httpCheckFrequencyMs),
+    ...(c.manifestUrl ? { staticPodURL: c.manifestUrl, staticPodURLHeader: headers } : {}),
+    address: s.address,
+    port: s.port,
+    ...(s.tls ? { tlsCertFile: s.tls.certFile, tlsPrivateKeyFile: s.tls.keyFile } : {}),
+    authentication: {
+      x509: s.authentication.clientCAFile ? { clientCAFile: s.authentication.clientCAFile } : {},
+      webhook: { enabled: s.authentication.webhook.enabled, cacheTTL: formatDuration(s.authentication.webhook.cacheTTLMs) },
+      anonymous: { enabled: s.authentication.anonymous },
+    },
+    authorization: {
+      mode: s.authorization.mode,
+      webhook: {
+        cacheAuthorizedTTL: formatDuration(s.authorization.webhook.cacheAuthorizedTTLMs),
+        cacheUnauthorizedTTL: formatDuration(s.authorization.webhook.cacheUnauthorizedTTLMs),
+      },
+    },
+    ...(c.pods.clusterDNS.length ? { clusterDNS: c.pods.clusterDNS } : {}),
+    clusterDomain: c.pods.clusterDomain,
+    resolvConf: c.pods.resolvConf,
+    cgroupRoot: c.pods.cgroupRoot,
+    podLogsDir: c.pods.logsDir,
+    maxPods: c.node.maxPods,
+    ...(c.cluster ? { nodeStatusUpdateFrequency: formatDuration(c.cluster.nodeStatusUpdateFrequencyMs) } : {}),
+    ...(c.runtime.endpoint ? { containerRuntimeEndpoint: c.runtime.endpoint } : {}),
+    runtimeRequestTimeout: formatDuration(c.runtime.requestTimeoutMs),
+    ...(c.node.taints.length ? { registerWithTaints: c.node.taints } : {}),
+  };
+  return { kubeletconfig: cfg };
+}
