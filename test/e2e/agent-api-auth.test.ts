@@ -10,8 +10,10 @@ import { join } from "node:path";
 import type { PodList } from "kubernetes-types/core/v1";
 import { TestApiServer } from "../fakes/apiserver";
 import { TestClientCA, type ClientCert } from "../fakes/client-certs";
-import { NODE_NAME, useAgent } from "./agent-harness";
-import { eventually } from "./proc";
+import { AgentClient } from "../../src/client/agent-client";
+import { runRemoteCommand } from "../../src/client/remote-command";
+import { manifest, NODE_NAME, running, useAgent } from "./agent-harness";
+import { BinaryProcess, eventually } from "./proc";
 
 const dir = mkdtempSync(join(tmpdir(), "nodeagent-api-auth-"));
 const kubeconfig = join(dir, "node.kubeconfig");
@@ -114,6 +116,68 @@ describe("the kubelet API's security (containerd 1.7)", () => {
     expect((await agent.fetch("/pods", { headers: { Authorization: `Bearer ${carol}` } })).status).toBe(200);
     expect(api.requests.filter((r) => r.resource === "tokenreviews").length).toBe(before);
   });
+
+  test("with the API server's client certificate: a pod's logs, logs -f through nodeagent logs, exec and port-forward; bob's certificate 403 on each", async () => {
+    const agent = env.agent();
+    agent.writeManifest("talk.yaml", manifest("talk", "echo first-line; (while true; do echo hello-pf | nc -l -p 8080; done) & while true; do sleep 0.3; echo tick; done"));
+    await agent.waitPod("talk", "running", running);
+    const pod = `default/talk-${NODE_NAME}`;
+    const logs = await eventually("the first line in the log", async () => {
+      const r = await asCert(`/containerLogs/${pod}/main?tailLines=100`, apiserverClient);
+      const t = r.status === 200 ? await r.text() : "";
+      return t.includes("first-line") ? t : undefined;
+    });
+    expect(logs.split("\n")[0]).toBe("first-line");
+    expect((await asCert(`/containerLogs/${pod}/main`, bob)).status).toBe(403);
+
+    // nodeagent logs -f with the certificate and the agent's kubelet.crt trusted: new lines arrive.
+    const files = clientCA.writeClient(join(dir, "apiserver-client"), apiserverClient);
+    const follow = new BinaryProcess(["logs", "-f", "--tail", "1", "--server", agent.url, "--certificate-authority", join(agent.dir, "root", "pki", "kubelet.crt"),
+      "--client-certificate", files.cert, "--client-key", files.key, pod]);
+    try {
+      await follow.waitFor("two ticks streamed", () => follow.lines.filter((l) => l === "tick").length >= 2);
+    } finally {
+      expect(await follow.interrupt()).toBe(0);
+    }
+
+    const client = new AgentClient({ server: agent.url, ca: agent.servingCert, cert: apiserverClient.certPem, key: apiserverClient.keyPem });
+    const { url, options } = client.websocket(`/exec/${pod}/main?command=sh&command=-c&command=echo%20in-pod%3B%20exit%205&output=1&error=1`);
+    let out = "";
+    const r = await runRemoteCommand(url, options, { stdout: (b) => (out += new TextDecoder().decode(b)), stderr: () => {} });
+    expect({ out, exitCode: r.exitCode }).toEqual({ out: "in-pod\n", exitCode: 5 });
+    const bobClient = new AgentClient({ server: agent.url, ca: agent.servingCert, cert: bob.certPem, key: bob.keyPem });
+    const denied = bobClient.websocket(`/exec/${pod}/main?command=true&output=1`);
+    await expect(runRemoteCommand(denied.url, denied.options, { stdout: () => {}, stderr: () => {} })).rejects.toThrow();
+
+    const pf = client.websocket(`/portForward/${pod}?port=8080`);
+    const ws = new WebSocket(pf.url, { protocols: ["v4.channel.k8s.io"], headers: pf.options.headers, tls: pf.options.tls } as unknown as string[]);
+    ws.binaryType = "arraybuffer";
+    const answer = await new Promise<string>((resolve, reject) => {
+      let data = "";
+      let portSeen = false;
+      const timer = setTimeout(() => reject(new Error(`no answer; got ${JSON.stringify(data)}`)), 20_000);
+      ws.onopen = () => ws.send(new Uint8Array([0, ...new TextEncoder().encode("hi\n")]));
+      ws.onmessage = (ev) => {
+        const b = new Uint8Array(ev.data as ArrayBuffer);
+        if (b[0] !== 0) return;
+        // The channel's first two bytes name its port (alone in a message, or before the data).
+        let body = b.subarray(1);
+        if (!portSeen && body.length >= 2) {
+          portSeen = true;
+          body = body.subarray(2);
+        }
+        data += new TextDecoder().decode(body);
+        if (data.includes("\n")) {
+          clearTimeout(timer);
+          resolve(data);
+        }
+      };
+      ws.onerror = () => reject(new Error("websocket error"));
+    });
+    ws.close();
+    expect(answer).toBe("hello-pf\n");
+    agent.removeManifest("talk.yaml");
+  }, 90_000);
 
   test("the push token keeps working beside them, allowed everything without asking", async () => {
     const agent = env.agent();

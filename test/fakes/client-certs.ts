@@ -42,6 +42,13 @@ export class TestClientCA {
     return path;
   }
 
+  /** Writes a client certificate and its key (0600) as <prefix>.crt and <prefix>.key, for the CLI's flags. */
+  writeClient(prefix: string, c: ClientCert): { cert: string; key: string } {
+    writeFileSync(`${prefix}.crt`, c.certPem);
+    writeFileSync(`${prefix}.key`, c.keyPem, { mode: 0o600 });
+    return { cert: `${prefix}.crt`, key: `${prefix}.key` };
+  }
+
   cleanup(): void {
     rmSync(this.dir, { recursive: true, force: true });
   }
