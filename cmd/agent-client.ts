@@ -3,7 +3,9 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { AGENT_DEFAULTS } from "../src/agent/agent-config";
-import { AgentClient, readPemFlag } from "../src/client/agent-client";
+import type { Pod } from "kubernetes-types/core/v1";
+import { AgentClient, AgentClientError, readPemFlag } from "../src/client/agent-client";
+import { ContainerChoiceError, defaultContainer } from "../src/logs/log-request";
 import { readTokenFile } from "../src/server/token-file";
 import { errorMessage } from "../src/util/errors";
 import { UsageError } from "./exit";
@@ -70,4 +72,20 @@ export function podArg(arg: string | undefined, namespace: string | undefined): 
     return { namespace: parts[0]!, name: parts[1]! };
   }
   return { namespace: namespace ?? "default", name: parts[0]! };
+}
+
+/**
+ * The container a command means when -c is not given: the pod's only one, or the one its
+ * kubectl.kubernetes.io/default-container annotation names (kubectl's rule); read from the agent.
+ */
+export async function podContainer(client: AgentClient, pod: { namespace: string; name: string }): Promise<string> {
+  const res = await client.fetch(`/pods/${encodeURIComponent(pod.namespace)}/${encodeURIComponent(pod.name)}`);
+  if (res.status === 404) throw new AgentClientError(`pod "${pod.name}" does not exist in namespace "${pod.namespace}" on the agent at ${client.server}`);
+  if (!res.ok) throw await client.refusal(res);
+  try {
+    return defaultContainer((await res.json()) as Pod);
+  } catch (e) {
+    if (e instanceof ContainerChoiceError) throw new UsageError(`${e.message} (-c CONTAINER)`);
+    throw e;
+  }
 }

@@ -1,10 +1,9 @@
 // `nodeagent exec`: a command in a pod's container, by pod name, through the agent's /exec (the
 // endpoint `kubectl exec` reaches through the API server), over WebSocket v4.channel.k8s.io.
 import { defineCommand } from "citty";
-import type { Pod } from "kubernetes-types/core/v1";
 import { AgentClientError } from "../src/client/agent-client";
 import { errorMessage } from "../src/util/errors";
-import { agentClientArgs, agentClientFrom, podArg } from "./agent-client";
+import { agentClientArgs, agentClientFrom, podArg, podContainer } from "./agent-client";
 import { EXIT_FAILURE, UsageError } from "./exit";
 
 export const execCommand = defineCommand({
@@ -47,21 +46,9 @@ could not be reached, 2 on a usage error.`,
     if (command.length === 0) throw new UsageError("give the command after --, e.g. nodeagent exec default/web -- ls");
     const pod = podArg(positional[0], args.namespace);
     const client = agentClientFrom(args);
-    const { defaultContainer, ContainerChoiceError } = await import("../src/logs/log-request");
     const ns = encodeURIComponent(pod.namespace);
     const name = encodeURIComponent(pod.name);
-    let container = args.container;
-    if (!container) {
-      const res = await client.fetch(`/pods/${ns}/${name}`);
-      if (res.status === 404) throw new AgentClientError(`pod "${pod.name}" does not exist in namespace "${pod.namespace}" on the agent at ${client.server}`);
-      if (!res.ok) throw await client.refusal(res);
-      try {
-        container = defaultContainer((await res.json()) as Pod);
-      } catch (e) {
-        if (e instanceof ContainerChoiceError) throw new UsageError(`${e.message} (-c CONTAINER)`);
-        throw e;
-      }
-    }
+    const container = args.container ?? (await podContainer(client, pod));
     const query = new URLSearchParams();
     for (const arg of command) query.append("command", arg);
     // The kubelet's names for the streams (what the API server sends it): input, output, error.

@@ -3,12 +3,11 @@
 // container when none is given, then streams the answer to stdout. It never talks to the runtime,
 // so it loads neither the CRI client nor anything of the agent's (test/cmd/startup-graph.test.ts).
 import { defineCommand } from "citty";
-import type { Pod } from "kubernetes-types/core/v1";
-import { ContainerChoiceError, defaultContainer, logsQuery } from "../src/logs/log-request";
+import { logsQuery } from "../src/logs/log-request";
 import type { PodLogOptions } from "../src/logs/log-options";
 import { parseDuration } from "../src/util/duration";
 import { errorMessage } from "../src/util/errors";
-import { agentClientArgs, agentClientFrom, podArg } from "./agent-client";
+import { agentClientArgs, agentClientFrom, podArg, podContainer } from "./agent-client";
 import { AgentClientError } from "../src/client/agent-client";
 import { EXIT_OK, UsageError } from "./exit";
 
@@ -95,18 +94,7 @@ started yet, no previous instance, bad credentials) or could not be reached, 2 o
     const server = client.server;
     const ns = encodeURIComponent(pod.namespace);
     const name = encodeURIComponent(pod.name);
-    let container = args.container;
-    if (!container) {
-      const res = await client.fetch(`/pods/${ns}/${name}`);
-      if (res.status === 404) throw new AgentClientError(`pod "${pod.name}" does not exist in namespace "${pod.namespace}" on the agent at ${server}`);
-      if (!res.ok) throw await client.refusal(res);
-      try {
-        container = defaultContainer((await res.json()) as Pod);
-      } catch (e) {
-        if (e instanceof ContainerChoiceError) throw new UsageError(`${e.message} (-c CONTAINER)`);
-        throw e;
-      }
-    }
+    const container = args.container ?? (await podContainer(client, pod));
     // Ctrl-C ends a follow: the request is aborted, the agent stops reading.
     const ac = new AbortController();
     const stop = () => ac.abort();

@@ -13,6 +13,7 @@ import { TestClientCA, type ClientCert } from "../fakes/client-certs";
 import { AgentClient } from "../../src/client/agent-client";
 import { runRemoteCommand } from "../../src/client/remote-command";
 import { manifest, NODE_NAME, running, useAgent } from "./agent-harness";
+import { portForwardLine } from "./port-forward";
 import { BinaryProcess, eventually } from "./proc";
 
 const dir = mkdtempSync(join(tmpdir(), "nodeagent-api-auth-"));
@@ -149,32 +150,7 @@ describe("the kubelet API's security (containerd 1.7)", () => {
     const denied = bobClient.websocket(`/exec/${pod}/main?command=true&output=1`);
     await expect(runRemoteCommand(denied.url, denied.options, { stdout: () => {}, stderr: () => {} })).rejects.toThrow();
 
-    const pf = client.websocket(`/portForward/${pod}?port=8080`);
-    const ws = new WebSocket(pf.url, { protocols: ["v4.channel.k8s.io"], headers: pf.options.headers, tls: pf.options.tls } as unknown as string[]);
-    ws.binaryType = "arraybuffer";
-    const answer = await new Promise<string>((resolve, reject) => {
-      let data = "";
-      let portSeen = false;
-      const timer = setTimeout(() => reject(new Error(`no answer; got ${JSON.stringify(data)}`)), 20_000);
-      ws.onopen = () => ws.send(new Uint8Array([0, ...new TextEncoder().encode("hi\n")]));
-      ws.onmessage = (ev) => {
-        const b = new Uint8Array(ev.data as ArrayBuffer);
-        if (b[0] !== 0) return;
-        // The channel's first two bytes name its port (alone in a message, or before the data).
-        let body = b.subarray(1);
-        if (!portSeen && body.length >= 2) {
-          portSeen = true;
-          body = body.subarray(2);
-        }
-        data += new TextDecoder().decode(body);
-        if (data.includes("\n")) {
-          clearTimeout(timer);
-          resolve(data);
-        }
-      };
-      ws.onerror = () => reject(new Error("websocket error"));
-    });
-    ws.close();
+    const answer = await portForwardLine(client, `/portForward/${pod}?port=8080`, 8080, "hi\n");
     expect(answer).toBe("hello-pf\n");
     agent.removeManifest("talk.yaml");
   }, 90_000);

@@ -10,6 +10,7 @@ import { AgentClient } from "../../src/client/agent-client";
 import { runRemoteCommand } from "../../src/client/remote-command";
 import { manifest, NODE_NAME, running, useAgent, type TestAgent } from "./agent-harness";
 import { BINARY } from "./node";
+import { portForwardLine } from "./port-forward";
 
 const TOKEN = "e2e-streaming-token";
 
@@ -113,33 +114,7 @@ for (const version of ["1.6", "1.7"] as const) {
     }, 40_000);
 
     test("port-forward: a port listening only in the pod's network namespace answers through the agent", async () => {
-      const { url, options } = client.websocket(`/portForward/${pod}?port=8080`);
-      const ws = new WebSocket(url, { protocols: ["v4.channel.k8s.io"], headers: options.headers, tls: options.tls } as unknown as string[]);
-      ws.binaryType = "arraybuffer";
-      const got = await new Promise<string>((resolve, reject) => {
-        let data = "";
-        let portSeen = false;
-        const timer = setTimeout(() => reject(new Error(`no answer; got ${JSON.stringify(data)}`)), 20_000);
-        ws.onmessage = (ev) => {
-          const b = new Uint8Array(ev.data as ArrayBuffer);
-          if (b[0] !== 0) return; // channel 0: the first port's data; 1: its errors
-          let body = b.subarray(1);
-          // Each channel starts with the port it carries, two bytes little-endian.
-          if (!portSeen && body.length >= 2) {
-            expect(body[0]! | (body[1]! << 8)).toBe(8080);
-            portSeen = true;
-            body = body.subarray(2);
-          }
-          data += new TextDecoder().decode(body);
-          if (data.includes("\n")) {
-            clearTimeout(timer);
-            resolve(data);
-          }
-        };
-        ws.onopen = () => ws.send(new Uint8Array([0, ...new TextEncoder().encode("hi\n")]));
-        ws.onerror = () => reject(new Error("websocket error"));
-      });
-      ws.close();
+      const got = await portForwardLine(client, `/portForward/${pod}?port=8080`, 8080, "hi\n");
       expect(got).toBe("hello-from-the-pod\n");
     }, 40_000);
   });
