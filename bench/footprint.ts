@@ -29,7 +29,7 @@ import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:f
 import { createServer } from "node:net";
 import { join } from "node:path";
 import type { Pod, PodList } from "kubernetes-types/core/v1";
-import { AGENT_CGROUP, manifest, NODE_NAME } from "../test/e2e/agent-harness";
+import { AGENT_CGROUP, hasAuthenticatedApi, manifest, NODE_NAME } from "../test/e2e/agent-harness";
 import { BINARY, removeAllPods, removeCgroups, startNode, type TestNode } from "../test/e2e/node";
 import { percentile, procUsage, usageOver } from "./usage";
 
@@ -72,6 +72,18 @@ class BenchAgent {
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
   }
+  /** A build with the authenticated API (issue 16) gets plain HTTP and a token; older ones need neither. */
+  private token = "";
+  private apiFlags(): string[] {
+    if (!hasAuthenticatedApi(this.bin.path)) return [];
+    this.token = "footprint-bench-token";
+    const file = join(this.dir, "api-token");
+    writeFileSync(file, `${this.token}\n`, { mode: 0o600 });
+    return ["--insecure-http", "--push-token-file", file];
+  }
+  private headers(): Record<string, string> {
+    return this.token ? { Authorization: `Bearer ${this.token}` } : {};
+  }
   /** Starts the agent; `cold`: from a binary not in the page cache (the RSS phases; see the top). */
   start(cold = false): void {
     this.stderr = "";
@@ -80,6 +92,7 @@ class BenchAgent {
       this.bin.path, "agent", "--runtime-endpoint", this.node.endpoint, "--root-dir", join(this.dir, "root"),
       "--pod-manifest-path", join(this.dir, "manifests"), "--pod-logs-dir", join(this.dir, "logs"), "--cgroup-root", AGENT_CGROUP,
       "--hostname-override", NODE_NAME, "--port", String(this.port), "--file-check-frequency", "2s", "--log-format", "json", "--pleg-mode", "auto",
+      ...this.apiFlags(),
     ], { stdin: "ignore", stdout: "ignore", stderr: "pipe" });
     this.proc = proc;
     void (async () => {
@@ -102,13 +115,13 @@ class BenchAgent {
   }
   async healthy(): Promise<boolean> {
     try {
-      return (await fetch(`${this.url}/healthz`)).status === 200;
+      return (await fetch(`${this.url}/healthz`, { headers: this.headers() })).status === 200;
     } catch {
       return false;
     }
   }
   async pods(): Promise<Pod[]> {
-    return ((await (await fetch(`${this.url}/pods`)).json()) as PodList).items;
+    return ((await (await fetch(`${this.url}/pods`, { headers: this.headers() })).json()) as PodList).items;
   }
 }
 

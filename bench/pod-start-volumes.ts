@@ -55,7 +55,7 @@ async function timeStart(api: TestApiServer, agent: TestAgent, pod: Pod): Promis
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (Date.now() > deadline) throw new Error(`pod ${pod.metadata!.name} not running after 120 s`);
-    const list = (await (await fetch(`${agent.url}/pods`)).json()) as PodList;
+    const list = (await (await agent.fetch("/pods")).json()) as PodList;
     const p = list.items.find((x) => x.metadata?.name === pod.metadata!.name);
     if (p?.status?.containerStatuses?.length && p.status.containerStatuses.every((c) => c.state?.running)) return performance.now() - t0;
     await Bun.sleep(POLL_MS);

@@ -107,7 +107,7 @@ async function waitRunning(agent: TestAgent, names: string[], t0: number): Promi
   const deadline = Date.now() + 120_000;
   while (done.size < names.length) {
     if (Date.now() > deadline) throw new Error(`pods not running after 120 s: ${names.filter((n) => !done.has(n)).join(", ")}`);
-    const list = (await (await fetch(`${agent.url}/pods`)).json()) as PodList;
+    const list = (await (await agent.fetch("/pods")).json()) as PodList;
     const now = performance.now();
     for (const p of list.items) {
       const name = p.metadata!.name!.replace(new RegExp(`-${NODE_NAME}$`), "");

@@ -43,7 +43,7 @@ const STARTUP_S = Number(process.env.BENCH_STARTUP_S ?? 300);
 const EXEC_PROBE = "      readinessProbe:\n        exec: { command: [\"true\"] }\n        periodSeconds: 1\n";
 
 async function podList(agent: TestAgent): Promise<PodList> {
-  return (await (await fetch(`${agent.url}/pods`, { signal: AbortSignal.timeout(10_000) })).json()) as PodList;
+  return (await (await agent.fetch("/pods", { signal: AbortSignal.timeout(10_000) })).json()) as PodList;
 }
 
 /** Ready pods of the configuration (named `prefix-N`); undefined when the agent did not answer in time. */
@@ -69,7 +69,7 @@ function lastShortOfTime(agent: TestAgent): string | undefined {
  * minute, since an agent on a swamped node can take longer than one read's 10 s to answer.
  */
 async function metricSums(agent: TestAgent, metric: string, label?: string): Promise<Record<string, number>> {
-  const text = await eventually(`${metric} from the agent`, async () => (await fetch(`${agent.url}/metrics`, { signal: AbortSignal.timeout(10_000) })).text(), 60_000, 1000);
+  const text = await eventually(`${metric} from the agent`, async () => (await agent.fetch("/metrics", { signal: AbortSignal.timeout(10_000) })).text(), 60_000, 1000);
   const out: Record<string, number> = {};
   for (const m of text.matchAll(new RegExp(`^${metric}\\{([^}]*)\\} ([0-9.e+-]+)$`, "gm"))) {
     const key = label ? (new RegExp(`${label}="(\\w+)"`).exec(m[1]!)?.[1] ?? "") : "";

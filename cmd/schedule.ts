@@ -66,7 +66,7 @@ with --kubeconfig: 0 after Ctrl-C, 1 when the API server cannot be reached at st
   },
   args: {
     cluster: { type: "string", description: "Cluster dump: nodes, pods (bound and pending), namespaces, PriorityClasses, Services and controllers" },
-    node: { type: "string", description: "A live agent's URL, e.g. http://10.0.0.5:10250 (repeatable)" },
+    node: { type: "string", description: "A live agent's URL, e.g. https://10.0.0.5:10250 (repeatable)" },
     config: { type: "string", description: "KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) YAML: profiles, plugins, weights, args" },
     explain: { type: "boolean", description: "Every plugin's verdict and score on every node, for every attempt" },
     output: { type: "enum", alias: "o", options: ["table", "json", "yaml"], default: "table", description: "table | json (one object a line) | yaml" },
@@ -74,6 +74,8 @@ with --kubeconfig: 0 after Ctrl-C, 1 when the API server cannot be reached at st
     watch: { type: "boolean", description: "Run as a scheduler over --pending-dir until stopped" },
     "pending-dir": { type: "string", description: "With --watch: the directory of pods to schedule" },
     "push-token-file": { type: "string", description: "File holding the agents' bearer token (their --push-token-file)" },
+    "certificate-authority": { type: "string", valueHint: "file", description: "The CA of the agents' serving certificates (an agent's own <root-dir>/pki/kubelet.crt)" },
+    "insecure-skip-tls-verify": { type: "boolean", default: false, description: "Accept any serving certificate from the agents" },
     "poll-interval": { type: "string", default: "1s", description: "With --watch: how often the agents are polled" },
     kubeconfig: { type: "string", description: "Schedule in a Kubernetes cluster: the kubeconfig to reach its API server with" },
     "scheduler-name": { type: "string", description: "With --kubeconfig: schedule the pods with this spec.schedulerName (default: the profile's, default-scheduler)" },
@@ -161,7 +163,10 @@ async function schedule(args: ScheduleArgs, nodeURLs: readonly string[]): Promis
     token = readFileOrUsage("push-token-file", args["push-token-file"]).trim();
     if (!token) throw new UsageError(`--push-token-file ${args["push-token-file"]} is empty`);
   }
-  const agents = nodeURLs.map((u) => new s.AgentClient(u, token));
+  const tls = args["certificate-authority"] || args["insecure-skip-tls-verify"]
+    ? { ...(args["certificate-authority"] ? { ca: readFileOrUsage("certificate-authority", args["certificate-authority"]) } : {}), rejectUnauthorized: !args["insecure-skip-tls-verify"] }
+    : undefined;
+  const agents = nodeURLs.map((u) => new s.AgentClient(u, token, undefined, tls));
   const format = args.output as OutputFormat;
   const explain = !!args.explain;
   const out = (text: string) => process.stdout.write(text);

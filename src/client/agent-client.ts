@@ -51,7 +51,7 @@ export class AgentClient {
       // Bun's fetch takes the TLS options beside the standard ones.
       return await fetch(`${this.server}${path}`, { ...init, headers: this.headers(), tls: this.tls() } as RequestInit);
     } catch (e) {
-      throw new AgentClientError(`cannot reach the agent at ${this.server}: ${errorMessage(e)} (is it running? --server names its API)`);
+      throw new AgentClientError(`cannot reach the agent at ${this.server}: ${errorMessage(e)} (is it running, at that address?)`);
     }
   }
 

@@ -52,7 +52,7 @@ export async function fetchPodSpec(client: AgentClient, namespace: string, name:
   try {
     res = await client.fetch(path, { signal: AbortSignal.timeout(10_000) });
   } catch (e) {
-    throw new LookupError(`cannot read the spec of pod ${namespace}/${name} from the agent at ${agent} (${errorMessage(e)}): ` +
+    throw new LookupError(`cannot read the spec of pod ${namespace}/${name}: ${errorMessage(e)}; ` +
       "probes are in the pod spec, which the runtime does not keep; start the agent, point --agent at it, or give the probe with --http-get, --tcp, --grpc or --exec");
   }
   if (res.status === 404) throw new LookupError(`the agent at ${agent} has no pod ${namespace}/${name}`);

@@ -11,11 +11,27 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import type { Pod, PodList } from "kubernetes-types/core/v1";
 import { afterAll, beforeAll } from "bun:test";
-import { removeCgroups, startNode, type TestNode } from "./node";
+import { BINARY, removeCgroups, startNode, type TestNode } from "./node";
 import { BinaryProcess, eventually } from "./proc";
 
 export const AGENT_CGROUP = "/nodeagent-e2e-agent";
 export const NODE_NAME = "e2e-node";
+
+/**
+ * Whether a build serves the authenticated API (issue 16) and so needs --insecure-http and a token
+ * for these helpers: the benchmarks also run builds from before it, which know neither flag and
+ * answer plain HTTP without credentials. Asked once per binary, from its --help.
+ */
+const authenticatedApi = new Map<string, boolean>();
+export function hasAuthenticatedApi(binary: string): boolean {
+  let known = authenticatedApi.get(binary);
+  if (known === undefined) {
+    const help = Bun.spawnSync([binary, "agent", "--help"], { stdout: "pipe", stderr: "pipe" });
+    known = `${help.stdout.toString()}${help.stderr.toString()}`.includes("--insecure-http");
+    authenticatedApi.set(binary, known);
+  }
+  return known;
+}
 
 export class TestAgent {
   proc!: BinaryProcess;
@@ -39,13 +55,13 @@ export class TestAgent {
     const own: string[] = [];
     if (tokenFlag >= 0) {
       this.token = readFileSync(this.extraArgs[tokenFlag + 1]!, "utf8").trim();
-    } else {
+    } else if (hasAuthenticatedApi(this.binary ?? BINARY)) {
       this.token ??= randomBytes(16).toString("hex");
       const file = join(this.dir, "harness-token");
       writeFileSync(file, `${this.token}\n`, { mode: 0o600 });
       own.push("--push-token-file", file);
     }
-    if (!this.opts.https) own.push("--insecure-http");
+    if (!this.opts.https && hasAuthenticatedApi(this.binary ?? BINARY)) own.push("--insecure-http");
     this.proc = new BinaryProcess([
       "agent", "--runtime-endpoint", this.node.endpoint, "--root-dir", join(this.dir, "root"), "--pod-manifest-path", this.manifests,
       "--pod-logs-dir", join(this.dir, "logs"), "--cgroup-root", AGENT_CGROUP, "--hostname-override", NODE_NAME, "--port", "0",

@@ -1,4 +1,4 @@
-// Live nodes: nodeagent agents over HTTP. GET /node and GET /pods are polled; the differences become
+// Live nodes: nodeagent agents over their API (HTTPS, or HTTP with --insecure-http). GET /node and GET /pods are polled; the differences become
 // the scheduler's cluster events (a node added or changed, a pod bound, changed or gone). Binding
 // pushes the pod, spec.nodeName set, to the chosen agent (POST /pods with its bearer token);
 // preemption deletes a victim (DELETE /pods/<namespace>/<name>). The scheduler never imports the
@@ -24,6 +24,8 @@ export class AgentClient {
     readonly url: string,
     private readonly token: string | undefined,
     private readonly timeoutMs = 10_000,
+    /** For an HTTPS agent: the CA of its serving certificate (its own kubelet.crt), or no verification. */
+    private readonly tls?: { ca?: string; rejectUnauthorized?: boolean },
   ) {
     this.url = url.replace(/\/+$/, "");
   }
@@ -35,7 +37,7 @@ export class AgentClient {
     if (this.token) headers.Authorization = `Bearer ${this.token}`;
     let res: Response;
     try {
-      res = await fetch(`${this.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(this.timeoutMs) });
+      res = await fetch(`${this.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(this.timeoutMs), ...(this.tls ? { tls: this.tls } : {}) } as RequestInit);
     } catch (e) {
       throw new AgentError(`${method} ${this.url}${path}: ${errorMessage(e)}`);
     }
