@@ -5,7 +5,7 @@ ROOT_DIR ?= /var/lib/nodeagent
 IMAGES_DIR ?= .cache/images
 SRC := $(shell find cmd src -name '*.ts' -o -name '*.json') package.json
 
-.PHONY: all build run test test-unit test-kube test-e2e node images deps typecheck bench-pleg bench-pod-start bench-footprint bench-probes bench-lint bench-schedule bench-startup proto clean
+.PHONY: all build run test test-unit test-kube test-e2e node images deps typecheck bench-pleg bench-pod-start bench-footprint bench-probes bench-lint bench-schedule bench-startup bench-streaming proto clean
 
 all: build
 
@@ -103,6 +103,11 @@ bench-lint: deps build
 # before issue 14 (STARTUP_BEFORE, default /work/baseline/nodeagent-before) beside it when present.
 bench-startup: deps build
 	$(BUN) bench/startup.ts
+
+# The agent's API streams against their floors (issue 16): an exec round trip through /exec vs straight to
+# the runtime's streaming URL, and /containerLogs throughput vs reading the log file, ratios in one run.
+bench-streaming: node deps build images
+	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) bench/streaming.ts
 
 # The scheduler on scheduler_perf's shapes (SchedulingBasic, TopologySpreading, SchedulingPodAntiAffinity;
 # 5000 and 500 nodes) against baselines in the same run: in memory beside the floor (bare resource fit +

@@ -52,6 +52,7 @@ export interface ReadLogsDeps {
 }
 
 const NL = 0x0a;
+const NEWLINE = new Uint8Array([NL]);
 const encoder = new TextEncoder();
 
 interface Pending {
@@ -110,15 +111,17 @@ async function* readFrom(path: string, first: LogFile, start: number, opts: LogO
   const buf = new Uint8Array(READ_BLOCK);
 
   /** Queues bytes for output, cut at the byte limit. Returns false once the limit is reached. */
+  const emit1 = (p: Uint8Array): boolean => {
+    if (remain <= 0) return false;
+    const piece = p.length > remain ? p.subarray(0, remain) : p;
+    // Copied: `buf` is reused by the next read.
+    out.push(piece.slice());
+    outSize += piece.length;
+    remain -= piece.length;
+    return remain > 0;
+  };
   const emit = (parts: Uint8Array[]): boolean => {
-    for (const p of parts) {
-      if (remain <= 0) return false;
-      const piece = p.length > remain ? p.subarray(0, remain) : p;
-      // Copied: `buf` is reused by the next read.
-      out.push(piece.slice());
-      outSize += piece.length;
-      remain -= piece.length;
-    }
+    for (const p of parts) if (!emit1(p)) return false;
     return remain > 0;
   };
   const prefix = (t: LogTime) => (opts.timestamps ? [encoder.encode(`${formatLogTime(t)} `)] : []);
@@ -151,7 +154,9 @@ async function* readFrom(path: string, first: LogFile, start: number, opts: LogO
     }
     pending.delete(parsed.stream);
     if (p.skip) return true;
-    return emit([...(p.started ? [] : prefix(p.time)), ...p.parts, parsed.content, new Uint8Array([NL])]);
+    // The common line — whole, no prefix — without building the parts' list.
+    if (p.parts.length === 0 && (p.started || !opts.timestamps)) return emit1(parsed.content) && emit1(NEWLINE);
+    return emit([...(p.started ? [] : prefix(p.time)), ...p.parts, parsed.content, NEWLINE]);
   };
 
   /** Splits a block into lines; the bytes after its last newline wait for the next block. */
