@@ -30,6 +30,7 @@ import { LocalObjectSource } from "../volume/local-object-source";
 import { NoObjectSource } from "../volume/no-object-source";
 import { NoServiceLister } from "../volume/no-service-lister";
 import type { ObjectSource, ServiceLister, VolumePlugin } from "../volume/types";
+import { KmsgReader, OomWatcher, type KernelLog } from "../oom";
 import { Agent } from "./agent";
 import type { AgentConfig } from "./agent-config";
 
@@ -94,6 +95,8 @@ export interface NodeDeps {
   volumes?: VolumeWiring;
   /** Where the node's addresses are looked up (src/server/node-address.ts); a fake in tests. */
   hostNetwork?: HostNetwork;
+  /** The kernel's log the OOM watcher reads (/dev/kmsg); a fake in tests. */
+  kernelLog?: () => KernelLog;
 }
 
 /** A started node. */
@@ -395,12 +398,16 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
 
     const ac = new AbortController();
     const loop = a.run(ac.signal);
+    // The OOM watcher (src/oom): a kill the kernel logs is counted and, for the node's own, logged.
+    const oomWatcher = new OomWatcher({ openKernelLog: deps.kernelLog ?? (() => new KmsgReader()), clock, log, onOom: (_k, system) => metrics.incOomKill(system) });
+    const oomLoop = oomWatcher.run(ac.signal);
     return {
       agent: a,
       url: srv.url,
       async stop() {
         ac.abort();
         await loop;
+        await oomLoop;
         await resources.releaseAll();
         log.info("nodeagent stopped; the pods keep running");
       },
