@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { Container, Pod } from "kubernetes-types/core/v1";
 import { podKey, podRef } from "../api/pod";
 import type { CriClient } from "../cri/client";
-import { NotFoundError } from "../cri/errors";
+import { NotFoundError, runtimeErrorText } from "../cri/errors";
 import type { ContainerStatus, Image } from "../cri/types";
 import type { PodStatus } from "../pleg/types";
 import type { Clock } from "../util/clock";
@@ -302,7 +302,11 @@ export class PodSyncer {
       return ref;
     } catch (err) {
       this.imageBackoff.next(key);
-      throw new ContainerStartError("ErrImagePull", `Failed to pull image "${image}": ${errorMessage(err)}`, this.clock.now() + 1000);
+      // The kubelet's image manager: the event (issue 18) and log say `Failed to pull image "x": <err>`,
+      // the status message is the runtime's error alone, as its gRPC client prints it.
+      const message = runtimeErrorText(err);
+      this.log.warn(`pod ${podKey(pod)}: Failed to pull image ${JSON.stringify(image)}: ${message}`);
+      throw new ContainerStartError("ErrImagePull", message, this.clock.now() + 1000);
     }
   }
 
