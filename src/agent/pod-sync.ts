@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { Container, Pod } from "kubernetes-types/core/v1";
 import { podKey, podRef } from "../api/pod";
 import type { CriClient } from "../cri/client";
-import { NotFoundError, runtimeErrorText } from "../cri/errors";
+import { NotFoundError, runtimeErrorMessage, runtimeErrorText } from "../cri/errors";
 import type { ContainerStatus, Image } from "../cri/types";
 import type { PodStatus } from "../pleg/types";
 import type { Clock } from "../util/clock";
@@ -252,12 +252,13 @@ export class PodSyncer {
     try {
       id = await this.runtime.createContainer(sandboxId, config, sb);
     } catch (err) {
-      throw new ContainerStartError("CreateContainerError", errorMessage(err));
+      // The kubelet's startContainer: the status message is the runtime's message alone.
+      throw new ContainerStartError("CreateContainerError", runtimeErrorMessage(err));
     }
     try {
       await this.runtime.startContainer(id);
     } catch (err) {
-      throw new ContainerStartError("RunContainerError", errorMessage(err));
+      throw new ContainerStartError("RunContainerError", runtimeErrorMessage(err));
     }
     this.log.info(`started container ${c.name} (${id.slice(0, 12)}) of pod ${podKey(pod)}${restartCount ? `, restart ${restartCount}` : ""}`);
     if (restartCount > 0) this.onContainerRestart?.(pod, c.name);

@@ -24,6 +24,14 @@ export class CriError extends Error {
   }
 }
 
+/**
+ * A failed CreateContainer or StartContainer as the kubelet's status message has it: only the
+ * runtime's own message (grpcstatus.FromError(err).Message()), for any other error its text.
+ */
+export function runtimeErrorMessage(err: unknown): string {
+  return err instanceof CriError ? err.details : errorMessage(err);
+}
+
 /** A runtime error's text as the kubelet shows it in a pod's status (goText for a CRI error). */
 export function runtimeErrorText(err: unknown): string {
   return err instanceof CriError ? err.goText : errorMessage(err);

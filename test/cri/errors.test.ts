@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { CriError, GrpcStatus, runtimeErrorText, toCriError } from "../../src/cri/errors";
+import { CriError, GrpcStatus, runtimeErrorMessage, runtimeErrorText, toCriError } from "../../src/cri/errors";
 import { goCodeName } from "../../src/cri/grpc-status";
 
 describe("CRI errors as the kubelet prints them", () => {
@@ -15,5 +15,10 @@ describe("CRI errors as the kubelet prints them", () => {
   test("runtimeErrorText: a CRI error's Go text, any other error's message", () => {
     expect(runtimeErrorText(new CriError("PullImage", GrpcStatus.UNAVAILABLE, "connection refused"))).toBe("rpc error: code = Unavailable desc = connection refused");
     expect(runtimeErrorText(new Error("secret \"s\" does not parse"))).toBe('secret "s" does not parse');
+  });
+
+  test("runtimeErrorMessage: only the runtime's message (CreateContainerError, RunContainerError)", () => {
+    expect(runtimeErrorMessage(new CriError("StartContainer", GrpcStatus.UNKNOWN, "failed to create containerd task: exec: \"nope\": not found"))).toBe('failed to create containerd task: exec: "nope": not found');
+    expect(runtimeErrorMessage(new Error("plain"))).toBe("plain");
   });
 });
