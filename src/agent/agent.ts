@@ -118,6 +118,9 @@ export interface AgentOptions {
   evictionMonitoringPeriodMs?: number;
 }
 
+/** How long a starting agent waits for its first Node before its sources start (see run()). */
+export const NODE_WAIT_MS = 10_000;
+
 /** How long a stopping agent waits for syncs and probes in flight. */
 export const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -139,6 +142,8 @@ export class Agent implements SyncHandler {
   private allSourcesSeen = false;
   /** The node's status.allocatable when node() last built it. */
   private allocatable: ResourceList | undefined;
+  /** The Node node() last built: what admission checks pods against (lastNode()). */
+  private builtNode: Node | undefined;
   private gcRunning = false;
   private readonly started = new Set<string>();
   /** Each worker's last computed API status and what it was computed from (see apiStatus). */
@@ -201,6 +206,21 @@ export class Agent implements SyncHandler {
   /** Starts the sources and runs the sync loop until the signal aborts. Pods keep running when it stops. */
   async run(signal: AbortSignal): Promise<void> {
     const { config, pleg, clock, sources } = this.o;
+    // Admission needs the Node (its labels, taints, allocatable) before the first pod arrives: built
+    // once here, as the kubelet has its initial node before its sources deliver. A runtime that does
+    // not answer (the Node asks it for its version and images) holds the start up for NODE_WAIT_MS at most.
+    const built = this.node().then(
+      () => true,
+      (err) => this.o.log.warn(`the node cannot be built (${errorMessage(err)}): new pods are refused (InvalidNodeInfo) until it can`),
+    );
+    const stopWaiting = new AbortController();
+    const onAbort = () => stopWaiting.abort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    const waited = clock.sleep(NODE_WAIT_MS, stopWaiting.signal).then(() => false, () => false);
+    const inTime = await Promise.race([built, waited]);
+    stopWaiting.abort();
+    signal.removeEventListener("abort", onAbort);
+    if (inTime === false && !this.builtNode) this.o.log.warn(`the node is not built after ${NODE_WAIT_MS / 1000}s (the runtime is not answering): new pods are refused (InvalidNodeInfo) until it is`);
     const unsubscribe = config.onUpdate((update) => this.loop.push({ kind: "config", update }));
     const unsubscribeObjects = this.objects.onChange((ref) => this.loop.push({ kind: "object", ref }));
     for (const s of sources) {
@@ -354,8 +374,11 @@ export class Agent implements SyncHandler {
       .map((s) => s.pod);
   }
 
-  /** The eviction manager's way to stop a pod: through the pod workers, remembered across restarts. */
-  private evictPod(pod: Pod, status: EvictionStatus, gracePeriodSeconds: number): boolean {
+  /**
+   * How the node stops a pod on its own (the eviction manager, critical-pod preemption at admission):
+   * through the pod workers, remembered across restarts.
+   */
+  evictPod(pod: Pod, status: EvictionStatus, gracePeriodSeconds: number): boolean {
     const uid = podRef(pod).uid;
     if (!this.workers.evictPod(uid, { status, gracePeriodSeconds })) return false;
     this.evicted.add(uid, status);
@@ -541,7 +564,17 @@ export class Agent implements SyncHandler {
   async node(): Promise<Node> {
     const node = await this.o.node();
     this.allocatable = node.status?.allocatable;
+    this.builtNode = node;
     return node;
+  }
+
+  /**
+   * The Node as last built (the kubelet's getNodeAnyWay reads its cached Node the same way): labels,
+   * taints and allocatable come from the configuration and the machine, so the one built at start
+   * holds; a cluster node rebuilds it every status update, GET /node on every call.
+   */
+  lastNode(): Node | undefined {
+    return this.builtNode;
   }
 
   /**

@@ -3,7 +3,7 @@
 // sends. Time moves only with the FakeClock. Each event kind of syncLoopIteration is driven here.
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "kubernetes-types/core/v1";
-import { MaxPodsAdmitHandler } from "../../src/admission";
+import { PredicateAdmitHandler } from "../../src/admission";
 import { Agent } from "../../src/agent/agent";
 import { PodConfig } from "../../src/config/pod-config";
 import type { PodSourceName } from "../../src/manifest/types";
@@ -35,7 +35,7 @@ async function setup(opts: { sources?: PodSourceName[]; maxPods?: number } = {})
     runtimeConfig: { podLogsRoot: "/nonexistent", podsDir: "/nonexistent", cgroupRoot: "unit", nodeName: "n", hostIP: "192.0.2.1" },
     node: async () => ({}),
     statusManager,
-    admitHandlers: opts.maxPods !== undefined ? [new MaxPodsAdmitHandler(() => opts.maxPods!)] : [],
+    admitHandlers: opts.maxPods !== undefined ? [new PredicateAdmitHandler({ node: () => ({ metadata: { name: "n" }, status: { allocatable: { pods: String(opts.maxPods) } } }) })] : [],
     prober: (onUpdate) => (prober = new FakeProber(onUpdate)),
     podWorkers: () => workers,
   });
