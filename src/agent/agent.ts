@@ -206,21 +206,6 @@ export class Agent implements SyncHandler {
   /** Starts the sources and runs the sync loop until the signal aborts. Pods keep running when it stops. */
   async run(signal: AbortSignal): Promise<void> {
     const { config, pleg, clock, sources } = this.o;
-    // Admission needs the Node (its labels, taints, allocatable) before the first pod arrives: built
-    // once here, as the kubelet has its initial node before its sources deliver. A runtime that does
-    // not answer (the Node asks it for its version and images) holds the start up for NODE_WAIT_MS at most.
-    const built = this.node().then(
-      () => true,
-      (err) => this.o.log.warn(`the node cannot be built (${errorMessage(err)}): new pods are refused (InvalidNodeInfo) until it can`),
-    );
-    const stopWaiting = new AbortController();
-    const onAbort = () => stopWaiting.abort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    const waited = clock.sleep(NODE_WAIT_MS, stopWaiting.signal).then(() => false, () => false);
-    const inTime = await Promise.race([built, waited]);
-    stopWaiting.abort();
-    signal.removeEventListener("abort", onAbort);
-    if (inTime === false && !this.builtNode) this.o.log.warn(`the node is not built after ${NODE_WAIT_MS / 1000}s (the runtime is not answering): new pods are refused (InvalidNodeInfo) until it is`);
     const unsubscribe = config.onUpdate((update) => this.loop.push({ kind: "config", update }));
     const unsubscribeObjects = this.objects.onChange((ref) => this.loop.push({ kind: "object", ref }));
     for (const s of sources) {
@@ -231,7 +216,8 @@ export class Agent implements SyncHandler {
     }
     const plegDone = pleg.run(signal).catch((err) => this.o.log.error(`PLEG stopped: ${errorMessage(err)}`));
     const evictionDone = this.eviction.run(signal);
-    const loopDone = this.loop.run(signal, pleg.events);
+    await this.firstNode(signal);
+    const loopDone = signal.aborted ? Promise.resolve() : this.loop.run(signal, pleg.events);
     await loopDone;
     unsubscribe();
     unsubscribeObjects();
@@ -247,6 +233,28 @@ export class Agent implements SyncHandler {
     this.notes.flush();
     // Sources stop last: a cluster node's status manager may still write what the drain reported.
     await Promise.all(sources.map(async (s) => s.stop()));
+  }
+
+  /**
+   * Admission needs the Node (its labels, taints, allocatable) before the first pod is admitted: it is
+   * built once before the sync loop handles anything (the sources' first pods wait in its queue), as
+   * the kubelet has its initial node before its sync loop runs. A runtime that does not answer (the
+   * Node asks it for its version and images) holds the loop up for NODE_WAIT_MS at most; pods added
+   * before the Node exists are refused (InvalidNodeInfo), as the kubelet's predicate handler refuses them.
+   */
+  private async firstNode(signal: AbortSignal): Promise<void> {
+    const built = this.node().then(
+      () => true,
+      (err) => this.o.log.warn(`the node cannot be built (${errorMessage(err)}): new pods are refused (InvalidNodeInfo) until it can`),
+    );
+    const stopWaiting = new AbortController();
+    const onAbort = () => stopWaiting.abort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    const waited = this.o.clock.sleep(NODE_WAIT_MS, stopWaiting.signal).then(() => false, () => false);
+    const inTime = await Promise.race([built, waited]);
+    stopWaiting.abort();
+    signal.removeEventListener("abort", onAbort);
+    if (inTime === false && !this.builtNode && !signal.aborted) this.o.log.warn(`the node is not built after ${NODE_WAIT_MS / 1000}s (the runtime is not answering): new pods are refused (InvalidNodeInfo) until it is`);
   }
 
   // ---------------------------------------------------------------------------------------------

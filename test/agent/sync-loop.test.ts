@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Node, Pod } from "kubernetes-types/core/v1";
 import { CriticalPodAdmissionHandler, PredicateAdmitHandler, type PodAdmitHandler } from "../../src/admission";
-import { Agent } from "../../src/agent/agent";
+import { Agent, NODE_WAIT_MS } from "../../src/agent/agent";
 import { qosClass } from "../../src/agent/status";
 import { PodConfig } from "../../src/config/pod-config";
 import type { PodSourceName } from "../../src/manifest/types";
@@ -18,7 +18,7 @@ function pod(uid: string, name = uid, extra: Partial<Pod["metadata"]> = {}): Pod
   return { metadata: { name, namespace: "default", uid, ...extra }, spec: { containers: [{ name: "app", image: "busybox" }] } };
 }
 
-async function setup(opts: { sources?: PodSourceName[]; maxPods?: number; node?: Node; admitHandlers?: (agent: () => Agent) => PodAdmitHandler[] } = {}) {
+async function setup(opts: { sources?: PodSourceName[]; maxPods?: number; node?: Node; buildNode?: () => Promise<Node>; admitHandlers?: (agent: () => Agent) => PodAdmitHandler[] } = {}) {
   const clock = new FakeClock();
   const log = createLogger("text", -1);
   const pleg = new FakePleg(clock);
@@ -34,7 +34,7 @@ async function setup(opts: { sources?: PodSourceName[]; maxPods?: number; node?:
     clock,
     log,
     runtimeConfig: { podLogsRoot: "/nonexistent", podsDir: "/nonexistent", cgroupRoot: "unit", nodeName: "n", hostIP: "192.0.2.1" },
-    node: async () => opts.node ?? {},
+    node: opts.buildNode ?? (async () => opts.node ?? {}),
     statusManager,
     admitHandlers: opts.admitHandlers ? opts.admitHandlers(() => agent) : opts.maxPods !== undefined ? [new PredicateAdmitHandler({ node: () => ({ metadata: { name: "n" }, status: { allocatable: { pods: String(opts.maxPods) } } }) })] : [],
     prober: (onUpdate) => (prober = new FakeProber(onUpdate)),
@@ -120,6 +120,30 @@ describe("syncLoopIteration: config", () => {
     expect(t.workers.calls).toEqual(["evict a Preempting grace=5", "create crit"]);
     expect(t.workers.get("a")!.failed).toEqual({ reason: "Preempting", message: "Preempted in order to admit critical pod" });
     await t.stop();
+  });
+
+  test("the sync loop waits for the first Node before it admits anything; at most NODE_WAIT_MS, then pods are refused InvalidNodeInfo", async () => {
+    let built!: (n: Node) => void;
+    const node: Node = { metadata: { name: "n" }, status: { allocatable: { cpu: "1", pods: "10" } } };
+    const admitting = (agent: () => Agent) => [new PredicateAdmitHandler({ node: () => agent().lastNode() })];
+    const t = await setup({ buildNode: () => new Promise<Node>((r) => (built = r)), admitHandlers: admitting });
+    t.file.send([pod("a")]);
+    await t.clock.advance(1000);
+    expect(t.workers.calls).toEqual([]);
+    built(node);
+    await t.settle();
+    expect(t.workers.calls).toEqual(["create a"]);
+    await t.stop();
+
+    // A Node that never comes: after NODE_WAIT_MS the loop runs, and admission has nothing to go by.
+    const late = await setup({ buildNode: () => new Promise<Node>(() => {}), admitHandlers: admitting });
+    late.file.send([pod("b")]);
+    await late.clock.advance(NODE_WAIT_MS - 1);
+    expect(late.workers.calls).toEqual([]);
+    await late.clock.advance(1);
+    await late.settle();
+    expect(late.workers.calls).toEqual(["reject b InvalidNodeInfo"]);
+    await late.stop();
   });
 
   test("a pod replacing another of the same name (an edited static pod) is not counted against its predecessor", async () => {
