@@ -156,7 +156,7 @@ export function podsToPreempt(preemptor: Pod, active: readonly Pod[], reqs: Requ
 export class CriticalPodAdmissionHandler implements AdmissionFailureHandler {
   constructor(private readonly o: CriticalPodAdmissionOptions) {}
 
-  handleAdmissionFailure(pod: Pod, failures: readonly PredicateFailure[], otherPods: readonly Pod[]): { failures: readonly PredicateFailure[] } | { error: string } {
+  handleAdmissionFailure(pod: Pod, failures: readonly PredicateFailure[], otherPods: readonly Pod[], dryRun: boolean): { failures: readonly PredicateFailure[] } | { error: string } {
     if (!isCriticalPod(pod)) return { failures };
     const others = failures.filter((f) => f.kind !== "resource");
     // Only the failures that are not about resources count against a critical pod.
@@ -164,6 +164,8 @@ export class CriticalPodAdmissionHandler implements AdmissionFailureHandler {
     const reqs: Requirements = failures.flatMap((f) => (f.kind === "resource" ? [{ resource: f.resource.resourceName, quantity: f.resource.requested - (f.resource.capacity - f.resource.used) }] : []));
     const victims = podsToPreempt(pod, otherPods, reqs, this.o.qosClass);
     if (typeof victims === "string") return { error: `preemption: error finding a set of pods to preempt: ${victims}` };
+    // Asked only (a push being checked): the pod would be admitted; the preemption happens when it is.
+    if (dryRun) return { failures: [] };
     for (const v of victims) {
       this.o.log?.warn(`admission: preempting pod ${podKey(v)} to admit critical pod ${podKey(pod)} (missing ${describe(reqs)})`);
       // A pod already on its way out cannot be stopped again; the kubelet logs and goes on too.

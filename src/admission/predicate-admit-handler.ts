@@ -60,7 +60,7 @@ export function insufficientResourceMessage(r: Pick<InsufficientResource, "resou
  * pod). An error is a refusal of its own (UnexpectedAdmissionError).
  */
 export interface AdmissionFailureHandler {
-  handleAdmissionFailure(pod: Pod, failures: readonly PredicateFailure[], otherPods: readonly Pod[]): { failures: readonly PredicateFailure[] } | { error: string };
+  handleAdmissionFailure(pod: Pod, failures: readonly PredicateFailure[], otherPods: readonly Pod[], dryRun: boolean): { failures: readonly PredicateFailure[] } | { error: string };
 }
 
 /** lifecycle.NewAdmissionFailureHandlerStub: every failure stands. */
@@ -126,7 +126,7 @@ export class PredicateAdmitHandler implements PodAdmitHandler {
     this.failureHandler = o.failureHandler ?? NO_FAILURE_HANDLER;
   }
 
-  admit({ pod, otherPods }: PodAdmitAttributes): PodAdmitResult {
+  admit({ pod, otherPods, dryRun = false }: PodAdmitAttributes): PodAdmitResult {
     let node: Node | undefined;
     try {
       node = this.o.node();
@@ -139,7 +139,7 @@ export class PredicateAdmitHandler implements PodAdmitHandler {
 
     let failures: readonly PredicateFailure[] = generalPredicates(withoutMissingExtendedResources(pod, nodeInfo), nodeInfo);
     if (failures.length > 0) {
-      const handled = this.failureHandler.handleAdmissionFailure(pod, failures, otherPods);
+      const handled = this.failureHandler.handleAdmissionFailure(pod, failures, otherPods, dryRun);
       if ("error" in handled) {
         return { admit: false, reason: "UnexpectedAdmissionError", message: `Unexpected error while attempting to recover from admission failure: ${handled.error}` };
       }

@@ -357,8 +357,11 @@ export class Agent implements SyncHandler {
 
   // ---------------------------------------------------------------------------------------------
 
-  /** The admission chain over the pods the node runs now (the kubelet's canAdmitPod over its active pods). */
-  canAdmitPod(pod: Pod): PodAdmitResult {
+  /**
+   * The admission chain over the pods the node runs now (the kubelet's canAdmitPod over its active
+   * pods). dryRun: only the answer (the push source's check), no preemption.
+   */
+  canAdmitPod(pod: Pod, o: { dryRun?: boolean } = {}): PodAdmitResult {
     const uid = podRef(pod).uid;
     const name = podKey(pod);
     // Active pods: what the sources still have and has not finished. A pod being replaced under the
@@ -367,7 +370,7 @@ export class Agent implements SyncHandler {
       .states()
       .filter((s) => s.uid !== uid && s.fullName !== name && !s.removed && s.phase !== "terminated" && !isTerminalPhase(s.apiStatus?.phase))
       .map((s) => s.pod);
-    return admitPod(this.o.admitHandlers ?? [], { pod, otherPods });
+    return admitPod(this.o.admitHandlers ?? [], { pod, otherPods, dryRun: o.dryRun });
   }
 
   /**

@@ -291,7 +291,8 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       nodeName, loader, log, stateFile: join(config.rootDir, "pushed-pods.json"),
       checks: [pushPolicyCheck(config.pushPolicy), conflictCheck(podConfig), (pod) => {
         // Pods restored from pushed-pods.json (checked before the agent exists) were admitted before.
-        const r = agent?.canAdmitPod(pod);
+        // Only asked: a critical pod that would preempt others is accepted; the preemption happens at its ADD.
+        const r = agent?.canAdmitPod(pod, { dryRun: true });
         return !r || r.admit ? undefined : { status: 403, message: `${r.reason}: ${r.message}` };
       }],
     });

@@ -30,6 +30,13 @@ describe("a critical pod short of resources", () => {
     expect(PREEMPTED_MESSAGE).toBe("Preempted in order to admit critical pod");
   });
 
+  test("only asked (a push being checked): admitted, nothing preempted", () => {
+    const t = setup();
+    const handler = new PredicateAdmitHandler({ node: () => node(), failureHandler: new CriticalPodAdmissionHandler({ target: t.target, qosClass }) });
+    expect(handler.admit({ pod: pod("crit", { requests: { cpu: "1" }, priority: CRITICAL }), otherPods: [burstable("b", "1500m")], dryRun: true })).toEqual({ admit: true });
+    expect(t.target.evicted).toEqual([]);
+  });
+
   test("the fewest pods: the one closest to what is missing, the smaller on a tie", () => {
     const t = setup();
     const others = [burstable("small", "300m"), burstable("right", "600m"), burstable("large", "1000m")];

@@ -94,6 +94,11 @@ for (const version of ["1.6", "1.7"] as const) {
         qosClass: "Burstable",
       });
       await noSandbox(node(), "hungry");
+      // A push the node cannot take is refused before it is kept, with admission's reason.
+      const push = await a.fetch("/pods", { method: "POST", body: podManifest("pushed-hungry", "exec sleep 3600", {}, { resources: { requests: { cpu: "1000" } } }) });
+      expect(push.status).toBe(403);
+      expect(((await push.json()) as { message: string }).message).toBe(`OutOfcpu: Node didn't have enough resource: cpu, requested: 1000000, used: 0, capacity: ${capacity}`);
+      expect(await a.pod("pushed-hungry")).toBeUndefined();
       await removePods(a, "hungry");
     }, 60_000);
 
