@@ -4,7 +4,9 @@
 // scheduler would place here is admitted here, and one it would not is refused with the same verdict:
 //
 //   1. the Node (the one the agent builds and reports; none → InvalidNodeInfo, "Kubelet cannot get node
-//      info.");
+//      info."). The kubelet reads the API server's copy when it has one, so labels and taints others put
+//      on the Node object (kubectl label, the node lifecycle controller's not-ready taints) count there;
+//      here only the node's own (--node-labels, --register-with-taints, the well-known labels) do;
 //   2. a NodeInfo of the Node with the other active pods on it: allocatable minus what they request
 //      (requests = max(sum of containers, largest init container) + overhead), their host ports;
 //   3. the pod's extended resources the node does not have at all are dropped from its requests, as the
@@ -102,7 +104,7 @@ function withoutMissingExtendedResources(pod: Pod, nodeInfo: NodeInfo): Pod {
 export function generalPredicates(pod: Pod, nodeInfo: NodeInfo): PredicateFailure[] {
   const info = new PodInfo(pod);
   const failures: PredicateFailure[] = fitsRequest(info.resource().requests, nodeInfo).map((resource) => ({ kind: "resource", resource }));
-  if (!new RequiredNodeAffinity(pod).matches(nodeInfo.node!)) failures.push({ kind: "predicate", name: Names.NodeAffinity, reason: NODE_AFFINITY_REASON });
+  if (!new RequiredNodeAffinity(pod).matches(nodeInfo.node ?? {})) failures.push({ kind: "predicate", name: Names.NodeAffinity, reason: NODE_AFFINITY_REASON });
   const nodeName = pod.spec?.nodeName;
   if (nodeName && nodeName !== nodeInfo.name) failures.push({ kind: "predicate", name: Names.NodeName, reason: ERR_REASON_NODE_NAME });
   if (info.hostPorts().some((p) => nodeInfo.usedPorts.conflicts(p))) failures.push({ kind: "predicate", name: Names.NodePorts, reason: ERR_REASON_PORTS });
