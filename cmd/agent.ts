@@ -75,6 +75,7 @@ Exit status: 0 after SIGINT or SIGTERM, 1 when the node cannot start, 2 on a usa
     "node-labels": { type: "string", valueHint: "key=value,…", description: "Labels of the node; in kubernetes.io and k8s.io only those a kubelet may set itself" },
     "register-with-taints": { type: "string", valueHint: "key=value:Effect,…", description: "Taints of the node" },
     "max-pods": { type: "string", valueHint: "int", default: D["max-pods"], description: "Pods this node can run (its pods capacity)" },
+    "allowed-unsafe-sysctls": { type: "string", valueHint: "name|prefix*,…", description: "Sysctls pods may set beyond the safe set (kernel.shm_rmid_forced, net.ipv4.ip_local_port_range, …), each namespaced (kernel.shm*, kernel.msg*, kernel.sem, fs.mqueue.*, net.*); others are refused SysctlForbidden" },
     "kube-reserved": { type: "string", valueHint: "cpu=…,memory=…", description: "Resources kept for Kubernetes daemons (cpu, memory, ephemeral-storage): taken off allocatable" },
     "system-reserved": { type: "string", valueHint: "cpu=…,memory=…", description: "Resources kept for the OS, same form: taken off allocatable" },
     address: { type: "string", valueHint: "ip", default: D.address, description: "HTTP API address" },

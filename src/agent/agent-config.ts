@@ -14,6 +14,7 @@ import { existsSync, statSync } from "node:fs";
 import { isIP } from "node:net";
 import { hostname } from "node:os";
 import type { Taint } from "kubernetes-types/core/v1";
+import { SysctlAllowlist } from "../admission/sysctls";
 import { forbiddenNodeLabelsError } from "../api/node-labels";
 import { parseQuantity } from "../api/quantity";
 import { isDNS1123Subdomain } from "../api/validation";
@@ -75,6 +76,11 @@ export interface AgentConfig {
    * flag or config field; nodeagent's own flag, so that tests need not wait 10 s).
    */
   evictionMonitoringPeriodMs: number;
+  /**
+   * --allowed-unsafe-sysctls / allowedUnsafeSysctls: the sysctls (or prefixes ending in `*`) pods may
+   * set beyond the kubelet's safe set; each must be known to be namespaced (checked here).
+   */
+  allowedUnsafeSysctls: string[];
   node: {
     labels: Record<string, string>;
     taints: Taint[];
@@ -183,6 +189,7 @@ export const CONFIG_FILE_FIELDS: Readonly<Record<string, string>> = {
   kubeReserved: "kube-reserved",
   systemReserved: "system-reserved",
   registerWithTaints: "register-with-taints",
+  allowedUnsafeSysctls: "allowed-unsafe-sysctls",
   // Blocks of several settings, read field by field in resolveApiAuth.
   authentication: "",
   authorization: "",
@@ -492,6 +499,21 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
   const context = s.string("context");
   if (localObjects && kubeconfig) s.fail("--local-objects serves the static and pushed pods of a node without --kubeconfig; with --kubeconfig configMaps and secrets come from the API server: give one of the two");
   if (context && !kubeconfig) s.fail("--context chooses a context of --kubeconfig: give --kubeconfig too");
+  // The kubelet refuses to start with a pattern NewAllowlist refuses (malformed, or not namespaced).
+  const sysctlPatterns = (list: string[]): string[] => {
+    try {
+      new SysctlAllowlist(list);
+    } catch (e) {
+      throw new Invalid(errorMessage(e));
+    }
+    return list;
+  };
+  const allowedUnsafeSysctls =
+    s.get(
+      "allowed-unsafe-sysctls",
+      (t) => sysctlPatterns(t.split(",").map((x) => x.trim()).filter(Boolean)),
+      (v) => sysctlPatterns(fileStringList(v)),
+    ) ?? [];
   const nodeStatusUpdateFrequencyMs = s.get("node-status-update-frequency", positiveDuration, fileDuration);
 
   const config: AgentConfig = {
@@ -512,6 +534,7 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
     pushPolicy,
     syncFrequencyMs: s.get("sync-frequency", positiveDuration, fileDuration) ?? 0,
     evictionMonitoringPeriodMs: s.get("eviction-monitoring-period", positiveDuration, fileDuration) ?? 0,
+    allowedUnsafeSysctls,
     node: { labels, taints, maxPods: s.get("max-pods", (t) => wholeNumber(t, 0, 1_000_000), fileInt(0, 1_000_000)) ?? 0, reserved },
     server: {
       address: s.string("address", ipAddress) ?? AGENT_DEFAULTS.address,

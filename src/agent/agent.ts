@@ -118,6 +118,9 @@ export interface AgentOptions {
   evictionMonitoringPeriodMs?: number;
 }
 
+/** How long a starting agent waits for its first Node before its sources start (see run()). */
+export const NODE_WAIT_MS = 10_000;
+
 /** How long a stopping agent waits for syncs and probes in flight. */
 export const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -139,6 +142,8 @@ export class Agent implements SyncHandler {
   private allSourcesSeen = false;
   /** The node's status.allocatable when node() last built it. */
   private allocatable: ResourceList | undefined;
+  /** The Node node() last built: what admission checks pods against (lastNode()). */
+  private builtNode: Node | undefined;
   private gcRunning = false;
   private readonly started = new Set<string>();
   /** Each worker's last computed API status and what it was computed from (see apiStatus). */
@@ -211,7 +216,8 @@ export class Agent implements SyncHandler {
     }
     const plegDone = pleg.run(signal).catch((err) => this.o.log.error(`PLEG stopped: ${errorMessage(err)}`));
     const evictionDone = this.eviction.run(signal);
-    const loopDone = this.loop.run(signal, pleg.events);
+    await this.firstNode(signal);
+    const loopDone = signal.aborted ? Promise.resolve() : this.loop.run(signal, pleg.events);
     await loopDone;
     unsubscribe();
     unsubscribeObjects();
@@ -227,6 +233,28 @@ export class Agent implements SyncHandler {
     this.notes.flush();
     // Sources stop last: a cluster node's status manager may still write what the drain reported.
     await Promise.all(sources.map(async (s) => s.stop()));
+  }
+
+  /**
+   * Admission needs the Node (its labels, taints, allocatable) before the first pod is admitted: it is
+   * built once before the sync loop handles anything (the sources' first pods wait in its queue), as
+   * the kubelet has its initial node before its sync loop runs. A runtime that does not answer (the
+   * Node asks it for its version and images) holds the loop up for NODE_WAIT_MS at most; pods added
+   * before the Node exists are refused (InvalidNodeInfo), as the kubelet's predicate handler refuses them.
+   */
+  private async firstNode(signal: AbortSignal): Promise<void> {
+    const built = this.node().then(
+      () => true,
+      (err) => this.o.log.warn(`the node cannot be built (${errorMessage(err)}): new pods are refused (InvalidNodeInfo) until it can`),
+    );
+    const stopWaiting = new AbortController();
+    const onAbort = () => stopWaiting.abort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    const waited = this.o.clock.sleep(NODE_WAIT_MS, stopWaiting.signal).then(() => false, () => false);
+    const inTime = await Promise.race([built, waited]);
+    stopWaiting.abort();
+    signal.removeEventListener("abort", onAbort);
+    if (inTime === false && !this.builtNode && !signal.aborted) this.o.log.warn(`the node is not built after ${NODE_WAIT_MS / 1000}s (the runtime is not answering): new pods are refused (InvalidNodeInfo) until it is`);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -329,8 +357,11 @@ export class Agent implements SyncHandler {
 
   // ---------------------------------------------------------------------------------------------
 
-  /** The admission chain over the pods the node runs now (the kubelet's canAdmitPod over its active pods). */
-  canAdmitPod(pod: Pod): PodAdmitResult {
+  /**
+   * The admission chain over the pods the node runs now (the kubelet's canAdmitPod over its active
+   * pods). dryRun: only the answer (the push source's check), no preemption.
+   */
+  canAdmitPod(pod: Pod, o: { dryRun?: boolean } = {}): PodAdmitResult {
     const uid = podRef(pod).uid;
     const name = podKey(pod);
     // Active pods: what the sources still have and has not finished. A pod being replaced under the
@@ -339,7 +370,7 @@ export class Agent implements SyncHandler {
       .states()
       .filter((s) => s.uid !== uid && s.fullName !== name && !s.removed && s.phase !== "terminated" && !isTerminalPhase(s.apiStatus?.phase))
       .map((s) => s.pod);
-    return admitPod(this.o.admitHandlers ?? [], { pod, otherPods });
+    return admitPod(this.o.admitHandlers ?? [], { pod, otherPods, dryRun: o.dryRun });
   }
 
   /**
@@ -354,8 +385,11 @@ export class Agent implements SyncHandler {
       .map((s) => s.pod);
   }
 
-  /** The eviction manager's way to stop a pod: through the pod workers, remembered across restarts. */
-  private evictPod(pod: Pod, status: EvictionStatus, gracePeriodSeconds: number): boolean {
+  /**
+   * How the node stops a pod on its own (the eviction manager, critical-pod preemption at admission):
+   * through the pod workers, remembered across restarts.
+   */
+  evictPod(pod: Pod, status: EvictionStatus, gracePeriodSeconds: number): boolean {
     const uid = podRef(pod).uid;
     if (!this.workers.evictPod(uid, { status, gracePeriodSeconds })) return false;
     this.evicted.add(uid, status);
@@ -541,7 +575,17 @@ export class Agent implements SyncHandler {
   async node(): Promise<Node> {
     const node = await this.o.node();
     this.allocatable = node.status?.allocatable;
+    this.builtNode = node;
     return node;
+  }
+
+  /**
+   * The Node as last built (the kubelet's getNodeAnyWay reads its cached Node the same way): labels,
+   * taints and allocatable come from the configuration and the machine, so the one built at start
+   * holds; a cluster node rebuilds it every status update, GET /node on every call.
+   */
+  lastNode(): Node | undefined {
+    return this.builtNode;
   }
 
   /**

@@ -43,6 +43,7 @@ export function kubeletConfigz(c: AgentConfig): { kubeletconfig: Record<string, 
     ...(c.runtime.endpoint ? { containerRuntimeEndpoint: c.runtime.endpoint } : {}),
     runtimeRequestTimeout: formatDuration(c.runtime.requestTimeoutMs),
     ...(c.node.taints.length ? { registerWithTaints: c.node.taints } : {}),
+    ...(c.allowedUnsafeSysctls.length ? { allowedUnsafeSysctls: c.allowedUnsafeSysctls } : {}),
   };
   return { kubeletconfig: cfg };
 }

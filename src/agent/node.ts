@@ -15,7 +15,7 @@
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import type { ClusterNode } from "../cluster/cluster-node";
-import { MaxPodsAdmitHandler } from "../admission";
+import { CriticalPodAdmissionHandler, PredicateAdmitHandler, SysctlAdmitHandler, type PodAdmitHandler } from "../admission";
 import { conflictCheck, FileSource, HttpSource, PodConfig, pushPolicyCheck, PushSource, type PodSource } from "../config";
 import { CriClient, resolveRuntime } from "../cri";
 import { loadStaticPods, loadStaticPodsWithLocalObjects } from "../manifest/load";
@@ -32,6 +32,7 @@ import { NoServiceLister } from "../volume/no-service-lister";
 import type { ObjectSource, ServiceLister, VolumePlugin } from "../volume/types";
 import { KmsgReader, OomWatcher, type KernelLog } from "../oom";
 import { Agent } from "./agent";
+import { qosClass } from "./status";
 import type { AgentConfig } from "./agent-config";
 
 /**
@@ -287,12 +288,14 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     }
     // Pushed pods are kept under the root directory, so that a restarted agent adopts them. A push
     // obeys --push-policy (403), never takes over another source's pod (409), and is refused (403,
-    // OutOfpods) when the node already runs --max-pods pods, as admission would reject it.
+    // with admission's reason: OutOfpods, OutOfcpu, NodePorts, SysctlForbidden, …) when admission
+    // would reject it.
     const push = new PushSource({
       nodeName, loader, log, stateFile: join(config.rootDir, "pushed-pods.json"),
       checks: [pushPolicyCheck(config.pushPolicy), conflictCheck(podConfig), (pod) => {
         // Pods restored from pushed-pods.json (checked before the agent exists) were admitted before.
-        const r = agent?.canAdmitPod(pod);
+        // Only asked: a critical pod that would preempt others is accepted; the preemption happens at its ADD.
+        const r = agent?.canAdmitPod(pod, { dryRun: true });
         return !r || r.admit ? undefined : { status: 403, message: `${r.reason}: ${r.message}` };
       }],
     });
@@ -300,6 +303,18 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     if (cluster) sources.push(cluster);
 
     let lastNode: Awaited<ReturnType<typeof buildNode>> | undefined;
+    // The admission chain (issue 17), in the kubelet's order (NewMainKubelet): the eviction manager's
+    // handler goes first (src/eviction, when it has one), then the sysctl allowlist, then the predicate
+    // handler (resources against the Node's allocatable, max pods, affinity, ports, NoExecute taints;
+    // critical pods preempt), then node shutdown when there is one.
+    const admitHandlers: PodAdmitHandler[] = [
+      new SysctlAdmitHandler(config.allowedUnsafeSysctls),
+      new PredicateAdmitHandler({
+        node: () => theAgent().lastNode(),
+        failureHandler: new CriticalPodAdmissionHandler({ target: { evictPod: (pod, status, grace) => theAgent().evictPod(pod, status, grace) }, qosClass, log }),
+        log,
+      }),
+    ];
     const a: Agent = new Agent({
       runtime: client,
       pleg,
@@ -328,7 +343,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       services,
       volumePlugins: deps.volumes?.plugins?.(objects) ?? [],
       statusManager: cluster,
-      admitHandlers: [new MaxPodsAdmitHandler(() => config.node.maxPods)],
+      admitHandlers,
       hooks: {
         podStarted: (_pod, seconds) => metrics.observePodStart(seconds),
         containerRestarted: (pod, container) => metrics.incContainerRestart(pod.metadata?.namespace ?? "default", pod.metadata?.name ?? "", container),

@@ -308,3 +308,19 @@ describe("/configz", () => {
     expect(text).not.toContain("s3cret-token");
   });
 });
+
+describe("--allowed-unsafe-sysctls / allowedUnsafeSysctls", () => {
+  test("names and prefixes from the flag or the file, the flag winning; none by default; shown by /configz", () => {
+    expect(resolve({}).allowedUnsafeSysctls).toEqual([]);
+    expect(resolve({ "allowed-unsafe-sysctls": "kernel.msg*, net.core.somaxconn" }).allowedUnsafeSysctls).toEqual(["kernel.msg*", "net.core.somaxconn"]);
+    const text = "kind: KubeletConfiguration\nallowedUnsafeSysctls:\n- net.*\n";
+    expect(resolve({}, text).allowedUnsafeSysctls).toEqual(["net.*"]);
+    expect(resolve({ "allowed-unsafe-sysctls": "kernel.sem" }, text).allowedUnsafeSysctls).toEqual(["kernel.sem"]);
+    expect(kubeletConfigz(resolve({}, text)).kubeletconfig.allowedUnsafeSysctls).toEqual(["net.*"]);
+  });
+
+  test("a pattern the kubelet would refuse names the flag or the field", () => {
+    expect(errorOf(() => resolve({ "allowed-unsafe-sysctls": "kernel.panic" })).message).toBe(`--allowed-unsafe-sysctls "kernel.panic": the sysctl "kernel.panic" are not known to be namespaced`);
+    expect(errorOf(() => resolve({}, "allowedUnsafeSysctls:\n- vm.*\n", "/etc/k.yaml")).message).toBe(`/etc/k.yaml:1:1: allowedUnsafeSysctls: the sysctls "vm.*" are not known to be namespaced`);
+  });
+});
