@@ -3,10 +3,9 @@
 // questions (GeneralPredicates, through src/scheduler's NodeInfo and plugins' code), so that a pod the
 // scheduler would place here is admitted here, and one it would not is refused with the same verdict:
 //
-//   1. the Node (the one the agent builds and reports; none → InvalidNodeInfo, "Kubelet cannot get node
-//      info."). The kubelet reads the API server's copy when it has one, so labels and taints others put
-//      on the Node object (kubectl label, the node lifecycle controller's not-ready taints) count there;
-//      here only the node's own (--node-labels, --register-with-taints, the well-known labels) do;
+//   1. the Node (none → InvalidNodeInfo, "Kubelet cannot get node info."): in a cluster the API server's
+//      copy, watched (so labels and taints others put on it, kubectl label or the node lifecycle
+//      controller's taints, count, as with the kubelet's nodeLister), else the one the agent builds;
 //   2. a NodeInfo of the Node with the other active pods on it: allocatable minus what they request
 //      (requests = max(sum of containers, largest init container) + overhead), their host ports;
 //   3. the pod's extended resources the node does not have at all are dropped from its requests, as the

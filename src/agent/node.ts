@@ -310,7 +310,9 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     const admitHandlers: PodAdmitHandler[] = [
       new SysctlAdmitHandler(config.allowedUnsafeSysctls),
       new PredicateAdmitHandler({
-        node: () => theAgent().lastNode(),
+        // In a cluster, the API server's copy of the Node (labels and taints others set count), else
+        // the one the agent built (the kubelet's getNodeAnyWay: nodeLister, then initialNode).
+        node: () => cluster?.apiNode() ?? theAgent().lastNode(),
         failureHandler: new CriticalPodAdmissionHandler({ target: { evictPod: (pod, status, grace) => theAgent().evictPod(pod, status, grace) }, qosClass, log }),
         log,
       }),

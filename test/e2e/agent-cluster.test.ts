@@ -165,6 +165,29 @@ describe("the agent as a node of a cluster (containerd 1.7)", () => {
     api.store.delete("pods", "default", "hungry", { gracePeriodSeconds: 0 });
   }, 60_000);
 
+  test("admission reads the API server's Node: a label set there with kubectl admits a pod selecting it; one never set is NodeAffinity", async () => {
+    // As `kubectl label node <n> disktype=ssd`: a merge patch by the admin, not the node.
+    api.store.patch("nodes", undefined, NODE_NAME, "application/merge-patch+json", { metadata: { labels: { disktype: "ssd" } } });
+    const picky = apiPod("picky");
+    picky.spec!.nodeSelector = { disktype: "ssd" };
+    createPod(picky);
+    const ok = await eventually("the pod selecting the API's label running", async () => {
+      const p = storedPod("picky");
+      return p?.status?.phase === "Running" || p?.status?.phase === "Failed" ? p : undefined;
+    }, 60_000);
+    expect(ok.status?.phase).toBe("Running");
+    const fussy = apiPod("fussy");
+    fussy.spec!.nodeSelector = { disktype: "nvme" };
+    createPod(fussy);
+    const refused = await eventually("the pod selecting a label nobody set Failed", async () => {
+      const p = storedPod("fussy");
+      return p?.status?.phase === "Failed" ? p : undefined;
+    }, 30_000);
+    expect(refused.status).toMatchObject({ reason: "NodeAffinity" });
+    api.store.delete("pods", "default", "picky", { gracePeriodSeconds: 0 });
+    api.store.delete("pods", "default", "fussy", { gracePeriodSeconds: 0 });
+  }, 120_000);
+
   test("a static pod shows up as a mirror pod with its status", async () => {
     agent().writeManifest("static-web.yaml", manifest("static-web", "sleep 3600"));
     const mirror = await eventually("the mirror pod running in the API", async () => {
