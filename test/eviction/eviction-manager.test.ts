@@ -214,7 +214,7 @@ describe("EvictionManager under disk and pid pressure", () => {
     expect(s.reclaim.calls).toEqual([]);
     expect(s.target.evictions[0]!.status.message.startsWith("The node was low on resource: memory. ")).toBe(true);
     expect([...s.manager.pressure()]).toEqual(["MemoryPressure", "DiskPressure", "PIDPressure"]);
-    expect(s.target.evictions[0]!.name).toBe(be.metadata!.name);
+    expect(s.target.evictions[0]!.name).toBe(be.metadata!.name!);
   });
 });
 
