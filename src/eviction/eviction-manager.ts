@@ -184,6 +184,7 @@ export class EvictionManager {
       return [];
     }
     rankFuncFor(toReclaim.signal, this.dedicatedImageFs ?? false)(pods, podStats);
+    o.log.info(`eviction manager: pods ranked for eviction: ${pods.map(podKey).join(", ")}`);
     for (const pod of pods) {
       if ((pod.spec?.priority ?? 0) >= SYSTEM_CRITICAL_PRIORITY) {
         o.log.error(`eviction manager: cannot evict a critical pod: ${podKey(pod)}`);
