@@ -71,9 +71,9 @@ export interface AgentConfig {
   pushPolicy: PushPolicy;
   syncFrequencyMs: number;
   /**
-   * --eviction-monitoring-period: how often the eviction manager measures the pods' emptyDir volumes
-   * against their sizeLimit (the kubelet's evictionMonitoringPeriod, a 10 s constant there, with no
-   * flag or config field; nodeagent's own flag, so that tests need not wait 10 s).
+   * --eviction-monitoring-period: how often the eviction manager checks its thresholds and the pods'
+   * emptyDir volumes against their sizeLimit (the kubelet's evictionMonitoringPeriod, a 10 s constant
+   * there, with no flag or config field; nodeagent's own flag, so that tests need not wait 10 s).
    */
   evictionMonitoringPeriodMs: number;
   /** The eviction manager's settings (src/eviction): thresholds, pressure transition, soft grace cap. */
