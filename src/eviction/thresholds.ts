@@ -38,11 +38,6 @@ export function isHard(t: Threshold): boolean {
   return t.gracePeriodMs === 0;
 }
 
-/** A threshold's identity in the manager's maps (the kubelet compares signal, operator and value). */
-export function thresholdKey(t: Threshold): string {
-  return `${t.signal}<${"quantity" in t.value ? t.value.quantity : `${t.value.percentage * 100}%`}/${t.gracePeriodMs}`;
-}
-
 /** parsePercentage: float32(strconv.ParseFloat("<n>", 32)) / 100, in float32 as Go computes it. */
 function percentage(signal: string, val: string): number {
   const text = val.slice(0, -1);
@@ -178,9 +173,10 @@ function parsePairs(text: string, sep: string): Map<string, string> {
   const out = new Map<string, string>();
   for (const item of text.split(",")) {
     if (item.length === 0) continue;
-    const parts = item.split(sep);
-    if (parts.length !== 2) throw new ThresholdError(`malformed pair ${JSON.stringify(item)}, expect string${sep}string`);
-    out.set(parts[0]!.trim(), parts[1]!.trim());
+    // strings.SplitN(item, sep, 2): the first separator splits, the rest belongs to the value.
+    const at = item.indexOf(sep);
+    if (at < 0) throw new ThresholdError(`malformed pair ${JSON.stringify(item)}, expect string${sep}string`);
+    out.set(item.slice(0, at).trim(), item.slice(at + sep.length).trim());
   }
   return out;
 }
