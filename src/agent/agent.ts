@@ -24,7 +24,7 @@ import type { PodProber, ProbeObservation, ProbeSeed, ProbeUpdate, RunningContai
 import type { Clock, Timer } from "../util/clock";
 import type { Logger } from "../util/log";
 import { apiTime } from "../util/time";
-import { IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS, LocalStorageEviction, type EvictionStatus } from "../eviction/local-storage";
+import { IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS, LocalStorageEviction, type EvictionStatus, type EvictionTarget } from "../eviction/local-storage";
 import { WalkDiskUsage, type DiskUsage } from "../stats/disk-usage";
 import { errorMessage } from "../util/errors";
 import { SystemMounter, type Mounter } from "../volume/mount";
@@ -116,6 +116,16 @@ export interface AgentOptions {
   diskUsage?: DiskUsage;
   /** The kubelet's evictionMonitoringPeriod, 10 s by default (src/eviction); shorter in e2e tests. */
   evictionMonitoringPeriodMs?: number;
+  /**
+   * Makes the eviction manager's loop from what it acts on and its local-storage part: the node
+   * makes the EvictionManager (thresholds over the stats provider); the local-storage check alone by default.
+   */
+  evictionManager?: (target: EvictionTarget, localStorage: LocalStorageEviction) => EvictionLoop;
+}
+
+/** The eviction manager as the agent runs it: a loop of its own until the signal aborts. */
+export interface EvictionLoop {
+  run(signal: AbortSignal): Promise<void>;
 }
 
 /** How long a starting agent waits for its first Node before its sources start (see run()). */
@@ -137,7 +147,7 @@ export class Agent implements SyncHandler {
   private readonly imageBackoff: Backoff;
   private readonly statusManager: PodStatusManager;
   readonly volumes: VolumeManager;
-  readonly eviction: LocalStorageEviction;
+  readonly eviction: EvictionLoop;
   private readonly objects: ObjectSource;
   private allSourcesSeen = false;
   /** The node's status.allocatable when node() last built it. */
@@ -192,14 +202,20 @@ export class Agent implements SyncHandler {
       onSynced: (s, r) => this.afterSync(s, r),
     };
     this.workers = o.podWorkers ? o.podWorkers(workerOptions) : new PodWorkerPool(workerOptions);
-    this.eviction = new LocalStorageEviction({
+    const evictionTarget: EvictionTarget = {
+      activePods: () => this.activePods(),
+      evictPod: (pod, status, grace) => this.evictPod(pod, status, grace),
+      podCleanedUp: (pod) => this.podCleanedUp(pod),
+    };
+    const localStorage = new LocalStorageEviction({
       podsDir: o.runtimeConfig.podsDir,
       usage: o.diskUsage ?? new WalkDiskUsage(),
-      target: { activePods: () => this.activePods(), evictPod: (pod, status, grace) => this.evictPod(pod, status, grace) },
+      target: evictionTarget,
       clock: o.clock,
       log: o.log,
       monitoringPeriodMs: o.evictionMonitoringPeriodMs,
     });
+    this.eviction = o.evictionManager ? o.evictionManager(evictionTarget, localStorage) : localStorage;
     this.loop = new SyncLoop({ handler: this, duePods: () => this.workers.getDuePods(), clock: o.clock, log: o.log, housekeepingPeriodMs: o.housekeepingPeriodMs });
   }
 
@@ -394,6 +410,15 @@ export class Agent implements SyncHandler {
     if (!this.workers.evictPod(uid, { status, gracePeriodSeconds })) return false;
     this.evicted.add(uid, status);
     return true;
+  }
+
+  /**
+   * The kubelet's podResourcesAreReclaimed, as far as the pod workers track it: the pod has finished
+   * terminating (its containers stopped) or is gone altogether.
+   */
+  private podCleanedUp(pod: Pod): boolean {
+    const s = this.workers.get(podRef(pod).uid);
+    return !s || s.phase === "terminated";
   }
 
   /** Dead containers beyond the newest of each are removed; one collection at a time, off the loop. */

@@ -12,12 +12,15 @@
 //
 // This is the one file of src/agent that imports src/server and src/cluster: the Agent sees the
 // server only through AgentView, and the cluster as a pod source and its PodStatusManager.
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import type { ClusterNode } from "../cluster/cluster-node";
 import { CriticalPodAdmissionHandler, PredicateAdmitHandler, SysctlAdmitHandler, type PodAdmitHandler } from "../admission";
 import { conflictCheck, FileSource, HttpSource, PodConfig, pushPolicyCheck, PushSource, type PodSource } from "../config";
 import { CriClient, resolveRuntime } from "../cri";
+import { EvictionAdmitHandler, EvictionManager, hardEvictionReservation, NO_NODE_RECLAIM } from "../eviction";
+import type { SummaryProvider } from "../stats/summary-provider";
 import { loadStaticPods, loadStaticPodsWithLocalObjects } from "../manifest/load";
 import { Pleg } from "../pleg";
 import { kubeletConfigz } from "./configz";
@@ -303,11 +306,22 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     if (cluster) sources.push(cluster);
 
     let lastNode: Awaited<ReturnType<typeof buildNode>> | undefined;
+    // One stats provider for /stats/summary and the eviction manager (its cpu rates and du cache are
+    // shared), made when first asked for: an agent with no eviction threshold that nobody scrapes never
+    // loads it.
+    let statsProvider: Promise<SummaryProvider> | undefined;
+    const stats = (): Promise<SummaryProvider> =>
+      (statsProvider ??= import("../stats/summary-provider").then(({ SummaryProvider }) => new SummaryProvider({
+        nodeName, runtime: client, pods: () => a.pods(), clock, log, rootDir: config.rootDir, podsDir: join(config.rootDir, "pods"),
+        podLogsRoot: config.pods.logsDir, cgroupRoot: config.pods.cgroupRoot,
+      })));
+    let evictionManager: EvictionManager | undefined;
     // The admission chain (issue 17), in the kubelet's order (NewMainKubelet): the eviction manager's
-    // handler goes first (src/eviction, when it has one), then the sysctl allowlist, then the predicate
+    // handler goes first (src/eviction), then the sysctl allowlist, then the predicate
     // handler (resources against the Node's allocatable, max pods, affinity, ports, NoExecute taints;
     // critical pods preempt), then node shutdown when there is one.
     const admitHandlers: PodAdmitHandler[] = [
+      new EvictionAdmitHandler(() => evictionManager?.pressure() ?? new Set()),
       new SysctlAdmitHandler(config.allowedUnsafeSysctls),
       new PredicateAdmitHandler({
         // In a cluster, the API server's copy of the Node (labels and taints others set count), else
@@ -331,12 +345,30 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       },
       syncFrequencyMs: config.syncFrequencyMs,
       evictionMonitoringPeriodMs: config.evictionMonitoringPeriodMs,
+      // The eviction manager: the configured thresholds over the shared stats provider, and the
+      // local-storage check, in one loop. Node-level reclaim is a no-op until the image and container GC
+      // are wired in (src/eviction/node-reclaim.ts).
+      evictionManager: (target, localStorage) => (evictionManager = new EvictionManager({
+        ...config.eviction,
+        summary: { get: async (only) => (await stats()).get(only) },
+        target,
+        localStorage,
+        reclaim: NO_NODE_RECLAIM,
+        dedicatedImageFs: async () => {
+          const mountpoint = (await client.imageFsInfo()).imageFilesystems?.[0]?.fsId?.mountpoint;
+          return !!mountpoint && statSync(mountpoint).dev !== statSync(config.rootDir).dev;
+        },
+        clock,
+        log,
+        monitoringPeriodMs: config.evictionMonitoringPeriodMs,
+      })),
       node: async () => {
         const health = agentHealth();
         lastNode = await buildNode({
           nodeName, labels: config.node.labels, taints: config.node.taints, runtime: client, maxPods: config.node.maxPods, reserved: config.node.reserved,
           now: clock.now(), version: pkg.version, runtimeName, addresses, port: server?.port, previous: lastNode,
-          conditions: { ready: { ok: health.ready, message: health.message } },
+          conditions: { ready: { ok: health.ready, message: health.message }, pressure: evictionManager?.pressure() },
+          evictionReservation: (capacity) => hardEvictionReservation(config.eviction.thresholds, capacity),
         });
         return lastNode;
       },
@@ -364,7 +396,6 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       },
     });
     agent = a;
-    let stats: Promise<import("../stats/summary-provider").SummaryProvider> | undefined;
 
     const srv = await startAgentServer({
       address: config.server.address,
@@ -380,14 +411,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         node: () => a.node(),
         pushPod: async (pod) => push.add(pod as never),
         deletePushedPod: async (ns, name) => push.remove(ns, name),
-        // The stats provider is made on the first stats request: an agent nobody scrapes never loads it.
-        summary: async (onlyCpuAndMemory) => {
-          stats ??= import("../stats/summary-provider").then(({ SummaryProvider }) => new SummaryProvider({
-            nodeName, runtime: client, pods: () => a.pods(), clock, log, rootDir: config.rootDir, podsDir: join(config.rootDir, "pods"),
-            podLogsRoot: config.pods.logsDir, cgroupRoot: config.pods.cgroupRoot,
-          }));
-          return (await stats).get(onlyCpuAndMemory);
-        },
+        summary: async (onlyCpuAndMemory) => (await stats()).get(onlyCpuAndMemory),
         configz: () => kubeletConfigz(config),
         streamUrl: async (r) => {
           const t = a.streamTarget(r.namespace, r.pod, r.uid, r.container);
