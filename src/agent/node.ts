@@ -31,6 +31,7 @@ import { NoObjectSource } from "../volume/no-object-source";
 import { NoServiceLister } from "../volume/no-service-lister";
 import type { ObjectSource, ServiceLister, VolumePlugin } from "../volume/types";
 import { KmsgReader, OomWatcher, type KernelLog } from "../oom";
+import { ContainerLogManager, CriImageFsStats, ImageGCManager } from "../eviction";
 import { Agent } from "./agent";
 import { qosClass } from "./status";
 import type { AgentConfig } from "./agent-config";
@@ -331,6 +332,16 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       },
       syncFrequencyMs: config.syncFrequencyMs,
       evictionMonitoringPeriodMs: config.evictionMonitoringPeriodMs,
+      // Garbage collection and log rotation (the kubelet's StartGarbageCollection and container log
+      // manager), each a loop beside the sync loop for as long as the agent runs.
+      containerGC: { runtime: client, policy: config.gc.container, periodMs: config.gc.containerPeriodMs },
+      backgroundLoops: [
+        new ImageGCManager({
+          runtime: client, fsStats: new CriImageFsStats(client), policy: config.gc.image, sandboxImage: config.runtime.podInfraImage,
+          clock, log, periodMs: config.gc.imagePeriodMs,
+        }),
+        new ContainerLogManager({ runtime: client, policy: config.gc.containerLogs, podLogsRoot: config.pods.logsDir, clock, log }),
+      ],
       node: async () => {
         const health = agentHealth();
         lastNode = await buildNode({

@@ -15,7 +15,8 @@ import type { PodStatus } from "../pleg/types";
 import type { Clock } from "../util/clock";
 import { formatDuration } from "../util/duration";
 import type { Logger } from "../util/log";
-import { mkdirInside, PathEscapeError, removeInside } from "../util/confined-path";
+import { confinedPath, mkdirInside, PathEscapeError, removeInside } from "../util/confined-path";
+import { podUIDFromLogsDirectory } from "../eviction/container-gc";
 import { errorMessage } from "../util/errors";
 import { VolumeMountError, type PodVolumes } from "../volume/types";
 import type { Backoff } from "./backoff";
@@ -370,34 +371,27 @@ export class PodSyncer {
       const cgroup = uidCgroupParent(uid, this.opts);
       removeInside(this.opts.podsDir, dir);
       removeCgroup(cgroup);
+      this.removePodLogDirs(uid);
     } catch (err) {
       if (!(err instanceof PathEscapeError)) throw err;
       this.log.warn(`pod ${JSON.stringify(uid)}: its folders and cgroup are left alone: ${err.message}`);
     }
   }
-
-  /** Keeps the newest dead instance of each container and the newest sandbox (the kubelet's container GC). */
-  async garbageCollect(status: PodStatus): Promise<number> {
-    let removed = 0;
-    const seen = new Set<string>();
-    for (const c of status.containerStatuses) {
-      // Only dead instances count: a running one must not push out the dead one before it, which is
-      // the container's lastState (the kubelet keeps one dead instance per container, MaxPerPodContainer).
-      if (c.state !== "CONTAINER_EXITED") continue;
-      const key = `${isInit(c) ? "init" : "app"}/${c.metadata?.name}`;
-      if (seen.has(key)) {
-        await ignoreNotFound(this.runtime.removeContainer(c.id));
-        removed++;
-      }
-      seen.add(key);
+  /**
+   * The pod's log folders, <pod-logs-dir>/<ns>_<name>_<uid> (one per name the UID was seen under),
+   * removed with the pod. The kubelet leaves them to container GC (evictPodLogsDirectories, up to a
+   * minute later, which also sweeps what an agent that was down left behind); removing them here is
+   * the same end, at once. Only folders whose name ends in _<uid> inside the root are touched.
+   */
+  private removePodLogDirs(uid: string): void {
+    const root = this.opts.podLogsRoot;
+    let names: string[];
+    try {
+      names = readdirSync(root);
+    } catch {
+      return;
     }
-    for (const s of status.sandboxStatuses.slice(1)) {
-      if (s.state !== "SANDBOX_READY") {
-        await ignoreNotFound(this.runtime.removePodSandbox(s.id));
-        removed++;
-      }
-    }
-    return removed;
+    for (const name of names) if (name.endsWith(`_${uid}`) && podUIDFromLogsDirectory(name) === uid) removeInside(root, confinedPath(root, name));
   }
 
 }

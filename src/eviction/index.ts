@@ -14,3 +14,23 @@ export {
   type EvictionTarget,
   type LocalStorageEvictionOptions,
 } from "./local-storage";
+// Garbage collection and log rotation (issue 17, node.md §7): image GC, container GC, container log rotation.
+export {
+  CriImageFsStats,
+  DEFAULT_IMAGE_GC_POLICY,
+  IMAGE_GC_PERIOD_MS,
+  ImageGCManager,
+  imageGCPolicyProblem,
+  type GCEvent,
+  type ImageGC,
+  type ImageGCPolicy,
+} from "./image-gc-manager";
+export {
+  CONTAINER_GC_PERIOD_MS,
+  ContainerGC,
+  DEFAULT_CONTAINER_GC_POLICY,
+  type ContainerGCer,
+  type ContainerGCPolicy,
+  type PodStateProvider,
+} from "./container-gc";
+export { ContainerLogManager, DEFAULT_CONTAINER_LOG_POLICY, LOG_MONITOR_PERIOD_MS, type ContainerLogPolicy } from "./container-log-manager";
