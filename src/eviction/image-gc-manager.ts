@@ -48,14 +48,6 @@ export interface ImageGCPolicy {
 
 export const DEFAULT_IMAGE_GC_POLICY: ImageGCPolicy = { highThresholdPercent: 85, lowThresholdPercent: 80, minAgeMs: 2 * 60_000 };
 
-/** The checks of NewImageGCManager; the message of the first one broken, or undefined. */
-export function imageGCPolicyProblem(p: ImageGCPolicy): string | undefined {
-  if (p.highThresholdPercent < 0 || p.highThresholdPercent > 100) return `invalid HighThresholdPercent ${p.highThresholdPercent}, must be in range [0-100]`;
-  if (p.lowThresholdPercent < 0 || p.lowThresholdPercent > 100) return `invalid LowThresholdPercent ${p.lowThresholdPercent}, must be in range [0-100]`;
-  if (p.lowThresholdPercent > p.highThresholdPercent) return `LowThresholdPercent ${p.lowThresholdPercent} can not be higher than HighThresholdPercent ${p.highThresholdPercent}`;
-  return undefined;
-}
-
 /** The CRI calls image GC makes: the CriClient on a node, a fake in tests. */
 export type ImageGCRuntime = Pick<CriClient, "listImages" | "removeImage" | "listContainers" | "imageStatus">;
 

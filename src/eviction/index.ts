@@ -20,7 +20,6 @@ export {
   DEFAULT_IMAGE_GC_POLICY,
   IMAGE_GC_PERIOD_MS,
   ImageGCManager,
-  imageGCPolicyProblem,
   type GCEvent,
   type ImageGC,
   type ImageGCPolicy,

@@ -2,7 +2,7 @@
 // the 1 s sync tick and the 2 s housekeeping drive real pod workers and a real PodSyncer, whose CRI
 // calls land in the in-memory FakeRuntime. Time moves only when the FakeClock is advanced.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
@@ -35,7 +35,7 @@ interface RunningAgent {
  * Starts an agent on the runtime. `before` feeds PodConfig before the sync loop starts, as a source
  * that has its pods the moment it starts does (pushed pods kept across a restart).
  */
-async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: PodSourceName[]; before?: SourceReport; hooks?: AgentHooks; stateDir?: string; statusManager?: FakeStatusManager; runtimeName?: string; prober?: AgentOptions["prober"]; diskUsage?: AgentOptions["diskUsage"] } = {}): Promise<RunningAgent> {
+async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: PodSourceName[]; before?: SourceReport; hooks?: AgentHooks; stateDir?: string; statusManager?: FakeStatusManager; runtimeName?: string; prober?: AgentOptions["prober"]; diskUsage?: AgentOptions["diskUsage"]; containerGC?: boolean } = {}): Promise<RunningAgent> {
   const log = createLogger("text", -1);
   const pleg = new Pleg(rt, clock, { mode: "generic" });
   const config = new PodConfig({ clock, log });
@@ -56,6 +56,7 @@ async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: P
     runtimeName: opts.runtimeName,
     prober: opts.prober,
     diskUsage: opts.diskUsage,
+    ...(opts.containerGC ? { containerGC: { runtime: rt } } : {}),
   });
   const { settle, stop } = runAgent(agent, clock);
   await settle();
@@ -155,7 +156,7 @@ describe("Agent: pods from PodConfig", () => {
     await a.stop();
   });
 
-  test("REMOVE stops the containers with the pod's grace period, then removes them and the sandbox: nothing is left", async () => {
+  test("REMOVE stops the containers with the pod's grace period, then removes them, the sandbox and the log folder: nothing is left", async () => {
     const clock = new FakeClock();
     const rt = new FakeRuntime(clock);
     const removed: string[] = [];
@@ -166,9 +167,16 @@ describe("Agent: pods from PodConfig", () => {
     await a.settle();
     expect(statusOf(a.agent).phase).toBe("Running");
     const ids = [...rt.containers.keys()];
+    // Its log folder, and another pod's (same name, another UID) that must stay.
+    const logDir = join(root, "logs", "default_web_uid-1");
+    const otherLogDir = join(root, "logs", "default_web_uid-10");
+    expect(existsSync(join(logDir, "app"))).toBe(true);
+    mkdirSync(otherLogDir, { recursive: true });
 
     expect(a.config.apply(fromFile()).map((u) => u.op)).toEqual(["REMOVE"]);
     await a.settle();
+    expect(existsSync(logDir)).toBe(false);
+    expect(existsSync(otherLogDir)).toBe(true);
     expect(rt.sandboxes.size).toBe(0);
     expect(rt.containers.size).toBe(0);
     // In parallel, as the kubelet's killContainersWithSyncResult: in no particular order.
@@ -329,7 +337,7 @@ describe("Agent: restartPolicy", () => {
     const rt = new FakeRuntime(clock);
     rt.exitOnStart.set("app", 1);
     const restarted: string[] = [];
-    const a = await startAgent(rt, clock, { hooks: { containerRestarted: (_p, c) => restarted.push(c) } });
+    const a = await startAgent(rt, clock, { hooks: { containerRestarted: (_p, c) => restarted.push(c) }, containerGC: true });
     a.config.apply(fromFile(pod()));
     await a.settle();
     // The kubelet's doBackOff: the first exit has no backoff yet, so the first restart is immediate.
@@ -356,9 +364,13 @@ describe("Agent: restartPolicy", () => {
     expect(created(rt)).toHaveLength(4);
     expect(containerStatus(a.agent, "app")!.state?.waiting?.message).toStartWith("back-off 40s ");
     expect(restarted).toEqual(["app", "app", "app"]);
-    // One sandbox throughout, and the container GC keeps only the newest dead instance.
+    // One sandbox throughout, and the container GC (every minute, the first at 1 min) keeps only the
+    // newest dead instance of the four: the current one, dead too while in back-off.
     expect(rt.sandboxes.size).toBe(1);
-    await clock.advance(2000);
+    expect(rt.containersNamed("app")).toHaveLength(4);
+    await clock.advance(30_000); // 62 s: one collection, and the next restart (at 70 s) not yet
+    await a.settle();
+    expect(created(rt)).toHaveLength(4);
     expect(rt.containersNamed("app")).toHaveLength(1);
     await a.stop();
   });
