@@ -26,10 +26,10 @@
 // limits" is not what it does), except that a pod that has terminated but is not yet removed counts
 // as removable too (evictNonDeletedPods): its dead containers and sandboxes all go.
 //
-// Only containers and sandboxes that carry the kubelet's pod labels (io.kubernetes.pod.uid, and
-// io.kubernetes.container.name for a container) are considered: the runtime may be shared with other
-// CRI clients (crictl), whose objects are not the agent's to remove. The kubelet takes them with an
-// empty UID, which counts as a removed pod.
+// A container's pod and name come from the kubelet's labels (io.kubernetes.pod.uid and
+// io.kubernetes.container.name, getContainerInfoFromLabels); one without them is not considered (the
+// kubelet takes it with an empty UID, which counts as a removed pod: everything of another CRI client
+// would go). A sandbox's pod is its metadata's UID, as for the kubelet and the agent's PLEG.
 import { readdirSync } from "node:fs";
 import type { CriClient } from "../cri/client";
 import { NotFoundError } from "../cri/errors";
@@ -171,7 +171,7 @@ export function planSandboxEviction(sandboxes: PodSandbox[], containers: Contain
   const withContainers = new Set(containers.map((c) => c.podSandboxId));
   const byPod = new Map<string, PodSandbox[]>();
   for (const s of sandboxes) {
-    const uid = s.labels[POD_UID];
+    const uid = s.metadata?.uid || s.labels[POD_UID];
     if (!uid) continue;
     let list = byPod.get(uid);
     if (!list) byPod.set(uid, (list = []));
