@@ -4,6 +4,8 @@
 // crash-loop and image-pull backoffs), and stop containers with their grace period and preStop hook.
 // A new pod's start (its sandbox and first containers) takes a place at the node's PodStartGate
 // (pod-start-gate.ts): in a burst of new pods the first ones start nearly as fast as alone.
+// Dead instances of earlier starts are container GC's (src/eviction/container-gc.ts), the one place
+// with the kubelet's policy on them; a sync removes only what a start replaces, as the kubelet's.
 import { rmdirSync, readdirSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Container, Pod } from "kubernetes-types/core/v1";
@@ -17,6 +19,7 @@ import { formatDuration } from "../util/duration";
 import type { Logger } from "../util/log";
 import { confinedPath, mkdirInside, PathEscapeError, removeInside } from "../util/confined-path";
 import { podUIDFromLogsDirectory } from "../eviction/container-gc";
+import { cleanContainerLogs } from "../eviction/container-log-manager";
 import { errorMessage } from "../util/errors";
 import { VolumeMountError, type PodVolumes } from "../volume/types";
 import type { Backoff } from "./backoff";
@@ -162,7 +165,7 @@ export class PodSyncer {
     if (actions.createSandbox) {
       // Old init containers would make the new sandbox's init look done (pruneInitContainersBeforeStart).
       for (const c of status?.containerStatuses ?? []) {
-        if (isInit(c) && c.state !== "CONTAINER_RUNNING") await ignoreNotFound(this.runtime.removeContainer(c.id));
+        if (isInit(c) && c.state !== "CONTAINER_RUNNING") await this.removeContainer(c);
       }
       mkdirInside(this.opts.podLogsRoot, podLogDir(pod, this.opts));
       // The images are looked up while the sandbox starts: neither depends on the other, and the
@@ -220,7 +223,7 @@ export class PodSyncer {
       // The agent's own start of this instance was cut short (it stopped or died mid-start): the
       // container never ran, so it is replaced under the same restart count and counts no restart.
       this.log.info(`container ${c.name} (${last.id.slice(0, 12)}) of pod ${podKey(pod)} never ran (${last.state === "CONTAINER_CREATED" ? "created, not started" : `${last.reason}: ${last.message}`}): replacing it`);
-      await ignoreNotFound(this.runtime.removeContainer(last.id));
+      await this.removeContainer(last);
       restartCount = Number(last.annotations[ann.CONTAINER_RESTART_COUNT] ?? 0);
       last = undefined;
     }
@@ -351,6 +354,22 @@ export class PodSyncer {
     for (const s of status?.sandboxStatuses ?? []) {
       if (s.state === "SANDBOX_READY") await ignoreNotFound(this.runtime.stopPodSandbox(s.id));
     }
+  }
+
+  /**
+   * The kubelet's removeContainer for an instance a start replaces: its log files first (a later
+   * instance may take the same <restart>.log name), then the container.
+   */
+  private async removeContainer(c: ContainerStatus): Promise<void> {
+    if (c.logPath) {
+      try {
+        cleanContainerLogs(this.opts.podLogsRoot, c.logPath);
+      } catch (err) {
+        if (!(err instanceof PathEscapeError)) throw err;
+        this.log.warn(`the logs of container ${c.id.slice(0, 12)} are left alone: ${err.message}`);
+      }
+    }
+    await ignoreNotFound(this.runtime.removeContainer(c.id));
   }
 
   /** After a pod is gone for good: remove its containers, sandboxes, volumes and pod cgroup. */

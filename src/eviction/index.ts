@@ -14,7 +14,8 @@ export {
   type EvictionTarget,
   type LocalStorageEvictionOptions,
 } from "./local-storage";
-// Garbage collection and log rotation (issue 17, node.md §7): image GC, container GC, container log rotation.
+// Garbage collection and log rotation (issue 17, node.md §7): image GC, container GC, container log
+// rotation. They act on the runtime itself, so they also import src/cri (its client type, labels, errors).
 export {
   CriImageFsStats,
   DEFAULT_IMAGE_GC_POLICY,
