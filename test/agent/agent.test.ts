@@ -303,6 +303,32 @@ describe("Agent: a burst of new pods", () => {
 });
 
 describe("Agent: housekeeping", () => {
+  test("container GC removes the log folder a pod gone while the agent was down left, once every source has been seen", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    // The log folder of a pod no source has, with nothing left in the runtime (the orphan removal
+    // does not see it): only container GC's sweep of the log folders clears it.
+    const goneLogs = join(root, "logs", "default_gone_gone-uid");
+    mkdirSync(goneLogs, { recursive: true });
+    const a = await startAgent(rt, clock, { sources: ["file", "api"], containerGC: true });
+    a.config.apply(fromFile(pod()));
+    await a.settle();
+    const liveLogs = join(root, "logs", "default_web_uid-1");
+    expect(existsSync(liveLogs)).toBe(true);
+    // A collection (each minute) while the API source has not been seen: the pod may still come back.
+    await clock.advance(60_000);
+    await a.settle();
+    expect(existsSync(goneLogs)).toBe(true);
+    a.config.apply({ source: "api", pods: [], errors: [] });
+    await clock.advance(60_000);
+    await a.settle();
+    expect(existsSync(goneLogs)).toBe(false);
+    // The running pod's folder and objects stay.
+    expect(existsSync(liveLogs)).toBe(true);
+    expect(statusOf(a.agent).phase).toBe("Running");
+    await a.stop();
+  });
+
   test("a runtime pod no source has is removed only once every source has been seen", async () => {
     const clock = new FakeClock();
     const rt = new FakeRuntime(clock);
