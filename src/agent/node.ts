@@ -318,6 +318,11 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         log,
       }),
     ];
+    // Image GC: its own loop, and the eviction manager's reclaim of unused images (ImageGC).
+    const imageGC = new ImageGCManager({
+      runtime: client, fsStats: new CriImageFsStats(client), policy: config.gc.image, sandboxImage: config.runtime.podInfraImage,
+      clock, log, periodMs: config.gc.imagePeriodMs,
+    });
     const a: Agent = new Agent({
       runtime: client,
       pleg,
@@ -335,13 +340,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       // Garbage collection and log rotation (the kubelet's StartGarbageCollection and container log
       // manager), each a loop beside the sync loop for as long as the agent runs.
       containerGC: { runtime: client, policy: config.gc.container, periodMs: config.gc.containerPeriodMs },
-      backgroundLoops: [
-        new ImageGCManager({
-          runtime: client, fsStats: new CriImageFsStats(client), policy: config.gc.image, sandboxImage: config.runtime.podInfraImage,
-          clock, log, periodMs: config.gc.imagePeriodMs,
-        }),
-        new ContainerLogManager({ runtime: client, policy: config.gc.containerLogs, podLogsRoot: config.pods.logsDir, clock, log }),
-      ],
+      backgroundLoops: [imageGC, new ContainerLogManager({ runtime: client, policy: config.gc.containerLogs, podLogsRoot: config.pods.logsDir, clock, log })],
       node: async () => {
         const health = agentHealth();
         lastNode = await buildNode({
