@@ -2,7 +2,7 @@
 // the 1 s sync tick and the 2 s housekeeping drive real pod workers and a real PodSyncer, whose CRI
 // calls land in the in-memory FakeRuntime. Time moves only when the FakeClock is advanced.
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
@@ -128,6 +128,35 @@ describe("Agent: pods from PodConfig", () => {
     // Nothing more happens while nothing changes.
     await clock.advance(10_000);
     expect(created(rt)).toHaveLength(4);
+    await a.stop();
+  });
+
+  test("a new sandbox removes the old init containers with their log files (the kubelet's removeContainer), nothing else", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    rt.exitOnStart.set("init", 0);
+    const a = await startAgent(rt, clock);
+    a.config.apply(fromFile(pod({ inits: ["init"] })));
+    await a.settle();
+    expect(created(rt)).toEqual(["init", "app"]);
+    // The runtime's log files of both containers, under the pod's log folder.
+    const dir = join(root, "logs", "default_web_uid-1");
+    const initLog = join(dir, "init", "0.log");
+    const appLog = join(dir, "app", "0.log");
+    for (const [name, file] of [["init", initLog], ["app", appLog]] as const) {
+      writeFileSync(file, "output\n");
+      rt.logPaths.set(rt.containersNamed(name)[0]!.id, file);
+    }
+    writeFileSync(`${initLog}.20260101-000000.gz`, "");
+    // The sandbox dies: a new one, whose init must run again; the old init instance goes first.
+    rt.stopSandbox([...rt.sandboxes.keys()][0]!);
+    await clock.advance(1000);
+    await a.settle();
+    expect(created(rt)).toEqual(["init", "app", "init", "app"]);
+    expect(existsSync(initLog)).toBe(false);
+    expect(existsSync(`${initLog}.20260101-000000.gz`)).toBe(false);
+    // The dead app instance is the container GC's to weigh: it and its log stay.
+    expect(existsSync(appLog)).toBe(true);
     await a.stop();
   });
 
