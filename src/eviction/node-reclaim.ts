@@ -7,12 +7,12 @@
 // node without them evicts as if nothing could be reclaimed.
 import type { Signal } from "./signals";
 
-/** The image GC's eviction entry point: removes every image no container uses (ignoring the GC's age and thresholds). */
+/** The image GC's eviction entry point: removes every image no container uses, whatever the thresholds (imageMinimumGCAge still holds, as in the kubelet's freeSpace). */
 export interface ImageReclaimer {
   deleteUnusedImages(): Promise<void>;
 }
 
-/** The container GC's eviction entry point: removes every dead container (ignoring MinAge and the per-pod limits). */
+/** The container GC's eviction entry point: its policy, plus every dead container of pods that have terminated (evictNonDeletedPods). */
 export interface ContainerReclaimer {
   deleteAllUnusedContainers(): Promise<void>;
 }

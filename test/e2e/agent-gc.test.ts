@@ -11,46 +11,20 @@
 // started with them removes busybox at once if no container uses it yet; after the restart the
 // log writer (adopted, still running) holds it.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { POD_UID } from "../../src/cri/labels";
-import { socketPath } from "../../src/cri/client";
 import { manifest, NODE_NAME, running, TestAgent } from "./agent-harness";
-import { BUSYBOX_IMAGE, CONTAINERD, PAUSE_IMAGE, REPO, startNode, type TestNode } from "./node";
+import { BUSYBOX_IMAGE, PAUSE_IMAGE, startNode, type TestNode } from "./node";
+import { importVictimImage, VICTIM_IMAGE } from "./victim-image";
 import { eventually } from "./proc";
 
-const VICTIM_IMAGE = "localhost/e2e/gc-victim:1";
 const LOG_FLAGS = ["--container-log-max-size", "10Ki", "--container-log-max-files", "3", "--container-gc-period", "2s"];
 const ROTATED = /^0\.log\.\d{8}-\d{6}(\.gz)?$/;
 /** A compression in progress: `<rotated>.tmp`, renamed to `<rotated>.gz`, then the original removed. */
 const COMPRESSING = /^0\.log\.\d{8}-\d{6}\.tmp$/;
 /** The container's log files, without a compression in progress (its .tmp, and the original it replaces). */
 const settledFiles = (names: string[]) => names.filter((n) => !COMPRESSING.test(n) && !names.includes(`${n}.gz`) && !names.includes(`${n}.tmp`));
-
-/**
- * An image of its own ID for image GC to remove: busybox's layer under a config with one more label,
- * written as a docker archive and imported with the ctr beside the node's containerd.
- */
-function importVictimImage(node: TestNode): void {
-  const work = join(node.rootDir, "victim");
-  mkdirSync(work, { recursive: true });
-  const src = join(process.env.NODEAGENT_IMAGES ?? join(REPO, ".cache/images"), "busybox.tar");
-  const run = (cmd: string[]) => {
-    const r = Bun.spawnSync(cmd, { cwd: work, stderr: "pipe", stdout: "pipe" });
-    if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")}: ${r.stderr.toString()}`);
-  };
-  run(["tar", "xf", src]);
-  const [m] = JSON.parse(readFileSync(join(work, "manifest.json"), "utf8")) as { Config: string; Layers: string[] }[];
-  const config = JSON.parse(readFileSync(join(work, m!.Config), "utf8")) as { config?: { Labels?: Record<string, string> } };
-  config.config = { ...config.config, Labels: { ...config.config?.Labels, "nodeagent.e2e": "gc-victim" } };
-  const text = JSON.stringify(config);
-  const configName = `${createHash("sha256").update(text).digest("hex")}.json`;
-  writeFileSync(join(work, configName), text);
-  writeFileSync(join(work, "manifest.json"), JSON.stringify([{ Config: configName, RepoTags: [VICTIM_IMAGE], Layers: m!.Layers }]));
-  run(["tar", "cf", "victim.tar", "manifest.json", configName, ...m!.Layers]);
-  run([join(dirname(CONTAINERD[node.version]), "ctr"), "--address", socketPath(node.endpoint), "-n", "k8s.io", "images", "import", join(work, "victim.tar")]);
-}
 
 const tags = async (node: TestNode) => (await node.client.listImages()).flatMap((i) => i.repoTags);
 
