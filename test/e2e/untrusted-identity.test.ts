@@ -35,13 +35,20 @@ function cgroupRoots(): string[] {
   return existsSync(join(base, "cgroup.controllers")) ? [base] : readdirSync(base).map((d) => join(base, d));
 }
 
-/** No cgroup named after the traversal target, and only pod<uid> folders under --cgroup-root. */
+/** The folders directly in a cgroup folder. */
+const subfolders = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name) : []);
+
+/**
+ * No cgroup named after the traversal target, and under --cgroup-root only the kubelet's hierarchy:
+ * kubepods, its burstable and besteffort, and pod<uid> folders in those three.
+ */
 function expectNoCgroupOutside(target: string): void {
   for (const r of cgroupRoots()) {
     expect(existsSync(join(r, target))).toBe(false);
     const ours = join(r, AGENT_CGROUP);
-    if (!existsSync(ours)) continue;
-    for (const d of readdirSync(ours, { withFileTypes: true })) if (d.isDirectory()) expect(d.name).toMatch(/^pod[a-z0-9-]+$/);
+    for (const d of subfolders(ours)) expect(d).toBe("kubepods");
+    for (const d of subfolders(join(ours, "kubepods"))) expect(d).toMatch(/^(pod[a-z0-9-]+|burstable|besteffort)$/);
+    for (const qos of ["burstable", "besteffort"]) for (const d of subfolders(join(ours, "kubepods", qos))) expect(d).toMatch(/^pod[a-z0-9-]+$/);
   }
 }
 
