@@ -152,8 +152,14 @@ export class ContainerManager implements PodCgroups {
 
   ensure(pod: Pod): void {
     if (!this.pods || this.pods.exists(pod)) return;
+    // As the kubelet's syncPod: the QoS shares first, with the new pod counted; a failure there is
+    // logged and the pod's own cgroup is still made.
     try {
       this.updateQos();
+    } catch (err) {
+      this.o.log.warn(`cgroups: failed to update QoS cgroups while syncing pod ${podRef(pod).uid}: ${errorMessage(err)}`);
+    }
+    try {
       this.pods.ensureExists(pod);
     } catch (err) {
       throw new Error(`failed to ensure that the pod: ${podRef(pod).uid} cgroups exist and are correctly applied: ${errorMessage(err)}`);

@@ -11,7 +11,7 @@ import type { Pod } from "kubernetes-types/core/v1";
 import { childName, type CgroupName } from "./cgroup-name";
 import type { CgroupManager } from "./cgroup-manager";
 import { qosClass, type QOSClass } from "./qos";
-import { MIN_SHARES, milliCpuToShares, podRequestsAndLimits } from "./resource-config";
+import { MIN_SHARES, milliCpuToShares, podRequestsAndLimits, type ResourceConfig } from "./resource-config";
 
 export type QosContainersInfo = Readonly<Record<QOSClass, CgroupName>>;
 
@@ -42,19 +42,19 @@ export class QosContainerManager {
     this.info = qosContainersInfo(nodeAllocatable);
   }
 
-  /** Makes (or updates) burstable and besteffort, then sets the shares from the pods. */
+  /** Makes (or updates) burstable and besteffort with their shares. */
   start(): void {
-    for (const name of [this.info.Burstable, this.info.BestEffort]) {
-      const config = name === this.info.BestEffort ? { cpuShares: MIN_SHARES } : {};
-      if (this.cgroups.exists(name)) this.cgroups.update(name, config);
-      else this.cgroups.create(name, config);
-    }
     this.update();
   }
 
-  /** UpdateCgroups: besteffort back to 2 shares, burstable to the Burstable pods' requests. */
+  /**
+   * UpdateCgroups: besteffort back to 2 shares, burstable to the Burstable pods' requests. A QoS
+   * cgroup that someone removed is made again (the kubelet would only log the failed update until
+   * its next restart).
+   */
   update(): void {
-    this.cgroups.update(this.info.BestEffort, { cpuShares: MIN_SHARES });
-    this.cgroups.update(this.info.Burstable, { cpuShares: burstableShares(this.activePods()) });
+    const set = (name: CgroupName, config: ResourceConfig) => (this.cgroups.exists(name) ? this.cgroups.update(name, config) : this.cgroups.create(name, config));
+    set(this.info.BestEffort, { cpuShares: MIN_SHARES });
+    set(this.info.Burstable, { cpuShares: burstableShares(this.activePods()) });
   }
 }

@@ -34,7 +34,7 @@ describe("the node's cgroups at start (setupNode)", () => {
     const { cm, cgroups } = manager();
     cm.start();
     expect(cgroups.calls.map((x) => `${x.op} ${x.name}`)).toEqual([
-      "create /na/kubepods", "create /na/kubepods/burstable", "create /na/kubepods/besteffort", "update /na/kubepods/besteffort", "update /na/kubepods/burstable",
+      "create /na/kubepods", "create /na/kubepods/besteffort", "create /na/kubepods/burstable",
     ]);
     expect(cgroups.cgroups.get("/na/kubepods")).toEqual({ cpuShares: 3072, memoryLimitBytes: 15 * GiB });
     expect(cgroups.cgroups.get("/na/kubepods/besteffort")).toEqual({ cpuShares: 2 });
@@ -119,6 +119,19 @@ describe("pod cgroups", () => {
     expect(cgroups.cgroups.get("/na/kubepods/burstable")).toEqual({ cpuShares: 204 });
     // Removed in every place a pod of that UID could have been, and in the flat layout's.
     expect(cgroups.calls.filter((x) => x.op === "destroy").map((x) => x.name)).toEqual(["/na/podb-1", "/na/kubepods/podb-1", "/na/kubepods/burstable/podb-1", "/na/kubepods/besteffort/podb-1"]);
+  });
+
+  test("a QoS cgroup removed behind the agent's back is made again at the next pod; a failed QoS update is only logged", () => {
+    const { cm, cgroups, active, logs } = manager();
+    cm.start();
+    cgroups.destroy(["na", "kubepods", "burstable"]);
+    active.push(burstable);
+    cm.ensure(burstable);
+    expect(cgroups.cgroups.get("/na/kubepods/burstable")).toEqual({ cpuShares: 307 });
+    cgroups.failWith("update", "/na/kubepods/besteffort", new Error("permission denied"));
+    cm.ensure(bestEffort);
+    expect(cgroups.cgroups.has("/na/kubepods/besteffort/pode-1")).toBe(true);
+    expect(logs).toContain("warn: cgroups: failed to update QoS cgroups while syncing pod e-1: permission denied");
   });
 
   test("a pod cgroup that cannot be made says so in the kubelet's words", () => {
