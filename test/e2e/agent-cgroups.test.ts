@@ -5,31 +5,32 @@
 // ResourceConfigForPod's values, their sandbox and containers below it, the OOM score of their class;
 // the burstable cgroup's shares follow the Burstable pods' cpu requests; and when the pods are deleted
 // their cgroups are gone from every hierarchy and the burstable shares are back to 2.
-// The agent runs under a cgroup root of its own, so no other test's agent writes the same QoS cgroups.
-import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+// With --enforce-node-allocatable=pods,kube-reserved the existing --kube-reserved-cgroup is held to
+// what is reserved. And --cgroups-per-qos=false keeps the flat layout, <cgroup-root>/pod<uid>.
+// Each agent runs under a cgroup root of its own, so no other test's agent writes the same cgroups.
+//
+// Only the cgroupfs driver runs here: the systemd driver needs systemd as PID 1 (containerd's
+// SystemdCgroup = true has runc ask systemd over D-Bus for a transient scope in the pod's slice, and
+// the agent refuses --cgroup-driver=systemd without /run/systemd/system), and this machine's PID 1 is
+// not systemd. The systemd names and folders are covered by the unit tests (test/cm).
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { POD_UID } from "../../src/cri/labels";
-import { running, useAgent } from "./agent-harness";
+import { manifest, running, useAgent } from "./agent-harness";
+import { removeCgroups } from "./node";
 import { eventually } from "./proc";
 
 const ROOT = "/nodeagent-e2e-cgroups";
+/** The cgroup standing for the Kubernetes daemons' (--kube-reserved-cgroup); it must exist beforehand. */
+const KUBE_RESERVED = "/nodeagent-e2e-cgroups-kube";
 const KUBEPODS = `${ROOT}/kubepods`;
 const MOUNT = "/sys/fs/cgroup";
 const MiB = 2 ** 20;
 const GiB = 2 ** 30;
 
-const pod = (name: string, resources: string) => `apiVersion: v1
-kind: Pod
-metadata:
-  name: ${name}
-spec:
-  terminationGracePeriodSeconds: 1
-  containers:
-    - name: main
-      image: localhost/nodeagent/busybox:1.35
-      command: ["sh", "-c", "exec sleep 3600"]
-${resources}`;
+/** A busybox pod whose main container has these resources (YAML, as the container's other fields). */
+const pod = (name: string, resources: string) => manifest(name, "exec sleep 3600", { container: resources });
 
 const GUARANTEED = pod("guaranteed", `      resources:
         limits: { cpu: 250m, memory: 64Mi }
@@ -61,7 +62,11 @@ const isV2 = existsSync(join(MOUNT, "cgroup.controllers"));
 
 for (const version of ["1.6", "1.7"] as const) {
   describe.skipIf(isV2)(`the kubelet's cgroups on containerd ${version}`, () => {
-    const env = useAgent(version, () => ["--kube-reserved", "cpu=500m,memory=1Gi"], { cgroupRoot: ROOT });
+    const env = useAgent(version, () => {
+      for (const h of ["cpu", "cpuacct", "cpuset", "memory", "pids"]) mkdirSync(join(MOUNT, h, KUBE_RESERVED), { recursive: true });
+      return ["--kube-reserved", "cpu=500m,memory=1Gi", "--enforce-node-allocatable", "pods,kube-reserved", "--kube-reserved-cgroup", KUBE_RESERVED];
+    }, { cgroupRoot: ROOT });
+    afterAll(() => removeCgroups(KUBE_RESERVED));
 
     test("kubepods at allocatable, each QoS class's pod cgroup with the kubelet's values and its containers inside, all removed with the pods", async () => {
       const agent = env.agent();
@@ -73,6 +78,9 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(num("memory", KUBEPODS, "memory.limit_in_bytes")).toBe(memoryBytes - GiB);
       expect(num("cpu", `${KUBEPODS}/besteffort`, "cpu.shares")).toBe(2);
       expect(num("cpu", `${KUBEPODS}/burstable`, "cpu.shares")).toBe(2);
+      // kube-reserved enforced on its cgroup.
+      expect(num("cpu", KUBE_RESERVED, "cpu.shares")).toBe(512);
+      expect(num("memory", KUBE_RESERVED, "memory.limit_in_bytes")).toBe(GiB);
 
       agent.writeManifest("guaranteed.yaml", GUARANTEED);
       agent.writeManifest("burstable.yaml", BURSTABLE);
@@ -136,5 +144,27 @@ for (const version of ["1.6", "1.7"] as const) {
       // The node's cgroups stay for the next pods.
       expect(num("memory", KUBEPODS, "memory.limit_in_bytes")).toBe(memoryBytes - GiB);
     }, 120_000);
+  });
+}
+
+for (const version of ["1.6", "1.7"] as const) {
+  describe.skipIf(isV2)(`--cgroups-per-qos=false on containerd ${version}`, () => {
+    const FLAT = "/nodeagent-e2e-cgroups-flat";
+    const env = useAgent(version, () => ["--cgroups-per-qos=false", "--enforce-node-allocatable="], { cgroupRoot: FLAT });
+
+    test("the flat layout: the pod's sandbox and container in <cgroup-root>/pod<uid>, no kubepods, gone with the pod", async () => {
+      const agent = env.agent();
+      agent.writeManifest("flat.yaml", GUARANTEED);
+      const p = await agent.waitPod("guaranteed", "running", running);
+      const cgroup = `${FLAT}/pod${p.metadata!.uid}`;
+      const [container] = await env.node().client.listContainers({ labelSelector: { [POD_UID]: p.metadata!.uid! } });
+      expect(existsSync(join(MOUNT, "memory", cgroup, container!.id))).toBe(true);
+      // The container keeps its own limit; the pod level has none (runc made the folder, not the agent).
+      expect(num("memory", join(cgroup, container!.id), "memory.limit_in_bytes")).toBe(64 * MiB);
+      expect(num("memory", cgroup, "memory.limit_in_bytes")).toBeGreaterThan(2 ** 60);
+      expect(existsSync(join(MOUNT, "memory", FLAT, "kubepods"))).toBe(false);
+      agent.removeManifest("flat.yaml");
+      await eventually("the pod's cgroup to be gone", async () => (hierarchies().every((h) => !existsSync(join(MOUNT, h, cgroup))) ? true : undefined), 30_000, 250);
+    }, 60_000);
   });
 }
