@@ -389,6 +389,15 @@ export class PodSyncer {
     }
   }
 
+  /** The pod cgroups of pods none of `known` is: removed (housekeeping, once every source has been seen). */
+  removeOrphanedCgroups(known: ReadonlySet<string>): void {
+    try {
+      this.cgroups.removeOrphans(known);
+    } catch (err) {
+      this.log.warn(`cgroups: removing the cgroups of pods that are gone: ${errorMessage(err)}`);
+    }
+  }
+
   /** Keeps the newest dead instance of each container and the newest sandbox (the kubelet's container GC). */
   async garbageCollect(status: PodStatus): Promise<number> {
     let removed = 0;

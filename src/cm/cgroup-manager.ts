@@ -32,6 +32,8 @@ export interface CgroupManager {
   update(name: CgroupName, config: ResourceConfig): void;
   /** Removes the cgroup and everything below it, in every hierarchy; a cgroup that is not there is no error. */
   destroy(name: CgroupName): void;
+  /** The folder names (in the driver's spelling) of the cgroups directly below this one; [] when it is not there. */
+  children(name: CgroupName): string[];
 }
 
 /** The v1 hierarchies the cgroup is made in before the runtime puts containers below it. */
@@ -173,6 +175,17 @@ export class FsCgroupManager implements CgroupManager {
 
   destroy(name: CgroupName): void {
     removeCgroupTree(this.name(name), this.mount);
+  }
+
+  /** Read in one hierarchy (memory on v1: every pod cgroup is made there). */
+  children(name: CgroupName): string[] {
+    const path = this.name(name);
+    const dir = this.unified ? this.confined(this.mount, path) : this.confined(join(this.mount, "memory"), path);
+    try {
+      return readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    } catch {
+      return [];
+    }
   }
 }
 

@@ -31,6 +31,8 @@ export interface PodCgroups {
   ensure(pod: Pod): void;
   /** After the pod is gone: its cgroup is removed, wherever it could be. */
   remove(uid: string): void;
+  /** Housekeeping: the pod cgroups of pods none of `known` is (cleanupOrphanedPodCgroups) are removed. */
+  removeOrphans(known: ReadonlySet<string>): void;
 }
 
 /** What the container manager logs through (the node's Logger). */
@@ -163,6 +165,27 @@ export class ContainerManager implements PodCgroups {
       this.pods.ensureExists(pod);
     } catch (err) {
       throw new Error(`failed to ensure that the pod: ${podRef(pod).uid} cgroups exist and are correctly applied: ${errorMessage(err)}`);
+    }
+  }
+
+  /**
+   * The kubelet's cleanupOrphanedPodCgroups, once every source has been seen: a pod cgroup whose pod
+   * nothing knows is removed. One that still has processes cannot be (rmdir refuses a busy cgroup)
+   * and stays: the kubelet would kill them first; the agent leaves them to whoever started them.
+   */
+  removeOrphans(known: ReadonlySet<string>): void {
+    if (!this.pods) return;
+    const orphans = this.pods.orphans(known);
+    for (const name of orphans) {
+      this.o.log.info(`cgroups: removing ${this.o.cgroups.name(name)}, the cgroup of a pod that is gone`);
+      this.o.cgroups.destroy(name);
+    }
+    if (orphans.length) {
+      try {
+        this.updateQos();
+      } catch (err) {
+        this.o.log.warn(`cgroups: updating the QoS cgroups after removing orphaned pod cgroups: ${errorMessage(err)}`);
+      }
     }
   }
 

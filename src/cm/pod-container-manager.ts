@@ -7,15 +7,22 @@
 import type { Pod } from "kubernetes-types/core/v1";
 import { podRef } from "../api/pod";
 import { uidSegment } from "../manifest/static-pod";
-import { childName, type CgroupName } from "./cgroup-name";
+import { childName, parseSystemdName, type CgroupName } from "./cgroup-name";
 import type { CgroupManager } from "./cgroup-manager";
 import { qosClass } from "./qos";
 import type { QosContainersInfo } from "./qos-container-manager";
 import { resourceConfigForPod } from "./resource-config";
 
+/** podCgroupNamePrefix. */
+const POD_CGROUP_PREFIX = "pod";
+
 /** podCgroupNamePrefix + the UID; PathEscapeError for a UID that cannot name a folder. */
 export function podCgroupSuffix(uid: string): string {
-  return `pod${uidSegment(uid)}`;
+  return `${POD_CGROUP_PREFIX}${uidSegment(uid)}`;
+}
+
+function lastSegment(path: string): string {
+  return path.slice(path.lastIndexOf("/") + 1);
 }
 
 export class PodContainerManager {
@@ -37,6 +44,33 @@ export class PodContainerManager {
   ensureExists(pod: Pod): void {
     const name = this.name(pod);
     if (!this.cgroups.exists(name)) this.cgroups.create(name, resourceConfigForPod(pod));
+  }
+
+  /**
+   * The pod cgroups in the QoS classes' cgroups whose UID is not one of `known` (the kubelet's
+   * GetAllPodsFromCgroups, less the pods it knows): a pod that went while the agent was down, or
+   * whose removal was cut short.
+   */
+  orphans(known: ReadonlySet<string>): CgroupName[] {
+    const out: CgroupName[] = [];
+    for (const parent of new Set([this.qos.Guaranteed, this.qos.Burstable, this.qos.BestEffort])) {
+      const expected = new Set<string>();
+      for (const uid of known) {
+        try {
+          expected.add(lastSegment(this.cgroups.name(childName(parent, podCgroupSuffix(uid)))));
+        } catch {
+          /* a UID that names no folder has no cgroup */
+        }
+      }
+      for (const folder of this.cgroups.children(parent)) {
+        if (expected.has(folder)) continue;
+        // Back to a name: the folder below the parent (cgroupfs), or the slice's own components,
+        // which its spelling keeps whole (systemd: "-" only between components).
+        const name = this.cgroups.driver === "systemd" ? parseSystemdName(folder) : childName(parent, folder);
+        if (name.length === parent.length + 1 && name[name.length - 1]!.startsWith(POD_CGROUP_PREFIX)) out.push(name);
+      }
+    }
+    return out;
   }
 
   /** Removes the cgroup of a pod of this UID in each QoS class's cgroup. */

@@ -72,6 +72,15 @@ describe("cgroup v1", () => {
     expect(() => removeCgroupTree("/../..", mount)).toThrow(PathEscapeError);
   });
 
+  test("the cgroups below one, as folder names in the driver's spelling", () => {
+    const mount = v1Tree();
+    const m = new FsCgroupManager("systemd", mount);
+    m.create(["na", "kubepods", "podu-1"], {});
+    m.create(["na", "kubepods", "burstable"], {});
+    expect(m.children(["na", "kubepods"]).sort()).toEqual(["na-kubepods-burstable.slice", "na-kubepods-podu_1.slice"]);
+    expect(m.children(["na", "nothing"])).toEqual([]);
+  });
+
   test("removal takes the folder and what is below it out of every hierarchy", () => {
     const mount = v1Tree();
     for (const h of ["cpu", "memory", "devices", "systemd"]) mkdirSync(join(mount, h, "na/kubepods/podu-1/c1"), { recursive: true });

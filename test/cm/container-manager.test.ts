@@ -134,6 +134,24 @@ describe("pod cgroups", () => {
     expect(logs).toContain("warn: cgroups: failed to update QoS cgroups while syncing pod e-1: permission denied");
   });
 
+  test("housekeeping removes the pod cgroups of pods nothing knows, in either driver's spelling, and nothing else", () => {
+    for (const driver of ["cgroupfs", "systemd"] as const) {
+      const { cm, cgroups, active, logs } = manager({}, new FakeCgroupManager(driver));
+      cm.start();
+      active.push(guaranteed, burstable, bestEffort);
+      for (const p of active) cm.ensure(p);
+      cgroups.create(["na", "kubepods", "burstable", "podgone-1"], { cpuShares: 1024 });
+      cgroups.create(["na", "kubepods", "podgone-2"], {});
+      cgroups.create(["na", "kubepods", "someone-elses"], {});
+      const before = new Set(cgroups.cgroups.keys());
+      cm.removeOrphans(new Set(["g-1", "b-1", "e-1"]));
+      const gone = [...before].filter((k) => !cgroups.cgroups.has(k)).sort();
+      expect(gone).toEqual([cgroups.name(["na", "kubepods", "burstable", "podgone-1"]), cgroups.name(["na", "kubepods", "podgone-2"])].sort());
+      expect(logs).toContain(`info: cgroups: removing ${cgroups.name(["na", "kubepods", "podgone-2"])}, the cgroup of a pod that is gone`);
+      expect(cgroups.cgroups.get(cgroups.name(["na", "kubepods", "burstable"]))).toEqual({ cpuShares: 307 });
+    }
+  });
+
   test("a pod cgroup that cannot be made says so in the kubelet's words", () => {
     const { cm, cgroups } = manager();
     cm.start();

@@ -4,7 +4,8 @@
 // Burstable and a BestEffort static pod each get pod<uid> in their QoS class's cgroup with
 // ResourceConfigForPod's values, their sandbox and containers below it, the OOM score of their class;
 // the burstable cgroup's shares follow the Burstable pods' cpu requests; and when the pods are deleted
-// their cgroups are gone from every hierarchy and the burstable shares are back to 2.
+// their cgroups are gone from every hierarchy and the burstable shares are back to 2; a pod cgroup
+// whose pod nothing knows is removed by housekeeping.
 // With --enforce-node-allocatable=pods,kube-reserved the existing --kube-reserved-cgroup is held to
 // what is reserved. And --cgroups-per-qos=false keeps the flat layout, <cgroup-root>/pod<uid>.
 // Each agent runs under a cgroup root of its own, so no other test's agent writes the same cgroups.
@@ -81,6 +82,11 @@ for (const version of ["1.6", "1.7"] as const) {
       // kube-reserved enforced on its cgroup.
       expect(num("cpu", KUBE_RESERVED, "cpu.shares")).toBe(512);
       expect(num("memory", KUBE_RESERVED, "memory.limit_in_bytes")).toBe(GiB);
+
+      // A pod cgroup whose pod nothing knows (gone while the agent was down): removed by housekeeping.
+      const orphan = `${KUBEPODS}/burstable/pod00000000-0000-0000-0000-00000000dead`;
+      for (const h of ["cpu", "memory"]) mkdirSync(join(MOUNT, h, orphan));
+      await eventually("the orphaned pod cgroup to be removed", async () => (["cpu", "memory"].every((h) => !existsSync(join(MOUNT, h, orphan))) ? true : undefined), 30_000, 250);
 
       agent.writeManifest("guaranteed.yaml", GUARANTEED);
       agent.writeManifest("burstable.yaml", BURSTABLE);

@@ -54,6 +54,11 @@ export class FakeCgroupManager implements CgroupManager {
     this.cgroups.set(n, { ...current, ...config });
   }
 
+  children(name: CgroupName): string[] {
+    const prefix = `${this.name(name)}/`.replace(/^\/\/$/, "/");
+    return [...this.cgroups.keys()].filter((k) => k.startsWith(prefix) && !k.slice(prefix.length).includes("/")).map((k) => k.slice(prefix.length));
+  }
+
   destroy(name: CgroupName): void {
     const n = this.name(name);
     this.check("destroy", n);
