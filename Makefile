@@ -5,7 +5,7 @@ ROOT_DIR ?= /var/lib/nodeagent
 IMAGES_DIR ?= .cache/images
 SRC := $(shell find cmd src -name '*.ts' -o -name '*.json') package.json
 
-.PHONY: all build run test test-unit test-kube test-e2e node images deps typecheck bench-pleg bench-pod-start bench-footprint bench-probes bench-lint bench-schedule bench-startup bench-streaming proto clean
+.PHONY: all build run test test-unit test-kube test-e2e node images deps typecheck bench-pleg bench-pod-start bench-footprint bench-probes bench-lint bench-schedule bench-startup bench-streaming bench-eviction proto clean
 
 all: build
 
@@ -114,6 +114,11 @@ bench-streaming: node deps build images
 # LeastAllocated over the same nodes); at 500 nodes also through a private API server, beside the real
 # kube-scheduler there, when KUBE_BIN (default /tmp/kube-1.24, from ../shared/control-plane/build.sh) has
 # kube-apiserver, etcd and kube-scheduler (skipped, saying why, when not).
+# The agent's cpu and RSS at 100 pods with the eviction manager's stats collection on (default
+# thresholds) vs off (--eviction-hard=), as a ratio (issue 17: target ≤ 1.2× cpu).
+bench-eviction: node deps build images
+	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) bench/eviction.ts
+
 bench-schedule: deps build
 	$(BUN) bench/schedule.ts
 

@@ -5,6 +5,11 @@ import type { Pod } from "kubernetes-types/core/v1";
 export interface PodAdmitAttributes {
   pod: Pod;
   otherPods: readonly Pod[];
+  /**
+   * Only asking, not admitting (the push source's check before it keeps a pod): a handler answers as
+   * it would, and changes nothing (no pod is preempted). The kubelet has no such caller.
+   */
+  dryRun?: boolean;
 }
 
 /** The kubelet's PodAdmitResult: a refusal carries a CamelCase reason and a message for the pod status. */

@@ -14,6 +14,7 @@ import { existsSync, statSync } from "node:fs";
 import { isIP } from "node:net";
 import { hostname } from "node:os";
 import type { Taint } from "kubernetes-types/core/v1";
+import { SysctlAllowlist } from "../admission/sysctls";
 import { forbiddenNodeLabelsError } from "../api/node-labels";
 import { parseQuantity } from "../api/quantity";
 import { isDNS1123Subdomain } from "../api/validation";
@@ -29,6 +30,7 @@ import { parseDuration } from "../util/duration";
 import { ConfigError, errorMessage } from "../util/errors";
 import type { LogFormat } from "../util/log";
 import { CGROUP_DRIVERS, ENFORCEMENT_KEYS, type CgroupDriver, type EnforcementKey } from "../cm";
+import { DEFAULT_EVICTION_HARD, parseEqualsMap, parseLangleMap, parseThresholds, ThresholdEntryError, ThresholdError, type Threshold, type ThresholdSetting } from "../eviction/thresholds";
 import { isZeroValue, readKubeletConfigFile, type ConfigField, type KubeletConfigFile } from "./kubelet-config-file";
 
 /** Resources kept off the node's allocatable (--kube-reserved plus --system-reserved), as quantities. */
@@ -71,11 +73,18 @@ export interface AgentConfig {
   pushPolicy: PushPolicy;
   syncFrequencyMs: number;
   /**
-   * --eviction-monitoring-period: how often the eviction manager measures the pods' emptyDir volumes
-   * against their sizeLimit (the kubelet's evictionMonitoringPeriod, a 10 s constant there, with no
-   * flag or config field; nodeagent's own flag, so that tests need not wait 10 s).
+   * --eviction-monitoring-period: how often the eviction manager checks its thresholds and the pods'
+   * emptyDir volumes against their sizeLimit (the kubelet's evictionMonitoringPeriod, a 10 s constant
+   * there, with no flag or config field; nodeagent's own flag, so that tests need not wait 10 s).
    */
   evictionMonitoringPeriodMs: number;
+  /**
+   * --allowed-unsafe-sysctls / allowedUnsafeSysctls: the sysctls (or prefixes ending in `*`) pods may
+   * set beyond the kubelet's safe set; each must be known to be namespaced (checked here).
+   */
+  allowedUnsafeSysctls: string[];
+  /** The eviction manager's settings (src/eviction): thresholds, pressure transition, soft grace cap. */
+  eviction: EvictionSettings;
   node: {
     labels: Record<string, string>;
     taints: Taint[];
@@ -146,6 +155,18 @@ export interface AgentConfig {
   warnings: string[];
 }
 
+/**
+ * --eviction-hard, --eviction-soft (with --eviction-soft-grace-period), --eviction-minimum-reclaim as
+ * thresholds; --eviction-pressure-transition-period; --eviction-max-pod-grace-period.
+ */
+export interface EvictionSettings {
+  thresholds: Threshold[];
+  /** The four maps as given (or defaulted), for /configz. */
+  maps: Partial<Record<ThresholdSetting, Record<string, string>>>;
+  pressureTransitionPeriodMs: number;
+  maxPodGracePeriodSeconds: number;
+}
+
 /** The defaults of the agent's flags, the kubelet's where it has one; cmd/agent.ts shows them in --help. */
 export const AGENT_DEFAULTS = {
   "root-dir": "/var/lib/nodeagent",
@@ -168,6 +189,9 @@ export const AGENT_DEFAULTS = {
   "log-format": "text",
   "node-status-update-frequency": "10s",
   "eviction-monitoring-period": "10s",
+  "eviction-hard": DEFAULT_EVICTION_HARD,
+  "eviction-pressure-transition-period": "5m",
+  "eviction-max-pod-grace-period": "0",
   "authentication-token-webhook-cache-ttl": "2m",
   "authorization-webhook-cache-authorized-ttl": "5m",
   "authorization-webhook-cache-unauthorized-ttl": "30s",
@@ -206,6 +230,13 @@ export const CONFIG_FILE_FIELDS: Readonly<Record<string, string>> = {
   kubeReserved: "kube-reserved",
   systemReserved: "system-reserved",
   registerWithTaints: "register-with-taints",
+  allowedUnsafeSysctls: "allowed-unsafe-sysctls",
+  evictionHard: "eviction-hard",
+  evictionSoft: "eviction-soft",
+  evictionSoftGracePeriod: "eviction-soft-grace-period",
+  evictionMinimumReclaim: "eviction-minimum-reclaim",
+  evictionPressureTransitionPeriod: "eviction-pressure-transition-period",
+  evictionMaxPodGracePeriod: "eviction-max-pod-grace-period",
   // Blocks of several settings, read field by field in resolveApiAuth.
   authentication: "",
   authorization: "",
@@ -521,6 +552,21 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
   const context = s.string("context");
   if (localObjects && kubeconfig) s.fail("--local-objects serves the static and pushed pods of a node without --kubeconfig; with --kubeconfig configMaps and secrets come from the API server: give one of the two");
   if (context && !kubeconfig) s.fail("--context chooses a context of --kubeconfig: give --kubeconfig too");
+  // The kubelet refuses to start with a pattern NewAllowlist refuses (malformed, or not namespaced).
+  const sysctlPatterns = (list: string[]): string[] => {
+    try {
+      new SysctlAllowlist(list);
+    } catch (e) {
+      throw new Invalid(errorMessage(e));
+    }
+    return list;
+  };
+  const allowedUnsafeSysctls =
+    s.get(
+      "allowed-unsafe-sysctls",
+      (t) => sysctlPatterns(t.split(",").map((x) => x.trim()).filter(Boolean)),
+      (v) => sysctlPatterns(fileStringList(v)),
+    ) ?? [];
   const nodeStatusUpdateFrequencyMs = s.get("node-status-update-frequency", positiveDuration, fileDuration);
 
   const config: AgentConfig = {
@@ -541,6 +587,8 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
     pushPolicy,
     syncFrequencyMs: s.get("sync-frequency", positiveDuration, fileDuration) ?? 0,
     evictionMonitoringPeriodMs: s.get("eviction-monitoring-period", positiveDuration, fileDuration) ?? 0,
+    allowedUnsafeSysctls,
+    eviction: resolveEviction(s),
     node: { labels, taints, maxPods: s.get("max-pods", (t) => wholeNumber(t, 0, 1_000_000), fileInt(0, 1_000_000)) ?? 0, reserved, kubeReserved, systemReserved },
     cgroups: resolveCgroups(s),
     server: {
@@ -679,6 +727,58 @@ function boolFlag(text: string): boolean {
 function fileBool(v: unknown): boolean {
   if (typeof v !== "boolean") throw new Invalid(`expected true or false, got ${describe(v)}`);
   return v;
+}
+
+const EVICTION_MAP_FLAGS: Record<ThresholdSetting, string> = {
+  hard: "eviction-hard",
+  soft: "eviction-soft",
+  softGracePeriod: "eviction-soft-grace-period",
+  minimumReclaim: "eviction-minimum-reclaim",
+};
+
+/**
+ * The eviction settings (the kubelet's ParseThresholdConfig over its four maps). A map flag given
+ * replaces the whole default map, as the kubelet's: `--eviction-hard memory.available<1Gi` drops the
+ * default nodefs and imagefs thresholds, and `--eviction-hard=` leaves no hard threshold at all. In
+ * the file an empty evictionHard ({}) is the zero value and keeps the defaults (the kubelet: none).
+ */
+function resolveEviction(s: Settings): EvictionSettings {
+  const maps: Partial<Record<ThresholdSetting, Map<string, string>>> = {};
+  for (const [setting, flag] of Object.entries(EVICTION_MAP_FLAGS) as Array<[ThresholdSetting, string]>) {
+    const map = s.get(
+      flag,
+      (t) => {
+        try {
+          return setting === "hard" || setting === "soft" ? parseLangleMap(t) : parseEqualsMap(t);
+        } catch (e) {
+          throw e instanceof ThresholdError ? new Invalid(e.message) : e;
+        }
+      },
+      (v) => new Map(Object.entries(fileMap(v)).map(([k, q]): [string, string] => [k, typeof q === "number" ? String(q) : fileString(q)])),
+    );
+    if (map) maps[setting] = map;
+  }
+  let thresholds: Threshold[] = [];
+  try {
+    thresholds = parseThresholds({ hard: maps.hard ?? new Map(), ...maps });
+  } catch (e) {
+    if (!(e instanceof ThresholdEntryError)) throw e;
+    const flag = EVICTION_MAP_FLAGS[e.setting];
+    const f = s.fromFile(flag);
+    s.fail(`${f ? `${f.at}: ${f.name}` : `--${flag}`}: ${JSON.stringify(e.entry)}: ${e.message}`);
+  }
+  const pressureTransitionPeriodMs = s.get("eviction-pressure-transition-period", positiveDuration, fileDuration) ?? 0;
+  const maxPodGracePeriodSeconds =
+    s.get(
+      "eviction-max-pod-grace-period",
+      (t) => {
+        if (!/^-?\d+$/.test(t.trim())) throw new Invalid("expected a whole number of seconds (negative: the pod's own grace period)");
+        return Number(t);
+      },
+      fileInt(-(2 ** 31), 2 ** 31 - 1),
+    ) ?? 0;
+  const asRecords = Object.fromEntries(Object.entries(maps).map(([k, m]) => [k, Object.fromEntries(m)]));
+  return { thresholds, maps: asRecords, pressureTransitionPeriodMs, maxPodGracePeriodSeconds };
 }
 
 function oneOf(text: string, options: readonly string[]): string {

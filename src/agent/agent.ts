@@ -24,7 +24,7 @@ import type { PodProber, ProbeObservation, ProbeSeed, ProbeUpdate, RunningContai
 import type { Clock, Timer } from "../util/clock";
 import type { Logger } from "../util/log";
 import { apiTime } from "../util/time";
-import { IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS, LocalStorageEviction, type EvictionStatus } from "../eviction/local-storage";
+import { IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS, LocalStorageEviction, type EvictionStatus, type EvictionTarget } from "../eviction/local-storage";
 import { WalkDiskUsage, type DiskUsage } from "../stats/disk-usage";
 import { errorMessage } from "../util/errors";
 import { SystemMounter, type Mounter } from "../volume/mount";
@@ -116,7 +116,20 @@ export interface AgentOptions {
   diskUsage?: DiskUsage;
   /** The kubelet's evictionMonitoringPeriod, 10 s by default (src/eviction); shorter in e2e tests. */
   evictionMonitoringPeriodMs?: number;
+  /**
+   * Makes the eviction manager's loop from what it acts on and its local-storage part: the node
+   * makes the EvictionManager (thresholds over the stats provider); the local-storage check alone by default.
+   */
+  evictionManager?: (target: EvictionTarget, localStorage: LocalStorageEviction) => EvictionLoop;
 }
+
+/** The eviction manager as the agent runs it: a loop of its own until the signal aborts. */
+export interface EvictionLoop {
+  run(signal: AbortSignal): Promise<void>;
+}
+
+/** How long a starting agent waits for its first Node before its sources start (see run()). */
+export const NODE_WAIT_MS = 10_000;
 
 /** How long a stopping agent waits for syncs and probes in flight. */
 export const SHUTDOWN_GRACE_MS = 10_000;
@@ -134,11 +147,13 @@ export class Agent implements SyncHandler {
   private readonly imageBackoff: Backoff;
   private readonly statusManager: PodStatusManager;
   readonly volumes: VolumeManager;
-  readonly eviction: LocalStorageEviction;
+  readonly eviction: EvictionLoop;
   private readonly objects: ObjectSource;
   private allSourcesSeen = false;
   /** The node's status.allocatable when node() last built it. */
   private allocatable: ResourceList | undefined;
+  /** The Node node() last built: what admission checks pods against (lastNode()). */
+  private builtNode: Node | undefined;
   private gcRunning = false;
   private readonly started = new Set<string>();
   /** Each worker's last computed API status and what it was computed from (see apiStatus). */
@@ -187,14 +202,20 @@ export class Agent implements SyncHandler {
       onSynced: (s, r) => this.afterSync(s, r),
     };
     this.workers = o.podWorkers ? o.podWorkers(workerOptions) : new PodWorkerPool(workerOptions);
-    this.eviction = new LocalStorageEviction({
+    const evictionTarget: EvictionTarget = {
+      activePods: () => this.activePods(),
+      evictPod: (pod, status, grace) => this.evictPod(pod, status, grace),
+      podCleanedUp: (pod) => this.podCleanedUp(pod),
+    };
+    const localStorage = new LocalStorageEviction({
       podsDir: o.runtimeConfig.podsDir,
       usage: o.diskUsage ?? new WalkDiskUsage(),
-      target: { activePods: () => this.activePods(), evictPod: (pod, status, grace) => this.evictPod(pod, status, grace) },
+      target: evictionTarget,
       clock: o.clock,
       log: o.log,
       monitoringPeriodMs: o.evictionMonitoringPeriodMs,
     });
+    this.eviction = o.evictionManager ? o.evictionManager(evictionTarget, localStorage) : localStorage;
     this.loop = new SyncLoop({ handler: this, duePods: () => this.workers.getDuePods(), clock: o.clock, log: o.log, housekeepingPeriodMs: o.housekeepingPeriodMs });
   }
 
@@ -211,7 +232,8 @@ export class Agent implements SyncHandler {
     }
     const plegDone = pleg.run(signal).catch((err) => this.o.log.error(`PLEG stopped: ${errorMessage(err)}`));
     const evictionDone = this.eviction.run(signal);
-    const loopDone = this.loop.run(signal, pleg.events);
+    await this.firstNode(signal);
+    const loopDone = signal.aborted ? Promise.resolve() : this.loop.run(signal, pleg.events);
     await loopDone;
     unsubscribe();
     unsubscribeObjects();
@@ -227,6 +249,28 @@ export class Agent implements SyncHandler {
     this.notes.flush();
     // Sources stop last: a cluster node's status manager may still write what the drain reported.
     await Promise.all(sources.map(async (s) => s.stop()));
+  }
+
+  /**
+   * Admission needs the Node (its labels, taints, allocatable) before the first pod is admitted: it is
+   * built once before the sync loop handles anything (the sources' first pods wait in its queue), as
+   * the kubelet has its initial node before its sync loop runs. A runtime that does not answer (the
+   * Node asks it for its version and images) holds the loop up for NODE_WAIT_MS at most; pods added
+   * before the Node exists are refused (InvalidNodeInfo), as the kubelet's predicate handler refuses them.
+   */
+  private async firstNode(signal: AbortSignal): Promise<void> {
+    const built = this.node().then(
+      () => true,
+      (err) => this.o.log.warn(`the node cannot be built (${errorMessage(err)}): new pods are refused (InvalidNodeInfo) until it can`),
+    );
+    const stopWaiting = new AbortController();
+    const onAbort = () => stopWaiting.abort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    const waited = this.o.clock.sleep(NODE_WAIT_MS, stopWaiting.signal).then(() => false, () => false);
+    const inTime = await Promise.race([built, waited]);
+    stopWaiting.abort();
+    signal.removeEventListener("abort", onAbort);
+    if (inTime === false && !this.builtNode && !signal.aborted) this.o.log.warn(`the node is not built after ${NODE_WAIT_MS / 1000}s (the runtime is not answering): new pods are refused (InvalidNodeInfo) until it is`);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -331,8 +375,11 @@ export class Agent implements SyncHandler {
 
   // ---------------------------------------------------------------------------------------------
 
-  /** The admission chain over the pods the node runs now (the kubelet's canAdmitPod over its active pods). */
-  canAdmitPod(pod: Pod): PodAdmitResult {
+  /**
+   * The admission chain over the pods the node runs now (the kubelet's canAdmitPod over its active
+   * pods). dryRun: only the answer (the push source's check), no preemption.
+   */
+  canAdmitPod(pod: Pod, o: { dryRun?: boolean } = {}): PodAdmitResult {
     const uid = podRef(pod).uid;
     const name = podKey(pod);
     // Active pods: what the sources still have and has not finished. A pod being replaced under the
@@ -341,7 +388,7 @@ export class Agent implements SyncHandler {
       .states()
       .filter((s) => s.uid !== uid && s.fullName !== name && !s.removed && s.phase !== "terminated" && !isTerminalPhase(s.apiStatus?.phase))
       .map((s) => s.pod);
-    return admitPod(this.o.admitHandlers ?? [], { pod, otherPods });
+    return admitPod(this.o.admitHandlers ?? [], { pod, otherPods, dryRun: o.dryRun });
   }
 
   /**
@@ -356,12 +403,24 @@ export class Agent implements SyncHandler {
       .map((s) => s.pod);
   }
 
-  /** The eviction manager's way to stop a pod: through the pod workers, remembered across restarts. */
-  private evictPod(pod: Pod, status: EvictionStatus, gracePeriodSeconds: number): boolean {
+  /**
+   * How the node stops a pod on its own (the eviction manager, critical-pod preemption at admission):
+   * through the pod workers, remembered across restarts.
+   */
+  evictPod(pod: Pod, status: EvictionStatus, gracePeriodSeconds: number): boolean {
     const uid = podRef(pod).uid;
     if (!this.workers.evictPod(uid, { status, gracePeriodSeconds })) return false;
     this.evicted.add(uid, status);
     return true;
+  }
+
+  /**
+   * The kubelet's podResourcesAreReclaimed, as far as the pod workers track it: the pod has finished
+   * terminating (its containers stopped) or is gone altogether.
+   */
+  private podCleanedUp(pod: Pod): boolean {
+    const s = this.workers.get(podRef(pod).uid);
+    return !s || s.phase === "terminated";
   }
 
   /** Dead containers beyond the newest of each are removed; one collection at a time, off the loop. */
@@ -543,7 +602,17 @@ export class Agent implements SyncHandler {
   async node(): Promise<Node> {
     const node = await this.o.node();
     this.allocatable = node.status?.allocatable;
+    this.builtNode = node;
     return node;
+  }
+
+  /**
+   * The Node as last built (the kubelet's getNodeAnyWay reads its cached Node the same way): labels,
+   * taints and allocatable come from the configuration and the machine, so the one built at start
+   * holds; a cluster node rebuilds it every status update, GET /node on every call.
+   */
+  lastNode(): Node | undefined {
+    return this.builtNode;
   }
 
   /**

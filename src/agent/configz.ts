@@ -48,6 +48,13 @@ export function kubeletConfigz(c: AgentConfig): { kubeletconfig: Record<string, 
     ...(c.runtime.endpoint ? { containerRuntimeEndpoint: c.runtime.endpoint } : {}),
     runtimeRequestTimeout: formatDuration(c.runtime.requestTimeoutMs),
     ...(c.node.taints.length ? { registerWithTaints: c.node.taints } : {}),
+    ...(c.allowedUnsafeSysctls.length ? { allowedUnsafeSysctls: c.allowedUnsafeSysctls } : {}),
+    evictionHard: c.eviction.maps.hard ?? {},
+    ...(c.eviction.maps.soft ? { evictionSoft: c.eviction.maps.soft } : {}),
+    ...(c.eviction.maps.softGracePeriod ? { evictionSoftGracePeriod: c.eviction.maps.softGracePeriod } : {}),
+    ...(c.eviction.maps.minimumReclaim ? { evictionMinimumReclaim: c.eviction.maps.minimumReclaim } : {}),
+    evictionPressureTransitionPeriod: formatDuration(c.eviction.pressureTransitionPeriodMs),
+    evictionMaxPodGracePeriod: c.eviction.maxPodGracePeriodSeconds,
   };
   return { kubeletconfig: cfg };
 }

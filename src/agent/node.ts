@@ -12,14 +12,17 @@
 //
 // This is the one file of src/agent that imports src/server and src/cluster: the Agent sees the
 // server only through AgentView, and the cluster as a pod source and its PodStatusManager.
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import type { ClusterNode } from "../cluster/cluster-node";
-import { MaxPodsAdmitHandler } from "../admission";
+import { CriticalPodAdmissionHandler, PredicateAdmitHandler, SysctlAdmitHandler, type PodAdmitHandler } from "../admission";
 import { parseQuantity } from "../api/quantity";
 import { ContainerManager, FsCgroupManager, type CgroupManager } from "../cm";
 import { conflictCheck, FileSource, HttpSource, PodConfig, pushPolicyCheck, PushSource, type PodSource } from "../config";
 import { CriClient, resolveRuntime } from "../cri";
+import { EvictionAdmitHandler, EvictionManager, hardEvictionReservation, NO_NODE_RECLAIM } from "../eviction";
+import type { SummaryProvider } from "../stats/summary-provider";
 import { loadStaticPods, loadStaticPodsWithLocalObjects } from "../manifest/load";
 import { Pleg } from "../pleg";
 import { kubeletConfigz } from "./configz";
@@ -32,7 +35,9 @@ import { LocalObjectSource } from "../volume/local-object-source";
 import { NoObjectSource } from "../volume/no-object-source";
 import { NoServiceLister } from "../volume/no-service-lister";
 import type { ObjectSource, ServiceLister, VolumePlugin } from "../volume/types";
+import { KmsgReader, OomWatcher, type KernelLog } from "../oom";
 import { Agent } from "./agent";
+import { qosClass } from "./status";
 import type { AgentConfig } from "./agent-config";
 
 /**
@@ -100,6 +105,8 @@ export interface NodeDeps {
   cgroups?: CgroupManager;
   /** Whether systemd is the init system (the systemd cgroup driver needs it); /run/systemd/system by default. */
   systemdRunning?: () => boolean;
+  /** The kernel's log the OOM watcher reads (/dev/kmsg); a fake in tests. */
+  kernelLog?: () => KernelLog;
 }
 
 /** A reserved quantity as the container manager counts it: millicores of cpu, bytes of memory. */
@@ -323,12 +330,14 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     }
     // Pushed pods are kept under the root directory, so that a restarted agent adopts them. A push
     // obeys --push-policy (403), never takes over another source's pod (409), and is refused (403,
-    // OutOfpods) when the node already runs --max-pods pods, as admission would reject it.
+    // with admission's reason: OutOfpods, OutOfcpu, NodePorts, SysctlForbidden, …) when admission
+    // would reject it.
     const push = new PushSource({
       nodeName, loader, log, stateFile: join(config.rootDir, "pushed-pods.json"),
       checks: [pushPolicyCheck(config.pushPolicy), conflictCheck(podConfig), (pod) => {
         // Pods restored from pushed-pods.json (checked before the agent exists) were admitted before.
-        const r = agent?.canAdmitPod(pod);
+        // Only asked: a critical pod that would preempt others is accepted; the preemption happens at its ADD.
+        const r = agent?.canAdmitPod(pod, { dryRun: true });
         return !r || r.admit ? undefined : { status: 403, message: `${r.reason}: ${r.message}` };
       }],
     });
@@ -336,6 +345,31 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     if (cluster) sources.push(cluster);
 
     let lastNode: Awaited<ReturnType<typeof buildNode>> | undefined;
+    // One stats provider for /stats/summary and the eviction manager (its cpu rates and du cache are
+    // shared), made when first asked for: an agent with no eviction threshold that nobody scrapes never
+    // loads it.
+    let statsProvider: Promise<SummaryProvider> | undefined;
+    const stats = (): Promise<SummaryProvider> =>
+      (statsProvider ??= import("../stats/summary-provider").then(({ SummaryProvider }) => new SummaryProvider({
+        nodeName, runtime: client, pods: () => a.pods(), clock, log, rootDir: config.rootDir, podsDir: join(config.rootDir, "pods"),
+        podLogsRoot: config.pods.logsDir, cgroupRoot: containerManager.podsCgroup,
+      })));
+    let evictionManager: EvictionManager | undefined;
+    // The admission chain (issue 17), in the kubelet's order (NewMainKubelet): the eviction manager's
+    // handler goes first (src/eviction), then the sysctl allowlist, then the predicate
+    // handler (resources against the Node's allocatable, max pods, affinity, ports, NoExecute taints;
+    // critical pods preempt), then node shutdown when there is one.
+    const admitHandlers: PodAdmitHandler[] = [
+      new EvictionAdmitHandler(() => evictionManager?.pressure() ?? new Set()),
+      new SysctlAdmitHandler(config.allowedUnsafeSysctls),
+      new PredicateAdmitHandler({
+        // In a cluster, the API server's copy of the Node (labels and taints others set count), else
+        // the one the agent built (the kubelet's getNodeAnyWay: nodeLister, then initialNode).
+        node: () => cluster?.apiNode() ?? theAgent().lastNode(),
+        failureHandler: new CriticalPodAdmissionHandler({ target: { evictPod: (pod, status, grace) => theAgent().evictPod(pod, status, grace) }, qosClass, log }),
+        log,
+      }),
+    ];
     const a: Agent = new Agent({
       runtime: client,
       pleg,
@@ -351,12 +385,30 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       },
       syncFrequencyMs: config.syncFrequencyMs,
       evictionMonitoringPeriodMs: config.evictionMonitoringPeriodMs,
+      // The eviction manager: the configured thresholds over the shared stats provider, and the
+      // local-storage check, in one loop. Node-level reclaim is a no-op until the image and container GC
+      // are wired in (src/eviction/node-reclaim.ts).
+      evictionManager: (target, localStorage) => (evictionManager = new EvictionManager({
+        ...config.eviction,
+        summary: { get: async (only) => (await stats()).get(only) },
+        target,
+        localStorage,
+        reclaim: NO_NODE_RECLAIM,
+        dedicatedImageFs: async () => {
+          const mountpoint = (await client.imageFsInfo()).imageFilesystems?.[0]?.fsId?.mountpoint;
+          return !!mountpoint && statSync(mountpoint).dev !== statSync(config.rootDir).dev;
+        },
+        clock,
+        log,
+        monitoringPeriodMs: config.evictionMonitoringPeriodMs,
+      })),
       node: async () => {
         const health = agentHealth();
         lastNode = await buildNode({
           nodeName, labels: config.node.labels, taints: config.node.taints, runtime: client, maxPods: config.node.maxPods, reserved: config.node.reserved,
           now: clock.now(), version: pkg.version, runtimeName, addresses, port: server?.port, previous: lastNode,
-          conditions: { ready: { ok: health.ready, message: health.message } },
+          conditions: { ready: { ok: health.ready, message: health.message }, pressure: evictionManager?.pressure() },
+          evictionReservation: (capacity) => hardEvictionReservation(config.eviction.thresholds, capacity),
         });
         return lastNode;
       },
@@ -365,7 +417,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       services,
       volumePlugins: deps.volumes?.plugins?.(objects) ?? [],
       statusManager: cluster,
-      admitHandlers: [new MaxPodsAdmitHandler(() => config.node.maxPods)],
+      admitHandlers,
       hooks: {
         podStarted: (_pod, seconds) => metrics.observePodStart(seconds),
         containerRestarted: (pod, container) => metrics.incContainerRestart(pod.metadata?.namespace ?? "default", pod.metadata?.name ?? "", container),
@@ -384,7 +436,6 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       },
     });
     agent = a;
-    let stats: Promise<import("../stats/summary-provider").SummaryProvider> | undefined;
 
     const srv = await startAgentServer({
       address: config.server.address,
@@ -400,14 +451,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         node: () => a.node(),
         pushPod: async (pod) => push.add(pod as never),
         deletePushedPod: async (ns, name) => push.remove(ns, name),
-        // The stats provider is made on the first stats request: an agent nobody scrapes never loads it.
-        summary: async (onlyCpuAndMemory) => {
-          stats ??= import("../stats/summary-provider").then(({ SummaryProvider }) => new SummaryProvider({
-            nodeName, runtime: client, pods: () => a.pods(), clock, log, rootDir: config.rootDir, podsDir: join(config.rootDir, "pods"),
-            podLogsRoot: config.pods.logsDir, cgroupRoot: containerManager.podsCgroup,
-          }));
-          return (await stats).get(onlyCpuAndMemory);
-        },
+        summary: async (onlyCpuAndMemory) => (await stats()).get(onlyCpuAndMemory),
         configz: () => kubeletConfigz(config),
         streamUrl: async (r) => {
           const t = a.streamTarget(r.namespace, r.pod, r.uid, r.container);
@@ -435,12 +479,16 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
 
     const ac = new AbortController();
     const loop = a.run(ac.signal);
+    // The OOM watcher (src/oom): a kill the kernel logs is counted and, for the node's own, logged.
+    const oomWatcher = new OomWatcher({ openKernelLog: deps.kernelLog ?? (() => new KmsgReader()), clock, log, onOom: (_k, system) => metrics.incOomKill(system) });
+    const oomLoop = oomWatcher.run(ac.signal);
     return {
       agent: a,
       url: srv.url,
       async stop() {
         ac.abort();
         await loop;
+        await oomLoop;
         await resources.releaseAll();
         log.info("nodeagent stopped; the pods keep running");
       },

@@ -7,7 +7,7 @@
 import type { Container, Pod } from "kubernetes-types/core/v1";
 import { podKey, podRef } from "../api/pod";
 import type { CriClient } from "../cri/client";
-import { NotFoundError } from "../cri/errors";
+import { NotFoundError, runtimeErrorMessage, runtimeErrorText } from "../cri/errors";
 import type { ContainerStatus, Image } from "../cri/types";
 import type { PodStatus } from "../pleg/types";
 import { flatPodCgroups, type PodCgroups } from "../cm";
@@ -271,12 +271,13 @@ export class PodSyncer {
     try {
       id = await this.runtime.createContainer(sandboxId, config, sb);
     } catch (err) {
-      throw new ContainerStartError("CreateContainerError", errorMessage(err));
+      // The kubelet's startContainer: the status message is the runtime's message alone.
+      throw new ContainerStartError("CreateContainerError", runtimeErrorMessage(err));
     }
     try {
       await this.runtime.startContainer(id);
     } catch (err) {
-      throw new ContainerStartError("RunContainerError", errorMessage(err));
+      throw new ContainerStartError("RunContainerError", runtimeErrorMessage(err));
     }
     this.log.info(`started container ${c.name} (${id.slice(0, 12)}) of pod ${podKey(pod)}${restartCount ? `, restart ${restartCount}` : ""}`);
     if (restartCount > 0) this.onContainerRestart?.(pod, c.name);
@@ -321,7 +322,11 @@ export class PodSyncer {
       return ref;
     } catch (err) {
       this.imageBackoff.next(key);
-      throw new ContainerStartError("ErrImagePull", `Failed to pull image "${image}": ${errorMessage(err)}`, this.clock.now() + 1000);
+      // The kubelet's image manager: the event (issue 18) and log say `Failed to pull image "x": <err>`,
+      // the status message is the runtime's error alone, as its gRPC client prints it.
+      const message = runtimeErrorText(err);
+      this.log.warn(`pod ${podKey(pod)}: Failed to pull image ${JSON.stringify(image)}: ${message}`);
+      throw new ContainerStartError("ErrImagePull", message, this.clock.now() + 1000);
     }
   }
 

@@ -37,6 +37,12 @@ export class ClusterNode {
   readonly mirrorPods: MirrorPods;
   /** The pods bound to this node, as JSON: the API source's input and the status writers' view. */
   private readonly informer: KubeInformer<Pod>;
+  /**
+   * This node's own Node object as the API server has it (the kubelet's nodeLister): the labels and
+   * taints that others add (kubectl label, the node lifecycle controller's taints) are the ones
+   * admission checks pods against, as in the kubelet's getNodeAnyWay.
+   */
+  private readonly nodeInformer: KubeInformer<Node>;
   private heartbeat?: NodeHeartbeat;
 
   private constructor(
@@ -45,6 +51,7 @@ export class ClusterNode {
   ) {
     const fieldSelector = `spec.nodeName=${o.nodeName}`;
     this.informer = new KubeInformer<Pod>({ client, path: "/api/v1/pods", fieldSelector, clock: o.clock, log: o.log, what: `pods bound to ${o.nodeName}` });
+    this.nodeInformer = new KubeInformer<Node>({ client, path: "/api/v1/nodes", fieldSelector: `metadata.name=${o.nodeName}`, clock: o.clock, log: o.log, what: `node ${o.nodeName}` });
     this.source = new ApiserverSource(this.informer, o.nodeName);
     this.mirrorPods = new MirrorPods({ client, apiPods: this.informer, nodeName: o.nodeName, nodeUid: () => this.heartbeat!.nodeUid(), log: o.log });
     this.statusManager = new StatusManager({ client, apiPods: this.informer, mirrorPods: this.mirrorPods, clock: o.clock, log: o.log });
@@ -69,7 +76,13 @@ export class ClusterNode {
     });
     this.source.start(feed);
     this.informer.start();
+    this.nodeInformer.start();
     this.statusManager.start();
+  }
+
+  /** The Node as the API server last told it (undefined before it is registered and listed). */
+  apiNode(): Node | undefined {
+    return this.nodeInformer.get(this.o.nodeName);
   }
 
   // The agent's PodStatusManager (src/agent/status-manager.ts): every computed status, terminations,
@@ -105,6 +118,7 @@ export class ClusterNode {
   problems(): string[] {
     const out: string[] = [];
     if (this.informer.lastError) out.push(`pod watch: ${this.informer.lastError}`);
+    if (this.nodeInformer.lastError) out.push(`node watch: ${this.nodeInformer.lastError}`);
     if (this.heartbeat?.lease.lastError) out.push(`lease: ${this.heartbeat.lease.lastError}`);
     if (this.heartbeat?.status.lastError) out.push(`node status: ${this.heartbeat.status.lastError}`);
     return out;
@@ -113,7 +127,7 @@ export class ClusterNode {
   async stop(): Promise<void> {
     this.source.stop();
     this.statusManager.stop();
-    await Promise.all([this.informer.stop(), this.heartbeat?.stop()]);
+    await Promise.all([this.informer.stop(), this.nodeInformer.stop(), this.heartbeat?.stop()]);
   }
 }
 

@@ -1,6 +1,6 @@
 // CRI errors as types the rest of the code can test with `instanceof`, mapped from gRPC status codes.
 import { errorMessage } from "../util/errors";
-import { GrpcStatus } from "./grpc-status";
+import { goCodeName, GrpcStatus } from "./grpc-status";
 
 export { GrpcStatus };
 
@@ -14,6 +14,27 @@ export class CriError extends Error {
     super(`CRI ${method}: ${GrpcStatus[code] ?? code}: ${details}`);
     this.name = new.target.name;
   }
+
+  /**
+   * The error as the kubelet's Go gRPC client prints it ("rpc error: code = Unknown desc = …"): the
+   * text the kubelet puts in a status message it takes from a runtime error, such as ErrImagePull's.
+   */
+  get goText(): string {
+    return `rpc error: code = ${goCodeName(this.code)} desc = ${this.details}`;
+  }
+}
+
+/**
+ * A failed CreateContainer or StartContainer as the kubelet's status message has it: only the
+ * runtime's own message (grpcstatus.FromError(err).Message()), for any other error its text.
+ */
+export function runtimeErrorMessage(err: unknown): string {
+  return err instanceof CriError ? err.details : errorMessage(err);
+}
+
+/** A runtime error's text as the kubelet shows it in a pod's status (goText for a CRI error). */
+export function runtimeErrorText(err: unknown): string {
+  return err instanceof CriError ? err.goText : errorMessage(err);
 }
 /** The object (sandbox, container, image) does not exist. */
 export class NotFoundError extends CriError {}

@@ -19,3 +19,28 @@ export enum GrpcStatus {
   DATA_LOSS = 15,
   UNAUTHENTICATED = 16,
 }
+
+/** The name Go's codes.Code.String() gives a code ("Unknown", "NotFound", …): grpc-go's error text uses it. */
+const GO_CODE_NAMES: Readonly<Record<GrpcStatus, string>> = {
+  [GrpcStatus.OK]: "OK",
+  [GrpcStatus.CANCELLED]: "Canceled",
+  [GrpcStatus.UNKNOWN]: "Unknown",
+  [GrpcStatus.INVALID_ARGUMENT]: "InvalidArgument",
+  [GrpcStatus.DEADLINE_EXCEEDED]: "DeadlineExceeded",
+  [GrpcStatus.NOT_FOUND]: "NotFound",
+  [GrpcStatus.ALREADY_EXISTS]: "AlreadyExists",
+  [GrpcStatus.PERMISSION_DENIED]: "PermissionDenied",
+  [GrpcStatus.RESOURCE_EXHAUSTED]: "ResourceExhausted",
+  [GrpcStatus.FAILED_PRECONDITION]: "FailedPrecondition",
+  [GrpcStatus.ABORTED]: "Aborted",
+  [GrpcStatus.OUT_OF_RANGE]: "OutOfRange",
+  [GrpcStatus.UNIMPLEMENTED]: "Unimplemented",
+  [GrpcStatus.INTERNAL]: "Internal",
+  [GrpcStatus.UNAVAILABLE]: "Unavailable",
+  [GrpcStatus.DATA_LOSS]: "DataLoss",
+  [GrpcStatus.UNAUTHENTICATED]: "Unauthenticated",
+};
+
+export function goCodeName(code: number): string {
+  return GO_CODE_NAMES[code as GrpcStatus] ?? `Code(${code})`;
+}

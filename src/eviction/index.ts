@@ -1,8 +1,10 @@
-// src/eviction owns the kubelet's eviction manager. Today that is its local-storage part: a pod whose disk
-// emptyDir outgrows its sizeLimit is evicted (local-storage.ts), usage measured by src/stats' DiskUsage;
-// pressure signals, thresholds, ranking and node conditions (issue 17) belong here too. It may import
-// src/api, src/stats, src/volume (the volume folders' layout) and src/util, never src/agent: the agent wires it in
-// and acts for it through EvictionTarget.
+// src/eviction owns the kubelet's eviction manager (eviction-manager.ts): thresholds on the node's
+// pressure signals (thresholds.ts, signals.ts) observed in the stats provider's Summary, the
+// MemoryPressure/DiskPressure/PIDPressure node conditions, node-level reclaim through the GC's seam
+// (node-reclaim.ts), ranking and evicting one pod per cycle (ranking.ts), the emptyDir sizeLimit check
+// (local-storage.ts) and the admit handler that refuses pods under pressure (eviction-admit-handler.ts).
+// It may import src/api, src/admission (its handler types), src/stats, src/volume (the volume folders'
+// layout) and src/util, never src/agent: the agent wires it in and acts for it through EvictionTarget.
 export {
   LocalStorageEviction,
   emptyDirLimitMessage,
@@ -14,3 +16,9 @@ export {
   type EvictionTarget,
   type LocalStorageEvictionOptions,
 } from "./local-storage";
+export { EvictionManager, POD_CLEANUP_POLL_MS, POD_CLEANUP_TIMEOUT_MS, type EvictionManagerOptions, type LocalStorageCheck, type SummarySource } from "./eviction-manager";
+export { EvictionAdmitHandler, MEMORY_PRESSURE_TAINT_KEY, nodeConditionMessage } from "./eviction-admit-handler";
+export { NO_NODE_RECLAIM, type ContainerGC, type ImageGC, type NodeReclaim } from "./node-reclaim";
+export { evictionMessage, rankFuncFor } from "./ranking";
+export { makeSignalObservations, PRESSURE_CONDITIONS, SIGNALS, type Observations, type PressureCondition, type Signal } from "./signals";
+export { DEFAULT_EVICTION_HARD, DEFAULT_PRESSURE_TRANSITION_PERIOD_MS, hardEvictionReservation, parseThresholds, type Threshold, type ThresholdValue } from "./thresholds";

@@ -59,6 +59,12 @@ export interface EvictionTarget {
    * message (the kubelet's killPodNow); false when it is not running any more.
    */
   evictPod(pod: Pod, status: EvictionStatus, gracePeriodSeconds: number): boolean;
+  /**
+   * Whether an evicted pod's resources are reclaimed (the kubelet's podResourcesAreReclaimed: its
+   * containers stopped, its volumes cleaned up): the eviction manager waits for it before its next
+   * cycle. Without it, a pod counts as cleaned up at once.
+   */
+  podCleanedUp?(pod: Pod): boolean;
 }
 
 export interface LocalStorageEvictionOptions {

@@ -101,6 +101,13 @@ export class AgentMetrics {
     registers: [this.registry],
   });
 
+  private readonly oomKills = new Counter({
+    name: "nodeagent_oom_kills_total",
+    help: "OOM kills the kernel logged since the agent started: scope \"container\" for a cgroup over its memory limit, \"system\" when the node ran out of memory.",
+    labelNames: ["scope"] as const,
+    registers: [this.registry],
+  });
+
   /** Label sets of nodeagent_container_restarts_total per "namespace/pod", so a deleted pod's series can be dropped. */
   private readonly restartSeries = new Map<string, Set<string>>();
 
@@ -109,6 +116,7 @@ export class AgentMetrics {
     // (and alerts on absence do not fire) before the first relist.
     this.runningPods.set(0);
     for (const state of CONTAINER_STATES) this.runningContainers.set({ container_state: state }, 0);
+    for (const scope of ["container", "system"]) this.oomKills.inc({ scope }, 0);
   }
 
   /** Prometheus text exposition content type (version 0.0.4). */
@@ -168,6 +176,11 @@ export class AgentMetrics {
    */
   setRunningContainers(counts: Partial<Record<ContainerStateLabel, number>>): void {
     for (const state of CONTAINER_STATES) this.runningContainers.set({ container_state: state }, counts[state] ?? 0);
+  }
+
+  /** The OOM watcher saw a kill (src/oom). */
+  incOomKill(system: boolean): void {
+    this.oomKills.inc({ scope: system ? "system" : "container" });
   }
 
   incContainerRestart(namespace: string, pod: string, container: string): void {

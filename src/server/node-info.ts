@@ -247,8 +247,34 @@ export function kubeletVersion(agentVersion: string): string {
 
 /** The kubelet's default evictionHard memory.available (Linux). */
 export const EVICTION_HARD_MEMORY_BYTES = 100 * 2 ** 20;
-/** The kubelet's default evictionHard nodefs.available (Linux): 10% of the filesystem. */
-export const EVICTION_HARD_NODEFS_FRACTION = 0.1;
+/** The kubelet's default evictionHard nodefs.available (Linux): 10%, a float32 as the kubelet parses it. */
+export const EVICTION_HARD_NODEFS_FRACTION = Math.fround(0.1);
+
+/** The reservation of the kubelet's default hard thresholds (src/eviction computes the configured ones). */
+function defaultEvictionReservation(capacity: { ephemeralStorageBytes?: number }): { memoryBytes: number; ephemeralStorageBytes: number } {
+  return { memoryBytes: EVICTION_HARD_MEMORY_BYTES, ephemeralStorageBytes: Math.trunc((capacity.ephemeralStorageBytes ?? 0) * EVICTION_HARD_NODEFS_FRACTION) };
+}
+
+/**
+ * The pressure conditions in the kubelet's words (nodestatus/setters.go MemoryPressureCondition,
+ * DiskPressureCondition, PIDPressureCondition), true for those the eviction manager reports.
+ */
+function pressureConditions(pressure: ReadonlySet<string>, now: string, previous: Node | undefined): NodeCondition[] {
+  const memory = pressure.has("MemoryPressure");
+  const disk = pressure.has("DiskPressure");
+  const pid = pressure.has("PIDPressure");
+  return [
+    memory
+      ? condition("MemoryPressure", true, "KubeletHasInsufficientMemory", "kubelet has insufficient memory available", now, previous)
+      : condition("MemoryPressure", false, "KubeletHasSufficientMemory", "kubelet has sufficient memory available", now, previous),
+    disk
+      ? condition("DiskPressure", true, "KubeletHasDiskPressure", "kubelet has disk pressure", now, previous)
+      : condition("DiskPressure", false, "KubeletHasNoDiskPressure", "kubelet has no disk pressure", now, previous),
+    pid
+      ? condition("PIDPressure", true, "KubeletHasInsufficientPID", "kubelet has insufficient PID available", now, previous)
+      : condition("PIDPressure", false, "KubeletHasSufficientPID", "kubelet has sufficient PID available", now, previous),
+  ];
+}
 /** nodeStatusMaxImages default, and setters.go MaxNamesPerImageInNodeStatus. */
 export const MAX_IMAGES_IN_NODE_STATUS = 50;
 export const MAX_NAMES_PER_IMAGE = 5;
@@ -262,8 +288,17 @@ export interface BuildNodeOptions {
   maxPods: number;
   /** kube-reserved + system-reserved, as quantities. */
   reserved?: { cpu?: string; memory?: string; ephemeralStorage?: string };
-  /** The agent's own readiness (PLEG health, sync loop); runtime conditions are added here. */
-  conditions: { ready: { ok: boolean; message: string } };
+  /**
+   * The agent's own readiness (PLEG health, sync loop); runtime conditions are added here. `pressure`:
+   * the eviction manager's node conditions (MemoryPressure, DiskPressure, PIDPressure) that are true.
+   */
+  conditions: { ready: { ok: boolean; message: string }; pressure?: ReadonlySet<string> };
+  /**
+   * What the hard eviction thresholds take off allocatable memory and ephemeral storage, given the
+   * capacity (the eviction manager's hardEvictionReservation); without it, the kubelet's default
+   * memory.available<100Mi and nodefs.available<10%.
+   */
+  evictionReservation?: (capacity: { memoryBytes: number; ephemeralStorageBytes?: number }) => { memoryBytes: number; ephemeralStorageBytes: number };
   /** Milliseconds since the epoch (Clock.now()). */
   now: number;
   /** nodeagent's version: kubeletVersion is kubeletVersion(version), "v1.24.1+nodeagent.<version>". */
@@ -351,9 +386,10 @@ export async function buildNode(o: BuildNodeOptions): Promise<Node> {
     memory: formatBytes(host.memoryBytes),
     pods: String(o.maxPods),
   };
+  const eviction = (o.evictionReservation ?? defaultEvictionReservation)({ memoryBytes: host.memoryBytes, ephemeralStorageBytes: host.ephemeralStorageBytes });
   const allocatable: Record<string, string> = {
     cpu: formatMillicores(host.cpus * 1000 - reservedMilliCpu),
-    memory: formatBytes(host.memoryBytes - reservedMemory - EVICTION_HARD_MEMORY_BYTES),
+    memory: formatBytes(host.memoryBytes - reservedMemory - eviction.memoryBytes),
     pods: String(o.maxPods),
   };
   // cadvisor.CapacityFromMachineInfo: hugepages-<page size> = page size × pages, 0 for a pool with no
@@ -364,11 +400,10 @@ export async function buildNode(o: BuildNodeOptions): Promise<Node> {
     capacity[name] = allocatable[name] = formatBytes(pool.pageSizeBytes * pool.pages);
     hugePagesBytes += pool.pageSizeBytes * pool.pages;
   }
-  if (hugePagesBytes > 0) allocatable.memory = formatBytes(host.memoryBytes - reservedMemory - EVICTION_HARD_MEMORY_BYTES - hugePagesBytes);
+  if (hugePagesBytes > 0) allocatable.memory = formatBytes(host.memoryBytes - reservedMemory - eviction.memoryBytes - hugePagesBytes);
   if (host.ephemeralStorageBytes !== undefined) {
-    const evict = Math.ceil(host.ephemeralStorageBytes * EVICTION_HARD_NODEFS_FRACTION);
     capacity["ephemeral-storage"] = formatBytes(host.ephemeralStorageBytes);
-    allocatable["ephemeral-storage"] = formatBytes(host.ephemeralStorageBytes - reservedStorage - evict);
+    allocatable["ephemeral-storage"] = formatBytes(host.ephemeralStorageBytes - reservedStorage - eviction.ephemeralStorageBytes);
   }
 
   const [version, images, rtErrors] = await Promise.all([
@@ -407,9 +442,7 @@ export async function buildNode(o: BuildNodeOptions): Promise<Node> {
       capacity,
       allocatable,
       conditions: [
-        condition("MemoryPressure", false, "KubeletHasSufficientMemory", "kubelet has sufficient memory available", now, o.previous),
-        condition("DiskPressure", false, "KubeletHasNoDiskPressure", "kubelet has no disk pressure", now, o.previous),
-        condition("PIDPressure", false, "KubeletHasSufficientPID", "kubelet has sufficient PID available", now, o.previous),
+        ...pressureConditions(o.conditions.pressure ?? new Set(), now, o.previous),
         condition("Ready", ready, ready ? "KubeletReady" : "KubeletNotReady", readyMessage, now, o.previous),
       ],
       addresses,

@@ -19,7 +19,7 @@ import type { Pod } from "kubernetes-types/core/v1";
 import { podRef } from "../api/pod";
 import { uidSegment } from "../manifest/static-pod";
 import { confinedPath } from "../util/confined-path";
-import type { ContainerStats as CriContainerStats, ImageFsInfoResponse, PodSandboxStats } from "../cri/types";
+import type { ContainerStats as CriContainerStats, ImageFsInfoResponse, PodSandbox, PodSandboxFilterInput, PodSandboxStats } from "../cri/types";
 import type { Clock } from "../util/clock";
 import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
@@ -33,6 +33,13 @@ import type { ContainerStats, CPUStats, MemoryStats, NetworkStats, NodeStats, Po
 /** The CRI calls the provider makes: the CriClient on a node, a fake in tests. */
 export interface StatsRuntime {
   listPodSandboxStats(): Promise<PodSandboxStats[]>;
+  /**
+   * For the fallback when ListPodSandboxStats fails as a whole: containerd 1.6 fails the list when any
+   * sandbox is not ready ("sandbox container … is not in ready state"), as soon as one pod has stopped
+   * (an evicted or finished pod). Then each ready sandbox is asked on its own (PodSandboxStats).
+   */
+  listPodSandbox?(filter?: PodSandboxFilterInput): Promise<PodSandbox[]>;
+  podSandboxStats?(podSandboxId: string): Promise<PodSandboxStats | null>;
   listContainerStats(): Promise<CriContainerStats[]>;
   imageFsInfo(): Promise<ImageFsInfoResponse>;
 }
@@ -67,6 +74,7 @@ export class SummaryProvider {
   private readonly du: DiskUsage;
   private readonly cpu = new CpuUsageCache();
   private readonly duCache = new Map<string, { at: number; usage: FolderUsage | undefined }>();
+  private saidOneByOne = false;
 
   constructor(private readonly o: SummaryProviderOptions) {
     this.files = o.files ?? SYSTEM_HOST_FILES;
@@ -79,7 +87,7 @@ export class SummaryProvider {
     const nowMs = clock.now();
     const time = apiTime(nowMs);
     const [sandboxes, containers, imageFs] = await Promise.all([
-      this.o.runtime.listPodSandboxStats().catch((err) => this.failed("ListPodSandboxStats", err, [] as PodSandboxStats[])),
+      this.o.runtime.listPodSandboxStats().catch((err) => this.sandboxStatsOneByOne(err)),
       this.o.runtime.listContainerStats().catch((err) => this.failed("ListContainerStats", err, [] as CriContainerStats[])),
       onlyCpuAndMemory ? undefined : this.o.runtime.imageFsInfo().catch((err) => this.failed("ImageFsInfo", err, undefined)),
     ]);
@@ -91,6 +99,23 @@ export class SummaryProvider {
     }
     this.cpu.prune();
     return { node, pods };
+  }
+
+  /** The fallback of ListPodSandboxStats (see StatsRuntime): PodSandboxStats of each ready sandbox. */
+  private async sandboxStatsOneByOne(listErr: unknown): Promise<PodSandboxStats[]> {
+    const rt = this.o.runtime;
+    if (!rt.listPodSandbox || !rt.podSandboxStats) return this.failed("ListPodSandboxStats", listErr, []);
+    if (!this.saidOneByOne) {
+      this.saidOneByOne = true;
+      this.o.log.info(`stats: CRI ListPodSandboxStats failed (${errorMessage(listErr)}); asking each ready sandbox with PodSandboxStats while it does`);
+    }
+    try {
+      const ready = await rt.listPodSandbox({ state: { state: "SANDBOX_READY" } });
+      const stats = await Promise.all(ready.map((sb) => rt.podSandboxStats!(sb.id).catch(() => null)));
+      return stats.filter((s): s is PodSandboxStats => s !== null);
+    } catch (err) {
+      return this.failed("ListPodSandbox", err, []);
+    }
   }
 
   private failed<T>(call: string, err: unknown, fallback: T): T {

@@ -74,7 +74,7 @@ describe("resolveAgentConfig with kubeadm's /var/lib/kubelet/config.yaml", () =>
     ]);
   });
 
-  test("an operator's usual edits: reservations summed, taints, maxPods, two DNS servers, durations, evictionHard warned", () => {
+  test("an operator's usual edits: reservations summed, taints, maxPods, two DNS servers, durations, evictionHard used", () => {
     const c = resolve({}, kubeadm("kubeadm-tuned.yaml"));
     expect(c.node.maxPods).toBe(60);
     expect(c.node.reserved).toEqual({ cpu: "1250m", memory: String((256 + 512) * 2 ** 20) });
@@ -86,8 +86,85 @@ describe("resolveAgentConfig with kubeadm's /var/lib/kubelet/config.yaml", () =>
     expect(c.runtime.endpoint).toBe("unix:///run/containerd/containerd.sock");
     // One for the fields not implemented, two for the webhook settings a standalone agent cannot use.
     expect(c.warnings).toHaveLength(3);
-    expect(c.warnings[0]).toContain("evictionHard");
-    expect(c.warnings[0]!.match(/evictionHard/g)).toHaveLength(1);
+    expect(c.warnings[0]).toContain("healthzPort");
+    expect(c.warnings[0]).not.toContain("evictionHard");
+    expect(c.warnings[0]).not.toContain("cgroupDriver");
+    expect(c.cgroups.driver).toBe("systemd");
+    // The file's evictionHard replaces the default map: no nodefs.inodesFree threshold.
+    expect(c.eviction.thresholds.map((t) => [t.signal, t.value])).toEqual([
+      ["imagefs.available", { percentage: Math.fround(0.15) }],
+      ["memory.available", { quantity: 200 * 2 ** 20 }],
+      ["nodefs.available", { percentage: Math.fround(0.1) }],
+    ]);
+  });
+});
+
+describe("eviction settings", () => {
+  test("the kubelet's defaults: four hard thresholds, a 5m transition period, soft grace cap 0", () => {
+    const c = resolve({});
+    expect(c.eviction.thresholds.map((t) => t.signal)).toEqual(["memory.available", "nodefs.available", "nodefs.inodesFree", "imagefs.available"]);
+    expect(c.eviction.thresholds.every((t) => t.gracePeriodMs === 0)).toBe(true);
+    expect(c.eviction.pressureTransitionPeriodMs).toBe(300_000);
+    expect(c.eviction.maxPodGracePeriodSeconds).toBe(0);
+  });
+
+  test("a given --eviction-hard replaces the whole default map; an empty one leaves no threshold", () => {
+    expect(resolve({ "eviction-hard": "memory.available<1Gi" }).eviction.thresholds).toEqual([{ signal: "memory.available", value: { quantity: 2 ** 30 }, gracePeriodMs: 0 }]);
+    expect(resolve({ "eviction-hard": "" }).eviction.thresholds).toEqual([]);
+  });
+
+  test("soft thresholds with their grace periods, minimum reclaim, transition period and grace cap from flags", () => {
+    const c = resolve({
+      "eviction-soft": "memory.available<2Gi", "eviction-soft-grace-period": "memory.available=1m", "eviction-minimum-reclaim": "memory.available=256Mi",
+      "eviction-pressure-transition-period": "30s", "eviction-max-pod-grace-period": "-1",
+    });
+    expect(c.eviction.thresholds.find((t) => t.gracePeriodMs > 0)).toEqual({ signal: "memory.available", value: { quantity: 2 * 2 ** 30 }, gracePeriodMs: 60_000, minReclaim: { quantity: 256 * 2 ** 20 } });
+    expect(c.eviction.pressureTransitionPeriodMs).toBe(30_000);
+    expect(c.eviction.maxPodGracePeriodSeconds).toBe(-1);
+  });
+
+  test("the KubeletConfiguration fields, a flag winning over its field", () => {
+    const text = `apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+evictionHard: {memory.available: 300Mi}
+evictionSoft: {nodefs.available: 20%}
+evictionSoftGracePeriod: {nodefs.available: 2m}
+evictionMinimumReclaim: {nodefs.available: 1Gi}
+evictionPressureTransitionPeriod: 1m
+evictionMaxPodGracePeriod: 60
+`;
+    const c = resolve({}, text);
+    expect(c.eviction.thresholds).toEqual([
+      { signal: "memory.available", value: { quantity: 300 * 2 ** 20 }, gracePeriodMs: 0 },
+      { signal: "nodefs.available", value: { percentage: Math.fround(0.2) }, gracePeriodMs: 120_000, minReclaim: { quantity: 2 ** 30 } },
+    ]);
+    expect(c.eviction.pressureTransitionPeriodMs).toBe(60_000);
+    expect(c.eviction.maxPodGracePeriodSeconds).toBe(60);
+    expect(c.warnings).toEqual([]);
+    expect(resolve({ "eviction-hard": "memory.available<1Gi" }, text).eviction.thresholds[0]!.value).toEqual({ quantity: 2 ** 30 });
+    expect(kubeletConfigz(c).kubeletconfig).toMatchObject({
+      evictionHard: { "memory.available": "300Mi" }, evictionSoft: { "nodefs.available": "20%" }, evictionSoftGracePeriod: { "nodefs.available": "2m" },
+      evictionPressureTransitionPeriod: "1m0s", evictionMaxPodGracePeriod: 60,
+    });
+  });
+
+  test("mistakes name the flag or the file's field, and the entry", () => {
+    expect(errorOf(() => resolve({ "eviction-hard": "memory.available<1Gi,memory.free<1Gi" })).message).toBe('--eviction-hard: "memory.free<1Gi": unsupported eviction signal memory.free');
+    expect(errorOf(() => resolve({ "eviction-hard": "memory.available=1Gi" })).message).toBe(
+      '--eviction-hard "memory.available=1Gi": malformed pair "memory.available=1Gi", expect string<string',
+    );
+    expect(errorOf(() => resolve({ "eviction-soft": "memory.available<1Gi" })).message).toBe(
+      '--eviction-soft: "memory.available": grace period must be specified for the soft eviction threshold memory.available',
+    );
+    expect(errorOf(() => resolve({ "eviction-minimum-reclaim": "nodefs.available=-1Gi" })).message).toBe(
+      '--eviction-minimum-reclaim: "nodefs.available=-1Gi": negative eviction minimum reclaim specified for nodefs.available',
+    );
+    expect(errorOf(() => resolve({ "eviction-pressure-transition-period": "0s" })).message).toBe('--eviction-pressure-transition-period "0s": must be longer than 0');
+    expect(errorOf(() => resolve({ "eviction-max-pod-grace-period": "1m" })).message).toContain("--eviction-max-pod-grace-period");
+    const file = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nevictionHard:\n  nodefs.available: 150%\n";
+    expect(errorOf(() => resolve({}, file)).message).toBe(
+      '/var/lib/kubelet/config.yaml:3:1: evictionHard: "nodefs.available<150%": eviction percentage threshold nodefs.available must be <= 100%: 150%',
+    );
   });
 });
 
@@ -341,5 +418,21 @@ describe("/configz", () => {
     const text = JSON.stringify(z);
     expect(text).not.toContain("hidden");
     expect(text).not.toContain("s3cret-token");
+  });
+});
+
+describe("--allowed-unsafe-sysctls / allowedUnsafeSysctls", () => {
+  test("names and prefixes from the flag or the file, the flag winning; none by default; shown by /configz", () => {
+    expect(resolve({}).allowedUnsafeSysctls).toEqual([]);
+    expect(resolve({ "allowed-unsafe-sysctls": "kernel.msg*, net.core.somaxconn" }).allowedUnsafeSysctls).toEqual(["kernel.msg*", "net.core.somaxconn"]);
+    const text = "kind: KubeletConfiguration\nallowedUnsafeSysctls:\n- net.*\n";
+    expect(resolve({}, text).allowedUnsafeSysctls).toEqual(["net.*"]);
+    expect(resolve({ "allowed-unsafe-sysctls": "kernel.sem" }, text).allowedUnsafeSysctls).toEqual(["kernel.sem"]);
+    expect(kubeletConfigz(resolve({}, text)).kubeletconfig.allowedUnsafeSysctls).toEqual(["net.*"]);
+  });
+
+  test("a pattern the kubelet would refuse names the flag or the field", () => {
+    expect(errorOf(() => resolve({ "allowed-unsafe-sysctls": "kernel.panic" })).message).toBe(`--allowed-unsafe-sysctls "kernel.panic": the sysctl "kernel.panic" are not known to be namespaced`);
+    expect(errorOf(() => resolve({}, "allowedUnsafeSysctls:\n- vm.*\n", "/etc/k.yaml")).message).toBe(`/etc/k.yaml:1:1: allowedUnsafeSysctls: the sysctls "vm.*" are not known to be namespaced`);
   });
 });

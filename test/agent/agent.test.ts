@@ -402,7 +402,8 @@ describe("Agent: runtime failures", () => {
     expect(rt.containers.size).toBe(0);
     expect(containerStatus(a.agent, "app")?.state?.waiting).toEqual({
       reason: "CreateContainerError",
-      message: "CRI CreateContainer: UNKNOWN: failed to create containerd container: no space left on device",
+      // The kubelet shows the runtime's message alone (grpcstatus.FromError(err).Message()).
+      message: "failed to create containerd container: no space left on device",
     });
     expect(statusOf(a.agent).phase).toBe("Pending");
 

@@ -202,7 +202,8 @@ describe("PodSyncer: imagePullSecrets", () => {
     rt.refuse = () => true;
     const r = await syncer.syncPod(pullPod(["host"]), undefined);
     expect(r.waiting.get("app")?.reason).toBe("ErrImagePull");
-    expect(r.waiting.get("app")?.message).toContain('Failed to pull image "registry.example.com/team/app:v1": ');
+    // The kubelet's status message: the runtime's error as Go's gRPC client prints it.
+    expect(r.waiting.get("app")?.message).toMatch(/^rpc error: code = \w+ desc = /);
     expect(r.waiting.get("app")?.message).toContain("401 Unauthorized");
     expect(rt.pulls.map((p) => p.auth)).toEqual([{ username: "robot", password: "bad" }]);
   });

@@ -2,9 +2,10 @@
 // whose cache and events the test sets, pod workers that only record, a prober whose updates the test
 // sends. Time moves only with the FakeClock. Each event kind of syncLoopIteration is driven here.
 import { describe, expect, test } from "bun:test";
-import type { Pod } from "kubernetes-types/core/v1";
-import { MaxPodsAdmitHandler } from "../../src/admission";
-import { Agent } from "../../src/agent/agent";
+import type { Node, Pod } from "kubernetes-types/core/v1";
+import { CriticalPodAdmissionHandler, PredicateAdmitHandler, type PodAdmitHandler } from "../../src/admission";
+import { Agent, NODE_WAIT_MS } from "../../src/agent/agent";
+import { qosClass } from "../../src/agent/status";
 import { PodConfig } from "../../src/config/pod-config";
 import type { PodSourceName } from "../../src/manifest/types";
 import type { ProbeUpdate } from "../../src/prober/types";
@@ -17,7 +18,7 @@ function pod(uid: string, name = uid, extra: Partial<Pod["metadata"]> = {}): Pod
   return { metadata: { name, namespace: "default", uid, ...extra }, spec: { containers: [{ name: "app", image: "busybox" }] } };
 }
 
-async function setup(opts: { sources?: PodSourceName[]; maxPods?: number } = {}) {
+async function setup(opts: { sources?: PodSourceName[]; maxPods?: number; node?: Node; buildNode?: () => Promise<Node>; admitHandlers?: (agent: () => Agent) => PodAdmitHandler[] } = {}) {
   const clock = new FakeClock();
   const log = createLogger("text", -1);
   const pleg = new FakePleg(clock);
@@ -33,9 +34,9 @@ async function setup(opts: { sources?: PodSourceName[]; maxPods?: number } = {})
     clock,
     log,
     runtimeConfig: { podLogsRoot: "/nonexistent", podsDir: "/nonexistent", cgroupRoot: "unit", nodeName: "n", hostIP: "192.0.2.1" },
-    node: async () => ({}),
+    node: opts.buildNode ?? (async () => opts.node ?? {}),
     statusManager,
-    admitHandlers: opts.maxPods !== undefined ? [new MaxPodsAdmitHandler(() => opts.maxPods!)] : [],
+    admitHandlers: opts.admitHandlers ? opts.admitHandlers(() => agent) : opts.maxPods !== undefined ? [new PredicateAdmitHandler({ node: () => ({ metadata: { name: "n" }, status: { allocatable: { pods: String(opts.maxPods) } } }) })] : [],
     prober: (onUpdate) => (prober = new FakeProber(onUpdate)),
     podWorkers: () => workers,
   });
@@ -82,6 +83,67 @@ describe("syncLoopIteration: config", () => {
     // As the kubelet's rejectPod writes it: the refusal alone, no container statuses or conditions.
     expect(rejected.status).toEqual({ phase: "Failed", reason: "OutOfpods", message: "Pod was rejected: Node didn't have enough resource: pods, requested: 1, used: 2, capacity: 2", qosClass: "BestEffort" });
     await t.stop();
+  });
+
+  test("admission checks the Node the agent built before its sources started; a critical pod preempts through the pod workers", async () => {
+    const node: Node = { metadata: { name: "n" }, status: { allocatable: { cpu: "1", memory: "1Gi", pods: "10" } } };
+    const t = await setup({
+      node,
+      // As node.ts wires them: the Node from lastNode(), preemption through the agent's evictPod.
+      admitHandlers: (agent) => [
+        new PredicateAdmitHandler({
+          node: () => agent().lastNode(),
+          failureHandler: new CriticalPodAdmissionHandler({ target: { evictPod: (p, status, grace) => agent().evictPod(p, status, grace) }, qosClass }),
+        }),
+      ],
+    });
+    expect(t.agent.lastNode()).toBe(node);
+    const cpu = (uid: string, request: string, priority?: number): Pod => {
+      const p = pod(uid);
+      p.spec!.containers[0]!.resources = { requests: { cpu: request } };
+      if (priority !== undefined) p.spec!.priority = priority;
+      p.spec!.terminationGracePeriodSeconds = 5;
+      return p;
+    };
+    t.file.send([cpu("a", "600m"), cpu("b", "600m")]);
+    await t.settle();
+    expect(t.workers.calls).toEqual(["create a", "reject b OutOfcpu"]);
+    expect(t.agent.pods().find((p) => p.metadata?.uid === "b")!.status).toMatchObject({
+      phase: "Failed",
+      reason: "OutOfcpu",
+      message: "Pod was rejected: Node didn't have enough resource: cpu, requested: 600, used: 600, capacity: 1000",
+    });
+
+    t.workers.calls.length = 0;
+    t.file.send([cpu("a", "600m"), cpu("b", "600m"), cpu("crit", "600m", 2_000_000_000)]);
+    await t.settle();
+    expect(t.workers.calls).toEqual(["evict a Preempting grace=5", "create crit"]);
+    expect(t.workers.get("a")!.failed).toEqual({ reason: "Preempting", message: "Preempted in order to admit critical pod" });
+    await t.stop();
+  });
+
+  test("the sync loop waits for the first Node before it admits anything; at most NODE_WAIT_MS, then pods are refused InvalidNodeInfo", async () => {
+    let built!: (n: Node) => void;
+    const node: Node = { metadata: { name: "n" }, status: { allocatable: { cpu: "1", pods: "10" } } };
+    const admitting = (agent: () => Agent) => [new PredicateAdmitHandler({ node: () => agent().lastNode() })];
+    const t = await setup({ buildNode: () => new Promise<Node>((r) => (built = r)), admitHandlers: admitting });
+    t.file.send([pod("a")]);
+    await t.clock.advance(1000);
+    expect(t.workers.calls).toEqual([]);
+    built(node);
+    await t.settle();
+    expect(t.workers.calls).toEqual(["create a"]);
+    await t.stop();
+
+    // A Node that never comes: after NODE_WAIT_MS the loop runs, and admission has nothing to go by.
+    const late = await setup({ buildNode: () => new Promise<Node>(() => {}), admitHandlers: admitting });
+    late.file.send([pod("b")]);
+    await late.clock.advance(NODE_WAIT_MS - 1);
+    expect(late.workers.calls).toEqual([]);
+    await late.clock.advance(1);
+    await late.settle();
+    expect(late.workers.calls).toEqual(["reject b InvalidNodeInfo"]);
+    await late.stop();
   });
 
   test("a pod replacing another of the same name (an edited static pod) is not counted against its predecessor", async () => {

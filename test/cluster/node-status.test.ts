@@ -39,6 +39,20 @@ describe("withReportedStatus", () => {
   });
 });
 
+test("the eviction manager's MemoryPressure reaches the API's Node as a condition only: the agent never taints (the node lifecycle controller does)", () => {
+  const built = builtNode();
+  built.status!.conditions![0] = { type: "MemoryPressure", status: "True", reason: "KubeletHasInsufficientMemory", message: "kubelet has insufficient memory available", lastHeartbeatTime: T2, lastTransitionTime: T2 };
+  const first = withReportedStatus({ metadata: { name: "n1" }, status: {} }, builtNode(), healthy, T1);
+  const api: Node = { ...first, spec: { taints: [{ key: "node.kubernetes.io/memory-pressure", effect: "NoSchedule" }] } };
+  const next = withReportedStatus(api, built, healthy, T2);
+  expect(next.status!.conditions!.find((c) => c.type === "MemoryPressure")).toMatchObject({ status: "True", reason: "KubeletHasInsufficientMemory", lastTransitionTime: T2 });
+  expect(next.spec).toEqual(api.spec);
+  expect(nodeStatusChanged(first.status!, next.status!)).toBe(true);
+  const patch = JSON.stringify(nodeStatusPatch(first, next));
+  expect(patch).toContain("KubeletHasInsufficientMemory");
+  expect(patch).not.toContain("taints");
+});
+
 test("applyHealth aggregates runtime errors and the health message like utilerrors", () => {
   const notReady = { type: "Ready", status: "False", reason: "KubeletNotReady", message: "container runtime is down: refused" };
   expect(applyHealth(notReady, { ready: false, message: "PLEG is not healthy" }).message).toBe("[container runtime is down: refused, PLEG is not healthy]");

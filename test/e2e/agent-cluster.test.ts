@@ -1,7 +1,8 @@
 // The agent as a node of a cluster (issue 7): the compiled binary on a real containerd, joined with a
 // node's own credentials to the in-process test API server. A pod created in the API runs here and its
 // status comes back; deleting it stops it and the agent finishes the deletion; a static pod is mirrored;
-// `nodeagent schedule` binds a pending pod that the agent then runs; the API server going away for a
+// `nodeagent schedule` binds a pending pod that the agent then runs; a pod bound over the node's
+// allocatable is rejected at admission (OutOfcpu in the API); the API server going away for a
 // while takes nothing down. The Node carries the addresses the API server must dial (--node-ip, the
 // lower-cased --hostname-override), filled node info, and pods report the InternalIP as hostIP.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -10,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Lease } from "kubernetes-types/coordination/v1";
 import type { Node, Pod } from "kubernetes-types/core/v1";
+import { parseQuantity } from "../../src/api/quantity";
 import { TestApiServer, type KubernetesObject } from "../fakes/apiserver";
 import { manifest, NODE_NAME, running, useAgent } from "./agent-harness";
 import { BinaryProcess, eventually } from "./proc";
@@ -142,6 +144,48 @@ describe("the agent as a node of a cluster (containerd 1.7)", () => {
       console.error(agent().proc.stderr.split("\n").filter((l) => l.includes("from-api")).join("\n"));
       throw e;
     });
+  }, 120_000);
+
+  test("a pod bound with nodeName asking for more cpu than the node's allocatable is Failed OutOfcpu in the API, never run", async () => {
+    const n = api.store.get("nodes", undefined, NODE_NAME) as Node;
+    const capacity = parseQuantity(n.status!.allocatable!.cpu!).milli();
+    const hungry = apiPod("hungry");
+    hungry.spec!.containers[0]!.resources = { requests: { cpu: "1000" } };
+    createPod(hungry);
+    const reported = await eventually("the API pod Failed", async () => {
+      const p = storedPod("hungry");
+      return p?.status?.phase === "Failed" ? p : undefined;
+    }, 30_000);
+    expect(reported.status).toMatchObject({
+      phase: "Failed",
+      reason: "OutOfcpu",
+      message: `Pod was rejected: Node didn't have enough resource: cpu, requested: 1000000, used: 0, capacity: ${capacity}`,
+    });
+    expect(await node().client.listPodSandbox({ labelSelector: { "io.kubernetes.pod.uid": reported.metadata!.uid! } })).toEqual([]);
+    api.store.delete("pods", "default", "hungry", { gracePeriodSeconds: 0 });
+  }, 60_000);
+
+  test("admission reads the API server's Node: a label set there with kubectl admits a pod selecting it; one never set is NodeAffinity", async () => {
+    // As `kubectl label node <n> disktype=ssd`: a merge patch by the admin, not the node.
+    api.store.patch("nodes", undefined, NODE_NAME, "application/merge-patch+json", { metadata: { labels: { disktype: "ssd" } } });
+    const picky = apiPod("picky");
+    picky.spec!.nodeSelector = { disktype: "ssd" };
+    createPod(picky);
+    const ok = await eventually("the pod selecting the API's label running", async () => {
+      const p = storedPod("picky");
+      return p?.status?.phase === "Running" || p?.status?.phase === "Failed" ? p : undefined;
+    }, 60_000);
+    expect(ok.status?.phase).toBe("Running");
+    const fussy = apiPod("fussy");
+    fussy.spec!.nodeSelector = { disktype: "nvme" };
+    createPod(fussy);
+    const refused = await eventually("the pod selecting a label nobody set Failed", async () => {
+      const p = storedPod("fussy");
+      return p?.status?.phase === "Failed" ? p : undefined;
+    }, 30_000);
+    expect(refused.status).toMatchObject({ reason: "NodeAffinity" });
+    api.store.delete("pods", "default", "picky", { gracePeriodSeconds: 0 });
+    api.store.delete("pods", "default", "fussy", { gracePeriodSeconds: 0 });
   }, 120_000);
 
   test("a static pod shows up as a mirror pod with its status", async () => {

@@ -24,6 +24,7 @@ describe("AgentMetrics", () => {
       kubelet_running_pods: "gauge",
       kubelet_running_containers: "gauge",
       nodeagent_container_restarts_total: "counter",
+      nodeagent_oom_kills_total: "counter",
       nodeagent_source_errors: "gauge",
       prober_probe_total: "counter",
       prober_probe_duration_seconds: "histogram",

@@ -79,15 +79,23 @@ function cond(node: Node, type: string) {
 }
 
 describe("buildNode: capacity and allocatable", () => {
-  test("capacity from the host; allocatable less the 100Mi memory and 10% nodefs hard eviction", async () => {
+  test("capacity from the host; allocatable less the 100Mi memory and 10% nodefs hard eviction (10% a float32, as the kubelet's)", async () => {
     const node = await buildNode(opts());
     expect(node.status?.capacity).toEqual({ cpu: "4", memory: "8Gi", pods: "110", "ephemeral-storage": "100Gi" });
-    expect(node.status?.allocatable).toEqual({ cpu: "4", memory: "8092Mi", pods: "110", "ephemeral-storage": "90Gi" });
+    // int64(100Gi × float32(0.1)) = 10737418400, 160 bytes more than 10Gi.
+    expect(node.status?.allocatable).toEqual({ cpu: "4", memory: "8092Mi", pods: "110", "ephemeral-storage": "96636764000" });
+  });
+
+  test("the configured hard thresholds' reservation comes off allocatable instead of the defaults", async () => {
+    const node = await buildNode(opts({ evictionReservation: (c) => ({ memoryBytes: 2 * 2 ** 30, ephemeralStorageBytes: (c.ephemeralStorageBytes ?? 0) / 4 }) }));
+    expect(node.status?.allocatable).toMatchObject({ memory: "6Gi", "ephemeral-storage": "75Gi" });
+    const none = await buildNode(opts({ evictionReservation: () => ({ memoryBytes: 0, ephemeralStorageBytes: 0 }) }));
+    expect(none.status?.allocatable).toMatchObject({ memory: "8Gi", "ephemeral-storage": "100Gi" });
   });
 
   test("reserved cpu, memory and storage come off allocatable", async () => {
     const node = await buildNode(opts({ reserved: { cpu: "500m", memory: "1Gi", ephemeralStorage: "5Gi" } }));
-    expect(node.status?.allocatable).toEqual({ cpu: "3500m", memory: `${8192 - 1024 - 100}Mi`, pods: "110", "ephemeral-storage": "85Gi" });
+    expect(node.status?.allocatable).toEqual({ cpu: "3500m", memory: `${8192 - 1024 - 100}Mi`, pods: "110", "ephemeral-storage": "91268054880" });
     // Capacity is untouched.
     expect(node.status?.capacity?.cpu).toBe("4");
   });
@@ -230,6 +238,16 @@ describe("buildNode: conditions", () => {
       { type: "DiskPressure", status: "False", reason: "KubeletHasNoDiskPressure", message: "kubelet has no disk pressure", lastHeartbeatTime: t, lastTransitionTime: t },
       { type: "PIDPressure", status: "False", reason: "KubeletHasSufficientPID", message: "kubelet has sufficient PID available", lastHeartbeatTime: t, lastTransitionTime: t },
       { type: "Ready", status: "True", reason: "KubeletReady", message: "kubelet is posting ready status", lastHeartbeatTime: t, lastTransitionTime: t },
+    ]);
+  });
+
+  test("the eviction manager's pressure conditions in the kubelet's words; Ready unaffected", async () => {
+    const node = await buildNode(opts({ conditions: { ready: { ok: true, message: "" }, pressure: new Set(["MemoryPressure", "DiskPressure", "PIDPressure"]) } }));
+    expect(node.status?.conditions?.map((c) => [c.type, c.status, c.reason, c.message])).toEqual([
+      ["MemoryPressure", "True", "KubeletHasInsufficientMemory", "kubelet has insufficient memory available"],
+      ["DiskPressure", "True", "KubeletHasDiskPressure", "kubelet has disk pressure"],
+      ["PIDPressure", "True", "KubeletHasInsufficientPID", "kubelet has insufficient PID available"],
+      ["Ready", "True", "KubeletReady", "kubelet is posting ready status"],
     ]);
   });
 

@@ -100,6 +100,31 @@ describe("SummaryProvider", () => {
     expect(asked.some((a) => a.includes("host"))).toBe(false);
   });
 
+  test("ListPodSandboxStats failing as a whole (containerd 1.6 with a stopped sandbox): each ready sandbox is asked with PodSandboxStats", async () => {
+    const clock = new FakeClock(1_000_000);
+    const inner = new FakeStatsRuntime();
+    const filters: unknown[] = [];
+    const rt: StatsRuntime = {
+      listPodSandboxStats: async () => {
+        throw new Error('failed to get pod sandbox stats since sandbox container "x" is not in ready state');
+      },
+      listContainerStats: () => inner.listContainerStats(),
+      imageFsInfo: () => inner.imageFsInfo(),
+      listPodSandbox: async (filter) => (filters.push(filter), [{ id: "sb1" }, { id: "gone" }] as never),
+      podSandboxStats: async (id) => {
+        if (id === "gone") throw new Error("not found");
+        return (await inner.listPodSandboxStats())[0]!;
+      },
+    };
+    const { p } = provider(rt, clock, {});
+    const s = await p.get();
+    expect(filters).toEqual([{ state: { state: "SANDBOX_READY" } }]);
+    expect(s.pods.map((x) => [x.podRef.name, x.memory?.workingSetBytes])).toEqual([["web", 3000]]);
+    // Without the per-sandbox calls, no pod stats (as before).
+    const { p: plain } = provider({ ...rt, listPodSandbox: undefined, podSandboxStats: undefined }, clock, {});
+    expect((await plain.get()).pods).toEqual([]);
+  });
+
   test("usageNanoCores is the rate between two summaries; du results are reused within the aggregation period", async () => {
     const clock = new FakeClock(1_000_000);
     const rt = new FakeStatsRuntime();

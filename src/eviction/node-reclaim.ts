@@ -1,0 +1,49 @@
+// Node-level reclaim: what the eviction manager tries before it evicts a pod for a disk signal —
+// removing every dead container, then every image no container uses (k/k@1.24.1
+// pkg/kubelet/eviction/eviction_manager.go reclaimNodeLevelResources, helpers.go
+// buildSignalToNodeReclaimFuncs; the kubelet's ContainerGC.DeleteAllUnusedContainers and
+// ImageGCManager.DeleteUnusedImages). The garbage collectors themselves belong to the agent's GC
+// (issue 17's image and container GC); these interfaces are the seam, with a no-op default so that a
+// node without them evicts as if nothing could be reclaimed.
+import type { Signal } from "./signals";
+
+/** The image GC's eviction entry point: removes every image no container uses (ignoring the GC's age and thresholds). */
+export interface ImageGC {
+  deleteUnusedImages(): Promise<void>;
+}
+
+/** The container GC's eviction entry point: removes every dead container (ignoring MinAge and the per-pod limits). */
+export interface ContainerGC {
+  deleteAllUnusedContainers(): Promise<void>;
+}
+
+export interface NodeReclaim {
+  images: ImageGC;
+  containers: ContainerGC;
+}
+
+/** Nothing to reclaim: the default until the GC is wired in. */
+export const NO_NODE_RECLAIM: NodeReclaim = {
+  images: { deleteUnusedImages: async () => {} },
+  containers: { deleteAllUnusedContainers: async () => {} },
+};
+
+/**
+ * buildSignalToNodeReclaimFuncs: what is reclaimed for a signal, in order. With a dedicated image
+ * filesystem, dead containers and images live there, so only the imagefs signals reclaim them (the
+ * nodefs ones reclaim nothing); on one shared filesystem every disk signal reclaims both. Memory and
+ * pid signals reclaim nothing at node level.
+ */
+export function nodeReclaimSteps(signal: Signal, reclaim: NodeReclaim, dedicatedImageFs: boolean): Array<() => Promise<void>> {
+  const both = [() => reclaim.containers.deleteAllUnusedContainers(), () => reclaim.images.deleteUnusedImages()];
+  switch (signal) {
+    case "nodefs.available":
+    case "nodefs.inodesFree":
+      return dedicatedImageFs ? [] : both;
+    case "imagefs.available":
+    case "imagefs.inodesFree":
+      return both;
+    default:
+      return [];
+  }
+}

@@ -1,0 +1,6 @@
+// src/oom owns the node's OOM watcher: it reads the kernel's log (/dev/kmsg), finds each OOM kill, and
+// reports it (log, metric; an event once issue 18 brings events). A container's own OOMKilled reason is
+// not made here: it comes from the runtime's ContainerStatus, as in the kubelet.
+export { KmsgReader, type KmsgRecord, type KernelLog } from "./kmsg";
+export { OomParser, type OomInstance } from "./oom-parser";
+export { OomWatcher, SYSTEM_OOM_CONTAINER, type OomWatcherOptions } from "./oom-watcher";
