@@ -32,6 +32,9 @@ import type { LogFormat } from "../util/log";
 import { CGROUP_DRIVERS, ENFORCEMENT_KEYS, type CgroupDriver, type EnforcementKey } from "../cm";
 import { DEFAULT_EVICTION_HARD, parseEqualsMap, parseLangleMap, parseThresholds, ThresholdEntryError, ThresholdError, type Threshold, type ThresholdSetting } from "../eviction/thresholds";
 import { isZeroValue, readKubeletConfigFile, type ConfigField, type KubeletConfigFile } from "./kubelet-config-file";
+import type { ContainerGCPolicy } from "../eviction/container-gc";
+import type { ContainerLogPolicy } from "../eviction/container-log-manager";
+import type { ImageGCPolicy } from "../eviction/image-gc-manager";
 
 /** Resources kept off the node's allocatable (--kube-reserved plus --system-reserved), as quantities. */
 export interface ReservedResources {
@@ -151,6 +154,8 @@ export interface AgentConfig {
     context?: string;
     nodeStatusUpdateFrequencyMs: number;
   };
+  /** Garbage collection and container log rotation (src/eviction; node.md §7). */
+  gc: GarbageCollectionConfig;
   /** What the agent logs once at start: the --config fields it ignores. */
   warnings: string[];
 }
@@ -165,6 +170,17 @@ export interface EvictionSettings {
   maps: Partial<Record<ThresholdSetting, Record<string, string>>>;
   pressureTransitionPeriodMs: number;
   maxPodGracePeriodSeconds: number;
+}
+
+/** The kubelet's image GC, container GC and log rotation settings, and nodeagent's periods for tests. */
+export interface GarbageCollectionConfig {
+  image: ImageGCPolicy;
+  /** --image-gc-period (nodeagent's own): the kubelet's ImageGCPeriod, a 5 min constant there. */
+  imagePeriodMs: number;
+  container: ContainerGCPolicy;
+  /** --container-gc-period (nodeagent's own): the kubelet's ContainerGCPeriod, a 1 min constant there. */
+  containerPeriodMs: number;
+  containerLogs: ContainerLogPolicy;
 }
 
 /** The defaults of the agent's flags, the kubelet's where it has one; cmd/agent.ts shows them in --help. */
@@ -192,6 +208,16 @@ export const AGENT_DEFAULTS = {
   "eviction-hard": DEFAULT_EVICTION_HARD,
   "eviction-pressure-transition-period": "5m",
   "eviction-max-pod-grace-period": "0",
+  "image-gc-high-threshold": "85",
+  "image-gc-low-threshold": "80",
+  "minimum-image-ttl-duration": "2m",
+  "image-gc-period": "5m",
+  "minimum-container-ttl-duration": "0s",
+  "maximum-dead-containers-per-container": "1",
+  "maximum-dead-containers": "-1",
+  "container-gc-period": "1m",
+  "container-log-max-size": "10Mi",
+  "container-log-max-files": "5",
   "authentication-token-webhook-cache-ttl": "2m",
   "authorization-webhook-cache-authorized-ttl": "5m",
   "authorization-webhook-cache-unauthorized-ttl": "30s",
@@ -237,6 +263,11 @@ export const CONFIG_FILE_FIELDS: Readonly<Record<string, string>> = {
   evictionMinimumReclaim: "eviction-minimum-reclaim",
   evictionPressureTransitionPeriod: "eviction-pressure-transition-period",
   evictionMaxPodGracePeriod: "eviction-max-pod-grace-period",
+  imageGCHighThresholdPercent: "image-gc-high-threshold",
+  imageGCLowThresholdPercent: "image-gc-low-threshold",
+  imageMinimumGCAge: "minimum-image-ttl-duration",
+  containerLogMaxSize: "container-log-max-size",
+  containerLogMaxFiles: "container-log-max-files",
   // Blocks of several settings, read field by field in resolveApiAuth.
   authentication: "",
   authorization: "",
@@ -611,6 +642,7 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
     logFormat: logFormat ?? "text",
     ...(localObjects ? { localObjects } : {}),
     ...(kubeconfig ? { cluster: { kubeconfig, ...(context ? { context } : {}), nodeStatusUpdateFrequencyMs: nodeStatusUpdateFrequencyMs ?? 0 } } : {}),
+    gc: resolveGarbageCollection(s),
     warnings: [...(file?.warning ? [file.warning] : []), ...s.warnings],
   };
   const exposed = servingExposureError(config.server.address, insecureHttp);
@@ -779,6 +811,59 @@ function resolveEviction(s: Settings): EvictionSettings {
     ) ?? 0;
   const asRecords = Object.fromEntries(Object.entries(maps).map(([k, m]) => [k, Object.fromEntries(m)]));
   return { thresholds, maps: asRecords, pressureTransitionPeriodMs, maxPodGracePeriodSeconds };
+}
+
+/**
+ * Image GC, container GC and log rotation (the kubelet's flags and fields, checked as its
+ * ValidateKubeletConfiguration checks them): thresholds 0–100 with low below high, durations of 0 or
+ * more, dead-container counts of −1 (no limit) or more, a log size above 0 and at least 2 log files.
+ */
+function resolveGarbageCollection(s: Settings): GarbageCollectionConfig {
+  const int = (min: number) => (text: string): number => {
+    if (!/^-?\d+$/.test(text.trim()) || Number(text) < min) throw new Invalid(`expected a whole number of at least ${min}`);
+    return Number(text);
+  };
+  const percent = (flag: string) => s.get(flag, (t) => wholeNumber(t, 0, 100), fileInt(0, 100));
+  const duration = (text: string): number => {
+    let ms: number;
+    try {
+      ms = parseDuration(text);
+    } catch (e) {
+      throw new Invalid(errorMessage(e));
+    }
+    if (ms < 0) throw new Invalid("must not be negative");
+    return ms;
+  };
+  const fileDurationOrZero = (v: unknown): number => {
+    if (typeof v !== "string") throw new Invalid(`expected a duration such as "2m", got ${describe(v)}`);
+    return duration(v);
+  };
+  const size = (text: string): number => {
+    let bytes: number;
+    try {
+      bytes = parseQuantity(text).value();
+    } catch (e) {
+      throw new Invalid(errorMessage(e));
+    }
+    if (bytes <= 0) throw new Invalid("must be greater than 0");
+    return bytes;
+  };
+  const high = percent("image-gc-high-threshold") ?? 85;
+  const low = percent("image-gc-low-threshold") ?? 80;
+  if (low >= high) s.fail(`--image-gc-low-threshold (imageGCLowThresholdPercent) ${low} must be less than --image-gc-high-threshold (imageGCHighThresholdPercent) ${high}`);
+  const maxFiles = s.get("container-log-max-files", (t) => wholeNumber(t, 0, 1_000_000), fileInt(0, 1_000_000)) ?? 5;
+  if (maxFiles < 2) s.fail(`--container-log-max-files (containerLogMaxFiles) ${maxFiles} must be greater than 1: the live log and at least one rotated file`);
+  return {
+    image: { highThresholdPercent: high, lowThresholdPercent: low, minAgeMs: s.get("minimum-image-ttl-duration", duration, fileDurationOrZero) ?? 0 },
+    imagePeriodMs: s.get("image-gc-period", positiveDuration, fileDuration) ?? 0,
+    container: {
+      minAgeMs: s.get("minimum-container-ttl-duration", duration, fileDurationOrZero) ?? 0,
+      maxPerPodContainer: s.get("maximum-dead-containers-per-container", int(-1), fileInt(-1, 1_000_000)) ?? 1,
+      maxContainers: s.get("maximum-dead-containers", int(-1), fileInt(-1, 1_000_000)) ?? -1,
+    },
+    containerPeriodMs: s.get("container-gc-period", positiveDuration, fileDuration) ?? 0,
+    containerLogs: { maxSizeBytes: s.get("container-log-max-size", size, (v) => size(fileString(v))) ?? 0, maxFiles },
+  };
 }
 
 function oneOf(text: string, options: readonly string[]): string {

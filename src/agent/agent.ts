@@ -9,9 +9,12 @@
 // (handlePodAdditions); statuses leave through the PodStatusManager; a pod's runtime work is the
 // PodSyncer behind the workers' PodSyncActions, which waits on the VolumeManager (src/volume) before it
 // creates anything; an ObjectSource's changes come through the loop (handleObjectChange); housekeeping
-// (handlePodCleanups) is where garbage collection and orphaned pod folders are handled. The eviction
-// manager (src/eviction) runs a loop of its own beside the sync loop, as the kubelet's does (measuring
-// volumes must not hold up syncs): it sees the active pods and evicts through the pod workers' evictPod.
+// (handlePodCleanups) is where orphaned pods and pod folders are handled. The eviction manager
+// (src/eviction) runs a loop of its own beside the sync loop, as the kubelet's does (measuring volumes
+// must not hold up syncs): it sees the active pods and evicts through the pod workers' evictPod. So do
+// the garbage collectors (src/eviction, the kubelet's StartGarbageCollection): container GC, the one
+// owner of the policy on dead containers and sandboxes, asks the agent which pods are gone
+// (PodStateProvider); image GC and log rotation need only the runtime.
 import { join } from "node:path";
 import type { Node, Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
 import { admitPod, type PodAdmitHandler, type PodAdmitResult } from "../admission";
@@ -25,6 +28,8 @@ import type { Clock, Timer } from "../util/clock";
 import type { Logger } from "../util/log";
 import { apiTime } from "../util/time";
 import { IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS, LocalStorageEviction, type EvictionStatus, type EvictionTarget } from "../eviction/local-storage";
+import { ContainerGC, DEFAULT_CONTAINER_GC_POLICY, type ContainerGCPolicy, type ContainerGCRuntime, type PodStateProvider } from "../eviction/container-gc";
+import type { GCEvent } from "../eviction/image-gc-manager";
 import { WalkDiskUsage, type DiskUsage } from "../stats/disk-usage";
 import { errorMessage } from "../util/errors";
 import { SystemMounter, type Mounter } from "../volume/mount";
@@ -121,6 +126,14 @@ export interface AgentOptions {
    * makes the EvictionManager (thresholds over the stats provider); the local-storage check alone by default.
    */
   evictionManager?: (target: EvictionTarget, localStorage: LocalStorageEviction) => EvictionLoop;
+  /**
+   * Container GC (src/eviction/container-gc.ts): the runtime it lists and removes through (the CriClient),
+   * the kubelet's policy (DEFAULT_CONTAINER_GC_POLICY by default) and period (1 min). Without it no dead
+   * container or sandbox is collected.
+   */
+  containerGC?: { runtime: ContainerGCRuntime; policy?: ContainerGCPolicy; periodMs?: number; onEvent?(e: GCEvent): void };
+  /** Loops that run beside the sync loop for as long as the agent (image GC, container log rotation). */
+  backgroundLoops?: { run(signal: AbortSignal): Promise<void> }[];
 }
 
 /** The eviction manager as the agent runs it: a loop of its own until the signal aborts. */
@@ -148,13 +161,14 @@ export class Agent implements SyncHandler {
   private readonly statusManager: PodStatusManager;
   readonly volumes: VolumeManager;
   readonly eviction: EvictionLoop;
+  /** The collector of dead containers, sandboxes and pod log folders; absent without options.containerGC. */
+  readonly containerGC: ContainerGC | undefined;
   private readonly objects: ObjectSource;
   private allSourcesSeen = false;
   /** The node's status.allocatable when node() last built it. */
   private allocatable: ResourceList | undefined;
   /** The Node node() last built: what admission checks pods against (lastNode()). */
   private builtNode: Node | undefined;
-  private gcRunning = false;
   private readonly started = new Set<string>();
   /** Each worker's last computed API status and what it was computed from (see apiStatus). */
   private readonly statusMemo = new WeakMap<PodWorkerState, { inputs: unknown[]; status: ApiPodStatus }>();
@@ -216,6 +230,18 @@ export class Agent implements SyncHandler {
       monitoringPeriodMs: o.evictionMonitoringPeriodMs,
     });
     this.eviction = o.evictionManager ? o.evictionManager(evictionTarget, localStorage) : localStorage;
+    this.containerGC = o.containerGC
+      ? new ContainerGC({
+          runtime: o.containerGC.runtime,
+          pods: this.podStateProvider(),
+          policy: o.containerGC.policy ?? DEFAULT_CONTAINER_GC_POLICY,
+          podLogsRoot: o.runtimeConfig.podLogsRoot,
+          clock: o.clock,
+          log: o.log,
+          periodMs: o.containerGC.periodMs,
+          onEvent: o.containerGC.onEvent,
+        })
+      : undefined;
     this.loop = new SyncLoop({ handler: this, duePods: () => this.workers.getDuePods(), clock: o.clock, log: o.log, housekeepingPeriodMs: o.housekeepingPeriodMs });
   }
 
@@ -232,6 +258,7 @@ export class Agent implements SyncHandler {
     }
     const plegDone = pleg.run(signal).catch((err) => this.o.log.error(`PLEG stopped: ${errorMessage(err)}`));
     const evictionDone = this.eviction.run(signal);
+    const gcDone = Promise.all([this.containerGC?.run(signal), ...(this.o.backgroundLoops ?? []).map((l) => l.run(signal))]);
     await this.firstNode(signal);
     const loopDone = signal.aborted ? Promise.resolve() : this.loop.run(signal, pleg.events);
     await loopDone;
@@ -240,7 +267,7 @@ export class Agent implements SyncHandler {
     // In-flight work gets a bounded time to finish: a runtime that hangs (an overloaded containerd can
     // leave a call open for minutes) must not keep the agent from stopping. The pods run on either way,
     // and whatever a sync left half done is adopted by the next start, as after kill -9.
-    const drained = Promise.all([plegDone, evictionDone, this.workers.idle(), this.probes.stop()]).then(() => true);
+    const drained = Promise.all([plegDone, evictionDone, gcDone, this.workers.idle(), this.probes.stop()]).then(() => true);
     let timer: Timer | undefined;
     const late = new Promise<false>((resolve) => (timer = clock.setTimer(SHUTDOWN_GRACE_MS, () => resolve(false))));
     const finished = await Promise.race([drained, late]);
@@ -367,7 +394,7 @@ export class Agent implements SyncHandler {
       this.syncer.removeOrphanedCgroups(new Set([...known, ...pleg.cache.uids()]));
     }
     this.probes.cleanupPods(known);
-    void this.collectGarbage();
+    this.pruneNotes();
     this.crashBackoff.gc();
     this.imageBackoff.gc();
     this.o.hooks?.afterHousekeeping?.(this);
@@ -423,26 +450,35 @@ export class Agent implements SyncHandler {
     return !s || s.phase === "terminated";
   }
 
-  /** Dead containers beyond the newest of each are removed; one collection at a time, off the loop. */
-  private async collectGarbage(): Promise<void> {
-    if (this.gcRunning) return;
-    this.gcRunning = true;
+  /** Notes of containers the runtime no longer has go, once a relist since the start has listed it. */
+  private pruneNotes(): void {
     const { pleg } = this.o;
-    try {
-      for (const s of this.workers.states()) {
-        if (s.phase !== "syncing") continue;
-        const st = pleg.cache.get(s.uid)?.status;
-        if (st) await this.syncer.garbageCollect(st).catch((err) => this.o.log.warn(`container GC of ${s.fullName}: ${errorMessage(err)}`));
-      }
-      // Notes of containers the runtime no longer has go, once a relist since the start has listed it.
-      if (pleg.relistStats.lastRelistTime >= this.startedAt) {
-        const live = new Set<string>();
-        for (const uid of pleg.cache.uids()) for (const c of pleg.cache.get(uid)?.status?.containerStatuses ?? []) live.add(c.id);
-        this.notes.prune(live);
-      }
-    } finally {
-      this.gcRunning = false;
-    }
+    if (pleg.relistStats.lastRelistTime < this.startedAt) return;
+    const live = new Set<string>();
+    for (const uid of pleg.cache.uids()) for (const c of pleg.cache.get(uid)?.status?.containerStatuses ?? []) live.add(c.id);
+    this.notes.prune(live);
+  }
+
+  /**
+   * Which pods container GC may clear (the kubelet's podWorkers.ShouldPodContentBeRemoved and
+   * ShouldPodRuntimeBeRemoved, and sourcesReady): a pod the workers know is removable once it has
+   * terminated (runtime) and its source removed it (content); an unknown UID is a removed pod once
+   * every source has been seen. An evicted pod keeps its dead containers here, unlike the kubelet's
+   * (IsEvicted): it stays listed as Failed until its source deletes it, and its status is computed
+   * from them.
+   */
+  private podStateProvider(): PodStateProvider {
+    return {
+      allSourcesReady: () => this.allSourcesSeen,
+      shouldPodContentBeRemoved: (uid) => {
+        const s = this.workers.get(uid);
+        return s ? s.phase === "terminated" && s.removed : this.allSourcesSeen;
+      },
+      shouldPodRuntimeBeRemoved: (uid) => {
+        const s = this.workers.get(uid);
+        return s ? s.phase === "terminated" : this.allSourcesSeen;
+      },
+    };
   }
 
   /** Which probe has failed for a running instance, if any: the sync kills it (computePodActions). */

@@ -55,6 +55,19 @@ export function kubeletConfigz(c: AgentConfig): { kubeletconfig: Record<string, 
     ...(c.eviction.maps.minimumReclaim ? { evictionMinimumReclaim: c.eviction.maps.minimumReclaim } : {}),
     evictionPressureTransitionPeriod: formatDuration(c.eviction.pressureTransitionPeriodMs),
     evictionMaxPodGracePeriod: c.eviction.maxPodGracePeriodSeconds,
+    imageGCHighThresholdPercent: c.gc.image.highThresholdPercent,
+    imageGCLowThresholdPercent: c.gc.image.lowThresholdPercent,
+    imageMinimumGCAge: formatDuration(c.gc.image.minAgeMs),
+    containerLogMaxSize: binaryQuantity(c.gc.containerLogs.maxSizeBytes),
+    containerLogMaxFiles: c.gc.containerLogs.maxFiles,
   };
   return { kubeletconfig: cfg };
+}
+
+/** Bytes as the largest binary suffix that divides them ("10Mi"), as a Quantity prints them. */
+function binaryQuantity(bytes: number): string {
+  for (const [suffix, unit] of [["Ti", 2 ** 40], ["Gi", 2 ** 30], ["Mi", 2 ** 20], ["Ki", 2 ** 10]] as const) {
+    if (bytes >= unit && bytes % unit === 0) return `${bytes / unit}${suffix}`;
+  }
+  return String(bytes);
 }

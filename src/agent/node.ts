@@ -21,7 +21,7 @@ import { parseQuantity } from "../api/quantity";
 import { ContainerManager, FsCgroupManager, type CgroupManager } from "../cm";
 import { conflictCheck, FileSource, HttpSource, PodConfig, pushPolicyCheck, PushSource, type PodSource } from "../config";
 import { CriClient, resolveRuntime } from "../cri";
-import { EvictionAdmitHandler, EvictionManager, hardEvictionReservation, NO_NODE_RECLAIM } from "../eviction";
+import { EvictionAdmitHandler, EvictionManager, hardEvictionReservation } from "../eviction";
 import type { SummaryProvider } from "../stats/summary-provider";
 import { loadStaticPods, loadStaticPodsWithLocalObjects } from "../manifest/load";
 import { Pleg } from "../pleg";
@@ -36,6 +36,7 @@ import { NoObjectSource } from "../volume/no-object-source";
 import { NoServiceLister } from "../volume/no-service-lister";
 import type { ObjectSource, ServiceLister, VolumePlugin } from "../volume/types";
 import { KmsgReader, OomWatcher, type KernelLog } from "../oom";
+import { ContainerLogManager, CriImageFsStats, ImageGCManager } from "../eviction";
 import { Agent } from "./agent";
 import { qosClass } from "./status";
 import type { AgentConfig } from "./agent-config";
@@ -370,6 +371,11 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         log,
       }),
     ];
+    // Image GC: its own loop, and the eviction manager's reclaim of unused images (ImageGC).
+    const imageGC = new ImageGCManager({
+      runtime: client, fsStats: new CriImageFsStats(client), policy: config.gc.image, sandboxImage: config.runtime.podInfraImage,
+      clock, log, periodMs: config.gc.imagePeriodMs,
+    });
     const a: Agent = new Agent({
       runtime: client,
       pleg,
@@ -386,14 +392,14 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       syncFrequencyMs: config.syncFrequencyMs,
       evictionMonitoringPeriodMs: config.evictionMonitoringPeriodMs,
       // The eviction manager: the configured thresholds over the shared stats provider, and the
-      // local-storage check, in one loop. Node-level reclaim is a no-op until the image and container GC
-      // are wired in (src/eviction/node-reclaim.ts).
+      // local-storage check, in one loop. Node-level reclaim for disk signals is the
+      // image GC's and the container GC's (src/eviction/node-reclaim.ts).
       evictionManager: (target, localStorage) => (evictionManager = new EvictionManager({
         ...config.eviction,
         summary: { get: async (only) => (await stats()).get(only) },
         target,
         localStorage,
-        reclaim: NO_NODE_RECLAIM,
+        reclaim: { images: { deleteUnusedImages: async () => void (await imageGC.deleteUnusedImages()) }, containers: { deleteAllUnusedContainers: async () => a.containerGC?.deleteAllUnusedContainers() } },
         dedicatedImageFs: async () => {
           const mountpoint = (await client.imageFsInfo()).imageFilesystems?.[0]?.fsId?.mountpoint;
           return !!mountpoint && statSync(mountpoint).dev !== statSync(config.rootDir).dev;
@@ -402,6 +408,10 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         log,
         monitoringPeriodMs: config.evictionMonitoringPeriodMs,
       })),
+      // Garbage collection and log rotation (the kubelet's StartGarbageCollection and container log
+      // manager), each a loop beside the sync loop for as long as the agent runs.
+      containerGC: { runtime: client, policy: config.gc.container, periodMs: config.gc.containerPeriodMs },
+      backgroundLoops: [imageGC, new ContainerLogManager({ runtime: client, policy: config.gc.containerLogs, podLogsRoot: config.pods.logsDir, clock, log })],
       node: async () => {
         const health = agentHealth();
         lastNode = await buildNode({

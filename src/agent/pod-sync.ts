@@ -4,6 +4,9 @@
 // crash-loop and image-pull backoffs), and stop containers with their grace period and preStop hook.
 // A new pod's start (its sandbox and first containers) takes a place at the node's PodStartGate
 // (pod-start-gate.ts): in a burst of new pods the first ones start nearly as fast as alone.
+// Dead instances of earlier starts are container GC's (src/eviction/container-gc.ts), the one place
+// with the kubelet's policy on them; a sync removes only what a start replaces, as the kubelet's.
+import { readdirSync } from "node:fs";
 import type { Container, Pod } from "kubernetes-types/core/v1";
 import { podKey, podRef } from "../api/pod";
 import type { CriClient } from "../cri/client";
@@ -14,7 +17,9 @@ import { flatPodCgroups, type PodCgroups } from "../cm";
 import type { Clock } from "../util/clock";
 import { formatDuration } from "../util/duration";
 import type { Logger } from "../util/log";
-import { mkdirInside, PathEscapeError, removeInside } from "../util/confined-path";
+import { confinedPath, mkdirInside, PathEscapeError, removeInside } from "../util/confined-path";
+import { podUIDFromLogsDirectory } from "../eviction/container-gc";
+import { cleanContainerLogs } from "../eviction/container-log-manager";
 import { errorMessage } from "../util/errors";
 import { VolumeMountError, type PodVolumes } from "../volume/types";
 import type { Backoff } from "./backoff";
@@ -180,7 +185,7 @@ export class PodSyncer {
     if (actions.createSandbox) {
       // Old init containers would make the new sandbox's init look done (pruneInitContainersBeforeStart).
       for (const c of status?.containerStatuses ?? []) {
-        if (isInit(c) && c.state !== "CONTAINER_RUNNING") await ignoreNotFound(this.runtime.removeContainer(c.id));
+        if (isInit(c) && c.state !== "CONTAINER_RUNNING") await this.removeContainer(c);
       }
       mkdirInside(this.opts.podLogsRoot, podLogDir(pod, this.opts));
       // The images are looked up while the sandbox starts: neither depends on the other, and the
@@ -238,7 +243,7 @@ export class PodSyncer {
       // The agent's own start of this instance was cut short (it stopped or died mid-start): the
       // container never ran, so it is replaced under the same restart count and counts no restart.
       this.log.info(`container ${c.name} (${last.id.slice(0, 12)}) of pod ${podKey(pod)} never ran (${last.state === "CONTAINER_CREATED" ? "created, not started" : `${last.reason}: ${last.message}`}): replacing it`);
-      await ignoreNotFound(this.runtime.removeContainer(last.id));
+      await this.removeContainer(last);
       restartCount = Number(last.annotations[ann.CONTAINER_RESTART_COUNT] ?? 0);
       last = undefined;
     }
@@ -371,6 +376,22 @@ export class PodSyncer {
     }
   }
 
+  /**
+   * The kubelet's removeContainer for an instance a start replaces: its log files first (a later
+   * instance may take the same <restart>.log name), then the container.
+   */
+  private async removeContainer(c: ContainerStatus): Promise<void> {
+    if (c.logPath) {
+      try {
+        cleanContainerLogs(this.opts.podLogsRoot, c.logPath);
+      } catch (err) {
+        if (!(err instanceof PathEscapeError)) throw err;
+        this.log.warn(`the logs of container ${c.id.slice(0, 12)} are left alone: ${err.message}`);
+      }
+    }
+    await ignoreNotFound(this.runtime.removeContainer(c.id));
+  }
+
   /** After a pod is gone for good: remove its containers, sandboxes, volumes and pod cgroup. */
   async removePod(uid: string, status: PodStatus | undefined): Promise<void> {
     for (const c of status?.containerStatuses ?? []) await ignoreNotFound(this.runtime.removeContainer(c.id));
@@ -388,6 +409,7 @@ export class PodSyncer {
       const dir = podDir(uid, this.opts);
       removeInside(this.opts.podsDir, dir);
       this.cgroups.remove(uid);
+      this.removePodLogDirs(uid);
     } catch (err) {
       if (!(err instanceof PathEscapeError)) throw err;
       this.log.warn(`pod ${JSON.stringify(uid)}: its folders and cgroup are left alone: ${err.message}`);
@@ -403,28 +425,21 @@ export class PodSyncer {
     }
   }
 
-  /** Keeps the newest dead instance of each container and the newest sandbox (the kubelet's container GC). */
-  async garbageCollect(status: PodStatus): Promise<number> {
-    let removed = 0;
-    const seen = new Set<string>();
-    for (const c of status.containerStatuses) {
-      // Only dead instances count: a running one must not push out the dead one before it, which is
-      // the container's lastState (the kubelet keeps one dead instance per container, MaxPerPodContainer).
-      if (c.state !== "CONTAINER_EXITED") continue;
-      const key = `${isInit(c) ? "init" : "app"}/${c.metadata?.name}`;
-      if (seen.has(key)) {
-        await ignoreNotFound(this.runtime.removeContainer(c.id));
-        removed++;
-      }
-      seen.add(key);
+  /**
+   * The pod's log folders, <pod-logs-dir>/<ns>_<name>_<uid> (one per name the UID was seen under),
+   * removed with the pod. The kubelet leaves them to container GC (evictPodLogsDirectories, up to a
+   * minute later, which also sweeps what an agent that was down left behind); removing them here is
+   * the same end, at once. Only folders whose name ends in _<uid> inside the root are touched.
+   */
+  private removePodLogDirs(uid: string): void {
+    const root = this.opts.podLogsRoot;
+    let names: string[];
+    try {
+      names = readdirSync(root);
+    } catch {
+      return;
     }
-    for (const s of status.sandboxStatuses.slice(1)) {
-      if (s.state !== "SANDBOX_READY") {
-        await ignoreNotFound(this.runtime.removePodSandbox(s.id));
-        removed++;
-      }
-    }
-    return removed;
+    for (const name of names) if (name.endsWith(`_${uid}`) && podUIDFromLogsDirectory(name) === uid) removeInside(root, confinedPath(root, name));
   }
 
 }

@@ -8,18 +8,18 @@
 import type { Signal } from "./signals";
 
 /** The image GC's eviction entry point: removes every image no container uses (ignoring the GC's age and thresholds). */
-export interface ImageGC {
+export interface ImageReclaimer {
   deleteUnusedImages(): Promise<void>;
 }
 
 /** The container GC's eviction entry point: removes every dead container (ignoring MinAge and the per-pod limits). */
-export interface ContainerGC {
+export interface ContainerReclaimer {
   deleteAllUnusedContainers(): Promise<void>;
 }
 
 export interface NodeReclaim {
-  images: ImageGC;
-  containers: ContainerGC;
+  images: ImageReclaimer;
+  containers: ContainerReclaimer;
 }
 
 /** Nothing to reclaim: the default until the GC is wired in. */

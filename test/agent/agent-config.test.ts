@@ -436,3 +436,50 @@ describe("--allowed-unsafe-sysctls / allowedUnsafeSysctls", () => {
     expect(errorOf(() => resolve({}, "allowedUnsafeSysctls:\n- vm.*\n", "/etc/k.yaml")).message).toBe(`/etc/k.yaml:1:1: allowedUnsafeSysctls: the sysctls "vm.*" are not known to be namespaced`);
   });
 });
+
+describe("garbage collection and log rotation settings", () => {
+  test("the kubelet's defaults; kubeadm's imageMinimumGCAge: 0s is its zero value, so the default", () => {
+    for (const c of [resolve({}), resolve({}, kubeadm("kubeadm-config.yaml"))]) {
+      expect(c.gc).toEqual({
+        image: { highThresholdPercent: 85, lowThresholdPercent: 80, minAgeMs: 120_000 },
+        imagePeriodMs: 300_000,
+        container: { minAgeMs: 0, maxPerPodContainer: 1, maxContainers: -1 },
+        containerPeriodMs: 60_000,
+        containerLogs: { maxSizeBytes: 10 * 2 ** 20, maxFiles: 5 },
+      });
+    }
+    expect(kubeletConfigz(resolve({})).kubeletconfig).toMatchObject({
+      imageGCHighThresholdPercent: 85, imageGCLowThresholdPercent: 80, imageMinimumGCAge: "2m0s", containerLogMaxSize: "10Mi", containerLogMaxFiles: 5,
+    });
+  });
+
+  test("flags, and the KubeletConfiguration fields (a flag wins over the file)", () => {
+    const flags = resolve({
+      "image-gc-high-threshold": "1", "image-gc-low-threshold": "0", "minimum-image-ttl-duration": "0s", "image-gc-period": "2s",
+      "minimum-container-ttl-duration": "30s", "maximum-dead-containers-per-container": "2", "maximum-dead-containers": "100", "container-gc-period": "5s",
+      "container-log-max-size": "10Ki", "container-log-max-files": "3",
+    }).gc;
+    expect(flags).toEqual({
+      image: { highThresholdPercent: 1, lowThresholdPercent: 0, minAgeMs: 0 },
+      imagePeriodMs: 2000,
+      container: { minAgeMs: 30_000, maxPerPodContainer: 2, maxContainers: 100 },
+      containerPeriodMs: 5000,
+      containerLogs: { maxSizeBytes: 10 * 1024, maxFiles: 3 },
+    });
+    const file = "kind: KubeletConfiguration\nimageGCHighThresholdPercent: 90\nimageGCLowThresholdPercent: 70\nimageMinimumGCAge: 5m\ncontainerLogMaxSize: 50Mi\ncontainerLogMaxFiles: 2\n";
+    expect(resolve({}, file).gc).toMatchObject({ image: { highThresholdPercent: 90, lowThresholdPercent: 70, minAgeMs: 300_000 }, containerLogs: { maxSizeBytes: 50 * 2 ** 20, maxFiles: 2 } });
+    expect(resolve({ "container-log-max-files": "7" }, file).gc.containerLogs.maxFiles).toBe(7);
+  });
+
+  test("mistakes name the flag or the field", () => {
+    const msg = (given: Record<string, string>, text?: string) => errorOf(() => resolve(given, text)).message;
+    expect(msg({ "image-gc-high-threshold": "101" })).toBe('--image-gc-high-threshold "101": expected a whole number from 0 to 100');
+    expect(msg({ "image-gc-low-threshold": "85" })).toBe("--image-gc-low-threshold (imageGCLowThresholdPercent) 85 must be less than --image-gc-high-threshold (imageGCHighThresholdPercent) 85");
+    expect(msg({ "container-log-max-files": "1" })).toBe("--container-log-max-files (containerLogMaxFiles) 1 must be greater than 1: the live log and at least one rotated file");
+    expect(msg({ "container-log-max-size": "ten" })).toStartWith('--container-log-max-size "ten": ');
+    expect(msg({ "container-log-max-size": "0" })).toBe('--container-log-max-size "0": must be greater than 0');
+    expect(msg({ "maximum-dead-containers": "-2" })).toBe('--maximum-dead-containers "-2": expected a whole number of at least -1');
+    expect(msg({ "minimum-image-ttl-duration": "-1s" })).toStartWith('--minimum-image-ttl-duration "-1s": ');
+    expect(msg({}, "kind: KubeletConfiguration\ncontainerLogMaxFiles: many\n")).toStartWith("/var/lib/kubelet/config.yaml:2:1: containerLogMaxFiles: expected a whole number");
+  });
+});

@@ -2,7 +2,7 @@
 // the 1 s sync tick and the 2 s housekeeping drive real pod workers and a real PodSyncer, whose CRI
 // calls land in the in-memory FakeRuntime. Time moves only when the FakeClock is advanced.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
@@ -35,7 +35,7 @@ interface RunningAgent {
  * Starts an agent on the runtime. `before` feeds PodConfig before the sync loop starts, as a source
  * that has its pods the moment it starts does (pushed pods kept across a restart).
  */
-async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: PodSourceName[]; before?: SourceReport; hooks?: AgentHooks; stateDir?: string; statusManager?: FakeStatusManager; runtimeName?: string; prober?: AgentOptions["prober"]; diskUsage?: AgentOptions["diskUsage"] } = {}): Promise<RunningAgent> {
+async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: PodSourceName[]; before?: SourceReport; hooks?: AgentHooks; stateDir?: string; statusManager?: FakeStatusManager; runtimeName?: string; prober?: AgentOptions["prober"]; diskUsage?: AgentOptions["diskUsage"]; containerGC?: boolean } = {}): Promise<RunningAgent> {
   const log = createLogger("text", -1);
   const pleg = new Pleg(rt, clock, { mode: "generic" });
   const config = new PodConfig({ clock, log });
@@ -56,6 +56,7 @@ async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: P
     runtimeName: opts.runtimeName,
     prober: opts.prober,
     diskUsage: opts.diskUsage,
+    ...(opts.containerGC ? { containerGC: { runtime: rt } } : {}),
   });
   const { settle, stop } = runAgent(agent, clock);
   await settle();
@@ -130,6 +131,35 @@ describe("Agent: pods from PodConfig", () => {
     await a.stop();
   });
 
+  test("a new sandbox removes the old init containers with their log files (the kubelet's removeContainer), nothing else", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    rt.exitOnStart.set("init", 0);
+    const a = await startAgent(rt, clock);
+    a.config.apply(fromFile(pod({ inits: ["init"] })));
+    await a.settle();
+    expect(created(rt)).toEqual(["init", "app"]);
+    // The runtime's log files of both containers, under the pod's log folder.
+    const dir = join(root, "logs", "default_web_uid-1");
+    const initLog = join(dir, "init", "0.log");
+    const appLog = join(dir, "app", "0.log");
+    for (const [name, file] of [["init", initLog], ["app", appLog]] as const) {
+      writeFileSync(file, "output\n");
+      rt.logPaths.set(rt.containersNamed(name)[0]!.id, file);
+    }
+    writeFileSync(`${initLog}.20260101-000000.gz`, "");
+    // The sandbox dies: a new one, whose init must run again; the old init instance goes first.
+    rt.stopSandbox([...rt.sandboxes.keys()][0]!);
+    await clock.advance(1000);
+    await a.settle();
+    expect(created(rt)).toEqual(["init", "app", "init", "app"]);
+    expect(existsSync(initLog)).toBe(false);
+    expect(existsSync(`${initLog}.20260101-000000.gz`)).toBe(false);
+    // The dead app instance is the container GC's to weigh: it and its log stay.
+    expect(existsSync(appLog)).toBe(true);
+    await a.stop();
+  });
+
   test("UPDATEs to a busy pod are coalesced into one more sync with the newest spec, never lost", async () => {
     const clock = new FakeClock();
     const rt = new FakeRuntime(clock);
@@ -155,7 +185,7 @@ describe("Agent: pods from PodConfig", () => {
     await a.stop();
   });
 
-  test("REMOVE stops the containers with the pod's grace period, then removes them and the sandbox: nothing is left", async () => {
+  test("REMOVE stops the containers with the pod's grace period, then removes them, the sandbox and the log folder: nothing is left", async () => {
     const clock = new FakeClock();
     const rt = new FakeRuntime(clock);
     const removed: string[] = [];
@@ -166,9 +196,16 @@ describe("Agent: pods from PodConfig", () => {
     await a.settle();
     expect(statusOf(a.agent).phase).toBe("Running");
     const ids = [...rt.containers.keys()];
+    // Its log folder, and another pod's (same name, another UID) that must stay.
+    const logDir = join(root, "logs", "default_web_uid-1");
+    const otherLogDir = join(root, "logs", "default_web_uid-10");
+    expect(existsSync(join(logDir, "app"))).toBe(true);
+    mkdirSync(otherLogDir, { recursive: true });
 
     expect(a.config.apply(fromFile()).map((u) => u.op)).toEqual(["REMOVE"]);
     await a.settle();
+    expect(existsSync(logDir)).toBe(false);
+    expect(existsSync(otherLogDir)).toBe(true);
     expect(rt.sandboxes.size).toBe(0);
     expect(rt.containers.size).toBe(0);
     // In parallel, as the kubelet's killContainersWithSyncResult: in no particular order.
@@ -295,6 +332,32 @@ describe("Agent: a burst of new pods", () => {
 });
 
 describe("Agent: housekeeping", () => {
+  test("container GC removes the log folder a pod gone while the agent was down left, once every source has been seen", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    // The log folder of a pod no source has, with nothing left in the runtime (the orphan removal
+    // does not see it): only container GC's sweep of the log folders clears it.
+    const goneLogs = join(root, "logs", "default_gone_gone-uid");
+    mkdirSync(goneLogs, { recursive: true });
+    const a = await startAgent(rt, clock, { sources: ["file", "api"], containerGC: true });
+    a.config.apply(fromFile(pod()));
+    await a.settle();
+    const liveLogs = join(root, "logs", "default_web_uid-1");
+    expect(existsSync(liveLogs)).toBe(true);
+    // A collection (each minute) while the API source has not been seen: the pod may still come back.
+    await clock.advance(60_000);
+    await a.settle();
+    expect(existsSync(goneLogs)).toBe(true);
+    a.config.apply({ source: "api", pods: [], errors: [] });
+    await clock.advance(60_000);
+    await a.settle();
+    expect(existsSync(goneLogs)).toBe(false);
+    // The running pod's folder and objects stay.
+    expect(existsSync(liveLogs)).toBe(true);
+    expect(statusOf(a.agent).phase).toBe("Running");
+    await a.stop();
+  });
+
   test("a runtime pod no source has is removed only once every source has been seen", async () => {
     const clock = new FakeClock();
     const rt = new FakeRuntime(clock);
@@ -329,7 +392,7 @@ describe("Agent: restartPolicy", () => {
     const rt = new FakeRuntime(clock);
     rt.exitOnStart.set("app", 1);
     const restarted: string[] = [];
-    const a = await startAgent(rt, clock, { hooks: { containerRestarted: (_p, c) => restarted.push(c) } });
+    const a = await startAgent(rt, clock, { hooks: { containerRestarted: (_p, c) => restarted.push(c) }, containerGC: true });
     a.config.apply(fromFile(pod()));
     await a.settle();
     // The kubelet's doBackOff: the first exit has no backoff yet, so the first restart is immediate.
@@ -356,9 +419,13 @@ describe("Agent: restartPolicy", () => {
     expect(created(rt)).toHaveLength(4);
     expect(containerStatus(a.agent, "app")!.state?.waiting?.message).toStartWith("back-off 40s ");
     expect(restarted).toEqual(["app", "app", "app"]);
-    // One sandbox throughout, and the container GC keeps only the newest dead instance.
+    // One sandbox throughout, and the container GC (every minute, the first at 1 min) keeps only the
+    // newest dead instance of the four: the current one, dead too while in back-off.
     expect(rt.sandboxes.size).toBe(1);
-    await clock.advance(2000);
+    expect(rt.containersNamed("app")).toHaveLength(4);
+    await clock.advance(30_000); // 62 s: one collection, and the next restart (at 70 s) not yet
+    await a.settle();
+    expect(created(rt)).toHaveLength(4);
     expect(rt.containersNamed("app")).toHaveLength(1);
     await a.stop();
   });

@@ -77,6 +77,8 @@ export class FakeRuntime {
   /** What GetContainerEvents does when opened: stream, or fail with a gRPC code. */
   eventsBehaviour: "stream" | { code: number; details: string } = "stream";
   openStreams: FakeEventStream[] = [];
+  /** The log path ContainerStatus reports per container ID ("" when not set). */
+  logPaths = new Map<string, string>();
   private holds = new Map<FakeRuntimeMethod, Promise<void>>();
   private seq = 0;
   private t = 1_000_000_000;
@@ -337,7 +339,7 @@ export class FakeRuntime {
     return {
       id: c.id, metadata: { name: c.name, attempt: c.attempt }, state: c.state, createdAt: c.createdAt, startedAt: c.startedAt,
       finishedAt: c.finishedAt, exitCode: c.exitCode, reason: c.reason, message: c.message ?? "", labels: c.labels, annotations: c.annotations,
-      image: { image: c.image }, imageRef: c.image, mounts: [], logPath: "", resources: null, imageId: c.image, user: null, stopSignal: "",
+      image: { image: c.image }, imageRef: c.image, mounts: [], logPath: this.logPaths.get(c.id) ?? "", resources: null, imageId: c.image, user: null, stopSignal: "",
     } as unknown as ContainerStatus;
   }
 }
