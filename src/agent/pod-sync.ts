@@ -416,10 +416,13 @@ export class PodSyncer {
     }
   }
 
-  /** The pod cgroups of pods none of `known` is: removed (housekeeping, once every source has been seen). */
-  removeOrphanedCgroups(known: ReadonlySet<string>): void {
+  /**
+   * Housekeeping of the pods' cgroups (once every source has been seen): those of pods none of
+   * `known` is are removed, and the QoS shares follow the pods.
+   */
+  cgroupHousekeeping(known: ReadonlySet<string>): void {
     try {
-      this.cgroups.removeOrphans(known);
+      this.cgroups.housekeeping(known);
     } catch (err) {
       this.log.warn(`cgroups: removing the cgroups of pods that are gone: ${errorMessage(err)}`);
     }

@@ -31,8 +31,11 @@ export interface PodCgroups {
   ensure(pod: Pod): void;
   /** After the pod is gone: its cgroup is removed, wherever it could be. */
   remove(uid: string): void;
-  /** Housekeeping: the pod cgroups of pods none of `known` is (cleanupOrphanedPodCgroups) are removed. */
-  removeOrphans(known: ReadonlySet<string>): void;
+  /**
+   * Housekeeping: the pod cgroups of pods none of `known` is are removed (cleanupOrphanedPodCgroups)
+   * and the QoS shares follow the active pods (the kubelet's periodic UpdateCgroups).
+   */
+  housekeeping(known: ReadonlySet<string>): void;
 }
 
 /** What the container manager logs through (the node's Logger). */
@@ -170,22 +173,20 @@ export class ContainerManager implements PodCgroups {
 
   /**
    * The kubelet's cleanupOrphanedPodCgroups, once every source has been seen: a pod cgroup whose pod
-   * nothing knows is removed. One that still has processes cannot be (rmdir refuses a busy cgroup)
+   * nothing knows is removed; then the QoS shares are refreshed when they changed. One that still has processes cannot be (rmdir refuses a busy cgroup)
    * and stays: the kubelet would kill them first; the agent leaves them to whoever started them.
    */
-  removeOrphans(known: ReadonlySet<string>): void {
+  housekeeping(known: ReadonlySet<string>): void {
     if (!this.pods) return;
-    const orphans = this.pods.orphans(known);
-    for (const name of orphans) {
+    for (const name of this.pods.orphans(known)) {
       this.o.log.info(`cgroups: removing ${this.o.cgroups.name(name)}, the cgroup of a pod that is gone`);
       this.o.cgroups.destroy(name);
     }
-    if (orphans.length) {
-      try {
-        this.updateQos();
-      } catch (err) {
-        this.o.log.warn(`cgroups: updating the QoS cgroups after removing orphaned pod cgroups: ${errorMessage(err)}`);
-      }
+    try {
+      if (this.allocatablePending) this.applyAllocatable();
+      this.qos?.update(true);
+    } catch (err) {
+      this.o.log.warn(`cgroups: updating the QoS cgroups: ${errorMessage(err)}`);
     }
   }
 

@@ -2,7 +2,8 @@
 // allocatable cgroup (kubepods) the kubelet keeps `burstable` and `besteffort`; Guaranteed pods sit
 // directly in kubepods. At start both are made (or updated, so a restarted agent puts the right
 // values back); then, whenever a pod comes or goes (the kubelet: before a new pod's cgroup is made,
-// and every minute), the cpu shares are set from the active pods:
+// and every minute; the agent: also at each housekeeping when they changed, so that pods adopted
+// after a restart count at once), the cpu shares are set from the active pods:
 //   besteffort  2 shares, always: it gets cpu only when nobody else wants it
 //   burstable   the shares of the summed cpu requests of the Burstable pods (2 with none)
 // Memory limits on the QoS cgroups come only with the alpha QOSReserved gate, which nodeagent does
@@ -50,11 +51,18 @@ export class QosContainerManager {
   /**
    * UpdateCgroups: besteffort back to 2 shares, burstable to the Burstable pods' requests. A QoS
    * cgroup that someone removed is made again (the kubelet would only log the failed update until
-   * its next restart).
+   * its next restart). With onlyIfChanged (the periodic refresh) nothing is written while the shares
+   * are what was last written and both cgroups are there.
    */
-  update(): void {
+  update(onlyIfChanged = false): void {
+    const shares = burstableShares(this.activePods());
+    if (onlyIfChanged && shares === this.written && this.cgroups.exists(this.info.Burstable) && this.cgroups.exists(this.info.BestEffort)) return;
     const set = (name: CgroupName, config: ResourceConfig) => (this.cgroups.exists(name) ? this.cgroups.update(name, config) : this.cgroups.create(name, config));
     set(this.info.BestEffort, { cpuShares: MIN_SHARES });
-    set(this.info.Burstable, { cpuShares: burstableShares(this.activePods()) });
+    set(this.info.Burstable, { cpuShares: shares });
+    this.written = shares;
   }
+
+  /** The burstable shares last written. */
+  private written: number | undefined;
 }

@@ -144,12 +144,28 @@ describe("pod cgroups", () => {
       cgroups.create(["na", "kubepods", "podgone-2"], {});
       cgroups.create(["na", "kubepods", "someone-elses"], {});
       const before = new Set(cgroups.cgroups.keys());
-      cm.removeOrphans(new Set(["g-1", "b-1", "e-1"]));
+      cm.housekeeping(new Set(["g-1", "b-1", "e-1"]));
       const gone = [...before].filter((k) => !cgroups.cgroups.has(k)).sort();
       expect(gone).toEqual([cgroups.name(["na", "kubepods", "burstable", "podgone-1"]), cgroups.name(["na", "kubepods", "podgone-2"])].sort());
       expect(logs).toContain(`info: cgroups: removing ${cgroups.name(["na", "kubepods", "podgone-2"])}, the cgroup of a pod that is gone`);
       expect(cgroups.cgroups.get(cgroups.name(["na", "kubepods", "burstable"]))).toEqual({ cpuShares: 307 });
     }
+  });
+
+  test("housekeeping sets the burstable shares from pods adopted after a restart, and writes nothing while they hold", () => {
+    const cgroups = new FakeCgroupManager();
+    cgroups.create(["na", "kubepods", "burstable", "podb-1"], { cpuShares: 307 });
+    const { cm, active } = manager({}, cgroups);
+    cm.start();
+    expect(cgroups.cgroups.get("/na/kubepods/burstable")).toEqual({ cpuShares: 2 });
+    // The agent adopts the running pod: its cgroup exists, so its sync makes nothing.
+    active.push(burstable);
+    cm.ensure(burstable);
+    cm.housekeeping(new Set(["b-1"]));
+    expect(cgroups.cgroups.get("/na/kubepods/burstable")).toEqual({ cpuShares: 307 });
+    const writes = cgroups.calls.length;
+    cm.housekeeping(new Set(["b-1"]));
+    expect(cgroups.calls.length).toBe(writes);
   });
 
   test("a pod cgroup that cannot be made says so in the kubelet's words", () => {
