@@ -26,6 +26,7 @@
 // every pod the agent runs is "static" by that rule (file, URL, pushed), which would let any pod preempt
 // any other and never be refused for resources. As src/eviction/local-storage.ts decided for eviction,
 // file, URL and pushed pods are critical only by priority, like API pods.
+import type { QOSClass } from "../cm/qos";
 import type { Pod } from "kubernetes-types/core/v1";
 import { podKey } from "../api/pod";
 import { SYSTEM_CRITICAL_PRIORITY } from "../eviction/local-storage";
@@ -40,7 +41,8 @@ export const PREEMPTED_MESSAGE = "Preempted in order to admit critical pod";
 /** The kubelet's default terminationGracePeriodSeconds, for a pod that says none. */
 const DEFAULT_GRACE_PERIOD_SECONDS = 30;
 
-export type QOSClass = "Guaranteed" | "Burstable" | "BestEffort";
+/** The QoS class (src/cm/qos.ts), by which victims are chosen. */
+export type { QOSClass };
 
 /** How a preempted pod is stopped: the agent's pod workers (evictPod), a fake in tests. */
 export interface PreemptionTarget {

@@ -29,6 +29,7 @@ import { readTokenFile } from "../server/token-file";
 import { parseDuration } from "../util/duration";
 import { ConfigError, errorMessage } from "../util/errors";
 import type { LogFormat } from "../util/log";
+import { CGROUP_DRIVERS, ENFORCEMENT_KEYS, type CgroupDriver, type EnforcementKey } from "../cm";
 import { DEFAULT_EVICTION_HARD, parseEqualsMap, parseLangleMap, parseThresholds, ThresholdEntryError, ThresholdError, type Threshold, type ThresholdSetting } from "../eviction/thresholds";
 import { isZeroValue, readKubeletConfigFile, type ConfigField, type KubeletConfigFile } from "./kubelet-config-file";
 import type { ContainerGCPolicy } from "../eviction/container-gc";
@@ -92,6 +93,20 @@ export interface AgentConfig {
     taints: Taint[];
     maxPods: number;
     reserved: ReservedResources;
+    /** --kube-reserved and --system-reserved each on its own (reserved is their sum), for the cgroups they cap. */
+    kubeReserved: ReservedResources;
+    systemReserved: ReservedResources;
+  };
+  /** The node's cgroups (src/cm). */
+  cgroups: {
+    /** --cgroup-driver: how cgroup names are spelled (and, on the runtime's side, who makes them). */
+    driver: CgroupDriver;
+    /** --cgroups-per-qos: the kubepods / QoS / pod<uid> hierarchy; false: <cgroup-root>/pod<uid>. */
+    perQOS: boolean;
+    /** --enforce-node-allocatable, without "none". */
+    enforceNodeAllocatable: EnforcementKey[];
+    systemReservedCgroup?: string;
+    kubeReservedCgroup?: string;
   };
   server: {
     address: string;
@@ -183,6 +198,9 @@ export const AGENT_DEFAULTS = {
   "resolv-conf": "/etc/resolv.conf",
   "pod-logs-dir": "/var/log/pods",
   "cgroup-root": "/nodeagent",
+  "cgroup-driver": "cgroupfs",
+  "cgroups-per-qos": "true",
+  "enforce-node-allocatable": "pods",
   "pleg-mode": "auto",
   "log-format": "text",
   "node-status-update-frequency": "10s",
@@ -225,6 +243,11 @@ export const CONFIG_FILE_FIELDS: Readonly<Record<string, string>> = {
   maxPods: "max-pods",
   podLogsDir: "pod-logs-dir",
   cgroupRoot: "cgroup-root",
+  cgroupDriver: "cgroup-driver",
+  cgroupsPerQOS: "cgroups-per-qos",
+  enforceNodeAllocatable: "enforce-node-allocatable",
+  systemReservedCgroup: "system-reserved-cgroup",
+  kubeReservedCgroup: "kube-reserved-cgroup",
   podInfraContainerImage: "pod-infra-container-image",
   clusterDNS: "cluster-dns",
   clusterDomain: "cluster-domain",
@@ -525,8 +548,14 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
   const reservedEntries = (flag: string) =>
     s.get(flag, reservedFlag, (v) => Object.entries(fileMap(v)).map(([k, q]): [string, string] => [k, typeof q === "number" ? String(q) : fileString(q)])) ?? [];
   let reserved: ReservedResources = {};
+  let kubeReserved: ReservedResources = {};
+  let systemReserved: ReservedResources = {};
+  const kubeEntries = reservedEntries("kube-reserved");
+  const systemEntries = reservedEntries("system-reserved");
   try {
-    reserved = sumReserved([...reservedEntries("kube-reserved"), ...reservedEntries("system-reserved")]);
+    reserved = sumReserved([...kubeEntries, ...systemEntries]);
+    kubeReserved = sumReserved(kubeEntries);
+    systemReserved = sumReserved(systemEntries);
   } catch (e) {
     s.fail(`--kube-reserved/--system-reserved: ${errorMessage(e)}`);
   }
@@ -591,7 +620,8 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
     evictionMonitoringPeriodMs: s.get("eviction-monitoring-period", positiveDuration, fileDuration) ?? 0,
     allowedUnsafeSysctls,
     eviction: resolveEviction(s),
-    node: { labels, taints, maxPods: s.get("max-pods", (t) => wholeNumber(t, 0, 1_000_000), fileInt(0, 1_000_000)) ?? 0, reserved },
+    node: { labels, taints, maxPods: s.get("max-pods", (t) => wholeNumber(t, 0, 1_000_000), fileInt(0, 1_000_000)) ?? 0, reserved, kubeReserved, systemReserved },
+    cgroups: resolveCgroups(s),
     server: {
       address: s.string("address", ipAddress) ?? AGENT_DEFAULTS.address,
       // Port 0 on the command line is "any free port"; in the file it is unset, as v1beta1 defaults it.
@@ -695,6 +725,40 @@ function resolveApiAuth(s: Settings, cluster: boolean, insecureHttp: boolean): P
       },
     },
   };
+}
+
+/**
+ * The cgroup settings, checked as the kubelet checks them (pkg/kubelet/apis/config/validation and
+ * cmd/kubelet/app/server.go): the driver, --cgroups-per-qos, and --enforce-node-allocatable, whose
+ * system-reserved and kube-reserved need the cgroup to hold to what is reserved.
+ */
+function resolveCgroups(s: Settings): AgentConfig["cgroups"] {
+  const driver = (s.get("cgroup-driver", (t) => oneOf(t, CGROUP_DRIVERS), (v) => oneOf(fileString(v), CGROUP_DRIVERS)) ?? "cgroupfs") as CgroupDriver;
+  const perQOS = s.get("cgroups-per-qos", boolFlag, fileBool) ?? true;
+  const keys = [...ENFORCEMENT_KEYS, "none"];
+  const checkKeys = (list: string[]): string[] => {
+    for (const k of list) if (!keys.includes(k)) throw new Invalid(`invalid option ${JSON.stringify(k)}: valid options are ${keys.map((x) => JSON.stringify(x)).join(", ")}`);
+    if (list.includes("none") && list.length > 1) throw new Invalid(`may not contain additional enforcements when "none" is specified`);
+    return list.filter((k) => k !== "none");
+  };
+  const enforce = (s.get("enforce-node-allocatable", (t) => checkKeys(t.split(",").map((x) => x.trim()).filter(Boolean)), (v) => checkKeys(fileStringList(v))) ?? ["pods"]) as EnforcementKey[];
+  const systemReservedCgroup = s.string("system-reserved-cgroup");
+  const kubeReservedCgroup = s.string("kube-reserved-cgroup");
+  if (enforce.length && !perQOS) s.fail("--enforce-node-allocatable is not supported unless --cgroups-per-qos is turned on: give --enforce-node-allocatable= (empty) with --cgroups-per-qos=false");
+  if (enforce.includes("system-reserved") && !systemReservedCgroup) s.fail(`--system-reserved-cgroup must be specified when "system-reserved" is in --enforce-node-allocatable (the cgroup held to --system-reserved)`);
+  if (enforce.includes("kube-reserved") && !kubeReservedCgroup) s.fail(`--kube-reserved-cgroup must be specified when "kube-reserved" is in --enforce-node-allocatable (the cgroup held to --kube-reserved)`);
+  return { driver, perQOS, enforceNodeAllocatable: enforce, ...(systemReservedCgroup ? { systemReservedCgroup } : {}), ...(kubeReservedCgroup ? { kubeReservedCgroup } : {}) };
+}
+
+function boolFlag(text: string): boolean {
+  if (text === "true") return true;
+  if (text === "false") return false;
+  throw new Invalid("use true or false");
+}
+
+function fileBool(v: unknown): boolean {
+  if (typeof v !== "boolean") throw new Invalid(`expected true or false, got ${describe(v)}`);
+  return v;
 }
 
 const EVICTION_MAP_FLAGS: Record<ThresholdSetting, string> = {

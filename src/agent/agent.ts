@@ -390,6 +390,8 @@ export class Agent implements SyncHandler {
       // Pod folders (and volume mounts) of pods nothing knows any more: gone while the agent was down
       // (kill -9), or left by a removal cut short. Runtime orphans go through the removal above first.
       void this.volumes.cleanupOrphans(new Set([...known, ...pleg.cache.uids()]));
+      // And their pod cgroups (the kubelet's cleanupOrphanedPodCgroups); the QoS shares follow the pods.
+      this.syncer.cgroupHousekeeping(new Set([...known, ...pleg.cache.uids()]));
     }
     this.probes.cleanupPods(known);
     this.pruneNotes();

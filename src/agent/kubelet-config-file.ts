@@ -45,6 +45,13 @@ export const KUBELET_CONFIG_FIELDS: readonly string[] = [
   "failCgroupV1", "userNamespaces",
 ];
 
+/**
+ * Fields whose zero value is not their default: v1beta1 has them as a pointer or a list whose nil
+ * differs from empty (`cgroupsPerQOS: false` turns the QoS cgroups off; `enforceNodeAllocatable: []`
+ * enforces nothing, where leaving it out enforces "pods"). Given, they are kept even at zero.
+ */
+const EXPLICIT_ZERO_FIELDS: ReadonlySet<string> = new Set(["cgroupsPerQOS", "enforceNodeAllocatable"]);
+
 export interface ConfigField {
   name: string;
   /** The value as YAML 1.1 reads it (a string, number, boolean, list or mapping). */
@@ -112,7 +119,7 @@ export function readKubeletConfigFile(path: string, text: string, implemented: r
       continue;
     }
     if (implemented.includes(name)) {
-      if (!isZeroValue(value)) fields.set(name, { name, value, node: valueNode, at });
+      if (!isZeroValue(value) || (EXPLICIT_ZERO_FIELDS.has(name) && value !== null)) fields.set(name, { name, value, node: valueNode, at });
       continue;
     }
     if (!known.has(name)) {

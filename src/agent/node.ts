@@ -17,6 +17,8 @@ import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import type { ClusterNode } from "../cluster/cluster-node";
 import { CriticalPodAdmissionHandler, PredicateAdmitHandler, SysctlAdmitHandler, type PodAdmitHandler } from "../admission";
+import { parseQuantity } from "../api/quantity";
+import { ContainerManager, FsCgroupManager, type CgroupManager } from "../cm";
 import { conflictCheck, FileSource, HttpSource, PodConfig, pushPolicyCheck, PushSource, type PodSource } from "../config";
 import { CriClient, resolveRuntime } from "../cri";
 import { EvictionAdmitHandler, EvictionManager, hardEvictionReservation } from "../eviction";
@@ -24,7 +26,7 @@ import type { SummaryProvider } from "../stats/summary-provider";
 import { loadStaticPods, loadStaticPodsWithLocalObjects } from "../manifest/load";
 import { Pleg } from "../pleg";
 import { kubeletConfigz } from "./configz";
-import { AgentMetrics, Authenticator, Authorizer, buildNode, isSpecificIP, realHostNetwork, resolveNodeAddresses, runtimeCounts, servingCertificate, startAgentServer, type AgentServer, type AgentServerOptions, type HostNetwork } from "../server";
+import { AgentMetrics, Authenticator, Authorizer, buildNode, isSpecificIP, readHostFacts, realHostNetwork, resolveNodeAddresses, runtimeCounts, servingCertificate, startAgentServer, type AgentServer, type AgentServerOptions, type HostNetwork } from "../server";
 import { RealClock, type Clock } from "../util/clock";
 import { ConfigError, errorMessage } from "../util/errors";
 import { AGENT_JIT_POLICY } from "../util/jit-policy";
@@ -100,8 +102,44 @@ export interface NodeDeps {
   volumes?: VolumeWiring;
   /** Where the node's addresses are looked up (src/server/node-address.ts); a fake in tests. */
   hostNetwork?: HostNetwork;
+  /** Every cgroup write (src/cm); /sys/fs/cgroup by default, a fake in tests. */
+  cgroups?: CgroupManager;
+  /** Whether systemd is the init system (the systemd cgroup driver needs it); /run/systemd/system by default. */
+  systemdRunning?: () => boolean;
   /** The kernel's log the OOM watcher reads (/dev/kmsg); a fake in tests. */
   kernelLog?: () => KernelLog;
+}
+
+/** A reserved quantity as the container manager counts it: millicores of cpu, bytes of memory. */
+function reservedAmounts(r: AgentConfig["node"]["kubeReserved"]): { milliCpu?: number; memoryBytes?: number } {
+  return { ...(r.cpu ? { milliCpu: parseQuantity(r.cpu).milli() } : {}), ...(r.memory ? { memoryBytes: parseQuantity(r.memory).value() } : {}) };
+}
+
+/**
+ * The node's cgroups (src/cm), set up before the runtime starts (the kubelet's setupNode): a
+ * systemd driver without systemd stops the start here, before a containerd is started for nothing;
+ * kubepods, its limits and the QoS cgroups are in place before any pod.
+ */
+function startContainerManager(config: AgentConfig, deps: NodeDeps, activePods: () => import("kubernetes-types/core/v1").Pod[], log: Logger): ContainerManager {
+  const host = readHostFacts(config.rootDir);
+  const cm = new ContainerManager({
+    cgroupRoot: config.pods.cgroupRoot,
+    cgroupsPerQOS: config.cgroups.perQOS,
+    cgroups: deps.cgroups ?? new FsCgroupManager(config.cgroups.driver),
+    allocatable: {
+      capacity: { milliCpu: host.cpus * 1000, memoryBytes: host.memoryBytes },
+      kubeReserved: reservedAmounts(config.node.kubeReserved),
+      systemReserved: reservedAmounts(config.node.systemReserved),
+      enforce: config.cgroups.enforceNodeAllocatable,
+      ...(config.cgroups.systemReservedCgroup ? { systemReservedCgroup: config.cgroups.systemReservedCgroup } : {}),
+      ...(config.cgroups.kubeReservedCgroup ? { kubeReservedCgroup: config.cgroups.kubeReservedCgroup } : {}),
+    },
+    activePods,
+    log,
+    ...(deps.systemdRunning ? { systemdRunning: deps.systemdRunning } : {}),
+  });
+  cm.start();
+  return cm;
 }
 
 /** A started node. */
@@ -249,6 +287,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     if (nodeAddresses.warning) log.warn(nodeAddresses.warning);
     const { addresses, hostIPs } = nodeAddresses;
 
+    const containerManager = startContainerManager(config, deps, () => agent?.activePods() ?? [], log);
     const runtime = await (deps.resolveRuntime ?? resolveRuntime)({ endpoint: config.runtime.endpoint, rootDir: config.rootDir, podInfraImage: config.runtime.podInfraImage, log });
     resources.add("the runtime", () => runtime.release());
     const client = new CriClient(runtime.endpoint, { timeoutMs: config.runtime.requestTimeoutMs });
@@ -314,7 +353,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     const stats = (): Promise<SummaryProvider> =>
       (statsProvider ??= import("../stats/summary-provider").then(({ SummaryProvider }) => new SummaryProvider({
         nodeName, runtime: client, pods: () => a.pods(), clock, log, rootDir: config.rootDir, podsDir: join(config.rootDir, "pods"),
-        podLogsRoot: config.pods.logsDir, cgroupRoot: config.pods.cgroupRoot,
+        podLogsRoot: config.pods.logsDir, cgroupRoot: containerManager.podsCgroup,
       })));
     let evictionManager: EvictionManager | undefined;
     // The admission chain (issue 17), in the kubelet's order (NewMainKubelet): the eviction manager's
@@ -347,6 +386,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       runtimeName,
       runtimeConfig: {
         podLogsRoot: config.pods.logsDir, podsDir: join(config.rootDir, "pods"), cgroupRoot: config.pods.cgroupRoot, nodeName, hostIP: hostIPs[0]!, hostIPs,
+        podCgroups: containerManager,
         clusterDns: { servers: config.pods.clusterDNS, domain: config.pods.clusterDomain, resolvConf: config.pods.resolvConf },
       },
       syncFrequencyMs: config.syncFrequencyMs,

@@ -6,14 +6,14 @@
 // (pod-start-gate.ts): in a burst of new pods the first ones start nearly as fast as alone.
 // Dead instances of earlier starts are container GC's (src/eviction/container-gc.ts), the one place
 // with the kubelet's policy on them; a sync removes only what a start replaces, as the kubelet's.
-import { rmdirSync, readdirSync, existsSync } from "node:fs";
-import { join } from "node:path";
+import { readdirSync } from "node:fs";
 import type { Container, Pod } from "kubernetes-types/core/v1";
 import { podKey, podRef } from "../api/pod";
 import type { CriClient } from "../cri/client";
 import { NotFoundError, runtimeErrorMessage, runtimeErrorText } from "../cri/errors";
 import type { ContainerStatus, Image } from "../cri/types";
 import type { PodStatus } from "../pleg/types";
+import { flatPodCgroups, type PodCgroups } from "../cm";
 import type { Clock } from "../util/clock";
 import { formatDuration } from "../util/duration";
 import type { Logger } from "../util/log";
@@ -26,7 +26,7 @@ import type { Backoff } from "./backoff";
 import { PodStartGate, type PodStartPlace } from "./pod-start-gate";
 import * as ann from "./labels";
 import { computePodActions, findContainerStatus, isInit, neverRan, type PodActions, type ProbeFailureLookup } from "./pod-actions";
-import { containerConfig, containerLogDir, downwardEnvValue, podDir, podLogDir, sandboxConfig, terminationLogDir, uidCgroupParent, type RuntimeConfigOptions } from "./runtime-config";
+import { containerConfig, containerLogDir, downwardEnvValue, podDir, podLogDir, sandboxConfig, terminationLogDir, type RuntimeConfigOptions } from "./runtime-config";
 import type { Waiting } from "./status";
 import { ContainerConfigError, makeEnvironmentVariables } from "../volume/container-env";
 import type { DockerKeyring } from "../volume/docker-keyring";
@@ -111,6 +111,13 @@ export class PodSyncer {
     private readonly services: ServiceLister = new NoServiceLister(),
   ) {}
 
+  /** The pods' cgroups: the node's container manager (src/cm), else the flat layout under --cgroup-root. */
+  private get cgroups(): PodCgroups {
+    return this.opts.podCgroups ?? (this.flatCgroups ??= flatPodCgroups(this.opts.cgroupRoot));
+  }
+
+  private flatCgroups: PodCgroups | undefined;
+
   async syncPod(pod: Pod, status: PodStatus | undefined, probeFailure?: ProbeFailureLookup): Promise<SyncResult> {
     const actions = computePodActions(pod, status, probeFailure);
     const result: SyncResult = { actions, waiting: new Map(), changed: false, errors: [] };
@@ -125,6 +132,19 @@ export class PodSyncer {
       this.log.info(`killing container ${k.name} (${k.id.slice(0, 12)}) of pod ${podKey(pod)}: ${k.reason}`);
       await this.killContainer(pod, k.id, findSpec(pod, k.name), k.gracePeriodSeconds);
       result.changed = true;
+    }
+
+    // The pod's cgroup before anything of the pod runs (the kubelet's syncPod: UpdateQOSCgroups and
+    // EnsureExists before the volumes and the runtime's SyncPod); a pod that only stops needs none.
+    if (!actions.podFailed && !(actions.killPod && !actions.createSandbox)) {
+      try {
+        this.cgroups.ensure(pod);
+      } catch (err) {
+        const message = errorMessage(err);
+        for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) result.waiting.set(c.name, { reason: "ContainerCreating", message });
+        result.errors.push(message);
+        return result;
+      }
     }
 
     // The kubelet's syncPod waits for the pod's volumes before the runtime's SyncPod creates anything,
@@ -387,15 +407,27 @@ export class PodSyncer {
     // objects above are gone either way.
     try {
       const dir = podDir(uid, this.opts);
-      const cgroup = uidCgroupParent(uid, this.opts);
       removeInside(this.opts.podsDir, dir);
-      removeCgroup(cgroup);
+      this.cgroups.remove(uid);
       this.removePodLogDirs(uid);
     } catch (err) {
       if (!(err instanceof PathEscapeError)) throw err;
       this.log.warn(`pod ${JSON.stringify(uid)}: its folders and cgroup are left alone: ${err.message}`);
     }
   }
+
+  /**
+   * Housekeeping of the pods' cgroups (once every source has been seen): those of pods none of
+   * `known` is are removed, and the QoS shares follow the pods.
+   */
+  cgroupHousekeeping(known: ReadonlySet<string>): void {
+    try {
+      this.cgroups.housekeeping(known);
+    } catch (err) {
+      this.log.warn(`cgroups: removing the cgroups of pods that are gone: ${errorMessage(err)}`);
+    }
+  }
+
   /**
    * The pod's log folders, <pod-logs-dir>/<ns>_<name>_<uid> (one per name the UID was seen under),
    * removed with the pod. The kubelet leaves them to container GC (evictPodLogsDirectories, up to a
@@ -438,30 +470,4 @@ async function ignoreNotFound(p: Promise<unknown>): Promise<void> {
   } catch (err) {
     if (!(err instanceof NotFoundError)) throw err;
   }
-}
-
-/** Removes a cgroupfs folder in every hierarchy (v1 and v2), children first; runc removed the containers'. */
-export function removeCgroup(path: string): void {
-  const base = "/sys/fs/cgroup";
-  let roots: string[];
-  try {
-    roots = existsSync(join(base, "cgroup.controllers")) ? [base] : readdirSync(base).map((d) => join(base, d));
-  } catch {
-    return;
-  }
-  const rm = (dir: string) => {
-    let subs: string[] = [];
-    try {
-      subs = readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
-    } catch {
-      return;
-    }
-    for (const s of subs) rm(join(dir, s));
-    try {
-      rmdirSync(dir);
-    } catch {
-      /* busy or gone */
-    }
-  };
-  for (const r of roots) rm(join(r, path));
 }

@@ -3,12 +3,14 @@
 // expansion, mounts, resources, security context, the kubelet's labels and annotations).
 // Pure functions: the caller makes the volumes (PodVolumes) and calls the runtime; container mounts
 // take their host paths from the lookup it passes.
+import { totalmem } from "node:os";
 import type { Container, EnvVar, EnvVarSource, Pod } from "kubernetes-types/core/v1";
 import { containerLabels, sandboxLabels } from "../cri/labels";
 import type { ContainerConfigInput, PodSandboxConfigInput } from "../cri/types";
 import { expandVars } from "../api/expansion";
 import { podRef } from "../api/pod";
 import { parseQuantity } from "../api/quantity";
+import { containerOomScoreAdj, flatPodCgroupParent, milliCpuToQuota, milliCpuToShares, QUOTA_PERIOD_US, type PodCgroups } from "../cm";
 import { ContainerConfigError } from "../volume/container-env";
 import { DownwardAPIError, envFieldValue, resourceFieldValue, type ResourceList } from "../volume/downward-api";
 import { mustMountReadOnly } from "../volume/set-up";
@@ -22,8 +24,15 @@ export interface RuntimeConfigOptions {
   podLogsRoot: string;
   /** Where pod volumes live: <podsDir>/<uid>/volumes/kubernetes.io~empty-dir/<name>, as the kubelet. */
   podsDir: string;
-  /** cgroupfs parent of every pod; each pod gets <cgroupRoot>/pod<uid>. */
+  /** --cgroup-root: every pod's cgroup is below it. */
   cgroupRoot: string;
+  /**
+   * Where each pod's cgroup is (src/cm ContainerManager: kubepods/<qos>/pod<uid> in the driver's
+   * spelling); without it, <cgroupRoot>/pod<uid> (the flat layout).
+   */
+  podCgroups?: PodCgroups;
+  /** The machine's memory (MemTotal), for the Burstable OOM score; os.totalmem() when not given. */
+  memoryCapacityBytes?: number;
   nodeName: string;
   /** The Node's InternalIP (status.hostIP, the downward API's status.hostIP). */
   hostIP: string;
@@ -70,13 +79,9 @@ export function terminationLogDir(pod: Pod, container: string, o: RuntimeConfigO
   return confinedPath(podDir(podRef(pod).uid, o), "containers", nameSegment(container));
 }
 
-/** <cgroupRoot>/pod<uid>, the pod's cgroupfs parent. */
-export function uidCgroupParent(uid: string, o: RuntimeConfigOptions): string {
-  return confinedPath(o.cgroupRoot, `pod${uidSegment(uid)}`);
-}
-
+/** The sandbox's cgroup_parent: the pod's cgroup (src/cm). */
 export function podCgroupParent(pod: Pod, o: RuntimeConfigOptions): string {
-  return uidCgroupParent(podRef(pod).uid, o);
+  return o.podCgroups ? o.podCgroups.parent(pod) : flatPodCgroupParent(o.cgroupRoot, podRef(pod).uid);
 }
 
 export function sandboxConfig(pod: Pod, attempt: number, o: RuntimeConfigOptions): PodSandboxConfigInput {
@@ -175,33 +180,25 @@ export function containerEnv(pod: Pod, c: Container, o: RuntimeConfigOptions, po
  */
 export type VolumePathLookup = (volumeName: string, subPath: string) => string | undefined;
 
-const CPU_PERIOD_US = 100_000;
-
-/** The kubelet's cgroup arithmetic for one container (kuberuntime_container_linux.go). */
-export function linuxResources(c: Container): NonNullable<NonNullable<ContainerConfigInput["linux"]>["resources"]> {
+/**
+ * The kubelet's cgroup values for one container (kuberuntime_container_linux.go
+ * generateLinuxContainerConfig, --cpu-cfs-quota on): shares from the request (the limit when only
+ * that is set), the period always and a quota only with a cpu limit, the memory limit, and the OOM
+ * score adjustment of the pod's QoS class (src/cm/oom-score.ts).
+ */
+export function linuxResources(pod: Pod, c: Container, memoryCapacityBytes: number = totalmem()): NonNullable<NonNullable<ContainerConfigInput["linux"]>["resources"]> {
   const req = c.resources?.requests ?? {};
   const lim = c.resources?.limits ?? {};
-  const cpuReq = req.cpu !== undefined ? parseQuantity(req.cpu).milli() : lim.cpu !== undefined ? parseQuantity(lim.cpu).milli() : 0;
-  // cpu.shares: 1024 per CPU requested, at least 2 (the kernel's minimum).
-  const shares = Math.max(2, Math.floor((cpuReq * 1024) / 1000));
-  const cpuLimit = lim.cpu !== undefined ? parseQuantity(lim.cpu).milli() : 0;
+  const milli = (q: string | number | undefined) => (q === undefined ? 0 : parseQuantity(q).milli());
+  const cpuRequest = milli(req.cpu);
+  const cpuLimit = milli(lim.cpu);
   return {
-    cpuShares: shares,
-    cpuPeriod: cpuLimit ? CPU_PERIOD_US : 0,
-    // The kubelet's minimum quota is 1000 µs.
-    cpuQuota: cpuLimit ? Math.max(1000, Math.floor((cpuLimit * CPU_PERIOD_US) / 1000)) : 0,
+    cpuShares: milliCpuToShares(cpuRequest === 0 && cpuLimit !== 0 ? cpuLimit : cpuRequest),
+    cpuPeriod: QUOTA_PERIOD_US,
+    cpuQuota: milliCpuToQuota(cpuLimit),
     memoryLimitInBytes: lim.memory !== undefined ? parseQuantity(lim.memory).value() : 0,
-    oomScoreAdj: oomScoreAdj(c),
+    oomScoreAdj: containerOomScoreAdj(pod, c, memoryCapacityBytes),
   };
-}
-
-/** QoS-based OOM score: Guaranteed -997, BestEffort 1000, Burstable in between by memory request. */
-function oomScoreAdj(c: Container): number {
-  const req = c.resources?.requests ?? {};
-  const lim = c.resources?.limits ?? {};
-  if (!req.cpu && !req.memory && !lim.cpu && !lim.memory) return 1000;
-  if (lim.cpu && lim.memory && (req.cpu ?? lim.cpu) === lim.cpu && (req.memory ?? lim.memory) === lim.memory) return -997;
-  return 999;
 }
 
 export interface ContainerConfigArgs {
@@ -269,7 +266,7 @@ export function containerConfig(a: ContainerConfigArgs): ContainerConfigInput {
     stdinOnce: c.stdinOnce === true,
     tty: c.tty === true,
     linux: {
-      resources: linuxResources(c),
+      resources: linuxResources(pod, c, o.memoryCapacityBytes),
       securityContext: {
         capabilities: { addCapabilities: sc.capabilities?.add ?? [], dropCapabilities: sc.capabilities?.drop ?? [] },
         privileged: sc.privileged === true,

@@ -1,6 +1,7 @@
 // computeApiPodStatus: the v1 PodStatus the kubelet reports (generateAPIPodStatus): phase, conditions,
 // and every container's state, last state, restart count and readiness, from the runtime status the
 // PLEG cached plus what the last sync learned (why a container is waiting).
+import { qosClass } from "../cm/qos";
 import type { ContainerState, ContainerStatus as ApiContainerStatus, Pod, PodCondition, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
 import { isTerminalPhase } from "../api/pod";
 import type { ContainerStatus } from "../cri/types";
@@ -190,21 +191,5 @@ export function computeApiPodStatus(i: StatusInputs): ApiPodStatus {
   };
 }
 
-/** The pod's QoS class (Guaranteed, Burstable, BestEffort) from its containers' requests and limits. */
-export function qosClass(pod: Pod): "Guaranteed" | "Burstable" | "BestEffort" {
-  const cs = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
-  let any = false;
-  let guaranteed = true;
-  for (const c of cs) {
-    const req = c.resources?.requests ?? {};
-    const lim = c.resources?.limits ?? {};
-    if (Object.keys(req).length || Object.keys(lim).length) any = true;
-    for (const r of ["cpu", "memory"]) {
-      const l = lim[r];
-      const q = req[r] ?? l;
-      if (l === undefined || String(q) !== String(l)) guaranteed = false;
-    }
-  }
-  if (!any) return "BestEffort";
-  return guaranteed ? "Guaranteed" : "Burstable";
-}
+/** The pod's QoS class, as Kubernetes computes it (src/cm/qos.ts). */
+export { qosClass };

@@ -3,7 +3,7 @@
 //   node       cpu and memory of the root cgroup, the default interface's and every interface's
 //              counters, nodefs (the filesystem of --root-dir), the runtime's imagefs (CRI
 //              ImageFsInfo's usage on its mountpoint's statfs), rlimit, and the "pods" system
-//              container (the cgroup every pod runs under, --cgroup-root);
+//              container (the cgroup every pod runs under: kubepods, src/cm);
 //   each pod   the agent knows and the runtime has a ready sandbox for: cpu, memory, network and
 //              process count of the sandbox (CRI ListPodSandboxStats, which reads the pod's cgroup,
 //              as the kubelet's CRI provider does with PodAndContainerStatsFromCRI); its running
@@ -57,7 +57,7 @@ export interface SummaryProviderOptions {
   podsDir: string;
   /** The pods' log folders (/var/log/pods). */
   podLogsRoot: string;
-  /** The cgroup every pod runs under (--cgroup-root), reported as the "pods" system container. */
+  /** The cgroup every pod runs under (<cgroup-root>/kubepods, src/cm), reported as the "pods" system container. */
   cgroupRoot: string;
   files?: HostFiles;
   du?: DiskUsage;

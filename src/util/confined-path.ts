@@ -1,5 +1,5 @@
 // Paths built from untrusted data (a pod's UID, name or namespace, a volume name) that must stay under
-// a root the agent owns: <root-dir>/pods/<uid>/…, <pod-logs-dir>/<ns>_<name>_<uid>, <cgroup-root>/pod<uid>.
+// a root the agent owns: <root-dir>/pods/<uid>/…, <pod-logs-dir>/<ns>_<name>_<uid>, <cgroup-root>/…/pod<uid>.
 // The agent runs as root, so one segment such as "..", "../../etc" or "/" would let a manifest make or
 // remove folders anywhere on the host (issue 12: a pod with uid "../../../x" had "x" removed with it).
 //

@@ -5,30 +5,21 @@
 // container declares one (cm.ResourceConfigForPod), and the volume's sizeLimit
 // (calculateEmptyDirMemorySize); a value ≤ 0 does not count. With none of them the kernel's default
 // applies (half the RAM).
-import type { Container, Pod } from "kubernetes-types/core/v1";
+import type { Pod } from "kubernetes-types/core/v1";
 import { parseQuantity } from "../api/quantity";
+import { resourceConfigForPod } from "../cm/resource-config";
 
 /** A disk emptyDir's mode (empty_dir.go `perm`): any user of the pod may write. */
 export const EMPTY_DIR_MODE = 0o777;
 
-function memoryLimit(c: Container): number {
-  const q = c.resources?.limits?.memory;
-  return q === undefined ? 0 : parseQuantity(q).value();
-}
-
 /**
- * The pod's memory limit as its cgroup gets it (ResourceConfigForPod): the sum of the app
- * containers' limits, at least the largest init container's, plus the pod overhead; undefined when
- * some app container has no memory limit (the pod is then unbounded).
+ * The pod's memory limit as its cgroup gets it (the kubelet's calculateEmptyDirMemorySize asks
+ * cm.ResourceConfigForPod, src/cm): the sum of the app containers' limits, at least the largest init
+ * container's, plus the pod overhead; undefined when some app container has no memory limit (the pod
+ * is then unbounded).
  */
 export function podMemoryLimitBytes(pod: Pod): number | undefined {
-  const containers = pod.spec?.containers ?? [];
-  if (containers.length === 0 || containers.some((c) => memoryLimit(c) === 0)) return undefined;
-  let sum = containers.reduce((n, c) => n + memoryLimit(c), 0);
-  for (const c of pod.spec?.initContainers ?? []) sum = Math.max(sum, memoryLimit(c));
-  const overhead = pod.spec?.overhead?.memory;
-  if (overhead !== undefined) sum += parseQuantity(overhead).value();
-  return sum;
+  return resourceConfigForPod(pod).memoryLimitBytes;
 }
 
 /**

@@ -68,7 +68,7 @@ describe("resolveAgentConfig with kubeadm's /var/lib/kubelet/config.yaml", () =>
   test("the set fields we do not implement are listed once, in one warning; fields at their zero value are not", () => {
     const c = resolve({}, kubeadm("kubeadm-config.yaml"));
     expect(c.warnings).toEqual([
-      "/var/lib/kubelet/config.yaml: ignoring the fields nodeagent does not implement: cgroupDriver, healthzBindAddress, healthzPort, rotateCertificates",
+      "/var/lib/kubelet/config.yaml: ignoring the fields nodeagent does not implement: healthzBindAddress, healthzPort, rotateCertificates",
       "/var/lib/kubelet/config.yaml:2:1: authentication.webhook.enabled: ignored without --kubeconfig (there is no API server to review tokens)",
       "/var/lib/kubelet/config.yaml:10:1: authorization.mode: Webhook ignored without --kubeconfig (there is no API server to ask); only the push token is authorized",
     ]);
@@ -86,8 +86,10 @@ describe("resolveAgentConfig with kubeadm's /var/lib/kubelet/config.yaml", () =>
     expect(c.runtime.endpoint).toBe("unix:///run/containerd/containerd.sock");
     // One for the fields not implemented, two for the webhook settings a standalone agent cannot use.
     expect(c.warnings).toHaveLength(3);
-    expect(c.warnings[0]).toContain("cgroupDriver");
+    expect(c.warnings[0]).toContain("healthzPort");
     expect(c.warnings[0]).not.toContain("evictionHard");
+    expect(c.warnings[0]).not.toContain("cgroupDriver");
+    expect(c.cgroups.driver).toBe("systemd");
     // The file's evictionHard replaces the default map: no nodefs.inodesFree threshold.
     expect(c.eviction.thresholds.map((t) => [t.signal, t.value])).toEqual([
       ["imagefs.available", { percentage: Math.fround(0.15) }],
@@ -300,6 +302,41 @@ describe("values are checked before anything starts", () => {
   });
 });
 
+describe("the node's cgroups: --cgroup-driver, --cgroups-per-qos, --enforce-node-allocatable", () => {
+  test("the kubelet's defaults: cgroupfs, the QoS hierarchy, pods enforced; kube- and system-reserved kept apart", () => {
+    const c = resolve({ "kube-reserved": "cpu=500m,memory=1Gi", "system-reserved": "memory=512Mi" });
+    expect(c.cgroups).toEqual({ driver: "cgroupfs", perQOS: true, enforceNodeAllocatable: ["pods"] });
+    expect(c.node.kubeReserved).toEqual({ cpu: "500m", memory: String(2 ** 30) });
+    expect(c.node.systemReserved).toEqual({ memory: String(2 ** 29) });
+    expect(c.node.reserved).toEqual({ cpu: "500m", memory: String(2 ** 30 + 2 ** 29) });
+  });
+
+  test("flags: systemd, the flat layout with nothing enforced, the reserved cgroups", () => {
+    expect(resolve({ "cgroup-driver": "systemd" }).cgroups.driver).toBe("systemd");
+    expect(resolve({ "cgroups-per-qos": "false", "enforce-node-allocatable": "" }).cgroups).toEqual({ driver: "cgroupfs", perQOS: false, enforceNodeAllocatable: [] });
+    expect(resolve({ "enforce-node-allocatable": "none" }).cgroups.enforceNodeAllocatable).toEqual([]);
+    const c = resolve({ "enforce-node-allocatable": "pods,system-reserved,kube-reserved", "system-reserved-cgroup": "/system.slice", "kube-reserved-cgroup": "/kube.slice" });
+    expect(c.cgroups).toEqual({ driver: "cgroupfs", perQOS: true, enforceNodeAllocatable: ["pods", "system-reserved", "kube-reserved"], systemReservedCgroup: "/system.slice", kubeReservedCgroup: "/kube.slice" });
+  });
+
+  test("the file's fields; an explicit false and an explicit empty list are not the defaults", () => {
+    const file = (body: string) => `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n${body}`;
+    expect(resolve({}, file("cgroupDriver: systemd\ncgroupsPerQOS: false\nenforceNodeAllocatable: []\n")).cgroups).toEqual({ driver: "systemd", perQOS: false, enforceNodeAllocatable: [] });
+    expect(resolve({}, file("enforceNodeAllocatable: [pods, kube-reserved]\nkubeReservedCgroup: /kube.slice\n")).cgroups).toMatchObject({ perQOS: true, enforceNodeAllocatable: ["pods", "kube-reserved"], kubeReservedCgroup: "/kube.slice" });
+    expect(errorOf(() => resolve({}, file("cgroupsPerQOS: \"no\"\n"))).message).toContain("cgroupsPerQOS: expected true or false");
+  });
+
+  test("mistakes, with what to do", () => {
+    expect(errorOf(() => resolve({ "cgroup-driver": "systemD" })).message).toBe(`--cgroup-driver "systemD": use cgroupfs, systemd`);
+    expect(errorOf(() => resolve({ "cgroups-per-qos": "yes" })).message).toBe(`--cgroups-per-qos "yes": use true or false`);
+    expect(errorOf(() => resolve({ "enforce-node-allocatable": "pods,memory" })).message).toContain(`--enforce-node-allocatable "pods,memory": invalid option "memory": valid options are "pods", "system-reserved", "kube-reserved", "none"`);
+    expect(errorOf(() => resolve({ "enforce-node-allocatable": "none,pods" })).message).toContain(`may not contain additional enforcements when "none" is specified`);
+    expect(errorOf(() => resolve({ "cgroups-per-qos": "false" })).message).toBe("--enforce-node-allocatable is not supported unless --cgroups-per-qos is turned on: give --enforce-node-allocatable= (empty) with --cgroups-per-qos=false");
+    expect(errorOf(() => resolve({ "enforce-node-allocatable": "pods,system-reserved" })).message).toStartWith(`--system-reserved-cgroup must be specified when "system-reserved" is in --enforce-node-allocatable`);
+    expect(errorOf(() => resolve({ "enforce-node-allocatable": "kube-reserved" })).message).toStartWith(`--kube-reserved-cgroup must be specified when "kube-reserved" is in --enforce-node-allocatable`);
+  });
+});
+
 describe("--node-labels as the kubelet checks them", () => {
   test("labels outside the kubernetes.io and k8s.io namespaces, and those a kubelet may set, are accepted", () => {
     const labels = "example.com/rack=r1,tier=edge,node.kubernetes.io/pool=a,kubelet.kubernetes.io/x=y,topology.kubernetes.io/zone=z1,kubernetes.io/arch=amd64";
@@ -344,9 +381,9 @@ describe("the file: types, values and names, with their line", () => {
 
   test("a name one edit away from a field we use is an error with the field meant; other unknown names are warned about", () => {
     expect(bad("kind: KubeletConfiguration\nstaticPodPaht: /etc/kubernetes/manifests\n")).toBe(`/etc/k.yaml:2:1: unknown field "staticPodPaht"; did you mean staticPodPath?`);
-    const c = resolve({}, "cgroupDriver: systemd\nsomethingNew: 3\n", "/etc/k.yaml");
+    const c = resolve({}, "cpuManagerPolicy: static\nsomethingNew: 3\n", "/etc/k.yaml");
     expect(c.warnings).toEqual([
-      "/etc/k.yaml: ignoring the fields nodeagent does not implement: cgroupDriver; ignoring fields that KubeletConfiguration kubelet.config.k8s.io/v1beta1 does not have: somethingNew",
+      "/etc/k.yaml: ignoring the fields nodeagent does not implement: cpuManagerPolicy; ignoring fields that KubeletConfiguration kubelet.config.k8s.io/v1beta1 does not have: somethingNew",
     ]);
   });
 

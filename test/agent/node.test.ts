@@ -13,6 +13,7 @@ import type { ResolvedRuntime } from "../../src/cri";
 import { FakeClock } from "../../src/util/clock";
 import { ConfigError } from "../../src/util/errors";
 import { createLogger } from "../../src/util/log";
+import { FakeCgroupManager } from "../fakes/cgroups";
 import { FakeHostNetwork } from "../fakes/host-network";
 
 const dir = mkdtempSync(join(tmpdir(), "node-test-"));
@@ -44,7 +45,7 @@ describe("startNode releases what it started on every error path", () => {
     const { calls, resolveRuntime } = fakeRuntime();
     const config = resolveAgentConfig({ "root-dir": join(dir, "root"), port: String(port) }, new Set(["root-dir", "port"]), undefined, host);
     try {
-      await expect(startNode(config, { log, hostNetwork: host.network, resolveRuntime })).rejects.toThrow(/EADDRINUSE|in use/i);
+      await expect(startNode(config, { log, hostNetwork: host.network, resolveRuntime, cgroups: new FakeCgroupManager() })).rejects.toThrow(/EADDRINUSE|in use/i);
       expect(calls).toEqual({ resolved: 1, released: 1 });
     } finally {
       busy.close();
@@ -56,7 +57,7 @@ describe("startNode releases what it started on every error path", () => {
     writeFileSync(kubeconfig, "not: [a kubeconfig\n");
     const { calls, resolveRuntime } = fakeRuntime();
     const config = resolveAgentConfig({ "root-dir": join(dir, "root"), port: "0", kubeconfig }, new Set(["root-dir", "port", "kubeconfig"]), undefined, host);
-    const err = await startNode(config, { log, hostNetwork: host.network, resolveRuntime }).catch((e: unknown) => e);
+    const err = await startNode(config, { log, hostNetwork: host.network, resolveRuntime, cgroups: new FakeCgroupManager() }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as Error).message).toStartWith(`--kubeconfig ${kubeconfig}: `);
     expect(calls).toEqual({ resolved: 0, released: 0 });
@@ -64,7 +65,29 @@ describe("startNode releases what it started on every error path", () => {
 
   test("a runtime that cannot be resolved leaves nothing to release", async () => {
     const config = resolveAgentConfig({ "root-dir": join(dir, "root"), port: "0" }, new Set(["root-dir", "port"]), undefined, host);
-    await expect(startNode(config, { log, hostNetwork: host.network, resolveRuntime: () => Promise.reject(new Error("no CRI runtime")) })).rejects.toThrow("no CRI runtime");
+    await expect(startNode(config, { log, hostNetwork: host.network, resolveRuntime: () => Promise.reject(new Error("no CRI runtime")), cgroups: new FakeCgroupManager() })).rejects.toThrow("no CRI runtime");
+  });
+});
+
+describe("the node's cgroups at start", () => {
+  test("--cgroup-driver=systemd without systemd as init is a ConfigError before the runtime is looked for, and no cgroup is made", async () => {
+    const { calls, resolveRuntime } = fakeRuntime();
+    const cgroups = new FakeCgroupManager("systemd");
+    const config = resolveAgentConfig({ "root-dir": join(dir, "root"), port: "0", "cgroup-driver": "systemd" }, new Set(["root-dir", "port", "cgroup-driver"]), undefined, host);
+    const err = await startNode(config, { log, hostNetwork: host.network, resolveRuntime, cgroups, systemdRunning: () => false }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toStartWith("--cgroup-driver=systemd: systemd is not the init system here (/run/systemd/system does not exist)");
+    expect(calls).toEqual({ resolved: 0, released: 0 });
+    expect(cgroups.calls).toEqual([]);
+  });
+
+  test("kubepods and the QoS cgroups are made before the runtime is asked for (a runtime that fails leaves them)", async () => {
+    const cgroups = new FakeCgroupManager();
+    const config = resolveAgentConfig({ "root-dir": join(dir, "root"), port: "0", "cgroup-root": "/na", "kube-reserved": "cpu=500m,memory=1Gi" }, new Set(["root-dir", "port", "cgroup-root", "kube-reserved"]), undefined, host);
+    await expect(startNode(config, { log, hostNetwork: host.network, resolveRuntime: () => Promise.reject(new Error("no CRI runtime")), cgroups })).rejects.toThrow("no CRI runtime");
+    expect(cgroups.calls[0]).toMatchObject({ op: "create", name: "/na/kubepods" });
+    expect([...cgroups.cgroups.keys()].sort()).toEqual(["/na", "/na/kubepods", "/na/kubepods/besteffort", "/na/kubepods/burstable"]);
+    expect(cgroups.cgroups.get("/na/kubepods/besteffort")).toEqual({ cpuShares: 2 });
   });
 });
 

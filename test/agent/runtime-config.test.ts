@@ -88,9 +88,18 @@ test("container: command and args expanded, mounts, labels, hash and restart cou
 });
 
 test("resources → cgroup values as the kubelet computes them", () => {
-  expect(linuxResources(pod().spec!.containers[0]!)).toEqual({ cpuShares: 256, cpuPeriod: 100000, cpuQuota: 50000, memoryLimitInBytes: 67108864, oomScoreAdj: 999 });
-  expect(linuxResources({ name: "x" })).toEqual({ cpuShares: 2, cpuPeriod: 0, cpuQuota: 0, memoryLimitInBytes: 0, oomScoreAdj: 1000 });
-  expect(linuxResources({ name: "g", resources: { limits: { cpu: "1", memory: "1Gi" } } }).oomScoreAdj).toBe(-997);
+  const GiB = 2 ** 30;
+  const p = pod();
+  // Burstable: the memory request (defaulted to the 64Mi limit) is 64Mi of 16Gi → 1000 − 3.
+  expect(linuxResources(p, p.spec!.containers[0]!, 16 * GiB)).toEqual({ cpuShares: 256, cpuPeriod: 100000, cpuQuota: 50000, memoryLimitInBytes: 67108864, oomScoreAdj: 997 });
+  // The period is always sent (cpuCFSQuota on), the quota only with a limit.
+  const bestEffort = { name: "x" };
+  expect(linuxResources({ spec: { containers: [bestEffort] } }, bestEffort, 16 * GiB)).toEqual({ cpuShares: 2, cpuPeriod: 100000, cpuQuota: 0, memoryLimitInBytes: 0, oomScoreAdj: 1000 });
+  const g = { name: "g", resources: { limits: { cpu: "1", memory: "1Gi" } } };
+  expect(linuxResources({ spec: { containers: [g] } }, g, 16 * GiB)).toEqual({ cpuShares: 1024, cpuPeriod: 100000, cpuQuota: 100000, memoryLimitInBytes: GiB, oomScoreAdj: -997 });
+  // Only a limit: the shares follow it; more than 256 cpus is capped at the kernel's maximum.
+  const big = { name: "b", resources: { limits: { cpu: "300" } } };
+  expect(linuxResources({ spec: { containers: [big] } }, big, 16 * GiB).cpuShares).toBe(262144);
 });
 
 test("the spec hash ignores probes and resources, and changes with the command", () => {

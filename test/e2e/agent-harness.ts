@@ -33,6 +33,13 @@ export function hasAuthenticatedApi(binary: string): boolean {
   return known;
 }
 
+export interface AgentOpts {
+  /** Serve HTTPS with the agent's self-signed certificate (the API's TLS and auth tests). */
+  https?: boolean;
+  /** --cgroup-root instead of AGENT_CGROUP. */
+  cgroupRoot?: string;
+}
+
 export class TestAgent {
   proc!: BinaryProcess;
   url = "";
@@ -44,7 +51,11 @@ export class TestAgent {
   readonly manifests: string;
 
   /** `binary`: dist/nodeagent unless a benchmark compares another build (the before binary). */
-  constructor(readonly node: TestNode, readonly extraArgs: string[] = [], readonly binary?: string, readonly opts: { https?: boolean } = {}) {
+  /** Its --cgroup-root: AGENT_CGROUP unless the test gives its own (so that agents of other tests never share its cgroups). */
+  readonly cgroupRoot: string;
+
+  constructor(readonly node: TestNode, readonly extraArgs: string[] = [], readonly binary?: string, readonly opts: AgentOpts = {}) {
+    this.cgroupRoot = opts.cgroupRoot ?? AGENT_CGROUP;
     this.dir = join(node.rootDir, "agent");
     this.manifests = join(this.dir, "manifests");
     mkdirSync(this.manifests, { recursive: true });
@@ -64,7 +75,7 @@ export class TestAgent {
     if (!this.opts.https && hasAuthenticatedApi(this.binary ?? BINARY)) own.push("--insecure-http");
     this.proc = new BinaryProcess([
       "agent", "--runtime-endpoint", this.node.endpoint, "--root-dir", join(this.dir, "root"), "--pod-manifest-path", this.manifests,
-      "--pod-logs-dir", join(this.dir, "logs"), "--cgroup-root", AGENT_CGROUP, "--hostname-override", NODE_NAME, "--port", "0",
+      "--pod-logs-dir", join(this.dir, "logs"), "--cgroup-root", this.cgroupRoot, "--hostname-override", NODE_NAME, "--port", "0",
       "--file-check-frequency", "2s", "--log-format", "json", ...own, ...this.extraArgs,
     ], {}, this.binary);
     const line = await this.proc.waitFor("the agent's API address", () => /API at (https?:\/\/[0-9.:]+)/.exec(this.proc.stderr) ?? undefined, 30_000);
@@ -126,7 +137,7 @@ export class TestAgent {
   }
 
   cleanup(): void {
-    removeCgroups(AGENT_CGROUP);
+    removeCgroups(this.cgroupRoot);
   }
 }
 
@@ -139,7 +150,7 @@ export function running(p: Pod): boolean {
  * Starts a containerd of the version and an agent on it before the tests of the enclosing describe,
  * and stops both (and cleans up) after them.
  */
-export function useAgent(version: "1.6" | "1.7", extraArgs: (node: TestNode) => string[] = () => [], opts: { https?: boolean } = {}): { node: () => TestNode; agent: () => TestAgent } {
+export function useAgent(version: "1.6" | "1.7", extraArgs: (node: TestNode) => string[] = () => [], opts: AgentOpts = {}): { node: () => TestNode; agent: () => TestAgent } {
   let node: TestNode | undefined;
   let agent: TestAgent | undefined;
   beforeAll(async () => {

@@ -24,7 +24,8 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(v1.metadata!.name).toBe("web-e2e-node");
       expect(v1.metadata!.annotations!["kubernetes.io/config.source"]).toBe("file");
       const uid1 = v1.metadata!.uid!;
-      expect(existsSync(`/sys/fs/cgroup/memory${AGENT_CGROUP}/pod${uid1}`)).toBe(true);
+      // A BestEffort pod: its cgroup is in kubepods/besteffort (the kubelet's QoS hierarchy, src/cm).
+      expect(existsSync(`/sys/fs/cgroup/memory${AGENT_CGROUP}/kubepods/besteffort/pod${uid1}`)).toBe(true);
 
       agent.writeManifest("web.yaml", manifest("web", "echo v2; sleep 3600"));
       const v2 = await agent.waitPod("web", "replaced by the edit", (p) => p.metadata!.uid !== uid1 && running(p));
@@ -35,7 +36,7 @@ for (const version of ["1.6", "1.7"] as const) {
       agent.removeManifest("web.yaml");
       await eventually("the pod to leave /pods", async () => !(await agent.pod("web")));
       await eventually("its sandbox to be removed", async () => (await node.client.listPodSandbox({ labelSelector: { [POD_UID]: uid2 } })).length === 0);
-      expect(existsSync(`/sys/fs/cgroup/memory${AGENT_CGROUP}/pod${uid2}`)).toBe(false);
+      expect(existsSync(`/sys/fs/cgroup/memory${AGENT_CGROUP}/kubepods/besteffort/pod${uid2}`)).toBe(false);
     }, 90_000);
 
     test("init containers run in order before the app container; logs are where the kubelet puts them", async () => {

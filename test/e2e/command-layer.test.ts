@@ -153,7 +153,8 @@ describe("the command layer, beside an agent running a pod on containerd 1.6", (
     const busy = await listen();
     const port = (busy.address() as { port: number }).port;
     try {
-      const r = await run(["agent", "--root-dir", root, "--pod-manifest-path", manifests, "--address", "127.0.0.1", "--port", String(port), "--hostname-override", "busy-node", "--log-format", "json"], 90_000);
+      // Under the describe's cgroup root (removed after it): the agent makes kubepods before it starts containerd.
+      const r = await run(["agent", "--root-dir", root, "--pod-manifest-path", manifests, "--address", "127.0.0.1", "--port", String(port), "--hostname-override", "busy-node", "--log-format", "json", "--cgroup-root", AGENT_CGROUP], 90_000);
       expect(r.code).toBe(1);
       const started = /started containerd \(pid (\d+)\)/.exec(r.stderr);
       expect(started).not.toBeNull();
@@ -229,10 +230,21 @@ describe("agent --config with kubeadm's /var/lib/kubelet/config.yaml", () => {
     writeFileSync(config, fixture.replace("staticPodPath: /etc/kubernetes/manifests", `staticPodPath: ${manifests}`).replace("/etc/kubernetes/pki/ca.crt", caFile));
     const tokenFile = join(dir, "token");
     writeFileSync(tokenFile, "kubeadm-e2e-token\n", { mode: 0o600 });
-    agent = new BinaryProcess([
+    const args = [
       "agent", "--config", config, "--runtime-endpoint", node.endpoint, "--root-dir", join(dir, "root"), "--pod-logs-dir", join(dir, "logs"),
       "--cgroup-root", cgroup, "--hostname-override", "kubeadm-node", "--port", "0", "--log-format", "json", "--push-token-file", tokenFile,
-    ]);
+    ];
+    // kubeadm's file says cgroupDriver: systemd. Where systemd is not the init system (this machine)
+    // the agent refuses to start, as a usage error, before it touches any cgroup; on the command line
+    // --cgroup-driver cgroupfs overrides the file, as for the kubelet.
+    if (!existsSync("/run/systemd/system")) {
+      const refused = new BinaryProcess(args);
+      expect(await refused.proc.exited).toBe(2);
+      expect(refused.stderr).toContain("--cgroup-driver=systemd: systemd is not the init system here (/run/systemd/system does not exist)");
+      expect(existsSync(join("/sys/fs/cgroup/memory", cgroup))).toBe(false);
+      args.push("--cgroup-driver", "cgroupfs");
+    }
+    agent = new BinaryProcess(args);
     // HTTPS by default, with the self-signed certificate the agent made under its root.
     const url = (await agent.waitFor("the agent's API address", () => /API at (https:\/\/[0-9.:]+)/.exec(agent!.stderr) ?? undefined, 30_000))[1]!;
     const tls = { ca: readFileSync(join(dir, "root", "pki", "kubelet.crt"), "utf8") };
@@ -243,7 +255,7 @@ describe("agent --config with kubeadm's /var/lib/kubelet/config.yaml", () => {
     expect(pod.metadata?.annotations?.["kubernetes.io/config.source"]).toBe("file");
     const warnings = agent.stderr.split("\n").filter((l) => l.includes("ignoring the fields nodeagent does not implement"));
     expect(warnings).toHaveLength(1);
-    expect(JSON.parse(warnings[0]!).msg).toBe(`${config}: ignoring the fields nodeagent does not implement: cgroupDriver, healthzBindAddress, healthzPort, rotateCertificates`);
+    expect(JSON.parse(warnings[0]!).msg).toBe(`${config}: ignoring the fields nodeagent does not implement: healthzBindAddress, healthzPort, rotateCertificates`);
     // The file's webhook settings need an API server, which a standalone agent has not: warned about.
     expect(agent.stderr).toContain("authorization.mode: Webhook ignored without --kubeconfig");
     // clusterDNS (a list in the file) reaches the pod: ClusterFirst on a pod network resolves through it.

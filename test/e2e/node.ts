@@ -3,7 +3,7 @@
 // built. Nothing is skipped: when the node cannot be brought up the test fails and says why.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { removeCgroup } from "../../src/agent/pod-sync";
+import { removeCgroupTree } from "../../src/cm/cgroup-manager";
 import { CriClient } from "../../src/cri/client";
 import { ManagedContainerd } from "../../src/cri/managed";
 import { createLogger } from "../../src/util/log";
@@ -107,4 +107,4 @@ export function unmountUnder(dir: string): void {
 }
 
 /** Removes a cgroup subtree in every hierarchy (v1 and v2), children first: the agent's own remover. */
-export const removeCgroups = removeCgroup;
+export const removeCgroups = (path: string): void => removeCgroupTree(path);

@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, 
 import { join } from "node:path";
 import type { Pod, PodList } from "kubernetes-types/core/v1";
 import YAML from "yaml";
-import { AGENT_CGROUP, NODE_NAME, TestAgent, manifest, running } from "./agent-harness";
+import { NODE_NAME, TestAgent, manifest, running } from "./agent-harness";
 import { removeCgroups, startNode, type TestNode } from "./node";
 import { eventually } from "./proc";
 
@@ -35,13 +35,23 @@ function cgroupRoots(): string[] {
   return existsSync(join(base, "cgroup.controllers")) ? [base] : readdirSync(base).map((d) => join(base, d));
 }
 
-/** No cgroup named after the traversal target, and only pod<uid> folders under --cgroup-root. */
+/** This test's own --cgroup-root: agents of other tests (or other checkouts) never put folders in it. */
+const CGROUP_ROOT = "/nodeagent-e2e-untrusted";
+
+/** The folders directly in a cgroup folder. */
+const subfolders = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name) : []);
+
+/**
+ * No cgroup named after the traversal target, and under --cgroup-root only the kubelet's hierarchy:
+ * kubepods, its burstable and besteffort, and pod<uid> folders in those three.
+ */
 function expectNoCgroupOutside(target: string): void {
   for (const r of cgroupRoots()) {
     expect(existsSync(join(r, target))).toBe(false);
-    const ours = join(r, AGENT_CGROUP);
-    if (!existsSync(ours)) continue;
-    for (const d of readdirSync(ours, { withFileTypes: true })) if (d.isDirectory()) expect(d.name).toMatch(/^pod[a-z0-9-]+$/);
+    const ours = join(r, CGROUP_ROOT);
+    for (const d of subfolders(ours)) expect(d).toBe("kubepods");
+    for (const d of subfolders(join(ours, "kubepods"))) expect(d).toMatch(/^(pod[a-z0-9-]+|burstable|besteffort)$/);
+    for (const qos of ["burstable", "besteffort"]) for (const d of subfolders(join(ours, "kubepods", qos))) expect(d).toMatch(/^pod[a-z0-9-]+$/);
   }
 }
 
@@ -76,7 +86,7 @@ for (const version of ["1.6", "1.7"] as const) {
       node = await startNode(version);
       const tokenFile = join(node.rootDir, "token");
       writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
-      agent = new TestAgent(node, ["--manifest-url", `http://127.0.0.1:${server.port}/pods.json`, "--http-check-frequency", "1s", "--push-token-file", tokenFile]);
+      agent = new TestAgent(node, ["--manifest-url", `http://127.0.0.1:${server.port}/pods.json`, "--http-check-frequency", "1s", "--push-token-file", tokenFile], undefined, { cgroupRoot: CGROUP_ROOT });
       root = join(agent.dir, "root");
       // The sentinel: a folder beside the root with a file in it, which every traversal aims at.
       victim = join(agent.dir, "victim");

@@ -10,7 +10,7 @@ import type { Node, Pod, PodList } from "kubernetes-types/core/v1";
 import { NODE_DEADLINE_MS } from "../../src/server/node-cache";
 import { REDACTED } from "../../src/server/redact";
 import { manifest, running, useAgent, NODE_NAME } from "./agent-harness";
-import { CONTAINERD, unmountUnder } from "./node";
+import { CONTAINERD, removeCgroups, unmountUnder } from "./node";
 import { BinaryProcess, eventually } from "./proc";
 
 const TOKEN = "untrusted-e2e-token";
@@ -177,7 +177,9 @@ for (const version of ["1.6", "1.7"] as const) {
     async function runAgent(args: string[]) {
       const rootDir = join(dir, `root-${++n}`);
       const port = freePort();
-      const proc = new BinaryProcess(["agent", "--root-dir", rootDir, "--port", String(port), "--log-format", "json", ...args], { NODEAGENT_CONTAINERD: CONTAINERD[version] });
+      // A cgroup root of its own: an agent that gets past its checks makes kubepods there, removed below.
+      const cgroupRoot = "/nodeagent-e2e-untrusted-server";
+      const proc = new BinaryProcess(["agent", "--root-dir", rootDir, "--port", String(port), "--log-format", "json", "--cgroup-root", cgroupRoot, ...args], { NODEAGENT_CONTAINERD: CONTAINERD[version] });
       try {
         await proc.waitFor("the agent to exit", () => proc.proc.exitCode !== null, 15_000);
         const listening = await fetch(`http://127.0.0.1:${port}/healthz`).then(() => true, () => false);
@@ -185,6 +187,7 @@ for (const version of ["1.6", "1.7"] as const) {
       } finally {
         if (proc.proc.exitCode === null) await proc.interrupt();
         for (const pid of processesMentioning(rootDir, [proc.proc.pid])) process.kill(pid, "SIGKILL");
+        removeCgroups(cgroupRoot);
       }
     }
 

@@ -1,0 +1,204 @@
+// ContainerManager: the node's cgroup hierarchy (the kubelet's containerManagerImpl, k/k@1.24.1
+// pkg/kubelet/cm/container_manager_linux.go, its cgroup part). With --cgroups-per-qos (the default):
+//
+//   <cgroup-root>/kubepods                  node allocatable: capacity, or capacity − reserved
+//                 ├── pod<uid>              Guaranteed pods
+//                 ├── burstable/pod<uid>    burstable shares = Σ Burstable pods' cpu requests
+//                 └── besteffort/pod<uid>   besteffort shares = 2
+//
+// each name in the --cgroup-driver's spelling (cgroupfs paths, or systemd slices). start() makes
+// kubepods and the QoS cgroups before any pod starts (setupNode); a pod's sync makes its cgroup with
+// the pod's values before its sandbox (ensure: the kubelet's syncPod → UpdateQOSCgroups +
+// EnsureExists) and the sandbox's cgroup_parent is that cgroup; when the pod is gone its cgroup is
+// removed (remove) and the QoS shares follow. Without --cgroups-per-qos every pod gets
+// <cgroup-root>/pod<uid> as its parent and nothing is set at pod level (nodeagent's flat layout,
+// where the kubelet would put the sandboxes straight into cgroup-root).
+import type { Pod } from "kubernetes-types/core/v1";
+import { existsSync } from "node:fs";
+import { podRef } from "../api/pod";
+import { ConfigError, errorMessage } from "../util/errors";
+import { childName, parseCgroupfsName, toCgroupfs, type CgroupName } from "./cgroup-name";
+import { FsCgroupManager, type CgroupManager } from "./cgroup-manager";
+import { enforceReservedCgroups, nodeAllocatableConfig, type NodeAllocatableOptions } from "./node-allocatable";
+import { PodContainerManager, podCgroupSuffix } from "./pod-container-manager";
+import { QosContainerManager } from "./qos-container-manager";
+
+/** What a pod's sync needs of the container manager. */
+export interface PodCgroups {
+  /** The pod's cgroup in the driver's spelling: the sandbox's cgroup_parent. */
+  parent(pod: Pod): string;
+  /** Before the sandbox (and on every sync of a pod that runs): the pod's cgroup exists with its values. Throws why not. */
+  ensure(pod: Pod): void;
+  /** After the pod is gone: its cgroup is removed, wherever it could be. */
+  remove(uid: string): void;
+  /**
+   * Housekeeping: the pod cgroups of pods none of `known` is are removed (cleanupOrphanedPodCgroups)
+   * and the QoS shares follow the active pods (the kubelet's periodic UpdateCgroups).
+   */
+  housekeeping(known: ReadonlySet<string>): void;
+}
+
+/** What the container manager logs through (the node's Logger). */
+export interface CgroupLog {
+  info(message: string): void;
+  warn(message: string): void;
+}
+
+/** defaultNodeAllocatableCgroupName. */
+export const NODE_ALLOCATABLE_CGROUP = "kubepods";
+
+/** Where systemd says it is the init system (sd_booted; runc's IsRunningSystemd). */
+export const SYSTEMD_RUNNING_MARKER = "/run/systemd/system";
+
+export interface ContainerManagerOptions {
+  /** --cgroup-root, in cgroupfs form ("/nodeagent"), as the kubelet reads it whatever the driver. */
+  cgroupRoot: string;
+  /** --cgroups-per-qos. */
+  cgroupsPerQOS: boolean;
+  allocatable: NodeAllocatableOptions;
+  cgroups: CgroupManager;
+  /** The pods the node runs now (the agent's activePods): the burstable shares are summed from them. */
+  activePods: () => Pod[];
+  log: CgroupLog;
+  /** Whether systemd is the init system; /run/systemd/system exists by default. */
+  systemdRunning?: () => boolean;
+}
+
+/** The flat layout's parent, <cgroup-root>/pod<uid> (cgroupfs), for a caller without a container manager. */
+export function flatPodCgroupParent(cgroupRoot: string, uid: string): string {
+  return toCgroupfs(childName(parseCgroupfsName(cgroupRoot), podCgroupSuffix(uid)));
+}
+
+/**
+ * The flat layout on its own (no --cgroups-per-qos): <cgroup-root>/pod<uid> as the parent, nothing
+ * made, the folder removed when the pod goes. What a pod sync uses when no container manager is given.
+ */
+export function flatPodCgroups(cgroupRoot: string, cgroups: CgroupManager = new FsCgroupManager("cgroupfs")): PodCgroups {
+  const none = { milliCpu: 0, memoryBytes: 0 };
+  return new ContainerManager({
+    cgroupRoot, cgroupsPerQOS: false, cgroups, activePods: () => [], log: NO_LOG,
+    allocatable: { capacity: none, kubeReserved: {}, systemReserved: {}, enforce: [] },
+  });
+}
+
+/** The flat layout logs nothing. */
+const NO_LOG: CgroupLog = { info() {}, warn() {} };
+
+export class ContainerManager implements PodCgroups {
+  private readonly root: CgroupName;
+  /** kubepods, with --cgroups-per-qos. */
+  readonly nodeAllocatable: CgroupName | undefined;
+  private readonly qos: QosContainerManager | undefined;
+  private readonly pods: PodContainerManager | undefined;
+  /** The kubepods values could not be set at start: tried again at each QoS update. */
+  private allocatablePending = false;
+
+  constructor(private readonly o: ContainerManagerOptions) {
+    this.root = parseCgroupfsName(o.cgroupRoot);
+    if (o.cgroupsPerQOS) {
+      this.nodeAllocatable = childName(this.root, NODE_ALLOCATABLE_CGROUP);
+      this.qos = new QosContainerManager(o.cgroups, this.nodeAllocatable, o.activePods);
+      this.pods = new PodContainerManager(o.cgroups, this.qos.info);
+    }
+  }
+
+  /** The cgroup all pods run under, in the driver's spelling (the "pods" system container of the stats). */
+  get podsCgroup(): string {
+    return this.o.cgroups.name(this.nodeAllocatable ?? this.root);
+  }
+
+  /**
+   * setupNode: the systemd driver needs systemd; kubepods gets its limits and the reserved cgroups
+   * theirs; the QoS cgroups are made. Throws (the node does not start) when any of it fails.
+   */
+  start(): void {
+    const { cgroups, log } = this.o;
+    if (cgroups.driver === "systemd" && !(this.o.systemdRunning ?? (() => existsSync(SYSTEMD_RUNNING_MARKER)))()) {
+      throw new ConfigError(
+        `--cgroup-driver=systemd: systemd is not the init system here (${SYSTEMD_RUNNING_MARKER} does not exist). The systemd driver's cgroups are systemd slices, which the runtime (runc with SystemdCgroup = true) asks systemd for over D-Bus; use --cgroup-driver=cgroupfs with a runtime configured for cgroupfs`,
+      );
+    }
+    if (!this.nodeAllocatable || !this.qos) return;
+    const config = nodeAllocatableConfig(this.o.allocatable);
+    if (!cgroups.exists(this.nodeAllocatable)) {
+      cgroups.create(this.nodeAllocatable, config);
+    } else {
+      this.applyAllocatable();
+    }
+    for (const message of enforceReservedCgroups(this.o.allocatable, cgroups, cgroups.driver)) log.info(message);
+    this.qos.start();
+    log.info(`cgroups: pods under ${this.podsCgroup} (${cgroups.driver} driver), QoS cgroups ${this.o.cgroups.name(this.qos.info.Burstable)} and ${this.o.cgroups.name(this.qos.info.BestEffort)}`);
+  }
+
+  /**
+   * kubepods' limits on a cgroup that exists. Lowering the memory limit below what the pods use
+   * fails until they use less: the kubelet retries every minute with a FailedNodeAllocatableEnforcement
+   * event; the agent logs it and retries at the next QoS update.
+   */
+  private applyAllocatable(): void {
+    try {
+      this.o.cgroups.update(this.nodeAllocatable!, nodeAllocatableConfig(this.o.allocatable));
+      if (this.allocatablePending) this.o.log.info("NodeAllocatableEnforced: Updated Node Allocatable limit across pods");
+      this.allocatablePending = false;
+    } catch (err) {
+      if (!this.allocatablePending) this.o.log.warn(`FailedNodeAllocatableEnforcement: Failed to update Node Allocatable Limits "${this.podsCgroup}": ${errorMessage(err)}`);
+      this.allocatablePending = true;
+    }
+  }
+
+  private updateQos(): void {
+    if (this.allocatablePending) this.applyAllocatable();
+    this.qos?.update();
+  }
+
+  parent(pod: Pod): string {
+    return this.o.cgroups.name(this.pods ? this.pods.name(pod) : childName(this.root, podCgroupSuffix(podRef(pod).uid)));
+  }
+
+  ensure(pod: Pod): void {
+    if (!this.pods || this.pods.exists(pod)) return;
+    // As the kubelet's syncPod: the QoS shares first, with the new pod counted; a failure there is
+    // logged and the pod's own cgroup is still made.
+    try {
+      this.updateQos();
+    } catch (err) {
+      this.o.log.warn(`cgroups: failed to update QoS cgroups while syncing pod ${podRef(pod).uid}: ${errorMessage(err)}`);
+    }
+    try {
+      this.pods.ensureExists(pod);
+    } catch (err) {
+      throw new Error(`failed to ensure that the pod: ${podRef(pod).uid} cgroups exist and are correctly applied: ${errorMessage(err)}`);
+    }
+  }
+
+  /**
+   * The kubelet's cleanupOrphanedPodCgroups, once every source has been seen: a pod cgroup whose pod
+   * nothing knows is removed; then the QoS shares are refreshed when they changed. One that still has processes cannot be (rmdir refuses a busy cgroup)
+   * and stays: the kubelet would kill them first; the agent leaves them to whoever started them.
+   */
+  housekeeping(known: ReadonlySet<string>): void {
+    if (!this.pods) return;
+    for (const name of this.pods.orphans(known)) {
+      this.o.log.info(`cgroups: removing ${this.o.cgroups.name(name)}, the cgroup of a pod that is gone`);
+      this.o.cgroups.destroy(name);
+    }
+    try {
+      if (this.allocatablePending) this.applyAllocatable();
+      this.qos?.update(true);
+    } catch (err) {
+      this.o.log.warn(`cgroups: updating the QoS cgroups: ${errorMessage(err)}`);
+    }
+  }
+
+  remove(uid: string): void {
+    // The flat layout's folder too: a pod started before --cgroups-per-qos was turned on.
+    this.o.cgroups.destroy(childName(this.root, podCgroupSuffix(uid)));
+    if (!this.pods) return;
+    this.pods.destroy(uid);
+    try {
+      this.updateQos();
+    } catch (err) {
+      this.o.log.warn(`cgroups: updating the QoS cgroups after pod ${uid} went: ${errorMessage(err)}`);
+    }
+  }
+}
