@@ -27,7 +27,7 @@ import { basename, dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
 import type { CriClient } from "../cri/client";
-import type { Clock } from "../util/clock";
+import { runUntil, type Clock } from "../util/clock";
 import { assertInside } from "../util/confined-path";
 import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
@@ -119,14 +119,7 @@ export class ContainerLogManager {
 
   /** Rotates every period (wait.Forever: the first time at once) until the signal aborts. */
   async run(signal: AbortSignal): Promise<void> {
-    while (!signal.aborted) {
-      await this.rotateLogs().catch((err) => this.o.log.error(`container log rotation: ${errorMessage(err)}`));
-      try {
-        await this.o.clock.sleep(this.periodMs, signal);
-      } catch {
-        return;
-      }
-    }
+    await runUntil(this.o.clock, this.periodMs, signal, () => this.rotateLogs().catch((err) => this.o.log.error(`container log rotation: ${errorMessage(err)}`)));
   }
 
   /** One round over the running containers. */

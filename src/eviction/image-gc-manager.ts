@@ -29,7 +29,7 @@
 import type { CriClient } from "../cri/client";
 import type { ImageFsInfoResponse } from "../cri/types";
 import { fsStats, SYSTEM_HOST_FILES, type HostFiles } from "../stats/host";
-import type { Clock } from "../util/clock";
+import { runUntil, type Clock } from "../util/clock";
 import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
 
@@ -129,15 +129,10 @@ export class ImageGCManager implements ImageGC {
       this.o.log.info("image garbage collection is off (image GC high threshold 100)");
       return;
     }
-    while (!signal.aborted) {
+    await runUntil(this.o.clock, this.periodMs, signal, async () => {
       await this.detectOnce();
       await this.collectOnce();
-      try {
-        await this.o.clock.sleep(this.periodMs, signal);
-      } catch {
-        return;
-      }
-    }
+    });
   }
 
   /** The detection loop's step: the first one dates what it finds at "long ago". */

@@ -29,7 +29,7 @@
 import type { Pod, Volume } from "kubernetes-types/core/v1";
 import { podKey, podRef } from "../api/pod";
 import { tryParseQuantity, QuantityError, type Quantity } from "../api/quantity";
-import type { Clock } from "../util/clock";
+import { runUntil, type Clock } from "../util/clock";
 import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
 import { volumeDir } from "../volume/volume-dir";
@@ -105,14 +105,10 @@ export class LocalStorageEviction {
 
   /** Checks every monitoring period, the first time at once, until the signal aborts. */
   async run(signal: AbortSignal): Promise<void> {
-    while (!signal.aborted) {
-      await this.synchronize().catch((err) => this.o.log.error(`eviction manager: ${errorMessage(err)}`));
-      try {
-        await this.o.clock.sleep(this.monitoringPeriodMs, signal);
-      } catch {
-        return;
-      }
-    }
+    await runUntil(this.o.clock, this.monitoringPeriodMs, signal, () => this.synchronize().then(
+      () => {},
+      (err) => this.o.log.error(`eviction manager: ${errorMessage(err)}`),
+    ));
   }
 
   /** One check of every active pod's disk emptyDirs; the pods it evicted. */

@@ -107,3 +107,18 @@ export async function flushMicrotasks(rounds = 20): Promise<void> {
   for (let i = 0; i < rounds; i++) await Promise.resolve();
   await new Promise<void>((r) => setImmediate(r));
 }
+
+/**
+ * Runs fn, then again every periodMs after it finished, until the signal aborts (the kubelet's
+ * wait.Until: the first run at once). fn handles its own errors; the loop only stops on the signal.
+ */
+export async function runUntil(clock: Clock, periodMs: number, signal: AbortSignal, fn: () => Promise<void>): Promise<void> {
+  while (!signal.aborted) {
+    await fn();
+    try {
+      await clock.sleep(periodMs, signal);
+    } catch {
+      return;
+    }
+  }
+}
