@@ -42,10 +42,12 @@ import type { MountTable, ObjectRef, ObjectSource, ServiceLister, VolumePlugin }
 import { VolumeManager } from "../volume/volume-manager";
 import type { ResourceList } from "../volume/downward-api";
 import { Backoff } from "./backoff";
+import { ActiveDeadline } from "./active-deadline";
+import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "../api/defaults";
 import { ContainerNotes } from "./container-notes";
 import { EvictedPods } from "./evicted-pods";
 import { PodSyncer, type SyncResult, type SyncRuntime } from "./pod-sync";
-import { PodWorkerPool, type PodWorkerPoolOptions, type PodWorkers, type PodWorkerState } from "./pod-workers";
+import { PodWorkerPool, SYNC_ERROR_BACKOFF_MS, type PodWorkerPoolOptions, type PodWorkers, type PodWorkerState } from "./pod-workers";
 import type { RuntimeConfigOptions } from "./runtime-config";
 import { computeApiPodStatus, qosClass, type Waiting } from "./status";
 import { NO_STATUS_MANAGER, type PodStatusManager } from "./status-manager";
@@ -170,6 +172,7 @@ export class Agent implements SyncHandler {
   /** The Node node() last built: what admission checks pods against (lastNode()). */
   private builtNode: Node | undefined;
   private readonly started = new Set<string>();
+  private readonly deadlines: ActiveDeadline;
   /** Each worker's last computed API status and what it was computed from (see apiStatus). */
   private readonly statusMemo = new WeakMap<PodWorkerState, { inputs: unknown[]; status: ApiPodStatus }>();
   /** Each worker's last answer to pods(). */
@@ -200,10 +203,11 @@ export class Agent implements SyncHandler {
       clock: o.clock,
       log: o.log,
     });
+    this.deadlines = new ActiveDeadline(o.clock);
     this.syncer = new PodSyncer(o.runtime, o.clock, this.crashBackoff, this.imageBackoff, runtimeConfig, o.log, this.volumes, (pod, c) => o.hooks?.containerRestarted?.(pod, c), undefined, this.objects, o.services ?? new NoServiceLister());
     const workerOptions: PodWorkerPoolOptions = {
       actions: {
-        syncPod: (pod, st) => this.syncer.syncPod(pod, st, (_name, id) => this.probeFailure(id)),
+        syncPod: (pod, st) => this.syncPod(pod, st),
         killPod: (pod, st, grace) => this.syncer.killPod(pod, st, grace),
         removePod: (uid, st) => this.syncer.removePod(uid, st),
         relistPod: (uid) => o.pleg.requestPodRelist(uid, undefined, o.pleg.mode ?? "generic"),
@@ -510,6 +514,29 @@ export class Agent implements SyncHandler {
     return n && (n.ready !== undefined || n.started !== undefined) ? { ready: n.ready, started: n.started } : undefined;
   }
 
+  /**
+   * One sync of a running pod. activeDeadlineSeconds first (the kubelet's PodSyncHandlers): a pod past
+   * its deadline is evicted (phase Failed, DeadlineExceeded, the spec's grace period) instead of synced;
+   * otherwise the sync runs and, when the deadline comes before the worker's next sync would, the worker
+   * is due at the deadline itself.
+   */
+  private async syncPod(pod: Pod, st: Parameters<PodSyncer["syncPod"]>[1]): Promise<SyncResult> {
+    const seen = this.workers.get(podRef(pod).uid)?.seen;
+    const exceeded = this.deadlines.shouldEvict(pod, seen);
+    if (exceeded) {
+      this.evictPod(pod, exceeded, pod.spec?.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS);
+      const actions = { killPod: false, createSandbox: false, sandboxId: "", attempt: 0, nextInitContainer: undefined, containersToStart: [], containersToKill: [] };
+      return { actions, waiting: new Map(), changed: false, errors: [] };
+    }
+    const r = await this.syncer.syncPod(pod, st, (_name, id) => this.probeFailure(id));
+    const at = this.deadlines.deadline(pod, seen);
+    if (at !== undefined) {
+      const next = r.retryAt ?? this.o.clock.now() + (r.errors.length ? SYNC_ERROR_BACKOFF_MS : (this.o.syncFrequencyMs ?? 60_000));
+      if (at < next) r.retryAt = at;
+    }
+    return r;
+  }
+
   /** After every worker step: probes follow the pod, and the status is computed and reported. */
   private afterSync(s: PodWorkerState, _result: SyncResult | undefined): void {
     const st = this.o.pleg.cache.get(s.uid)?.status;
@@ -557,7 +584,7 @@ export class Agent implements SyncHandler {
       const note = this.notes.get(c.id);
       // A note counts only where the prober has no result (as ready/started below read them): noting
       // what was reported must not itself make the next read a new status.
-      inputs.push(this.probes.readiness(s.uid, name, c.id) ?? note?.ready, this.probes.started(s.uid, name, c.id) ?? note?.started, note?.killMessage);
+      inputs.push(this.probes.readiness(s.uid, name, c.id) ?? note?.ready, this.probes.started(s.uid, name, c.id) ?? note?.started, note?.killMessage, this.syncer.postStartRunning(c.id));
     }
     const memo = this.statusMemo.get(s);
     if (memo && memo.status === s.apiStatus && memo.inputs.length === inputs.length && memo.inputs.every((v, i) => v === inputs[i])) return memo.status;
@@ -565,8 +592,10 @@ export class Agent implements SyncHandler {
       pod: s.pod,
       runtimeName: this.runtimeName,
       // Until the prober has the pod (just after a restart) the last reported value stands.
-      ready: (name, id) => this.probes.readiness(s.uid, name, id) ?? this.notes.get(id)?.ready ?? !(probed(name)?.readinessProbe || probed(name)?.startupProbe),
-      started: (name, id) => this.probes.started(s.uid, name, id) ?? this.notes.get(id)?.started ?? !probed(name)?.startupProbe,
+      // A container whose postStart hook still runs is neither started nor ready (the kubelet's pod
+      // worker reports it only after startContainer, hook included, has returned).
+      ready: (name, id) => !this.syncer.postStartRunning(id) && (this.probes.readiness(s.uid, name, id) ?? this.notes.get(id)?.ready ?? !(probed(name)?.readinessProbe || probed(name)?.startupProbe)),
+      started: (name, id) => !this.syncer.postStartRunning(id) && (this.probes.started(s.uid, name, id) ?? this.notes.get(id)?.started ?? !probed(name)?.startupProbe),
       killMessage: (id) => this.notes.get(id)?.killMessage,
       runtime,
       waiting: s.waiting,
@@ -590,7 +619,9 @@ export class Agent implements SyncHandler {
    */
   private noteReported(status: ApiPodStatus): void {
     for (const c of [...(status.containerStatuses ?? []), ...(status.initContainerStatuses ?? [])]) {
-      if (c.state?.running && c.containerID) this.notes.update(c.containerID.replace(/^[a-z]+:\/\//, ""), { ready: c.ready, started: c.started });
+      // Not while its postStart hook runs: "not started yet" is the hook's, not the container's to keep.
+      const id = c.containerID?.replace(/^[a-z]+:\/\//, "");
+      if (c.state?.running && id && !this.syncer.postStartRunning(id)) this.notes.update(id, { ready: c.ready, started: c.started });
     }
   }
 

@@ -12,6 +12,7 @@ import { podKey, podRef } from "../api/pod";
 import type { CriClient } from "../cri/client";
 import { NotFoundError, runtimeErrorMessage, runtimeErrorText } from "../cri/errors";
 import type { ContainerStatus, Image } from "../cri/types";
+import { POD_NAME as POD_NAME_LABEL, POD_NAMESPACE as POD_NAMESPACE_LABEL, POD_UID as POD_UID_LABEL } from "../cri/labels";
 import type { PodStatus } from "../pleg/types";
 import { flatPodCgroups, type PodCgroups } from "../cm";
 import type { Clock } from "../util/clock";
@@ -24,6 +25,7 @@ import { errorMessage } from "../util/errors";
 import { VolumeMountError, type PodVolumes } from "../volume/types";
 import type { Backoff } from "./backoff";
 import { PodStartGate, type PodStartPlace } from "./pod-start-gate";
+import { HandlerRunner } from "./lifecycle-handlers";
 import * as ann from "./labels";
 import { computePodActions, findContainerStatus, isInit, neverRan, type PodActions, type ProbeFailureLookup } from "./pod-actions";
 import { containerConfig, containerLogDir, downwardEnvValue, podDir, podLogDir, sandboxConfig, terminationLogDir, type RuntimeConfigOptions } from "./runtime-config";
@@ -109,7 +111,19 @@ export class PodSyncer {
     private readonly objects: ObjectSource = NO_OBJECT_SOURCE,
     /** The services containers get service-link variables from; none without an API server. */
     private readonly services: ServiceLister = new NoServiceLister(),
-  ) {}
+  ) {
+    this.hooks = new HandlerRunner(runtime, clock);
+  }
+
+  /** Lifecycle hooks (postStart, preStop) through the prober's handlers. */
+  private readonly hooks: HandlerRunner;
+  /** Containers whose postStart hook is running: not started yet, as the kubelet counts them. */
+  private readonly inPostStart = new Set<string>();
+
+  /** Whether the container's postStart hook is still running (its status says not started, not ready). */
+  postStartRunning(containerId: string): boolean {
+    return this.inPostStart.has(containerId);
+  }
 
   /** The pods' cgroups: the node's container manager (src/cm), else the flat layout under --cgroup-root. */
   private get cgroups(): PodCgroups {
@@ -130,7 +144,7 @@ export class PodSyncer {
     }
     for (const k of actions.containersToKill) {
       this.log.info(`killing container ${k.name} (${k.id.slice(0, 12)}) of pod ${podKey(pod)}: ${k.reason}`);
-      await this.killContainer(pod, k.id, findSpec(pod, k.name), k.gracePeriodSeconds);
+      await this.killContainer(pod, k.id, findSpec(pod, k.name), k.gracePeriodSeconds, undefined, status?.ips[0] ?? "");
       result.changed = true;
     }
 
@@ -286,6 +300,38 @@ export class PodSyncer {
     }
     this.log.info(`started container ${c.name} (${id.slice(0, 12)}) of pod ${podKey(pod)}${restartCount ? `, restart ${restartCount}` : ""}`);
     if (restartCount > 0) this.onContainerRestart?.(pod, c.name);
+    if (c.lifecycle?.postStart) await this.runPostStart(pod, c, id, podIP);
+  }
+
+  /**
+   * The kubelet's startContainer step 4 (kuberuntime_container.go): the postStart hook runs right after
+   * StartContainer, with no timeout of its own, and the container counts as started only once it
+   * succeeded. A failing hook: the FailedPostStartHook event (logged at warn until the recorder is
+   * here), the container killed (with its preStop hook and grace period, as the kubelet's
+   * killContainer), and the start fails with ErrPostStartHook ("PostStartHookError") and the hook's
+   * message, which the container's waiting state shows until it is restarted per restartPolicy.
+   */
+  private async runPostStart(pod: Pod, c: Container, id: string, podIP: string): Promise<void> {
+    this.inPostStart.add(id);
+    let failure: Awaited<ReturnType<HandlerRunner["run"]>>;
+    try {
+      failure = await this.hooks.run({ pod, container: c, containerId: id, podIP: this.hookHost(pod, podIP) }, c.lifecycle!.postStart!, Infinity);
+    } finally {
+      this.inPostStart.delete(id);
+    }
+    if (!failure) return;
+    this.log.warn(`FailedPostStartHook: ${failure.message}`);
+    try {
+      await this.killContainer(pod, id, c, undefined, undefined, podIP);
+    } catch (err) {
+      this.log.warn(`pod ${podKey(pod)}: killing container ${c.name} after its failed postStart hook: ${errorMessage(err)}`);
+    }
+    throw new ContainerStartError("PostStartHookError", failure.message);
+  }
+
+  /** Where an httpGet hook without a host goes: the pod IP, or the node's for a host-network pod. */
+  private hookHost(pod: Pod, podIP: string): string {
+    return pod.spec?.hostNetwork ? this.opts.hostIP : podIP;
   }
 
   /** The container's environment from its pod and objects; CreateContainerConfigError when it cannot be made. */
@@ -350,18 +396,23 @@ export class PodSyncer {
     return lookups;
   }
 
-  /** Runs the preStop hook (exec) then stops the container within the grace period. */
-  async killContainer(pod: Pod | undefined, id: string, spec: Container | undefined, graceOverride: number | undefined, status?: ContainerStatus): Promise<void> {
+  /**
+   * The kubelet's killContainer: the preStop hook (exec, httpGet or sleep) runs within the grace period
+   * (executePreStopHook waits for it at most that long), the whole seconds it took come off the grace
+   * the stop gets, and the stop gets at least MIN_GRACE_SECONDS. A failed hook is the FailedPreStopHook
+   * event (logged at warn until the recorder is here) and does not keep the container from stopping.
+   */
+  async killContainer(pod: Pod | undefined, id: string, spec: Container | undefined, graceOverride: number | undefined, status?: ContainerStatus, podIP = ""): Promise<void> {
     let grace = graceOverride ?? pod?.spec?.terminationGracePeriodSeconds ?? Number(status?.annotations[ann.POD_TERMINATION_GRACE_PERIOD] ?? 30);
     const start = this.clock.now();
     const preStop = spec?.lifecycle?.preStop ?? (status?.annotations[ann.CONTAINER_PRESTOP_HANDLER] ? JSON.parse(status.annotations[ann.CONTAINER_PRESTOP_HANDLER]!) : undefined);
-    if (preStop?.exec?.command?.length && grace > 0) {
-      try {
-        const r = await this.runtime.execSync(id, preStop.exec.command, grace);
-        if (r.exitCode !== 0) this.log.warn(`preStop hook of ${spec?.name ?? id.slice(0, 12)} exited ${r.exitCode}: ${Buffer.from(r.stderr).toString().trim()}`);
-      } catch (err) {
-        this.log.warn(`preStop hook of ${spec?.name ?? id.slice(0, 12)} failed: ${errorMessage(err)}`);
-      }
+    if (preStop && grace > 0) {
+      // A container the spec no longer has (an orphan) is known by its runtime name alone.
+      const container = spec ?? { name: status?.metadata?.name ?? id.slice(0, 12) };
+      const target = { pod: pod ?? { metadata: { name: status?.labels[POD_NAME_LABEL] ?? "", namespace: status?.labels[POD_NAMESPACE_LABEL] ?? "", uid: status?.labels[POD_UID_LABEL] ?? "" } }, container, containerId: id, podIP: pod ? this.hookHost(pod, podIP) : podIP };
+      const failure = await this.hooks.run(target, preStop, grace * 1000);
+      if (failure?.timedOut) this.log.info(`preStop hook of container ${container.name} (${id.slice(0, 12)}) not completed in its grace period (${grace}s): ${failure.message}`);
+      else if (failure) this.log.warn(`FailedPreStopHook: ${failure.message}`);
       grace -= Math.floor((this.clock.now() - start) / 1000);
     }
     await ignoreNotFound(this.runtime.stopContainer(id, Math.max(grace, MIN_GRACE_SECONDS)));
@@ -370,7 +421,7 @@ export class PodSyncer {
   /** Stops every running container (in parallel, as the kubelet) and then every sandbox of the pod. */
   async killPod(pod: Pod | undefined, status: PodStatus | undefined, graceOverride: number | undefined): Promise<void> {
     const running = (status?.containerStatuses ?? []).filter((c) => c.state === "CONTAINER_RUNNING" || c.state === "CONTAINER_CREATED");
-    await Promise.all(running.map((c) => this.killContainer(pod, c.id, pod ? findSpec(pod, c.metadata?.name ?? "") : undefined, graceOverride, c)));
+    await Promise.all(running.map((c) => this.killContainer(pod, c.id, pod ? findSpec(pod, c.metadata?.name ?? "") : undefined, graceOverride, c, status?.ips[0] ?? "")));
     for (const s of status?.sandboxStatuses ?? []) {
       if (s.state === "SANDBOX_READY") await ignoreNotFound(this.runtime.stopPodSandbox(s.id));
     }
@@ -447,10 +498,11 @@ export class PodSyncer {
 
 }
 
-/** Whether any container's env reads the pod IP through the downward API. */
+/** Whether any container's env reads the pod IP through the downward API, or its httpGet postStart hook dials it. */
 function needsPodIP(pod: Pod): boolean {
   return [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].some((c) =>
-    (c.env ?? []).some((e) => e.valueFrom?.fieldRef?.fieldPath === "status.podIP" || e.valueFrom?.fieldRef?.fieldPath === "status.podIPs"),
+    (c.env ?? []).some((e) => e.valueFrom?.fieldRef?.fieldPath === "status.podIP" || e.valueFrom?.fieldRef?.fieldPath === "status.podIPs") ||
+    (c.lifecycle?.postStart?.httpGet !== undefined && !c.lifecycle.postStart.httpGet.host),
   );
 }
 

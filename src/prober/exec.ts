@@ -75,7 +75,8 @@ export async function execProbe(
     return { status: "unknown", output: "", error: signal.reason as Error, queuedMs };
   }
   const wholeSeconds = timeoutMs > 0 && timeoutMs % 1000 === 0;
-  const call = runner.execSync(containerId, command, Math.max(1, Math.ceil(timeoutMs / 1000)));
+  // No timeout (Infinity, a lifecycle hook's exec): CRI's 0, which the runtime takes as none.
+  const call = runner.execSync(containerId, command, Number.isFinite(timeoutMs) ? Math.max(1, Math.ceil(timeoutMs / 1000)) : 0);
   // The slot is the runtime's work, not the prober's patience: it is free when the runtime answers.
   if (run) {
     const done = () => slots!.limiter.end(run!);
@@ -92,7 +93,7 @@ export async function execProbe(
       const r = await call;
       const output = combinedOutput(r.stdout, r.stderr);
       if (r.exitCode === 0) return { status: "success", output };
-      return { status: "failure", output: `command '${command.join(" ")}' exited with ${r.exitCode}${output ? `: ${output.trimEnd()}` : ""}` };
+      return { status: "failure", output: `command '${command.join(" ")}' exited with ${r.exitCode}${output ? `: ${output.trimEnd()}` : ""}`, commandOutput: output };
     } catch (err) {
       // The runtime ended the command at its own deadline: a timeout, not an error.
       if (err instanceof DeadlineExceededError) return timeout();

@@ -19,7 +19,8 @@ export class ProbeTimeoutError extends Error {
 }
 
 /**
- * Runs work(signal). When timeoutMs pass first, the signal aborts with a ProbeTimeoutError and the
+ * Runs work(signal). A timeoutMs that is not finite (Infinity) sets no deadline: only the caller's
+ * signal ends the wait (a lifecycle hook, which the kubelet runs without a timeout). When timeoutMs pass first, the signal aborts with a ProbeTimeoutError and the
  * result is onTimeout(), whatever work does afterwards; when the caller's signal aborts first, the
  * result is onTimeout() too (nobody reads it). The handler should stop its I/O on abort.
  */
@@ -58,7 +59,7 @@ export function withTimeout<T>(
       }
       expire(new ProbeTimeoutError(timeoutMs));
     };
-    let timer: Timer = clock.setTimer(timeoutMs, onDeadline);
+    let timer: Timer = Number.isFinite(timeoutMs) ? clock.setTimer(timeoutMs, onDeadline) : { cancel: () => {} };
     if (outer?.aborted) return expire(outer.reason);
     outer?.addEventListener("abort", onOuterAbort, { once: true });
     work(ac.signal).then(
