@@ -43,6 +43,7 @@ import { VolumeManager } from "../volume/volume-manager";
 import type { ResourceList } from "../volume/downward-api";
 import { Backoff } from "./backoff";
 import { ActiveDeadline } from "./active-deadline";
+import { TerminationMessages } from "./termination-message";
 import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "../api/defaults";
 import { ContainerNotes } from "./container-notes";
 import { EvictedPods } from "./evicted-pods";
@@ -173,6 +174,7 @@ export class Agent implements SyncHandler {
   private builtNode: Node | undefined;
   private readonly started = new Set<string>();
   private readonly deadlines: ActiveDeadline;
+  private readonly terminationMessages: TerminationMessages;
   /** Each worker's last computed API status and what it was computed from (see apiStatus). */
   private readonly statusMemo = new WeakMap<PodWorkerState, { inputs: unknown[]; status: ApiPodStatus }>();
   /** Each worker's last answer to pods(). */
@@ -204,6 +206,7 @@ export class Agent implements SyncHandler {
       log: o.log,
     });
     this.deadlines = new ActiveDeadline(o.clock);
+    this.terminationMessages = new TerminationMessages(o.runtimeConfig);
     this.syncer = new PodSyncer(o.runtime, o.clock, this.crashBackoff, this.imageBackoff, runtimeConfig, o.log, this.volumes, (pod, c) => o.hooks?.containerRestarted?.(pod, c), undefined, this.objects, o.services ?? new NoServiceLister());
     const workerOptions: PodWorkerPoolOptions = {
       actions: {
@@ -347,7 +350,12 @@ export class Agent implements SyncHandler {
   }
 
   handlePodReconcile(pods: Pod[]): void {
-    for (const pod of pods) this.workers.reconcile(pod);
+    for (const pod of pods) {
+      this.workers.reconcile(pod);
+      // A controller may have set a readiness gate's condition: the Ready condition is computed again
+      // (the kubelet's NeedToReconcilePodReadiness, which then syncs the pod).
+      if (pod.spec?.readinessGates?.length) this.workers.syncPod(podRef(pod).uid);
+    }
   }
 
   handlePodSyncs(uids: string[]): void {
@@ -461,6 +469,7 @@ export class Agent implements SyncHandler {
     const live = new Set<string>();
     for (const uid of pleg.cache.uids()) for (const c of pleg.cache.get(uid)?.status?.containerStatuses ?? []) live.add(c.id);
     this.notes.prune(live);
+    this.terminationMessages.prune(live);
   }
 
   /**
@@ -597,6 +606,7 @@ export class Agent implements SyncHandler {
       ready: (name, id) => !this.syncer.postStartRunning(id) && (this.probes.readiness(s.uid, name, id) ?? this.notes.get(id)?.ready ?? !(probed(name)?.readinessProbe || probed(name)?.startupProbe)),
       started: (name, id) => !this.syncer.postStartRunning(id) && (this.probes.started(s.uid, name, id) ?? this.notes.get(id)?.started ?? !probed(name)?.startupProbe),
       killMessage: (id) => this.notes.get(id)?.killMessage,
+      terminationMessage: (c) => this.terminationMessages.get(s.pod, c),
       runtime,
       waiting: s.waiting,
       volumesNotReady: s.volumesNotReady,

@@ -79,17 +79,18 @@ export class HandlerRunner {
       case "httpGet": {
         const path = h.httpGet!.path ?? "";
         let r: HandlerResult;
+        let answered = false;
         try {
           const a = probeAction({ httpGet: h.httpGet }, t.container, { containerId: t.containerId, host: t.podIP });
           if (a.kind !== "httpGet") throw new Error("not an httpGet action");
-          r = await (await import("../prober/http")).httpProbe(a.url, a.headers, timeoutMs, this.clock, signal);
+          r = await (await import("../prober/http")).httpProbe(a.url, a.headers, timeoutMs, this.clock, signal, () => (answered = true));
         } catch (err) {
           r = { status: "unknown", output: "", error: err as Error };
         }
         // Any answer will do (runHTTPHandler returns only the request's error).
-        if (r.httpStatus !== undefined) return undefined;
+        if (answered) return undefined;
         const err = r.error ? errorMessage(r.error) : r.output;
-        return { message: `HTTP lifecycle hook (${path}) for Container ${name} in Pod ${JSON.stringify(pod)} failed - error: ${err}`, timedOut: r.httpStatus === undefined && /context deadline exceeded/.test(r.output) };
+        return { message: `HTTP lifecycle hook (${path}) for Container ${name} in Pod ${JSON.stringify(pod)} failed - error: ${err}`, timedOut: /context deadline exceeded/.test(r.output) };
       }
       case "sleep": {
         const seconds = h.sleep!.seconds;

@@ -37,6 +37,11 @@ export interface StatusInputs {
   started?: (containerName: string, containerId: string) => boolean;
   /** Why the agent killed a container instance (a failed probe), when the runtime gives no message. */
   killMessage?: (containerId: string) => string | undefined;
+  /**
+   * An exited instance's message: the runtime's with its termination message file (or, for
+   * FallbackToLogsOnError, its log's end) appended (termination-message.ts); the runtime's alone without it.
+   */
+  terminationMessage?: (c: ContainerStatus) => string;
   /** The Node's InternalIP: status.hostIP. */
   hostIP: string;
   /** The Node's InternalIPs, hostIP first (status.hostIPs, a host-network pod's IPs); [hostIP] when not given. */
@@ -59,7 +64,7 @@ const containerID = (i: StatusInputs, id: string) => `${i.runtimeName}://${id}`;
 const rfc3339 = (ns: number) => apiTime(ns / 1e6);
 
 function terminatedState(c: ContainerStatus, i: StatusInputs): ContainerState {
-  const message = c.message || i.killMessage?.(c.id);
+  const message = (i.terminationMessage ? i.terminationMessage(c) : c.message) || i.killMessage?.(c.id);
   return {
     terminated: {
       exitCode: c.exitCode,
@@ -168,12 +173,20 @@ export function computeApiPodStatus(i: StatusInputs): ApiPodStatus {
   const containersReady = unready.length === 0 && !isTerminalPhase(phase);
   const notReadyMessage = `containers with unready status: [${unready.join(" ")}]`;
   const notInitialized = init.filter((s) => s.state?.terminated?.exitCode !== 0).map((s) => s.name);
+  const notReadyReason = isTerminalPhase(phase) ? "PodCompleted" : "ContainersNotReady";
+  // Conditions others own (a controller's readiness gate conditions, set on the API pod) are the
+  // pod's as its source has them; the kubelet copies them into the status it generates.
+  const others = (i.pod.status?.conditions ?? []).filter((c) => !KUBELET_CONDITIONS.has(c.type));
+  const gates = containersReady ? readinessGateMessage(i.pod, others) : undefined;
   const conditions: PodCondition[] = [
     condition("PodReadyToStartContainers", sandboxReady, i.now, i.previous, i.volumesNotReady?.reason, i.volumesNotReady?.message),
     condition("Initialized", initialized, i.now, i.previous, "ContainersNotInitialized", `containers with incomplete status: [${notInitialized.join(" ")}]`),
-    condition("Ready", containersReady, i.now, i.previous, isTerminalPhase(phase) ? "PodCompleted" : "ContainersNotReady", notReadyMessage),
-    condition("ContainersReady", containersReady, i.now, i.previous, isTerminalPhase(phase) ? "PodCompleted" : "ContainersNotReady", notReadyMessage),
+    gates
+      ? condition("Ready", false, i.now, i.previous, "ReadinessGatesNotReady", gates)
+      : condition("Ready", containersReady, i.now, i.previous, notReadyReason, notReadyMessage),
+    condition("ContainersReady", containersReady, i.now, i.previous, notReadyReason, notReadyMessage),
     condition("PodScheduled", true, i.now, i.previous),
+    ...others,
   ];
   const hostIPs = i.hostIPs?.length ? i.hostIPs : [i.hostIP];
   const podIPs = i.pod.spec?.hostNetwork ? hostIPs : (i.runtime?.ips ?? []);
@@ -189,6 +202,24 @@ export function computeApiPodStatus(i: StatusInputs): ApiPodStatus {
     containerStatuses: app,
     qosClass: qosClass(i.pod),
   };
+}
+
+/** The condition types the kubelet sets itself (kubetypes.PodConditionsByKubelet). */
+const KUBELET_CONDITIONS: ReadonlySet<string> = new Set(["PodScheduled", "Ready", "Initialized", "ContainersReady", "PodReadyToStartContainers"]);
+
+/**
+ * GeneratePodReadyCondition's readiness gates (k/k@1.24.1 pkg/kubelet/status/generate.go): with every
+ * container ready, the pod is Ready only if each gate's condition is there and True; otherwise the
+ * kubelet's message for every gate that is not, joined with ", ". Undefined when every gate passes.
+ */
+export function readinessGateMessage(pod: Pod, conditions: readonly PodCondition[]): string | undefined {
+  const unready: string[] = [];
+  for (const g of pod.spec?.readinessGates ?? []) {
+    const c = conditions.find((x) => x.type === g.conditionType);
+    if (!c) unready.push(`corresponding condition of pod readiness gate ${JSON.stringify(g.conditionType)} does not exist.`);
+    else if (c.status !== "True") unready.push(`the status of pod readiness gate ${JSON.stringify(g.conditionType)} is not "True", but ${c.status}`);
+  }
+  return unready.length ? unready.join(", ") : undefined;
 }
 
 /** The pod's QoS class, as Kubernetes computes it (src/cm/qos.ts). */

@@ -110,7 +110,11 @@ function requestError(url: URL, err: unknown): string {
   return dialError(address, err);
 }
 
-export async function httpProbe(url: URL, given: [string, string][], timeoutMs: number, clock: Clock, signal?: AbortSignal): Promise<HandlerResult> {
+/**
+ * `answered` is told the status code of the final answer, whatever it is: a lifecycle hook's GET
+ * (src/agent/lifecycle-handlers.ts) succeeds on any answer, where a probe wants 200–399.
+ */
+export async function httpProbe(url: URL, given: [string, string][], timeoutMs: number, clock: Clock, signal?: AbortSignal, answered?: (status: number) => void): Promise<HandlerResult> {
   const { headers, host } = probeRequestHeaders(given);
   let current = url;
   // Loaded before the clock starts: the probe's timeout is not the agent's module loading.
@@ -152,6 +156,7 @@ export async function httpProbe(url: URL, given: [string, string][], timeoutMs: 
           // Not followed: the redirect is the answer.
         }
         const httpStatus = answer.status;
+        answered?.(answer.status);
         if (answer.status >= 200 && answer.status < 400) {
           if (answer.status >= 300) return { status: "warning", output: `Probe terminated redirects, Response body: ${answer.body}`, httpStatus };
           return { status: "success", output: answer.body, httpStatus };

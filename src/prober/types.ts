@@ -46,8 +46,6 @@ export interface HandlerResult {
   /** Exec probes: the wait for a slot (ms), and why a timeout may be the runtime's (ProbeAttempt). */
   queuedMs?: number;
   excused?: string;
-  /** httpGet: the status code of the answer, when there was one (a lifecycle hook takes any answer). */
-  httpStatus?: number;
   /** exec: the command's combined output of a non-zero exit, apart from the failure's wording (lifecycle hooks quote it). */
   commandOutput?: string;
 }
