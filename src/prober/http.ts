@@ -155,14 +155,13 @@ export async function httpProbe(url: URL, given: [string, string][], timeoutMs: 
           }
           // Not followed: the redirect is the answer.
         }
-        const httpStatus = answer.status;
         answered?.(answer.status);
         if (answer.status >= 200 && answer.status < 400) {
-          if (answer.status >= 300) return { status: "warning", output: `Probe terminated redirects, Response body: ${answer.body}`, httpStatus };
-          return { status: "success", output: answer.body, httpStatus };
+          if (answer.status >= 300) return { status: "warning", output: `Probe terminated redirects, Response body: ${answer.body}` };
+          return { status: "success", output: answer.body };
         }
         // The kubelet never puts the body in the failure message (k/k #99425).
-        return { status: "failure", output: `HTTP probe failed with statuscode: ${answer.status}`, httpStatus };
+        return { status: "failure", output: `HTTP probe failed with statuscode: ${answer.status}` };
       }
     },
     () => ({ status: "failure", output: `Get ${JSON.stringify(current.href)}: context deadline exceeded (Client.Timeout exceeded while awaiting headers)` }),
