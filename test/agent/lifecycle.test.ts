@@ -85,7 +85,7 @@ describe("activeDeadlineSeconds", () => {
     const p = pod();
     p.spec!.activeDeadlineSeconds = 300;
     expect(d.shouldEvict(p, apiTime(clock.now()))).toBeUndefined();
-    p.status = { startTime: "2026-01-01T00:04:00Z" };
+    Object.assign(p, { status: { startTime: "2026-01-01T00:04:00Z" } });
     expect(d.deadline(p, apiTime(clock.now()))).toBe(Date.parse("2026-01-01T00:09:00Z"));
     expect(d.shouldEvict(p, apiTime(clock.now()))?.reason).toBe("DeadlineExceeded");
     delete p.spec!.activeDeadlineSeconds;
@@ -139,12 +139,12 @@ describe("readinessGates", () => {
     const runtime = podStatus(p, { containers: [{ name: "app", state: "running" }] });
     const inputs = { pod: p, runtimeName: "containerd", runtime, waiting: new Map(), hostIP: "192.0.2.10", startTime: "2026-01-01T00:00:00Z", now: "2026-01-01T00:00:01Z" };
     const cond = (s: ApiPodStatus, t: string) => s.conditions?.find((c) => c.type === t);
-    p.status = { conditions: [{ type: "example.com/lb", status: "True" }] };
+    Object.assign(p, { status: { conditions: [{ type: "example.com/lb", status: "True" }] } });
     let s = computeApiPodStatus(inputs);
     expect(cond(s, "ContainersReady")?.status).toBe("True");
     expect(cond(s, "Ready")).toMatchObject({ status: "False", reason: "ReadinessGatesNotReady", message: 'corresponding condition of pod readiness gate "example.com/dns" does not exist.' });
     expect(cond(s, "example.com/lb")?.status).toBe("True");
-    p.status = { conditions: [{ type: "example.com/lb", status: "True" }, { type: "example.com/dns", status: "True" }] };
+    Object.assign(p, { status: { conditions: [{ type: "example.com/lb", status: "True" }, { type: "example.com/dns", status: "True" }] } });
     s = computeApiPodStatus(inputs);
     expect(cond(s, "Ready")?.status).toBe("True");
     // Unready containers: Ready says so, whatever the gates.
