@@ -61,7 +61,7 @@ function hookPod(lifecycle: Container["lifecycle"], opts: { grace?: number; host
       restartPolicy: "Always",
       hostNetwork: opts.hostNetwork,
       terminationGracePeriodSeconds: opts.grace ?? 30,
-      containers: [{ name: "app", image: "localhost/nodeagent/busybox:1.35", command: ["sleep", "1000"], lifecycle, ports: [{ name: "http", containerPort: server.port }] }],
+      containers: [{ name: "app", image: "localhost/nodeagent/busybox:1.35", command: ["sleep", "1000"], lifecycle, ports: [{ name: "http", containerPort: server.port! }] }],
     },
   };
 }
