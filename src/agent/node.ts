@@ -26,6 +26,7 @@ import type { SummaryProvider } from "../stats/summary-provider";
 import { loadStaticPods, loadStaticPodsWithLocalObjects } from "../manifest/load";
 import { Pleg } from "../pleg";
 import { kubeletConfigz } from "./configz";
+import { ApiRuntimeClasses } from "./runtime-class-manager";
 import { AgentMetrics, Authenticator, Authorizer, buildNode, isSpecificIP, readHostFacts, realHostNetwork, resolveNodeAddresses, runtimeCounts, servingCertificate, startAgentServer, type AgentServer, type AgentServerOptions, type HostNetwork } from "../server";
 import { RealClock, type Clock } from "../util/clock";
 import { ConfigError, errorMessage } from "../util/errors";
@@ -376,6 +377,9 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       runtime: client, fsStats: new CriImageFsStats(client), policy: config.gc.image, sandboxImage: config.runtime.podInfraImage,
       clock, log, periodMs: config.gc.imagePeriodMs,
     });
+    // spec.runtimeClassName → the sandbox's runtime handler: RuntimeClasses from the API server (the
+    // Kubernetes client's error helpers are loaded only with a cluster, as the API object source is).
+    const runtimeClasses = cluster ? new ApiRuntimeClasses(cluster.client, clock, (await import("../kube/errors")).isNotFound) : undefined;
     const a: Agent = new Agent({
       runtime: client,
       pleg,
@@ -387,6 +391,8 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       runtimeConfig: {
         podLogsRoot: config.pods.logsDir, podsDir: join(config.rootDir, "pods"), cgroupRoot: config.pods.cgroupRoot, nodeName, hostIP: hostIPs[0]!, hostIPs,
         podCgroups: containerManager,
+        // spec.runtimeClassName: RuntimeClasses from the API server (none standalone: such pods wait).
+        ...(runtimeClasses ? { runtimeClasses } : {}),
         clusterDns: { servers: config.pods.clusterDNS, domain: config.pods.clusterDomain, resolvConf: config.pods.resolvConf },
       },
       syncFrequencyMs: config.syncFrequencyMs,

@@ -26,6 +26,7 @@ import { VolumeMountError, type PodVolumes } from "../volume/types";
 import type { Backoff } from "./backoff";
 import { PodStartGate, type PodStartPlace } from "./pod-start-gate";
 import { HandlerRunner } from "./lifecycle-handlers";
+import { NoRuntimeClasses } from "./runtime-class-manager";
 import * as ann from "./labels";
 import { computePodActions, findContainerStatus, isInit, neverRan, type PodActions, type ProbeFailureLookup } from "./pod-actions";
 import { containerConfig, containerLogDir, downwardEnvValue, podDir, podLogDir, sandboxConfig, terminationLogDir, type RuntimeConfigOptions } from "./runtime-config";
@@ -79,6 +80,9 @@ const NO_OBJECT_SOURCE: ObjectSource = {
   onChange: () => () => {},
   close: () => {},
 };
+
+/** Without an API server no RuntimeClass can be read (runtime-class-manager.ts). */
+const NO_RUNTIME_CLASSES = new NoRuntimeClasses();
 
 /** The kubelet's minimum grace period when stopping a container (minimumGracePeriodInSeconds). */
 const MIN_GRACE_SECONDS = 2;
@@ -207,7 +211,9 @@ export class PodSyncer {
       imageLookups = this.lookUpImages(pod, actions);
       start.place = await this.starts.enter();
       try {
-        sandboxId = await this.runtime.runPodSandbox(sbConfig);
+        // createPodSandbox: the RuntimeClass's handler first; a lookup that fails fails the sandbox.
+        const handler = await (this.opts.runtimeClasses ?? NO_RUNTIME_CLASSES).lookupRuntimeHandler(pod.spec?.runtimeClassName);
+        sandboxId = await this.runtime.runPodSandbox(sbConfig, handler);
       } catch (err) {
         const msg = `Failed to create pod sandbox: ${errorMessage(err)}`;
         result.errors.push(msg);

@@ -18,6 +18,7 @@ import { uidSegment } from "../manifest/static-pod";
 import { confinedPath, PathEscapeError, pathSegmentProblem } from "../util/confined-path";
 import * as ann from "./labels";
 import { podDnsConfig, type ClusterDnsOptions } from "./dns";
+import type { RuntimeClassLookup } from "./runtime-class-manager";
 
 export interface RuntimeConfigOptions {
   /** The kubelet's /var/log/pods. */
@@ -46,6 +47,11 @@ export interface RuntimeConfigOptions {
    * defaultPodLimitsForDownwardAPI), and a Memory emptyDir without sizeLimit or pod limit is sized by it.
    */
   nodeAllocatable?: () => Promise<ResourceList | undefined>;
+  /**
+   * spec.runtimeClassName → the sandbox's CRI runtime handler (runtime-class-manager.ts); without it
+   * (standalone) a pod that names a RuntimeClass cannot start and says why (NoRuntimeClasses).
+   */
+  runtimeClasses?: RuntimeClassLookup;
 }
 
 // Every path below is built from pod data with confinedPath, which throws PathEscapeError rather

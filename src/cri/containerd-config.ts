@@ -17,6 +17,11 @@ export interface ContainerdConfigOptions {
   cniConfDir: string;
   /** Folder of the CNI plugin binaries; Debian's containernetworking-plugins puts them in /usr/lib/cni. */
   cniBinDir?: string;
+  /**
+   * More CRI runtime handler names, each one more runc runtime with the same options as the default
+   * `runc`: RuntimeClasses name them in their `handler` (the e2e tests use `runc-alt`).
+   */
+  runtimeHandlers?: readonly string[];
 }
 
 /** Snapshotters that cannot work here or need set-up of their own; disabled to keep start-up quiet. */
@@ -149,17 +154,23 @@ export function containerdConfigToml(o: ContainerdConfigOptions): string {
     `      snapshotter = ${q("overlayfs")}`,
     `      default_runtime_name = ${q("runc")}`,
     "",
-    `      [plugins.${cri}.containerd.runtimes.runc]`,
-    `        runtime_type = ${q("io.containerd.runc.v2")}`,
-    "",
-    `        [plugins.${cri}.containerd.runtimes.runc.options]`,
-    "          # cgroupfs driver: nodeagent passes cgroup_parent as a cgroupfs path, and the host may",
-    "          # have no systemd at all.",
-    "          SystemdCgroup = false",
-    "          # runc's state root defaults to /run/containerd/runc, shared with a system containerd",
-    "          # and left behind when shims are killed; keep it in this instance's state dir.",
-    `          Root = ${q(join(o.state, "runc"))}`,
-    "",
+    ...["runc", ...(o.runtimeHandlers ?? [])].flatMap((name) => {
+      // A bare TOML key when the name allows one (runc, runc-alt), else a quoted one.
+      const table = `plugins.${cri}.containerd.runtimes.${/^[A-Za-z0-9_-]+$/.test(name) ? name : q(name)}`;
+      return [
+        `      [${table}]`,
+        `        runtime_type = ${q("io.containerd.runc.v2")}`,
+        "",
+        `        [${table}.options]`,
+        "          # cgroupfs driver: nodeagent passes cgroup_parent as a cgroupfs path, and the host may",
+        "          # have no systemd at all.",
+        "          SystemdCgroup = false",
+        "          # runc's state root defaults to /run/containerd/runc, shared with a system containerd",
+        "          # and left behind when shims are killed; keep it in this instance's state dir.",
+        `          Root = ${q(join(o.state, "runc"))}`,
+        "",
+      ];
+    }),
     "    # Debian installs the CNI plugins in /usr/lib/cni, not the upstream /opt/cni/bin.",
     `    [plugins.${cri}.cni]`,
     `      bin_dir = ${q(cniBinDir)}`,

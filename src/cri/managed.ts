@@ -23,6 +23,8 @@ export interface ManagedContainerdOptions {
   networkName?: string;
   /** How long containerd may take to answer on its socket (the kubelet's maxWaitForContainerRuntime). */
   startTimeoutMs?: number;
+  /** More runc runtime handler names for RuntimeClasses (containerd-config.ts runtimeHandlers). */
+  runtimeHandlers?: readonly string[];
 }
 
 /** containerd on PATH (or NODEAGENT_CONTAINERD), or undefined. */
@@ -100,6 +102,7 @@ export class ManagedContainerd {
         socket: this.socket,
         sandboxImage: this.o.sandboxImage,
         cniConfDir: this.cniConfDir,
+        ...(this.o.runtimeHandlers ? { runtimeHandlers: this.o.runtimeHandlers } : {}),
       }),
     );
     writeFileAtomic(

@@ -11,6 +11,7 @@ import { Backoff } from "../../src/agent/backoff";
 import { HandlerRunner } from "../../src/agent/lifecycle-handlers";
 import { PodSyncer } from "../../src/agent/pod-sync";
 import type { RuntimeConfigOptions } from "../../src/agent/runtime-config";
+import { ApiRuntimeClasses, type RuntimeClassLookup } from "../../src/agent/runtime-class-manager";
 import type { PodStatus } from "../../src/pleg/types";
 import { FakeClock, flushMicrotasks } from "../../src/util/clock";
 import { createLogger, type Logger } from "../../src/util/log";
@@ -209,5 +210,81 @@ describe("HandlerRunner", () => {
     const done = runner.run({ pod, container: pod.spec!.containers[0]!, containerId: "c1", podIP: "" }, { sleep: { seconds: 10 } }, 3000);
     await clock.advance(3000);
     expect(await done).toEqual({ message: `Sleep lifecycle hook (10) for Container "app" in Pod "web_default(uid-hooks)" failed - error: container terminated before sleep hook finished`, timedOut: true });
+  });
+});
+
+describe("runtimeClassName", () => {
+  class HandlerRuntime extends FakeRuntime {
+    handlers: string[] = [];
+    override async runPodSandbox(config: Parameters<FakeRuntime["runPodSandbox"]>[0], runtimeHandler = ""): Promise<string> {
+      this.handlers.push(runtimeHandler);
+      return super.runPodSandbox(config, runtimeHandler);
+    }
+  }
+  function setupWith(runtimeClasses?: RuntimeClassLookup) {
+    const clock = new FakeClock();
+    const rt = new HandlerRuntime(clock);
+    const log = createLogger("text", -999);
+    const o = { ...options(), ...(runtimeClasses ? { runtimeClasses } : {}) };
+    return { clock, rt, syncer: new PodSyncer(rt, clock, new Backoff(clock), new Backoff(clock), o, log, volumesFor(o, clock, log)) };
+  }
+  const classPod = (name?: string): Pod => {
+    const p = hookPod(undefined);
+    if (name) p.spec!.runtimeClassName = name;
+    return p;
+  };
+  const notFound = Object.assign(new Error("HTTP 404"), { statusCode: 404 });
+  const api = (classes: Record<string, string>) => {
+    const gets: string[] = [];
+    const client = {
+      getJson: async <T>(path: string): Promise<T> => {
+        gets.push(path);
+        const name = decodeURIComponent(path.split("/").pop()!);
+        if (!(name in classes)) throw notFound;
+        return { apiVersion: "node.k8s.io/v1", kind: "RuntimeClass", metadata: { name }, handler: classes[name] } as T;
+      },
+    };
+    return { gets, client };
+  };
+  const isNotFound = (e: unknown) => (e as { statusCode?: number }).statusCode === 404;
+
+  test("the RuntimeClass's handler is the sandbox's runtime handler; no runtimeClassName is the default", async () => {
+    const { client, gets } = api({ alt: "runc-alt" });
+    const { rt, syncer } = setupWith(new ApiRuntimeClasses(client, new FakeClock(), isNotFound));
+    await syncer.syncPod(classPod("alt"), undefined);
+    const other = { ...classPod(), metadata: { name: "other", namespace: "default", uid: "uid-other" } };
+    await syncer.syncPod(other, undefined);
+    expect(rt.handlers).toEqual(["runc-alt", ""]);
+    expect(gets).toEqual(["/apis/node.k8s.io/v1/runtimeclasses/alt"]);
+  });
+
+  test("a RuntimeClass that does not exist: no sandbox, the containers wait with the lookup's error; it is asked again", async () => {
+    const { client, gets } = api({});
+    const { rt, syncer } = setupWith(new ApiRuntimeClasses(client, new FakeClock(), isNotFound));
+    const r = await syncer.syncPod(classPod("gvisor"), undefined);
+    expect(rt.sandboxes.size).toBe(0);
+    expect(r.waiting.get("app")).toEqual({ reason: "ContainerCreating", message: 'Failed to create pod sandbox: runtimeclass.node.k8s.io "gvisor" not found' });
+    expect(r.errors).toHaveLength(1);
+    await syncer.syncPod(classPod("gvisor"), undefined);
+    expect(gets).toHaveLength(2); // a miss is not cached
+  });
+
+  test("a found handler is cached for its TTL", async () => {
+    const { client, gets } = api({ alt: "runc-alt" });
+    const clock = new FakeClock();
+    const classes = new ApiRuntimeClasses(client, clock, isNotFound, 60_000);
+    expect(await classes.lookupRuntimeHandler("alt")).toBe("runc-alt");
+    expect(await classes.lookupRuntimeHandler("alt")).toBe("runc-alt");
+    expect(gets).toHaveLength(1);
+    await clock.advance(60_000);
+    await classes.lookupRuntimeHandler("alt");
+    expect(gets).toHaveLength(2);
+  });
+
+  test("standalone (no API server): a pod naming a RuntimeClass waits and says why", async () => {
+    const { rt, syncer } = setupWith();
+    const r = await syncer.syncPod(classPod("alt"), undefined);
+    expect(rt.sandboxes.size).toBe(0);
+    expect(r.waiting.get("app")?.message).toBe("Failed to create pod sandbox: failed to lookup RuntimeClass alt: RuntimeClasses are read from the API server, and the agent runs without --kubeconfig");
   });
 });

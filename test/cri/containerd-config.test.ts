@@ -84,6 +84,13 @@ describe("containerdConfigToml", () => {
     expect(cri).toContain("netns_mounts_under_state_dir = true");
   });
 
+  test("more runtime handlers (RuntimeClass handlers) are runc runtimes with the same options", () => {
+    const more = containerdConfigToml({ ...base, runtimeHandlers: ["runc-alt"] });
+    expect(section(more, '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc-alt]')).toEqual(['runtime_type = "io.containerd.runc.v2"']);
+    expect(section(more, '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc-alt.options]')).toEqual(section(more, '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]'));
+    expect(toml).not.toContain("runc-alt");
+  });
+
   test("runc v2 runtime with the cgroupfs driver and its state under ours", () => {
     expect(section(toml, '[plugins."io.containerd.grpc.v1.cri".containerd]')).toEqual([
       'snapshotter = "overlayfs"',

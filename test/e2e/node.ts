@@ -64,6 +64,8 @@ export async function startNode(version: ContainerdVersion): Promise<TestNode> {
     bridgeName: bridge,
     networkName: bridge,
     podCidr: `10.${200 + (n % 50)}.${process.pid % 250}.0/24`,
+    // A second runc handler, for RuntimeClass tests (agent-lifecycle.test.ts).
+    runtimeHandlers: ["runc-alt"],
   });
   await managed.start();
   const client = new CriClient(managed.endpoint, { timeoutMs: 30_000 });
