@@ -89,6 +89,12 @@ function authorizeNode(a: Attributes, node: string, registry: Registry): void {
     if (["get", "list", "watch"].includes(verb) && !a.subresource) return;
     throw deny(a, "");
   }
+  // RBAC's system:node ClusterRole grants get/list/watch of RuntimeClasses (NodeRules, node.k8s.io),
+  // which the kubelet's runtimeclass manager reads.
+  if (is(a, "node.k8s.io", "runtimeclasses")) {
+    if (["get", "list", "watch"].includes(verb) && !a.subresource) return;
+    throw deny(a, "");
+  }
   if (is(a, "", "pods")) {
     if (verb === "list" || verb === "watch") {
       if (a.subresource || a.nodeNameSelector !== node) throw deny(a, `can only list/watch pods with spec.nodeName field selector`);

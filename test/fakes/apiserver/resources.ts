@@ -61,6 +61,7 @@ export const RESOURCES: readonly ResourceDef[] = [
   // Create-only, never stored (reviews.ts).
   { key: "tokenreviews", plural: "tokenreviews", group: "authentication.k8s.io", version: "v1", kind: "TokenReview", namespaced: false, subresources: [], fields: {} },
   { key: "subjectaccessreviews", plural: "subjectaccessreviews", group: "authorization.k8s.io", version: "v1", kind: "SubjectAccessReview", namespaced: false, subresources: [], fields: {} },
+  { key: "runtimeclasses", plural: "runtimeclasses", group: "node.k8s.io", version: "v1", kind: "RuntimeClass", namespaced: false, subresources: [], fields: {} },
   { key: "leases", plural: "leases", group: "coordination.k8s.io", version: "v1", kind: "Lease", namespaced: true, subresources: [], fields: {} },
   {
     key: "events.k8s.io", plural: "events", group: "events.k8s.io", version: "v1", kind: "Event", namespaced: true, subresources: [],
