@@ -377,9 +377,8 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       runtime: client, fsStats: new CriImageFsStats(client), policy: config.gc.image, sandboxImage: config.runtime.podInfraImage,
       clock, log, periodMs: config.gc.imagePeriodMs,
     });
-    // spec.runtimeClassName → the sandbox's runtime handler: RuntimeClasses from the API server (the
-    // Kubernetes client's error helpers are loaded only with a cluster, as the API object source is).
-    const runtimeClasses = cluster ? new ApiRuntimeClasses(cluster.client, clock, (await import("../kube/errors")).isNotFound) : undefined;
+    // spec.runtimeClassName → the sandbox's runtime handler: RuntimeClasses from the API server.
+    const runtimeClasses = cluster ? new ApiRuntimeClasses(cluster.client, clock) : undefined;
     const a: Agent = new Agent({
       runtime: client,
       pleg,

@@ -38,6 +38,16 @@ export interface RuntimeClassClient {
   getJson<T>(path: string): Promise<T>;
 }
 
+/**
+ * A 404 from the client: the HTTP status the Kubernetes client's ApiException carries in `code` (and
+ * other clients in `statusCode`), read here rather than through src/kube/errors, which would load the
+ * Kubernetes client into every agent, with or without a cluster.
+ */
+function isNotFound(err: unknown): boolean {
+  const e = err as { code?: unknown; statusCode?: unknown } | null;
+  return !!e && typeof e === "object" && (e.code === 404 || e.statusCode === 404);
+}
+
 export class RuntimeClassNotFoundError extends Error {
   constructor(name: string) {
     super(`runtimeclass.node.k8s.io ${JSON.stringify(name)} not found`);
@@ -50,7 +60,6 @@ export class ApiRuntimeClasses implements RuntimeClassLookup {
   constructor(
     private readonly client: RuntimeClassClient,
     clock: Pick<Clock, "now">,
-    private readonly isNotFound: (err: unknown) => boolean,
     private readonly ttlMs = RUNTIME_CLASS_CACHE_TTL_MS,
   ) {
     this.cache = new ExpiringCache(clock);
@@ -64,7 +73,7 @@ export class ApiRuntimeClasses implements RuntimeClassLookup {
     try {
       rc = await this.client.getJson<RuntimeClass>(`/apis/node.k8s.io/v1/runtimeclasses/${encodeURIComponent(name)}`);
     } catch (err) {
-      if (this.isNotFound(err)) throw new RuntimeClassNotFoundError(name);
+      if (isNotFound(err)) throw new RuntimeClassNotFoundError(name);
       throw new Error(`failed to lookup RuntimeClass ${name}: ${errorMessage(err)}`);
     }
     this.cache.set(name, rc.handler ?? "", this.ttlMs);

@@ -12,10 +12,10 @@ import { HandlerRunner } from "../../src/agent/lifecycle-handlers";
 import { PodSyncer } from "../../src/agent/pod-sync";
 import type { RuntimeConfigOptions } from "../../src/agent/runtime-config";
 import { ApiRuntimeClasses, type RuntimeClassLookup } from "../../src/agent/runtime-class-manager";
-import type { PodStatus } from "../../src/pleg/types";
 import { FakeClock, flushMicrotasks } from "../../src/util/clock";
 import { createLogger, type Logger } from "../../src/util/log";
 import { FakeRuntime } from "../fakes/runtime";
+import { relistFake as relist } from "./fixtures";
 import { volumesFor } from "../fakes/volumes";
 
 const base = mkdtempSync(join(tmpdir(), "nodeagent-hooks-"));
@@ -64,17 +64,6 @@ function hookPod(lifecycle: Container["lifecycle"], opts: { grace?: number; host
       terminationGracePeriodSeconds: opts.grace ?? 30,
       containers: [{ name: "app", image: "localhost/nodeagent/busybox:1.35", command: ["sleep", "1000"], lifecycle, ports: [{ name: "http", containerPort: server.port! }] }],
     },
-  };
-}
-
-async function relist(rt: FakeRuntime, pod: Pod): Promise<PodStatus> {
-  const uid = pod.metadata!.uid!;
-  const sandboxes = [...rt.sandboxes.values()].filter((s) => s.uid === uid).reverse();
-  const containers = [...rt.containers.values()].filter((c) => sandboxes.some((s) => s.id === c.sandboxId)).reverse();
-  return {
-    uid, name: pod.metadata!.name!, namespace: pod.metadata!.namespace!, ips: sandboxes.map((s) => s.ip),
-    sandboxStatuses: await Promise.all(sandboxes.map(async (s) => (await rt.podSandboxStatus(s.id)).status)),
-    containerStatuses: await Promise.all(containers.map((c) => rt.containerStatus(c.id))),
   };
 }
 
@@ -246,11 +235,10 @@ describe("runtimeClassName", () => {
     };
     return { gets, client };
   };
-  const isNotFound = (e: unknown) => (e as { statusCode?: number }).statusCode === 404;
 
   test("the RuntimeClass's handler is the sandbox's runtime handler; no runtimeClassName is the default", async () => {
     const { client, gets } = api({ alt: "runc-alt" });
-    const { rt, syncer } = setupWith(new ApiRuntimeClasses(client, new FakeClock(), isNotFound));
+    const { rt, syncer } = setupWith(new ApiRuntimeClasses(client, new FakeClock()));
     await syncer.syncPod(classPod("alt"), undefined);
     const other = { ...classPod(), metadata: { name: "other", namespace: "default", uid: "uid-other" } };
     await syncer.syncPod(other, undefined);
@@ -260,7 +248,7 @@ describe("runtimeClassName", () => {
 
   test("a RuntimeClass that does not exist: no sandbox, the containers wait with the lookup's error; it is asked again", async () => {
     const { client, gets } = api({});
-    const { rt, syncer } = setupWith(new ApiRuntimeClasses(client, new FakeClock(), isNotFound));
+    const { rt, syncer } = setupWith(new ApiRuntimeClasses(client, new FakeClock()));
     const r = await syncer.syncPod(classPod("gvisor"), undefined);
     expect(rt.sandboxes.size).toBe(0);
     expect(r.waiting.get("app")).toEqual({ reason: "ContainerCreating", message: 'Failed to create pod sandbox: runtimeclass.node.k8s.io "gvisor" not found' });
@@ -272,7 +260,7 @@ describe("runtimeClassName", () => {
   test("a found handler is cached for its TTL", async () => {
     const { client, gets } = api({ alt: "runc-alt" });
     const clock = new FakeClock();
-    const classes = new ApiRuntimeClasses(client, clock, isNotFound, 60_000);
+    const classes = new ApiRuntimeClasses(client, clock, 60_000);
     expect(await classes.lookupRuntimeHandler("alt")).toBe("runc-alt");
     expect(await classes.lookupRuntimeHandler("alt")).toBe("runc-alt");
     expect(gets).toHaveLength(1);

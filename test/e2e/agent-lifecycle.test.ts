@@ -34,6 +34,15 @@ afterAll(async () => {
 
 const BUSYBOX = "localhost/nodeagent/busybox:1.35";
 
+/** A static pod whose one container, main, exits at once on SIGTERM; `spec` and `container` are YAML lines added. */
+function stoppablePod(name: string, grace: number, spec: string[], container: string[]): string {
+  return [
+    "apiVersion: v1", "kind: Pod", `metadata: { name: ${name} }`, "spec:", `  terminationGracePeriodSeconds: ${grace}`, ...spec.map((l) => `  ${l}`),
+    "  containers:", "    - name: main", `      image: ${BUSYBOX}`, `      command: ["sh", "-c", "trap 'exit 0' TERM; while true; do sleep 0.2; done"]`,
+    ...container.map((l) => `      ${l}`), "",
+  ].join("\n");
+}
+
 /** The text of a container's first log file, from the agent's --pod-logs-dir. */
 function containerLog(agent: TestAgent, pod: Pod, container: string, restart = 0): string {
   const logs = join(agent.dir, "logs");
@@ -75,18 +84,7 @@ spec:
     }, 60_000);
 
     test("a failing postStart hook: FailedPostStartHook logged, the container killed and restarted (restartPolicy Always)", async () => {
-      agent.writeManifest("badhook.yaml", `apiVersion: v1
-kind: Pod
-metadata: { name: badhook }
-spec:
-  terminationGracePeriodSeconds: 2
-  containers:
-    - name: main
-      image: ${BUSYBOX}
-      command: ["sh", "-c", "trap 'exit 0' TERM; while true; do sleep 0.2; done"]
-      lifecycle:
-        postStart: { exec: { command: ["sh", "-c", "echo no config >&2; exit 7"] } }
-`);
+      agent.writeManifest("badhook.yaml", stoppablePod("badhook", 2, [], ["lifecycle:", '  postStart: { exec: { command: ["sh", "-c", "echo no config >&2; exit 7"] } }']));
       const p = await agent.waitPod("badhook", "restarted after its hook failed", (x) => (x.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1, 60_000);
       expect(p.status?.containerStatuses?.[0]?.lastState?.terminated).toBeDefined();
       expect(agent.proc.stderr).toContain(`FailedPostStartHook: Exec lifecycle hook ([sh -c echo no config >&2; exit 7]) for Container \\"main\\" in Pod \\"badhook-${NODE_NAME}_default(`);
@@ -127,18 +125,7 @@ spec:
     }, 60_000);
 
     test("preStop sleep delays the stop by its seconds", async () => {
-      agent.writeManifest("prestop-sleep.yaml", `apiVersion: v1
-kind: Pod
-metadata: { name: prestop-sleep }
-spec:
-  terminationGracePeriodSeconds: 20
-  containers:
-    - name: main
-      image: ${BUSYBOX}
-      command: ["sh", "-c", "trap 'exit 0' TERM; while true; do sleep 0.2; done"]
-      lifecycle:
-        preStop: { sleep: { seconds: 3 } }
-`);
+      agent.writeManifest("prestop-sleep.yaml", stoppablePod("prestop-sleep", 20, [], ["lifecycle:", "  preStop: { sleep: { seconds: 3 } }"]));
       await agent.waitPod("prestop-sleep", "running", running);
       const stopAsked = Date.now();
       agent.removeManifest("prestop-sleep.yaml");
@@ -154,17 +141,7 @@ spec:
     }, 60_000);
 
     test("activeDeadlineSeconds 3: the pod is stopped, Failed with DeadlineExceeded", async () => {
-      agent.writeManifest("deadline.yaml", `apiVersion: v1
-kind: Pod
-metadata: { name: deadline }
-spec:
-  terminationGracePeriodSeconds: 2
-  activeDeadlineSeconds: 3
-  containers:
-    - name: main
-      image: ${BUSYBOX}
-      command: ["sh", "-c", "trap 'exit 0' TERM; while true; do sleep 0.2; done"]
-`);
+      agent.writeManifest("deadline.yaml", stoppablePod("deadline", 2, ["activeDeadlineSeconds: 3"], []));
       await agent.waitPod("deadline", "running", running);
       const p = await agent.waitPod("deadline", "Failed", (x) => x.status?.phase === "Failed", 20_000);
       expect(p.status).toMatchObject({ phase: "Failed", reason: "DeadlineExceeded", message: "Pod was active on the node longer than the specified deadline" });
