@@ -6,7 +6,7 @@
 // (pod-start-gate.ts): in a burst of new pods the first ones start nearly as fast as alone.
 // Dead instances of earlier starts are container GC's (src/eviction/container-gc.ts), the one place
 // with the kubelet's policy on them; a sync removes only what a start replaces, as the kubelet's.
-import { readdirSync } from "node:fs";
+import { readdirSync, writeFileSync } from "node:fs";
 import type { Container, Pod } from "kubernetes-types/core/v1";
 import { podKey, podRef } from "../api/pod";
 import type { CriClient } from "../cri/client";
@@ -284,7 +284,14 @@ export class PodSyncer {
     // retries the sync (SYNC_ERROR_BACKOFF_MS, or sooner when the object source reports a change).
     const env = await this.containerEnv(pod, c, podIP);
     mkdirInside(this.opts.podLogsRoot, containerLogDir(pod, c.name, this.opts));
-    if (c.terminationMessagePath) mkdirInside(this.opts.podsDir, terminationLogDir(pod, c.name, this.opts));
+    if (c.terminationMessagePath) {
+      // The file the container's terminationMessagePath is bind-mounted from, made empty before the
+      // container is created, as the kubelet's makeMounts creates it: containerd would make a missing
+      // mount source a directory, and the container could not write its message there.
+      const dir = terminationLogDir(pod, c.name, this.opts);
+      mkdirInside(this.opts.podsDir, dir);
+      writeFileSync(confinedPath(dir, `${restartCount}-termination-log`), "");
+    }
     let config: ReturnType<typeof containerConfig>;
     try {
       config = containerConfig({ pod, container: c, init, restartCount, podIP, imageRef, options: this.opts, env, volumePath: (name, subPath) => this.volumes.mountSource(pod, name, subPath) });

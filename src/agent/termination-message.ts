@@ -110,8 +110,12 @@ export class TerminationMessages {
           checkLogs = fallbackToLogs && data.byteLength === 0;
         }
       } catch (err) {
-        message = `Error on reading termination log ${path}: ${errorMessage(err)}`;
-        checkLogs = false;
+        // A directory: an instance created before the agent made the file (containerd made the
+        // missing mount source a directory), which holds no message; as a missing file.
+        if ((err as NodeJS.ErrnoException).code !== "EISDIR") {
+          message = `Error on reading termination log ${path}: ${errorMessage(err)}`;
+          checkLogs = false;
+        }
       }
     }
     if (checkLogs && /^\d+$/.test(restart)) {

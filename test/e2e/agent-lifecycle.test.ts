@@ -5,7 +5,8 @@
 // sleep delays the stop; activeDeadlineSeconds 3 makes the pod Failed with DeadlineExceeded; a
 // RuntimeClass whose handler is runc-alt (a second runc handler in the test containerd's config) runs
 // the pod's sandbox on that handler, an unknown handler fails with containerd's error, and a missing
-// RuntimeClass with the kubelet's.
+// RuntimeClass with the kubelet's; termination messages (file, FallbackToLogsOnError) reach the
+// terminated state; a readiness gate holds Ready until a controller sets its condition in the API.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -150,6 +151,60 @@ spec:
       agent.removeManifest("deadline.yaml");
       await eventually("the pod to go", async () => !(await agent.pod("deadline")));
     }, 60_000);
+
+    test("terminationMessagePath and FallbackToLogsOnError: the terminated state's message", async () => {
+      agent.writeManifest("messages.yaml", `apiVersion: v1
+kind: Pod
+metadata: { name: messages }
+spec:
+  terminationGracePeriodSeconds: 2
+  restartPolicy: Never
+  containers:
+    - name: file
+      image: ${BUSYBOX}
+      command: ["sh", "-c", "printf 'config missing' > /dev/termination-log; exit 3"]
+    - name: logs
+      image: ${BUSYBOX}
+      terminationMessagePolicy: FallbackToLogsOnError
+      command: ["sh", "-c", "for i in $(seq 1 100); do echo line $i; done; exit 4"]
+`);
+      const p = await agent.waitPod("messages", "both containers terminated", (x) => (x.status?.containerStatuses ?? []).length === 2 && x.status!.containerStatuses!.every((c) => c.state?.terminated));
+      const state = (name: string) => p.status!.containerStatuses!.find((c) => c.name === name)!.state!.terminated!;
+      expect({ exitCode: state("file").exitCode, message: state("file").message }).toEqual({ exitCode: 3, message: "config missing" });
+      expect(state("logs").exitCode).toBe(4);
+      expect(state("logs").message).toStartWith("line 21\n");
+      expect(state("logs").message).toEndWith("line 100\n");
+      expect(p.status?.phase).toBe("Failed");
+      agent.removeManifest("messages.yaml");
+      await eventually("the pod to go", async () => !(await agent.pod("messages")));
+    }, 60_000);
+
+    test("readinessGates: Ready only once a controller sets the gate's condition True in the API", async () => {
+      const name = `gated-${version.replace(".", "")}`;
+      api.store.create("pods", {
+        apiVersion: "v1", kind: "Pod", metadata: { name, namespace: "default" },
+        spec: { nodeName: NODE_NAME, terminationGracePeriodSeconds: 1, readinessGates: [{ conditionType: "example.com/gate" }], containers: [{ name: "main", image: BUSYBOX, command: ["sleep", "3600"] }] },
+      } as KubernetesObject);
+      const ready = (p: Pod | undefined) => p?.status?.conditions?.find((c) => c.type === "Ready");
+      const stored = () => api.store.get("pods", "default", name) as Pod | undefined;
+      try {
+        const before = await eventually("the pod running, not Ready, in the API", async () => {
+          const p = stored();
+          return p?.status?.phase === "Running" && ready(p)?.reason === "ReadinessGatesNotReady" ? p : undefined;
+        }, 60_000);
+        expect(ready(before)).toMatchObject({ status: "False", message: 'corresponding condition of pod readiness gate "example.com/gate" does not exist.' });
+        expect(before.status?.conditions?.find((c) => c.type === "ContainersReady")?.status).toBe("True");
+        api.store.patchStatus("pods", "default", name, { status: { conditions: [{ type: "example.com/gate", status: "False" }] } });
+        await eventually("the gate's False status in Ready's message", async () => ready(stored())?.message === 'the status of pod readiness gate "example.com/gate" is not "True", but False');
+        api.store.patchStatus("pods", "default", name, { status: { conditions: [{ type: "example.com/gate", status: "True" }] } });
+        await eventually("the pod Ready", async () => ready(stored())?.status === "True", 30_000);
+        // The controller's condition is kept as it set it.
+        expect(stored()?.status?.conditions?.find((c) => c.type === "example.com/gate")?.status).toBe("True");
+      } finally {
+        api.store.delete("pods", "default", name);
+        await eventually(`pod ${name} to go`, async () => !(await agent.pod(name)), 30_000);
+      }
+    }, 120_000);
 
     test("runtimeClassName: the RuntimeClass's handler runs the sandbox; an unknown handler and a missing RuntimeClass fail the sandbox", async () => {
       const apiPod = (name: string, runtimeClassName: string): KubernetesObject => ({
