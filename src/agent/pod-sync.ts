@@ -121,12 +121,20 @@ export class PodSyncer {
 
   /** Lifecycle hooks (postStart, preStop) through the prober's handlers. */
   private readonly hooks: HandlerRunner;
-  /** Containers whose postStart hook is running: not started yet, as the kubelet counts them. */
+  /**
+   * Containers whose postStart hook is running or has failed: not started, as the kubelet counts them
+   * (its pod worker reports a container only once startContainer, hook and kill included, returned).
+   */
   private readonly inPostStart = new Set<string>();
 
-  /** Whether the container's postStart hook is still running (its status says not started, not ready). */
+  /** Whether the container's postStart hook is running or failed (its status says not started, not ready). */
   postStartRunning(containerId: string): boolean {
     return this.inPostStart.has(containerId);
+  }
+
+  /** Forgets the hook state of every container not in `live` (removed from the runtime). */
+  prunePostStart(live: ReadonlySet<string>): void {
+    for (const id of [...this.inPostStart]) if (!live.has(id)) this.inPostStart.delete(id);
   }
 
   /** The pods' cgroups: the node's container manager (src/cm), else the flat layout under --cgroup-root. */
@@ -329,9 +337,12 @@ export class PodSyncer {
     let failure: Awaited<ReturnType<HandlerRunner["run"]>>;
     try {
       failure = await this.hooks.run({ pod, container: c, containerId: id, podIP: this.hookHost(pod, podIP) }, c.lifecycle!.postStart!, Infinity);
-    } finally {
+    } catch (err) {
       this.inPostStart.delete(id);
+      throw err;
     }
+    // A failed instance stays "not started" while it is killed and after (a relist may still see it running).
+    if (!failure) this.inPostStart.delete(id);
     if (!failure) return;
     this.log.warn(`FailedPostStartHook: ${failure.message}`);
     try {

@@ -97,6 +97,10 @@ describe("postStart", () => {
     const [c] = rt.containersNamed("app");
     expect(c?.state).toBe("CONTAINER_EXITED");
     expect(rt.callsOf("stopContainer")).toEqual([{ id: c!.id, timeoutSeconds: 7 }]);
+    // Never started: a relist that still sees it running must not report it started or ready.
+    expect(syncer.postStartRunning(c!.id)).toBe(true);
+    syncer.prunePostStart(new Set());
+    expect(syncer.postStartRunning(c!.id)).toBe(false);
   });
 
   test("the next sync restarts the container per restartPolicy (Always), hook and all", async () => {

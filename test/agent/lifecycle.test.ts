@@ -3,7 +3,7 @@
 // good), a postStart hook keeping a container unstarted, readiness gates in the Ready condition and
 // termination messages in the terminated state.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
@@ -200,15 +200,21 @@ describe("termination messages", () => {
 
   test("the agent's status shows the message of an exited container", async () => {
     const clock = new FakeClock();
-    const rt = new FakeRuntime(clock);
+    // A container that writes its message where the agent mounted the file, then exits 2.
+    class WritingRuntime extends FakeRuntime {
+      override async createContainer(...args: Parameters<FakeRuntime["createContainer"]>): Promise<string> {
+        const source = args[1].mounts?.find((m) => m.containerPath === "/dev/termination-log")?.hostPath;
+        // The agent made the file, empty, before the container (containerd would make a directory).
+        expect(source && readFileSync(source, "utf8")).toBe("");
+        writeFileSync(source!, "config missing");
+        return super.createContainer(...args);
+      }
+    }
+    const rt = new WritingRuntime(clock);
     const a = await startAgent(rt, clock);
     const p = pod({ restartPolicy: "Never" });
     p.spec!.containers[0]!.terminationMessagePath = "/dev/termination-log";
     rt.exitOnStart.set("app", 2);
-    // What the container writes where the agent mounts its file, before it exits.
-    const dir = join(root, String(n), "pods", "uid-1", "containers", "app");
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "0-termination-log"), "config missing");
     a.config.apply({ source: "file", pods: [p], errors: [] });
     await a.settle();
     await clock.advance(2000);
