@@ -314,9 +314,13 @@ export class PodSyncer {
       // The kubelet's startContainer: the status message is the runtime's message alone.
       throw new ContainerStartError("CreateContainerError", runtimeErrorMessage(err));
     }
+    // Not started until its postStart hook has run: marked before StartContainer, since a relist may
+    // see the container running before the call has returned here.
+    if (c.lifecycle?.postStart) this.inPostStart.add(id);
     try {
       await this.runtime.startContainer(id);
     } catch (err) {
+      this.inPostStart.delete(id);
       throw new ContainerStartError("RunContainerError", runtimeErrorMessage(err));
     }
     this.log.info(`started container ${c.name} (${id.slice(0, 12)}) of pod ${podKey(pod)}${restartCount ? `, restart ${restartCount}` : ""}`);
@@ -333,7 +337,6 @@ export class PodSyncer {
    * message, which the container's waiting state shows until it is restarted per restartPolicy.
    */
   private async runPostStart(pod: Pod, c: Container, id: string, podIP: string): Promise<void> {
-    this.inPostStart.add(id);
     let failure: Awaited<ReturnType<HandlerRunner["run"]>>;
     try {
       failure = await this.hooks.run({ pod, container: c, containerId: id, podIP: this.hookHost(pod, podIP) }, c.lifecycle!.postStart!, Infinity);

@@ -86,6 +86,18 @@ describe("postStart", () => {
     expect(rt.callsOf("execSync")).toEqual([{ containerId: c!.id, cmd: ["sh", "-c", "echo hi > /ready"], timeoutSeconds: 0 }]);
   });
 
+  test("the container is marked not started before StartContainer returns (a relist may see it running first)", async () => {
+    const { rt, syncer } = setup();
+    const release = rt.hold("startContainer");
+    const sync = syncer.syncPod(hookPod({ postStart: { exec: { command: ["true"] } } }), undefined);
+    for (let i = 0; i < 10 && rt.callsOf("startContainer").length === 0; i++) await flushMicrotasks();
+    const id = rt.callsOf("startContainer")[0] as string;
+    expect(syncer.postStartRunning(id)).toBe(true);
+    release();
+    await sync;
+    expect(syncer.postStartRunning(id)).toBe(false);
+  });
+
   test("a failing exec hook: FailedPostStartHook logged with the kubelet's message, the container killed, PostStartHookError", async () => {
     const { rt, syncer, warnings } = setup();
     rt.execResult = { exitCode: 3, stdout: "", stderr: "no config" };
