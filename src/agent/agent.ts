@@ -470,7 +470,7 @@ export class Agent implements SyncHandler {
     for (const uid of pleg.cache.uids()) for (const c of pleg.cache.get(uid)?.status?.containerStatuses ?? []) live.add(c.id);
     this.notes.prune(live);
     this.terminationMessages.prune(live);
-    this.syncer.prunePostStart(live);
+    this.syncer.prunePostStart(live, pleg.relistStats.lastRelistTime);
   }
 
   /**

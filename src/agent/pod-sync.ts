@@ -125,16 +125,19 @@ export class PodSyncer {
    * Containers whose postStart hook is running or has failed: not started, as the kubelet counts them
    * (its pod worker reports a container only once startContainer, hook and kill included, returned).
    */
-  private readonly inPostStart = new Set<string>();
+  private readonly inPostStart = new Map<string, number>();
 
   /** Whether the container's postStart hook is running or failed (its status says not started, not ready). */
   postStartRunning(containerId: string): boolean {
     return this.inPostStart.has(containerId);
   }
 
-  /** Forgets the hook state of every container not in `live` (removed from the runtime). */
-  prunePostStart(live: ReadonlySet<string>): void {
-    for (const id of [...this.inPostStart]) if (!live.has(id)) this.inPostStart.delete(id);
+  /**
+   * Forgets the hook state of every container not in `live` (removed from the runtime), as a relist
+   * that started at `listedAt` saw it: a container marked after that start may just not be listed yet.
+   */
+  prunePostStart(live: ReadonlySet<string>, listedAt: number): void {
+    for (const [id, since] of [...this.inPostStart]) if (!live.has(id) && since < listedAt) this.inPostStart.delete(id);
   }
 
   /** The pods' cgroups: the node's container manager (src/cm), else the flat layout under --cgroup-root. */
@@ -316,7 +319,7 @@ export class PodSyncer {
     }
     // Not started until its postStart hook has run: marked before StartContainer, since a relist may
     // see the container running before the call has returned here.
-    if (c.lifecycle?.postStart) this.inPostStart.add(id);
+    if (c.lifecycle?.postStart) this.inPostStart.set(id, this.clock.now());
     try {
       await this.runtime.startContainer(id);
     } catch (err) {

@@ -99,7 +99,7 @@ describe("postStart", () => {
   });
 
   test("a failing exec hook: FailedPostStartHook logged with the kubelet's message, the container killed, PostStartHookError", async () => {
-    const { rt, syncer, warnings } = setup();
+    const { clock, rt, syncer, warnings } = setup();
     rt.execResult = { exitCode: 3, stdout: "", stderr: "no config" };
     const r = await syncer.syncPod(hookPod({ postStart: { exec: { command: ["sh", "-c", "exit 3"] } } }, { grace: 7 }), undefined);
     const message = `Exec lifecycle hook ([sh -c exit 3]) for Container "app" in Pod "web_default(uid-hooks)" failed - error: command 'sh -c exit 3' exited with 3: no config, message: "no config"`;
@@ -111,7 +111,10 @@ describe("postStart", () => {
     expect(rt.callsOf("stopContainer")).toEqual([{ id: c!.id, timeoutSeconds: 7 }]);
     // Never started: a relist that still sees it running must not report it started or ready.
     expect(syncer.postStartRunning(c!.id)).toBe(true);
-    syncer.prunePostStart(new Set());
+    // A relist that started before the container was made does not prune it; a later one that misses it does.
+    syncer.prunePostStart(new Set(), clock.now() - 1);
+    expect(syncer.postStartRunning(c!.id)).toBe(true);
+    syncer.prunePostStart(new Set(), clock.now() + 1);
     expect(syncer.postStartRunning(c!.id)).toBe(false);
   });
 
