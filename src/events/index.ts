@@ -12,4 +12,4 @@ export { EVENT_RING_SIZE, EventRing } from "./event-ring";
 export { containerReference, nodeReference, podReference } from "./object-ref";
 export * as reasons from "./reasons";
 export { SpamFilter } from "./spam-filter";
-export { EventSinkError, NO_EVENTS, type EventPatch, type EventRecorder, type EventSink, type EventSource, type EventType } from "./types";
+export { EventSinkError, NO_EVENTS, type EventPatch, type EventRecorder, type EventSink, type EventSource, type EventType, type NodeEventRecorder } from "./types";

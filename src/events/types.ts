@@ -49,3 +49,10 @@ export class EventSinkError extends Error {
     super(message);
   }
 }
+
+/**
+ * An event on the node itself (involvedObject the Node): what the node's managers are given (the
+ * container manager, the eviction manager, the OOM watcher, the garbage collectors), bound to the
+ * node's reference by the wiring.
+ */
+export type NodeEventRecorder = (type: EventType, reason: string, message: string) => void;

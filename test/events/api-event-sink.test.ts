@@ -53,7 +53,7 @@ describe("ApiEventSink", () => {
     r.event(containerReference(pod, "app"), "Warning", "BackOff", "m");
     await b.idle();
     const [e] = storedEvents();
-    env.api.store.write("events", "DELETED", e as never);
+    env.api.store.delete("events", "default", e!.metadata.name!);
     r.event(containerReference(pod, "app"), "Warning", "BackOff", "m");
     await b.idle();
     expect(storedEvents().map((x) => x.count)).toEqual([2]);
