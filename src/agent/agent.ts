@@ -41,6 +41,8 @@ import { usesObject } from "../volume/object-refs";
 import type { MountTable, ObjectRef, ObjectSource, ServiceLister, VolumePlugin } from "../volume/types";
 import { VolumeManager } from "../volume/volume-manager";
 import type { ResourceList } from "../volume/downward-api";
+import { podReference } from "../events/object-ref";
+import { NO_EVENTS, type EventRecorder } from "../events/types";
 import { Backoff } from "./backoff";
 import { ContainerNotes } from "./container-notes";
 import { EvictedPods } from "./evicted-pods";
@@ -134,6 +136,8 @@ export interface AgentOptions {
   containerGC?: { runtime: ContainerGCRuntime; policy?: ContainerGCPolicy; periodMs?: number; onEvent?(e: GCEvent): void };
   /** Loops that run beside the sync loop for as long as the agent (image GC, container log rotation). */
   backgroundLoops?: { run(signal: AbortSignal): Promise<void> }[];
+  /** The node's event recorder (src/events): pod, container and probe events; none by default. */
+  events?: EventRecorder;
 }
 
 /** The eviction manager as the agent runs it: a loop of its own until the signal aborts. */
@@ -164,6 +168,7 @@ export class Agent implements SyncHandler {
   /** The collector of dead containers, sandboxes and pod log folders; absent without options.containerGC. */
   readonly containerGC: ContainerGC | undefined;
   private readonly objects: ObjectSource;
+  private readonly events: EventRecorder;
   private allSourcesSeen = false;
   /** The node's status.allocatable when node() last built it. */
   private allocatable: ResourceList | undefined;
@@ -183,7 +188,8 @@ export class Agent implements SyncHandler {
     this.evicted = new EvictedPods(o.stateDir ? join(o.stateDir, "evicted-pods.json") : undefined, o.log);
     const onProbeUpdate = (update: ProbeUpdate) => this.loop.push({ kind: "probe", update });
     const observe = (ob: ProbeObservation) => o.hooks?.probeObserved?.(ob);
-    this.probes = o.prober ? o.prober(onProbeUpdate, observe) : new ProbeManager({ runner: o.runtime, clock: o.clock, log: o.log, onUpdate: onProbeUpdate, observe });
+    this.events = o.events ?? NO_EVENTS;
+    this.probes = o.prober ? o.prober(onProbeUpdate, observe) : new ProbeManager({ runner: o.runtime, clock: o.clock, log: o.log, onUpdate: onProbeUpdate, observe, events: this.events });
     this.crashBackoff = new Backoff(o.clock);
     this.imageBackoff = new Backoff(o.clock);
     this.objects = o.objects ?? new NoObjectSource();
@@ -200,7 +206,7 @@ export class Agent implements SyncHandler {
       clock: o.clock,
       log: o.log,
     });
-    this.syncer = new PodSyncer(o.runtime, o.clock, this.crashBackoff, this.imageBackoff, runtimeConfig, o.log, this.volumes, (pod, c) => o.hooks?.containerRestarted?.(pod, c), undefined, this.objects, o.services ?? new NoServiceLister());
+    this.syncer = new PodSyncer(o.runtime, o.clock, this.crashBackoff, this.imageBackoff, runtimeConfig, o.log, this.volumes, (pod, c) => o.hooks?.containerRestarted?.(pod, c), undefined, this.objects, o.services ?? new NoServiceLister(), this.events);
     const workerOptions: PodWorkerPoolOptions = {
       actions: {
         syncPod: (pod, st) => this.syncer.syncPod(pod, st, (_name, id) => this.probeFailure(id)),
@@ -321,7 +327,9 @@ export class Agent implements SyncHandler {
       if (!known && !pod.metadata?.deletionTimestamp && !isTerminalPhase(pod.status?.phase)) {
         const r = this.canAdmitPod(pod);
         if (!r.admit) {
-          // As the kubelet's rejectPod: phase Failed, the handler's reason, its message prefixed.
+          // As the kubelet's rejectPod: a Warning event with the handler's reason and message, then
+          // phase Failed, the handler's reason, its message prefixed.
+          this.events.event(podReference(pod), "Warning", r.reason, r.message);
           this.workers.reject(pod, { reason: r.reason, message: `Pod was rejected: ${r.message}` });
           continue;
         }
@@ -437,6 +445,9 @@ export class Agent implements SyncHandler {
   evictPod(pod: Pod, status: EvictionStatus, gracePeriodSeconds: number): boolean {
     const uid = podRef(pod).uid;
     if (!this.workers.evictPod(uid, { status, gracePeriodSeconds })) return false;
+    // The evictor's Warning event on the pod: Evicted (the eviction manager) or Preempting (critical
+    // pod admission), with the status message.
+    this.events.event(podReference(pod), "Warning", status.reason, status.message);
     this.evicted.add(uid, status);
     return true;
   }

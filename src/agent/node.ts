@@ -37,6 +37,7 @@ import { NoServiceLister } from "../volume/no-service-lister";
 import type { ObjectSource, ServiceLister, VolumePlugin } from "../volume/types";
 import { KmsgReader, OomWatcher, type KernelLog } from "../oom";
 import { ContainerLogManager, CriImageFsStats, ImageGCManager } from "../eviction";
+import { EventBroadcaster, EventRing, nodeReference, recordNodeConditionEvents, type NodeEventRecorder } from "../events";
 import { Agent } from "./agent";
 import { qosClass } from "./status";
 import type { AgentConfig } from "./agent-config";
@@ -120,7 +121,7 @@ function reservedAmounts(r: AgentConfig["node"]["kubeReserved"]): { milliCpu?: n
  * systemd driver without systemd stops the start here, before a containerd is started for nothing;
  * kubepods, its limits and the QoS cgroups are in place before any pod.
  */
-function startContainerManager(config: AgentConfig, deps: NodeDeps, activePods: () => import("kubernetes-types/core/v1").Pod[], log: Logger): ContainerManager {
+function startContainerManager(config: AgentConfig, deps: NodeDeps, activePods: () => import("kubernetes-types/core/v1").Pod[], log: Logger, events: NodeEventRecorder): ContainerManager {
   const host = readHostFacts(config.rootDir);
   const cm = new ContainerManager({
     cgroupRoot: config.pods.cgroupRoot,
@@ -136,6 +137,7 @@ function startContainerManager(config: AgentConfig, deps: NodeDeps, activePods: 
     },
     activePods,
     log,
+    events,
     ...(deps.systemdRunning ? { systemdRunning: deps.systemdRunning } : {}),
   });
   cm.start();
@@ -171,6 +173,9 @@ class Resources {
     }
   }
 }
+
+/** How long a stopping node waits for its queued events to be written. */
+const EVENT_FLUSH_MS = 2_000;
 
 /** How long the start waits for the runtime to say its name. */
 const RUNTIME_NAME_DEADLINE_MS = 5_000;
@@ -276,6 +281,26 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       }
     }
 
+    // The node's events (src/events): always kept in memory for GET /events, and in a cluster posted
+    // to the API server with the node's credentials, as the kubelet's recorder does. "Starting kubelet."
+    // first, as the kubelet's Run records it before its managers start.
+    const broadcaster = new EventBroadcaster({ clock, log });
+    const eventRing = new EventRing();
+    broadcaster.startRecordingToSink("memory", eventRing);
+    // The API sink brings the Kubernetes client: loaded only with a cluster, as src/cluster is.
+    if (cluster) broadcaster.startRecordingToSink("api", new (await import("../events/api-event-sink")).ApiEventSink(cluster.client));
+    resources.add("the event recorder", async () => {
+      // What is queued gets a moment to go out (the pods' Killing events of a stop), then the rest is dropped.
+      const ac = new AbortController();
+      await Promise.race([broadcaster.idle(), clock.sleep(EVENT_FLUSH_MS, ac.signal).catch(() => {})]);
+      ac.abort();
+      broadcaster.shutdown();
+    });
+    const recorder = broadcaster.newRecorder({ component: "kubelet", host: nodeName });
+    const nodeRef = nodeReference(nodeName);
+    const nodeEvent: NodeEventRecorder = (type, reason, message) => recorder.event(nodeRef, type, reason, message);
+    nodeEvent("Normal", "Starting", "Starting kubelet.");
+
     // The Node's addresses, by the kubelet's rules, once: the pods' hostIP is the Node's InternalIP
     // (the kubelet's getHostIPAnyWay reads it off the Node), so both come from this one answer.
     let nodeAddresses;
@@ -287,7 +312,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     if (nodeAddresses.warning) log.warn(nodeAddresses.warning);
     const { addresses, hostIPs } = nodeAddresses;
 
-    const containerManager = startContainerManager(config, deps, () => agent?.activePods() ?? [], log);
+    const containerManager = startContainerManager(config, deps, () => agent?.activePods() ?? [], log, nodeEvent);
     const runtime = await (deps.resolveRuntime ?? resolveRuntime)({ endpoint: config.runtime.endpoint, rootDir: config.rootDir, podInfraImage: config.runtime.podInfraImage, log });
     resources.add("the runtime", () => runtime.release());
     const client = new CriClient(runtime.endpoint, { timeoutMs: config.runtime.requestTimeoutMs });
@@ -374,7 +399,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     // Image GC: its own loop, and the eviction manager's reclaim of unused images (ImageGC).
     const imageGC = new ImageGCManager({
       runtime: client, fsStats: new CriImageFsStats(client), policy: config.gc.image, sandboxImage: config.runtime.podInfraImage,
-      clock, log, periodMs: config.gc.imagePeriodMs,
+      clock, log, periodMs: config.gc.imagePeriodMs, onEvent: (e) => nodeEvent("Warning", e.reason, e.message),
     });
     const a: Agent = new Agent({
       runtime: client,
@@ -407,19 +432,22 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         clock,
         log,
         monitoringPeriodMs: config.evictionMonitoringPeriodMs,
+        events: nodeEvent,
       })),
       // Garbage collection and log rotation (the kubelet's StartGarbageCollection and container log
       // manager), each a loop beside the sync loop for as long as the agent runs.
-      containerGC: { runtime: client, policy: config.gc.container, periodMs: config.gc.containerPeriodMs },
+      containerGC: { runtime: client, policy: config.gc.container, periodMs: config.gc.containerPeriodMs, onEvent: (e) => nodeEvent("Warning", e.reason, e.message) },
       backgroundLoops: [imageGC, new ContainerLogManager({ runtime: client, policy: config.gc.containerLogs, podLogsRoot: config.pods.logsDir, clock, log })],
       node: async () => {
         const health = agentHealth();
+        const previous = lastNode;
         lastNode = await buildNode({
           nodeName, labels: config.node.labels, taints: config.node.taints, runtime: client, maxPods: config.node.maxPods, reserved: config.node.reserved,
           now: clock.now(), version: pkg.version, runtimeName, addresses, port: server?.port, previous: lastNode,
           conditions: { ready: { ok: health.ready, message: health.message }, pressure: evictionManager?.pressure() },
           evictionReservation: (capacity) => hardEvictionReservation(config.eviction.thresholds, capacity),
         });
+        recordNodeConditionEvents(nodeEvent, nodeName, previous, lastNode);
         return lastNode;
       },
       stateDir: config.rootDir,
@@ -428,6 +456,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       volumePlugins: deps.volumes?.plugins?.(objects) ?? [],
       statusManager: cluster,
       admitHandlers,
+      events: recorder,
       hooks: {
         podStarted: (_pod, seconds) => metrics.observePodStart(seconds),
         containerRestarted: (pod, container) => metrics.incContainerRestart(pod.metadata?.namespace ?? "default", pod.metadata?.name ?? "", container),
@@ -463,6 +492,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         deletePushedPod: async (ns, name) => push.remove(ns, name),
         summary: async (onlyCpuAndMemory) => (await stats()).get(onlyCpuAndMemory),
         configz: () => kubeletConfigz(config),
+        events: () => eventRing.list(),
         streamUrl: async (r) => {
           const t = a.streamTarget(r.namespace, r.pod, r.uid, r.container);
           if ("status" in t) return t;
@@ -490,7 +520,11 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     const ac = new AbortController();
     const loop = a.run(ac.signal);
     // The OOM watcher (src/oom): a kill the kernel logs is counted and, for the node's own, logged.
-    const oomWatcher = new OomWatcher({ openKernelLog: deps.kernelLog ?? (() => new KmsgReader()), clock, log, onOom: (_k, system) => metrics.incOomKill(system) });
+    const oomWatcher = new OomWatcher({ openKernelLog: deps.kernelLog ?? (() => new KmsgReader()), clock, log, onOom: (k, system) => {
+      metrics.incOomKill(system);
+      // The kubelet's SystemOOM event on the Node (oom_watcher_linux.go), for the node's own kills only.
+      if (system) nodeEvent("Warning", "SystemOOM", k.processName && k.pid ? `System OOM encountered, victim process: ${k.processName}, pid: ${k.pid}` : "System OOM encountered");
+    } });
     const oomLoop = oomWatcher.run(ac.signal);
     return {
       agent: a,

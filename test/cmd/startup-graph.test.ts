@@ -169,8 +169,8 @@ describe("start-up loads only what the command uses", () => {
     // The agent's chunk and its static imports: client-node comes by import() under --kubeconfig only,
     // grpc-js by import() at a pod's first gRPC probe; the CRI client has its own HTTP/2 and codec.
     // Every import followed, but not into the chunks that --kubeconfig (the cluster node, the API object
-    // source, the service lister) and a gRPC probe load.
-    const onDemand = new Set([chunkOf("src/cluster/cluster-node.ts"), chunkOf("src/volume/api-object-source.ts"), chunkOf("src/volume/api-service-lister.ts"), chunkOf("src/prober/grpc.ts")]);
+    // source, the service lister, the API event sink) and a gRPC probe load.
+    const onDemand = new Set([chunkOf("src/cluster/cluster-node.ts"), chunkOf("src/volume/api-object-source.ts"), chunkOf("src/volume/api-service-lister.ts"), chunkOf("src/events/api-event-sink.ts"), chunkOf("src/prober/grpc.ts")]);
     // (The start itself imports each subcommand by import(): of those only the agent's is followed.)
     const agentChunks = loaded([chunkOf("cmd/agent.ts")], () => true);
     const reached = loaded([chunkOf(ENTRY)], () => false);

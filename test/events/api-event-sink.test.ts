@@ -2,7 +2,8 @@
 // kubelet writes events: create and patch are allowed (system:node), list is not.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Event } from "kubernetes-types/core/v1";
-import { ApiEventSink, EventBroadcaster, containerReference, nodeReference } from "../../src/events";
+import { EventBroadcaster, containerReference, nodeReference } from "../../src/events";
+import { ApiEventSink } from "../../src/events/api-event-sink";
 import { apiErrorCode } from "../../src/kube/errors";
 import { count, heartbeatEnv, type HeartbeatEnv } from "../cluster/node-heartbeat-env";
 
