@@ -136,7 +136,7 @@ describe("start-up loads only what the command uses", () => {
     const modules = versionPath();
     expect(modules.has(ENTRY)).toBe(true);
     expect(heavyIn(modules)).toEqual([]);
-    for (const command of ["cmd/agent.ts", "cmd/exec.ts", "cmd/logs.ts", "cmd/pleg.ts", "cmd/probe.ts", "cmd/schedule.ts", "cmd/staticpod.ts"]) expect(modules.has(command)).toBe(false);
+    for (const command of ["cmd/agent.ts", "cmd/events.ts", "cmd/exec.ts", "cmd/logs.ts", "cmd/pleg.ts", "cmd/probe.ts", "cmd/schedule.ts", "cmd/staticpod.ts"]) expect(modules.has(command)).toBe(false);
   });
 
   test("nodeagent staticpod lint (and its --jobs workers): none of the heavy modules", () => {
@@ -146,7 +146,7 @@ describe("start-up loads only what the command uses", () => {
     expect(heavyIn(modules)).toEqual([]);
   });
 
-  for (const command of ["logs", "exec"]) {
+  for (const command of ["logs", "exec", "events"]) {
     test(`nodeagent ${command}: a thin client of the agent's API, with none of the heavy modules and not the CRI client`, () => {
       const root = chunkOf(ENTRY);
       const start = loaded([root], () => false);
