@@ -3,9 +3,9 @@ import type { Event } from "kubernetes-types/core/v1";
 import { eventTable, filterEvents, humanAge } from "../../cmd/events";
 
 const NOW = Date.UTC(2026, 0, 1, 12, 0, 0);
-const ev = (o: Partial<Event> & { ns?: string; kind?: string; name?: string }): Event => ({
-  metadata: { name: `${o.name ?? "web"}.1`, namespace: o.ns ?? "default" },
-  involvedObject: { kind: o.kind ?? "Pod", name: o.name ?? "web" },
+const ev = ({ ns, objKind, name, ...o }: Partial<Event> & { ns?: string; objKind?: string; name?: string }): Event => ({
+  metadata: { name: `${name ?? "web"}.1`, namespace: ns ?? "default" },
+  involvedObject: { kind: objKind ?? "Pod", name: name ?? "web" },
   type: "Normal",
   count: 1,
   firstTimestamp: "2026-01-01T11:59:30Z",
@@ -36,7 +36,7 @@ describe("nodeagent events", () => {
   });
 
   test("--for NAME is a pod, KIND/NAME any object; -n a namespace; a bad --for is a usage error", () => {
-    const events = [ev({ name: "web", reason: "A" }), ev({ name: "db", reason: "B" }), ev({ kind: "Node", name: "n1", reason: "Starting" }), ev({ ns: "kube-system", name: "web", reason: "C" })];
+    const events = [ev({ name: "web", reason: "A" }), ev({ name: "db", reason: "B" }), ev({ objKind: "Node", name: "n1", reason: "Starting" }), ev({ ns: "kube-system", name: "web", reason: "C" })];
     expect(filterEvents(events, { forObject: "web" }).map((e) => e.reason)).toEqual(["A", "C"]);
     expect(filterEvents(events, { forObject: "web", namespace: "default" }).map((e) => e.reason)).toEqual(["A"]);
     expect(filterEvents(events, { forObject: "node/n1" }).map((e) => e.reason)).toEqual(["Starting"]);
