@@ -167,9 +167,9 @@ export class PodSyncer {
       } catch (err) {
         if (!(err instanceof VolumeMountError)) throw err;
         // What the kubelet shows for a pod stuck on a mount: Pending, every container waiting with
-        // reason ContainerCreating (PodInitializing with init containers); its FailedMount message is
-        // an event there. The agent has no events yet (issue 18), so the message rides on the waiting
-        // state and on the PodReadyToStartContainers condition (reason FailedMount).
+        // reason ContainerCreating (PodInitializing with init containers), and a Warning FailedMount
+        // event with the message. The message also rides on the waiting state and on the
+        // PodReadyToStartContainers condition (reason FailedMount), where `nodeagent pleg watch --agent` reads it.
         const reason = pod.spec?.initContainers?.length ? "PodInitializing" : "ContainerCreating";
         this.events.event(podReference(pod), "Warning", "FailedMount", err.message);
         for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) result.waiting.set(c.name, { reason, message: err.message });
@@ -357,7 +357,7 @@ export class PodSyncer {
       return imageRef;
     } catch (err) {
       this.imageBackoff.next(key);
-      // The kubelet's image manager: the event (issue 18) and log say `Failed to pull image "x": <err>`,
+      // The kubelet's image manager: the event and log say `Failed to pull image "x": <err>`,
       // the status message is the runtime's error alone, as its gRPC client prints it.
       const message = runtimeErrorText(err);
       this.log.warn(`pod ${podKey(pod)}: Failed to pull image ${JSON.stringify(image)}: ${message}`);
