@@ -9,12 +9,12 @@ import type { Pod } from "kubernetes-types/core/v1";
 import { Backoff } from "../../src/agent/backoff";
 import { PodSyncer } from "../../src/agent/pod-sync";
 import type { RuntimeConfigOptions } from "../../src/agent/runtime-config";
-import type { PodStatus } from "../../src/pleg/types";
 import { FakeClock } from "../../src/util/clock";
 import { createLogger } from "../../src/util/log";
 import { FakeRecorder } from "../fakes/events";
 import { grpcStatusError } from "../fakes/grpc";
 import { FakeRuntime } from "../fakes/runtime";
+import { relistFake } from "./fixtures";
 
 const base = mkdtempSync(join(tmpdir(), "nodeagent-pod-sync-events-"));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -31,17 +31,7 @@ function setup() {
   return { clock, rt, syncer, events };
 }
 
-async function relist(rt: FakeRuntime, pod: Pod): Promise<PodStatus> {
-  const uid = pod.metadata!.uid!;
-  const sandboxes = [...rt.sandboxes.values()].filter((s) => s.uid === uid).reverse();
-  const containers = [...rt.containers.values()].filter((c) => sandboxes.some((s) => s.id === c.sandboxId)).reverse();
-  return {
-    uid, name: pod.metadata!.name!, namespace: pod.metadata!.namespace!, ips: sandboxes.map((s) => s.ip),
-    sandboxStatuses: await Promise.all(sandboxes.map(async (s) => (await rt.podSandboxStatus(s.id)).status)),
-    containerStatuses: await Promise.all(containers.map((c) => rt.containerStatus(c.id))),
-    timestamp: 0,
-  } as PodStatus;
-}
+const relist = relistFake;
 
 function pod(over: Partial<Pod["spec"]> = {}): Pod {
   return { apiVersion: "v1", kind: "Pod", metadata: { name: "web", namespace: "shop", uid: "uid-1" }, spec: { containers: [{ name: "app", image: "busybox:1.35" }], ...over } };
