@@ -284,7 +284,9 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     // The node's events (src/events): always kept in memory for GET /events, and in a cluster posted
     // to the API server with the node's credentials, as the kubelet's recorder does. "Starting kubelet."
     // first, as the kubelet's Run records it before its managers start.
-    const broadcaster = new EventBroadcaster({ clock, log });
+    const metrics = new AgentMetrics();
+    metrics.setNodeName(nodeName);
+    const broadcaster = new EventBroadcaster({ clock, log, onDrop: (sink, reason) => metrics.incEventDropped(sink, reason) });
     const eventRing = new EventRing();
     broadcaster.startRecordingToSink("memory", eventRing);
     // The API sink brings the Kubernetes client: loaded only with a cluster, as src/cluster is.
@@ -319,8 +321,6 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     resources.add("the CRI client", () => client.close());
     const runtimeName = await askRuntimeName(client, log);
 
-    const metrics = new AgentMetrics();
-    metrics.setNodeName(nodeName);
     const pleg = new Pleg(client, clock, {
       mode: config.plegMode,
       onModeChange: (m) => log.info(`PLEG mode ${m.mode}: ${m.reason}`),

@@ -32,6 +32,8 @@ export interface EventBroadcasterOptions {
   random?: () => number;
   /** Overrides of the correlator's limits (tests). */
   correlator?: Omit<EventCorrelatorOptions, "clock">;
+  /** Each event a sink did not get (the node counts them in nodeagent_events_dropped_total). */
+  onDrop?(sink: string, reason: "queue_full" | "spam" | "failed"): void;
 }
 
 /** Counts of what the broadcaster did not deliver, per sink name. */
@@ -63,6 +65,7 @@ class SinkWorker {
     if (this.stopped.signal.aborted) return;
     if (this.queue.length >= (this.o.queueLength ?? MAX_QUEUED_EVENTS)) {
       this.drops.queueFull++;
+      this.o.onDrop?.(this.name, "queue_full");
       return;
     }
     this.queue.push(e);
@@ -87,6 +90,7 @@ class SinkWorker {
         await this.recordToSink(e);
       } catch (err) {
         this.drops.failed++;
+        this.o.onDrop?.(this.name, "failed");
         this.o.log.warn(`events: ${this.name}: ${errorMessage(err)}`);
       }
     }
@@ -96,6 +100,7 @@ class SinkWorker {
     const r = this.correlator.correlate(input);
     if (r.skip) {
       this.drops.spam++;
+      this.o.onDrop?.(this.name, "spam");
       return;
     }
     for (let tries = 1; ; tries++) {
@@ -103,10 +108,12 @@ class SinkWorker {
       if (outcome === "done") return;
       if (outcome === "refused") {
         this.drops.failed++;
+        this.o.onDrop?.(this.name, "failed");
         return;
       }
       if (tries >= MAX_TRIES_PER_EVENT) {
         this.drops.failed++;
+        this.o.onDrop?.(this.name, "failed");
         this.o.log.warn(`events: ${this.name}: unable to write event ${r.event.reason} on ${r.event.involvedObject.kind} ${r.event.involvedObject.name} (retry limit exceeded)`);
         return;
       }

@@ -29,9 +29,12 @@ class ScriptedSink implements EventSink {
   }
 }
 
+const dropped: string[] = [];
+
 function setup(queueLength?: number) {
   const clock = new FakeClock();
-  const b = new EventBroadcaster({ clock, log, random: () => 0.5, ...(queueLength ? { queueLength } : {}) });
+  dropped.length = 0;
+  const b = new EventBroadcaster({ clock, log, random: () => 0.5, onDrop: (sink, reason) => dropped.push(`${sink} ${reason}`), ...(queueLength ? { queueLength } : {}) });
   const sink = new ScriptedSink();
   b.startRecordingToSink("api", sink);
   const recorder = b.newRecorder({ component: "kubelet", host: "node-1" });
@@ -99,6 +102,7 @@ describe("EventBroadcaster", () => {
     for (let i = 0; i < 30; i++) recorder.event(containerReference(pod, "app"), "Normal", `R${i}`, "m");
     await b.idle();
     expect(b.drops().api!.spam).toBe(5);
+    expect(dropped.filter((d) => d === "api spam")).toHaveLength(5);
   });
 });
 
