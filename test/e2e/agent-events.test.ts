@@ -1,5 +1,5 @@
 // The kubelet's events from the compiled agent on real containerd 1.6 and 1.7 (issue 18):
-//   standalone: GET /events (and `nodeagent events`) shows Starting on the Node, Pulled / Created /
+//   standalone: GET /events (and `nodeagent events`) shows Starting and NodeHasSufficientMemory… on the Node, Pulled / Created /
 //   Started for a pod's container (spec.containers{main}), Warning BackOff for a crash-looping one,
 //   and Killing "Stopping container main" when a pod is deleted;
 //   in a cluster (the in-process test API server, the node's own credentials): the same events are
@@ -35,7 +35,16 @@ for (const version of ["1.6", "1.7"] as const) {
     });
 
     test("Starting on the Node; Pulled, Created, Started for a pod; BackOff for a crash loop; Killing on delete; `nodeagent events` shows them", async () => {
-      const nodeEvents = (await agentEvents(agent)).filter((e) => e.involvedObject.kind === "Node");
+      const nodeEvents = await eventually("the node status events", async () => {
+        const evs = (await agentEvents(agent)).filter((e) => e.involvedObject.kind === "Node");
+        return evs.some((e) => e.reason === "NodeHasSufficientPID") ? evs : undefined;
+      });
+      // The first Node's pressure conditions, as the kubelet's setters record them (Ready is new: no event).
+      expect(nodeEvents.filter((e) => e.reason?.startsWith("NodeHas")).map((e) => e.message)).toEqual([
+        `Node ${NODE_NAME} status is now: NodeHasSufficientMemory`,
+        `Node ${NODE_NAME} status is now: NodeHasNoDiskPressure`,
+        `Node ${NODE_NAME} status is now: NodeHasSufficientPID`,
+      ]);
       expect(nodeEvents.find((e) => e.reason === "Starting")).toMatchObject({
         type: "Normal", message: "Starting kubelet.", source: { component: "kubelet", host: NODE_NAME },
         involvedObject: { kind: "Node", name: NODE_NAME, uid: NODE_NAME }, metadata: { namespace: "default" },
