@@ -69,7 +69,16 @@ class SinkWorker {
       return;
     }
     this.queue.push(e);
-    this.draining ??= this.drain().finally(() => (this.draining = undefined));
+    this.kick();
+  }
+
+  /** Starts draining unless a drain runs; one queued between a drain's last look and its end starts the next. */
+  private kick(): void {
+    if (this.draining) return;
+    this.draining = this.drain().finally(() => {
+      this.draining = undefined;
+      if (this.queue.length > 0 && !this.stopped.signal.aborted) this.kick();
+    });
   }
 
   /** Resolves when the queue is empty (tests, shutdown). */
