@@ -35,6 +35,7 @@ import { isZeroValue, readKubeletConfigFile, type ConfigField, type KubeletConfi
 import type { ContainerGCPolicy } from "../eviction/container-gc";
 import type { ContainerLogPolicy } from "../eviction/container-log-manager";
 import type { ImageGCPolicy } from "../eviction/image-gc-manager";
+import { migrateGracePeriods, type ShutdownGracePeriodByPodPriority } from "../nodeshutdown/grace-periods";
 
 /** Resources kept off the node's allocatable (--kube-reserved plus --system-reserved), as quantities. */
 export interface ReservedResources {
@@ -156,8 +157,22 @@ export interface AgentConfig {
   };
   /** Garbage collection and container log rotation (src/eviction; node.md §7). */
   gc: GarbageCollectionConfig;
+  /** Graceful node shutdown (src/nodeshutdown; node.md §10.2). */
+  shutdown: ShutdownConfig;
   /** What the agent logs once at start: the --config fields it ignores. */
   warnings: string[];
+}
+
+/**
+ * shutdownGracePeriod and shutdownGracePeriodCriticalPods (KubeletConfiguration fields only in the
+ * kubelet; --shutdown-grace-period and --shutdown-grace-period-critical-pods are nodeagent's own flags
+ * for them) or shutdownGracePeriodByPodPriority (file only), and --shutdown-pods (nodeagent's own).
+ */
+export interface ShutdownConfig {
+  /** The priority groups and their budgets (the two migrated ones, or the file's list); empty: off. */
+  periods: ShutdownGracePeriodByPodPriority[];
+  /** --shutdown-pods: SIGTERM stops every pod within the budgets before the agent exits. */
+  shutdownPods: boolean;
 }
 
 /**
@@ -221,6 +236,8 @@ export const AGENT_DEFAULTS = {
   "authentication-token-webhook-cache-ttl": "2m",
   "authorization-webhook-cache-authorized-ttl": "5m",
   "authorization-webhook-cache-unauthorized-ttl": "30s",
+  "shutdown-grace-period": "0s",
+  "shutdown-grace-period-critical-pods": "0s",
 } as const satisfies Record<string, string>;
 
 /**
@@ -268,9 +285,12 @@ export const CONFIG_FILE_FIELDS: Readonly<Record<string, string>> = {
   imageMinimumGCAge: "minimum-image-ttl-duration",
   containerLogMaxSize: "container-log-max-size",
   containerLogMaxFiles: "container-log-max-files",
+  shutdownGracePeriod: "shutdown-grace-period",
+  shutdownGracePeriodCriticalPods: "shutdown-grace-period-critical-pods",
   // Blocks of several settings, read field by field in resolveApiAuth.
   authentication: "",
   authorization: "",
+  shutdownGracePeriodByPodPriority: "",
 };
 
 const FIELD_OF_FLAG = new Map(Object.entries(CONFIG_FILE_FIELDS).map(([field, flag]) => [flag, field]));
@@ -430,6 +450,11 @@ class Settings {
       v = (v as Record<string, unknown>)[k];
     }
     return v === undefined || v === null ? undefined : { value: v, at: `${f.at}: ${block}.${path.join(".")}` };
+  }
+
+  /** A field of the file by its own name (a block or list with no flag of its own). */
+  field(name: string): ConfigField | undefined {
+    return this.file?.fields.get(name);
   }
 
   /** The file's field standing for the flag, when it is set there and the flag was not given. */
@@ -643,6 +668,7 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
     ...(localObjects ? { localObjects } : {}),
     ...(kubeconfig ? { cluster: { kubeconfig, ...(context ? { context } : {}), nodeStatusUpdateFrequencyMs: nodeStatusUpdateFrequencyMs ?? 0 } } : {}),
     gc: resolveGarbageCollection(s),
+    shutdown: resolveShutdown(s),
     warnings: [...(file?.warning ? [file.warning] : []), ...s.warnings],
   };
   const exposed = servingExposureError(config.server.address, insecureHttp);
@@ -864,6 +890,57 @@ function resolveGarbageCollection(s: Settings): GarbageCollectionConfig {
     containerPeriodMs: s.get("container-gc-period", positiveDuration, fileDuration) ?? 0,
     containerLogs: { maxSizeBytes: s.get("container-log-max-size", size, (v) => size(fileString(v))) ?? 0, maxFiles },
   };
+}
+
+/**
+ * Graceful node shutdown, checked as the kubelet's ValidateKubeletConfiguration checks it: each grace
+ * period 0 (off) or at least 1 s, the critical pods' part no longer than the whole, and the by-priority
+ * list not beside the pair. --shutdown-pods needs a grace period to stop the pods within.
+ */
+function resolveShutdown(s: Settings): ShutdownConfig {
+  const duration = (text: string): number => {
+    let ms: number;
+    try {
+      ms = parseDuration(text);
+    } catch (e) {
+      throw new Invalid(errorMessage(e));
+    }
+    if (ms < 0 || (ms > 0 && ms < 1000)) throw new Invalid("must be either zero or otherwise >= 1 sec");
+    return ms;
+  };
+  const fileDurationOrZero = (v: unknown): number => {
+    if (typeof v !== "string") throw new Invalid(`expected a duration such as "30s", got ${describe(v)}`);
+    return duration(v);
+  };
+  const graceMs = s.get("shutdown-grace-period", duration, fileDurationOrZero) ?? 0;
+  const criticalMs = s.get("shutdown-grace-period-critical-pods", duration, fileDurationOrZero) ?? 0;
+  if (criticalMs > graceMs) s.fail(`--shutdown-grace-period-critical-pods (shutdownGracePeriodCriticalPods) ${criticalMs / 1000}s must be <= --shutdown-grace-period (shutdownGracePeriod) ${graceMs / 1000}s`);
+  let periods = migrateGracePeriods(graceMs, criticalMs);
+  const byPriority = s.field("shutdownGracePeriodByPodPriority");
+  if (byPriority) {
+    if (graceMs > 0 || criticalMs > 0) {
+      s.fail(`${byPriority.at}: shutdownGracePeriodByPodPriority: cannot be given with shutdownGracePeriod (--shutdown-grace-period) or shutdownGracePeriodCriticalPods at the same time`);
+    } else {
+      try {
+        if (!Array.isArray(byPriority.value)) throw new Invalid(`expected a list of {priority, shutdownGracePeriodSeconds}, got ${describe(byPriority.value)}`);
+        periods = byPriority.value.map((entry, i) => {
+          const m = fileMap(entry);
+          const at = `entry ${i + 1}`;
+          try {
+            return { priority: fileInt(-(2 ** 31), 2 ** 31 - 1)(m.priority ?? 0), shutdownGracePeriodSeconds: fileInt(0, 2 ** 31 - 1)(m.shutdownGracePeriodSeconds ?? 0) };
+          } catch (e) {
+            throw new Invalid(`${at}: ${errorMessage(e)}`);
+          }
+        });
+      } catch (e) {
+        if (!(e instanceof Invalid)) throw e;
+        s.fail(`${byPriority.at}: shutdownGracePeriodByPodPriority: ${e.message}`);
+      }
+    }
+  }
+  const shutdownPods = s.flags["shutdown-pods"] === true;
+  if (shutdownPods && periods.length === 0) s.fail("--shutdown-pods stops the pods within the graceful shutdown's budget: give --shutdown-grace-period (or shutdownGracePeriodByPodPriority in --config)");
+  return { periods, shutdownPods };
 }
 
 function oneOf(text: string, options: readonly string[]): string {
