@@ -47,6 +47,12 @@ Examples:
   nodeagent agent --pod-manifest-path /etc/kubernetes/manifests --local-objects /etc/nodeagent/objects
   curl -s --cacert /var/lib/nodeagent/pki/kubelet.crt -H "Authorization: Bearer $(cat token)" https://127.0.0.1:10250/pods | jq '.items[] | {name: .metadata.name, phase: .status.phase}'
 
+Graceful node shutdown: with --shutdown-grace-period the agent takes a systemd-logind delay lock and,
+when the host shuts down, stops the pods lowest priority first within their budgets (new pods are
+refused NodeShutdown, the node is NotReady). Without logind, --shutdown-pods makes SIGTERM do the same
+before the agent exits. Under systemd (Type=notify) the agent sends READY=1 once it has synced its
+pods, WATCHDOG=1 when the unit sets WatchdogSec, and STOPPING=1 when it stops.
+
 Exit status: 0 after SIGINT or SIGTERM, 1 when the node cannot start, 2 on a usage or configuration error.`,
   },
   args: {
@@ -115,6 +121,11 @@ Exit status: 0 after SIGINT or SIGTERM, 1 when the node cannot start, 2 on a usa
     kubeconfig: { type: "string", valueHint: "file", description: "Join a Kubernetes cluster as a node with these credentials" },
     context: { type: "string", valueHint: "name", description: "The --kubeconfig context to use (default: its current-context)" },
     "node-status-update-frequency": { type: "string", valueHint: "duration", default: D["node-status-update-frequency"], description: "With --kubeconfig: how often the node status is computed and written when it changed" },
+    // Graceful node shutdown (src/nodeshutdown): the kubelet's config fields shutdownGracePeriod and
+    // shutdownGracePeriodCriticalPods as flags of nodeagent's own (the kubelet has no such flags).
+    "shutdown-grace-period": { type: "string", valueHint: "duration", default: D["shutdown-grace-period"], description: "Graceful node shutdown: how long the node's shutdown is delayed (logind delay lock) to stop the pods, the critical pods' part last; 0: off. The kubelet's shutdownGracePeriod field" },
+    "shutdown-grace-period-critical-pods": { type: "string", valueHint: "duration", default: D["shutdown-grace-period-critical-pods"], description: "The part of --shutdown-grace-period kept for critical pods (priority >= 2000000000), stopped after the others. The kubelet's shutdownGracePeriodCriticalPods" },
+    "shutdown-pods": { type: "boolean", default: false, description: "On SIGTERM, stop every pod as a node shutdown does (by priority, within --shutdown-grace-period; Failed, reason Terminated) before exiting, for hosts without systemd-logind. Default: SIGTERM leaves the pods running" },
   },
   async run(ctx) {
     const { args } = ctx;

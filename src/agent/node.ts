@@ -36,6 +36,8 @@ import { NoObjectSource } from "../volume/no-object-source";
 import { NoServiceLister } from "../volume/no-service-lister";
 import type { ObjectSource, ServiceLister, VolumePlugin } from "../volume/types";
 import { KmsgReader, OomWatcher, type KernelLog } from "../oom";
+import { LogindShutdownSignal, ShutdownManager, watchShutdownSignal, type ShutdownSignal } from "../nodeshutdown";
+import { SdNotifier, type NotifySocket } from "../systemd";
 import { ContainerLogManager, CriImageFsStats, ImageGCManager } from "../eviction";
 import { Agent } from "./agent";
 import { qosClass } from "./status";
@@ -108,6 +110,12 @@ export interface NodeDeps {
   systemdRunning?: () => boolean;
   /** The kernel's log the OOM watcher reads (/dev/kmsg); a fake in tests. */
   kernelLog?: () => KernelLog;
+  /** Where a host shutdown is announced (systemd-logind over the system bus by default); a fake in tests. */
+  shutdownSignal?: ShutdownSignal;
+  /** sd_notify's environment (NOTIFY_SOCKET, WATCHDOG_USEC, WATCHDOG_PID): process.env by default. */
+  notifyEnv?: Record<string, string | undefined>;
+  /** Where sd_notify datagrams go (libc on $NOTIFY_SOCKET by default); a recorder in tests. */
+  notifySocket?: NotifySocket;
 }
 
 /** A reserved quantity as the container manager counts it: millicores of cpu, bytes of memory. */
@@ -149,6 +157,11 @@ export interface RunningNode {
   readonly url: string;
   /** Stops the sync loop, the sources, the server and a runtime this process started; the pods keep running. */
   stop(): Promise<void>;
+  /**
+   * A graceful node shutdown now (src/nodeshutdown), as on logind's PrepareForShutdown: every pod
+   * stopped by priority group within the budgets. Resolves when done; at once without a grace period.
+   */
+  shutdownPods(): Promise<void>;
 }
 
 /** Stops what was started, newest first; a step that fails to stop is logged and the rest still run. */
@@ -248,10 +261,19 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     if (!agent) throw new Error("the agent is starting");
     return agent;
   };
-  /** The node's Ready verdict from the agent's health checks, for GET /node and the Node in the API. */
+  // Graceful node shutdown (src/nodeshutdown), when a grace period is configured: its admit handler is
+  // the chain's last, and while it shuts down the node is NotReady.
+  let shutdownManager: ShutdownManager | undefined;
+  /**
+   * The node's Ready verdict from the agent's health checks, for GET /node and the Node in the API, and
+   * `node is shutting down` during a graceful shutdown (the kubelet's ReadyCondition takes the shutdown
+   * manager's status as one of its errors).
+   */
   const agentHealth = () => {
-    const bad = theAgent().healthChecks().filter((c) => !c.ok);
-    return { ready: bad.length === 0, message: bad.map((c) => `${c.name}: ${c.message}`).join("; ") };
+    const bad = theAgent().healthChecks().filter((c) => !c.ok).map((c) => `${c.name}: ${c.message}`);
+    const shutdown = shutdownManager?.shutdownStatus();
+    if (shutdown) bad.push(shutdown);
+    return { ready: bad.length === 0, message: bad.join("; ") };
   };
 
   try {
@@ -371,6 +393,18 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         log,
       }),
     ];
+    if (config.shutdown.periods.length > 0) {
+      shutdownManager = new ShutdownManager({
+        periods: config.shutdown.periods,
+        target: { activePods: () => theAgent().activePods(), terminatePod: (pod, status, grace) => theAgent().terminatePod(pod, status, grace) },
+        clock,
+        log,
+      });
+      admitHandlers.push(shutdownManager);
+      log.info(`graceful node shutdown: ${shutdownManager.periods.map((p) => `priority ${p.priority} and up ${p.shutdownGracePeriodSeconds}s`).join(", ")}`);
+    }
+    // sd_notify (src/systemd): READY=1 after the first housekeeping that follows the PLEG's first relist.
+    const notifier = new SdNotifier({ env: deps.notifyEnv ?? process.env, pid: process.pid, clock, log, ...(deps.notifySocket ? { socket: deps.notifySocket } : {}) });
     // Image GC: its own loop, and the eviction manager's reclaim of unused images (ImageGC).
     const imageGC = new ImageGCManager({
       runtime: client, fsStats: new CriImageFsStats(client), policy: config.gc.image, sandboxImage: config.runtime.podInfraImage,
@@ -436,6 +470,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         sourceReported: (r) => metrics.setSourceErrors(r.source, r.errors.length),
         probeObserved: (o) => metrics.observeProbe(o),
         afterHousekeeping: () => {
+          if (pleg.relistStats.lastRelistTime) notifier.ready();
           void cluster?.housekeeping(a.workers.states().map((s) => ({ pod: s.pod, terminating: s.phase !== "syncing" }))).catch((err) => log.warn(`mirror pods: ${errorMessage(err)}`));
           const stats = pleg.relistStats;
           if (stats.lastRelistTime) metrics.setPlegLastSeen(stats.lastRelistTime);
@@ -492,13 +527,17 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     // The OOM watcher (src/oom): a kill the kernel logs is counted and, for the node's own, logged.
     const oomWatcher = new OomWatcher({ openKernelLog: deps.kernelLog ?? (() => new KmsgReader()), clock, log, onOom: (_k, system) => metrics.incOomKill(system) });
     const oomLoop = oomWatcher.run(ac.signal);
+    const watchdog = notifier.runWatchdog(ac.signal);
+    const shutdownWatch = shutdownManager ? watchShutdownSignal(shutdownManager, deps.shutdownSignal ?? new LogindShutdownSignal({ log }), ac.signal, log) : Promise.resolve();
     return {
       agent: a,
       url: srv.url,
+      shutdownPods: () => shutdownManager?.shutdown() ?? Promise.resolve(),
       async stop() {
+        notifier.stopping();
         ac.abort();
         await loop;
-        await oomLoop;
+        await Promise.all([oomLoop, watchdog, shutdownWatch]);
         await resources.releaseAll();
         log.info("nodeagent stopped; the pods keep running");
       },
@@ -511,18 +550,22 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
 
 /**
  * Runs the node until SIGINT or SIGTERM, then stops it in order (a second signal ends the process at
- * once). The handlers are in place before anything starts, so a signal during the start stops the
+ * once). With --shutdown-pods, SIGTERM first stops every pod as a node shutdown does (the host is going
+ * down and there is no logind to announce it); SIGINT, and SIGTERM without it, leave the pods running. The handlers are in place before anything starts, so a signal during the start stops the
  * node as soon as it is up instead of killing the process with a managed containerd still running.
  * The process is the agent's from here on: it takes the agent's JIT policy (src/util/jit-policy.ts;
  * the binary starts with it, and a test or another caller gets it here).
  */
 export async function runNode(config: AgentConfig, deps: NodeDeps = {}): Promise<void> {
   Bun.unsafe.setJITPolicy(AGENT_JIT_POLICY);
-  const stopRequested = new Promise<void>((resolve) => {
-    process.once("SIGINT", () => resolve());
-    process.once("SIGTERM", () => resolve());
+  const stopRequested = new Promise<NodeJS.Signals>((resolve) => {
+    process.once("SIGINT", () => resolve("SIGINT"));
+    process.once("SIGTERM", () => resolve("SIGTERM"));
   });
   const node = await startNode(config, deps);
-  await stopRequested;
+  const signal = await stopRequested;
+  if (signal === "SIGTERM" && config.shutdown.shutdownPods) {
+    await node.shutdownPods();
+  }
   await node.stop();
 }

@@ -483,3 +483,50 @@ describe("garbage collection and log rotation settings", () => {
     expect(msg({}, "kind: KubeletConfiguration\ncontainerLogMaxFiles: many\n")).toStartWith("/var/lib/kubelet/config.yaml:2:1: containerLogMaxFiles: expected a whole number");
   });
 });
+
+describe("graceful node shutdown settings", () => {
+  const msg = (given: Record<string, string | boolean>, text?: string) => errorOf(() => resolve(given, text)).message;
+
+  test("off by default; --shutdown-grace-period 10s with 4s for critical pods is the kubelet's two groups; SIGTERM leaves pods unless --shutdown-pods", () => {
+    expect(resolve({}).shutdown).toEqual({ periods: [], shutdownPods: false });
+    expect(resolve({ "shutdown-grace-period": "10s", "shutdown-grace-period-critical-pods": "4s", "shutdown-pods": true }).shutdown).toEqual({
+      periods: [
+        { priority: 0, shutdownGracePeriodSeconds: 6 },
+        { priority: 2_000_000_000, shutdownGracePeriodSeconds: 4 },
+      ],
+      shutdownPods: true,
+    });
+  });
+
+  test("the KubeletConfiguration fields: the pair (a flag wins), or shutdownGracePeriodByPodPriority", () => {
+    const pair = "kind: KubeletConfiguration\nshutdownGracePeriod: 30s\nshutdownGracePeriodCriticalPods: 10s\n";
+    expect(resolve({}, pair).shutdown.periods).toEqual([
+      { priority: 0, shutdownGracePeriodSeconds: 20 },
+      { priority: 2_000_000_000, shutdownGracePeriodSeconds: 10 },
+    ]);
+    expect(resolve({ "shutdown-grace-period": "60s" }, pair).shutdown.periods[0]).toEqual({ priority: 0, shutdownGracePeriodSeconds: 50 });
+    const byPriority = "kind: KubeletConfiguration\nshutdownGracePeriodByPodPriority:\n- priority: 100000\n  shutdownGracePeriodSeconds: 20\n- priority: 0\n  shutdownGracePeriodSeconds: 5\n";
+    expect(resolve({}, byPriority).shutdown.periods).toEqual([
+      { priority: 100_000, shutdownGracePeriodSeconds: 20 },
+      { priority: 0, shutdownGracePeriodSeconds: 5 },
+    ]);
+    // kubeadm writes the pair at its zero value: off.
+    expect(resolve({}, "kind: KubeletConfiguration\nshutdownGracePeriod: 0s\nshutdownGracePeriodCriticalPods: 0s\n").shutdown.periods).toEqual([]);
+  });
+
+  test("mistakes, as the kubelet's validation finds them, naming the flag or the field", () => {
+    expect(msg({ "shutdown-grace-period": "10s", "shutdown-grace-period-critical-pods": "20s" })).toBe(
+      "--shutdown-grace-period-critical-pods (shutdownGracePeriodCriticalPods) 20s must be <= --shutdown-grace-period (shutdownGracePeriod) 10s",
+    );
+    expect(msg({ "shutdown-grace-period": "500ms" })).toBe('--shutdown-grace-period "500ms": must be either zero or otherwise >= 1 sec');
+    expect(msg({ "shutdown-grace-period": "soon" })).toStartWith('--shutdown-grace-period "soon": ');
+    expect(msg({ "shutdown-pods": true })).toBe("--shutdown-pods stops the pods within the graceful shutdown's budget: give --shutdown-grace-period (or shutdownGracePeriodByPodPriority in --config)");
+    expect(msg({ "shutdown-grace-period": "10s" }, "kind: KubeletConfiguration\nshutdownGracePeriodByPodPriority:\n- priority: 0\n  shutdownGracePeriodSeconds: 5\n")).toBe(
+      "/var/lib/kubelet/config.yaml:2:1: shutdownGracePeriodByPodPriority: cannot be given with shutdownGracePeriod (--shutdown-grace-period) or shutdownGracePeriodCriticalPods at the same time",
+    );
+    expect(msg({}, "kind: KubeletConfiguration\nshutdownGracePeriodByPodPriority:\n- priority: high\n")).toBe(
+      '/var/lib/kubelet/config.yaml:2:1: shutdownGracePeriodByPodPriority: entry 1: expected a whole number from -2147483648 to 2147483647, got the string "high"',
+    );
+    expect(msg({}, "kind: KubeletConfiguration\nshutdownGracePeriod: 1\n")).toBe('/var/lib/kubelet/config.yaml:2:1: shutdownGracePeriod: expected a duration such as "30s", got 1');
+  });
+});
