@@ -171,6 +171,11 @@ export interface AgentConfig {
 export interface ShutdownConfig {
   /** The priority groups and their budgets (the two migrated ones, or the file's list); empty: off. */
   periods: ShutdownGracePeriodByPodPriority[];
+  /** shutdownGracePeriod and shutdownGracePeriodCriticalPods as given (0 with the by-priority list), for /configz. */
+  gracePeriodMs: number;
+  criticalPodsMs: number;
+  /** The file gave shutdownGracePeriodByPodPriority (periods is its list). */
+  byPodPriority: boolean;
   /** --shutdown-pods: SIGTERM stops every pod within the budgets before the agent exits. */
   shutdownPods: boolean;
 }
@@ -917,6 +922,7 @@ function resolveShutdown(s: Settings): ShutdownConfig {
   if (criticalMs > graceMs) s.fail(`--shutdown-grace-period-critical-pods (shutdownGracePeriodCriticalPods) ${criticalMs / 1000}s must be <= --shutdown-grace-period (shutdownGracePeriod) ${graceMs / 1000}s`);
   let periods = migrateGracePeriods(graceMs, criticalMs);
   const byPriority = s.field("shutdownGracePeriodByPodPriority");
+  let byPodPriority = false;
   if (byPriority) {
     if (graceMs > 0 || criticalMs > 0) {
       s.fail(`${byPriority.at}: shutdownGracePeriodByPodPriority: cannot be given with shutdownGracePeriod (--shutdown-grace-period) or shutdownGracePeriodCriticalPods at the same time`);
@@ -932,6 +938,7 @@ function resolveShutdown(s: Settings): ShutdownConfig {
             throw new Invalid(`${at}: ${errorMessage(e)}`);
           }
         });
+        byPodPriority = true;
       } catch (e) {
         if (!(e instanceof Invalid)) throw e;
         s.fail(`${byPriority.at}: shutdownGracePeriodByPodPriority: ${e.message}`);
@@ -940,7 +947,7 @@ function resolveShutdown(s: Settings): ShutdownConfig {
   }
   const shutdownPods = s.flags["shutdown-pods"] === true;
   if (shutdownPods && periods.length === 0) s.fail("--shutdown-pods stops the pods within the graceful shutdown's budget: give --shutdown-grace-period (or shutdownGracePeriodByPodPriority in --config)");
-  return { periods, shutdownPods };
+  return { periods, gracePeriodMs: graceMs, criticalPodsMs: criticalMs, byPodPriority, shutdownPods };
 }
 
 function oneOf(text: string, options: readonly string[]): string {

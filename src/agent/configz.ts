@@ -60,6 +60,9 @@ export function kubeletConfigz(c: AgentConfig): { kubeletconfig: Record<string, 
     imageMinimumGCAge: formatDuration(c.gc.image.minAgeMs),
     containerLogMaxSize: binaryQuantity(c.gc.containerLogs.maxSizeBytes),
     containerLogMaxFiles: c.gc.containerLogs.maxFiles,
+    shutdownGracePeriod: formatDuration(c.shutdown.gracePeriodMs),
+    shutdownGracePeriodCriticalPods: formatDuration(c.shutdown.criticalPodsMs),
+    ...(c.shutdown.byPodPriority ? { shutdownGracePeriodByPodPriority: c.shutdown.periods } : {}),
   };
   return { kubeletconfig: cfg };
 }

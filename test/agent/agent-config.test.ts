@@ -488,14 +488,20 @@ describe("graceful node shutdown settings", () => {
   const msg = (given: Record<string, string | boolean>, text?: string) => errorOf(() => resolve(given, text)).message;
 
   test("off by default; --shutdown-grace-period 10s with 4s for critical pods is the kubelet's two groups; SIGTERM leaves pods unless --shutdown-pods", () => {
-    expect(resolve({}).shutdown).toEqual({ periods: [], shutdownPods: false });
-    expect(resolve({ "shutdown-grace-period": "10s", "shutdown-grace-period-critical-pods": "4s", "shutdown-pods": true }).shutdown).toEqual({
+    expect(resolve({}).shutdown).toEqual({ periods: [], gracePeriodMs: 0, criticalPodsMs: 0, byPodPriority: false, shutdownPods: false });
+    const c = resolve({ "shutdown-grace-period": "10s", "shutdown-grace-period-critical-pods": "4s", "shutdown-pods": true });
+    expect(c.shutdown).toEqual({
       periods: [
         { priority: 0, shutdownGracePeriodSeconds: 6 },
         { priority: 2_000_000_000, shutdownGracePeriodSeconds: 4 },
       ],
+      gracePeriodMs: 10_000,
+      criticalPodsMs: 4_000,
+      byPodPriority: false,
       shutdownPods: true,
     });
+    expect(kubeletConfigz(c).kubeletconfig).toMatchObject({ shutdownGracePeriod: "10s", shutdownGracePeriodCriticalPods: "4s" });
+    expect(kubeletConfigz(c).kubeletconfig.shutdownGracePeriodByPodPriority).toBeUndefined();
   });
 
   test("the KubeletConfiguration fields: the pair (a flag wins), or shutdownGracePeriodByPodPriority", () => {
@@ -506,10 +512,12 @@ describe("graceful node shutdown settings", () => {
     ]);
     expect(resolve({ "shutdown-grace-period": "60s" }, pair).shutdown.periods[0]).toEqual({ priority: 0, shutdownGracePeriodSeconds: 50 });
     const byPriority = "kind: KubeletConfiguration\nshutdownGracePeriodByPodPriority:\n- priority: 100000\n  shutdownGracePeriodSeconds: 20\n- priority: 0\n  shutdownGracePeriodSeconds: 5\n";
-    expect(resolve({}, byPriority).shutdown.periods).toEqual([
+    const listed = resolve({}, byPriority);
+    expect(listed.shutdown.periods).toEqual([
       { priority: 100_000, shutdownGracePeriodSeconds: 20 },
       { priority: 0, shutdownGracePeriodSeconds: 5 },
     ]);
+    expect(kubeletConfigz(listed).kubeletconfig).toMatchObject({ shutdownGracePeriod: "0s", shutdownGracePeriodByPodPriority: listed.shutdown.periods });
     // kubeadm writes the pair at its zero value: off.
     expect(resolve({}, "kind: KubeletConfiguration\nshutdownGracePeriod: 0s\nshutdownGracePeriodCriticalPods: 0s\n").shutdown.periods).toEqual([]);
   });
