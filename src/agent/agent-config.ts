@@ -316,13 +316,17 @@ class Invalid extends Error {}
 
 const describe = (v: unknown): string => (Array.isArray(v) ? "a list" : v !== null && typeof v === "object" ? "a mapping" : typeof v === "string" ? `the string ${JSON.stringify(v)}` : String(v));
 
-function positiveDuration(text: string): number {
-  let ms: number;
+/** A duration's text in ms, any sign; one that does not parse is Invalid. */
+function durationText(text: string): number {
   try {
-    ms = parseDuration(text);
+    return parseDuration(text);
   } catch (e) {
     throw new Invalid(errorMessage(e));
   }
+}
+
+function positiveDuration(text: string): number {
+  const ms = durationText(text);
   if (ms <= 0) throw new Invalid("must be longer than 0");
   return ms;
 }
@@ -414,6 +418,11 @@ const fileString = (v: unknown): string => {
 const fileDuration = (v: unknown): number => {
   if (typeof v !== "string") throw new Invalid(`expected a duration such as "20s", got ${describe(v)}`);
   return positiveDuration(v);
+};
+/** A file field holding a duration string, checked as its flag is. */
+const fileDurationOf = (check: (text: string) => number, example: string) => (v: unknown): number => {
+  if (typeof v !== "string") throw new Invalid(`expected a duration such as "${example}", got ${describe(v)}`);
+  return check(v);
 };
 const fileInt = (min: number, max: number) => (v: unknown): number => {
   if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max) throw new Invalid(`expected a whole number from ${min} to ${max}, got ${describe(v)}`);
@@ -856,19 +865,11 @@ function resolveGarbageCollection(s: Settings): GarbageCollectionConfig {
   };
   const percent = (flag: string) => s.get(flag, (t) => wholeNumber(t, 0, 100), fileInt(0, 100));
   const duration = (text: string): number => {
-    let ms: number;
-    try {
-      ms = parseDuration(text);
-    } catch (e) {
-      throw new Invalid(errorMessage(e));
-    }
+    const ms = durationText(text);
     if (ms < 0) throw new Invalid("must not be negative");
     return ms;
   };
-  const fileDurationOrZero = (v: unknown): number => {
-    if (typeof v !== "string") throw new Invalid(`expected a duration such as "2m", got ${describe(v)}`);
-    return duration(v);
-  };
+  const fileDurationOrZero = fileDurationOf(duration, "2m");
   const size = (text: string): number => {
     let bytes: number;
     try {
@@ -904,19 +905,11 @@ function resolveGarbageCollection(s: Settings): GarbageCollectionConfig {
  */
 function resolveShutdown(s: Settings): ShutdownConfig {
   const duration = (text: string): number => {
-    let ms: number;
-    try {
-      ms = parseDuration(text);
-    } catch (e) {
-      throw new Invalid(errorMessage(e));
-    }
+    const ms = durationText(text);
     if (ms < 0 || (ms > 0 && ms < 1000)) throw new Invalid("must be either zero or otherwise >= 1 sec");
     return ms;
   };
-  const fileDurationOrZero = (v: unknown): number => {
-    if (typeof v !== "string") throw new Invalid(`expected a duration such as "30s", got ${describe(v)}`);
-    return duration(v);
-  };
+  const fileDurationOrZero = fileDurationOf(duration, "30s");
   const graceMs = s.get("shutdown-grace-period", duration, fileDurationOrZero) ?? 0;
   const criticalMs = s.get("shutdown-grace-period-critical-pods", duration, fileDurationOrZero) ?? 0;
   if (criticalMs > graceMs) s.fail(`--shutdown-grace-period-critical-pods (shutdownGracePeriodCriticalPods) ${criticalMs / 1000}s must be <= --shutdown-grace-period (shutdownGracePeriod) ${graceMs / 1000}s`);

@@ -23,6 +23,7 @@
 import { mkdirSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { streamLines } from "../util/lines";
 import type { Logger } from "../util/log";
 import type { ShutdownSignal } from "./shutdown-manager";
 
@@ -126,20 +127,13 @@ export class LogindShutdownSignal implements ShutdownSignal {
     const stop = () => p.kill();
     signal.addEventListener("abort", stop, { once: true });
     try {
-      const dec = new TextDecoder();
-      let buf = "";
-      for await (const chunk of p.stdout) {
-        buf += dec.decode(chunk, { stream: true });
-        const lines = buf.split("\n");
-        buf = lines.pop()!;
-        for (const line of lines) {
-          const v = prepareForShutdown(line);
-          if (v === undefined) {
-            if (line.trim()) this.o.log.warn(`failed obtaining shutdown event, PrepareForShutdown event was not bool type as expected: ${line.slice(0, 200)}`);
-            continue;
-          }
-          onEvent(v);
+      for await (const line of streamLines(p.stdout)) {
+        const v = prepareForShutdown(line);
+        if (v === undefined) {
+          if (line.trim()) this.o.log.warn(`failed obtaining shutdown event, PrepareForShutdown event was not bool type as expected: ${line.slice(0, 200)}`);
+          continue;
         }
+        onEvent(v);
       }
       const code = await p.exited;
       if (!signal.aborted) throw new Error(`busctl monitor exited ${code}: ${(await new Response(p.stderr).text()).trim()}`);

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { LogindShutdownSignal, prepareForShutdown } from "../../src/nodeshutdown";
+import { streamLines } from "../../src/util/lines";
 import { linesLog } from "../fakes/recording-log";
 import { eventually } from "../e2e/proc";
 
@@ -29,14 +30,7 @@ describe.skipIf(!tools)("logind over a real bus", () => {
     await eventually("the bus socket", async () => existsSync(join(dir, "bus")), 10_000, 50);
     logind = Bun.spawn(["/usr/bin/python3", FAKE, address, "5000000", join(dir, "logind.conf.d")], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
     void (async () => {
-      const dec = new TextDecoder();
-      let buf = "";
-      for await (const chunk of logind.stdout) {
-        buf += dec.decode(chunk, { stream: true });
-        const lines = buf.split("\n");
-        buf = lines.pop()!;
-        said.push(...lines);
-      }
+      for await (const line of streamLines(logind.stdout)) said.push(line);
     })();
     await eventually("the stand-in logind", async () => said.includes("ready"), 10_000, 50);
   });
