@@ -539,7 +539,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         await loop;
         await Promise.all([oomLoop, watchdog, shutdownWatch]);
         await resources.releaseAll();
-        log.info("nodeagent stopped; the pods keep running");
+        log.info(shutdownManager?.shutdownStatus() ? "nodeagent stopped after the node shutdown stopped its pods" : "nodeagent stopped; the pods keep running");
       },
     };
   } catch (err) {
@@ -551,8 +551,9 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
 /**
  * Runs the node until SIGINT or SIGTERM, then stops it in order (a second signal ends the process at
  * once). With --shutdown-pods, SIGTERM first stops every pod as a node shutdown does (the host is going
- * down and there is no logind to announce it); SIGINT, and SIGTERM without it, leave the pods running. The handlers are in place before anything starts, so a signal during the start stops the
- * node as soon as it is up instead of killing the process with a managed containerd still running.
+ * down and there is no logind to announce it); SIGINT, and SIGTERM without it, leave the pods running.
+ * The handlers are in place before anything starts, so a signal during the start stops the node as
+ * soon as it is up instead of killing the process with a managed containerd still running.
  * The process is the agent's from here on: it takes the agent's JIT policy (src/util/jit-policy.ts;
  * the binary starts with it, and a test or another caller gets it here).
  */

@@ -85,6 +85,7 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(readFileSync(join(marks, "critical.term"), "utf8").trim()).toBe("after-normal");
       const log = agent.proc.stderr;
       expect(log).toContain("Shutdown: Shutdown manager detected shutdown event");
+      expect(log).toContain("nodeagent stopped after the node shutdown stopped its pods");
       expect(log.indexOf("stopping pod default/normal-e2e-node with grace period 6s")).toBeGreaterThan(-1);
       expect(log.indexOf("stopping pod default/critical-e2e-node with grace period 4s")).toBeGreaterThan(log.indexOf("stopping pod default/normal-e2e-node with grace period 6s"));
       // Their containers have stopped; the runtime has them exited, nothing running.
