@@ -67,6 +67,7 @@ export function peerCertificate(socket: object): PeerCertificate | undefined {
       ...(list(cert.subject?.CN)[0] ? { commonName: list(cert.subject?.CN)[0] } : {}),
       organizations: list(cert.subject?.O),
       ...(extKeyUsage ? { extKeyUsage } : {}),
+      ...(cert.fingerprint256 ? { fingerprint: cert.fingerprint256 } : {}),
     };
   }
   peers.set(socket, peer);
