@@ -12,8 +12,7 @@
 //      --kubeconfig: the bootstrap kubeconfig's cluster, the user's certificate and key both the
 //      -current.pem path.
 // Every failure says which step and which file or object failed.
-import { createHash, createPublicKey, type KeyObject } from "node:crypto";
-import { createPrivateKey } from "node:crypto";
+import { createHash, createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import * as k8s from "@kubernetes/client-node";

@@ -43,17 +43,21 @@ async function advanceUntil(clock: FakeClock, done: () => boolean, what: string)
   if (!done()) throw new Error(`gave up waiting for ${what}`);
 }
 
+/** A fresh folder with a bootstrap kubeconfig holding a new bootstrap token, and where the rest goes. */
+async function bootstrapSetup(name: string): Promise<{ d: string; boot: string; kubeconfig: string; certDir: string }> {
+  const d = join(dir, name);
+  rmSync(d, { recursive: true, force: true });
+  const boot = join(d, "bootstrap.kubeconfig");
+  await Bun.write(boot, "");
+  api.writeKubeconfig(boot, api.bootstrapToken());
+  return { d, boot, kubeconfig: join(d, "kubelet.kubeconfig"), certDir: join(d, "pki") };
+}
+
 const csrs = () => api.store.list("certificatesigningrequests") as unknown as CertificateSigningRequest[];
 
 describe("TLS bootstrap", () => {
   test("a bootstrap token gets a node client certificate: CSR as the kubelet's, auto-approved, stored 0600 with the -current symlink, kubeconfig written", async () => {
-    const d = join(dir, "a");
-    const boot = join(d, "bootstrap.kubeconfig");
-    const kubeconfig = join(d, "kubelet.kubeconfig");
-    const certDir = join(d, "pki");
-    rmSync(d, { recursive: true, force: true });
-    await Bun.write(boot, "");
-    api.writeKubeconfig(boot, api.bootstrapToken());
+    const { boot, kubeconfig, certDir } = await bootstrapSetup("a");
     const result = await bootstrapClientCertificate({ kubeconfig, bootstrapKubeconfig: boot, certDir, nodeName: "node-a", clock: new RealClock(), log });
     expect(result).toBe("issued");
 
@@ -159,13 +163,7 @@ describe("client certificate rotation", () => {
   });
 
   test("renewed at the deadline with the current certificate (selfnodeclient), the client switches to the new one", async () => {
-    const d = join(dir, "c");
-    const boot = join(d, "bootstrap.kubeconfig");
-    const kubeconfig = join(d, "kubelet.kubeconfig");
-    const certDir = join(d, "pki");
-    rmSync(d, { recursive: true, force: true });
-    await Bun.write(boot, "");
-    api.writeKubeconfig(boot, api.bootstrapToken());
+    const { boot, kubeconfig, certDir } = await bootstrapSetup("c");
     await bootstrapClientCertificate({ kubeconfig, bootstrapKubeconfig: boot, certDir, nodeName: "node-c", clock: new RealClock(), log });
     const client = await loadKubeClient(kubeconfig);
     const store = new CertificateStore(certDir, "kubelet-client");
