@@ -296,6 +296,7 @@ describe("values are checked before anything starts", () => {
     expect(resolve({ "cert-dir": "/etc/na/pki" }).certDir).toBe("/etc/na/pki");
     const f = resolve({ kubeconfig: boot }, "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nrotateCertificates: true\nserverTLSBootstrap: true\n");
     expect(f.cluster?.certificates).toEqual({ rotateCertificates: true, serverTLSBootstrap: true });
+    expect(kubeletConfigz(f).kubeletconfig).toMatchObject({ rotateCertificates: true, serverTLSBootstrap: true });
     // Mistakes, each naming the flag.
     expect(errorOf(() => resolve({ kubeconfig: join(dir, "not-yet.kubeconfig") })).message).toBe(`--kubeconfig "${join(dir, "not-yet.kubeconfig")}": no such file or directory`);
     expect(errorOf(() => resolve({ "bootstrap-kubeconfig": boot })).message).toContain("--bootstrap-kubeconfig needs --kubeconfig");
