@@ -12,7 +12,7 @@
 //      --kubeconfig: the bootstrap kubeconfig's cluster, the user's certificate and key both the
 //      -current.pem path.
 // Every failure says which step and which file or object failed.
-import { createHash, createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
+import { X509Certificate, createHash, createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import * as k8s from "@kubernetes/client-node";
@@ -82,10 +82,14 @@ function kubeconfigStillValid(path: string, now: number, log: Logger): boolean {
       log.info(`${path} has no client certificate: bootstrapping one`);
       return false;
     }
-    const pair = parsePair(certPem, keyPem);
-    if (now > pair.notAfter) {
-      log.info(`the client certificate of ${path} expired at ${new Date(pair.notAfter).toISOString()}: bootstrapping a new one`);
-      return false;
+    parsePair(certPem, keyPem);
+    // Every certificate given, intermediates included, must still be valid.
+    for (const block of certPem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []) {
+      const notAfter = Date.parse(new X509Certificate(block).validTo);
+      if (now > notAfter) {
+        log.info(`part of the client certificate of ${path} expired at ${new Date(notAfter).toISOString()}: bootstrapping a new one`);
+        return false;
+      }
     }
     return true;
   } catch (err) {
