@@ -36,6 +36,16 @@ under the Node authorizer: it registers its Node and keeps its Lease, runs the p
 its static pods, writes their status, mirrors static pods and finishes graceful deletions. An API
 server that cannot be reached stops nothing.
 
+Certificates (the kubelet's TLS bootstrap): with --bootstrap-kubeconfig (a token of a user in group
+system:bootstrappers) and no usable client certificate in --kubeconfig, the agent makes a P-256 key
+and a CertificateSigningRequest for system:node:<node> in system:nodes (signer
+kubernetes.io/kube-apiserver-client-kubelet), waits up to an hour for it to be approved and signed,
+stores <cert-dir>/kubelet-client-<time>.pem (0600) and the link kubelet-client-current.pem, and
+writes --kubeconfig pointing at it. --rotate-certificates renews it at 70-90 % of its lifetime;
+--rotate-server-certificates (serverTLSBootstrap) requests the HTTPS serving certificate (signer
+kubernetes.io/kubelet-serving, the node's addresses as names; approve it with kubectl certificate
+approve) and serves it once issued, the self-signed one until then.
+
 Without --kubeconfig, static and pushed pods may not use configMaps, secrets or service-account
 tokens (the kubelet's rule): such a pod waits, and its status says why. --local-objects DIR serves
 ConfigMap and Secret manifests from DIR to them instead, watched like the manifest directory.
@@ -120,6 +130,10 @@ Exit status: 0 after SIGINT or SIGTERM, 1 when the node cannot start, 2 on a usa
     "local-objects": { type: "string", valueHint: "dir", description: "ConfigMap and Secret manifests for the configMap/secret volumes and env of static and pushed pods (watched); without it or --kubeconfig such pods wait" },
     kubeconfig: { type: "string", valueHint: "file", description: "Join a Kubernetes cluster as a node with these credentials" },
     context: { type: "string", valueHint: "name", description: "The --kubeconfig context to use (default: its current-context)" },
+    "bootstrap-kubeconfig": { type: "string", valueHint: "file", description: "Credentials to request a client certificate with when --kubeconfig is missing or its certificate expired; --kubeconfig is then written" },
+    "cert-dir": { type: "string", valueHint: "dir", description: "Where issued certificates and the self-signed serving pair live (default: <root-dir>/pki)" },
+    "rotate-certificates": { type: "string", valueHint: "true|false", description: "Renew the client certificate from the cluster before it expires (default false)" },
+    "rotate-server-certificates": { type: "string", valueHint: "true|false", description: "Request the serving certificate from the cluster (signer kubernetes.io/kubelet-serving) and renew it (default false)" },
     "node-status-update-frequency": { type: "string", valueHint: "duration", default: D["node-status-update-frequency"], description: "With --kubeconfig: how often the node status is computed and written when it changed" },
     // Graceful node shutdown (src/nodeshutdown): the kubelet's config fields shutdownGracePeriod and
     // shutdownGracePeriodCriticalPods as flags of nodeagent's own (the kubelet has no such flags).

@@ -13,6 +13,7 @@
 import { existsSync, statSync } from "node:fs";
 import { isIP } from "node:net";
 import { hostname } from "node:os";
+import { join } from "node:path";
 import type { Taint } from "kubernetes-types/core/v1";
 import { SysctlAllowlist } from "../admission/sysctls";
 import { forbiddenNodeLabelsError } from "../api/node-labels";
@@ -154,13 +155,27 @@ export interface AgentConfig {
     kubeconfig: string;
     context?: string;
     nodeStatusUpdateFrequencyMs: number;
+    /** Certificates (src/certificate; node.md §10.1). */
+    certificates: ClusterCertificates;
   };
+  /** --cert-dir: the self-signed serving pair and the issued certificates (default <root-dir>/pki). */
+  certDir: string;
   /** Garbage collection and container log rotation (src/eviction; node.md §7). */
   gc: GarbageCollectionConfig;
   /** Graceful node shutdown (src/nodeshutdown; node.md §10.2). */
   shutdown: ShutdownConfig;
   /** What the agent logs once at start: the --config fields it ignores. */
   warnings: string[];
+}
+
+/** The kubelet's certificate settings (issue 18). */
+export interface ClusterCertificates {
+  /** --bootstrap-kubeconfig: get a client certificate with these credentials when --kubeconfig has none usable. */
+  bootstrapKubeconfig?: string;
+  /** --rotate-certificates / rotateCertificates: renew the client certificate before it expires. */
+  rotateCertificates: boolean;
+  /** --rotate-server-certificates / serverTLSBootstrap: request (and renew) the serving certificate from the cluster. */
+  serverTLSBootstrap: boolean;
 }
 
 /**
@@ -260,6 +275,8 @@ export const CONFIG_FILE_FIELDS: Readonly<Record<string, string>> = {
   port: "port",
   tlsCertFile: "tls-cert-file",
   tlsPrivateKeyFile: "tls-private-key-file",
+  rotateCertificates: "rotate-certificates",
+  serverTLSBootstrap: "rotate-server-certificates",
   containerRuntimeEndpoint: "runtime-endpoint",
   runtimeRequestTimeout: "runtime-request-timeout",
   maxPods: "max-pods",
@@ -618,7 +635,23 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
   const logFormat = s.get("log-format", (t) => oneOf(t, ["text", "json"]), fileString) as LogFormat | undefined;
 
   const localObjects = s.string("local-objects", mustBeDirectory);
-  const kubeconfig = s.string("kubeconfig", mustExist);
+  // With --bootstrap-kubeconfig, --kubeconfig is where the bootstrapped kubeconfig goes: it may not exist yet.
+  const bootstrapKubeconfig = s.string("bootstrap-kubeconfig", mustExist);
+  const kubeconfig = s.string("kubeconfig", bootstrapKubeconfig ? (p) => p : mustExist);
+  if (bootstrapKubeconfig && !kubeconfig) s.fail("--bootstrap-kubeconfig needs --kubeconfig: the path where the node's kubeconfig (pointing at the issued client certificate) is written");
+  const rotateCertificates = s.get("rotate-certificates", boolFlag, fileBool) ?? false;
+  const serverTLSBootstrap = s.get("rotate-server-certificates", boolFlag, fileBool) ?? false;
+  // Without a cluster there is no one to ask: an error on the command line; in a file (kubeadm's sets
+  // rotateCertificates: true) a warning, as the standalone kubelet ignores them.
+  for (const [flag, on] of [["rotate-certificates", rotateCertificates], ["rotate-server-certificates", serverTLSBootstrap]] as const) {
+    if (kubeconfig || !on) continue;
+    if (s.isGiven(flag)) s.fail(`--${flag} asks the API server for certificates: give --kubeconfig (or --bootstrap-kubeconfig) too`);
+    else {
+      const f = s.fromFile(flag);
+      s.warn(`${f ? `${f.at}: ${f.name}` : FIELD_OF_FLAG.get(flag)}: ignored without --kubeconfig (there is no API server to issue certificates)`);
+    }
+  }
+  if (serverTLSBootstrap && tlsCert) s.fail("--rotate-server-certificates requests the serving certificate from the cluster: drop --tls-cert-file and --tls-private-key-file");
   const context = s.string("context");
   if (localObjects && kubeconfig) s.fail("--local-objects serves the static and pushed pods of a node without --kubeconfig; with --kubeconfig configMaps and secrets come from the API server: give one of the two");
   if (context && !kubeconfig) s.fail("--context chooses a context of --kubeconfig: give --kubeconfig too");
@@ -680,7 +713,17 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
     plegMode: plegMode ?? "auto",
     logFormat: logFormat ?? "text",
     ...(localObjects ? { localObjects } : {}),
-    ...(kubeconfig ? { cluster: { kubeconfig, ...(context ? { context } : {}), nodeStatusUpdateFrequencyMs: nodeStatusUpdateFrequencyMs ?? 0 } } : {}),
+    ...(kubeconfig
+      ? {
+          cluster: {
+            kubeconfig,
+            ...(context ? { context } : {}),
+            nodeStatusUpdateFrequencyMs: nodeStatusUpdateFrequencyMs ?? 0,
+            certificates: { ...(bootstrapKubeconfig ? { bootstrapKubeconfig } : {}), rotateCertificates, serverTLSBootstrap },
+          },
+        }
+      : {}),
+    certDir: s.string("cert-dir") ?? join(s.string("root-dir") ?? AGENT_DEFAULTS["root-dir"], "pki"),
     gc: resolveGarbageCollection(s),
     shutdown: resolveShutdown(s),
     warnings: [...(file?.warning ? [file.warning] : []), ...s.warnings],

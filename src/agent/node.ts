@@ -26,6 +26,7 @@ import type { SummaryProvider } from "../stats/summary-provider";
 import { loadStaticPods, loadStaticPodsWithLocalObjects } from "../manifest/load";
 import { Pleg } from "../pleg";
 import { kubeletConfigz } from "./configz";
+import { storedServingCertificate } from "../certificate/node-certificates";
 import { AgentMetrics, Authenticator, Authorizer, buildNode, isSpecificIP, readHostFacts, realHostNetwork, resolveNodeAddresses, runtimeCounts, servingCertificate, startAgentServer, type AgentServer, type AgentServerOptions, type HostNetwork } from "../server";
 import { RealClock, type Clock } from "../util/clock";
 import { ConfigError, errorMessage } from "../util/errors";
@@ -216,9 +217,11 @@ function apiSecurity(config: AgentConfig, hostIPs: readonly string[], cluster: C
   const authn = server.authentication;
   let tls: AgentServerOptions["tls"];
   if (!server.insecureHttp) {
+    // serverTLSBootstrap: a serving pair issued before (under --cert-dir) is served from the start.
+    const issued = config.cluster?.certificates.serverTLSBootstrap ? storedServingCertificate(config.certDir, clock.now(), log) : undefined;
     const cert = servingCertificate({
-      ...(server.tls ?? {}),
-      certDir: join(config.rootDir, "pki"),
+      ...(server.tls ?? (issued ? { certFile: issued.path, keyFile: issued.path } : {})),
+      certDir: config.certDir,
       hostname: config.nodeName,
       alternateNames: [...hostIPs, ...(isSpecificIP(server.address) ? [server.address] : [])],
     });
@@ -281,6 +284,16 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     // and mirror pods are written back. Loaded only here, so other commands never load the API client.
     if (config.cluster) {
       const { ClusterNode } = await import("../cluster/cluster-node");
+      // TLS bootstrap (src/certificate): a usable --kubeconfig first, requested with the bootstrap credentials when needed.
+      const bootstrapKubeconfig = config.cluster.certificates.bootstrapKubeconfig;
+      if (bootstrapKubeconfig) {
+        const { bootstrapClientCertificate } = await import("../certificate/bootstrap");
+        try {
+          await bootstrapClientCertificate({ kubeconfig: config.cluster.kubeconfig, bootstrapKubeconfig, certDir: config.certDir, nodeName, clock, log, userAgent: `nodeagent/${pkg.version} (agent on ${nodeName})` });
+        } catch (e) {
+          throw new ConfigError(`TLS bootstrap with --bootstrap-kubeconfig ${bootstrapKubeconfig}: ${errorMessage(e)}`);
+        }
+      }
       try {
         cluster = await ClusterNode.connect({
           kubeconfig: config.cluster.kubeconfig,
@@ -295,6 +308,11 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         });
       } catch (e) {
         throw new ConfigError(`--kubeconfig ${config.cluster.kubeconfig}: ${errorMessage(e)}`);
+      }
+      if (config.cluster.certificates.rotateCertificates) {
+        const { startClientCertificateRotation } = await import("../certificate/node-certificates");
+        const rotation = startClientCertificateRotation({ certDir: config.certDir, nodeName, clock, log, kubeconfig: config.cluster.kubeconfig, client: cluster.client });
+        if (rotation) resources.add("the client certificate rotation", () => rotation.stop());
       }
     }
 
@@ -518,6 +536,12 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     });
     server = srv;
     resources.add("the HTTP API", () => srv.stop());
+    // serverTLSBootstrap: the serving certificate from the cluster, served once issued and on each renewal.
+    if (cluster && config.cluster?.certificates.serverTLSBootstrap) {
+      const { startServingCertificateRotation } = await import("../certificate/node-certificates");
+      const serving = startServingCertificateRotation({ certDir: config.certDir, nodeName, clock, log, client: cluster.client, addresses, serve: (cert, key) => srv.setServingCertificate(cert, key) });
+      resources.add("the serving certificate rotation", () => serving.stop());
+    }
 
     log.info(`nodeagent ${pkg.version} on node ${nodeName}: API at ${srv.url}, runtime ${runtime.endpoint}, sources ${sources.map((s) => s.name).join(", ")}, API objects from ${objects.description}`);
     if (cluster) log.info(`joining the cluster at ${cluster.client.server} as node ${nodeName}`);

@@ -68,7 +68,9 @@ describe("resolveAgentConfig with kubeadm's /var/lib/kubelet/config.yaml", () =>
   test("the set fields we do not implement are listed once, in one warning; fields at their zero value are not", () => {
     const c = resolve({}, kubeadm("kubeadm-config.yaml"));
     expect(c.warnings).toEqual([
-      "/var/lib/kubelet/config.yaml: ignoring the fields nodeagent does not implement: healthzBindAddress, healthzPort, rotateCertificates",
+      "/var/lib/kubelet/config.yaml: ignoring the fields nodeagent does not implement: healthzBindAddress, healthzPort",
+      // Used with --kubeconfig (src/certificate); a standalone node has nobody to ask.
+      "/var/lib/kubelet/config.yaml:40:1: rotateCertificates: ignored without --kubeconfig (there is no API server to issue certificates)",
       "/var/lib/kubelet/config.yaml:2:1: authentication.webhook.enabled: ignored without --kubeconfig (there is no API server to review tokens)",
       "/var/lib/kubelet/config.yaml:10:1: authorization.mode: Webhook ignored without --kubeconfig (there is no API server to ask); only the push token is authorized",
     ]);
@@ -84,8 +86,8 @@ describe("resolveAgentConfig with kubeadm's /var/lib/kubelet/config.yaml", () =>
     expect(c.syncFrequencyMs).toBe(30_000);
     expect(c.runtime.requestTimeoutMs).toBe(300_000);
     expect(c.runtime.endpoint).toBe("unix:///run/containerd/containerd.sock");
-    // One for the fields not implemented, two for the webhook settings a standalone agent cannot use.
-    expect(c.warnings).toHaveLength(3);
+    // One for the fields not implemented, three for the webhook and certificate settings a standalone agent cannot use.
+    expect(c.warnings).toHaveLength(4);
     expect(c.warnings[0]).toContain("healthzPort");
     expect(c.warnings[0]).not.toContain("evictionHard");
     expect(c.warnings[0]).not.toContain("cgroupDriver");
@@ -283,6 +285,26 @@ describe("values are checked before anything starts", () => {
       expect(errorOf(() => resolve(flags)).message).toContain(message);
     });
   }
+
+  test("certificates: --bootstrap-kubeconfig lets --kubeconfig not exist yet; --cert-dir defaults under --root-dir; rotation flags and fields", () => {
+    const boot = join(dir, "bootstrap.kubeconfig");
+    writeFileSync(boot, "apiVersion: v1\nkind: Config\n");
+    const c = resolve({ "bootstrap-kubeconfig": boot, kubeconfig: join(dir, "not-yet.kubeconfig"), "rotate-certificates": "true", "root-dir": "/srv/na" });
+    expect(c.cluster?.kubeconfig).toBe(join(dir, "not-yet.kubeconfig"));
+    expect(c.cluster?.certificates).toEqual({ bootstrapKubeconfig: boot, rotateCertificates: true, serverTLSBootstrap: false });
+    expect(c.certDir).toBe("/srv/na/pki");
+    expect(resolve({ "cert-dir": "/etc/na/pki" }).certDir).toBe("/etc/na/pki");
+    const f = resolve({ kubeconfig: boot }, "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nrotateCertificates: true\nserverTLSBootstrap: true\n");
+    expect(f.cluster?.certificates).toEqual({ rotateCertificates: true, serverTLSBootstrap: true });
+    expect(kubeletConfigz(f).kubeletconfig).toMatchObject({ rotateCertificates: true, serverTLSBootstrap: true });
+    // Mistakes, each naming the flag.
+    expect(errorOf(() => resolve({ kubeconfig: join(dir, "not-yet.kubeconfig") })).message).toBe(`--kubeconfig "${join(dir, "not-yet.kubeconfig")}": no such file or directory`);
+    expect(errorOf(() => resolve({ "bootstrap-kubeconfig": boot })).message).toContain("--bootstrap-kubeconfig needs --kubeconfig");
+    expect(errorOf(() => resolve({ "bootstrap-kubeconfig": "/no/such" , kubeconfig: "/x" })).message).toContain(`--bootstrap-kubeconfig "/no/such": no such file or directory`);
+    expect(errorOf(() => resolve({ "rotate-certificates": "true" })).message).toBe("--rotate-certificates asks the API server for certificates: give --kubeconfig (or --bootstrap-kubeconfig) too");
+    expect(errorOf(() => resolve({ kubeconfig: boot, "rotate-server-certificates": "yes" })).message).toBe(`--rotate-server-certificates "yes": use true or false`);
+    expect(errorOf(() => resolve({ kubeconfig: boot, "rotate-server-certificates": "true", "tls-cert-file": clientCA, "tls-private-key-file": clientCA })).message).toContain("--rotate-server-certificates requests the serving certificate from the cluster: drop --tls-cert-file");
+  });
 
   test("a missing --pod-manifest-path is an error at start", () => {
     expect(errorOf(() => resolve({ "pod-manifest-path": "/no/such/dir" })).message).toBe(`--pod-manifest-path "/no/such/dir": no such file or directory`);
