@@ -121,7 +121,7 @@ Exit status: 0 after SIGINT or SIGTERM, 1 when the node cannot start, 2 on a usa
     "pod-logs-dir": { type: "string", valueHint: "dir", default: D["pod-logs-dir"], description: "Container logs: <dir>/<ns>_<name>_<uid>/<container>/<n>.log" },
     "cgroup-root": { type: "string", valueHint: "path", default: D["cgroup-root"], description: "cgroupfs path every pod's cgroup is below (kubepods/… or, without --cgroups-per-qos, pod<uid>); made when missing" },
     "cgroup-driver": { type: "enum", options: ["cgroupfs", "systemd"], default: D["cgroup-driver"], description: "How pod cgroups are named, as the runtime's (containerd SystemdCgroup): cgroupfs paths or systemd slices (needs systemd as init)" },
-    "cgroups-per-qos": { type: "string", valueHint: "true|false", default: D["cgroups-per-qos"], description: "The kubelet's kubepods, kubepods/burstable, kubepods/besteffort cgroups with a cgroup per pod and its limits; false: <cgroup-root>/pod<uid> only" },
+    "cgroups-per-qos": { type: "boolean", default: D["cgroups-per-qos"] === "true", description: "The kubelet's kubepods, kubepods/burstable, kubepods/besteffort cgroups with a cgroup per pod and its limits; false: <cgroup-root>/pod<uid> only" },
     "enforce-node-allocatable": { type: "string", valueHint: "pods,system-reserved,kube-reserved", default: D["enforce-node-allocatable"], description: "pods: kubepods is capped at capacity − kube-reserved − system-reserved; system-reserved, kube-reserved: those cgroups at what is reserved; empty or none: nothing" },
     "system-reserved-cgroup": { type: "string", valueHint: "path", description: "The existing cgroup held to --system-reserved with --enforce-node-allocatable=system-reserved" },
     "kube-reserved-cgroup": { type: "string", valueHint: "path", description: "The existing cgroup held to --kube-reserved with --enforce-node-allocatable=kube-reserved" },
@@ -132,8 +132,8 @@ Exit status: 0 after SIGINT or SIGTERM, 1 when the node cannot start, 2 on a usa
     context: { type: "string", valueHint: "name", description: "The --kubeconfig context to use (default: its current-context)" },
     "bootstrap-kubeconfig": { type: "string", valueHint: "file", description: "Credentials to request a client certificate with when --kubeconfig is missing or its certificate expired; --kubeconfig is then written" },
     "cert-dir": { type: "string", valueHint: "dir", description: "Where issued certificates and the self-signed serving pair live (default: <root-dir>/pki)" },
-    "rotate-certificates": { type: "string", valueHint: "true|false", description: "Renew the client certificate from the cluster before it expires (default false)" },
-    "rotate-server-certificates": { type: "string", valueHint: "true|false", description: "Request the serving certificate from the cluster (signer kubernetes.io/kubelet-serving) and renew it (default false)" },
+    "rotate-certificates": { type: "boolean", description: "Renew the client certificate from the cluster before it expires (default false)" },
+    "rotate-server-certificates": { type: "boolean", description: "Request the serving certificate from the cluster (signer kubernetes.io/kubelet-serving) and renew it (default false)" },
     "node-status-update-frequency": { type: "string", valueHint: "duration", default: D["node-status-update-frequency"], description: "With --kubeconfig: how often the node status is computed and written when it changed" },
     // Graceful node shutdown (src/nodeshutdown): the kubelet's config fields shutdownGracePeriod and
     // shutdownGracePeriodCriticalPods as flags of nodeagent's own (the kubelet has no such flags).

@@ -498,6 +498,8 @@ class Settings {
   text(flag: string): string | undefined {
     const v = this.flags[flag];
     if (typeof v === "string") return v;
+    // A boolean flag (--rotate-certificates, --cgroups-per-qos=false, --no-cgroups-per-qos), as pflag's.
+    if (typeof v === "boolean") return String(v);
     return (AGENT_DEFAULTS as Record<string, string>)[flag];
   }
 

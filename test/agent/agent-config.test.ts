@@ -293,6 +293,8 @@ describe("values are checked before anything starts", () => {
     expect(c.cluster?.kubeconfig).toBe(join(dir, "not-yet.kubeconfig"));
     expect(c.cluster?.certificates).toEqual({ bootstrapKubeconfig: boot, rotateCertificates: true, serverTLSBootstrap: false });
     expect(c.certDir).toBe("/srv/na/pki");
+    // A bare --rotate-certificates on the command line is a boolean true, as the kubelet's bool flag.
+    expect(resolve({ "bootstrap-kubeconfig": boot, kubeconfig: join(dir, "not-yet.kubeconfig"), "rotate-certificates": true }).cluster?.certificates?.rotateCertificates).toBe(true);
     expect(resolve({ "cert-dir": "/etc/na/pki" }).certDir).toBe("/etc/na/pki");
     const f = resolve({ kubeconfig: boot }, "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nrotateCertificates: true\nserverTLSBootstrap: true\n");
     expect(f.cluster?.certificates).toEqual({ rotateCertificates: true, serverTLSBootstrap: true });
@@ -336,6 +338,8 @@ describe("the node's cgroups: --cgroup-driver, --cgroups-per-qos, --enforce-node
   test("flags: systemd, the flat layout with nothing enforced, the reserved cgroups", () => {
     expect(resolve({ "cgroup-driver": "systemd" }).cgroups.driver).toBe("systemd");
     expect(resolve({ "cgroups-per-qos": "false", "enforce-node-allocatable": "" }).cgroups).toEqual({ driver: "cgroupfs", perQOS: false, enforceNodeAllocatable: [] });
+    // As the command line gives a boolean flag (--cgroups-per-qos=false, --no-cgroups-per-qos), as pflag's.
+    expect(resolve({ "cgroups-per-qos": false, "enforce-node-allocatable": "" }).cgroups.perQOS).toBe(false);
     expect(resolve({ "enforce-node-allocatable": "none" }).cgroups.enforceNodeAllocatable).toEqual([]);
     const c = resolve({ "enforce-node-allocatable": "pods,system-reserved,kube-reserved", "system-reserved-cgroup": "/system.slice", "kube-reserved-cgroup": "/kube.slice" });
     expect(c.cgroups).toEqual({ driver: "cgroupfs", perQOS: true, enforceNodeAllocatable: ["pods", "system-reserved", "kube-reserved"], systemReservedCgroup: "/system.slice", kubeReservedCgroup: "/kube.slice" });

@@ -47,7 +47,7 @@ for (const version of ["1.6", "1.7"] as const) {
     });
     const { agent } = useAgent(
       version,
-      () => ["--bootstrap-kubeconfig", bootstrapKubeconfig, "--kubeconfig", kubeconfig, "--rotate-server-certificates", "true", "--node-ip", "127.0.0.1", "--node-status-update-frequency", "2s"],
+      () => ["--bootstrap-kubeconfig", bootstrapKubeconfig, "--kubeconfig", kubeconfig, "--rotate-server-certificates", "--node-ip", "127.0.0.1", "--node-status-update-frequency", "2s"],
       { https: true },
     );
     const csrs = () => api.store.list("certificatesigningrequests") as unknown as CertificateSigningRequest[];
