@@ -179,6 +179,8 @@ export class Agent implements SyncHandler {
   private readonly statusMemo = new WeakMap<PodWorkerState, { inputs: unknown[]; status: ApiPodStatus }>();
   /** Each worker's last answer to pods(). */
   private readonly podMemo = new WeakMap<PodWorkerState, { spec: Pod; pod: Pod }>();
+  /** Who waits for a pod's termination (terminatePod), by UID: told in afterSync. */
+  private readonly terminationWaiters = new Map<string, (() => void)[]>();
 
   constructor(private readonly o: AgentOptions) {
     this.startedAt = o.clock.now();
@@ -453,6 +455,27 @@ export class Agent implements SyncHandler {
   }
 
   /**
+   * How a node shutdown stops a pod (src/nodeshutdown; the kubelet's killPodFunc, waited for): through
+   * the pod workers' evictPod, so the status sticks (phase Failed, the reason and message), resolving
+   * once the pod has terminated; false at once when it is not running. Unlike an eviction it is not
+   * remembered across restarts: when the node is back, its static pods start again, as the kubelet's
+   * do after a reboot (an API pod stays Failed: the API server has its status).
+   */
+  terminatePod(pod: Pod, status: EvictionStatus, gracePeriodSeconds: number): Promise<boolean> {
+    const uid = podRef(pod).uid;
+    return new Promise((resolve) => {
+      const waiters = this.terminationWaiters.get(uid) ?? [];
+      waiters.push(() => resolve(true));
+      this.terminationWaiters.set(uid, waiters);
+      if (!this.workers.evictPod(uid, { status, gracePeriodSeconds })) {
+        waiters.pop();
+        if (waiters.length === 0) this.terminationWaiters.delete(uid);
+        resolve(false);
+      }
+    });
+  }
+
+  /**
    * The kubelet's podResourcesAreReclaimed, as far as the pod workers track it: the pod has finished
    * terminating (its containers stopped) or is gone altogether.
    */
@@ -532,7 +555,11 @@ export class Agent implements SyncHandler {
     s.apiStatus = this.apiStatus(s);
     this.noteReported(s.apiStatus);
     this.statusManager.setPodStatus(s.pod, s.apiStatus);
-    if (s.phase === "terminated") this.statusManager.terminatePod(s.pod, s.apiStatus);
+    if (s.phase === "terminated") {
+      this.statusManager.terminatePod(s.pod, s.apiStatus);
+      for (const done of this.terminationWaiters.get(s.uid) ?? []) done();
+      this.terminationWaiters.delete(s.uid);
+    }
     if (!this.started.has(s.uid) && s.phase === "syncing" && s.apiStatus.containerStatuses?.every((c) => c.state?.running) && st) {
       this.started.add(s.uid);
       this.o.hooks?.podStarted?.(s.pod, (this.o.clock.now() - Date.parse(s.seen)) / 1000);

@@ -26,6 +26,7 @@ import type { SummaryProvider } from "../stats/summary-provider";
 import { loadStaticPods, loadStaticPodsWithLocalObjects } from "../manifest/load";
 import { Pleg } from "../pleg";
 import { kubeletConfigz } from "./configz";
+import { storedServingCertificate } from "../certificate/node-certificates";
 import { AgentMetrics, Authenticator, Authorizer, buildNode, isSpecificIP, readHostFacts, realHostNetwork, resolveNodeAddresses, runtimeCounts, servingCertificate, startAgentServer, type AgentServer, type AgentServerOptions, type HostNetwork } from "../server";
 import { RealClock, type Clock } from "../util/clock";
 import { ConfigError, errorMessage } from "../util/errors";
@@ -36,6 +37,8 @@ import { NoObjectSource } from "../volume/no-object-source";
 import { NoServiceLister } from "../volume/no-service-lister";
 import type { ObjectSource, ServiceLister, VolumePlugin } from "../volume/types";
 import { KmsgReader, OomWatcher, type KernelLog } from "../oom";
+import { LogindShutdownSignal, ShutdownManager, watchShutdownSignal, type ShutdownSignal } from "../nodeshutdown";
+import { SdNotifier, type NotifySocket } from "../systemd";
 import { ContainerLogManager, CriImageFsStats, ImageGCManager } from "../eviction";
 import { EventBroadcaster, EventRing, nodeReference, recordNodeConditionEvents, type NodeEventRecorder } from "../events";
 import { Agent } from "./agent";
@@ -109,6 +112,12 @@ export interface NodeDeps {
   systemdRunning?: () => boolean;
   /** The kernel's log the OOM watcher reads (/dev/kmsg); a fake in tests. */
   kernelLog?: () => KernelLog;
+  /** Where a host shutdown is announced (systemd-logind over the system bus by default); a fake in tests. */
+  shutdownSignal?: ShutdownSignal;
+  /** sd_notify's environment (NOTIFY_SOCKET, WATCHDOG_USEC, WATCHDOG_PID): process.env by default. */
+  notifyEnv?: Record<string, string | undefined>;
+  /** Where sd_notify datagrams go (libc on $NOTIFY_SOCKET by default); a recorder in tests. */
+  notifySocket?: NotifySocket;
 }
 
 /** A reserved quantity as the container manager counts it: millicores of cpu, bytes of memory. */
@@ -151,6 +160,11 @@ export interface RunningNode {
   readonly url: string;
   /** Stops the sync loop, the sources, the server and a runtime this process started; the pods keep running. */
   stop(): Promise<void>;
+  /**
+   * A graceful node shutdown now (src/nodeshutdown), as on logind's PrepareForShutdown: every pod
+   * stopped by priority group within the budgets. Resolves when done; at once without a grace period.
+   */
+  shutdownPods(): Promise<void>;
 }
 
 /** Stops what was started, newest first; a step that fails to stop is logged and the rest still run. */
@@ -208,9 +222,11 @@ function apiSecurity(config: AgentConfig, hostIPs: readonly string[], cluster: C
   const authn = server.authentication;
   let tls: AgentServerOptions["tls"];
   if (!server.insecureHttp) {
+    // serverTLSBootstrap: a serving pair issued before (under --cert-dir) is served from the start.
+    const issued = config.cluster?.certificates.serverTLSBootstrap ? storedServingCertificate(config.certDir, clock.now(), log) : undefined;
     const cert = servingCertificate({
-      ...(server.tls ?? {}),
-      certDir: join(config.rootDir, "pki"),
+      ...(server.tls ?? (issued ? { certFile: issued.path, keyFile: issued.path } : {})),
+      certDir: config.certDir,
       hostname: config.nodeName,
       alternateNames: [...hostIPs, ...(isSpecificIP(server.address) ? [server.address] : [])],
     });
@@ -253,10 +269,19 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     if (!agent) throw new Error("the agent is starting");
     return agent;
   };
-  /** The node's Ready verdict from the agent's health checks, for GET /node and the Node in the API. */
+  // Graceful node shutdown (src/nodeshutdown), when a grace period is configured: its admit handler is
+  // the chain's last, and while it shuts down the node is NotReady.
+  let shutdownManager: ShutdownManager | undefined;
+  /**
+   * The node's Ready verdict from the agent's health checks, for GET /node and the Node in the API, and
+   * `node is shutting down` during a graceful shutdown (the kubelet's ReadyCondition takes the shutdown
+   * manager's status as one of its errors).
+   */
   const agentHealth = () => {
-    const bad = theAgent().healthChecks().filter((c) => !c.ok);
-    return { ready: bad.length === 0, message: bad.map((c) => `${c.name}: ${c.message}`).join("; ") };
+    const bad = theAgent().healthChecks().filter((c) => !c.ok).map((c) => `${c.name}: ${c.message}`);
+    const shutdown = shutdownManager?.shutdownStatus();
+    if (shutdown) bad.push(shutdown);
+    return { ready: bad.length === 0, message: bad.join("; ") };
   };
 
   try {
@@ -264,6 +289,16 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     // and mirror pods are written back. Loaded only here, so other commands never load the API client.
     if (config.cluster) {
       const { ClusterNode } = await import("../cluster/cluster-node");
+      // TLS bootstrap (src/certificate): a usable --kubeconfig first, requested with the bootstrap credentials when needed.
+      const bootstrapKubeconfig = config.cluster.certificates.bootstrapKubeconfig;
+      if (bootstrapKubeconfig) {
+        const { bootstrapClientCertificate } = await import("../certificate/bootstrap");
+        try {
+          await bootstrapClientCertificate({ kubeconfig: config.cluster.kubeconfig, bootstrapKubeconfig, certDir: config.certDir, nodeName, clock, log, userAgent: `nodeagent/${pkg.version} (agent on ${nodeName})` });
+        } catch (e) {
+          throw new ConfigError(`TLS bootstrap with --bootstrap-kubeconfig ${bootstrapKubeconfig}: ${errorMessage(e)}`);
+        }
+      }
       try {
         cluster = await ClusterNode.connect({
           kubeconfig: config.cluster.kubeconfig,
@@ -278,6 +313,11 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         });
       } catch (e) {
         throw new ConfigError(`--kubeconfig ${config.cluster.kubeconfig}: ${errorMessage(e)}`);
+      }
+      if (config.cluster.certificates.rotateCertificates) {
+        const { startClientCertificateRotation } = await import("../certificate/node-certificates");
+        const rotation = startClientCertificateRotation({ certDir: config.certDir, nodeName, clock, log, kubeconfig: config.cluster.kubeconfig, client: cluster.client });
+        if (rotation) resources.add("the client certificate rotation", () => rotation.stop());
       }
     }
 
@@ -396,6 +436,18 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         log,
       }),
     ];
+    if (config.shutdown.periods.length > 0) {
+      shutdownManager = new ShutdownManager({
+        periods: config.shutdown.periods,
+        target: { activePods: () => theAgent().activePods(), terminatePod: (pod, status, grace) => theAgent().terminatePod(pod, status, grace) },
+        clock,
+        log,
+      });
+      admitHandlers.push(shutdownManager);
+      log.info(`graceful node shutdown: ${shutdownManager.periods.map((p) => `priority ${p.priority} and up ${p.shutdownGracePeriodSeconds}s`).join(", ")}`);
+    }
+    // sd_notify (src/systemd): READY=1 after the first housekeeping that follows the PLEG's first relist.
+    const notifier = new SdNotifier({ env: deps.notifyEnv ?? process.env, pid: process.pid, clock, log, ...(deps.notifySocket ? { socket: deps.notifySocket } : {}) });
     // Image GC: its own loop, and the eviction manager's reclaim of unused images (ImageGC).
     const imageGC = new ImageGCManager({
       runtime: client, fsStats: new CriImageFsStats(client), policy: config.gc.image, sandboxImage: config.runtime.podInfraImage,
@@ -465,6 +517,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         sourceReported: (r) => metrics.setSourceErrors(r.source, r.errors.length),
         probeObserved: (o) => metrics.observeProbe(o),
         afterHousekeeping: () => {
+          if (pleg.relistStats.lastRelistTime) notifier.ready();
           void cluster?.housekeeping(a.workers.states().map((s) => ({ pod: s.pod, terminating: s.phase !== "syncing" }))).catch((err) => log.warn(`mirror pods: ${errorMessage(err)}`));
           const stats = pleg.relistStats;
           if (stats.lastRelistTime) metrics.setPlegLastSeen(stats.lastRelistTime);
@@ -513,6 +566,12 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     });
     server = srv;
     resources.add("the HTTP API", () => srv.stop());
+    // serverTLSBootstrap: the serving certificate from the cluster, served once issued and on each renewal.
+    if (cluster && config.cluster?.certificates.serverTLSBootstrap) {
+      const { startServingCertificateRotation } = await import("../certificate/node-certificates");
+      const serving = startServingCertificateRotation({ certDir: config.certDir, nodeName, clock, log, client: cluster.client, addresses, serve: (cert, key) => srv.setServingCertificate(cert, key) });
+      resources.add("the serving certificate rotation", () => serving.stop());
+    }
 
     log.info(`nodeagent ${pkg.version} on node ${nodeName}: API at ${srv.url}, runtime ${runtime.endpoint}, sources ${sources.map((s) => s.name).join(", ")}, API objects from ${objects.description}`);
     if (cluster) log.info(`joining the cluster at ${cluster.client.server} as node ${nodeName}`);
@@ -526,15 +585,19 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       if (system) nodeEvent("Warning", "SystemOOM", k.processName && k.pid ? `System OOM encountered, victim process: ${k.processName}, pid: ${k.pid}` : "System OOM encountered");
     } });
     const oomLoop = oomWatcher.run(ac.signal);
+    const watchdog = notifier.runWatchdog(ac.signal);
+    const shutdownWatch = shutdownManager ? watchShutdownSignal(shutdownManager, deps.shutdownSignal ?? new LogindShutdownSignal({ log }), ac.signal, log) : Promise.resolve();
     return {
       agent: a,
       url: srv.url,
+      shutdownPods: () => shutdownManager?.shutdown() ?? Promise.resolve(),
       async stop() {
+        notifier.stopping();
         ac.abort();
         await loop;
-        await oomLoop;
+        await Promise.all([oomLoop, watchdog, shutdownWatch]);
         await resources.releaseAll();
-        log.info("nodeagent stopped; the pods keep running");
+        log.info(shutdownManager?.shutdownStatus() ? "nodeagent stopped after the node shutdown stopped its pods" : "nodeagent stopped; the pods keep running");
       },
     };
   } catch (err) {
@@ -545,18 +608,23 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
 
 /**
  * Runs the node until SIGINT or SIGTERM, then stops it in order (a second signal ends the process at
- * once). The handlers are in place before anything starts, so a signal during the start stops the
- * node as soon as it is up instead of killing the process with a managed containerd still running.
+ * once). With --shutdown-pods, SIGTERM first stops every pod as a node shutdown does (the host is going
+ * down and there is no logind to announce it); SIGINT, and SIGTERM without it, leave the pods running.
+ * The handlers are in place before anything starts, so a signal during the start stops the node as
+ * soon as it is up instead of killing the process with a managed containerd still running.
  * The process is the agent's from here on: it takes the agent's JIT policy (src/util/jit-policy.ts;
  * the binary starts with it, and a test or another caller gets it here).
  */
 export async function runNode(config: AgentConfig, deps: NodeDeps = {}): Promise<void> {
   Bun.unsafe.setJITPolicy(AGENT_JIT_POLICY);
-  const stopRequested = new Promise<void>((resolve) => {
-    process.once("SIGINT", () => resolve());
-    process.once("SIGTERM", () => resolve());
+  const stopRequested = new Promise<NodeJS.Signals>((resolve) => {
+    process.once("SIGINT", () => resolve("SIGINT"));
+    process.once("SIGTERM", () => resolve("SIGTERM"));
   });
   const node = await startNode(config, deps);
-  await stopRequested;
+  const signal = await stopRequested;
+  if (signal === "SIGTERM" && config.shutdown.shutdownPods) {
+    await node.shutdownPods();
+  }
   await node.stop();
 }

@@ -69,6 +69,8 @@ export interface AgentServer {
   /** Base URL, e.g. "https://127.0.0.1:10250". */
   url: string;
   port: number;
+  /** Serves a new certificate and key (PEM) from the next TLS handshake on: a rotated serving certificate. */
+  setServingCertificate(cert: string, key: string): void;
   stop(): Promise<void>;
 }
 
@@ -496,6 +498,7 @@ export async function startAgentServer(o: AgentServerOptions): Promise<AgentServ
   return {
     url,
     port,
+    setServingCertificate: (cert, key) => running.setCertificate(cert, key),
     async stop() {
       await running.close();
     },
