@@ -39,11 +39,15 @@ function pod(over: Partial<Pod["spec"]> = {}): Pod {
 
 describe("PodSyncer events", () => {
   test("a new pod: Pulling, Pulled in <duration>, Created, Started, each on spec.containers{app}", async () => {
-    const { syncer, events } = setup();
-    await syncer.syncPod(pod(), undefined);
+    const { rt, clock, syncer, events } = setup();
+    const release = rt.hold("pullImage");
+    const sync = syncer.syncPod(pod(), undefined);
+    await clock.advance(1234);
+    release();
+    await sync;
     expect(events.lines()).toEqual([
       'Normal Pulling: Pulling image "busybox:1.35"',
-      'Normal Pulled: Successfully pulled image "busybox:1.35" in 0ms',
+      'Normal Pulled: Successfully pulled image "busybox:1.35" in 1.234s',
       "Normal Created: Created container app",
       "Normal Started: Started container app",
     ]);
