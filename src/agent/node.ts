@@ -442,6 +442,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         target: { activePods: () => theAgent().activePods(), terminatePod: (pod, status, grace) => theAgent().terminatePod(pod, status, grace) },
         clock,
         log,
+        events: nodeEvent,
       });
       admitHandlers.push(shutdownManager);
       log.info(`graceful node shutdown: ${shutdownManager.periods.map((p) => `priority ${p.priority} and up ${p.shutdownGracePeriodSeconds}s`).join(", ")}`);

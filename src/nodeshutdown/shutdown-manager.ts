@@ -25,6 +25,7 @@
 import type { Pod } from "kubernetes-types/core/v1";
 import { podKey } from "../api/pod";
 import type { PodAdmitAttributes, PodAdmitHandler, PodAdmitResult } from "../admission/types";
+import type { NodeEventRecorder } from "../events/types";
 import type { Clock, Timer } from "../util/clock";
 import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
@@ -62,6 +63,8 @@ export interface ShutdownManagerOptions {
   log: Logger;
   /** The shutdown has started: the node's status is to be reported now (the kubelet's syncNodeStatus). */
   onShuttingDown?: () => void;
+  /** The node's events: Normal Shutdown when a shutdown starts or is called off (nodeshutdown_manager_linux.go); none by default. */
+  events?: NodeEventRecorder;
 }
 
 export class ShutdownManager implements PodAdmitHandler {
@@ -101,6 +104,7 @@ export class ShutdownManager implements PodAdmitHandler {
   shutdown(): Promise<void> {
     if (this.running) return this.running;
     this.o.log.warn("Shutdown: Shutdown manager detected shutdown event");
+    this.o.events?.("Normal", "Shutdown", "Shutdown manager detected shutdown event");
     this.shuttingDown = true;
     this.o.onShuttingDown?.();
     this.running = this.processShutdownEvent().finally(() => (this.running = undefined));
@@ -114,6 +118,7 @@ export class ShutdownManager implements PodAdmitHandler {
   cancel(): void {
     if (!this.shuttingDown) return;
     this.o.log.warn("Shutdown: Shutdown manager detected shutdown cancellation");
+    this.o.events?.("Normal", "Shutdown", "Shutdown manager detected shutdown cancellation");
     this.shuttingDown = false;
   }
 

@@ -68,6 +68,14 @@ describe("grace periods", () => {
 });
 
 describe("a shutdown", () => {
+  test("records Normal Shutdown on the Node when it starts and when it is called off", async () => {
+    const events: string[] = [];
+    const manager = new ShutdownManager({ periods: migrateGracePeriods(10_000, 4_000), target: new FakeShutdownTarget([]), clock: new FakeClock(), log: linesLog().log, events: (type, reason, message) => events.push(`${type} ${reason}: ${message}`) });
+    await manager.shutdown();
+    manager.cancel();
+    expect(events).toEqual(["Normal Shutdown: Shutdown manager detected shutdown event", "Normal Shutdown: Shutdown manager detected shutdown cancellation"]);
+  });
+
   test("stops the normal pods first within min(own grace, 6s), then the critical ones within 4s, each Failed with the kubelet's reason and message", async () => {
     const t = setup([pod("crit", { priority: CRITICAL, grace: 30 }), pod("a", { grace: 30 }), pod("b", { grace: 2 }), pod("nograce")]);
     const done = t.manager.shutdown();
