@@ -493,7 +493,11 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       backgroundLoops: [imageGC, new ContainerLogManager({ runtime: client, policy: config.gc.containerLogs, podLogsRoot: config.pods.logsDir, clock, log })],
       node: async () => {
         const health = agentHealth();
-        const previous = lastNode;
+        // The events compare with the Node built last; the first one, in a cluster, with the API
+        // server's copy when the informer has it (the kubelet's setters run on that), so that a reboot
+        // while the agent was down is seen (Rebooted). Later builds do not ask the informer: it lags
+        // the agent's own status writes, and each build would record the same change again.
+        const previous = lastNode ?? cluster?.apiNode();
         lastNode = await buildNode({
           nodeName, labels: config.node.labels, taints: config.node.taints, runtime: client, maxPods: config.node.maxPods, reserved: config.node.reserved,
           now: clock.now(), version: pkg.version, runtimeName, addresses, port: server?.port, previous: lastNode,

@@ -4,7 +4,10 @@
 //     (the setter appends a new Ready condition without an event);
 //   MemoryPressure, DiskPressure, PIDPressure: an absent condition counts as Unknown, so the first
 //     status records NodeHasSufficientMemory / NodeHasNoDiskPressure / NodeHasSufficientPID, and
-//     every change after that the opposite reason.
+//     every change after that the opposite reason;
+//   a boot ID other than the one the previous Node had: Warning Rebooted, "Node <name> has been
+//     rebooted, boot id: <id>" (the MachineInfo setter). The node wiring passes the API server's Node
+//     as the previous one at the first build in a cluster, so a reboot is seen across a restart.
 import type { Node } from "kubernetes-types/core/v1";
 import type { NodeEventRecorder } from "./types";
 
@@ -33,7 +36,10 @@ export function nodeConditionEventReasons(previous: Node | undefined, next: Node
   return reasons;
 }
 
-/** Records the node status events of a change of the Node's conditions. */
+/** Records the node status events of a change of the Node's conditions (and of its boot ID). */
 export function recordNodeConditionEvents(record: NodeEventRecorder, nodeName: string, previous: Node | undefined, next: Node): void {
+  const wasBoot = previous?.status?.nodeInfo?.bootID;
+  const boot = next.status?.nodeInfo?.bootID;
+  if (wasBoot && boot && wasBoot !== boot) record("Warning", "Rebooted", `Node ${nodeName} has been rebooted, boot id: ${boot}`);
   for (const reason of nodeConditionEventReasons(previous, next)) record("Normal", reason, `Node ${nodeName} status is now: ${reason}`);
 }

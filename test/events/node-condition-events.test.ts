@@ -21,6 +21,14 @@ describe("node status events", () => {
     expect(nodeConditionEventReasons(ok, bad)).toEqual(["NodeNotReady", "NodeHasInsufficientMemory"]);
     expect(nodeConditionEventReasons(bad, ok)).toEqual(["NodeReady", "NodeHasSufficientMemory"]);
   });
+  test("another boot ID than the previous Node's: Warning Rebooted", () => {
+    const lines: string[] = [];
+    const booted = (bootID: string): Node => ({ ...node({ Ready: "True" }), status: { ...node({ Ready: "True" }).status, nodeInfo: { bootID } as never } });
+    recordNodeConditionEvents((t, r, m) => lines.push(`${t} ${r}: ${m}`), "n1", booted("b-1"), booted("b-2"));
+    recordNodeConditionEvents((t, r, m) => lines.push(`${t} ${r}: ${m}`), "n1", booted("b-2"), booted("b-2"));
+    expect(lines).toEqual(["Warning Rebooted: Node n1 has been rebooted, boot id: b-2"]);
+  });
+
   test("the message is the kubelet's", () => {
     const lines: string[] = [];
     recordNodeConditionEvents((t, r, m) => lines.push(`${t} ${r}: ${m}`), "n1", node({ Ready: "True" }), node({ Ready: "False" }));
