@@ -17,6 +17,7 @@ import { createLogger, type Logger } from "../../src/util/log";
 import { FakeRuntime } from "../fakes/runtime";
 import { relistFake as relist } from "./fixtures";
 import { volumesFor } from "../fakes/volumes";
+import { FakeRecorder } from "../fakes/events";
 
 const base = mkdtempSync(join(tmpdir(), "nodeagent-hooks-"));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -50,8 +51,9 @@ function setup() {
   const quiet = createLogger("text", -999);
   const log = { ...quiet, warn: (m: string) => void warnings.push(String(m)) } as Logger;
   const o = options();
-  const syncer = new PodSyncer(rt, clock, new Backoff(clock), new Backoff(clock), o, log, volumesFor(o, clock, log));
-  return { clock, rt, syncer, warnings };
+  const events = new FakeRecorder();
+  const syncer = new PodSyncer(rt, clock, new Backoff(clock), new Backoff(clock), o, log, volumesFor(o, clock, log), undefined, undefined, undefined, undefined, events);
+  return { clock, rt, syncer, warnings, events };
 }
 
 function hookPod(lifecycle: Container["lifecycle"], opts: { grace?: number; hostNetwork?: boolean } = {}): Pod {
@@ -99,13 +101,15 @@ describe("postStart", () => {
   });
 
   test("a failing exec hook: FailedPostStartHook logged with the kubelet's message, the container killed, PostStartHookError", async () => {
-    const { clock, rt, syncer, warnings } = setup();
+    const { clock, rt, syncer, warnings, events } = setup();
     rt.execResult = { exitCode: 3, stdout: "", stderr: "no config" };
     const r = await syncer.syncPod(hookPod({ postStart: { exec: { command: ["sh", "-c", "exit 3"] } } }, { grace: 7 }), undefined);
     const message = `Exec lifecycle hook ([sh -c exit 3]) for Container "app" in Pod "web_default(uid-hooks)" failed - error: command 'sh -c exit 3' exited with 3: no config, message: "no config"`;
     expect(r.waiting.get("app")).toEqual({ reason: "PostStartHookError", message });
     expect(r.errors).toEqual([`app: PostStartHookError: ${message}`]);
     expect(warnings).toContain(`FailedPostStartHook: ${message}`);
+    // The kubelet's events: the hook's failure, the kill it causes; no "Failed" start error.
+    expect(events.lines().filter((l) => !/ (Created|Started|Pulled|Pulling):/.test(l))).toEqual([`Warning FailedPostStartHook: ${message}`, "Normal Killing: FailedPostStartHook"]);
     const [c] = rt.containersNamed("app");
     expect(c?.state).toBe("CONTAINER_EXITED");
     expect(rt.callsOf("stopContainer")).toEqual([{ id: c!.id, timeoutSeconds: 7 }]);
@@ -200,9 +204,13 @@ describe("preStop", () => {
   });
 
   test("a failing exec hook is logged as FailedPreStopHook and the container stops anyway", async () => {
-    const { rt, syncer, pod, status, warnings } = await running({ preStop: { exec: { command: ["nginx", "-s", "quit"] } } });
+    const { rt, syncer, pod, status, warnings, events } = await running({ preStop: { exec: { command: ["nginx", "-s", "quit"] } } });
     rt.execResult = { exitCode: 1, stdout: "", stderr: "nginx: not found" };
     await syncer.killPod(pod, status, undefined);
+    expect(events.lines().slice(-2)).toEqual([
+      "Normal Killing: Stopping container app",
+      `Warning FailedPreStopHook: Exec lifecycle hook ([nginx -s quit]) for Container "app" in Pod "web_default(uid-hooks)" failed - error: command 'nginx -s quit' exited with 1: nginx: not found, message: "nginx: not found"`,
+    ]);
     expect(warnings).toContain(`FailedPreStopHook: Exec lifecycle hook ([nginx -s quit]) for Container "app" in Pod "web_default(uid-hooks)" failed - error: command 'nginx -s quit' exited with 1: nginx: not found, message: "nginx: not found"`);
     expect(rt.containersNamed("app")[0]?.state).toBe("CONTAINER_EXITED");
     // The exec is bounded by the grace period in the runtime too.

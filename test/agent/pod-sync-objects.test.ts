@@ -16,7 +16,7 @@ import type { ObjectSource } from "../../src/volume/types";
 import { grpcStatusError } from "../fakes/grpc";
 import { FakeObjectSource } from "../fakes/object-source";
 import { FakeRuntime } from "../fakes/runtime";
-import { relistFake as relist } from "./fixtures";
+import { relistFake } from "./fixtures";
 import { FakeServiceLister } from "../fakes/service-lister";
 
 const base = mkdtempSync(join(tmpdir(), "nodeagent-pod-sync-objects-"));
@@ -54,6 +54,8 @@ function setup(objects?: ObjectSource, services?: FakeServiceLister) {
   const syncer = new PodSyncer(rt, clock, new Backoff(clock), new Backoff(clock), options(), log, volumesFor(options(), clock, log, { objects }), undefined, undefined, objects, services);
   return { clock, rt, syncer, warnings };
 }
+
+const relist = relistFake;
 
 function createdConfigs(rt: FakeRuntime): ContainerConfigInput[] {
   return rt.calls.filter((c) => c.method === "createContainer").map((c) => (c.arg as { config: ContainerConfigInput }).config);
