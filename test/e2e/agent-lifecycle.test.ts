@@ -92,6 +92,13 @@ spec:
       expect(agent.proc.stderr).toContain("failed - error: command 'sh -c echo no config >&2; exit 7' exited with 7: no config");
       // Never started as far as the status goes: the hook fails every time.
       expect(p.status?.containerStatuses?.[0]?.ready).toBe(false);
+      // The kubelet's events reach the API server: the hook's failure and the kill it caused.
+      const events = await eventually("FailedPostStartHook and Killing events in the API", async () => {
+        const mine = (api.store.list("events", "default") as { reason?: string; message?: string; involvedObject?: { name?: string } }[]).filter((e) => e.involvedObject?.name === `badhook-${NODE_NAME}`);
+        return mine.some((e) => e.reason === "FailedPostStartHook") && mine.some((e) => e.reason === "Killing") ? mine : undefined;
+      });
+      expect(events.find((e) => e.reason === "FailedPostStartHook")?.message).toContain("Exec lifecycle hook ([sh -c echo no config >&2; exit 7])");
+      expect(events.find((e) => e.reason === "Killing")?.message).toBe("FailedPostStartHook");
       agent.removeManifest("badhook.yaml");
       await eventually("the pod to go", async () => !(await agent.pod("badhook")));
     }, 90_000);
