@@ -25,7 +25,8 @@ import { VolumeMountError, type PodVolumes } from "../volume/types";
 import type { Backoff } from "./backoff";
 import { PodStartGate, type PodStartPlace } from "./pod-start-gate";
 import * as ann from "./labels";
-import { computePodActions, findContainerStatus, isInit, neverRan, type PodActions, type ProbeFailureLookup } from "./pod-actions";
+import { computePodActions, findContainerStatus, hasSidecars, isInit, isSidecar, neverRan, type PodActions, type ProbeFailureLookup, type StartedLookup } from "./pod-actions";
+import { TerminationOrder } from "./termination-order";
 import { containerConfig, containerLogDir, downwardEnvValue, podDir, podLogDir, sandboxConfig, terminationLogDir, type RuntimeConfigOptions } from "./runtime-config";
 import type { Waiting } from "./status";
 import { ContainerConfigError, makeEnvironmentVariables } from "../volume/container-env";
@@ -118,10 +119,15 @@ export class PodSyncer {
 
   private flatCgroups: PodCgroups | undefined;
 
-  async syncPod(pod: Pod, status: PodStatus | undefined, probeFailure?: ProbeFailureLookup): Promise<SyncResult> {
-    const actions = computePodActions(pod, status, probeFailure);
+  async syncPod(pod: Pod, status: PodStatus | undefined, probeFailure?: ProbeFailureLookup, started?: StartedLookup): Promise<SyncResult> {
+    const actions = computePodActions(pod, status, probeFailure, started);
     const result: SyncResult = { actions, waiting: new Map(), changed: false, errors: [] };
     if (actions.podFailed) result.failed = actions.podFailed;
+
+    // The kubelet's syncPod: while the runtime's network is not ready only host-network pods go on
+    // (runtimeState.networkErrors); a sync that only stops the pod still does.
+    const networkError = pod.spec?.hostNetwork ? undefined : this.opts.networkErrors?.();
+    if (networkError && !(actions.killPod && !actions.createSandbox)) return this.networkNotReady(pod, result, networkError);
 
     if (actions.killPod) {
       await this.killPod(pod, status, undefined);
@@ -228,11 +234,26 @@ export class PodSyncer {
       }
       return true;
     };
-    if (actions.nextInitContainer !== undefined) {
-      await startOne(pod.spec!.initContainers![actions.nextInitContainer]!, true);
-      return result;
+    // The kubelet's SyncPod: the init containers first; a regular one that fails to start ends the
+    // sync there, a sidecar that fails does not hold the others back.
+    for (const i of actions.initContainersToStart) {
+      const c = pod.spec!.initContainers![i]!;
+      if (!(await startOne(c, true)) && !isSidecar(c)) return result;
     }
     for (const i of actions.containersToStart) await startOne(pod.spec!.containers[i]!, false);
+    return result;
+  }
+
+  /**
+   * The pod waits for the runtime's network: its containers wait with the kubelet's message (its
+   * NetworkNotReady event), and the worker tries again after its error backoff.
+   */
+  private networkNotReady(pod: Pod, result: SyncResult, networkError: string): SyncResult {
+    const message = `network is not ready: ${networkError}`;
+    this.log.warn(`pod ${podKey(pod)}: NetworkNotReady: ${message}`);
+    for (const c of pod.spec?.initContainers ?? []) result.waiting.set(c.name, { reason: "PodInitializing", message });
+    for (const c of pod.spec?.containers ?? []) result.waiting.set(c.name, { reason: "ContainerCreating", message });
+    result.errors.push(message);
     return result;
   }
 
@@ -340,7 +361,7 @@ export class PodSyncer {
    * app containers), one per image; a failed lookup resolves to undefined and is asked again later.
    */
   private lookUpImages(pod: Pod, actions: PodActions): ImageLookups {
-    const containers = actions.nextInitContainer !== undefined ? [pod.spec!.initContainers![actions.nextInitContainer]!] : actions.containersToStart.map((i) => pod.spec!.containers[i]!);
+    const containers = [...actions.initContainersToStart.map((i) => pod.spec!.initContainers![i]!), ...actions.containersToStart.map((i) => pod.spec!.containers[i]!)];
     const lookups: ImageLookups = new Map();
     for (const c of containers) {
       const image = c.image ?? "";
@@ -350,8 +371,11 @@ export class PodSyncer {
     return lookups;
   }
 
-  /** Runs the preStop hook (exec) then stops the container within the grace period. */
-  async killContainer(pod: Pod | undefined, id: string, spec: Container | undefined, graceOverride: number | undefined, status?: ContainerStatus): Promise<void> {
+  /**
+   * Runs the preStop hook (exec) then stops the container within the grace period; with `turn`, it
+   * first waits for its turn to stop (a sidecar: termination-order.ts) and the wait counts against the grace.
+   */
+  async killContainer(pod: Pod | undefined, id: string, spec: Container | undefined, graceOverride: number | undefined, status?: ContainerStatus, turn?: (graceSeconds: number) => Promise<number>): Promise<void> {
     let grace = graceOverride ?? pod?.spec?.terminationGracePeriodSeconds ?? Number(status?.annotations[ann.POD_TERMINATION_GRACE_PERIOD] ?? 30);
     const start = this.clock.now();
     const preStop = spec?.lifecycle?.preStop ?? (status?.annotations[ann.CONTAINER_PRESTOP_HANDLER] ? JSON.parse(status.annotations[ann.CONTAINER_PRESTOP_HANDLER]!) : undefined);
@@ -364,13 +388,27 @@ export class PodSyncer {
       }
       grace -= Math.floor((this.clock.now() - start) / 1000);
     }
+    if (turn && grace > 0) grace -= await turn(grace);
     await ignoreNotFound(this.runtime.stopContainer(id, Math.max(grace, MIN_GRACE_SECONDS)));
   }
 
-  /** Stops every running container (in parallel, as the kubelet) and then every sandbox of the pod. */
+  /**
+   * Stops every running container (in parallel, as the kubelet) and then every sandbox of the pod. With
+   * native sidecars the kubelet's order holds (termination-order.ts): app containers, then sidecars in reverse.
+   */
   async killPod(pod: Pod | undefined, status: PodStatus | undefined, graceOverride: number | undefined): Promise<void> {
     const running = (status?.containerStatuses ?? []).filter((c) => c.state === "CONTAINER_RUNNING" || c.state === "CONTAINER_CREATED");
-    await Promise.all(running.map((c) => this.killContainer(pod, c.id, pod ? findSpec(pod, c.metadata?.name ?? "") : undefined, graceOverride, c)));
+    const order = pod && hasSidecars(pod) ? new TerminationOrder(pod, running.map((c) => c.metadata?.name ?? ""), this.clock) : undefined;
+    await Promise.all(
+      running.map(async (c) => {
+        const name = c.metadata?.name ?? "";
+        try {
+          await this.killContainer(pod, c.id, pod ? findSpec(pod, name) : undefined, graceOverride, c, order && ((grace) => order.waitForTurn(name, grace)));
+        } finally {
+          order?.terminated(name);
+        }
+      }),
+    );
     for (const s of status?.sandboxStatuses ?? []) {
       if (s.state === "SANDBOX_READY") await ignoreNotFound(this.runtime.stopPodSandbox(s.id));
     }

@@ -46,6 +46,11 @@ export interface RuntimeConfigOptions {
    * defaultPodLimitsForDownwardAPI), and a Memory emptyDir without sizeLimit or pod limit is sized by it.
    */
   nodeAllocatable?: () => Promise<ResourceList | undefined>;
+  /**
+   * Why the runtime's network is not ready (runtime-state.ts, the kubelet's runtimeState.networkErrors),
+   * undefined when it is: only host-network pods sync meanwhile. Always ready when not given.
+   */
+  networkErrors?: () => string | undefined;
 }
 
 // Every path below is built from pod data with confinedPath, which throws PathEscapeError rather

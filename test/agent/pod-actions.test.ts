@@ -5,7 +5,7 @@ import { pod, podStatus, type CSpec } from "./fixtures";
 const summary = (a: ReturnType<typeof computePodActions>) => ({
   killPod: a.killPod,
   createSandbox: a.createSandbox,
-  init: a.nextInitContainer ?? null,
+  init: a.initContainersToStart,
   start: a.containersToStart,
   kill: a.containersToKill.map((k) => `${k.name}: ${k.reason}`),
   ...(a.podFailed ? { failed: a.podFailed } : {}),
@@ -15,13 +15,13 @@ describe("sandbox", () => {
   test("a new pod: create the sandbox (attempt 0) and start every container", () => {
     const p = pod({ containers: ["a", "b"] });
     const a = computePodActions(p, undefined);
-    expect(summary(a)).toEqual({ killPod: false, createSandbox: true, init: null, start: [0, 1], kill: [] });
+    expect(summary(a)).toEqual({ killPod: false, createSandbox: true, init: [], start: [0, 1], kill: [] });
     expect(a.attempt).toBe(0);
   });
   test("a dead sandbox: kill what is left and create attempt n+1", () => {
     const p = pod();
     const a = computePodActions(p, podStatus(p, { sandbox: "notready", attempt: 2, containers: [{ name: "app", state: "exited", exitCode: 137 }] }));
-    expect(summary(a)).toEqual({ killPod: true, createSandbox: true, init: null, start: [0], kill: [] });
+    expect(summary(a)).toEqual({ killPod: true, createSandbox: true, init: [], start: [0], kill: [] });
     expect(a.attempt).toBe(3);
   });
   test("two ready sandboxes are reconciled into a new one", () => {
@@ -37,12 +37,12 @@ describe("sandbox", () => {
   test("restartPolicy Never: a dead sandbox of a pod that ran is not recreated", () => {
     const p = pod({ restartPolicy: "Never" });
     const a = computePodActions(p, podStatus(p, { sandbox: "notready", containers: [{ name: "app", state: "exited", exitCode: 1 }] }));
-    expect(summary(a)).toEqual({ killPod: true, createSandbox: false, init: null, start: [], kill: [] });
+    expect(summary(a)).toEqual({ killPod: true, createSandbox: false, init: [], start: [], kill: [] });
   });
   test("restartPolicy OnFailure: a dead sandbox is recreated only for the containers that failed", () => {
     const p = pod({ restartPolicy: "OnFailure", containers: ["ok", "bad"] });
     const st = podStatus(p, { sandbox: "notready", containers: [{ name: "ok", state: "exited", exitCode: 0 }, { name: "bad", state: "exited", exitCode: 2 }] });
-    expect(summary(computePodActions(p, st))).toEqual({ killPod: true, createSandbox: true, init: null, start: [1], kill: [] });
+    expect(summary(computePodActions(p, st))).toEqual({ killPod: true, createSandbox: true, init: [], start: [1], kill: [] });
     const done = podStatus(p, { sandbox: "notready", containers: [{ name: "ok", state: "exited", exitCode: 0 }, { name: "bad", state: "exited", exitCode: 0 }] });
     expect(computePodActions(p, done).createSandbox).toBe(false);
   });
@@ -73,12 +73,12 @@ describe("app containers: restartPolicy × state", () => {
   test("every container finished and none to restart: the sandbox is killed", () => {
     const p = pod({ restartPolicy: "Never", containers: ["a", "b"] });
     const a = computePodActions(p, podStatus(p, { containers: [{ name: "a", state: "exited", exitCode: 0 }, { name: "b", state: "exited", exitCode: 3 }] }));
-    expect(summary(a)).toEqual({ killPod: true, createSandbox: false, init: null, start: [], kill: [] });
+    expect(summary(a)).toEqual({ killPod: true, createSandbox: false, init: [], start: [], kill: [] });
   });
   test("a running container made from an older spec is replaced", () => {
     const p = pod();
     const a = computePodActions(p, podStatus(p, { containers: [{ name: "app", state: "running", staleHash: true }] }));
-    expect(summary(a)).toEqual({ killPod: false, createSandbox: false, init: null, start: [0], kill: ["app: Container spec hash changed"] });
+    expect(summary(a)).toEqual({ killPod: false, createSandbox: false, init: [], start: [0], kill: ["app: Container spec hash changed"] });
   });
   test("a running container the spec does not name is killed", () => {
     const p = pod();
@@ -96,29 +96,29 @@ describe("app containers: restartPolicy × state", () => {
 describe("init containers", () => {
   test("new pod with init containers: the sandbox and the first init container only", () => {
     const p = pod({ inits: ["i1", "i2"] });
-    expect(summary(computePodActions(p, undefined))).toEqual({ killPod: false, createSandbox: true, init: 0, start: [], kill: [] });
+    expect(summary(computePodActions(p, undefined))).toEqual({ killPod: false, createSandbox: true, init: [0], start: [], kill: [] });
   });
   test("run in order: the next starts only after the previous succeeded", () => {
     const p = pod({ inits: ["i1", "i2"], containers: ["app"] });
-    expect(computePodActions(p, podStatus(p, { containers: [{ name: "i1", state: "running", init: true }] })).nextInitContainer).toBeUndefined();
-    expect(computePodActions(p, podStatus(p, { containers: [{ name: "i1", state: "exited", exitCode: 0, init: true }] })).nextInitContainer).toBe(1);
+    expect(computePodActions(p, podStatus(p, { containers: [{ name: "i1", state: "running", init: true }] })).initContainersToStart).toEqual([]);
+    expect(computePodActions(p, podStatus(p, { containers: [{ name: "i1", state: "exited", exitCode: 0, init: true }] })).initContainersToStart).toEqual([1]);
     const done = computePodActions(p, podStatus(p, { containers: [{ name: "i1", state: "exited", exitCode: 0, init: true }, { name: "i2", state: "exited", exitCode: 0, init: true }] }));
-    expect(summary(done)).toEqual({ killPod: false, createSandbox: false, init: null, start: [0], kill: [] });
+    expect(summary(done)).toEqual({ killPod: false, createSandbox: false, init: [], start: [0], kill: [] });
   });
   test("a failed init container is retried unless restartPolicy is Never, which fails the pod", () => {
     const st = (p: ReturnType<typeof pod>) => podStatus(p, { containers: [{ name: "i1", state: "exited", exitCode: 1, init: true }] });
     const always = pod({ inits: ["i1"] });
-    expect(computePodActions(always, st(always)).nextInitContainer).toBe(0);
+    expect(computePodActions(always, st(always)).initContainersToStart).toEqual([0]);
     const onFailure = pod({ inits: ["i1"], restartPolicy: "OnFailure" });
-    expect(computePodActions(onFailure, st(onFailure)).nextInitContainer).toBe(0);
+    expect(computePodActions(onFailure, st(onFailure)).initContainersToStart).toEqual([0]);
     const never = pod({ inits: ["i1"], restartPolicy: "Never" });
     const a = computePodActions(never, st(never));
-    expect(summary(a)).toEqual({ killPod: true, createSandbox: false, init: null, start: [], kill: [], failed: "init container i1 failed with exit code 1" });
+    expect(summary(a)).toEqual({ killPod: true, createSandbox: false, init: [], start: [], kill: [], failed: "init container i1 failed with exit code 1" });
   });
   test("an app container with an init container's name is not mistaken for it", () => {
     const p = pod({ inits: ["setup"], containers: ["app"] });
     const st = podStatus(p, { containers: [{ name: "setup", state: "exited", exitCode: 0, init: true }, { name: "app", state: "running" }] });
-    expect(summary(computePodActions(p, st))).toEqual({ killPod: false, createSandbox: false, init: null, start: [], kill: [] });
+    expect(summary(computePodActions(p, st))).toEqual({ killPod: false, createSandbox: false, init: [], start: [], kill: [] });
   });
 });
 
