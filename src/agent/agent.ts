@@ -44,7 +44,9 @@ import type { ResourceList } from "../volume/downward-api";
 import { Backoff } from "./backoff";
 import { ContainerNotes } from "./container-notes";
 import { EvictedPods } from "./evicted-pods";
+import type { CriClient } from "../cri/client";
 import { PodSyncer, type SyncResult, type SyncRuntime } from "./pod-sync";
+import { RuntimeState } from "./runtime-state";
 import { PodWorkerPool, type PodWorkerPoolOptions, type PodWorkers, type PodWorkerState } from "./pod-workers";
 import type { RuntimeConfigOptions } from "./runtime-config";
 import { computeApiPodStatus, qosClass, type Waiting } from "./status";
@@ -66,8 +68,11 @@ export interface AgentHooks {
 }
 
 export interface AgentOptions {
-  /** The CRI calls a pod sync makes (and exec probes): the CriClient on a node, a fake in tests. */
-  runtime: SyncRuntime;
+  /**
+   * The CRI calls a pod sync makes (and exec probes), and Status for the runtime's state (runtime-state.ts):
+   * the CriClient on a node, a fake in tests.
+   */
+  runtime: SyncRuntime & Pick<CriClient, "status">;
   pleg: PodLifecycleEventGenerator;
   config: PodConfig;
   /**
@@ -151,6 +156,8 @@ export class Agent implements SyncHandler {
   readonly workers: PodWorkers;
   readonly loop: SyncLoop;
   private readonly syncer: PodSyncer;
+  /** What the runtime last said of itself (its network's readiness gates the pod syncs). */
+  readonly runtimeState: RuntimeState;
   private readonly probes: PodProber;
   private readonly notes: ContainerNotes;
   private readonly evicted: EvictedPods;
@@ -188,7 +195,13 @@ export class Agent implements SyncHandler {
     this.imageBackoff = new Backoff(o.clock);
     this.objects = o.objects ?? new NoObjectSource();
     const mounter = o.mounter ?? new SystemMounter();
-    const runtimeConfig = { ...o.runtimeConfig, nodeAllocatable: o.runtimeConfig.nodeAllocatable ?? (() => this.nodeAllocatable()) };
+    // The network readiness gate of pod syncs: the runtime's own Status, asked every 5 s (runtime-state.ts).
+    this.runtimeState = new RuntimeState({ status: () => o.runtime.status(), clock: o.clock, log: o.log });
+    const runtimeConfig = {
+      ...o.runtimeConfig,
+      nodeAllocatable: o.runtimeConfig.nodeAllocatable ?? (() => this.nodeAllocatable()),
+      networkErrors: o.runtimeConfig.networkErrors ?? (() => this.runtimeState.networkErrors()),
+    };
     this.volumes = new VolumeManager({
       podsDir: o.runtimeConfig.podsDir,
       plugins: [
@@ -203,7 +216,7 @@ export class Agent implements SyncHandler {
     this.syncer = new PodSyncer(o.runtime, o.clock, this.crashBackoff, this.imageBackoff, runtimeConfig, o.log, this.volumes, (pod, c) => o.hooks?.containerRestarted?.(pod, c), undefined, this.objects, o.services ?? new NoServiceLister());
     const workerOptions: PodWorkerPoolOptions = {
       actions: {
-        syncPod: (pod, st) => this.syncer.syncPod(pod, st, (_name, id) => this.probeFailure(id)),
+        syncPod: (pod, st) => this.syncer.syncPod(pod, st, (_name, id) => this.probeFailure(id), (name, id) => this.probes.started(podRef(pod).uid, name, id) ?? this.notes.get(id)?.started),
         killPod: (pod, st, grace) => this.syncer.killPod(pod, st, grace),
         removePod: (uid, st) => this.syncer.removePod(uid, st),
         relistPod: (uid) => o.pleg.requestPodRelist(uid, undefined, o.pleg.mode ?? "generic"),
@@ -257,6 +270,7 @@ export class Agent implements SyncHandler {
       });
     }
     const plegDone = pleg.run(signal).catch((err) => this.o.log.error(`PLEG stopped: ${errorMessage(err)}`));
+    const runtimeStateDone = this.runtimeState.run(signal);
     const evictionDone = this.eviction.run(signal);
     const gcDone = Promise.all([this.containerGC?.run(signal), ...(this.o.backgroundLoops ?? []).map((l) => l.run(signal))]);
     await this.firstNode(signal);
@@ -267,7 +281,7 @@ export class Agent implements SyncHandler {
     // In-flight work gets a bounded time to finish: a runtime that hangs (an overloaded containerd can
     // leave a call open for minutes) must not keep the agent from stopping. The pods run on either way,
     // and whatever a sync left half done is adopted by the next start, as after kill -9.
-    const drained = Promise.all([plegDone, evictionDone, gcDone, this.workers.idle(), this.probes.stop()]).then(() => true);
+    const drained = Promise.all([plegDone, runtimeStateDone, evictionDone, gcDone, this.workers.idle(), this.probes.stop()]).then(() => true);
     let timer: Timer | undefined;
     const late = new Promise<false>((resolve) => (timer = clock.setTimer(SHUTDOWN_GRACE_MS, () => resolve(false))));
     const finished = await Promise.race([drained, late]);

@@ -6,6 +6,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import { join } from "node:path";
+import { runtimeConditionErrors } from "../cri/runtime-conditions";
 import { parseQuantity } from "../api/quantity";
 import { apiTime } from "../util/time";
 import type { ContainerImage, Node, NodeAddress, NodeCondition, Taint } from "kubernetes-types/core/v1";
@@ -329,17 +330,8 @@ async function runtimeErrors(runtime: BuildNodeOptions["runtime"]): Promise<stri
   } catch (err) {
     return [`container runtime is down: ${errorMessage(err)}`];
   }
-  const conditions = status.status?.conditions ?? [];
-  const describe = (type: string) => {
-    const c = conditions.find((x) => x.type === type);
-    return c ? { ok: c.status, text: `${c.type}=${c.status} reason:${c.reason} message:${c.message}` } : { ok: false, text: "<nil>" };
-  };
-  const errs: string[] = [];
-  const rt = describe("RuntimeReady");
-  if (!rt.ok) errs.push(`container runtime not ready: ${rt.text}`);
-  const net = describe("NetworkReady");
-  if (!net.ok) errs.push(`container runtime network not ready: ${net.text}`);
-  return errs;
+  const e = runtimeConditionErrors(status);
+  return [...(e.runtime ? [e.runtime] : []), ...(e.network ? [e.network] : [])];
 }
 
 function condition(type: string, isTrue: boolean, reason: string, message: string, now: string, previous: Node | undefined): NodeCondition {

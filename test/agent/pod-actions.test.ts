@@ -145,3 +145,88 @@ describe("neverRan: a start the agent itself cut short", () => {
     expect(shouldRestart(p, instance({ reason: "StartError", message: 'exec: "nope": executable file not found in $PATH' }) as never)).toBe(false);
   });
 });
+
+describe("native sidecars (init containers with restartPolicy Always, KEP-753)", () => {
+  const sidecarPod = (o: { restartPolicy?: "Always" | "OnFailure" | "Never"; startupProbe?: boolean } = {}) => {
+    const p = pod({ inits: ["setup", "proxy", "migrate"], sidecars: ["proxy"], containers: ["app"], restartPolicy: o.restartPolicy });
+    if (o.startupProbe) p.spec!.initContainers![1]!.startupProbe = { exec: { command: ["true"] } };
+    return p;
+  };
+  const init = (name: string, state: "running" | "exited", exitCode = 0, over: Partial<CSpec> = {}): CSpec => ({ name, state, exitCode, init: true, ...over });
+
+  test("a sidecar that runs counts as done: the next init container starts while it keeps running", () => {
+    const p = sidecarPod();
+    expect(computePodActions(p, podStatus(p, { containers: [init("setup", "exited")] })).initContainersToStart).toEqual([1]);
+    const a = computePodActions(p, podStatus(p, { containers: [init("setup", "exited"), init("proxy", "running")] }));
+    expect(summary(a)).toEqual({ killPod: false, createSandbox: false, init: [2], start: [], kill: [] });
+  });
+
+  test("with a startupProbe it counts as done only once the probe succeeded", () => {
+    const p = sidecarPod({ startupProbe: true });
+    const st = podStatus(p, { containers: [init("setup", "exited"), init("proxy", "running", 0, { id: "proxy-1" })] });
+    expect(computePodActions(p, st).initContainersToStart).toEqual([]);
+    expect(computePodActions(p, st, undefined, () => undefined).initContainersToStart).toEqual([]);
+    expect(computePodActions(p, st, undefined, (name, id) => name === "proxy" && id === "proxy-1").initContainersToStart).toEqual([2]);
+  });
+
+  test("the app containers start once every regular init container succeeded and every sidecar started", () => {
+    const p = sidecarPod();
+    const running = computePodActions(p, podStatus(p, { containers: [init("setup", "exited"), init("proxy", "running"), init("migrate", "running")] }));
+    expect(summary(running)).toEqual({ killPod: false, createSandbox: false, init: [], start: [], kill: [] });
+    const done = computePodActions(p, podStatus(p, { containers: [init("setup", "exited"), init("proxy", "running"), init("migrate", "exited")] }));
+    expect(summary(done)).toEqual({ killPod: false, createSandbox: false, init: [], start: [0], kill: [] });
+  });
+
+  test("a sidecar that exits is started again whatever the pod's restartPolicy, and the app goes on", () => {
+    for (const restartPolicy of ["Always", "OnFailure", "Never"] as const) {
+      const p = sidecarPod({ restartPolicy });
+      for (const exitCode of [0, 1]) {
+        const a = computePodActions(p, podStatus(p, { containers: [init("setup", "exited"), init("proxy", "exited", exitCode), init("migrate", "exited"), { name: "app", state: "running" }] }));
+        expect(summary(a)).toEqual({ killPod: false, createSandbox: false, init: [1], start: [], kill: [] });
+      }
+    }
+  });
+
+  test("a sidecar that exits during initialisation is started again and the next init container still starts", () => {
+    const p = sidecarPod({ restartPolicy: "Never" });
+    const a = computePodActions(p, podStatus(p, { containers: [init("setup", "exited"), init("proxy", "exited", 137), init("migrate", "exited")] }));
+    expect(summary(a)).toEqual({ killPod: false, createSandbox: false, init: [1], start: [0], kill: [] });
+  });
+
+  test("a sidecar's failed liveness or startup probe kills it and starts it again, even with restartPolicy Never", () => {
+    const p = sidecarPod({ restartPolicy: "Never" });
+    p.spec!.initContainers![1]!.livenessProbe = { exec: { command: ["true"] }, terminationGracePeriodSeconds: 3 };
+    const st = podStatus(p, { containers: [init("setup", "exited"), init("proxy", "running", 0, { id: "proxy-1" }), init("migrate", "exited"), { name: "app", state: "running" }] });
+    const a = computePodActions(p, st, (name) => (name === "proxy" ? "liveness" : undefined));
+    expect(summary(a)).toEqual({ killPod: false, createSandbox: false, init: [1], start: [], kill: ["proxy: Init container proxy failed liveness probe"] });
+    expect(a.containersToKill[0]).toMatchObject({ id: "proxy-1", gracePeriodSeconds: 3 });
+  });
+
+  test("a sidecar made from an older spec is replaced", () => {
+    const p = sidecarPod();
+    const a = computePodActions(p, podStatus(p, { containers: [init("setup", "exited"), init("proxy", "running", 0, { staleHash: true }), init("migrate", "exited"), { name: "app", state: "running" }] }));
+    expect(summary(a)).toEqual({ killPod: false, createSandbox: false, init: [1], start: [], kill: ["proxy: Init container spec hash changed"] });
+  });
+
+  test("once an app container exists, a regular init container is never run again, a missing sidecar is started", () => {
+    const p = sidecarPod();
+    const a = computePodActions(p, podStatus(p, { containers: [{ name: "app", state: "running" }] }));
+    expect(summary(a)).toEqual({ killPod: false, createSandbox: false, init: [1], start: [], kill: [] });
+  });
+
+  test("a Job's pod: once its app containers are done the pod is killed with its sidecars, and none is started again", () => {
+    for (const restartPolicy of ["Never", "OnFailure"] as const) {
+      const p = sidecarPod({ restartPolicy });
+      const running = computePodActions(p, podStatus(p, { containers: [init("setup", "exited"), init("proxy", "running"), init("migrate", "exited"), { name: "app", state: "exited", exitCode: 0 }] }));
+      expect(summary(running)).toEqual({ killPod: true, createSandbox: false, init: [], start: [], kill: [] });
+      const exited = computePodActions(p, podStatus(p, { containers: [init("setup", "exited"), init("proxy", "exited", 143), init("migrate", "exited"), { name: "app", state: "exited", exitCode: 0 }] }));
+      expect(summary(exited)).toEqual({ killPod: true, createSandbox: false, init: [], start: [], kill: [] });
+    }
+  });
+
+  test("a regular init container failing after a sidecar started fails a Never pod", () => {
+    const p = sidecarPod({ restartPolicy: "Never" });
+    const a = computePodActions(p, podStatus(p, { containers: [init("setup", "exited"), init("proxy", "running"), init("migrate", "exited", 2)] }));
+    expect(summary(a)).toEqual({ killPod: true, createSandbox: false, init: [], start: [], kill: [], failed: "init container migrate failed with exit code 2" });
+  });
+});
