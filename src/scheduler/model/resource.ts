@@ -141,28 +141,38 @@ function maxInto(into: Requests, r: Requests): void {
 }
 
 /**
+ * A pod's aggregate of a per-container amount as component-helpers' PodRequests and PodLimits compute
+ * it with native sidecars (KEP-753): the app containers and the sidecars (init containers with
+ * restartPolicy Always, which run beside everything started after them) summed; each regular init
+ * container, with the sidecars started before it, taken instead where that is larger. No overhead.
+ * The one formula of the scheduler, admission (PodInfo) and the pod cgroups (src/cm).
+ */
+export function aggregateContainers(pod: Pod, amounts: (c: Container) => Requests): Requests {
+  const sum: Requests = new Map();
+  for (const c of pod.spec?.containers ?? []) addInto(sum, amounts(c));
+  const sidecars: Requests = new Map();
+  const initPeak: Requests = new Map();
+  for (const c of pod.spec?.initContainers ?? []) {
+    const r = amounts(c);
+    if (c.restartPolicy === "Always") {
+      addInto(sum, r);
+      addInto(sidecars, r);
+      maxInto(initPeak, sidecars);
+    } else {
+      addInto(r, sidecars);
+      maxInto(initPeak, r);
+    }
+  }
+  maxInto(sum, initPeak);
+  return sum;
+}
+
+/**
  * resourcehelper.PodRequests. With nonMissing, every container that requests no CPU or no memory
  * counts the scheduler's defaults (100m, 200Mi) instead: the "non-zero" requests used for scoring.
  */
 export function podRequests(pod: Pod, nonMissing = false): Requests {
-  const reqs: Requests = new Map();
-  for (const c of pod.spec?.containers ?? []) addInto(reqs, containerRequests(c, nonMissing));
-  const restartable: Requests = new Map();
-  const initMax: Requests = new Map();
-  for (const c of pod.spec?.initContainers ?? []) {
-    let r = containerRequests(c, nonMissing);
-    if (c.restartPolicy === "Always") {
-      // A sidecar runs beside everything started after it: it counts in the sum and is added to
-      // every later init container's peak.
-      addInto(reqs, r);
-      addInto(restartable, r);
-      r = new Map(restartable);
-    } else {
-      addInto(r, restartable);
-    }
-    maxInto(initMax, r);
-  }
-  maxInto(reqs, initMax);
+  const reqs = aggregateContainers(pod, (c) => containerRequests(c, nonMissing));
   const overhead = pod.spec?.overhead;
   if (overhead) for (const name in overhead) reqs.set(name, (reqs.get(name) ?? 0) + quantityValue(overhead[name]!, name === "cpu"));
   return reqs;
