@@ -6,11 +6,11 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import { join } from "node:path";
-import { runtimeConditionErrors } from "../cri/runtime-conditions";
 import { parseQuantity } from "../api/quantity";
 import { apiTime } from "../util/time";
 import type { ContainerImage, Node, NodeAddress, NodeCondition, Taint } from "kubernetes-types/core/v1";
 import type { CriClient } from "../cri";
+import type { StatusResponse } from "../cri/types";
 import { errorMessage } from "../util/errors";
 
 // ---------------------------------------------------------------------------------------------
@@ -316,6 +316,31 @@ export interface BuildNodeOptions {
   rootDir?: string;
   /** The previous Node built, so conditions keep lastTransitionTime while their status is unchanged. */
   previous?: Node;
+}
+
+// The runtime's conditions (CRI Status) in the kubelet's words (kubelet.go updateRuntimeUp): for the
+// node's Ready condition here and the network readiness gate of pod syncs (src/agent/runtime-state.ts).
+
+export interface RuntimeConditionErrors {
+  /** "container runtime not ready: RuntimeReady=false reason:… message:…", when it is not. */
+  runtime?: string;
+  /** "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:…", when it is not. */
+  network?: string;
+}
+
+/** A condition the runtime does not report is not ready, printed "<nil>" as the kubelet prints a nil one. */
+export function runtimeConditionErrors(status: StatusResponse): RuntimeConditionErrors {
+  const conditions = status.status?.conditions ?? [];
+  const describe = (type: string) => {
+    const c = conditions.find((x) => x.type === type);
+    return c ? { ok: c.status, text: `${c.type}=${c.status} reason:${c.reason} message:${c.message}` } : { ok: false, text: "<nil>" };
+  };
+  const rt = describe("RuntimeReady");
+  const net = describe("NetworkReady");
+  return {
+    ...(rt.ok ? {} : { runtime: `container runtime not ready: ${rt.text}` }),
+    ...(net.ok ? {} : { network: `container runtime network not ready: ${net.text}` }),
+  };
 }
 
 /**

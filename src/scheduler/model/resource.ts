@@ -4,6 +4,7 @@
 // containers and sidecars, or the largest init container plus the sidecars started before it,
 // whichever is larger, plus the pod overhead.
 import type { Container, Pod } from "kubernetes-types/core/v1";
+import { aggregateContainers } from "../../api/pod-resources";
 import { parseQuantity } from "../../api/quantity";
 
 export type ResourceList = Readonly<Record<string, string | number>>;
@@ -127,44 +128,6 @@ function containerRequests(c: Container, nonMissing: boolean): Requests {
     if (!out.has("memory")) out.set("memory", DEFAULT_MEMORY_REQUEST);
   }
   return out;
-}
-
-function addInto(into: Requests, r: Requests): void {
-  for (const [k, v] of r) into.set(k, (into.get(k) ?? 0) + v);
-}
-
-function maxInto(into: Requests, r: Requests): void {
-  for (const [k, v] of r) {
-    const cur = into.get(k);
-    if (cur === undefined || v > cur) into.set(k, v);
-  }
-}
-
-/**
- * A pod's aggregate of a per-container amount as component-helpers' PodRequests and PodLimits compute
- * it with native sidecars (KEP-753): the app containers and the sidecars (init containers with
- * restartPolicy Always, which run beside everything started after them) summed; each regular init
- * container, with the sidecars started before it, taken instead where that is larger. No overhead.
- * The one formula of the scheduler, admission (PodInfo) and the pod cgroups (src/cm).
- */
-export function aggregateContainers(pod: Pod, amounts: (c: Container) => Requests): Requests {
-  const sum: Requests = new Map();
-  for (const c of pod.spec?.containers ?? []) addInto(sum, amounts(c));
-  const sidecars: Requests = new Map();
-  const initPeak: Requests = new Map();
-  for (const c of pod.spec?.initContainers ?? []) {
-    const r = amounts(c);
-    if (c.restartPolicy === "Always") {
-      addInto(sum, r);
-      addInto(sidecars, r);
-      maxInto(initPeak, sidecars);
-    } else {
-      addInto(r, sidecars);
-      maxInto(initPeak, r);
-    }
-  }
-  maxInto(sum, initPeak);
-  return sum;
 }
 
 /**
