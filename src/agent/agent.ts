@@ -46,6 +46,7 @@ import { ContainerNotes } from "./container-notes";
 import { EvictedPods } from "./evicted-pods";
 import type { CriClient } from "../cri/client";
 import { PodSyncer, type SyncResult, type SyncRuntime } from "./pod-sync";
+import { isSidecar } from "./pod-actions";
 import { RuntimeState } from "./runtime-state";
 import { PodWorkerPool, type PodWorkerPoolOptions, type PodWorkers, type PodWorkerState } from "./pod-workers";
 import type { RuntimeConfigOptions } from "./runtime-config";
@@ -366,8 +367,11 @@ export class Agent implements SyncHandler {
 
   handleProbeResult(u: ProbeUpdate): void {
     if (u.result === "failure" && (u.probeType === "liveness" || u.probeType === "startup")) {
-      const policy = this.workers.get(u.podUid)?.pod.spec?.restartPolicy ?? "Always";
-      const message = `Container ${u.containerName} failed ${u.probeType} probe, will ${policy === "Never" ? "not " : ""}be restarted: ${u.reason}`;
+      const spec = this.workers.get(u.podUid)?.pod.spec;
+      // A sidecar is restarted whatever the pod's restartPolicy (KEP-753).
+      const sidecar = spec?.initContainers?.some((c) => c.name === u.containerName && isSidecar(c)) ?? false;
+      const restarted = sidecar || (spec?.restartPolicy ?? "Always") !== "Never";
+      const message = `Container ${u.containerName} failed ${u.probeType} probe, will ${restarted ? "" : "not "}be restarted: ${u.reason}`;
       this.notes.update(u.containerId, { killMessage: message });
       this.o.log.info(`pod ${u.namespace}/${u.podName}: ${message}`);
     } else if (u.probeType === "readiness") {

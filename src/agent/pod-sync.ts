@@ -268,10 +268,13 @@ export class PodSyncer {
       restartCount = Number(last.annotations[ann.CONTAINER_RESTART_COUNT] ?? 0);
       last = undefined;
     }
-    // Crash-loop backoff, measured from the exit (doBackOff).
-    if (last && last.state === "CONTAINER_EXITED") {
+    // Crash-loop backoff, measured from the newest exit (doBackOff): that of an older instance when
+    // this sync replaces a running one (a failed liveness probe), else every probe kill would
+    // restart it at once.
+    const exited = status?.containerStatuses.find((x) => x.metadata?.name === c.name && isInit(x) === init && x.state === "CONTAINER_EXITED" && !neverRan(x));
+    if (last && exited) {
       const key = backoffKey(pod, c);
-      const finished = last.finishedAt / 1e6;
+      const finished = exited.finishedAt / 1e6;
       if (this.crashBackoff.isInBackOffSince(key, finished)) {
         const delay = this.crashBackoff.get(key);
         const r = podRef(pod);

@@ -29,7 +29,7 @@ async function agentOn(rt: FakeRuntime, clock: FakeClock) {
     sources: [new FakeSource("file")],
     random: () => 0,
     clock,
-    log: createLogger("text", -1),
+    log: createLogger("text", process.env.DEBUG_SIDECARS ? 4 : -1),
     runtimeConfig: { podLogsRoot: join(root, "logs"), podsDir: join(root, "pods"), cgroupRoot: "nodeagent-unit-test", nodeName: "node-a", hostIP: "192.0.2.10" },
     node: async () => ({}),
   });
@@ -110,6 +110,31 @@ describe("native sidecars through the agent", () => {
     await a.relist();
     expect(created(rt)).toEqual(["proxy", "setup", "app"]);
     expect(a.status().phase).toBe("Running");
+    await a.stop();
+  });
+
+  test("a sidecar's failed liveness probe restarts it even under restartPolicy Never, and its status says so", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    const a = await agentOn(rt, clock);
+    const p = pod({ inits: ["proxy"], sidecars: ["proxy"], containers: ["app"], restartPolicy: "Never" });
+    p.spec!.initContainers![0]!.livenessProbe = { exec: { command: ["check"] }, periodSeconds: 1, failureThreshold: 1 };
+    await a.put(p);
+    await a.relist();
+    expect(created(rt)).toEqual(["proxy", "app"]);
+    rt.execResult = { exitCode: 1, stdout: "", stderr: "" };
+    // Killed and started again at once, then once more (the kubelet's doBackOff sees no earlier exit
+    // the first time); from then on the crash-loop backoff holds it (10 s).
+    for (let i = 0; i < 4; i++) await a.relist();
+    expect(created(rt)).toEqual(["proxy", "app", "proxy", "proxy"]);
+    expect(a.status().initContainerStatuses![0]!.state?.waiting?.reason).toBe("CrashLoopBackOff");
+    for (let i = 0; i < 8; i++) await a.relist();
+    expect(created(rt)).toEqual(["proxy", "app", "proxy", "proxy", "proxy"]);
+    const proxy = a.status().initContainerStatuses![0]!;
+    // Its probe fails at once again: the backoff doubles.
+    expect(proxy).toMatchObject({ restartCount: 3, state: { waiting: { reason: "CrashLoopBackOff", message: "back-off 20s restarting failed container=proxy pod=web_default(uid-1)" } } });
+    expect(proxy.lastState?.terminated?.message).toStartWith("Container proxy failed liveness probe, will be restarted");
+    expect(a.status().containerStatuses![0]).toMatchObject({ restartCount: 0, state: { running: {} } });
     await a.stop();
   });
 

@@ -101,6 +101,7 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(cs.map((c) => c.state)).toEqual(["CONTAINER_EXITED", "CONTAINER_EXITED"]);
       // The sidecar was stopped (SIGTERM), not left to die with the sandbox, and is not started again.
       expect(readFileSync(join(out, "stopped"), "utf8")).toContain("beat ");
+      // That nothing starts again can only be seen by waiting: a few of the agent's 1 s relists.
       await Bun.sleep(3000);
       expect((await node.client.listContainers({ labelSelector: { [POD_UID]: uid } })).filter((c) => c.state === "CONTAINER_RUNNING")).toHaveLength(0);
       expect((await agent.pod("job"))?.status?.phase).toBe("Succeeded");
