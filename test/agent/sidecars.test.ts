@@ -29,7 +29,7 @@ async function agentOn(rt: FakeRuntime, clock: FakeClock) {
     sources: [new FakeSource("file")],
     random: () => 0,
     clock,
-    log: createLogger("text", process.env.DEBUG_SIDECARS ? 4 : -1),
+    log: createLogger("text", -1),
     runtimeConfig: { podLogsRoot: join(root, "logs"), podsDir: join(root, "pods"), cgroupRoot: "nodeagent-unit-test", nodeName: "node-a", hostIP: "192.0.2.10" },
     node: async () => ({}),
   });
