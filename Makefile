@@ -62,6 +62,7 @@ run: node build
 	@echo "nodeagent: running the pods in examples/manifests (Ctrl-C stops the agent, the pods keep running)."
 	@echo "  watch them:  curl -s --cacert $(ROOT_DIR)/pki/kubelet.crt -H \"Authorization: Bearer \$$(cat $(ROOT_DIR)/api-token)\" https://127.0.0.1:10250/pods | jq '.items[] | {name: .metadata.name, phase: .status.phase}'"
 	@echo "  logs, exec:  dist/nodeagent logs --token-file $(ROOT_DIR)/api-token default/counter-\$$(hostname); dist/nodeagent exec --token-file $(ROOT_DIR)/api-token default/web-\$$(hostname) -- ls /"
+	@echo "  what it did: dist/nodeagent events --token-file $(ROOT_DIR)/api-token --watch"
 	@echo "  events:      dist/nodeagent pleg watch --root-dir $(ROOT_DIR) --mode generic --agent https://127.0.0.1:10250 --token-file $(ROOT_DIR)/api-token"
 	dist/nodeagent agent --pod-manifest-path $(abspath examples/manifests) --root-dir $(ROOT_DIR) --push-token-file $(ROOT_DIR)/api-token
 

@@ -36,6 +36,16 @@ under the Node authorizer: it registers its Node and keeps its Lease, runs the p
 its static pods, writes their status, mirrors static pods and finishes graceful deletions. An API
 server that cannot be reached stops nothing.
 
+Certificates (the kubelet's TLS bootstrap): with --bootstrap-kubeconfig (a token of a user in group
+system:bootstrappers) and no usable client certificate in --kubeconfig, the agent makes a P-256 key
+and a CertificateSigningRequest for system:node:<node> in system:nodes (signer
+kubernetes.io/kube-apiserver-client-kubelet), waits up to an hour for it to be approved and signed,
+stores <cert-dir>/kubelet-client-<time>.pem (0600) and the link kubelet-client-current.pem, and
+writes --kubeconfig pointing at it. --rotate-certificates renews it at 70-90 % of its lifetime;
+--rotate-server-certificates (serverTLSBootstrap) requests the HTTPS serving certificate (signer
+kubernetes.io/kubelet-serving, the node's addresses as names; approve it with kubectl certificate
+approve) and serves it once issued, the self-signed one until then.
+
 Without --kubeconfig, static and pushed pods may not use configMaps, secrets or service-account
 tokens (the kubelet's rule): such a pod waits, and its status says why. --local-objects DIR serves
 ConfigMap and Secret manifests from DIR to them instead, watched like the manifest directory.
@@ -46,6 +56,12 @@ Examples:
   nodeagent agent --pod-manifest-path ./manifests --root-dir /tmp/na --port 0
   nodeagent agent --pod-manifest-path /etc/kubernetes/manifests --local-objects /etc/nodeagent/objects
   curl -s --cacert /var/lib/nodeagent/pki/kubelet.crt -H "Authorization: Bearer $(cat token)" https://127.0.0.1:10250/pods | jq '.items[] | {name: .metadata.name, phase: .status.phase}'
+
+Graceful node shutdown: with --shutdown-grace-period the agent takes a systemd-logind delay lock and,
+when the host shuts down, stops the pods lowest priority first within their budgets (new pods are
+refused NodeShutdown, the node is NotReady). Without logind, --shutdown-pods makes SIGTERM do the same
+before the agent exits. Under systemd (Type=notify) the agent sends READY=1 once it has synced its
+pods, WATCHDOG=1 when the unit sets WatchdogSec, and STOPPING=1 when it stops.
 
 Exit status: 0 after SIGINT or SIGTERM, 1 when the node cannot start, 2 on a usage or configuration error.`,
   },
@@ -105,7 +121,7 @@ Exit status: 0 after SIGINT or SIGTERM, 1 when the node cannot start, 2 on a usa
     "pod-logs-dir": { type: "string", valueHint: "dir", default: D["pod-logs-dir"], description: "Container logs: <dir>/<ns>_<name>_<uid>/<container>/<n>.log" },
     "cgroup-root": { type: "string", valueHint: "path", default: D["cgroup-root"], description: "cgroupfs path every pod's cgroup is below (kubepods/… or, without --cgroups-per-qos, pod<uid>); made when missing" },
     "cgroup-driver": { type: "enum", options: ["cgroupfs", "systemd"], default: D["cgroup-driver"], description: "How pod cgroups are named, as the runtime's (containerd SystemdCgroup): cgroupfs paths or systemd slices (needs systemd as init)" },
-    "cgroups-per-qos": { type: "string", valueHint: "true|false", default: D["cgroups-per-qos"], description: "The kubelet's kubepods, kubepods/burstable, kubepods/besteffort cgroups with a cgroup per pod and its limits; false: <cgroup-root>/pod<uid> only" },
+    "cgroups-per-qos": { type: "boolean", default: D["cgroups-per-qos"] === "true", description: "The kubelet's kubepods, kubepods/burstable, kubepods/besteffort cgroups with a cgroup per pod and its limits; false: <cgroup-root>/pod<uid> only" },
     "enforce-node-allocatable": { type: "string", valueHint: "pods,system-reserved,kube-reserved", default: D["enforce-node-allocatable"], description: "pods: kubepods is capped at capacity − kube-reserved − system-reserved; system-reserved, kube-reserved: those cgroups at what is reserved; empty or none: nothing" },
     "system-reserved-cgroup": { type: "string", valueHint: "path", description: "The existing cgroup held to --system-reserved with --enforce-node-allocatable=system-reserved" },
     "kube-reserved-cgroup": { type: "string", valueHint: "path", description: "The existing cgroup held to --kube-reserved with --enforce-node-allocatable=kube-reserved" },
@@ -114,7 +130,16 @@ Exit status: 0 after SIGINT or SIGTERM, 1 when the node cannot start, 2 on a usa
     "local-objects": { type: "string", valueHint: "dir", description: "ConfigMap and Secret manifests for the configMap/secret volumes and env of static and pushed pods (watched); without it or --kubeconfig such pods wait" },
     kubeconfig: { type: "string", valueHint: "file", description: "Join a Kubernetes cluster as a node with these credentials" },
     context: { type: "string", valueHint: "name", description: "The --kubeconfig context to use (default: its current-context)" },
+    "bootstrap-kubeconfig": { type: "string", valueHint: "file", description: "Credentials to request a client certificate with when --kubeconfig is missing or its certificate expired; --kubeconfig is then written" },
+    "cert-dir": { type: "string", valueHint: "dir", description: "Where issued certificates and the self-signed serving pair live (default: <root-dir>/pki)" },
+    "rotate-certificates": { type: "boolean", description: "Renew the client certificate from the cluster before it expires (default false)" },
+    "rotate-server-certificates": { type: "boolean", description: "Request the serving certificate from the cluster (signer kubernetes.io/kubelet-serving) and renew it (default false)" },
     "node-status-update-frequency": { type: "string", valueHint: "duration", default: D["node-status-update-frequency"], description: "With --kubeconfig: how often the node status is computed and written when it changed" },
+    // Graceful node shutdown (src/nodeshutdown): the kubelet's config fields shutdownGracePeriod and
+    // shutdownGracePeriodCriticalPods as flags of nodeagent's own (the kubelet has no such flags).
+    "shutdown-grace-period": { type: "string", valueHint: "duration", default: D["shutdown-grace-period"], description: "Graceful node shutdown: how long the node's shutdown is delayed (logind delay lock) to stop the pods, the critical pods' part last; 0: off. The kubelet's shutdownGracePeriod field" },
+    "shutdown-grace-period-critical-pods": { type: "string", valueHint: "duration", default: D["shutdown-grace-period-critical-pods"], description: "The part of --shutdown-grace-period kept for critical pods (priority >= 2000000000), stopped after the others. The kubelet's shutdownGracePeriodCriticalPods" },
+    "shutdown-pods": { type: "boolean", default: false, description: "On SIGTERM, stop every pod as a node shutdown does (by priority, within --shutdown-grace-period; Failed, reason Terminated) before exiting, for hosts without systemd-logind. Default: SIGTERM leaves the pods running" },
   },
   async run(ctx) {
     const { args } = ctx;

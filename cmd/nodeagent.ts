@@ -42,12 +42,15 @@ Examples:
                                        a container's readiness probe, as the agent runs it
   nodeagent logs -f default/web        follow a pod's container log, from the agent's API
   nodeagent exec -it default/web -- sh  a shell in a pod's container, through the agent's API
+  nodeagent events -n default --for web
+                                       what the agent did with a pod, and why (its events)
   nodeagent staticpod lint /etc/kubernetes/manifests
                                        what the kubelet would reject in static pod manifests
   nodeagent --version`,
   },
   subCommands: {
     agent: () => import("./agent").then((m) => m.agentCommand),
+    events: withNormalJit(() => import("./events").then((m) => m.eventsCommand)),
     exec: withNormalJit(() => import("./exec").then((m) => m.execCommand)),
     logs: withNormalJit(() => import("./logs").then((m) => m.logsCommand)),
     pleg: withNormalJit(() => import("./pleg").then((m) => m.plegCommand)),

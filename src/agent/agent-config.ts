@@ -13,6 +13,7 @@
 import { existsSync, statSync } from "node:fs";
 import { isIP } from "node:net";
 import { hostname } from "node:os";
+import { join } from "node:path";
 import type { Taint } from "kubernetes-types/core/v1";
 import { SysctlAllowlist } from "../admission/sysctls";
 import { forbiddenNodeLabelsError } from "../api/node-labels";
@@ -35,6 +36,7 @@ import { isZeroValue, readKubeletConfigFile, type ConfigField, type KubeletConfi
 import type { ContainerGCPolicy } from "../eviction/container-gc";
 import type { ContainerLogPolicy } from "../eviction/container-log-manager";
 import type { ImageGCPolicy } from "../eviction/image-gc-manager";
+import { migrateGracePeriods, type ShutdownGracePeriodByPodPriority } from "../nodeshutdown/grace-periods";
 
 /** Resources kept off the node's allocatable (--kube-reserved plus --system-reserved), as quantities. */
 export interface ReservedResources {
@@ -153,11 +155,44 @@ export interface AgentConfig {
     kubeconfig: string;
     context?: string;
     nodeStatusUpdateFrequencyMs: number;
+    /** Certificates (src/certificate; node.md §10.1). */
+    certificates: ClusterCertificates;
   };
+  /** --cert-dir: the self-signed serving pair and the issued certificates (default <root-dir>/pki). */
+  certDir: string;
   /** Garbage collection and container log rotation (src/eviction; node.md §7). */
   gc: GarbageCollectionConfig;
+  /** Graceful node shutdown (src/nodeshutdown; node.md §10.2). */
+  shutdown: ShutdownConfig;
   /** What the agent logs once at start: the --config fields it ignores. */
   warnings: string[];
+}
+
+/** The kubelet's certificate settings (issue 18). */
+export interface ClusterCertificates {
+  /** --bootstrap-kubeconfig: get a client certificate with these credentials when --kubeconfig has none usable. */
+  bootstrapKubeconfig?: string;
+  /** --rotate-certificates / rotateCertificates: renew the client certificate before it expires. */
+  rotateCertificates: boolean;
+  /** --rotate-server-certificates / serverTLSBootstrap: request (and renew) the serving certificate from the cluster. */
+  serverTLSBootstrap: boolean;
+}
+
+/**
+ * shutdownGracePeriod and shutdownGracePeriodCriticalPods (KubeletConfiguration fields only in the
+ * kubelet; --shutdown-grace-period and --shutdown-grace-period-critical-pods are nodeagent's own flags
+ * for them) or shutdownGracePeriodByPodPriority (file only), and --shutdown-pods (nodeagent's own).
+ */
+export interface ShutdownConfig {
+  /** The priority groups and their budgets (the two migrated ones, or the file's list); empty: off. */
+  periods: ShutdownGracePeriodByPodPriority[];
+  /** shutdownGracePeriod and shutdownGracePeriodCriticalPods as given (0 with the by-priority list), for /configz. */
+  gracePeriodMs: number;
+  criticalPodsMs: number;
+  /** The file gave shutdownGracePeriodByPodPriority (periods is its list). */
+  byPodPriority: boolean;
+  /** --shutdown-pods: SIGTERM stops every pod within the budgets before the agent exits. */
+  shutdownPods: boolean;
 }
 
 /**
@@ -221,6 +256,8 @@ export const AGENT_DEFAULTS = {
   "authentication-token-webhook-cache-ttl": "2m",
   "authorization-webhook-cache-authorized-ttl": "5m",
   "authorization-webhook-cache-unauthorized-ttl": "30s",
+  "shutdown-grace-period": "0s",
+  "shutdown-grace-period-critical-pods": "0s",
 } as const satisfies Record<string, string>;
 
 /**
@@ -238,6 +275,8 @@ export const CONFIG_FILE_FIELDS: Readonly<Record<string, string>> = {
   port: "port",
   tlsCertFile: "tls-cert-file",
   tlsPrivateKeyFile: "tls-private-key-file",
+  rotateCertificates: "rotate-certificates",
+  serverTLSBootstrap: "rotate-server-certificates",
   containerRuntimeEndpoint: "runtime-endpoint",
   runtimeRequestTimeout: "runtime-request-timeout",
   maxPods: "max-pods",
@@ -268,9 +307,12 @@ export const CONFIG_FILE_FIELDS: Readonly<Record<string, string>> = {
   imageMinimumGCAge: "minimum-image-ttl-duration",
   containerLogMaxSize: "container-log-max-size",
   containerLogMaxFiles: "container-log-max-files",
+  shutdownGracePeriod: "shutdown-grace-period",
+  shutdownGracePeriodCriticalPods: "shutdown-grace-period-critical-pods",
   // Blocks of several settings, read field by field in resolveApiAuth.
   authentication: "",
   authorization: "",
+  shutdownGracePeriodByPodPriority: "",
 };
 
 const FIELD_OF_FLAG = new Map(Object.entries(CONFIG_FILE_FIELDS).map(([field, flag]) => [flag, field]));
@@ -291,13 +333,17 @@ class Invalid extends Error {}
 
 const describe = (v: unknown): string => (Array.isArray(v) ? "a list" : v !== null && typeof v === "object" ? "a mapping" : typeof v === "string" ? `the string ${JSON.stringify(v)}` : String(v));
 
-function positiveDuration(text: string): number {
-  let ms: number;
+/** A duration's text in ms, any sign; one that does not parse is Invalid. */
+function durationText(text: string): number {
   try {
-    ms = parseDuration(text);
+    return parseDuration(text);
   } catch (e) {
     throw new Invalid(errorMessage(e));
   }
+}
+
+function positiveDuration(text: string): number {
+  const ms = durationText(text);
   if (ms <= 0) throw new Invalid("must be longer than 0");
   return ms;
 }
@@ -390,6 +436,11 @@ const fileDuration = (v: unknown): number => {
   if (typeof v !== "string") throw new Invalid(`expected a duration such as "20s", got ${describe(v)}`);
   return positiveDuration(v);
 };
+/** A file field holding a duration string, checked as its flag is. */
+const fileDurationOf = (check: (text: string) => number, example: string) => (v: unknown): number => {
+  if (typeof v !== "string") throw new Invalid(`expected a duration such as "${example}", got ${describe(v)}`);
+  return check(v);
+};
 const fileInt = (min: number, max: number) => (v: unknown): number => {
   if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max) throw new Invalid(`expected a whole number from ${min} to ${max}, got ${describe(v)}`);
   return v;
@@ -432,6 +483,11 @@ class Settings {
     return v === undefined || v === null ? undefined : { value: v, at: `${f.at}: ${block}.${path.join(".")}` };
   }
 
+  /** A field of the file by its own name (a block or list with no flag of its own). */
+  field(name: string): ConfigField | undefined {
+    return this.file?.fields.get(name);
+  }
+
   /** The file's field standing for the flag, when it is set there and the flag was not given. */
   fromFile(flag: string): ConfigField | undefined {
     const field = FIELD_OF_FLAG.get(flag);
@@ -442,6 +498,8 @@ class Settings {
   text(flag: string): string | undefined {
     const v = this.flags[flag];
     if (typeof v === "string") return v;
+    // A boolean flag (--rotate-certificates, --cgroups-per-qos=false, --no-cgroups-per-qos), as pflag's.
+    if (typeof v === "boolean") return String(v);
     return (AGENT_DEFAULTS as Record<string, string>)[flag];
   }
 
@@ -579,7 +637,23 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
   const logFormat = s.get("log-format", (t) => oneOf(t, ["text", "json"]), fileString) as LogFormat | undefined;
 
   const localObjects = s.string("local-objects", mustBeDirectory);
-  const kubeconfig = s.string("kubeconfig", mustExist);
+  // With --bootstrap-kubeconfig, --kubeconfig is where the bootstrapped kubeconfig goes: it may not exist yet.
+  const bootstrapKubeconfig = s.string("bootstrap-kubeconfig", mustExist);
+  const kubeconfig = s.string("kubeconfig", bootstrapKubeconfig ? (p) => p : mustExist);
+  if (bootstrapKubeconfig && !kubeconfig) s.fail("--bootstrap-kubeconfig needs --kubeconfig: the path where the node's kubeconfig (pointing at the issued client certificate) is written");
+  const rotateCertificates = s.get("rotate-certificates", boolFlag, fileBool) ?? false;
+  const serverTLSBootstrap = s.get("rotate-server-certificates", boolFlag, fileBool) ?? false;
+  // Without a cluster there is no one to ask: an error on the command line; in a file (kubeadm's sets
+  // rotateCertificates: true) a warning, as the standalone kubelet ignores them.
+  for (const [flag, on] of [["rotate-certificates", rotateCertificates], ["rotate-server-certificates", serverTLSBootstrap]] as const) {
+    if (kubeconfig || !on) continue;
+    if (s.isGiven(flag)) s.fail(`--${flag} asks the API server for certificates: give --kubeconfig (or --bootstrap-kubeconfig) too`);
+    else {
+      const f = s.fromFile(flag);
+      s.warn(`${f ? `${f.at}: ${f.name}` : FIELD_OF_FLAG.get(flag)}: ignored without --kubeconfig (there is no API server to issue certificates)`);
+    }
+  }
+  if (serverTLSBootstrap && tlsCert) s.fail("--rotate-server-certificates requests the serving certificate from the cluster: drop --tls-cert-file and --tls-private-key-file");
   const context = s.string("context");
   if (localObjects && kubeconfig) s.fail("--local-objects serves the static and pushed pods of a node without --kubeconfig; with --kubeconfig configMaps and secrets come from the API server: give one of the two");
   if (context && !kubeconfig) s.fail("--context chooses a context of --kubeconfig: give --kubeconfig too");
@@ -641,8 +715,19 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
     plegMode: plegMode ?? "auto",
     logFormat: logFormat ?? "text",
     ...(localObjects ? { localObjects } : {}),
-    ...(kubeconfig ? { cluster: { kubeconfig, ...(context ? { context } : {}), nodeStatusUpdateFrequencyMs: nodeStatusUpdateFrequencyMs ?? 0 } } : {}),
+    ...(kubeconfig
+      ? {
+          cluster: {
+            kubeconfig,
+            ...(context ? { context } : {}),
+            nodeStatusUpdateFrequencyMs: nodeStatusUpdateFrequencyMs ?? 0,
+            certificates: { ...(bootstrapKubeconfig ? { bootstrapKubeconfig } : {}), rotateCertificates, serverTLSBootstrap },
+          },
+        }
+      : {}),
+    certDir: s.string("cert-dir") ?? join(s.string("root-dir") ?? AGENT_DEFAULTS["root-dir"], "pki"),
     gc: resolveGarbageCollection(s),
+    shutdown: resolveShutdown(s),
     warnings: [...(file?.warning ? [file.warning] : []), ...s.warnings],
   };
   const exposed = servingExposureError(config.server.address, insecureHttp);
@@ -825,19 +910,11 @@ function resolveGarbageCollection(s: Settings): GarbageCollectionConfig {
   };
   const percent = (flag: string) => s.get(flag, (t) => wholeNumber(t, 0, 100), fileInt(0, 100));
   const duration = (text: string): number => {
-    let ms: number;
-    try {
-      ms = parseDuration(text);
-    } catch (e) {
-      throw new Invalid(errorMessage(e));
-    }
+    const ms = durationText(text);
     if (ms < 0) throw new Invalid("must not be negative");
     return ms;
   };
-  const fileDurationOrZero = (v: unknown): number => {
-    if (typeof v !== "string") throw new Invalid(`expected a duration such as "2m", got ${describe(v)}`);
-    return duration(v);
-  };
+  const fileDurationOrZero = fileDurationOf(duration, "2m");
   const size = (text: string): number => {
     let bytes: number;
     try {
@@ -864,6 +941,51 @@ function resolveGarbageCollection(s: Settings): GarbageCollectionConfig {
     containerPeriodMs: s.get("container-gc-period", positiveDuration, fileDuration) ?? 0,
     containerLogs: { maxSizeBytes: s.get("container-log-max-size", size, (v) => size(fileString(v))) ?? 0, maxFiles },
   };
+}
+
+/**
+ * Graceful node shutdown, checked as the kubelet's ValidateKubeletConfiguration checks it: each grace
+ * period 0 (off) or at least 1 s, the critical pods' part no longer than the whole, and the by-priority
+ * list not beside the pair. --shutdown-pods needs a grace period to stop the pods within.
+ */
+function resolveShutdown(s: Settings): ShutdownConfig {
+  const duration = (text: string): number => {
+    const ms = durationText(text);
+    if (ms < 0 || (ms > 0 && ms < 1000)) throw new Invalid("must be either zero or otherwise >= 1 sec");
+    return ms;
+  };
+  const fileDurationOrZero = fileDurationOf(duration, "30s");
+  const graceMs = s.get("shutdown-grace-period", duration, fileDurationOrZero) ?? 0;
+  const criticalMs = s.get("shutdown-grace-period-critical-pods", duration, fileDurationOrZero) ?? 0;
+  if (criticalMs > graceMs) s.fail(`--shutdown-grace-period-critical-pods (shutdownGracePeriodCriticalPods) ${criticalMs / 1000}s must be <= --shutdown-grace-period (shutdownGracePeriod) ${graceMs / 1000}s`);
+  let periods = migrateGracePeriods(graceMs, criticalMs);
+  const byPriority = s.field("shutdownGracePeriodByPodPriority");
+  let byPodPriority = false;
+  if (byPriority) {
+    if (graceMs > 0 || criticalMs > 0) {
+      s.fail(`${byPriority.at}: shutdownGracePeriodByPodPriority: cannot be given with shutdownGracePeriod (--shutdown-grace-period) or shutdownGracePeriodCriticalPods at the same time`);
+    } else {
+      try {
+        if (!Array.isArray(byPriority.value)) throw new Invalid(`expected a list of {priority, shutdownGracePeriodSeconds}, got ${describe(byPriority.value)}`);
+        periods = byPriority.value.map((entry, i) => {
+          const m = fileMap(entry);
+          const at = `entry ${i + 1}`;
+          try {
+            return { priority: fileInt(-(2 ** 31), 2 ** 31 - 1)(m.priority ?? 0), shutdownGracePeriodSeconds: fileInt(0, 2 ** 31 - 1)(m.shutdownGracePeriodSeconds ?? 0) };
+          } catch (e) {
+            throw new Invalid(`${at}: ${errorMessage(e)}`);
+          }
+        });
+        byPodPriority = true;
+      } catch (e) {
+        if (!(e instanceof Invalid)) throw e;
+        s.fail(`${byPriority.at}: shutdownGracePeriodByPodPriority: ${e.message}`);
+      }
+    }
+  }
+  const shutdownPods = s.flags["shutdown-pods"] === true;
+  if (shutdownPods && periods.length === 0) s.fail("--shutdown-pods stops the pods within the graceful shutdown's budget: give --shutdown-grace-period (or shutdownGracePeriodByPodPriority in --config)");
+  return { periods, gracePeriodMs: graceMs, criticalPodsMs: criticalMs, byPodPriority, shutdownPods };
 }
 
 function oneOf(text: string, options: readonly string[]): string {

@@ -41,6 +41,8 @@ import { usesObject } from "../volume/object-refs";
 import type { MountTable, ObjectRef, ObjectSource, ServiceLister, VolumePlugin } from "../volume/types";
 import { VolumeManager } from "../volume/volume-manager";
 import type { ResourceList } from "../volume/downward-api";
+import { podReference } from "../events/object-ref";
+import { NO_EVENTS, type EventRecorder } from "../events/types";
 import { Backoff } from "./backoff";
 import { ContainerNotes } from "./container-notes";
 import { EvictedPods } from "./evicted-pods";
@@ -140,6 +142,8 @@ export interface AgentOptions {
   containerGC?: { runtime: ContainerGCRuntime; policy?: ContainerGCPolicy; periodMs?: number; onEvent?(e: GCEvent): void };
   /** Loops that run beside the sync loop for as long as the agent (image GC, container log rotation). */
   backgroundLoops?: { run(signal: AbortSignal): Promise<void> }[];
+  /** The node's event recorder (src/events): pod, container and probe events; none by default. */
+  events?: EventRecorder;
 }
 
 /** The eviction manager as the agent runs it: a loop of its own until the signal aborts. */
@@ -172,6 +176,7 @@ export class Agent implements SyncHandler {
   /** The collector of dead containers, sandboxes and pod log folders; absent without options.containerGC. */
   readonly containerGC: ContainerGC | undefined;
   private readonly objects: ObjectSource;
+  private readonly events: EventRecorder;
   private allSourcesSeen = false;
   /** The node's status.allocatable when node() last built it. */
   private allocatable: ResourceList | undefined;
@@ -182,6 +187,8 @@ export class Agent implements SyncHandler {
   private readonly statusMemo = new WeakMap<PodWorkerState, { inputs: unknown[]; status: ApiPodStatus }>();
   /** Each worker's last answer to pods(). */
   private readonly podMemo = new WeakMap<PodWorkerState, { spec: Pod; pod: Pod }>();
+  /** Who waits for a pod's termination (terminatePod), by UID: told in afterSync. */
+  private readonly terminationWaiters = new Map<string, (() => void)[]>();
 
   constructor(private readonly o: AgentOptions) {
     this.startedAt = o.clock.now();
@@ -191,7 +198,8 @@ export class Agent implements SyncHandler {
     this.evicted = new EvictedPods(o.stateDir ? join(o.stateDir, "evicted-pods.json") : undefined, o.log);
     const onProbeUpdate = (update: ProbeUpdate) => this.loop.push({ kind: "probe", update });
     const observe = (ob: ProbeObservation) => o.hooks?.probeObserved?.(ob);
-    this.probes = o.prober ? o.prober(onProbeUpdate, observe) : new ProbeManager({ runner: o.runtime, clock: o.clock, log: o.log, onUpdate: onProbeUpdate, observe });
+    this.events = o.events ?? NO_EVENTS;
+    this.probes = o.prober ? o.prober(onProbeUpdate, observe) : new ProbeManager({ runner: o.runtime, clock: o.clock, log: o.log, onUpdate: onProbeUpdate, observe, events: this.events });
     this.crashBackoff = new Backoff(o.clock);
     this.imageBackoff = new Backoff(o.clock);
     this.objects = o.objects ?? new NoObjectSource();
@@ -214,7 +222,7 @@ export class Agent implements SyncHandler {
       clock: o.clock,
       log: o.log,
     });
-    this.syncer = new PodSyncer(o.runtime, o.clock, this.crashBackoff, this.imageBackoff, runtimeConfig, o.log, this.volumes, (pod, c) => o.hooks?.containerRestarted?.(pod, c), undefined, this.objects, o.services ?? new NoServiceLister());
+    this.syncer = new PodSyncer(o.runtime, o.clock, this.crashBackoff, this.imageBackoff, runtimeConfig, o.log, this.volumes, (pod, c) => o.hooks?.containerRestarted?.(pod, c), undefined, this.objects, o.services ?? new NoServiceLister(), this.events);
     const workerOptions: PodWorkerPoolOptions = {
       actions: {
         syncPod: (pod, st) => this.syncer.syncPod(pod, st, (_name, id) => this.probeFailure(id), (name, id) => this.probes.started(podRef(pod).uid, name, id) ?? this.notes.get(id)?.started),
@@ -336,7 +344,9 @@ export class Agent implements SyncHandler {
       if (!known && !pod.metadata?.deletionTimestamp && !isTerminalPhase(pod.status?.phase)) {
         const r = this.canAdmitPod(pod);
         if (!r.admit) {
-          // As the kubelet's rejectPod: phase Failed, the handler's reason, its message prefixed.
+          // As the kubelet's rejectPod: a Warning event with the handler's reason and message, then
+          // phase Failed, the handler's reason, its message prefixed.
+          this.events.event(podReference(pod), "Warning", r.reason, r.message);
           this.workers.reject(pod, { reason: r.reason, message: `Pod was rejected: ${r.message}` });
           continue;
         }
@@ -455,8 +465,32 @@ export class Agent implements SyncHandler {
   evictPod(pod: Pod, status: EvictionStatus, gracePeriodSeconds: number): boolean {
     const uid = podRef(pod).uid;
     if (!this.workers.evictPod(uid, { status, gracePeriodSeconds })) return false;
+    // The evictor's Warning event on the pod: Evicted (the eviction manager) or Preempting (critical
+    // pod admission), with the status message.
+    this.events.event(podReference(pod), "Warning", status.reason, status.message);
     this.evicted.add(uid, status);
     return true;
+  }
+
+  /**
+   * How a node shutdown stops a pod (src/nodeshutdown; the kubelet's killPodFunc, waited for): through
+   * the pod workers' evictPod, so the status sticks (phase Failed, the reason and message), resolving
+   * once the pod has terminated; false at once when it is not running. Unlike an eviction it is not
+   * remembered across restarts: when the node is back, its static pods start again, as the kubelet's
+   * do after a reboot (an API pod stays Failed: the API server has its status).
+   */
+  terminatePod(pod: Pod, status: EvictionStatus, gracePeriodSeconds: number): Promise<boolean> {
+    const uid = podRef(pod).uid;
+    return new Promise((resolve) => {
+      const waiters = this.terminationWaiters.get(uid) ?? [];
+      waiters.push(() => resolve(true));
+      this.terminationWaiters.set(uid, waiters);
+      if (!this.workers.evictPod(uid, { status, gracePeriodSeconds })) {
+        waiters.pop();
+        if (waiters.length === 0) this.terminationWaiters.delete(uid);
+        resolve(false);
+      }
+    });
   }
 
   /**
@@ -539,7 +573,11 @@ export class Agent implements SyncHandler {
     s.apiStatus = this.apiStatus(s);
     this.noteReported(s.apiStatus);
     this.statusManager.setPodStatus(s.pod, s.apiStatus);
-    if (s.phase === "terminated") this.statusManager.terminatePod(s.pod, s.apiStatus);
+    if (s.phase === "terminated") {
+      this.statusManager.terminatePod(s.pod, s.apiStatus);
+      for (const done of this.terminationWaiters.get(s.uid) ?? []) done();
+      this.terminationWaiters.delete(s.uid);
+    }
     if (!this.started.has(s.uid) && s.phase === "syncing" && s.apiStatus.containerStatuses?.every((c) => c.state?.running) && st) {
       this.started.add(s.uid);
       this.o.hooks?.podStarted?.(s.pod, (this.o.clock.now() - Date.parse(s.seen)) / 1000);

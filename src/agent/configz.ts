@@ -21,6 +21,7 @@ export function kubeletConfigz(c: AgentConfig): { kubeletconfig: Record<string, 
     address: s.address,
     port: s.port,
     ...(s.tls ? { tlsCertFile: s.tls.certFile, tlsPrivateKeyFile: s.tls.keyFile } : {}),
+    ...(c.cluster ? { rotateCertificates: c.cluster.certificates.rotateCertificates, serverTLSBootstrap: c.cluster.certificates.serverTLSBootstrap } : {}),
     authentication: {
       x509: s.authentication.clientCAFile ? { clientCAFile: s.authentication.clientCAFile } : {},
       webhook: { enabled: s.authentication.webhook.enabled, cacheTTL: formatDuration(s.authentication.webhook.cacheTTLMs) },
@@ -60,6 +61,9 @@ export function kubeletConfigz(c: AgentConfig): { kubeletconfig: Record<string, 
     imageMinimumGCAge: formatDuration(c.gc.image.minAgeMs),
     containerLogMaxSize: binaryQuantity(c.gc.containerLogs.maxSizeBytes),
     containerLogMaxFiles: c.gc.containerLogs.maxFiles,
+    shutdownGracePeriod: formatDuration(c.shutdown.gracePeriodMs),
+    shutdownGracePeriodCriticalPods: formatDuration(c.shutdown.criticalPodsMs),
+    ...(c.shutdown.byPodPriority ? { shutdownGracePeriodByPodPriority: c.shutdown.periods } : {}),
   };
   return { kubeletconfig: cfg };
 }

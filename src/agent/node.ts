@@ -26,6 +26,7 @@ import type { SummaryProvider } from "../stats/summary-provider";
 import { loadStaticPods, loadStaticPodsWithLocalObjects } from "../manifest/load";
 import { Pleg } from "../pleg";
 import { kubeletConfigz } from "./configz";
+import { storedServingCertificate } from "../certificate/node-certificates";
 import { AgentMetrics, Authenticator, Authorizer, buildNode, isSpecificIP, readHostFacts, realHostNetwork, resolveNodeAddresses, runtimeCounts, servingCertificate, startAgentServer, type AgentServer, type AgentServerOptions, type HostNetwork } from "../server";
 import { RealClock, type Clock } from "../util/clock";
 import { ConfigError, errorMessage } from "../util/errors";
@@ -36,7 +37,10 @@ import { NoObjectSource } from "../volume/no-object-source";
 import { NoServiceLister } from "../volume/no-service-lister";
 import type { ObjectSource, ServiceLister, VolumePlugin } from "../volume/types";
 import { KmsgReader, OomWatcher, type KernelLog } from "../oom";
+import { LogindShutdownSignal, ShutdownManager, watchShutdownSignal, type ShutdownSignal } from "../nodeshutdown";
+import { SdNotifier, type NotifySocket } from "../systemd";
 import { ContainerLogManager, CriImageFsStats, ImageGCManager } from "../eviction";
+import { EventBroadcaster, EventRing, nodeReference, recordNodeConditionEvents, type NodeEventRecorder } from "../events";
 import { Agent } from "./agent";
 import { qosClass } from "./status";
 import type { AgentConfig } from "./agent-config";
@@ -108,6 +112,12 @@ export interface NodeDeps {
   systemdRunning?: () => boolean;
   /** The kernel's log the OOM watcher reads (/dev/kmsg); a fake in tests. */
   kernelLog?: () => KernelLog;
+  /** Where a host shutdown is announced (systemd-logind over the system bus by default); a fake in tests. */
+  shutdownSignal?: ShutdownSignal;
+  /** sd_notify's environment (NOTIFY_SOCKET, WATCHDOG_USEC, WATCHDOG_PID): process.env by default. */
+  notifyEnv?: Record<string, string | undefined>;
+  /** Where sd_notify datagrams go (libc on $NOTIFY_SOCKET by default); a recorder in tests. */
+  notifySocket?: NotifySocket;
 }
 
 /** A reserved quantity as the container manager counts it: millicores of cpu, bytes of memory. */
@@ -120,7 +130,7 @@ function reservedAmounts(r: AgentConfig["node"]["kubeReserved"]): { milliCpu?: n
  * systemd driver without systemd stops the start here, before a containerd is started for nothing;
  * kubepods, its limits and the QoS cgroups are in place before any pod.
  */
-function startContainerManager(config: AgentConfig, deps: NodeDeps, activePods: () => import("kubernetes-types/core/v1").Pod[], log: Logger): ContainerManager {
+function startContainerManager(config: AgentConfig, deps: NodeDeps, activePods: () => import("kubernetes-types/core/v1").Pod[], log: Logger, events: NodeEventRecorder): ContainerManager {
   const host = readHostFacts(config.rootDir);
   const cm = new ContainerManager({
     cgroupRoot: config.pods.cgroupRoot,
@@ -136,6 +146,7 @@ function startContainerManager(config: AgentConfig, deps: NodeDeps, activePods: 
     },
     activePods,
     log,
+    events,
     ...(deps.systemdRunning ? { systemdRunning: deps.systemdRunning } : {}),
   });
   cm.start();
@@ -149,6 +160,11 @@ export interface RunningNode {
   readonly url: string;
   /** Stops the sync loop, the sources, the server and a runtime this process started; the pods keep running. */
   stop(): Promise<void>;
+  /**
+   * A graceful node shutdown now (src/nodeshutdown), as on logind's PrepareForShutdown: every pod
+   * stopped by priority group within the budgets. Resolves when done; at once without a grace period.
+   */
+  shutdownPods(): Promise<void>;
 }
 
 /** Stops what was started, newest first; a step that fails to stop is logged and the rest still run. */
@@ -171,6 +187,9 @@ class Resources {
     }
   }
 }
+
+/** How long a stopping node waits for its queued events to be written. */
+const EVENT_FLUSH_MS = 2_000;
 
 /** How long the start waits for the runtime to say its name. */
 const RUNTIME_NAME_DEADLINE_MS = 5_000;
@@ -203,9 +222,11 @@ function apiSecurity(config: AgentConfig, hostIPs: readonly string[], cluster: C
   const authn = server.authentication;
   let tls: AgentServerOptions["tls"];
   if (!server.insecureHttp) {
+    // serverTLSBootstrap: a serving pair issued before (under --cert-dir) is served from the start.
+    const issued = config.cluster?.certificates.serverTLSBootstrap ? storedServingCertificate(config.certDir, clock.now(), log) : undefined;
     const cert = servingCertificate({
-      ...(server.tls ?? {}),
-      certDir: join(config.rootDir, "pki"),
+      ...(server.tls ?? (issued ? { certFile: issued.path, keyFile: issued.path } : {})),
+      certDir: config.certDir,
       hostname: config.nodeName,
       alternateNames: [...hostIPs, ...(isSpecificIP(server.address) ? [server.address] : [])],
     });
@@ -248,10 +269,19 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     if (!agent) throw new Error("the agent is starting");
     return agent;
   };
-  /** The node's Ready verdict from the agent's health checks, for GET /node and the Node in the API. */
+  // Graceful node shutdown (src/nodeshutdown), when a grace period is configured: its admit handler is
+  // the chain's last, and while it shuts down the node is NotReady.
+  let shutdownManager: ShutdownManager | undefined;
+  /**
+   * The node's Ready verdict from the agent's health checks, for GET /node and the Node in the API, and
+   * `node is shutting down` during a graceful shutdown (the kubelet's ReadyCondition takes the shutdown
+   * manager's status as one of its errors).
+   */
   const agentHealth = () => {
-    const bad = theAgent().healthChecks().filter((c) => !c.ok);
-    return { ready: bad.length === 0, message: bad.map((c) => `${c.name}: ${c.message}`).join("; ") };
+    const bad = theAgent().healthChecks().filter((c) => !c.ok).map((c) => `${c.name}: ${c.message}`);
+    const shutdown = shutdownManager?.shutdownStatus();
+    if (shutdown) bad.push(shutdown);
+    return { ready: bad.length === 0, message: bad.join("; ") };
   };
 
   try {
@@ -259,6 +289,16 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     // and mirror pods are written back. Loaded only here, so other commands never load the API client.
     if (config.cluster) {
       const { ClusterNode } = await import("../cluster/cluster-node");
+      // TLS bootstrap (src/certificate): a usable --kubeconfig first, requested with the bootstrap credentials when needed.
+      const bootstrapKubeconfig = config.cluster.certificates.bootstrapKubeconfig;
+      if (bootstrapKubeconfig) {
+        const { bootstrapClientCertificate } = await import("../certificate/bootstrap");
+        try {
+          await bootstrapClientCertificate({ kubeconfig: config.cluster.kubeconfig, bootstrapKubeconfig, certDir: config.certDir, nodeName, clock, log, userAgent: `nodeagent/${pkg.version} (agent on ${nodeName})` });
+        } catch (e) {
+          throw new ConfigError(`TLS bootstrap with --bootstrap-kubeconfig ${bootstrapKubeconfig}: ${errorMessage(e)}`);
+        }
+      }
       try {
         cluster = await ClusterNode.connect({
           kubeconfig: config.cluster.kubeconfig,
@@ -274,7 +314,34 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       } catch (e) {
         throw new ConfigError(`--kubeconfig ${config.cluster.kubeconfig}: ${errorMessage(e)}`);
       }
+      if (config.cluster.certificates.rotateCertificates) {
+        const { startClientCertificateRotation } = await import("../certificate/node-certificates");
+        const rotation = startClientCertificateRotation({ certDir: config.certDir, nodeName, clock, log, kubeconfig: config.cluster.kubeconfig, client: cluster.client });
+        if (rotation) resources.add("the client certificate rotation", () => rotation.stop());
+      }
     }
+
+    // The node's events (src/events): always kept in memory for GET /events, and in a cluster posted
+    // to the API server with the node's credentials, as the kubelet's recorder does. "Starting kubelet."
+    // first, as the kubelet's Run records it before its managers start.
+    const metrics = new AgentMetrics();
+    metrics.setNodeName(nodeName);
+    const broadcaster = new EventBroadcaster({ clock, log, onDrop: (sink, reason) => metrics.incEventDropped(sink, reason) });
+    const eventRing = new EventRing();
+    broadcaster.startRecordingToSink("memory", eventRing);
+    // The API sink brings the Kubernetes client: loaded only with a cluster, as src/cluster is.
+    if (cluster) broadcaster.startRecordingToSink("api", new (await import("../events/api-event-sink")).ApiEventSink(cluster.client));
+    resources.add("the event recorder", async () => {
+      // What is queued gets a moment to go out (the pods' Killing events of a stop), then the rest is dropped.
+      const ac = new AbortController();
+      await Promise.race([broadcaster.idle(), clock.sleep(EVENT_FLUSH_MS, ac.signal).catch(() => {})]);
+      ac.abort();
+      broadcaster.shutdown();
+    });
+    const recorder = broadcaster.newRecorder({ component: "kubelet", host: nodeName });
+    const nodeRef = nodeReference(nodeName);
+    const nodeEvent: NodeEventRecorder = (type, reason, message) => recorder.event(nodeRef, type, reason, message);
+    nodeEvent("Normal", "Starting", "Starting kubelet.");
 
     // The Node's addresses, by the kubelet's rules, once: the pods' hostIP is the Node's InternalIP
     // (the kubelet's getHostIPAnyWay reads it off the Node), so both come from this one answer.
@@ -287,15 +354,13 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     if (nodeAddresses.warning) log.warn(nodeAddresses.warning);
     const { addresses, hostIPs } = nodeAddresses;
 
-    const containerManager = startContainerManager(config, deps, () => agent?.activePods() ?? [], log);
+    const containerManager = startContainerManager(config, deps, () => agent?.activePods() ?? [], log, nodeEvent);
     const runtime = await (deps.resolveRuntime ?? resolveRuntime)({ endpoint: config.runtime.endpoint, rootDir: config.rootDir, podInfraImage: config.runtime.podInfraImage, log });
     resources.add("the runtime", () => runtime.release());
     const client = new CriClient(runtime.endpoint, { timeoutMs: config.runtime.requestTimeoutMs });
     resources.add("the CRI client", () => client.close());
     const runtimeName = await askRuntimeName(client, log);
 
-    const metrics = new AgentMetrics();
-    metrics.setNodeName(nodeName);
     const pleg = new Pleg(client, clock, {
       mode: config.plegMode,
       onModeChange: (m) => log.info(`PLEG mode ${m.mode}: ${m.reason}`),
@@ -371,10 +436,23 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         log,
       }),
     ];
+    if (config.shutdown.periods.length > 0) {
+      shutdownManager = new ShutdownManager({
+        periods: config.shutdown.periods,
+        target: { activePods: () => theAgent().activePods(), terminatePod: (pod, status, grace) => theAgent().terminatePod(pod, status, grace) },
+        clock,
+        log,
+        events: nodeEvent,
+      });
+      admitHandlers.push(shutdownManager);
+      log.info(`graceful node shutdown: ${shutdownManager.periods.map((p) => `priority ${p.priority} and up ${p.shutdownGracePeriodSeconds}s`).join(", ")}`);
+    }
+    // sd_notify (src/systemd): READY=1 after the first housekeeping that follows the PLEG's first relist.
+    const notifier = new SdNotifier({ env: deps.notifyEnv ?? process.env, pid: process.pid, clock, log, ...(deps.notifySocket ? { socket: deps.notifySocket } : {}) });
     // Image GC: its own loop, and the eviction manager's reclaim of unused images (ImageGC).
     const imageGC = new ImageGCManager({
       runtime: client, fsStats: new CriImageFsStats(client), policy: config.gc.image, sandboxImage: config.runtime.podInfraImage,
-      clock, log, periodMs: config.gc.imagePeriodMs,
+      clock, log, periodMs: config.gc.imagePeriodMs, onEvent: (e) => nodeEvent("Warning", e.reason, e.message),
     });
     const a: Agent = new Agent({
       runtime: client,
@@ -407,19 +485,26 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         clock,
         log,
         monitoringPeriodMs: config.evictionMonitoringPeriodMs,
+        events: nodeEvent,
       })),
       // Garbage collection and log rotation (the kubelet's StartGarbageCollection and container log
       // manager), each a loop beside the sync loop for as long as the agent runs.
-      containerGC: { runtime: client, policy: config.gc.container, periodMs: config.gc.containerPeriodMs },
+      containerGC: { runtime: client, policy: config.gc.container, periodMs: config.gc.containerPeriodMs, onEvent: (e) => nodeEvent("Warning", e.reason, e.message) },
       backgroundLoops: [imageGC, new ContainerLogManager({ runtime: client, policy: config.gc.containerLogs, podLogsRoot: config.pods.logsDir, clock, log })],
       node: async () => {
         const health = agentHealth();
+        // The events compare with the Node built last; the first one, in a cluster, with the API
+        // server's copy when the informer has it (the kubelet's setters run on that), so that a reboot
+        // while the agent was down is seen (Rebooted). Later builds do not ask the informer: it lags
+        // the agent's own status writes, and each build would record the same change again.
+        const previous = lastNode ?? cluster?.apiNode();
         lastNode = await buildNode({
           nodeName, labels: config.node.labels, taints: config.node.taints, runtime: client, maxPods: config.node.maxPods, reserved: config.node.reserved,
           now: clock.now(), version: pkg.version, runtimeName, addresses, port: server?.port, previous: lastNode,
           conditions: { ready: { ok: health.ready, message: health.message }, pressure: evictionManager?.pressure() },
           evictionReservation: (capacity) => hardEvictionReservation(config.eviction.thresholds, capacity),
         });
+        recordNodeConditionEvents(nodeEvent, nodeName, previous, lastNode);
         return lastNode;
       },
       stateDir: config.rootDir,
@@ -428,6 +513,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       volumePlugins: deps.volumes?.plugins?.(objects) ?? [],
       statusManager: cluster,
       admitHandlers,
+      events: recorder,
       hooks: {
         podStarted: (_pod, seconds) => metrics.observePodStart(seconds),
         containerRestarted: (pod, container) => metrics.incContainerRestart(pod.metadata?.namespace ?? "default", pod.metadata?.name ?? "", container),
@@ -436,6 +522,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         sourceReported: (r) => metrics.setSourceErrors(r.source, r.errors.length),
         probeObserved: (o) => metrics.observeProbe(o),
         afterHousekeeping: () => {
+          if (pleg.relistStats.lastRelistTime) notifier.ready();
           void cluster?.housekeeping(a.workers.states().map((s) => ({ pod: s.pod, terminating: s.phase !== "syncing" }))).catch((err) => log.warn(`mirror pods: ${errorMessage(err)}`));
           const stats = pleg.relistStats;
           if (stats.lastRelistTime) metrics.setPlegLastSeen(stats.lastRelistTime);
@@ -463,6 +550,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         deletePushedPod: async (ns, name) => push.remove(ns, name),
         summary: async (onlyCpuAndMemory) => (await stats()).get(onlyCpuAndMemory),
         configz: () => kubeletConfigz(config),
+        events: () => eventRing.list(),
         streamUrl: async (r) => {
           const t = a.streamTarget(r.namespace, r.pod, r.uid, r.container);
           if ("status" in t) return t;
@@ -483,6 +571,12 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     });
     server = srv;
     resources.add("the HTTP API", () => srv.stop());
+    // serverTLSBootstrap: the serving certificate from the cluster, served once issued and on each renewal.
+    if (cluster && config.cluster?.certificates.serverTLSBootstrap) {
+      const { startServingCertificateRotation } = await import("../certificate/node-certificates");
+      const serving = startServingCertificateRotation({ certDir: config.certDir, nodeName, clock, log, client: cluster.client, addresses, serve: (cert, key) => srv.setServingCertificate(cert, key) });
+      resources.add("the serving certificate rotation", () => serving.stop());
+    }
 
     log.info(`nodeagent ${pkg.version} on node ${nodeName}: API at ${srv.url}, runtime ${runtime.endpoint}, sources ${sources.map((s) => s.name).join(", ")}, API objects from ${objects.description}`);
     if (cluster) log.info(`joining the cluster at ${cluster.client.server} as node ${nodeName}`);
@@ -490,17 +584,25 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     const ac = new AbortController();
     const loop = a.run(ac.signal);
     // The OOM watcher (src/oom): a kill the kernel logs is counted and, for the node's own, logged.
-    const oomWatcher = new OomWatcher({ openKernelLog: deps.kernelLog ?? (() => new KmsgReader()), clock, log, onOom: (_k, system) => metrics.incOomKill(system) });
+    const oomWatcher = new OomWatcher({ openKernelLog: deps.kernelLog ?? (() => new KmsgReader()), clock, log, onOom: (k, system) => {
+      metrics.incOomKill(system);
+      // The kubelet's SystemOOM event on the Node (oom_watcher_linux.go), for the node's own kills only.
+      if (system) nodeEvent("Warning", "SystemOOM", k.processName && k.pid ? `System OOM encountered, victim process: ${k.processName}, pid: ${k.pid}` : "System OOM encountered");
+    } });
     const oomLoop = oomWatcher.run(ac.signal);
+    const watchdog = notifier.runWatchdog(ac.signal);
+    const shutdownWatch = shutdownManager ? watchShutdownSignal(shutdownManager, deps.shutdownSignal ?? new LogindShutdownSignal({ log }), ac.signal, log) : Promise.resolve();
     return {
       agent: a,
       url: srv.url,
+      shutdownPods: () => shutdownManager?.shutdown() ?? Promise.resolve(),
       async stop() {
+        notifier.stopping();
         ac.abort();
         await loop;
-        await oomLoop;
+        await Promise.all([oomLoop, watchdog, shutdownWatch]);
         await resources.releaseAll();
-        log.info("nodeagent stopped; the pods keep running");
+        log.info(shutdownManager?.shutdownStatus() ? "nodeagent stopped after the node shutdown stopped its pods" : "nodeagent stopped; the pods keep running");
       },
     };
   } catch (err) {
@@ -511,18 +613,23 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
 
 /**
  * Runs the node until SIGINT or SIGTERM, then stops it in order (a second signal ends the process at
- * once). The handlers are in place before anything starts, so a signal during the start stops the
- * node as soon as it is up instead of killing the process with a managed containerd still running.
+ * once). With --shutdown-pods, SIGTERM first stops every pod as a node shutdown does (the host is going
+ * down and there is no logind to announce it); SIGINT, and SIGTERM without it, leave the pods running.
+ * The handlers are in place before anything starts, so a signal during the start stops the node as
+ * soon as it is up instead of killing the process with a managed containerd still running.
  * The process is the agent's from here on: it takes the agent's JIT policy (src/util/jit-policy.ts;
  * the binary starts with it, and a test or another caller gets it here).
  */
 export async function runNode(config: AgentConfig, deps: NodeDeps = {}): Promise<void> {
   Bun.unsafe.setJITPolicy(AGENT_JIT_POLICY);
-  const stopRequested = new Promise<void>((resolve) => {
-    process.once("SIGINT", () => resolve());
-    process.once("SIGTERM", () => resolve());
+  const stopRequested = new Promise<NodeJS.Signals>((resolve) => {
+    process.once("SIGINT", () => resolve("SIGINT"));
+    process.once("SIGTERM", () => resolve("SIGTERM"));
   });
   const node = await startNode(config, deps);
-  await stopRequested;
+  const signal = await stopRequested;
+  if (signal === "SIGTERM" && config.shutdown.shutdownPods) {
+    await node.shutdownPods();
+  }
   await node.stop();
 }

@@ -34,6 +34,8 @@ import type { DockerKeyring } from "../volume/docker-keyring";
 import { makeDockerKeyring, podPullSecrets, pullWithCredentials } from "../volume/pull-secrets";
 import { NoServiceLister } from "../volume/no-service-lister";
 import { ObjectSourceError, type ObjectSource, type ServiceLister } from "../volume/types";
+import { containerReference, podReference } from "../events/object-ref";
+import { NO_EVENTS, type EventRecorder } from "../events/types";
 
 export type SyncRuntime = Pick<
   CriClient,
@@ -87,6 +89,11 @@ class ContainerStartError extends Error {
     readonly reason: string,
     message: string,
     readonly retryAt?: number,
+    /**
+     * What startContainer's "Error: …" event says, when not the message: the image manager's errors
+     * are the bare reason there (`Error: ErrImagePull`), as the kubelet's gRPC status message is.
+     */
+    readonly eventMessage?: string,
   ) {
     super(message);
   }
@@ -110,6 +117,8 @@ export class PodSyncer {
     private readonly objects: ObjectSource = NO_OBJECT_SOURCE,
     /** The services containers get service-link variables from; none without an API server. */
     private readonly services: ServiceLister = new NoServiceLister(),
+    /** The pod events the kubelet's runtime manager records (Pulling, Created, Started, Killing, BackOff, …). */
+    private readonly events: EventRecorder = NO_EVENTS,
   ) {}
 
   /** The pods' cgroups: the node's container manager (src/cm), else the flat layout under --cgroup-root. */
@@ -130,13 +139,15 @@ export class PodSyncer {
     if (networkError && !(actions.killPod && !actions.createSandbox)) return this.networkNotReady(pod, result, networkError);
 
     if (actions.killPod) {
+      // SyncPod: a pod whose sandbox must be replaced says so before it is killed.
+      if (actions.createSandbox) this.events.event(podReference(pod), "Normal", "SandboxChanged", "Pod sandbox changed, it will be killed and re-created.");
       await this.killPod(pod, status, undefined);
       result.changed = true;
       if (!actions.createSandbox) return result;
     }
     for (const k of actions.containersToKill) {
       this.log.info(`killing container ${k.name} (${k.id.slice(0, 12)}) of pod ${podKey(pod)}: ${k.reason}`);
-      await this.killContainer(pod, k.id, findSpec(pod, k.name), k.gracePeriodSeconds);
+      await this.killContainer(pod, k.id, findSpec(pod, k.name), k.gracePeriodSeconds, undefined, killingMessage(pod, k.name, k.reason));
       result.changed = true;
     }
 
@@ -162,10 +173,11 @@ export class PodSyncer {
       } catch (err) {
         if (!(err instanceof VolumeMountError)) throw err;
         // What the kubelet shows for a pod stuck on a mount: Pending, every container waiting with
-        // reason ContainerCreating (PodInitializing with init containers); its FailedMount message is
-        // an event there. The agent has no events yet (issue 18), so the message rides on the waiting
-        // state and on the PodReadyToStartContainers condition (reason FailedMount).
+        // reason ContainerCreating (PodInitializing with init containers), and a Warning FailedMount
+        // event with the message. The message also rides on the waiting state and on the
+        // PodReadyToStartContainers condition (reason FailedMount), where `nodeagent pleg watch --agent` reads it.
         const reason = pod.spec?.initContainers?.length ? "PodInitializing" : "ContainerCreating";
+        this.events.event(podReference(pod), "Warning", "FailedMount", err.message);
         for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) result.waiting.set(c.name, { reason, message: err.message });
         result.volumesNotReady = { reason: "FailedMount", message: err.message };
         result.retryAt = err.retryAt ?? this.clock.now() + 10_000;
@@ -202,6 +214,7 @@ export class PodSyncer {
         sandboxId = await this.runtime.runPodSandbox(sbConfig);
       } catch (err) {
         const msg = `Failed to create pod sandbox: ${errorMessage(err)}`;
+        this.events.event(podReference(pod), "Warning", "FailedCreatePodSandBox", msg);
         result.errors.push(msg);
         for (const c of pod.spec!.containers) result.waiting.set(c.name, { reason: "ContainerCreating", message: msg });
         return result;
@@ -223,10 +236,13 @@ export class PodSyncer {
         result.changed = true;
       } catch (err) {
         if (err instanceof ContainerStartError) {
+          // startContainer's "Error: …" event (the crash-loop backoff has its own BackOff event).
+          if (err.reason !== "CrashLoopBackOff") this.events.event(containerReference(pod, container.name), "Warning", "Failed", `Error: ${err.eventMessage ?? err.message}`);
           result.waiting.set(container.name, { reason: err.reason, message: err.message });
           if (err.retryAt) result.retryAt = Math.min(result.retryAt ?? Infinity, err.retryAt);
           else result.errors.push(`${container.name}: ${err.reason}: ${err.message}`);
         } else {
+          this.events.event(containerReference(pod, container.name), "Warning", "Failed", `Error: ${errorMessage(err)}`);
           result.waiting.set(container.name, { reason: "RunContainerError", message: errorMessage(err) });
           result.errors.push(`${container.name}: ${errorMessage(err)}`);
         }
@@ -245,12 +261,12 @@ export class PodSyncer {
   }
 
   /**
-   * The pod waits for the runtime's network: its containers wait with the kubelet's message (its
-   * NetworkNotReady event), and the worker tries again after its error backoff.
+   * The pod waits for the runtime's network: the kubelet's NetworkNotReady event, its containers wait
+   * with its message, and the worker tries again after its error backoff.
    */
   private networkNotReady(pod: Pod, result: SyncResult, networkError: string): SyncResult {
     const message = `network is not ready: ${networkError}`;
-    this.log.warn(`pod ${podKey(pod)}: NetworkNotReady: ${message}`);
+    this.events.event(podReference(pod), "Warning", "NetworkNotReady", message);
     for (const c of pod.spec?.initContainers ?? []) result.waiting.set(c.name, { reason: "PodInitializing", message });
     for (const c of pod.spec?.containers ?? []) result.waiting.set(c.name, { reason: "ContainerCreating", message });
     result.errors.push(message);
@@ -278,6 +294,7 @@ export class PodSyncer {
       if (this.crashBackoff.isInBackOffSince(key, finished)) {
         const delay = this.crashBackoff.get(key);
         const r = podRef(pod);
+        this.events.event(containerReference(pod, c.name), "Warning", "BackOff", "Back-off restarting failed container");
         throw new ContainerStartError("CrashLoopBackOff", `back-off ${formatDuration(delay)} restarting failed container=${c.name} pod=${r.name}_${r.namespace}(${r.uid})`, this.crashBackoff.backOffEnds(key, finished));
       }
       this.crashBackoff.next(key, finished);
@@ -299,12 +316,14 @@ export class PodSyncer {
     let id: string;
     try {
       id = await this.runtime.createContainer(sandboxId, config, sb);
+      this.events.event(containerReference(pod, c.name), "Normal", "Created", `Created container ${c.name}`);
     } catch (err) {
       // The kubelet's startContainer: the status message is the runtime's message alone.
       throw new ContainerStartError("CreateContainerError", runtimeErrorMessage(err));
     }
     try {
       await this.runtime.startContainer(id);
+      this.events.event(containerReference(pod, c.name), "Normal", "Started", `Started container ${c.name}`);
     } catch (err) {
       throw new ContainerStartError("RunContainerError", runtimeErrorMessage(err));
     }
@@ -336,26 +355,38 @@ export class PodSyncer {
     const image = c.image ?? "";
     const policy = c.imagePullPolicy ?? "IfNotPresent";
     const present = policy === "Always" ? undefined : ((await images?.get(image)) ?? (await this.runtime.imageStatus({ image })).image);
-    if (present) return present.id;
+    // The image manager's events (k/k@1.24.1 pkg/kubelet/images/image_manager.go), on the container.
+    const ref = containerReference(pod, c.name);
+    if (present) {
+      this.events.event(ref, "Normal", "Pulled", `Container image "${image}" already present on machine`);
+      return present.id;
+    }
     if (policy === "Never") {
-      throw new ContainerStartError("ErrImageNeverPull", `Container image "${image}" is not present with pull policy of Never`);
+      const message = `Container image "${image}" is not present with pull policy of Never`;
+      this.events.event(ref, "Warning", "ErrImageNeverPull", message);
+      throw new ContainerStartError("ErrImageNeverPull", message, undefined, "ErrImageNeverPull");
     }
     const key = `${podRef(pod).uid}_${image}`;
     if (this.imageBackoff.inBackOff(key)) {
-      throw new ContainerStartError("ImagePullBackOff", `Back-off pulling image "${image}"`, this.clock.now() + 1000);
+      this.events.event(ref, "Normal", "BackOff", `Back-off pulling image "${image}"`);
+      throw new ContainerStartError("ImagePullBackOff", `Back-off pulling image "${image}"`, this.clock.now() + 1000, "ImagePullBackOff");
     }
     place?.release();
+    this.events.event(ref, "Normal", "Pulling", `Pulling image "${image}"`);
+    const pullStart = this.clock.now();
     try {
-      const ref = await pullWithCredentials(image, await keyring(), (auth) => this.runtime.pullImage({ image }, auth, sb));
+      const imageRef = await pullWithCredentials(image, await keyring(), (auth) => this.runtime.pullImage({ image }, auth, sb));
       this.imageBackoff.reset(key);
-      return ref;
+      this.events.event(ref, "Normal", "Pulled", `Successfully pulled image "${image}" in ${formatDuration(this.clock.now() - pullStart)}`);
+      return imageRef;
     } catch (err) {
       this.imageBackoff.next(key);
-      // The kubelet's image manager: the event (issue 18) and log say `Failed to pull image "x": <err>`,
+      // The kubelet's image manager: the event and log say `Failed to pull image "x": <err>`,
       // the status message is the runtime's error alone, as its gRPC client prints it.
       const message = runtimeErrorText(err);
       this.log.warn(`pod ${podKey(pod)}: Failed to pull image ${JSON.stringify(image)}: ${message}`);
-      throw new ContainerStartError("ErrImagePull", message, this.clock.now() + 1000);
+      this.events.event(ref, "Warning", "Failed", `Failed to pull image ${JSON.stringify(image)}: ${message}`);
+      throw new ContainerStartError("ErrImagePull", message, this.clock.now() + 1000, "ErrImagePull");
     }
   }
 
@@ -378,7 +409,11 @@ export class PodSyncer {
    * Runs the preStop hook (exec) then stops the container within the grace period; with `turn`, it
    * first waits for its turn to stop (a sidecar: termination-order.ts) and the wait counts against the grace.
    */
-  async killContainer(pod: Pod | undefined, id: string, spec: Container | undefined, graceOverride: number | undefined, status?: ContainerStatus, turn?: (graceSeconds: number) => Promise<number>): Promise<void> {
+  async killContainer(pod: Pod | undefined, id: string, spec: Container | undefined, graceOverride: number | undefined, status?: ContainerStatus, message?: string, turn?: (graceSeconds: number) => Promise<number>): Promise<void> {
+    // The kubelet's killContainer: Killing on the container, "Stopping container <name>" unless the
+    // caller says why (a failed probe, a changed spec).
+    const name = spec?.name ?? status?.metadata?.name;
+    if (pod && name) this.events.event(containerReference(pod, name), "Normal", "Killing", message ?? `Stopping container ${name}`);
     let grace = graceOverride ?? pod?.spec?.terminationGracePeriodSeconds ?? Number(status?.annotations[ann.POD_TERMINATION_GRACE_PERIOD] ?? 30);
     const start = this.clock.now();
     const preStop = spec?.lifecycle?.preStop ?? (status?.annotations[ann.CONTAINER_PRESTOP_HANDLER] ? JSON.parse(status.annotations[ann.CONTAINER_PRESTOP_HANDLER]!) : undefined);
@@ -406,7 +441,7 @@ export class PodSyncer {
       running.map(async (c) => {
         const name = c.metadata?.name ?? "";
         try {
-          await this.killContainer(pod, c.id, pod ? findSpec(pod, name) : undefined, graceOverride, c, order && ((grace) => order.waitForTurn(name, grace)));
+          await this.killContainer(pod, c.id, pod ? findSpec(pod, name) : undefined, graceOverride, c, undefined, order && ((grace) => order.waitForTurn(name, grace)));
         } finally {
           order?.terminated(name);
         }
@@ -499,6 +534,18 @@ function needsPodIP(pod: Pod): boolean {
 export function backoffKey(pod: Pod, c: Container): string {
   const r = podRef(pod);
   return `${r.name}_${r.namespace}_${r.uid}_${c.name}_${ann.containerHash(c)}`;
+}
+
+/**
+ * The Killing event's message for a container computePodActions kills (its containerToKillInfo message):
+ * a failed probe or a changed spec, with ", will be restarted" when it starts again; otherwise the
+ * default "Stopping container <name>".
+ */
+function killingMessage(pod: Pod, name: string, reason: string): string | undefined {
+  const restarts = (pod.spec?.restartPolicy ?? "Always") !== "Never";
+  if (reason === "Container spec hash changed") return `Container ${name} definition changed, will be restarted`;
+  if (/^Container .* failed (liveness|startup) probe$/.test(reason)) return restarts ? `${reason}, will be restarted` : reason;
+  return undefined;
 }
 
 function findSpec(pod: Pod, name: string): Container | undefined {

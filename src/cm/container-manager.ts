@@ -19,6 +19,7 @@ import { podRef } from "../api/pod";
 import { ConfigError, errorMessage } from "../util/errors";
 import { childName, parseCgroupfsName, toCgroupfs, type CgroupName } from "./cgroup-name";
 import { FsCgroupManager, type CgroupManager } from "./cgroup-manager";
+import type { NodeEventRecorder } from "../events/types";
 import { enforceReservedCgroups, nodeAllocatableConfig, type NodeAllocatableOptions } from "./node-allocatable";
 import { PodContainerManager, podCgroupSuffix } from "./pod-container-manager";
 import { QosContainerManager } from "./qos-container-manager";
@@ -62,6 +63,8 @@ export interface ContainerManagerOptions {
   log: CgroupLog;
   /** Whether systemd is the init system; /run/systemd/system exists by default. */
   systemdRunning?: () => boolean;
+  /** The node's events (NodeAllocatableEnforced, FailedNodeAllocatableEnforcement); none by default. */
+  events?: NodeEventRecorder;
 }
 
 /** The flat layout's parent, <cgroup-root>/pod<uid> (cgroupfs), for a caller without a container manager. */
@@ -122,8 +125,9 @@ export class ContainerManager implements PodCgroups {
     const config = nodeAllocatableConfig(this.o.allocatable);
     if (!cgroups.exists(this.nodeAllocatable)) {
       cgroups.create(this.nodeAllocatable, config);
+      this.o.events?.("Normal", "NodeAllocatableEnforced", "Updated Node Allocatable limit across pods");
     } else {
-      this.applyAllocatable();
+      this.applyAllocatable(true);
     }
     for (const message of enforceReservedCgroups(this.o.allocatable, cgroups, cgroups.driver)) log.info(message);
     this.qos.start();
@@ -135,13 +139,18 @@ export class ContainerManager implements PodCgroups {
    * fails until they use less: the kubelet retries every minute with a FailedNodeAllocatableEnforcement
    * event; the agent logs it and retries at the next QoS update.
    */
-  private applyAllocatable(): void {
+  private applyAllocatable(atStart = false): void {
     try {
       this.o.cgroups.update(this.nodeAllocatable!, nodeAllocatableConfig(this.o.allocatable));
       if (this.allocatablePending) this.o.log.info("NodeAllocatableEnforced: Updated Node Allocatable limit across pods");
+      if (this.allocatablePending || atStart) this.o.events?.("Normal", "NodeAllocatableEnforced", "Updated Node Allocatable limit across pods");
       this.allocatablePending = false;
     } catch (err) {
-      if (!this.allocatablePending) this.o.log.warn(`FailedNodeAllocatableEnforcement: Failed to update Node Allocatable Limits "${this.podsCgroup}": ${errorMessage(err)}`);
+      const message = `Failed to update Node Allocatable Limits "${this.podsCgroup}": ${errorMessage(err)}`;
+      if (!this.allocatablePending) {
+        this.o.log.warn(`FailedNodeAllocatableEnforcement: ${message}`);
+        this.o.events?.("Warning", "FailedNodeAllocatableEnforcement", message);
+      }
       this.allocatablePending = true;
     }
   }

@@ -26,14 +26,15 @@
 // handler (eviction-admit-handler.ts). As the kubelet, it never taints the node: in a cluster the
 // node lifecycle controller turns the conditions into node.kubernetes.io/*-pressure taints.
 //
-// Departures: no events (the agent has no event recorder yet: EvictionThresholdMet and Evicted are
-// logged); no memcg threshold notifier (the kubelet's kernel-notified early cycle), the loop polls
+// Events: EvictionThresholdMet on the Node here; a pod's Evicted is recorded where every eviction
+// goes through (the agent's evictPod). Departures: no memcg threshold notifier (the kubelet's kernel-notified early cycle), the loop polls
 // only; stats are read fresh each cycle, so the kubelet's "only thresholds whose stats were updated"
 // filter has nothing to drop; with no threshold at all (--eviction-hard= and no soft ones) no stats
 // are collected, only the local-storage check runs (the kubelet still collects them).
 import type { Pod } from "kubernetes-types/core/v1";
 import { podKey } from "../api/pod";
 import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "../api/defaults";
+import type { NodeEventRecorder } from "../events/types";
 import type { Summary } from "../stats/types";
 import type { Clock } from "../util/clock";
 import { errorMessage } from "../util/errors";
@@ -85,6 +86,8 @@ export interface EvictionManagerOptions {
   clock: Clock;
   log: Logger;
   monitoringPeriodMs?: number;
+  /** The node's events (EvictionThresholdMet); none by default. A pod's Evicted event is its evictor's (the agent's evictPod). */
+  events?: NodeEventRecorder;
 }
 
 /** What the first pod's eviction would say, and the one that went (for tests and logs). */
@@ -174,6 +177,7 @@ export class EvictionManager {
     const toReclaim = acting.find((t) => SIGNAL_RESOURCE[t.signal] === "memory") ?? acting[0]!;
     const resource = SIGNAL_RESOURCE[toReclaim.signal];
     o.log.warn(`eviction manager: threshold ${toReclaim.signal} met (${describe(observations, toReclaim.signal)}): attempting to reclaim ${resource}`);
+    o.events?.("Warning", "EvictionThresholdMet", `Attempting to reclaim ${resource}`);
     if (await this.reclaimNodeLevelResources(toReclaim.signal)) {
       o.log.info(`eviction manager: able to reduce ${resource} pressure without evicting pods`);
       return [];

@@ -24,8 +24,8 @@
 // bytes freed reach the amount; a failed removal is logged and the next one tried.
 //
 // deleteUnusedImages() is the eviction manager's node-level reclaim (DeleteUnusedImages): the same
-// choice, with no amount to stop at. Events (issue 18) go through the onEvent hook; until then the
-// reason and message are logged.
+// choice, with no amount to stop at. Its Node events go through the onEvent hook (the node
+// records them, src/events); the reason and message are logged too.
 import type { CriClient } from "../cri/client";
 import type { ImageFsInfoResponse } from "../cri/types";
 import { fsStats, SYSTEM_HOST_FILES, type HostFiles } from "../stats/host";
@@ -80,7 +80,7 @@ export interface ImageGC {
   deleteUnusedImages(): Promise<number>;
 }
 
-/** A Warning event on the Node, until events exist (issue 18): the kubelet's reasons. */
+/** A Warning event on the Node (recorded by the node through src/events): the kubelet's reasons. */
 export interface GCEvent {
   reason: "InvalidDiskCapacity" | "FreeDiskSpaceFailed" | "ImageGCFailed" | "ContainerGCFailed";
   message: string;

@@ -36,6 +36,12 @@ export interface KubeClient {
    * SubjectAccessReview) the agent's API server asks, which the generated clients would reshape.
    */
   postJson<T>(path: string, body: unknown): Promise<T>;
+  /**
+   * Reads the kubeconfig's client certificate and key files again and uses them from the next request
+   * on (requests, watches and the generated clients share one TLS setting): the certificate manager
+   * calls this after rotating the client certificate, whose -current.pem path the kubeconfig names.
+   */
+  reloadCredentials(): Promise<void>;
 }
 
 /** TLS settings of the current cluster and user, in the shape Bun's fetch takes them. */
@@ -95,6 +101,8 @@ export async function kubeClientFromConfig(kc: k8s.KubeConfig, opts: KubeClientO
   return {
     getJson,
     postJson,
+    // In place: every sender holds this same object.
+    reloadCredentials: async () => void Object.assign(tls, await bunTls(kc)),
     config: kc,
     server: cluster.server,
     core: new k8s.CoreV1Api(configuration),

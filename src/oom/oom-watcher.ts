@@ -1,7 +1,7 @@
 // The OOM watcher (the kubelet's pkg/kubelet/oom, which streams cadvisor's oomparser): every period it
 // drains the kernel's log, turns its records into OOM kills (OomParser) and reports each kill once:
 // counted by scope (nodeagent_oom_kills_total{scope="container"|"system"}), logged, and handed to
-// onOom (the event recorder of issue 18). A kill is "system" when the cgroup that ran out of memory is
+// onOom (the node records the event, src/events). A kill is "system" when the cgroup that ran out of memory is
 // the root one: the node itself was out of memory, and the kubelet then records a Node Warning event
 // SystemOOM "System OOM encountered, victim process: <name>, pid: <pid>". A kill inside a cgroup's limit
 // (a container over its memory limit) is the runtime's to report: ContainerStatus reason OOMKilled,
@@ -30,7 +30,7 @@ export interface OomWatcherOptions {
   /** Kills logged before this (µs since boot) are skipped; the uptime at construction by default. */
   startUsecSinceBoot?: number;
   periodMs?: number;
-  /** Each kill once, after it was counted and logged: the metric and (issue 18) the event. */
+  /** Each kill once, after it was counted and logged: the metric and the event. */
   onOom?: (kill: OomInstance, system: boolean) => void;
 }
 

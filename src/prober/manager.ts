@@ -27,6 +27,8 @@ import type { PodProber, ProbeAttempt, ProbeObservation, ProbeResult, ProbeSeed,
 
 export type { RunningContainer } from "./types";
 import { ProbeWorker, type ProbeTarget } from "./worker";
+import { containerReference } from "../events/object-ref";
+import type { EventRecorder } from "../events/types";
 
 
 export interface ProbeManagerOptions {
@@ -42,6 +44,8 @@ export interface ProbeManagerOptions {
   random?: () => number;
   /** Exec probes in the runtime at once, node-wide; defaultExecSlots() unless given. */
   execSlots?: number;
+  /** Unhealthy and ProbeWarning events on the probed container; none by default. */
+  events?: EventRecorder;
 }
 
 /**
@@ -351,6 +355,15 @@ export class ProbeManager implements PodProber {
 
   private observed(w: ProbeWorker, a: ProbeAttempt): void {
     const md = w.target.pod.metadata;
+    // The kubelet's prober records every counted attempt that did not succeed (prober.go probe):
+    // "Liveness probe failed: <output>", "… probe errored: …", and "… probe warning: …" for a redirect.
+    if (this.o.events && (a.result !== "success" || a.warning)) {
+      const type = `${w.type[0]!.toUpperCase()}${w.type.slice(1)}`;
+      const ref = containerReference(w.target.pod, w.target.container.name);
+      if (a.result === "failure") this.o.events.event(ref, "Warning", "Unhealthy", `${type} probe failed: ${a.output}`);
+      else if (a.result === "error") this.o.events.event(ref, "Warning", "Unhealthy", `${type} probe errored: ${a.output}`);
+      else this.o.events.event(ref, "Warning", "ProbeWarning", `${type} probe warning: ${a.output}`);
+    }
     this.o.observe?.({
       probeType: w.type,
       result: a.result === "success" ? "successful" : "failed",

@@ -37,6 +37,8 @@ export interface PeerCertificate {
   organizations: string[];
   /** Extended key usage OIDs; undefined when the certificate has no such extension (any usage). */
   extKeyUsage?: string[];
+  /** SHA-256 fingerprint (colon-separated hex), which certificate it was. */
+  fingerprint?: string;
 }
 
 /** What authentication looks at: the Authorization header and the client certificate. */

@@ -38,6 +38,11 @@ export interface ListenOptions {
 
 export interface Listener {
   port: number;
+  /**
+   * Serves another certificate from the next handshake on (a rotated serving certificate; the client
+   * CA stays). Connections already open keep theirs. No-op on plain HTTP.
+   */
+  setCertificate(cert: string, key: string): void;
   close(): Promise<void>;
 }
 
@@ -67,6 +72,7 @@ export function peerCertificate(socket: object): PeerCertificate | undefined {
       ...(list(cert.subject?.CN)[0] ? { commonName: list(cert.subject?.CN)[0] } : {}),
       organizations: list(cert.subject?.O),
       ...(extKeyUsage ? { extKeyUsage } : {}),
+      ...(cert.fingerprint256 ? { fingerprint: cert.fingerprint256 } : {}),
     };
   }
   peers.set(socket, peer);
@@ -181,6 +187,9 @@ export function listen(o: ListenOptions): Promise<Listener> {
       const addr = server.address();
       resolve({
         port: typeof addr === "object" && addr ? addr.port : o.port,
+        setCertificate: (cert, key) => {
+          if (server !== http) (server as ReturnType<typeof createTlsServer>).setSecureContext({ cert, key, ...(o.tls?.clientCA ? { ca: o.tls.clientCA } : {}) });
+        },
         close: () =>
           new Promise<void>((done) => {
             server.close(() => done());

@@ -108,6 +108,13 @@ export class AgentMetrics {
     registers: [this.registry],
   });
 
+  private readonly eventsDropped = new Counter({
+    name: "nodeagent_events_dropped_total",
+    help: "Events not written to a sink (\"memory\": GET /events, \"api\": the API server): reason \"queue_full\" (the sink's queue of 1000 was full), \"spam\" (client-go's spam filter), \"failed\" (refused, or still failing after 12 tries).",
+    labelNames: ["sink", "reason"] as const,
+    registers: [this.registry],
+  });
+
   /** Label sets of nodeagent_container_restarts_total per "namespace/pod", so a deleted pod's series can be dropped. */
   private readonly restartSeries = new Map<string, Set<string>>();
 
@@ -176,6 +183,11 @@ export class AgentMetrics {
    */
   setRunningContainers(counts: Partial<Record<ContainerStateLabel, number>>): void {
     for (const state of CONTAINER_STATES) this.runningContainers.set({ container_state: state }, counts[state] ?? 0);
+  }
+
+  /** The event broadcaster did not deliver an event to a sink (src/events). */
+  incEventDropped(sink: string, reason: "queue_full" | "spam" | "failed"): void {
+    this.eventsDropped.inc({ sink, reason });
   }
 
   /** The OOM watcher saw a kill (src/oom). */

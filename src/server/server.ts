@@ -1,5 +1,5 @@
 // The agent's HTTP API on Bun.serve: /healthz (Kubernetes healthz format), /pods and /pods/<ns>/<name>
-// (v1 objects, like the kubelet's read-only /pods), /node, /metrics (Prometheus), and the push
+// (v1 objects, like the kubelet's read-only /pods), /node, /events (the node's recent events), /metrics (Prometheus), and the push
 // endpoints POST /pods and DELETE /pods/<ns>/<name>. Errors are v1 Status objects, as the API
 // server returns them, so kubectl-style clients and `jq .message` both work.
 //
@@ -69,6 +69,8 @@ export interface AgentServer {
   /** Base URL, e.g. "https://127.0.0.1:10250". */
   url: string;
   port: number;
+  /** Serves a new certificate and key (PEM) from the next TLS handshake on: a rotated serving certificate. */
+  setServingCertificate(cert: string, key: string): void;
   stop(): Promise<void>;
 }
 
@@ -421,6 +423,12 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port">): 
       if (method === "DELETE") return deletePod(conn, namespace, name);
       return methodNotAllowed(req.method, path, ["GET", "HEAD", "DELETE"]);
     }
+    if (path === "/events" && view.events) {
+      // Authorized as /pods (nodes/proxy): the kubelet has no such endpoint; its events go to the API
+      // server, where `kubectl get events` reads them. A standalone node keeps them here (v1 EventList).
+      if (method !== "GET") return methodNotAllowed(req.method, path, ["GET", "HEAD"]);
+      return json({ kind: "EventList", apiVersion: "v1", metadata: {}, items: view.events() });
+    }
     if (path === "/node") {
       if (method !== "GET") return methodNotAllowed(req.method, path, ["GET", "HEAD"]);
       const answer = await nodes.get();
@@ -490,6 +498,7 @@ export async function startAgentServer(o: AgentServerOptions): Promise<AgentServ
   return {
     url,
     port,
+    setServingCertificate: (cert, key) => running.setCertificate(cert, key),
     async stop() {
       await running.close();
     },

@@ -1,6 +1,6 @@
 // What the HTTP server sees of the agent. The agent (src/agent) implements AgentView; the server
 // never reaches into pod workers, the PLEG or the runtime itself, so it can be tested with a fake.
-import type { Node, Pod } from "kubernetes-types/core/v1";
+import type { Event, Node, Pod } from "kubernetes-types/core/v1";
 import type { PushResult } from "../api/pod";
 import type { Summary } from "../stats/types";
 import type { StreamRefusal, StreamRequest } from "./streaming";
@@ -61,4 +61,9 @@ export interface AgentView {
   streamUrl?(r: StreamRequest): Promise<string | StreamRefusal>;
   /** /configz: the configuration in use, {"kubeletconfig": …} as the kubelet's. Absent: 404. */
   configz?(): unknown;
+  /**
+   * GET /events: the node's recent events (src/events EventRing), oldest first, as the API server
+   * would store them (a repeat is one event with its count). Absent: 404.
+   */
+  events?(): Event[];
 }

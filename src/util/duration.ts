@@ -21,6 +21,8 @@ export function parseDuration(text: string): number {
 
 /** Formats milliseconds the way Go prints a time.Duration (1s, 1m30s, 250ms). */
 export function formatDuration(ms: number): string {
+  // Go prints a zero Duration as "0s" (kubeadm's shutdownGracePeriod: 0s), not "0ms".
+  if (ms === 0) return "0s";
   if (ms < 1000) return `${Math.round(ms)}ms`;
   const totalS = ms / 1000;
   const h = Math.floor(totalS / 3600);

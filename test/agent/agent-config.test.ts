@@ -68,7 +68,9 @@ describe("resolveAgentConfig with kubeadm's /var/lib/kubelet/config.yaml", () =>
   test("the set fields we do not implement are listed once, in one warning; fields at their zero value are not", () => {
     const c = resolve({}, kubeadm("kubeadm-config.yaml"));
     expect(c.warnings).toEqual([
-      "/var/lib/kubelet/config.yaml: ignoring the fields nodeagent does not implement: healthzBindAddress, healthzPort, rotateCertificates",
+      "/var/lib/kubelet/config.yaml: ignoring the fields nodeagent does not implement: healthzBindAddress, healthzPort",
+      // Used with --kubeconfig (src/certificate); a standalone node has nobody to ask.
+      "/var/lib/kubelet/config.yaml:40:1: rotateCertificates: ignored without --kubeconfig (there is no API server to issue certificates)",
       "/var/lib/kubelet/config.yaml:2:1: authentication.webhook.enabled: ignored without --kubeconfig (there is no API server to review tokens)",
       "/var/lib/kubelet/config.yaml:10:1: authorization.mode: Webhook ignored without --kubeconfig (there is no API server to ask); only the push token is authorized",
     ]);
@@ -84,8 +86,8 @@ describe("resolveAgentConfig with kubeadm's /var/lib/kubelet/config.yaml", () =>
     expect(c.syncFrequencyMs).toBe(30_000);
     expect(c.runtime.requestTimeoutMs).toBe(300_000);
     expect(c.runtime.endpoint).toBe("unix:///run/containerd/containerd.sock");
-    // One for the fields not implemented, two for the webhook settings a standalone agent cannot use.
-    expect(c.warnings).toHaveLength(3);
+    // One for the fields not implemented, three for the webhook and certificate settings a standalone agent cannot use.
+    expect(c.warnings).toHaveLength(4);
     expect(c.warnings[0]).toContain("healthzPort");
     expect(c.warnings[0]).not.toContain("evictionHard");
     expect(c.warnings[0]).not.toContain("cgroupDriver");
@@ -284,6 +286,28 @@ describe("values are checked before anything starts", () => {
     });
   }
 
+  test("certificates: --bootstrap-kubeconfig lets --kubeconfig not exist yet; --cert-dir defaults under --root-dir; rotation flags and fields", () => {
+    const boot = join(dir, "bootstrap.kubeconfig");
+    writeFileSync(boot, "apiVersion: v1\nkind: Config\n");
+    const c = resolve({ "bootstrap-kubeconfig": boot, kubeconfig: join(dir, "not-yet.kubeconfig"), "rotate-certificates": "true", "root-dir": "/srv/na" });
+    expect(c.cluster?.kubeconfig).toBe(join(dir, "not-yet.kubeconfig"));
+    expect(c.cluster?.certificates).toEqual({ bootstrapKubeconfig: boot, rotateCertificates: true, serverTLSBootstrap: false });
+    expect(c.certDir).toBe("/srv/na/pki");
+    // A bare --rotate-certificates on the command line is a boolean true, as the kubelet's bool flag.
+    expect(resolve({ "bootstrap-kubeconfig": boot, kubeconfig: join(dir, "not-yet.kubeconfig"), "rotate-certificates": true }).cluster?.certificates?.rotateCertificates).toBe(true);
+    expect(resolve({ "cert-dir": "/etc/na/pki" }).certDir).toBe("/etc/na/pki");
+    const f = resolve({ kubeconfig: boot }, "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nrotateCertificates: true\nserverTLSBootstrap: true\n");
+    expect(f.cluster?.certificates).toEqual({ rotateCertificates: true, serverTLSBootstrap: true });
+    expect(kubeletConfigz(f).kubeletconfig).toMatchObject({ rotateCertificates: true, serverTLSBootstrap: true });
+    // Mistakes, each naming the flag.
+    expect(errorOf(() => resolve({ kubeconfig: join(dir, "not-yet.kubeconfig") })).message).toBe(`--kubeconfig "${join(dir, "not-yet.kubeconfig")}": no such file or directory`);
+    expect(errorOf(() => resolve({ "bootstrap-kubeconfig": boot })).message).toContain("--bootstrap-kubeconfig needs --kubeconfig");
+    expect(errorOf(() => resolve({ "bootstrap-kubeconfig": "/no/such" , kubeconfig: "/x" })).message).toContain(`--bootstrap-kubeconfig "/no/such": no such file or directory`);
+    expect(errorOf(() => resolve({ "rotate-certificates": "true" })).message).toBe("--rotate-certificates asks the API server for certificates: give --kubeconfig (or --bootstrap-kubeconfig) too");
+    expect(errorOf(() => resolve({ kubeconfig: boot, "rotate-server-certificates": "yes" })).message).toBe(`--rotate-server-certificates "yes": use true or false`);
+    expect(errorOf(() => resolve({ kubeconfig: boot, "rotate-server-certificates": "true", "tls-cert-file": clientCA, "tls-private-key-file": clientCA })).message).toContain("--rotate-server-certificates requests the serving certificate from the cluster: drop --tls-cert-file");
+  });
+
   test("a missing --pod-manifest-path is an error at start", () => {
     expect(errorOf(() => resolve({ "pod-manifest-path": "/no/such/dir" })).message).toBe(`--pod-manifest-path "/no/such/dir": no such file or directory`);
   });
@@ -314,6 +338,8 @@ describe("the node's cgroups: --cgroup-driver, --cgroups-per-qos, --enforce-node
   test("flags: systemd, the flat layout with nothing enforced, the reserved cgroups", () => {
     expect(resolve({ "cgroup-driver": "systemd" }).cgroups.driver).toBe("systemd");
     expect(resolve({ "cgroups-per-qos": "false", "enforce-node-allocatable": "" }).cgroups).toEqual({ driver: "cgroupfs", perQOS: false, enforceNodeAllocatable: [] });
+    // As the command line gives a boolean flag (--cgroups-per-qos=false, --no-cgroups-per-qos), as pflag's.
+    expect(resolve({ "cgroups-per-qos": false, "enforce-node-allocatable": "" }).cgroups.perQOS).toBe(false);
     expect(resolve({ "enforce-node-allocatable": "none" }).cgroups.enforceNodeAllocatable).toEqual([]);
     const c = resolve({ "enforce-node-allocatable": "pods,system-reserved,kube-reserved", "system-reserved-cgroup": "/system.slice", "kube-reserved-cgroup": "/kube.slice" });
     expect(c.cgroups).toEqual({ driver: "cgroupfs", perQOS: true, enforceNodeAllocatable: ["pods", "system-reserved", "kube-reserved"], systemReservedCgroup: "/system.slice", kubeReservedCgroup: "/kube.slice" });
@@ -481,5 +507,60 @@ describe("garbage collection and log rotation settings", () => {
     expect(msg({ "maximum-dead-containers": "-2" })).toBe('--maximum-dead-containers "-2": expected a whole number of at least -1');
     expect(msg({ "minimum-image-ttl-duration": "-1s" })).toStartWith('--minimum-image-ttl-duration "-1s": ');
     expect(msg({}, "kind: KubeletConfiguration\ncontainerLogMaxFiles: many\n")).toStartWith("/var/lib/kubelet/config.yaml:2:1: containerLogMaxFiles: expected a whole number");
+  });
+});
+
+describe("graceful node shutdown settings", () => {
+  const msg = (given: Record<string, string | boolean>, text?: string) => errorOf(() => resolve(given, text)).message;
+
+  test("off by default; --shutdown-grace-period 10s with 4s for critical pods is the kubelet's two groups; SIGTERM leaves pods unless --shutdown-pods", () => {
+    expect(resolve({}).shutdown).toEqual({ periods: [], gracePeriodMs: 0, criticalPodsMs: 0, byPodPriority: false, shutdownPods: false });
+    const c = resolve({ "shutdown-grace-period": "10s", "shutdown-grace-period-critical-pods": "4s", "shutdown-pods": true });
+    expect(c.shutdown).toEqual({
+      periods: [
+        { priority: 0, shutdownGracePeriodSeconds: 6 },
+        { priority: 2_000_000_000, shutdownGracePeriodSeconds: 4 },
+      ],
+      gracePeriodMs: 10_000,
+      criticalPodsMs: 4_000,
+      byPodPriority: false,
+      shutdownPods: true,
+    });
+    expect(kubeletConfigz(c).kubeletconfig).toMatchObject({ shutdownGracePeriod: "10s", shutdownGracePeriodCriticalPods: "4s" });
+    expect(kubeletConfigz(c).kubeletconfig.shutdownGracePeriodByPodPriority).toBeUndefined();
+  });
+
+  test("the KubeletConfiguration fields: the pair (a flag wins), or shutdownGracePeriodByPodPriority", () => {
+    const pair = "kind: KubeletConfiguration\nshutdownGracePeriod: 30s\nshutdownGracePeriodCriticalPods: 10s\n";
+    expect(resolve({}, pair).shutdown.periods).toEqual([
+      { priority: 0, shutdownGracePeriodSeconds: 20 },
+      { priority: 2_000_000_000, shutdownGracePeriodSeconds: 10 },
+    ]);
+    expect(resolve({ "shutdown-grace-period": "60s" }, pair).shutdown.periods[0]).toEqual({ priority: 0, shutdownGracePeriodSeconds: 50 });
+    const byPriority = "kind: KubeletConfiguration\nshutdownGracePeriodByPodPriority:\n- priority: 100000\n  shutdownGracePeriodSeconds: 20\n- priority: 0\n  shutdownGracePeriodSeconds: 5\n";
+    const listed = resolve({}, byPriority);
+    expect(listed.shutdown.periods).toEqual([
+      { priority: 100_000, shutdownGracePeriodSeconds: 20 },
+      { priority: 0, shutdownGracePeriodSeconds: 5 },
+    ]);
+    expect(kubeletConfigz(listed).kubeletconfig).toMatchObject({ shutdownGracePeriod: "0s", shutdownGracePeriodByPodPriority: listed.shutdown.periods });
+    // kubeadm writes the pair at its zero value: off.
+    expect(resolve({}, "kind: KubeletConfiguration\nshutdownGracePeriod: 0s\nshutdownGracePeriodCriticalPods: 0s\n").shutdown.periods).toEqual([]);
+  });
+
+  test("mistakes, as the kubelet's validation finds them, naming the flag or the field", () => {
+    expect(msg({ "shutdown-grace-period": "10s", "shutdown-grace-period-critical-pods": "20s" })).toBe(
+      "--shutdown-grace-period-critical-pods (shutdownGracePeriodCriticalPods) 20s must be <= --shutdown-grace-period (shutdownGracePeriod) 10s",
+    );
+    expect(msg({ "shutdown-grace-period": "500ms" })).toBe('--shutdown-grace-period "500ms": must be either zero or otherwise >= 1 sec');
+    expect(msg({ "shutdown-grace-period": "soon" })).toStartWith('--shutdown-grace-period "soon": ');
+    expect(msg({ "shutdown-pods": true })).toBe("--shutdown-pods stops the pods within the graceful shutdown's budget: give --shutdown-grace-period (or shutdownGracePeriodByPodPriority in --config)");
+    expect(msg({ "shutdown-grace-period": "10s" }, "kind: KubeletConfiguration\nshutdownGracePeriodByPodPriority:\n- priority: 0\n  shutdownGracePeriodSeconds: 5\n")).toBe(
+      "/var/lib/kubelet/config.yaml:2:1: shutdownGracePeriodByPodPriority: cannot be given with shutdownGracePeriod (--shutdown-grace-period) or shutdownGracePeriodCriticalPods at the same time",
+    );
+    expect(msg({}, "kind: KubeletConfiguration\nshutdownGracePeriodByPodPriority:\n- priority: high\n")).toBe(
+      '/var/lib/kubelet/config.yaml:2:1: shutdownGracePeriodByPodPriority: entry 1: expected a whole number from -2147483648 to 2147483647, got the string "high"',
+    );
+    expect(msg({}, "kind: KubeletConfiguration\nshutdownGracePeriod: 1\n")).toBe('/var/lib/kubelet/config.yaml:2:1: shutdownGracePeriod: expected a duration such as "30s", got 1');
   });
 });

@@ -907,3 +907,45 @@ describe("Agent: emptyDir sizeLimit (the eviction manager's local-storage evicti
     await a.stop();
   });
 });
+
+describe("Agent: terminatePod (graceful node shutdown)", () => {
+  const withGrace = (name: string): Pod => {
+    const p = named(name);
+    p.spec = { ...p.spec!, terminationGracePeriodSeconds: 30 };
+    return p;
+  };
+
+  test("stops the pod within the given grace period and resolves once it has terminated; Failed with the shutdown's reason; not remembered across a restart", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    const sm = new FakeStatusManager();
+    const stateDir = mkdtempSync(join(root, "state-"));
+    const a = await startAgent(rt, clock, { statusManager: sm, stateDir });
+    a.config.apply(fromFile(withGrace("web")));
+    await a.settle();
+    const web = a.agent.activePods().find((p) => p.metadata?.name === "web")!;
+    let resolved: boolean | undefined;
+    const done = a.agent.terminatePod(web, { reason: "Terminated", message: "Pod was terminated in response to imminent node shutdown." }, 6).then((v) => (resolved = v));
+    expect(resolved).toBeUndefined();
+    await a.settle();
+    await done;
+    expect(resolved).toBe(true);
+    expect(rt.callsOf("stopContainer")).toEqual([expect.objectContaining({ timeoutSeconds: 6 })]);
+    expect(statusOf(a.agent)).toMatchObject({ phase: "Failed", reason: "Terminated", message: "Pod was terminated in response to imminent node shutdown." });
+    expect(sm.terminated).toEqual(["web"]);
+    // Asked again: not running any more.
+    expect(await a.agent.terminatePod(web, { reason: "Terminated", message: "again" }, 6)).toBe(false);
+    await clock.advance(120_000);
+    await a.settle();
+    expect(created(rt)).toEqual(["app"]);
+    await a.stop();
+    // Not an eviction: nothing recorded, so the next start (the node back up) runs the static pod again.
+    expect(existsSync(join(stateDir, "evicted-pods.json"))).toBe(false);
+    const b = await startAgent(rt, clock, { stateDir, before: fromFile(withGrace("web")) });
+    await clock.advance(10_000);
+    await b.settle();
+    expect(statusOf(b.agent).phase).toBe("Running");
+    expect(created(rt)).toEqual(["app", "app"]);
+    await b.stop();
+  });
+});

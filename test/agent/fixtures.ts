@@ -6,6 +6,7 @@ import type { ContainerStatus, PodSandboxStatus } from "../../src/cri/types";
 import * as ann from "../../src/agent/labels";
 import type { PodStatus } from "../../src/pleg/types";
 import { flushMicrotasks, type FakeClock } from "../../src/util/clock";
+import type { FakeRuntime } from "../fakes/runtime";
 
 /** A pod of busybox containers that sleep; init containers named in `sidecars` are native sidecars (restartPolicy Always). */
 export function pod(opts: { restartPolicy?: "Always" | "OnFailure" | "Never"; containers?: string[]; inits?: string[]; sidecars?: string[]; hostNetwork?: boolean } = {}): Pod {
@@ -112,5 +113,17 @@ export function runAgent(agent: Agent, clock: FakeClock): { settle(): Promise<vo
       await clock.advance(0);
       await done;
     },
+  };
+}
+
+/** The pod's status as the PLEG would cache it after a relist of the fake runtime (newest first). */
+export async function relistFake(rt: FakeRuntime, pod: Pod): Promise<PodStatus> {
+  const uid = pod.metadata!.uid!;
+  const sandboxes = [...rt.sandboxes.values()].filter((s) => s.uid === uid).reverse();
+  const containers = [...rt.containers.values()].filter((c) => sandboxes.some((s) => s.id === c.sandboxId)).reverse();
+  return {
+    uid, name: pod.metadata!.name!, namespace: pod.metadata!.namespace!, ips: sandboxes.map((s) => s.ip),
+    sandboxStatuses: await Promise.all(sandboxes.map(async (s) => (await rt.podSandboxStatus(s.id)).status)),
+    containerStatuses: await Promise.all(containers.map((c) => rt.containerStatus(c.id))),
   };
 }

@@ -10,13 +10,13 @@ import { Backoff } from "../../src/agent/backoff";
 import { PodSyncer } from "../../src/agent/pod-sync";
 import type { RuntimeConfigOptions } from "../../src/agent/runtime-config";
 import type { AuthConfigInput, ContainerConfigInput, ImageSpecInput, PodSandboxConfigInput } from "../../src/cri/types";
-import type { PodStatus } from "../../src/pleg/types";
 import { FakeClock } from "../../src/util/clock";
 import { createLogger, type Logger } from "../../src/util/log";
 import type { ObjectSource } from "../../src/volume/types";
 import { grpcStatusError } from "../fakes/grpc";
 import { FakeObjectSource } from "../fakes/object-source";
 import { FakeRuntime } from "../fakes/runtime";
+import { relistFake } from "./fixtures";
 import { FakeServiceLister } from "../fakes/service-lister";
 
 const base = mkdtempSync(join(tmpdir(), "nodeagent-pod-sync-objects-"));
@@ -55,17 +55,7 @@ function setup(objects?: ObjectSource, services?: FakeServiceLister) {
   return { clock, rt, syncer, warnings };
 }
 
-/** The pod's status as the PLEG would cache it after a relist of the fake runtime. */
-async function relist(rt: FakeRuntime, pod: Pod): Promise<PodStatus> {
-  const uid = pod.metadata!.uid!;
-  const sandboxes = [...rt.sandboxes.values()].filter((s) => s.uid === uid).reverse();
-  const containers = [...rt.containers.values()].filter((c) => sandboxes.some((s) => s.id === c.sandboxId)).reverse();
-  return {
-    uid, name: pod.metadata!.name!, namespace: pod.metadata!.namespace!, ips: sandboxes.map((s) => s.ip),
-    sandboxStatuses: await Promise.all(sandboxes.map(async (s) => (await rt.podSandboxStatus(s.id)).status)),
-    containerStatuses: await Promise.all(containers.map((c) => rt.containerStatus(c.id))),
-  };
-}
+const relist = relistFake;
 
 function createdConfigs(rt: FakeRuntime): ContainerConfigInput[] {
   return rt.calls.filter((c) => c.method === "createContainer").map((c) => (c.arg as { config: ContainerConfigInput }).config);

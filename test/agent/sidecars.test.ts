@@ -13,6 +13,7 @@ import { Pleg } from "../../src/pleg/pleg";
 import { FakeClock } from "../../src/util/clock";
 import { createLogger } from "../../src/util/log";
 import { FakeRuntime } from "../fakes/runtime";
+import { FakeRecorder } from "../fakes/events";
 import { FakeSource } from "../fakes/seams";
 import { pod, runAgent } from "./fixtures";
 
@@ -20,7 +21,7 @@ const root = mkdtempSync(join(tmpdir(), "nodeagent-sidecars-test-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /** An agent on the fake runtime fed by one file source; `put` replaces the source's pods. */
-async function agentOn(rt: FakeRuntime, clock: FakeClock) {
+async function agentOn(rt: FakeRuntime, clock: FakeClock, events = new FakeRecorder()) {
   const config = new PodConfig({ clock, log: createLogger("text", -1) });
   const agent = new Agent({
     runtime: rt,
@@ -32,6 +33,7 @@ async function agentOn(rt: FakeRuntime, clock: FakeClock) {
     log: createLogger("text", -1),
     runtimeConfig: { podLogsRoot: join(root, "logs"), podsDir: join(root, "pods"), cgroupRoot: "nodeagent-unit-test", nodeName: "node-a", hostIP: "192.0.2.10" },
     node: async () => ({}),
+    events,
   });
   const run = runAgent(agent, clock);
   await run.settle();
@@ -175,7 +177,8 @@ describe("network readiness gate", () => {
     const clock = new FakeClock();
     const rt = new FakeRuntime(clock);
     rt.networkNotReady = { reason: "NetworkPluginNotReady", message: "Network plugin returns error: cni plugin not initialized" };
-    const a = await agentOn(rt, clock);
+    const events = new FakeRecorder();
+    const a = await agentOn(rt, clock, events);
     expect(a.agent.runtimeState.networkErrors()).toBe("container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized");
     const host = pod({ hostNetwork: true });
     host.metadata = { name: "host", namespace: "default", uid: "uid-host" };
@@ -187,6 +190,7 @@ describe("network readiness gate", () => {
     expect(waiting.phase).toBe("Pending");
     expect(waiting.containerStatuses?.[0]?.state?.waiting).toEqual({ reason: "ContainerCreating", message });
     expect(waiting.initContainerStatuses?.[0]?.state?.waiting).toEqual({ reason: "PodInitializing", message });
+    expect(events.events.filter((e) => e.reason === "NetworkNotReady").map((e) => [e.ref.name, e.type, e.message])).toEqual([["web", "Warning", message]]);
     // Still waiting at its retry (the kubelet's 10 s sync backoff).
     await clock.advance(10_000);
     await a.relist();

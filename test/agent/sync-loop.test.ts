@@ -11,6 +11,7 @@ import type { PodSourceName } from "../../src/manifest/types";
 import type { ProbeUpdate } from "../../src/prober/types";
 import { FakeClock } from "../../src/util/clock";
 import { createLogger } from "../../src/util/log";
+import { FakeRecorder } from "../fakes/events";
 import { FakePleg, FakePodWorkers, FakeProber, FakeSource, FakeStatusManager } from "../fakes/seams";
 import { runAgent, podStatus, pod as fixturePod } from "./fixtures";
 
@@ -26,6 +27,7 @@ async function setup(opts: { sources?: PodSourceName[]; maxPods?: number; node?:
   const sources = (opts.sources ?? ["file"]).map((n) => new FakeSource(n));
   let prober!: FakeProber;
   const statusManager = new FakeStatusManager();
+  const events = new FakeRecorder();
   const agent = new Agent({
     runtime: {} as never,
     pleg,
@@ -39,10 +41,11 @@ async function setup(opts: { sources?: PodSourceName[]; maxPods?: number; node?:
     admitHandlers: opts.admitHandlers ? opts.admitHandlers(() => agent) : opts.maxPods !== undefined ? [new PredicateAdmitHandler({ node: () => ({ metadata: { name: "n" }, status: { allocatable: { pods: String(opts.maxPods) } } }) })] : [],
     prober: (onUpdate) => (prober = new FakeProber(onUpdate)),
     podWorkers: () => workers,
+    events,
   });
   const { settle, stop } = runAgent(agent, clock);
   await settle();
-  return { clock, pleg, workers, sources, agent, prober, statusManager, settle, stop, file: sources[0]! };
+  return { clock, pleg, workers, sources, agent, prober, statusManager, events, settle, stop, file: sources[0]! };
 }
 
 describe("syncLoopIteration: config", () => {
@@ -119,6 +122,12 @@ describe("syncLoopIteration: config", () => {
     await t.settle();
     expect(t.workers.calls).toEqual(["evict a Preempting grace=5", "create crit"]);
     expect(t.workers.get("a")!.failed).toEqual({ reason: "Preempting", message: "Preempted in order to admit critical pod" });
+    // The kubelet's Warning events on the pods: the rejection with the handler's own message (rejectPod),
+    // the preemption with its reason and message.
+    expect(t.events.events.map((e) => `${e.ref.name} ${e.type} ${e.reason}: ${e.message}`)).toEqual([
+      "b Warning OutOfcpu: Node didn't have enough resource: cpu, requested: 600, used: 600, capacity: 1000",
+      "a Warning Preempting: Preempted in order to admit critical pod",
+    ]);
     await t.stop();
   });
 

@@ -81,6 +81,25 @@ describe("the node's cgroups at start (setupNode)", () => {
     expect(cgroups.cgroups.get("/na/kubepods")).toEqual({ cpuShares: 3072, memoryLimitBytes: 15 * GiB });
     expect(logs).toContain("info: NodeAllocatableEnforced: Updated Node Allocatable limit across pods");
   });
+
+  test("the Node's events: NodeAllocatableEnforced at start; FailedNodeAllocatableEnforcement once, then NodeAllocatableEnforced when it works", () => {
+    const events: string[] = [];
+    const record = (type: string, reason: string, message: string) => void events.push(`${type} ${reason}: ${message}`);
+    manager({ events: record }).cm.start();
+    expect(events).toEqual(["Normal NodeAllocatableEnforced: Updated Node Allocatable limit across pods"]);
+
+    events.length = 0;
+    const cgroups = new FakeCgroupManager();
+    cgroups.create(["na", "kubepods"], {});
+    cgroups.failWith("update", "/na/kubepods", new Error("device or resource busy"));
+    const { cm } = manager({ events: record }, cgroups);
+    cm.start();
+    cm.ensure(guaranteed);
+    expect(events).toEqual([
+      'Warning FailedNodeAllocatableEnforcement: Failed to update Node Allocatable Limits "/na/kubepods": device or resource busy',
+      "Normal NodeAllocatableEnforced: Updated Node Allocatable limit across pods",
+    ]);
+  });
 });
 
 describe("pod cgroups", () => {

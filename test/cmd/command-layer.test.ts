@@ -85,7 +85,7 @@ describe("strict parsing, for every subcommand", () => {
   });
 
   test("commands: an unknown one with the one meant; a group alone shows its help on stderr, exit 2", async () => {
-    expect((await cli(["plg", "watch"])).err).toStartWith(`error: unknown command "plg" for nodeagent; did you mean pleg? (commands: agent, exec, logs, pleg, probe, schedule, staticpod)\n`);
+    expect((await cli(["plg", "watch"])).err).toStartWith(`error: unknown command "plg" for nodeagent; did you mean pleg? (commands: agent, events, exec, logs, pleg, probe, schedule, staticpod)\n`);
     expect((await cli(["pleg", "wach"])).err).toStartWith(`error: unknown command "wach" for nodeagent pleg; did you mean watch?`);
     const group = await cli(["pleg"]);
     expect(group.code).toBe(2);

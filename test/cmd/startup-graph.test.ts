@@ -136,7 +136,7 @@ describe("start-up loads only what the command uses", () => {
     const modules = versionPath();
     expect(modules.has(ENTRY)).toBe(true);
     expect(heavyIn(modules)).toEqual([]);
-    for (const command of ["cmd/agent.ts", "cmd/exec.ts", "cmd/logs.ts", "cmd/pleg.ts", "cmd/probe.ts", "cmd/schedule.ts", "cmd/staticpod.ts"]) expect(modules.has(command)).toBe(false);
+    for (const command of ["cmd/agent.ts", "cmd/events.ts", "cmd/exec.ts", "cmd/logs.ts", "cmd/pleg.ts", "cmd/probe.ts", "cmd/schedule.ts", "cmd/staticpod.ts"]) expect(modules.has(command)).toBe(false);
   });
 
   test("nodeagent staticpod lint (and its --jobs workers): none of the heavy modules", () => {
@@ -146,7 +146,7 @@ describe("start-up loads only what the command uses", () => {
     expect(heavyIn(modules)).toEqual([]);
   });
 
-  for (const command of ["logs", "exec"]) {
+  for (const command of ["logs", "exec", "events"]) {
     test(`nodeagent ${command}: a thin client of the agent's API, with none of the heavy modules and not the CRI client`, () => {
       const root = chunkOf(ENTRY);
       const start = loaded([root], () => false);
@@ -169,8 +169,9 @@ describe("start-up loads only what the command uses", () => {
     // The agent's chunk and its static imports: client-node comes by import() under --kubeconfig only,
     // grpc-js by import() at a pod's first gRPC probe; the CRI client has its own HTTP/2 and codec.
     // Every import followed, but not into the chunks that --kubeconfig (the cluster node, the API object
-    // source, the service lister) and a gRPC probe load.
-    const onDemand = new Set([chunkOf("src/cluster/cluster-node.ts"), chunkOf("src/volume/api-object-source.ts"), chunkOf("src/volume/api-service-lister.ts"), chunkOf("src/prober/grpc.ts")]);
+    // source, the service lister, the API event sink) and a gRPC probe load.
+    // (The TLS bootstrap, src/certificate/bootstrap.ts, is loaded only with --bootstrap-kubeconfig.)
+    const onDemand = new Set([chunkOf("src/certificate/bootstrap.ts"), chunkOf("src/cluster/cluster-node.ts"), chunkOf("src/volume/api-object-source.ts"), chunkOf("src/volume/api-service-lister.ts"), chunkOf("src/events/api-event-sink.ts"), chunkOf("src/prober/grpc.ts")]);
     // (The start itself imports each subcommand by import(): of those only the agent's is followed.)
     const agentChunks = loaded([chunkOf("cmd/agent.ts")], () => true);
     const reached = loaded([chunkOf(ENTRY)], () => false);

@@ -38,6 +38,8 @@ export interface AgentOpts {
   https?: boolean;
   /** --cgroup-root instead of AGENT_CGROUP. */
   cgroupRoot?: string;
+  /** Environment variables for the agent's process (NOTIFY_SOCKET, say). */
+  env?: Record<string, string>;
 }
 
 export class TestAgent {
@@ -77,7 +79,7 @@ export class TestAgent {
       "agent", "--runtime-endpoint", this.node.endpoint, "--root-dir", join(this.dir, "root"), "--pod-manifest-path", this.manifests,
       "--pod-logs-dir", join(this.dir, "logs"), "--cgroup-root", this.cgroupRoot, "--hostname-override", NODE_NAME, "--port", "0",
       "--file-check-frequency", "2s", "--log-format", "json", ...own, ...this.extraArgs,
-    ], {}, this.binary);
+    ], this.opts.env ?? {}, this.binary);
     const line = await this.proc.waitFor("the agent's API address", () => /API at (https?:\/\/[0-9.:]+)/.exec(this.proc.stderr) ?? undefined, 30_000);
     this.url = line[1]!;
     if (this.opts.https) this.servingCert = readFileSync(join(this.dir, "root", "pki", "kubelet.crt"), "utf8");

@@ -63,6 +63,15 @@ describe("EvictionManager under memory pressure", () => {
     ]);
   });
 
+  test("a threshold met records EvictionThresholdMet on the Node, 'Attempting to reclaim memory'", async () => {
+    const events: string[] = [];
+    const s = setup({ hard: "memory.available<1Gi" }, { events: (type, reason, message) => events.push(`${type} ${reason}: ${message}`) });
+    twoPods(s);
+    s.summary.node.memory = { capacity: 8 * GI, available: 512 * MI };
+    await s.manager.synchronize();
+    expect(events).toEqual(["Warning EvictionThresholdMet: Attempting to reclaim memory"]);
+  });
+
   test("no threshold met: nothing evicted, no condition", async () => {
     const s = setup({ hard: "memory.available<1Gi" });
     twoPods(s);

@@ -1,7 +1,7 @@
 // FakeAgentView: the agent as its HTTP server sees it (src/server/types AgentView), in memory. Pods,
 // health checks and push results are set by the test; node() can fail, or hang until released, as
 // it does when the runtime stops answering.
-import type { Node, Pod } from "kubernetes-types/core/v1";
+import type { Event, Node, Pod } from "kubernetes-types/core/v1";
 import type { PushResult } from "../../src/api/pod";
 import type { AgentView, ContainerLogInfo, HealthCheck } from "../../src/server/types";
 
@@ -30,9 +30,14 @@ export class FakeAgentView implements AgentView {
   /** The runtime's containers for the log endpoint, by runtime ID (no "containerd://"); others reject as NotFound. */
   containers = new Map<string, ContainerLogInfo>();
   containerLogCalls = 0;
+  /** What GET /events answers. */
+  eventList: Event[] = [];
 
   pods(): Pod[] {
     return this.podList;
+  }
+  events(): Event[] {
+    return this.eventList;
   }
   healthChecks(): HealthCheck[] {
     return this.checks;

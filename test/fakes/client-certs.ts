@@ -36,6 +36,19 @@ export class TestClientCA {
     return { certPem: readFileSync(join(this.dir, `${id}.crt`), "utf8"), keyPem: readFileSync(join(this.dir, `${id}.key`), "utf8") };
   }
 
+  /**
+   * Signs a PKCS#10 request (PEM) as a CSR signer would: the subject and any subjectAltName taken from
+   * the request, `extensions` (openssl x509v3 config lines such as keyUsage=… and extendedKeyUsage=…)
+   * added, valid for `days` from now. Returns the certificate PEM.
+   */
+  signRequest(csrPem: string, extensions: string[], days: number): string {
+    const id = `s${++this.n}`;
+    writeFileSync(join(this.dir, `${id}.csr`), csrPem);
+    writeFileSync(join(this.dir, `${id}.ext`), extensions.join("\n") + "\n");
+    openssl(["x509", "-req", "-in", `${id}.csr`, "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-days", String(days), "-copy_extensions", "copy", "-extfile", `${id}.ext`, "-out", `${id}.crt`], this.dir);
+    return readFileSync(join(this.dir, `${id}.crt`), "utf8");
+  }
+
   /** Writes the CA bundle to a file (for --client-ca-file) and returns its path. */
   writeCA(path: string): string {
     writeFileSync(path, this.caPem);

@@ -25,6 +25,7 @@ describe("AgentMetrics", () => {
       kubelet_running_containers: "gauge",
       nodeagent_container_restarts_total: "counter",
       nodeagent_oom_kills_total: "counter",
+      nodeagent_events_dropped_total: "counter",
       nodeagent_source_errors: "gauge",
       prober_probe_total: "counter",
       prober_probe_duration_seconds: "histogram",
@@ -158,5 +159,17 @@ describe("AgentMetrics", () => {
     expect(lines).toContain('prober_probe_duration_seconds_count{probe_type="readiness",container="httpd",pod="web",namespace="default"} 2');
     m.forgetPod("default", "web");
     expect(samples(await m.render()).filter((l) => l.startsWith("prober_"))).toEqual([]);
+  });
+});
+
+describe("nodeagent_events_dropped_total", () => {
+  test("counts each event a sink did not get, by sink and reason", async () => {
+    const m = new AgentMetrics();
+    m.incEventDropped("api", "failed");
+    m.incEventDropped("api", "failed");
+    m.incEventDropped("memory", "spam");
+    const text = await m.render();
+    expect(text).toContain('nodeagent_events_dropped_total{sink="api",reason="failed"} 2');
+    expect(text).toContain('nodeagent_events_dropped_total{sink="memory",reason="spam"} 1');
   });
 });

@@ -16,6 +16,7 @@ test("parseDuration rejects what it cannot read, quoting it", () => {
 });
 test("formatDuration prints like Go", () => {
   expect(formatDuration(250)).toBe("250ms");
+  expect(formatDuration(0)).toBe("0s");
   expect(formatDuration(1000)).toBe("1s");
   expect(formatDuration(180_000)).toBe("3m0s");
   expect(formatDuration(3_725_000)).toBe("1h2m5s");

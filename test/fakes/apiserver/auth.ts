@@ -1,7 +1,8 @@
 // Who is calling and what they may do. Authentication: bearer tokens (no token, or an unknown one, is
-// 401). Authorization, in the order the apiserver applies them: system:masters may do everything; a
-// kubelet (user system:node:<name>, group system:nodes) gets what the Node authorizer, the system:node
-// ClusterRole and NodeRestriction admission allow it (plugin/pkg/auth/authorizer/node,
+// 401), or, with the certificates option, a client certificate of the test client CA (CN user, O groups).
+// Authorization, in the order the apiserver applies them: system:masters may do everything; a kubelet
+// (user system:node:<name>, group system:nodes) gets what the Node authorizer, the system:node ClusterRole
+// and NodeRestriction admission allow it (plugin/pkg/auth/authorizer/node,
 // plugin/pkg/admission/noderestriction); system:kube-scheduler what its bootstrap ClusterRole allows.
 import type { Container, Node, Pod, Volume } from "kubernetes-types/core/v1";
 import type { TokenRequest } from "kubernetes-types/authentication/v1";
@@ -40,6 +41,8 @@ export function authorize(a: Attributes, registry: Registry): void {
   const node = /^system:node:(.+)$/.exec(a.user.name)?.[1];
   if (node !== undefined && a.user.groups.includes("system:nodes")) return authorizeNode(a, node, registry);
   if (a.user.name === "system:kube-scheduler") return authorizeScheduler(a);
+  // RBAC's system:node-bootstrapper ClusterRole, bound to system:bootstrappers (as kubeadm binds it).
+  if (a.user.groups.includes("system:bootstrappers") && isCsrRead(a)) return;
   throw deny(a, "");
 }
 
@@ -56,8 +59,13 @@ function reject(a: Attributes, why: string): ApiError {
 const is = (a: Attributes, group: string, resource: string) => a.def.group === group && a.def.plural === resource;
 const isEvents = (a: Attributes) => is(a, "", "events") || is(a, "events.k8s.io", "events");
 
+/** create/get/list/watch of certificatesigningrequests, no subresource: system:node-bootstrapper's rule, also in system:node. */
+const isCsrRead = (a: Attributes) => is(a, "certificates.k8s.io", "certificatesigningrequests") && !a.subresource && ["create", "get", "list", "watch"].includes(a.verb);
+
 function authorizeNode(a: Attributes, node: string, registry: Registry): void {
   const { verb } = a;
+  // The system:node ClusterRole lets a kubelet request (and follow) its rotated certificates.
+  if (isCsrRead(a)) return;
   // The system:node ClusterRole's rules (the Node authorizer's static rules): a kubelet asks the API
   // server who a token is and whether a user may use its API.
   if ((is(a, "authentication.k8s.io", "tokenreviews") || is(a, "authorization.k8s.io", "subjectaccessreviews")) && verb === "create") return;

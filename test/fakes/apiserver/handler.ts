@@ -10,6 +10,7 @@ import { apiVersionOf, resourceByPath, type ResourceDef } from "./resources";
 import { parseFieldSelector, parseLabelSelector } from "./selectors";
 import { subjectAccessReview, tokenReview, type AccessPolicy } from "./reviews";
 import { createToken, type TokenIssuer } from "./token";
+import { prepareCsrCreate, type CertificateController } from "./certificates";
 import { ApiError, badRequest, injected, methodNotAllowed, notFound, notFoundPath, unauthorized } from "./status";
 
 export interface RequestRecord {
@@ -22,6 +23,8 @@ export interface RequestRecord {
   name?: string;
   /** The authenticated user, undefined for an unauthenticated call. */
   user?: string;
+  /** The client certificate's SHA-256 fingerprint when the user was authenticated by one. */
+  certificate?: string;
   /** HTTP status answered; for a watch that ended in a 410 ERROR event, 410. */
   code: number;
   query: Record<string, string>;
@@ -61,6 +64,17 @@ export interface HandlerOptions {
   now: () => number;
   /** How SubjectAccessReviews are decided (reviews.ts), as the test set it last. */
   accessPolicy: () => AccessPolicy;
+  /** The controller manager's CSR approver and signer (certificates.ts), when the test wants them. */
+  certificates?: CertificateController;
+}
+
+/** The client certificate of the connection (with the certificates option): the x509 authenticator's input. */
+export interface PeerIdentity {
+  verified: boolean;
+  commonName?: string;
+  organizations: string[];
+  /** SHA-256 fingerprint, for tests asserting which certificate a request came with. */
+  fingerprint?: string;
 }
 
 const JSON_HEADERS = { "Content-Type": "application/json", "Cache-Control": "no-cache, private" };
@@ -87,7 +101,7 @@ export class ApiHandler {
     return [...this.openWatches.values()];
   }
 
-  async handle(req: Request, server: { timeout(req: Request, seconds: number): void }): Promise<Response> {
+  async handle(req: Request, server: { timeout(req: Request, seconds: number): void }, peer?: PeerIdentity): Promise<Response> {
     const url = new URL(req.url);
     const query = Object.fromEntries(url.searchParams);
     if (["/healthz", "/livez", "/readyz"].includes(url.pathname)) return new Response("ok", { headers: { "Content-Type": "text/plain; charset=utf-8" } });
@@ -102,7 +116,14 @@ export class ApiHandler {
       record.name = route.name;
       record.verb = verbOf(req.method, route, url.searchParams);
       const token = /^Bearer\s+(.+)$/i.exec(req.headers.get("Authorization") ?? "")?.[1];
-      const user = token ? this.o.users.get(token) : undefined;
+      let user = token ? this.o.users.get(token) : undefined;
+      // The x509 authenticator, after the token one: a verified client certificate is CN's user in O's
+      // groups (x509.CommonNameUserConversion); one that does not verify is a 401.
+      if (!user && !token && peer?.commonName) {
+        if (!peer.verified) throw unauthorized();
+        user = { name: peer.commonName, groups: [...peer.organizations, "system:authenticated"] };
+        record.certificate = peer.fingerprint;
+      }
       if (!user) throw unauthorized();
       record.user = user.name;
       if (record.verb === "deletecollection" || record.verb === "unknown") throw methodNotAllowed(`the server does not allow this method on the requested resource`);
@@ -176,12 +197,19 @@ export class ApiHandler {
         if (def.key === "tokenreviews") return json(201, tokenReview(body, this.o.users));
         if (def.key === "subjectaccessreviews") return json(201, subjectAccessReview(body, this.o.accessPolicy()));
         if (subresource === "token") return json(201, createToken(registry, this.o.tokenIssuer, namespace ?? "default", route.name!, body, this.o.now()));
+        if (def.key === "certificatesigningrequests") {
+          const created = registry.create(def.key, prepareCsrCreate(body as AnyObject, user), namespace);
+          this.o.certificates?.kick();
+          return json(201, created);
+        }
         return json(201, registry.create(def.key, body as AnyObject, namespace));
       }
       case "update": {
         if (!isPlainObject(body)) throw badRequest("the body of the request is not a JSON object");
         authorize({ ...attrs, body: body as AnyObject }, registry);
-        return json(200, registry.update(def.key, body as AnyObject, subresource, route.name, namespace));
+        const updated = registry.update(def.key, body as AnyObject, subresource, route.name, namespace);
+        if (def.key === "certificatesigningrequests") this.o.certificates?.kick();
+        return json(200, updated);
       }
       case "patch": {
         authorize(attrs, registry);

@@ -10,6 +10,9 @@ import type { User } from "./auth";
 import { ApiHandler, type FaultMatch, type RequestRecord } from "./handler";
 import { Registry } from "./registry";
 import { servingCert } from "./tls";
+import { listen } from "../../../src/server/listener";
+import { TestClientCA } from "../client-certs";
+import { CertificateController } from "./certificates";
 import { DEFAULT_ACCESS_POLICY, type AccessPolicy } from "./reviews";
 import type { TokenIssuer } from "./token";
 
@@ -29,6 +32,13 @@ export interface TestApiServerOptions {
   now?: () => number;
   /** How service-account tokens are issued (--service-account-issuer, --api-audiences, …). */
   tokenIssuer?: Partial<TokenIssuer>;
+  /**
+   * The certificates API's controllers and x509 client authentication (issue 18): a client CA whose
+   * certificates authenticate (--client-ca-file), the csrsigning controller signing approved kubelet
+   * requests with it for `days` (default 1), and, with autoApprove, the csrapproving controller.
+   * Without it CertificateSigningRequests can be created but stay pending, as with no controller manager.
+   */
+  certificates?: { autoApprove?: boolean; days?: number };
 }
 
 /** kubeadm's defaults: the issuer is the in-cluster API URL, and it is also the only API audience. */
@@ -46,7 +56,9 @@ export class TestApiServer {
   private readonly nodeTokens = new Map<string, string>();
   private readonly handler: ApiHandler;
   private accessPolicy: AccessPolicy = DEFAULT_ACCESS_POLICY;
-  private server?: ReturnType<typeof Bun.serve>;
+  private server?: { stop(force: boolean): Promise<void>; port?: number };
+  /** With the certificates option: the CA that signs CSRs and that client certificates must chain to. */
+  readonly clientCA?: TestClientCA;
   private port = 0;
 
   private constructor(private readonly opts: TestApiServerOptions) {
@@ -55,7 +67,9 @@ export class TestApiServer {
     const now = opts.now ?? Date.now;
     this.store = new Registry(now);
     const tokenIssuer: TokenIssuer = { issuer: DEFAULT_ISSUER, audiences: [DEFAULT_ISSUER], maxExpirationSeconds: 0, extendExpiration: true, ...opts.tokenIssuer };
-    this.handler = new ApiHandler({ registry: this.store, users: this.users, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 1000, tokenIssuer, now, accessPolicy: () => this.accessPolicy });
+    if (opts.certificates) this.clientCA = new TestClientCA("test-apiserver-client-ca");
+    const certificates = this.clientCA ? new CertificateController(this.store, { ca: this.clientCA, autoApprove: opts.certificates?.autoApprove ?? false, days: opts.certificates?.days ?? 1 }) : undefined;
+    this.handler = new ApiHandler({ registry: this.store, users: this.users, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 1000, tokenIssuer, now, accessPolicy: () => this.accessPolicy, certificates });
     this.caPem = opts.tls === false ? "" : servingCert().caPem;
   }
 
@@ -89,6 +103,18 @@ export class TestApiServer {
   userToken(name: string, groups: string[] = []): string {
     const token = randomToken();
     this.users.set(token, { name, groups: [...groups, "system:authenticated"] });
+    return token;
+  }
+
+  /**
+   * A bootstrap token ("<id>.<secret>", the bootstrap token authenticator's format) for user
+   * system:bootstrap:<id> in group system:bootstrappers, as kubeadm's join tokens are.
+   */
+  bootstrapToken(): string {
+    const hex = () => crypto.randomUUID().replaceAll("-", "");
+    const id = hex().slice(0, 6);
+    const token = `${id}.${hex().slice(0, 16)}`;
+    this.users.set(token, { name: `system:bootstrap:${id}`, groups: ["system:bootstrappers", "system:bootstrappers:kubeadm:default-node-token", "system:authenticated"] });
     return token;
   }
 
@@ -167,6 +193,21 @@ export class TestApiServer {
   async up(): Promise<void> {
     if (this.server) return;
     const cert = this.opts.tls === false ? undefined : servingCert();
+    if (cert && this.clientCA) {
+      // Bun.serve cannot show a handler the client's certificate; the agent's own listener (node:tls)
+      // can, and verifies it against the client CA as the API server's --client-ca-file does.
+      const noTimeout = { timeout: () => undefined };
+      const l = await listen({
+        address: "127.0.0.1",
+        port: this.port,
+        tls: { cert: cert.certPem, key: cert.keyPem, clientCA: this.clientCA.caPem },
+        handle: (req, conn) => this.handler.handle(req, noTimeout, conn.peer),
+        onError: () => undefined,
+      });
+      this.port = l.port;
+      this.server = { stop: () => l.close(), port: l.port };
+      return;
+    }
     this.server = Bun.serve({
       hostname: "127.0.0.1",
       port: this.port,
@@ -179,5 +220,6 @@ export class TestApiServer {
 
   async stop(): Promise<void> {
     await this.down();
+    this.clientCA?.cleanup();
   }
 }

@@ -138,7 +138,9 @@ export class Registry {
       throw invalid(t, def.kind, [{ field: "metadata.uid", type: "FieldValueInvalid", message: `Invalid value: "${meta.uid}": field is immutable` }]);
     }
     let next: AnyObject;
-    if (subresource === "status") next = { ...old, status: clone(body.status) };
+    // The approval subresource of a CSR writes only the conditions (approval strategy PrepareForUpdate).
+    if (subresource === "approval") next = { ...old, status: { ...(old.status as object), conditions: clone((body.status as { conditions?: unknown } | undefined)?.conditions) } };
+    else if (subresource === "status") next = { ...old, status: clone(body.status) };
     else {
       next = clone(body);
       if (def.subresources.includes("status")) next.status = old.status;
@@ -149,7 +151,7 @@ export class Registry {
     }
     // Fields only the server sets.
     const { uid, creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds, generation } = old.metadata ?? {};
-    next.metadata = { ...(subresource === "status" ? old.metadata : next.metadata), namespace, name, uid, creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds, generation, resourceVersion: old.metadata?.resourceVersion };
+    next.metadata = { ...(subresource === "status" || subresource === "approval" ? old.metadata : next.metadata), namespace, name, uid, creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds, generation, resourceVersion: old.metadata?.resourceVersion };
     if (subresource === "status") next.metadata = { ...next.metadata, labels: meta.labels ?? old.metadata?.labels, annotations: meta.annotations ?? old.metadata?.annotations };
     if (generation !== undefined && canonical(next.spec) !== canonical(old.spec)) next.metadata = { ...next.metadata, generation: generation + 1 };
     stripUndefined(next.metadata as Record<string, unknown>);

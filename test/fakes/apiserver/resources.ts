@@ -61,6 +61,12 @@ export const RESOURCES: readonly ResourceDef[] = [
   // Create-only, never stored (reviews.ts).
   { key: "tokenreviews", plural: "tokenreviews", group: "authentication.k8s.io", version: "v1", kind: "TokenReview", namespaced: false, subresources: [], fields: {} },
   { key: "subjectaccessreviews", plural: "subjectaccessreviews", group: "authorization.k8s.io", version: "v1", kind: "SubjectAccessReview", namespaced: false, subresources: [], fields: {} },
+  // The kubelet's certificate requests (issue 18, certificates.ts): cluster-scoped, approved through
+  // the approval subresource, signed through status.
+  {
+    key: "certificatesigningrequests", plural: "certificatesigningrequests", group: "certificates.k8s.io", version: "v1", kind: "CertificateSigningRequest", namespaced: false,
+    subresources: ["status", "approval"], fields: { "spec.signerName": at("spec.signerName") },
+  },
   { key: "leases", plural: "leases", group: "coordination.k8s.io", version: "v1", kind: "Lease", namespaced: true, subresources: [], fields: {} },
   {
     key: "events.k8s.io", plural: "events", group: "events.k8s.io", version: "v1", kind: "Event", namespaced: true, subresources: [],
