@@ -49,7 +49,10 @@ import { TerminationMessages } from "./termination-message";
 import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "../api/defaults";
 import { ContainerNotes } from "./container-notes";
 import { EvictedPods } from "./evicted-pods";
+import type { CriClient } from "../cri/client";
 import { PodSyncer, type SyncResult, type SyncRuntime } from "./pod-sync";
+import { isSidecar } from "./pod-actions";
+import { RuntimeState } from "./runtime-state";
 import { PodWorkerPool, SYNC_ERROR_BACKOFF_MS, type PodWorkerPoolOptions, type PodWorkers, type PodWorkerState } from "./pod-workers";
 import type { RuntimeConfigOptions } from "./runtime-config";
 import { computeApiPodStatus, qosClass, type Waiting } from "./status";
@@ -71,8 +74,11 @@ export interface AgentHooks {
 }
 
 export interface AgentOptions {
-  /** The CRI calls a pod sync makes (and exec probes): the CriClient on a node, a fake in tests. */
-  runtime: SyncRuntime;
+  /**
+   * The CRI calls a pod sync makes (and exec probes), and Status for the runtime's state (runtime-state.ts):
+   * the CriClient on a node, a fake in tests.
+   */
+  runtime: SyncRuntime & Pick<CriClient, "status">;
   pleg: PodLifecycleEventGenerator;
   config: PodConfig;
   /**
@@ -158,6 +164,8 @@ export class Agent implements SyncHandler {
   readonly workers: PodWorkers;
   readonly loop: SyncLoop;
   private readonly syncer: PodSyncer;
+  /** What the runtime last said of itself (its network's readiness gates the pod syncs). */
+  readonly runtimeState: RuntimeState;
   private readonly probes: PodProber;
   private readonly notes: ContainerNotes;
   private readonly evicted: EvictedPods;
@@ -201,7 +209,13 @@ export class Agent implements SyncHandler {
     this.imageBackoff = new Backoff(o.clock);
     this.objects = o.objects ?? new NoObjectSource();
     const mounter = o.mounter ?? new SystemMounter();
-    const runtimeConfig = { ...o.runtimeConfig, nodeAllocatable: o.runtimeConfig.nodeAllocatable ?? (() => this.nodeAllocatable()) };
+    // The network readiness gate of pod syncs: the runtime's own Status, asked every 5 s (runtime-state.ts).
+    this.runtimeState = new RuntimeState({ status: () => o.runtime.status(), clock: o.clock, log: o.log });
+    const runtimeConfig = {
+      ...o.runtimeConfig,
+      nodeAllocatable: o.runtimeConfig.nodeAllocatable ?? (() => this.nodeAllocatable()),
+      networkErrors: o.runtimeConfig.networkErrors ?? (() => this.runtimeState.networkErrors()),
+    };
     this.volumes = new VolumeManager({
       podsDir: o.runtimeConfig.podsDir,
       plugins: [
@@ -272,6 +286,7 @@ export class Agent implements SyncHandler {
       });
     }
     const plegDone = pleg.run(signal).catch((err) => this.o.log.error(`PLEG stopped: ${errorMessage(err)}`));
+    const runtimeStateDone = this.runtimeState.run(signal);
     const evictionDone = this.eviction.run(signal);
     const gcDone = Promise.all([this.containerGC?.run(signal), ...(this.o.backgroundLoops ?? []).map((l) => l.run(signal))]);
     await this.firstNode(signal);
@@ -282,7 +297,7 @@ export class Agent implements SyncHandler {
     // In-flight work gets a bounded time to finish: a runtime that hangs (an overloaded containerd can
     // leave a call open for minutes) must not keep the agent from stopping. The pods run on either way,
     // and whatever a sync left half done is adopted by the next start, as after kill -9.
-    const drained = Promise.all([plegDone, evictionDone, gcDone, this.workers.idle(), this.probes.stop()]).then(() => true);
+    const drained = Promise.all([plegDone, runtimeStateDone, evictionDone, gcDone, this.workers.idle(), this.probes.stop()]).then(() => true);
     let timer: Timer | undefined;
     const late = new Promise<false>((resolve) => (timer = clock.setTimer(SHUTDOWN_GRACE_MS, () => resolve(false))));
     const finished = await Promise.race([drained, late]);
@@ -374,8 +389,11 @@ export class Agent implements SyncHandler {
 
   handleProbeResult(u: ProbeUpdate): void {
     if (u.result === "failure" && (u.probeType === "liveness" || u.probeType === "startup")) {
-      const policy = this.workers.get(u.podUid)?.pod.spec?.restartPolicy ?? "Always";
-      const message = `Container ${u.containerName} failed ${u.probeType} probe, will ${policy === "Never" ? "not " : ""}be restarted: ${u.reason}`;
+      const spec = this.workers.get(u.podUid)?.pod.spec;
+      // A sidecar is restarted whatever the pod's restartPolicy (KEP-753).
+      const sidecar = spec?.initContainers?.some((c) => c.name === u.containerName && isSidecar(c)) ?? false;
+      const restarted = sidecar || (spec?.restartPolicy ?? "Always") !== "Never";
+      const message = `Container ${u.containerName} failed ${u.probeType} probe, will ${restarted ? "" : "not "}be restarted: ${u.reason}`;
       this.notes.update(u.containerId, { killMessage: message });
       this.o.log.info(`pod ${u.namespace}/${u.podName}: ${message}`);
     } else if (u.probeType === "readiness") {
@@ -569,10 +587,10 @@ export class Agent implements SyncHandler {
     const exceeded = this.deadlines.shouldEvict(pod, seen);
     if (exceeded) {
       this.evictPod(pod, exceeded, pod.spec?.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS);
-      const actions = { killPod: false, createSandbox: false, sandboxId: "", attempt: 0, nextInitContainer: undefined, containersToStart: [], containersToKill: [] };
+      const actions = { killPod: false, createSandbox: false, sandboxId: "", attempt: 0, initContainersToStart: [], containersToStart: [], containersToKill: [] };
       return { actions, waiting: new Map(), changed: false, errors: [] };
     }
-    const r = await this.syncer.syncPod(pod, st, (_name, id) => this.probeFailure(id));
+    const r = await this.syncer.syncPod(pod, st, (_name, id) => this.probeFailure(id), (name, id) => this.probes.started(podRef(pod).uid, name, id) ?? this.notes.get(id)?.started);
     const at = this.deadlines.deadline(pod, seen);
     if (at !== undefined) {
       const next = r.retryAt ?? this.o.clock.now() + (r.errors.length ? SYNC_ERROR_BACKOFF_MS : (this.o.syncFrequencyMs ?? 60_000));

@@ -2,6 +2,15 @@
 // kubelet's kuberuntime_manager computePodActions, as a pure function of the pod, the cached runtime
 // status and the crash-loop backoff, so that the whole restartPolicy × container-state × init
 // container matrix is tested without a runtime.
+//
+// Init containers follow the kubelet of 1.29+ with native sidecars (KEP-753, computeInitContainerActions):
+// they start in spec order; a regular one must exit 0 before the next starts, a sidecar (an init
+// container with restartPolicy Always) counts as done for the ordering once it runs and, if it has a
+// startupProbe, once that probe succeeded. The app containers start once every init container is done.
+// A sidecar that exits is started again whatever the pod's restartPolicy (with the crash-loop backoff),
+// for as long as an app container is to run; one that fails its liveness or startup probe is killed
+// and started again. When no app container is left to run (a Job's pod whose containers exited) the
+// pod is killed, its sidecars with it, and none is started again.
 import type { Container, Pod } from "kubernetes-types/core/v1";
 import type { ContainerStatus, PodSandboxStatus } from "../cri/types";
 import type { PodStatus } from "../pleg/types";
@@ -18,6 +27,22 @@ export interface ContainerToKill {
 /** Which probe, if any, has failed for a running container instance (the prober's cached results). */
 export type ProbeFailureLookup = (containerName: string, containerId: string) => "liveness" | "startup" | undefined;
 
+/**
+ * Whether a running instance has started (its startupProbe succeeded; true without one): the
+ * prober's answer, undefined when it has none yet.
+ */
+export type StartedLookup = (containerName: string, containerId: string) => boolean | undefined;
+
+/** A native sidecar: an init container with restartPolicy Always (KEP-753, the kubelet's IsRestartableInitContainer). */
+export function isSidecar(c: Container): boolean {
+  return c.restartPolicy === "Always";
+}
+
+/** Whether the pod has any native sidecar (then its termination is ordered: termination-order.ts). */
+export function hasSidecars(pod: Pod): boolean {
+  return (pod.spec?.initContainers ?? []).some(isSidecar);
+}
+
 export interface PodActions {
   /** Kill the sandbox and every container (the sandbox is gone or must be replaced, or the pod is done). */
   killPod: boolean;
@@ -26,8 +51,11 @@ export interface PodActions {
   sandboxId: string;
   /** Attempt number of the sandbox to create. */
   attempt: number;
-  /** The init container to start next (index into spec.initContainers), if any. */
-  nextInitContainer: number | undefined;
+  /**
+   * Init containers to start, in spec order (indexes into spec.initContainers): the next one of the
+   * initialisation, and sidecars to start again. A regular one failing to start stops the sync there.
+   */
+  initContainersToStart: number[];
   /** App containers to start (indexes into spec.containers). */
   containersToStart: number[];
   containersToKill: ContainerToKill[];
@@ -99,11 +127,11 @@ export function shouldRestart(pod: Pod, c: ContainerStatus | undefined): boolean
   }
 }
 
-export function computePodActions(pod: Pod, status: PodStatus | undefined, probeFailure?: ProbeFailureLookup): PodActions {
+export function computePodActions(pod: Pod, status: PodStatus | undefined, probeFailure?: ProbeFailureLookup, started?: StartedLookup): PodActions {
   const spec = pod.spec!;
   const restartPolicy = spec.restartPolicy ?? "Always";
   const inits = spec.initContainers ?? [];
-  const actions: PodActions = { killPod: false, createSandbox: false, sandboxId: "", attempt: 0, nextInitContainer: undefined, containersToStart: [], containersToKill: [] };
+  const actions: PodActions = { killPod: false, createSandbox: false, sandboxId: "", attempt: 0, initContainersToStart: [], containersToStart: [], containersToKill: [] };
   const sb = sandboxChanged(pod, status);
 
   if (sb.changed) {
@@ -124,7 +152,7 @@ export function computePodActions(pod: Pod, status: PodStatus | undefined, probe
       return actions;
     }
     if (inits.length > 0) {
-      actions.nextInitContainer = 0;
+      actions.initContainersToStart = [0];
       return actions;
     }
     spec.containers.forEach((c, i) => {
@@ -137,23 +165,9 @@ export function computePodActions(pod: Pod, status: PodStatus | undefined, probe
   actions.sandboxId = sb.sandboxId;
   actions.attempt = sb.attempt;
 
-  // Init containers, in order: each must succeed before the next starts (computeInitContainerActions).
-  for (let i = 0; i < inits.length; i++) {
-    // Exited init containers of earlier sandboxes are removed when a new sandbox is made
-    // (pruneInitContainersBeforeStart), so the newest status is this sandbox's.
-    const current = findContainerStatus(status, inits[i]!.name, true);
-    if (succeeded(current)) continue;
-    if (current?.state === "CONTAINER_RUNNING") return actions; // wait for it
-    if (current?.state === "CONTAINER_EXITED" && !neverRan(current)) {
-      if (restartPolicy === "Never") {
-        actions.podFailed = `init container ${inits[i]!.name} failed with exit code ${current.exitCode}`;
-        actions.killPod = true;
-        return actions;
-      }
-    }
-    actions.nextInitContainer = i;
-    return actions;
-  }
+  const initialized = computeInitContainerActions(pod, status, actions, probeFailure, started);
+  // Initialisation failed (restartPolicy Never) or goes on: the app containers wait.
+  if (actions.killPod || !initialized) return actions;
 
   // App containers.
   const specNames = new Set(spec.containers.map((c) => c.name));
@@ -164,26 +178,15 @@ export function computePodActions(pod: Pod, status: PodStatus | undefined, probe
       if (shouldRestart(pod, c)) actions.containersToStart.push(i);
       return;
     }
-    if (c.annotations[ann.CONTAINER_HASH] !== ann.containerHash(container)) {
-      actions.containersToKill.push({ id: c.id, name: container.name, reason: "Container spec hash changed" });
-      actions.containersToStart.push(i);
+    const kill = killReason(container, c, probeFailure);
+    if (!kill) {
+      keep++;
       return;
     }
-    // A failed liveness or startup probe kills the container; it starts again unless the policy is
-    // Never (the kubelet restarts it for OnFailure too: the kill is not the container's own exit).
-    const failed = probeFailure?.(container.name, c.id);
-    if (failed) {
-      const probe = failed === "liveness" ? container.livenessProbe : container.startupProbe;
-      actions.containersToKill.push({
-        id: c.id,
-        name: container.name,
-        reason: `Container ${container.name} failed ${failed} probe`,
-        ...(probe?.terminationGracePeriodSeconds !== undefined ? { gracePeriodSeconds: probe.terminationGracePeriodSeconds } : {}),
-      });
-      if (restartPolicy !== "Never") actions.containersToStart.push(i);
-      return;
-    }
-    keep++;
+    actions.containersToKill.push(kill);
+    // A changed spec starts again whatever the policy; a failed liveness or startup probe unless the
+    // policy is Never (the kubelet restarts it for OnFailure too: the kill is not the container's own exit).
+    if (kill.reason === "Container spec hash changed" || restartPolicy !== "Never") actions.containersToStart.push(i);
   });
   // Running containers the spec no longer has (or duplicates of one name) are killed.
   const seen = new Set<string>();
@@ -193,7 +196,123 @@ export function computePodActions(pod: Pod, status: PodStatus | undefined, probe
     if (!specNames.has(name) || seen.has(name)) actions.containersToKill.push({ id: c.id, name, reason: specNames.has(name) ? "duplicate container" : "not in the pod's spec" });
     seen.add(name);
   }
-  // Nothing running and nothing to start: the pod is done; kill its sandbox (the kubelet does the same).
-  if (keep === 0 && actions.containersToStart.length === 0) actions.killPod = true;
+  // Nothing running and nothing to start: the pod is done; kill its sandbox (the kubelet does the same),
+  // and its sidecars with it: none is started again, or it would keep the pod alive.
+  if (keep === 0 && actions.containersToStart.length === 0) {
+    actions.killPod = true;
+    actions.initContainersToStart = [];
+  }
   return actions;
+}
+
+/**
+ * Why a running instance must be killed, if it must: its spec changed, or a liveness or startup probe
+ * failed (then the probe's own terminationGracePeriodSeconds replaces the pod's).
+ */
+function killReason(container: Container, c: ContainerStatus, probeFailure: ProbeFailureLookup | undefined): ContainerToKill | undefined {
+  if (c.annotations[ann.CONTAINER_HASH] !== ann.containerHash(container)) return { id: c.id, name: container.name, reason: "Container spec hash changed" };
+  const failed = probeFailure?.(container.name, c.id);
+  if (!failed) return undefined;
+  const probe = failed === "liveness" ? container.livenessProbe : container.startupProbe;
+  return {
+    id: c.id,
+    name: container.name,
+    reason: `Container ${container.name} failed ${failed} probe`,
+    ...(probe?.terminationGracePeriodSeconds !== undefined ? { gracePeriodSeconds: probe.terminationGracePeriodSeconds } : {}),
+  };
+}
+
+/**
+ * The kubelet's computeInitContainerActions (1.29+, SidecarContainers): fills initContainersToStart
+ * and containersToKill, and says whether the pod is initialised (the app containers may run).
+ *
+ * The init containers are read last to first, as the kubelet does: a container that has run (any
+ * status) proves that every one before it finished its part, even if their instances have since
+ * been removed. Before that point a container's own state decides: a regular one that exited 0, or a
+ * sidecar that runs and has started, lets the next one start. From that point on (and once an app
+ * container exists) only sidecars matter: each is kept running.
+ */
+function computeInitContainerActions(pod: Pod, status: PodStatus | undefined, actions: PodActions, probeFailure: ProbeFailureLookup | undefined, started: StartedLookup | undefined): boolean {
+  const spec = pod.spec!;
+  const inits = spec.initContainers ?? [];
+  if (inits.length === 0) return true;
+  const restartPolicy = spec.restartPolicy ?? "Always";
+  // An app container that was created or runs means initialisation was done (its init containers
+  // may have been removed since). An exited one proves nothing: after a reboot every container is
+  // exited, and the new sandbox must be initialised again.
+  let initialized = spec.containers.some((c) => {
+    const s = findContainerStatus(status, c.name, false);
+    return s?.state === "CONTAINER_RUNNING" || s?.state === "CONTAINER_CREATED";
+  });
+  let laterRan = initialized;
+  const start: number[] = [];
+  for (let i = inits.length - 1; i >= 0; i--) {
+    const c = inits[i]!;
+    const sidecar = isSidecar(c);
+    const s = findContainerStatus(status, c.name, true);
+    if (!s) {
+      // Initialised past it, but no instance: a sidecar is started (again); a regular one is done.
+      if (laterRan && sidecar) start.push(i);
+      continue;
+    }
+    if (laterRan && !sidecar) continue;
+    if (s.state === "CONTAINER_CREATED" || neverRan(s)) {
+      // Created but never started (the agent's start was cut short): start it.
+      start.push(i);
+    } else if (s.state === "CONTAINER_RUNNING") {
+      // A regular init container runs: wait for it to exit.
+      if (sidecar && keepSidecar(c, s, i, start, actions, probeFailure, started)) {
+        // Started: it counts as done for the ordering.
+        if (i === inits.length - 1) initialized = true;
+        else if (!laterRan) start.push(i + 1);
+      }
+    } else if (s.state === "CONTAINER_EXITED") {
+      if (sidecar) {
+        // Restarted whatever the pod's restartPolicy (the crash-loop backoff applies).
+        start.push(i);
+      } else if (s.exitCode !== 0) {
+        if (restartPolicy === "Never") {
+          actions.podFailed = `init container ${c.name} failed with exit code ${s.exitCode}`;
+          actions.killPod = true;
+          actions.initContainersToStart = [];
+          return false;
+        }
+        start.push(i);
+      } else if (i === inits.length - 1) {
+        initialized = true;
+      } else {
+        start.push(i + 1);
+      }
+    } else {
+      // CONTAINER_UNKNOWN: stop it first, so that two instances never run; then as a failure.
+      if (!sidecar && restartPolicy === "Never") {
+        actions.podFailed = `init container ${c.name} is in an unknown state`;
+        actions.killPod = true;
+        actions.initContainersToStart = [];
+        return false;
+      }
+      actions.containersToKill.push({ id: s.id, name: c.name, reason: `Init container is in "${s.state}" state, try killing it before restart` });
+      start.push(i);
+    }
+    laterRan = true;
+  }
+  // Nothing has run yet: the first one starts.
+  if (!laterRan) start.push(0);
+  actions.initContainersToStart = start.reverse();
+  return initialized;
+}
+
+/**
+ * A running sidecar: killed and started again when its spec changed or a liveness or startup probe
+ * failed. True when it has started (its startupProbe succeeded, or it has none): it then counts as
+ * done for the ordering of the init containers.
+ */
+function keepSidecar(c: Container, s: ContainerStatus, i: number, start: number[], actions: PodActions, probeFailure: ProbeFailureLookup | undefined, started: StartedLookup | undefined): boolean {
+  const kill = killReason(c, s, probeFailure);
+  if (kill) {
+    actions.containersToKill.push({ ...kill, reason: kill.reason.replace(/^Container /, "Init container ") });
+    start.push(i);
+  }
+  // A failed startup probe leaves it not started: the next init container keeps waiting.
+  return !c.startupProbe || started?.(c.name, s.id) === true;
 }

@@ -28,7 +28,8 @@ import { PodStartGate, type PodStartPlace } from "./pod-start-gate";
 import { HandlerRunner } from "./lifecycle-handlers";
 import { NoRuntimeClasses } from "./runtime-class-manager";
 import * as ann from "./labels";
-import { computePodActions, findContainerStatus, isInit, neverRan, type PodActions, type ProbeFailureLookup } from "./pod-actions";
+import { computePodActions, findContainerStatus, hasSidecars, isInit, isSidecar, neverRan, type PodActions, type ProbeFailureLookup, type StartedLookup } from "./pod-actions";
+import { TerminationOrder } from "./termination-order";
 import { containerConfig, containerLogDir, downwardEnvValue, podDir, podLogDir, sandboxConfig, terminationLogDir, type RuntimeConfigOptions } from "./runtime-config";
 import type { Waiting } from "./status";
 import { ContainerConfigError, makeEnvironmentVariables } from "../volume/container-env";
@@ -156,10 +157,15 @@ export class PodSyncer {
 
   private flatCgroups: PodCgroups | undefined;
 
-  async syncPod(pod: Pod, status: PodStatus | undefined, probeFailure?: ProbeFailureLookup): Promise<SyncResult> {
-    const actions = computePodActions(pod, status, probeFailure);
+  async syncPod(pod: Pod, status: PodStatus | undefined, probeFailure?: ProbeFailureLookup, started?: StartedLookup): Promise<SyncResult> {
+    const actions = computePodActions(pod, status, probeFailure, started);
     const result: SyncResult = { actions, waiting: new Map(), changed: false, errors: [] };
     if (actions.podFailed) result.failed = actions.podFailed;
+
+    // The kubelet's syncPod: while the runtime's network is not ready only host-network pods go on
+    // (runtimeState.networkErrors); a sync that only stops the pod still does.
+    const networkError = pod.spec?.hostNetwork ? undefined : this.opts.networkErrors?.();
+    if (networkError && !(actions.killPod && !actions.createSandbox)) return this.networkNotReady(pod, result, networkError);
 
     if (actions.killPod) {
       // SyncPod: a pod whose sandbox must be replaced says so before it is killed.
@@ -170,7 +176,7 @@ export class PodSyncer {
     }
     for (const k of actions.containersToKill) {
       this.log.info(`killing container ${k.name} (${k.id.slice(0, 12)}) of pod ${podKey(pod)}: ${k.reason}`);
-      await this.killContainer(pod, k.id, findSpec(pod, k.name), k.gracePeriodSeconds, undefined, killingMessage(pod, k.name, k.reason), status?.ips[0] ?? "");
+      await this.killContainer(pod, k.id, findSpec(pod, k.name), k.gracePeriodSeconds, undefined, killingMessage(pod, k.name, k.reason), undefined, status?.ips[0] ?? "");
       result.changed = true;
     }
 
@@ -276,11 +282,26 @@ export class PodSyncer {
       }
       return true;
     };
-    if (actions.nextInitContainer !== undefined) {
-      await startOne(pod.spec!.initContainers![actions.nextInitContainer]!, true);
-      return result;
+    // The kubelet's SyncPod: the init containers first; a regular one that fails to start ends the
+    // sync there, a sidecar that fails does not hold the others back.
+    for (const i of actions.initContainersToStart) {
+      const c = pod.spec!.initContainers![i]!;
+      if (!(await startOne(c, true)) && !isSidecar(c)) return result;
     }
     for (const i of actions.containersToStart) await startOne(pod.spec!.containers[i]!, false);
+    return result;
+  }
+
+  /**
+   * The pod waits for the runtime's network: the kubelet's NetworkNotReady event, its containers wait
+   * with its message, and the worker tries again after its error backoff.
+   */
+  private networkNotReady(pod: Pod, result: SyncResult, networkError: string): SyncResult {
+    const message = `network is not ready: ${networkError}`;
+    this.events.event(podReference(pod), "Warning", "NetworkNotReady", message);
+    for (const c of pod.spec?.initContainers ?? []) result.waiting.set(c.name, { reason: "PodInitializing", message });
+    for (const c of pod.spec?.containers ?? []) result.waiting.set(c.name, { reason: "ContainerCreating", message });
+    result.errors.push(message);
     return result;
   }
 
@@ -295,10 +316,13 @@ export class PodSyncer {
       restartCount = Number(last.annotations[ann.CONTAINER_RESTART_COUNT] ?? 0);
       last = undefined;
     }
-    // Crash-loop backoff, measured from the exit (doBackOff).
-    if (last && last.state === "CONTAINER_EXITED") {
+    // Crash-loop backoff, measured from the newest exit (doBackOff): that of an older instance when
+    // this sync replaces a running one (a failed liveness probe), else every probe kill would
+    // restart it at once.
+    const exited = status?.containerStatuses.find((x) => x.metadata?.name === c.name && isInit(x) === init && x.state === "CONTAINER_EXITED" && !neverRan(x));
+    if (last && exited) {
       const key = backoffKey(pod, c);
-      const finished = last.finishedAt / 1e6;
+      const finished = exited.finishedAt / 1e6;
       if (this.crashBackoff.isInBackOffSince(key, finished)) {
         const delay = this.crashBackoff.get(key);
         const r = podRef(pod);
@@ -373,7 +397,7 @@ export class PodSyncer {
     this.events.event(containerReference(pod, c.name), "Warning", "FailedPostStartHook", failure.message);
     try {
       // The kubelet's kill message for this reason (reasonFailedPostStartHook).
-      await this.killContainer(pod, id, c, undefined, undefined, "FailedPostStartHook", podIP);
+      await this.killContainer(pod, id, c, undefined, undefined, "FailedPostStartHook", undefined, podIP);
     } catch (err) {
       this.log.warn(`pod ${podKey(pod)}: killing container ${c.name} after its failed postStart hook: ${errorMessage(err)}`);
     }
@@ -449,7 +473,7 @@ export class PodSyncer {
    * app containers), one per image; a failed lookup resolves to undefined and is asked again later.
    */
   private lookUpImages(pod: Pod, actions: PodActions): ImageLookups {
-    const containers = actions.nextInitContainer !== undefined ? [pod.spec!.initContainers![actions.nextInitContainer]!] : actions.containersToStart.map((i) => pod.spec!.containers[i]!);
+    const containers = [...actions.initContainersToStart.map((i) => pod.spec!.initContainers![i]!), ...actions.containersToStart.map((i) => pod.spec!.containers[i]!)];
     const lookups: ImageLookups = new Map();
     for (const c of containers) {
       const image = c.image ?? "";
@@ -464,9 +488,11 @@ export class PodSyncer {
    * why: a failed probe, a changed spec, a failed postStart hook), then the preStop hook (exec, httpGet
    * or sleep) within the grace period (executePreStopHook waits for it at most that long); the whole
    * seconds it took come off the grace the stop gets, and the stop gets at least MIN_GRACE_SECONDS. A
-   * failed hook is the FailedPreStopHook event and does not keep the container from stopping.
+   * failed hook is the FailedPreStopHook event and does not keep the container from stopping. With
+   * `turn`, the container then waits for its turn to stop (a sidecar: termination-order.ts), and the
+   * wait counts against the grace too.
    */
-  async killContainer(pod: Pod | undefined, id: string, spec: Container | undefined, graceOverride: number | undefined, status?: ContainerStatus, message?: string, podIP = ""): Promise<void> {
+  async killContainer(pod: Pod | undefined, id: string, spec: Container | undefined, graceOverride: number | undefined, status?: ContainerStatus, message?: string, turn?: (graceSeconds: number) => Promise<number>, podIP = ""): Promise<void> {
     const name = spec?.name ?? status?.metadata?.name;
     if (pod && name) this.events.event(containerReference(pod, name), "Normal", "Killing", message ?? `Stopping container ${name}`);
     let grace = graceOverride ?? pod?.spec?.terminationGracePeriodSeconds ?? Number(status?.annotations[ann.POD_TERMINATION_GRACE_PERIOD] ?? 30);
@@ -484,13 +510,27 @@ export class PodSyncer {
       }
       grace -= Math.floor((this.clock.now() - start) / 1000);
     }
+    if (turn && grace > 0) grace -= await turn(grace);
     await ignoreNotFound(this.runtime.stopContainer(id, Math.max(grace, MIN_GRACE_SECONDS)));
   }
 
-  /** Stops every running container (in parallel, as the kubelet) and then every sandbox of the pod. */
+  /**
+   * Stops every running container (in parallel, as the kubelet) and then every sandbox of the pod. With
+   * native sidecars the kubelet's order holds (termination-order.ts): app containers, then sidecars in reverse.
+   */
   async killPod(pod: Pod | undefined, status: PodStatus | undefined, graceOverride: number | undefined): Promise<void> {
     const running = (status?.containerStatuses ?? []).filter((c) => c.state === "CONTAINER_RUNNING" || c.state === "CONTAINER_CREATED");
-    await Promise.all(running.map((c) => this.killContainer(pod, c.id, pod ? findSpec(pod, c.metadata?.name ?? "") : undefined, graceOverride, c, undefined, status?.ips[0] ?? "")));
+    const order = pod && hasSidecars(pod) ? new TerminationOrder(pod, running.map((c) => c.metadata?.name ?? ""), this.clock) : undefined;
+    await Promise.all(
+      running.map(async (c) => {
+        const name = c.metadata?.name ?? "";
+        try {
+          await this.killContainer(pod, c.id, pod ? findSpec(pod, name) : undefined, graceOverride, c, undefined, order && ((grace) => order.waitForTurn(name, grace)), status?.ips[0] ?? "");
+        } finally {
+          order?.terminated(name);
+        }
+      }),
+    );
     for (const s of status?.sandboxStatuses ?? []) {
       if (s.state === "SANDBOX_READY") await ignoreNotFound(this.runtime.stopPodSandbox(s.id));
     }

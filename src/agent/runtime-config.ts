@@ -52,6 +52,11 @@ export interface RuntimeConfigOptions {
    * (standalone) a pod that names a RuntimeClass cannot start and says why (NoRuntimeClasses).
    */
   runtimeClasses?: RuntimeClassLookup;
+  /**
+   * Why the runtime's network is not ready (runtime-state.ts, the kubelet's runtimeState.networkErrors),
+   * undefined when it is: only host-network pods sync meanwhile. Always ready when not given.
+   */
+  networkErrors?: () => string | undefined;
 }
 
 // Every path below is built from pod data with confinedPath, which throws PathEscapeError rather

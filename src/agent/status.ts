@@ -2,13 +2,13 @@
 // and every container's state, last state, restart count and readiness, from the runtime status the
 // PLEG cached plus what the last sync learned (why a container is waiting).
 import { qosClass } from "../cm/qos";
-import type { ContainerState, ContainerStatus as ApiContainerStatus, Pod, PodCondition, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
+import type { Container, ContainerState, ContainerStatus as ApiContainerStatus, Pod, PodCondition, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
 import { isTerminalPhase } from "../api/pod";
 import type { ContainerStatus } from "../cri/types";
 import type { PodStatus } from "../pleg/types";
 import { apiTime } from "../util/time";
 import * as ann from "./labels";
-import { isInit, neverRan } from "./pod-actions";
+import { isInit, isSidecar, neverRan } from "./pod-actions";
 
 export interface Waiting {
   reason: string;
@@ -84,7 +84,12 @@ function instances(rt: PodStatus | undefined, name: string, init: boolean): Cont
   return (rt?.containerStatuses ?? []).filter((c) => c.metadata?.name === name && isInit(c) === init && !neverRan(c));
 }
 
-function containerApiStatus(i: StatusInputs, name: string, image: string, init: boolean): ApiContainerStatus {
+function containerApiStatus(i: StatusInputs, spec: Container, init: boolean): ApiContainerStatus {
+  const name = spec.name;
+  const image = spec.image ?? "";
+  // A sidecar (an init container with restartPolicy Always) is ready as an app container is, by its
+  // readiness probe; a regular init container is ready once it succeeded.
+  const probed = !init || isSidecar(spec);
   const all = instances(i.runtime, name, init);
   const latest = all[0];
   const waiting = i.waiting.get(name);
@@ -101,7 +106,7 @@ function containerApiStatus(i: StatusInputs, name: string, image: string, init: 
   }
   if (latest.state === "CONTAINER_RUNNING") {
     const prev = all.find((c, idx) => idx > 0 && c.state === "CONTAINER_EXITED");
-    const ready = init ? false : (i.ready?.(name, latest.id) ?? true);
+    const ready = probed ? (i.ready?.(name, latest.id) ?? true) : false;
     return {
       ...base,
       ready,
@@ -116,21 +121,43 @@ function containerApiStatus(i: StatusInputs, name: string, image: string, init: 
   }
   if (latest.state === "CONTAINER_EXITED") {
     const prev = all.find((c, idx) => idx > 0 && c.state === "CONTAINER_EXITED");
-    return { ...base, ready: init && latest.exitCode === 0, started: false, state: terminatedState(latest, i), ...(prev ? { lastState: terminatedState(prev, i) } : {}) };
+    return { ...base, ready: !probed && latest.exitCode === 0, started: false, state: terminatedState(latest, i), ...(prev ? { lastState: terminatedState(prev, i) } : {}) };
   }
   return { ...base, ready: false, started: false, state: { waiting: { reason: waiting?.reason ?? "ContainerCreating", ...(waiting?.message ? { message: waiting.message } : {}) } } };
 }
 
-/** The kubelet's getPhase over the API container statuses. */
+/**
+ * The kubelet's getPhase over the API container statuses (1.29+, with native sidecars): regular init
+ * containers must have succeeded and sidecars started (unless an app container already ran) before
+ * the pod leaves Pending; then the app containers and the running sidecars decide. A sidecar that has
+ * stopped counts for nothing, so a Job's pod whose app containers are done is Succeeded or Failed
+ * once its sidecars are stopped (computePodActions stops them).
+ */
 export function podPhase(pod: Pod, init: ApiContainerStatus[], app: ApiContainerStatus[], failed: PodFailure | undefined): NonNullable<ApiPodStatus["phase"]> {
   if (failed) return "Failed";
   const restartPolicy = pod.spec?.restartPolicy ?? "Always";
-  const initDone = init.every((s) => s.state?.terminated?.exitCode === 0);
-  if (!initDone) return "Pending";
+  let pendingInit = 0;
+  let pendingSidecars = 0;
+  let failedInit = 0;
   let running = 0;
   let waiting = 0;
   let stopped = 0;
   let succeeded = 0;
+  (pod.spec?.initContainers ?? []).forEach((c, idx) => {
+    const s = init[idx];
+    if (!isSidecar(c)) {
+      const exit = s?.state?.terminated ?? s?.lastState?.terminated;
+      if (s?.state?.running || !exit) pendingInit++;
+      else if (exit.exitCode !== 0) failedInit++;
+    } else if (s?.state?.running) {
+      if (!s.started) pendingSidecars++;
+      running++;
+    } else if (!s?.state?.terminated && !s?.lastState?.terminated) {
+      // Never ran yet; a sidecar that ran and stopped (or waits to restart) counts for nothing.
+      pendingSidecars++;
+      waiting++;
+    }
+  });
   for (const s of app) {
     if (s.state?.running) running++;
     else if (s.state?.terminated) {
@@ -139,14 +166,21 @@ export function podPhase(pod: Pod, init: ApiContainerStatus[], app: ApiContainer
     } else if (s.lastState?.terminated) stopped++; // waiting to restart after an exit
     else waiting++;
   }
-  if (waiting > 0) return "Pending";
+  if (failedInit > 0 && restartPolicy === "Never") return "Failed";
+  // Once an app container ran, a sidecar starting again does not take the pod back to Pending.
+  if (pendingInit > 0 || (pendingSidecars > 0 && !anyAppContainerRan(app)) || waiting > 0) return "Pending";
   if (running > 0) return "Running";
   if (stopped > 0) {
     if (restartPolicy === "Always") return "Running";
-    if (restartPolicy === "OnFailure") return stopped === succeeded ? "Succeeded" : "Running";
-    return stopped === succeeded ? "Succeeded" : "Failed";
+    if (stopped === succeeded) return "Succeeded";
+    return restartPolicy === "Never" ? "Failed" : "Running";
   }
   return "Pending";
+}
+
+/** Whether any app container has run (the kubelet's HasAnyRegularContainerStarted). */
+function anyAppContainerRan(app: ApiContainerStatus[]): boolean {
+  return app.some((s) => s.state?.running || s.state?.terminated || s.lastState?.terminated);
 }
 
 function condition(type: string, ok: boolean, now: string, previous: ApiPodStatus | undefined, reason?: string, message?: string): PodCondition {
@@ -164,15 +198,19 @@ function condition(type: string, ok: boolean, now: string, previous: ApiPodStatu
 
 export function computeApiPodStatus(i: StatusInputs): ApiPodStatus {
   const spec = i.pod.spec!;
-  const init = (spec.initContainers ?? []).map((c) => containerApiStatus(i, c.name, c.image ?? "", true));
-  const app = spec.containers.map((c) => containerApiStatus(i, c.name, c.image ?? "", false));
+  const initSpecs = spec.initContainers ?? [];
+  const init = initSpecs.map((c) => containerApiStatus(i, c, true));
+  const app = spec.containers.map((c) => containerApiStatus(i, c, false));
   const phase = podPhase(i.pod, init, app, i.failed);
-  const initialized = init.every((s) => s.state?.terminated?.exitCode === 0);
-  const unready = app.filter((s) => !s.ready).map((s) => s.name);
+  // Initialized (GeneratePodInitializedCondition): regular init containers succeeded and sidecars
+  // started, or an app container has run already. Ready also counts the sidecars' readiness.
+  const notInitialized = initSpecs.filter((c, idx) => (isSidecar(c) ? !init[idx]!.started : init[idx]!.state?.terminated?.exitCode !== 0)).map((c) => c.name);
+  const initialized = notInitialized.length === 0 || anyAppContainerRan(app);
+  const sidecars = init.filter((_, idx) => isSidecar(initSpecs[idx]!));
+  const unready = [...sidecars, ...app].filter((s) => !s.ready).map((s) => s.name);
   const sandboxReady = i.runtime?.sandboxStatuses[0]?.state === "SANDBOX_READY";
   const containersReady = unready.length === 0 && !isTerminalPhase(phase);
   const notReadyMessage = `containers with unready status: [${unready.join(" ")}]`;
-  const notInitialized = init.filter((s) => s.state?.terminated?.exitCode !== 0).map((s) => s.name);
   const notReadyReason = isTerminalPhase(phase) ? "PodCompleted" : "ContainersNotReady";
   // Conditions others own (a controller's readiness gate conditions, set on the API pod) are the
   // pod's as its source has them; the kubelet copies them into the status it generates.

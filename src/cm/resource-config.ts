@@ -13,6 +13,7 @@
 // On cgroup v2 runc turns shares into cpu.weight (1 + (shares − 2) × 9999 / 262142,
 // ConvertCPUSharesToCgroupV2Value); the cgroup manager writes that.
 import type { Container, Pod } from "kubernetes-types/core/v1";
+import { aggregateContainers } from "../api/pod-resources";
 import { tryParseQuantity } from "../api/quantity";
 import { qosClass } from "./qos";
 
@@ -69,11 +70,11 @@ function add(into: ResourceAmounts, list: Record<string, string | number> | unde
   }
 }
 
-function max(into: ResourceAmounts, list: Record<string, string | number> | undefined): void {
-  for (const [r, q] of Object.entries(list ?? {})) {
-    const v = amount(r, q);
-    if (v !== undefined && v > (into.get(r) ?? -Infinity)) into.set(r, v);
-  }
+/** A resource list as amounts. */
+function amounts(list: Record<string, string | number> | undefined): ResourceAmounts {
+  const out: ResourceAmounts = new Map();
+  add(out, list);
+  return out;
 }
 
 /** A container's requests, each defaulting to its limit (SetDefaults_Pod; the kubelet repeats it). */
@@ -82,20 +83,13 @@ function requestsOf(c: Container): Record<string, string | number> {
 }
 
 /**
- * PodRequestsAndLimits: the app containers summed, each init container taken when larger (they run
- * one at a time), the overhead added to the requests and to the limits that are set.
+ * PodRequestsAndLimits: the app containers and sidecars summed, each regular init container (with the
+ * sidecars started before it) taken when larger: the scheduler's and admission's formula
+ * (aggregateContainers, KEP-753); the overhead added to the requests and to the limits that are set.
  */
 export function podRequestsAndLimits(pod: Pod): { requests: ResourceAmounts; limits: ResourceAmounts } {
-  const requests: ResourceAmounts = new Map();
-  const limits: ResourceAmounts = new Map();
-  for (const c of pod.spec?.containers ?? []) {
-    add(requests, requestsOf(c));
-    add(limits, c.resources?.limits);
-  }
-  for (const c of pod.spec?.initContainers ?? []) {
-    max(requests, requestsOf(c));
-    max(limits, c.resources?.limits);
-  }
+  const requests = aggregateContainers(pod, (c) => amounts(requestsOf(c)));
+  const limits = aggregateContainers(pod, (c) => amounts(c.resources?.limits));
   const overhead = pod.spec?.overhead;
   if (overhead) {
     add(requests, overhead);

@@ -10,6 +10,7 @@ import { parseQuantity } from "../api/quantity";
 import { apiTime } from "../util/time";
 import type { ContainerImage, Node, NodeAddress, NodeCondition, Taint } from "kubernetes-types/core/v1";
 import type { CriClient } from "../cri";
+import type { StatusResponse } from "../cri/types";
 import { errorMessage } from "../util/errors";
 
 // ---------------------------------------------------------------------------------------------
@@ -317,6 +318,31 @@ export interface BuildNodeOptions {
   previous?: Node;
 }
 
+// The runtime's conditions (CRI Status) in the kubelet's words (kubelet.go updateRuntimeUp): for the
+// node's Ready condition here and the network readiness gate of pod syncs (src/agent/runtime-state.ts).
+
+export interface RuntimeConditionErrors {
+  /** "container runtime not ready: RuntimeReady=false reason:… message:…", when it is not. */
+  runtime?: string;
+  /** "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:…", when it is not. */
+  network?: string;
+}
+
+/** A condition the runtime does not report is not ready, printed "<nil>" as the kubelet prints a nil one. */
+export function runtimeConditionErrors(status: StatusResponse): RuntimeConditionErrors {
+  const conditions = status.status?.conditions ?? [];
+  const describe = (type: string) => {
+    const c = conditions.find((x) => x.type === type);
+    return c ? { ok: c.status, text: `${c.type}=${c.status} reason:${c.reason} message:${c.message}` } : { ok: false, text: "<nil>" };
+  };
+  const rt = describe("RuntimeReady");
+  const net = describe("NetworkReady");
+  return {
+    ...(rt.ok ? {} : { runtime: `container runtime not ready: ${rt.text}` }),
+    ...(net.ok ? {} : { network: `container runtime network not ready: ${net.text}` }),
+  };
+}
+
 /**
  * Why the runtime makes the node not ready, in the kubelet's words (kubelet.go updateRuntimeUp):
  * "container runtime not ready: RuntimeReady=false reason:… message:…" and "container runtime
@@ -329,17 +355,8 @@ async function runtimeErrors(runtime: BuildNodeOptions["runtime"]): Promise<stri
   } catch (err) {
     return [`container runtime is down: ${errorMessage(err)}`];
   }
-  const conditions = status.status?.conditions ?? [];
-  const describe = (type: string) => {
-    const c = conditions.find((x) => x.type === type);
-    return c ? { ok: c.status, text: `${c.type}=${c.status} reason:${c.reason} message:${c.message}` } : { ok: false, text: "<nil>" };
-  };
-  const errs: string[] = [];
-  const rt = describe("RuntimeReady");
-  if (!rt.ok) errs.push(`container runtime not ready: ${rt.text}`);
-  const net = describe("NetworkReady");
-  if (!net.ok) errs.push(`container runtime network not ready: ${net.text}`);
-  return errs;
+  const e = runtimeConditionErrors(status);
+  return [...(e.runtime ? [e.runtime] : []), ...(e.network ? [e.network] : [])];
 }
 
 function condition(type: string, isTrue: boolean, reason: string, message: string, now: string, previous: Node | undefined): NodeCondition {

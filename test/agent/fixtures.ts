@@ -8,8 +8,14 @@ import type { PodStatus } from "../../src/pleg/types";
 import { flushMicrotasks, type FakeClock } from "../../src/util/clock";
 import type { FakeRuntime } from "../fakes/runtime";
 
-export function pod(opts: { restartPolicy?: "Always" | "OnFailure" | "Never"; containers?: string[]; inits?: string[]; hostNetwork?: boolean } = {}): Pod {
-  const c = (name: string): Container => ({ name, image: "localhost/nodeagent/busybox:1.35", command: ["sh", "-c", "sleep 1000"] });
+/** A pod of busybox containers that sleep; init containers named in `sidecars` are native sidecars (restartPolicy Always). */
+export function pod(opts: { restartPolicy?: "Always" | "OnFailure" | "Never"; containers?: string[]; inits?: string[]; sidecars?: string[]; hostNetwork?: boolean } = {}): Pod {
+  const c = (name: string): Container => ({
+    name,
+    image: "localhost/nodeagent/busybox:1.35",
+    command: ["sh", "-c", "sleep 1000"],
+    ...(opts.sidecars?.includes(name) ? { restartPolicy: "Always" } : {}),
+  });
   return {
     apiVersion: "v1",
     kind: "Pod",

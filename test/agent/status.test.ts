@@ -113,3 +113,30 @@ describe("host IPs: the Node's InternalIPs", () => {
     expect(dual.podIPs).toEqual([{ ip: "2001:db8::10" }, { ip: "192.0.2.10" }]);
   });
 });
+
+describe("native sidecars in the status (the kubelet's getPhase and conditions, 1.29+)", () => {
+  const p = (restartPolicy: "Always" | "Never" = "Never") => pod({ inits: ["proxy"], sidecars: ["proxy"], restartPolicy });
+  const proxy = (state: "running" | "exited", exitCode = 0): CSpec => ({ name: "proxy", state, exitCode, init: true });
+
+  test("listed in initContainerStatuses with started and ready; Initialized once started, Ready counts its readiness", () => {
+    const s = status(p(), [proxy("running"), { name: "app", state: "running" }], { ready: (name) => name !== "proxy", started: () => true });
+    expect(s.initContainerStatuses![0]).toMatchObject({ name: "proxy", started: true, ready: false, state: { running: {} } });
+    expect(cond(s, "Initialized").status).toBe("True");
+    expect(cond(s, "Ready")).toMatchObject({ status: "False", message: "containers with unready status: [proxy]" });
+    expect(s.phase).toBe("Running");
+  });
+  test("not started yet (startup probe): Pending and not Initialized", () => {
+    const s = status(p(), [proxy("running")], { started: () => false });
+    expect(s.phase).toBe("Pending");
+    expect(cond(s, "Initialized")).toMatchObject({ status: "False", message: "containers with incomplete status: [proxy]" });
+  });
+  test("a Job's pod: Running while the sidecar still runs, Succeeded or Failed once it has stopped", () => {
+    expect(status(p(), [proxy("running"), { name: "app", state: "exited", exitCode: 0 }]).phase).toBe("Running");
+    expect(status(p(), [proxy("exited", 143), { name: "app", state: "exited", exitCode: 0 }]).phase).toBe("Succeeded");
+    expect(status(p(), [proxy("exited", 0), { name: "app", state: "exited", exitCode: 2 }]).phase).toBe("Failed");
+  });
+  test("a sidecar restarting after the app ran does not take the pod back to Pending", () => {
+    const waiting = new Map([["proxy", { reason: "CrashLoopBackOff", message: "back-off" }]]);
+    expect(status(p("Always"), [proxy("exited", 1), { name: "app", state: "running" }], { waiting }).phase).toBe("Running");
+  });
+});

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Container, Pod } from "kubernetes-types/core/v1";
 import { milliCpuToQuota, milliCpuToShares, podRequestsAndLimits, resourceConfigForPod, sharesToWeight } from "../../src/cm/resource-config";
+import { podRequests } from "../../src/scheduler/model/resource";
 
 const MiB = 2 ** 20;
 const c = (name: string, requests?: Record<string, string>, limits?: Record<string, string>): Container => ({ name, resources: { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) } });
@@ -56,6 +57,16 @@ describe("ResourceConfigForPod", () => {
     expect(Object.fromEntries(requests)).toEqual({ cpu: 1000, memory: 10 * MiB });
     expect(Object.fromEntries(limits)).toEqual({ cpu: 2000, memory: 20 * MiB });
     expect(resourceConfigForPod(p)).toEqual({ cpuShares: 1024, cpuQuota: 200_000, cpuPeriod: 100_000, memoryLimitBytes: 20 * MiB });
+  });
+
+  test("native sidecars (KEP-753) add to the app containers' sum and to every later init container's peak, as the scheduler counts them", () => {
+    const sidecar = { ...c("proxy", { cpu: "200m", memory: "50Mi" }, { cpu: "300m", memory: "50Mi" }), restartPolicy: "Always" };
+    const p = podOf([c("a", { cpu: "100m", memory: "10Mi" }, { cpu: "100m", memory: "10Mi" })], [c("before", { cpu: "1" }, { cpu: "1" }), sidecar, c("after", { cpu: "900m" }, { cpu: "900m" })]);
+    const { requests, limits } = podRequestsAndLimits(p);
+    // cpu: max(100m + 200m, 1, 900m + 200m) = 1100m; memory: 10Mi + 50Mi.
+    expect(Object.fromEntries(requests)).toEqual({ cpu: 1100, memory: 60 * MiB });
+    expect(Object.fromEntries(limits)).toEqual({ cpu: 1200, memory: 60 * MiB });
+    expect(Object.fromEntries(podRequests(p))).toEqual({ cpu: 1100, memory: 60 * MiB });
   });
 
   test("overhead is added to the limits only where there is one", () => {

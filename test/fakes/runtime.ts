@@ -9,7 +9,7 @@ import type { ContainerEventStream } from "../../src/cri/client";
 import type {
   Container, ContainerConfigInput, ContainerEvent, ContainerEventType, ContainerFilterInput, ContainerState, ContainerStatus,
   ExecSyncResponse, Image, ImageSpecInput, ImageStatusResponse, PodSandbox, PodSandboxConfigInput, PodSandboxFilterInput,
-  PodSandboxState, PodSandboxStatus,
+  PodSandboxState, PodSandboxStatus, StatusResponse,
 } from "../../src/cri/types";
 import { containerLabels, sandboxLabels } from "../../src/cri/labels";
 import type { Clock } from "../../src/util/clock";
@@ -79,6 +79,8 @@ export class FakeRuntime {
   openStreams: FakeEventStream[] = [];
   /** The log path ContainerStatus reports per container ID ("" when not set). */
   logPaths = new Map<string, string>();
+  /** What Status reports: NetworkReady=false with this reason and message when set (no CNI configuration yet); ready otherwise. */
+  networkNotReady: { reason: string; message: string } | undefined;
   private holds = new Map<FakeRuntimeMethod, Promise<void>>();
   private seq = 0;
   private t = 1_000_000_000;
@@ -202,6 +204,16 @@ export class FakeRuntime {
         id: c.id, podSandboxId: c.sandboxId, metadata: { name: c.name, attempt: c.attempt }, image: { image: c.image }, imageRef: c.image, state: c.state,
         createdAt: c.createdAt, labels: c.labels, annotations: c.annotations, imageId: c.image,
       }) as unknown as Container);
+  }
+  /** CRI Status: the runtime is ready; its network as networkNotReady says. */
+  async status(): Promise<StatusResponse> {
+    const net = this.networkNotReady;
+    return {
+      status: { conditions: [{ type: "RuntimeReady", status: true, reason: "", message: "" }, { type: "NetworkReady", status: !net, reason: net?.reason ?? "", message: net?.message ?? "" }] },
+      info: {},
+      runtimeHandlers: [],
+      features: null,
+    };
   }
   async podSandboxStatus(id: string): Promise<{ status: PodSandboxStatus; info: Record<string, string>; containersStatuses: ContainerStatus[]; timestamp: number }> {
     this.calls.push({ method: "podSandboxStatus", arg: id });

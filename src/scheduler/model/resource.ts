@@ -4,6 +4,7 @@
 // containers and sidecars, or the largest init container plus the sidecars started before it,
 // whichever is larger, plus the pod overhead.
 import type { Container, Pod } from "kubernetes-types/core/v1";
+import { aggregateContainers } from "../../api/pod-resources";
 import { parseQuantity } from "../../api/quantity";
 
 export type ResourceList = Readonly<Record<string, string | number>>;
@@ -129,40 +130,12 @@ function containerRequests(c: Container, nonMissing: boolean): Requests {
   return out;
 }
 
-function addInto(into: Requests, r: Requests): void {
-  for (const [k, v] of r) into.set(k, (into.get(k) ?? 0) + v);
-}
-
-function maxInto(into: Requests, r: Requests): void {
-  for (const [k, v] of r) {
-    const cur = into.get(k);
-    if (cur === undefined || v > cur) into.set(k, v);
-  }
-}
-
 /**
  * resourcehelper.PodRequests. With nonMissing, every container that requests no CPU or no memory
  * counts the scheduler's defaults (100m, 200Mi) instead: the "non-zero" requests used for scoring.
  */
 export function podRequests(pod: Pod, nonMissing = false): Requests {
-  const reqs: Requests = new Map();
-  for (const c of pod.spec?.containers ?? []) addInto(reqs, containerRequests(c, nonMissing));
-  const restartable: Requests = new Map();
-  const initMax: Requests = new Map();
-  for (const c of pod.spec?.initContainers ?? []) {
-    let r = containerRequests(c, nonMissing);
-    if (c.restartPolicy === "Always") {
-      // A sidecar runs beside everything started after it: it counts in the sum and is added to
-      // every later init container's peak.
-      addInto(reqs, r);
-      addInto(restartable, r);
-      r = new Map(restartable);
-    } else {
-      addInto(r, restartable);
-    }
-    maxInto(initMax, r);
-  }
-  maxInto(reqs, initMax);
+  const reqs = aggregateContainers(pod, (c) => containerRequests(c, nonMissing));
   const overhead = pod.spec?.overhead;
   if (overhead) for (const name in overhead) reqs.set(name, (reqs.get(name) ?? 0) + quantityValue(overhead[name]!, name === "cpu"));
   return reqs;
