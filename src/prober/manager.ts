@@ -360,7 +360,8 @@ export class ProbeManager implements PodProber {
     if (this.o.events && (a.result !== "success" || a.warning)) {
       const type = `${w.type[0]!.toUpperCase()}${w.type.slice(1)}`;
       const ref = containerReference(w.target.pod, w.target.container.name);
-      if (a.result === "failure") this.o.events.event(ref, "Warning", "Unhealthy", `${type} probe failed: ${a.output}`);
+      // An exec probe's event quotes the command's output alone, as the kubelet's (pkg/probe/exec).
+      if (a.result === "failure") this.o.events.event(ref, "Warning", "Unhealthy", `${type} probe failed: ${a.commandOutput ?? a.output}`);
       else if (a.result === "error") this.o.events.event(ref, "Warning", "Unhealthy", `${type} probe errored: ${a.output}`);
       else this.o.events.event(ref, "Warning", "ProbeWarning", `${type} probe warning: ${a.output}`);
     }

@@ -33,6 +33,11 @@ export interface ProbeAttempt {
    * the time (ExecLimiter.runtimeWasSlow). The worker throws it away, a bounded number of times.
    */
   excused?: string;
+  /**
+   * exec: the command's own combined output of a non-zero exit (HandlerResult.commandOutput), which the
+   * kubelet's Unhealthy event quotes as is; `output` adds what failed for the logs and `probe run`.
+   */
+  commandOutput?: string;
 }
 
 /**

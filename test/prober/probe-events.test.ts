@@ -22,8 +22,9 @@ describe("ProbeManager events", () => {
     expect(events.events).toEqual([]);
     await clock.advance(2000);
     expect(events.lines()).toEqual([
-      "Warning Unhealthy: Liveness probe failed: command 'check' exited with 1: unhealthy",
-      "Warning Unhealthy: Liveness probe failed: command 'check' exited with 1: unhealthy",
+      // The command's output as is, as the kubelet's exec prober hands it to the event.
+      "Warning Unhealthy: Liveness probe failed: unhealthy\n",
+      "Warning Unhealthy: Liveness probe failed: unhealthy\n",
     ]);
     expect(events.events[0]!.ref).toMatchObject({ kind: "Pod", name: "pod-u1", uid: "u1", fieldPath: "spec.containers{app}" });
     await manager.stop();
