@@ -255,7 +255,9 @@ describe("agent --config with kubeadm's /var/lib/kubelet/config.yaml", () => {
     expect(pod.metadata?.annotations?.["kubernetes.io/config.source"]).toBe("file");
     const warnings = agent.stderr.split("\n").filter((l) => l.includes("ignoring the fields nodeagent does not implement"));
     expect(warnings).toHaveLength(1);
-    expect(JSON.parse(warnings[0]!).msg).toBe(`${config}: ignoring the fields nodeagent does not implement: healthzBindAddress, healthzPort, rotateCertificates`);
+    expect(JSON.parse(warnings[0]!).msg).toBe(`${config}: ignoring the fields nodeagent does not implement: healthzBindAddress, healthzPort`);
+    // rotateCertificates is implemented now, but a standalone agent has nobody to issue certificates.
+    expect(agent.stderr).toMatch(/config\.yaml:\d+:\d+: rotateCertificates: ignored without --kubeconfig \(there is no API server to issue certificates\)/);
     // The file's webhook settings need an API server, which a standalone agent has not: warned about.
     expect(agent.stderr).toContain("authorization.mode: Webhook ignored without --kubeconfig");
     // clusterDNS (a list in the file) reaches the pod: ClusterFirst on a pod network resolves through it.
