@@ -404,8 +404,11 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       checks: [pushPolicyCheck(config.pushPolicy), conflictCheck(podConfig), (pod) => {
         // Pods restored from pushed-pods.json (checked before the agent exists) were admitted before.
         // Only asked: a critical pod that would preempt others is accepted; the preemption happens at its ADD.
-        const r = agent?.canAdmitPod(pod, { dryRun: true });
-        return !r || r.admit ? undefined : { status: 403, message: `${r.reason}: ${r.message}` };
+        // Before the agent's first Node the answer would be InvalidNodeInfo: such a push is taken, and the
+        // sync loop (which waits for that Node) admits or refuses the pod at its ADD, as any source's.
+        if (!agent?.lastNode()) return undefined;
+        const r = agent.canAdmitPod(pod, { dryRun: true });
+        return r.admit ? undefined : { status: 403, message: `${r.reason}: ${r.message}` };
       }],
     });
     sources.push(push);
