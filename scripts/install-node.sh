@@ -30,6 +30,8 @@ PACKAGES=(
   gcc libc6-dev               # build the static pause binary
   debian-archive-keyring      # verifies the trixie release file
   openssl                     # the test API server's CA and serving certificate
+  dbus-daemon systemd         # a private bus, busctl and systemd-inhibit for the logind shutdown test
+  python3-dbus python3-gi     # the stand-in logind on that bus
 )
 C17_DIR=${NODEAGENT_C17_DIR:-/opt/nodeagent/containerd-1.7}
 CACHE=${NODEAGENT_CACHE:-/var/cache/nodeagent}
