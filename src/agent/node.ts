@@ -485,7 +485,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         summary: { get: async (only) => (await stats()).get(only) },
         target,
         localStorage,
-        reclaim: { images: { deleteUnusedImages: async () => void (await imageGC.deleteUnusedImages()) }, containers: { deleteAllUnusedContainers: async () => a.containerGC?.deleteAllUnusedContainers() } },
+        reclaim: { images: imageGC, containers: { deleteAllUnusedContainers: async () => a.containerGC?.deleteAllUnusedContainers() } },
         dedicatedImageFs: async () => {
           const mountpoint = (await client.imageFsInfo()).imageFilesystems?.[0]?.fsId?.mountpoint;
           return !!mountpoint && statSync(mountpoint).dev !== statSync(config.rootDir).dev;

@@ -9,7 +9,7 @@ import type { Signal } from "./signals";
 
 /** The image GC's eviction entry point: removes every image no container uses, whatever the thresholds (imageMinimumGCAge still holds, as in the kubelet's freeSpace). */
 export interface ImageReclaimer {
-  deleteUnusedImages(): Promise<void>;
+  deleteUnusedImages(): Promise<unknown>;
 }
 
 /** The container GC's eviction entry point: its policy, plus every dead container of pods that have terminated (evictNonDeletedPods). */
@@ -34,7 +34,7 @@ export const NO_NODE_RECLAIM: NodeReclaim = {
  * nodefs ones reclaim nothing); on one shared filesystem every disk signal reclaims both. Memory and
  * pid signals reclaim nothing at node level.
  */
-export function nodeReclaimSteps(signal: Signal, reclaim: NodeReclaim, dedicatedImageFs: boolean): Array<() => Promise<void>> {
+export function nodeReclaimSteps(signal: Signal, reclaim: NodeReclaim, dedicatedImageFs: boolean): Array<() => Promise<unknown>> {
   const both = [() => reclaim.containers.deleteAllUnusedContainers(), () => reclaim.images.deleteUnusedImages()];
   switch (signal) {
     case "nodefs.available":

@@ -11,7 +11,7 @@
 // reads the whole buffer and would report them again at each restart). /dev/kmsg is read non-blocking
 // on a timer rather than streamed, so stopping the agent never waits on a read (src/oom/kmsg.ts).
 import { readFileSync } from "node:fs";
-import type { Clock } from "../util/clock";
+import { runUntil, type Clock } from "../util/clock";
 import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
 import type { KernelLog } from "./kmsg";
@@ -58,14 +58,7 @@ export class OomWatcher {
       return;
     }
     try {
-      while (!signal.aborted) {
-        this.poll();
-        try {
-          await this.o.clock.sleep(this.o.periodMs ?? OOM_POLL_PERIOD_MS, signal);
-        } catch {
-          return;
-        }
-      }
+      await runUntil(this.o.clock, this.o.periodMs ?? OOM_POLL_PERIOD_MS, signal, async () => void this.poll());
     } finally {
       this.kernelLog.close();
     }
