@@ -11,10 +11,10 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import type { Pod, PodList } from "kubernetes-types/core/v1";
 import { afterAll, beforeAll } from "bun:test";
-import { BINARY, removeCgroups, startNode, type TestNode } from "./node";
+import { BINARY, CGROUP_SUFFIX, removeCgroups, startNode, type TestNode } from "./node";
 import { BinaryProcess, eventually } from "./proc";
 
-export const AGENT_CGROUP = "/nodeagent-e2e-agent";
+export const AGENT_CGROUP = `/nodeagent-e2e-agent${CGROUP_SUFFIX}`;
 export const NODE_NAME = "e2e-node";
 
 /**

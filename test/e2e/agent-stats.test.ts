@@ -4,7 +4,7 @@
 // shows that volume's usage, and the node's figures are there; /metrics/resource carries the same
 // numbers under the kubelet's names.
 import { describe, expect, test } from "bun:test";
-import { NODE_NAME, manifest, running, useAgent } from "./agent-harness";
+import { AGENT_CGROUP, NODE_NAME, manifest, running, useAgent } from "./agent-harness";
 import { eventually } from "./proc";
 import type { PodStats, Summary } from "../../src/stats/types";
 
@@ -67,7 +67,7 @@ for (const version of ["1.6", "1.7"] as const) {
 
       // /configz: the configuration in use, under KubeletConfiguration's names.
       const z = (await (await fetch(`${a.url}/configz`, { headers: a.auth() })).json()) as { kubeletconfig: Record<string, unknown> };
-      expect(z.kubeletconfig).toMatchObject({ kind: "KubeletConfiguration", staticPodPath: a.manifests, cgroupRoot: "/nodeagent-e2e-agent", fileCheckFrequency: "2s" });
+      expect(z.kubeletconfig).toMatchObject({ kind: "KubeletConfiguration", staticPodPath: a.manifests, cgroupRoot: AGENT_CGROUP, fileCheckFrequency: "2s" });
     }, 90_000);
   });
 }

@@ -17,8 +17,13 @@ export const PAUSE_IMAGE = "localhost/nodeagent/pause:1.0";
 export const BUSYBOX_IMAGE = "localhost/nodeagent/busybox:1.35";
 export const REPO = join(import.meta.dir, "../..");
 export const BINARY = join(REPO, "dist/nodeagent");
+/**
+ * Appended to the e2e tests' shared cgroup roots, so that two runs on one machine (two work trees)
+ * never remove or adopt each other's cgroups; empty by default.
+ */
+export const CGROUP_SUFFIX = process.env.NODEAGENT_E2E_CGROUP_SUFFIX ?? "";
 /** Pods of e2e tests live under this cgroup, removed when the node stops. */
-export const CGROUP_PARENT = "/nodeagent-e2e";
+export const CGROUP_PARENT = `/nodeagent-e2e${CGROUP_SUFFIX}`;
 
 export interface TestNode {
   version: ContainerdVersion;
