@@ -71,7 +71,11 @@ export class SyncLoop {
   private readonly queue = new BoundedQueue<SyncLoopEvent>(Number.POSITIVE_INFINITY);
   private readonly syncPeriodMs: number;
   private readonly housekeepingPeriodMs: number;
-  private timers: Timer[] = [];
+  /**
+   * The tickers' current timers, one slot per ticker: a fired timer is replaced, never added to, so
+   * the loop holds two timers however long it runs (it once kept every fired one: ~130,000 a day).
+   */
+  private readonly tickers = new Map<SyncLoopEvent["kind"], Timer>();
   /** Events pushed and not yet handled (queued, or handed to the consumer and not yet run). */
   private unhandled = 0;
   private drainedWaiters: (() => void)[] = [];
@@ -100,9 +104,9 @@ export class SyncLoop {
       const tick = () => {
         if (signal.aborted) return;
         this.push(event);
-        this.timers.push(clock.setTimer(ms, tick));
+        this.tickers.set(event.kind, clock.setTimer(ms, tick));
       };
-      this.timers.push(clock.setTimer(ms, tick));
+      this.tickers.set(event.kind, clock.setTimer(ms, tick));
     };
     every(this.syncPeriodMs, { kind: "sync" });
     every(this.housekeepingPeriodMs, { kind: "housekeeping" });
@@ -123,8 +127,8 @@ export class SyncLoop {
       }
       if (--this.unhandled === 0) this.notifyDrained();
     }
-    for (const t of this.timers) t.cancel();
-    this.timers = [];
+    for (const t of this.tickers.values()) t.cancel();
+    this.tickers.clear();
     this.unhandled = 0;
     this.notifyDrained();
     // The PLEG's queue ends when the PLEG stops; the forwarder is not waited for beyond that.
@@ -188,6 +192,11 @@ export class SyncLoop {
   drained(): Promise<void> {
     if (this.unhandled === 0) return Promise.resolve();
     return new Promise((r) => this.drainedWaiters.push(r));
+  }
+
+  /** Timers the loop holds (its tickers' current ones): at most two while it runs, none after. */
+  get timerCount(): number {
+    return this.tickers.size;
   }
 
   /** Events not yet handled. */

@@ -29,20 +29,41 @@ function sleepWith(clock: Clock, ms: number, signal?: AbortSignal): Promise<void
   });
 }
 
+/** Timers of every RealClock set and neither fired nor cancelled: what `liveTimers` reports. */
+let liveRealTimers = 0;
+
 export class RealClock implements Clock {
+  /**
+   * Timers set through any RealClock that are still waiting: the agent's /metrics gauge
+   * nodeagent_timers, so a loop that keeps scheduling without cancelling shows as a rising line.
+   */
+  static liveTimers(): number {
+    return liveRealTimers;
+  }
   now(): number {
     return Date.now();
   }
   setTimer(ms: number, fn: () => void): Timer {
+    let live = true;
+    liveRealTimers++;
+    const settle = () => {
+      if (!live) return false;
+      live = false;
+      liveRealTimers--;
+      return true;
+    };
+    const fire = () => {
+      if (settle()) fn();
+    };
     // A timer of 0 is the next turn of the event loop: setTimeout(0) waits a millisecond in Bun
     // (1.1 ms measured here), and the file source's "scan after this turn's watch events" is on
     // every new pod's path.
     if (ms <= 0) {
-      const i = setImmediate(fn);
-      return { cancel: () => clearImmediate(i) };
+      const i = setImmediate(fire);
+      return { cancel: () => void (settle() && clearImmediate(i)) };
     }
-    const t = setTimeout(fn, ms);
-    return { cancel: () => clearTimeout(t) };
+    const t = setTimeout(fire, ms);
+    return { cancel: () => void (settle() && clearTimeout(t)) };
   }
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return sleepWith(this, ms, signal);

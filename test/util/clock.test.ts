@@ -34,3 +34,22 @@ test("FakeClock runs async loops that sleep on it", async () => {
   await loop;
   expect(ticks).toEqual([1000, 2000, 3000]);
 });
+
+test("RealClock.liveTimers counts timers set and neither fired nor cancelled (the nodeagent_timers gauge)", async () => {
+  const { RealClock } = await import("../../src/util/clock");
+  const c = new RealClock();
+  const before = RealClock.liveTimers();
+  const a = c.setTimer(60_000, () => {});
+  const b = c.setTimer(60_000, () => {});
+  let fired = false;
+  c.setTimer(0, () => (fired = true));
+  expect(RealClock.liveTimers()).toBe(before + 3);
+  a.cancel();
+  a.cancel();
+  expect(RealClock.liveTimers()).toBe(before + 2);
+  await new Promise((r) => setTimeout(r, 5));
+  expect(fired).toBe(true);
+  expect(RealClock.liveTimers()).toBe(before + 1);
+  b.cancel();
+  expect(RealClock.liveTimers()).toBe(before);
+});
