@@ -131,7 +131,7 @@ function reservedAmounts(r: AgentConfig["node"]["kubeReserved"]): { milliCpu?: n
  * systemd driver without systemd stops the start here, before a containerd is started for nothing;
  * kubepods, its limits and the QoS cgroups are in place before any pod.
  */
-function startContainerManager(config: AgentConfig, deps: NodeDeps, activePods: () => import("kubernetes-types/core/v1").Pod[], log: Logger, events: NodeEventRecorder): ContainerManager {
+function startContainerManager(config: AgentConfig, deps: NodeDeps, activePods: () => import("kubernetes-types/core/v1").Pod[], log: Logger, events: NodeEventRecorder, clock: Clock): ContainerManager {
   const host = readHostFacts(config.rootDir);
   const cm = new ContainerManager({
     cgroupRoot: config.pods.cgroupRoot,
@@ -148,6 +148,7 @@ function startContainerManager(config: AgentConfig, deps: NodeDeps, activePods: 
     activePods,
     log,
     events,
+    clock,
     ...(deps.systemdRunning ? { systemdRunning: deps.systemdRunning } : {}),
   });
   cm.start();
@@ -355,7 +356,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     if (nodeAddresses.warning) log.warn(nodeAddresses.warning);
     const { addresses, hostIPs } = nodeAddresses;
 
-    const containerManager = startContainerManager(config, deps, () => agent?.activePods() ?? [], log, nodeEvent);
+    const containerManager = startContainerManager(config, deps, () => agent?.activePods() ?? [], log, nodeEvent, clock);
     const runtime = await (deps.resolveRuntime ?? resolveRuntime)({ endpoint: config.runtime.endpoint, rootDir: config.rootDir, podInfraImage: config.runtime.podInfraImage, log });
     resources.add("the runtime", () => runtime.release());
     const client = new CriClient(runtime.endpoint, { timeoutMs: config.runtime.requestTimeoutMs });

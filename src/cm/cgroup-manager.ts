@@ -30,8 +30,13 @@ export interface CgroupManager {
   create(name: CgroupName, config: ResourceConfig): void;
   /** Sets the values given on a cgroup that exists. */
   update(name: CgroupName, config: ResourceConfig): void;
-  /** Removes the cgroup and everything below it, in every hierarchy; a cgroup that is not there is no error. */
+  /**
+   * Removes the cgroup and everything below it, children first, in every hierarchy; a cgroup that is
+   * not there is no error. Throws CgroupBusyError naming what is left when a folder would not go.
+   */
   destroy(name: CgroupName): void;
+  /** How many processes are in the cgroup or below it, in any hierarchy (cgroup.procs, v1 and v2); 0 when it is not there. */
+  processes(name: CgroupName): number;
   /** The folder names (in the driver's spelling) of the cgroups directly below this one; [] when it is not there. */
   children(name: CgroupName): string[];
 }
@@ -48,6 +53,11 @@ export function isUnified(mount = CGROUP_MOUNT): boolean {
 
 export class CgroupWriteError extends Error {
   override name = "CgroupWriteError";
+}
+
+/** A cgroup folder that rmdir refused (EBUSY: processes or a child left), named with the error. */
+export class CgroupBusyError extends Error {
+  override name = "CgroupBusyError";
 }
 
 function write(mount: string, file: string, value: string): void {
@@ -174,7 +184,12 @@ export class FsCgroupManager implements CgroupManager {
   }
 
   destroy(name: CgroupName): void {
-    removeCgroupTree(this.name(name), this.mount);
+    const left = removeCgroupTree(this.name(name), this.mount);
+    if (left.length) throw new CgroupBusyError(left.join("; "));
+  }
+
+  processes(name: CgroupName): number {
+    return cgroupTreeProcesses(this.name(name), this.mount);
   }
 
   /** Read in one hierarchy (memory on v1: every pod cgroup is made there). */
@@ -189,37 +204,64 @@ export class FsCgroupManager implements CgroupManager {
   }
 }
 
-/**
- * Removes a cgroup folder and the folders below it (children first) in every hierarchy mounted at
- * `mount`, v1 or v2; a folder that is gone or still busy is skipped. The runtime removed the
- * containers' own cgroups; what is left are empty folders. Refuses (PathEscapeError) a path that
- * would lead out of a hierarchy.
- */
-export function removeCgroupTree(path: string, mount = CGROUP_MOUNT): void {
-  let roots: string[];
+/** Every hierarchy mounted at `mount`, named as mounted (v2: the mount itself); [] when unreadable. */
+function hierarchyRoots(mount: string): string[] {
   try {
-    // Every hierarchy, named as mounted (cpu may be a link to cpu,cpuacct: removing twice is harmless).
-    roots = isUnified(mount) ? [mount] : readdirSync(mount).map((d) => join(mount, d));
+    // cpu may be a link to cpu,cpuacct: a folder seen twice is harmless to read or remove.
+    return isUnified(mount) ? [mount] : readdirSync(mount).map((d) => join(mount, d));
   } catch {
-    return;
+    return [];
   }
+}
+
+function subfolders(dir: string): string[] | undefined {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Removes a cgroup folder and the folders below it, bottom-up (children first, as the kubelet's
+ * cgroup manager Destroy through libcontainer's RemovePaths), in every hierarchy mounted at `mount`,
+ * v1 or v2. Returns what would not go ("<dir>: <error>"), [] when everything is gone or was never
+ * there. The runtime removed the containers' own cgroups; what is left should be empty folders.
+ * Refuses (PathEscapeError) a path that would lead out of a hierarchy.
+ */
+export function removeCgroupTree(path: string, mount = CGROUP_MOUNT): string[] {
+  const left: string[] = [];
   const rm = (dir: string) => {
-    let subs: string[] = [];
-    try {
-      subs = readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
-    } catch {
-      return;
-    }
+    const subs = subfolders(dir);
+    if (subs === undefined) return;
     for (const s of subs) rm(join(dir, s));
     try {
       rmdirSync(dir);
-    } catch {
-      /* busy or gone */
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") left.push(`${dir}: ${errorMessage(err)}`);
     }
   };
-  for (const r of roots) {
+  for (const r of hierarchyRoots(mount)) {
     const dir = join(r, path);
     assertInside(r, dir);
     rm(dir);
   }
+  return left;
+}
+
+/** The processes in the cgroup and below it, summed over every hierarchy (one process counts once per hierarchy it is in). */
+export function cgroupTreeProcesses(path: string, mount = CGROUP_MOUNT): number {
+  let n = 0;
+  const walk = (dir: string) => {
+    const subs = subfolders(dir);
+    if (subs === undefined) return;
+    n += read(join(dir, "cgroup.procs")).split("\n").filter(Boolean).length;
+    for (const s of subs) walk(join(dir, s));
+  };
+  for (const r of hierarchyRoots(mount)) {
+    const dir = join(r, path);
+    assertInside(r, dir);
+    walk(dir);
+  }
+  return n;
 }

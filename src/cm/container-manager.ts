@@ -17,8 +17,9 @@ import type { Pod } from "kubernetes-types/core/v1";
 import { existsSync } from "node:fs";
 import { podRef } from "../api/pod";
 import { ConfigError, errorMessage } from "../util/errors";
+import { RealClock, type Clock } from "../util/clock";
 import { childName, parseCgroupfsName, toCgroupfs, type CgroupName } from "./cgroup-name";
-import { FsCgroupManager, type CgroupManager } from "./cgroup-manager";
+import { CgroupBusyError, FsCgroupManager, type CgroupManager } from "./cgroup-manager";
 import type { NodeEventRecorder } from "../events/types";
 import { enforceReservedCgroups, nodeAllocatableConfig, type NodeAllocatableOptions } from "./node-allocatable";
 import { PodContainerManager, podCgroupSuffix } from "./pod-container-manager";
@@ -65,6 +66,18 @@ export interface ContainerManagerOptions {
   systemdRunning?: () => boolean;
   /** The node's events (NodeAllocatableEnforced, FailedNodeAllocatableEnforcement); none by default. */
   events?: NodeEventRecorder;
+  /** When an orphan that could not go is tried again; the real clock by default. */
+  clock?: Clock;
+}
+
+/** An orphan pod cgroup that could not be removed is tried again after 2 s, doubling, at most every 2 min. */
+export const ORPHAN_RETRY_INITIAL_MS = 2_000;
+export const ORPHAN_RETRY_MAX_MS = 120_000;
+
+/** An orphan pod cgroup the housekeeping has reported and not yet removed. */
+interface OrphanCgroup {
+  failures: number;
+  retryAt: number;
 }
 
 /** The flat layout's parent, <cgroup-root>/pod<uid> (cgroupfs), for a caller without a container manager. */
@@ -95,9 +108,13 @@ export class ContainerManager implements PodCgroups {
   private readonly pods: PodContainerManager | undefined;
   /** The kubepods values could not be set at start: tried again at each QoS update. */
   private allocatablePending = false;
+  /** Orphan pod cgroups reported and still there, by driver-spelled name: each is logged once, retried with backoff. */
+  private readonly orphanCgroups = new Map<string, OrphanCgroup>();
+  private readonly clock: Clock;
 
   constructor(private readonly o: ContainerManagerOptions) {
     this.root = parseCgroupfsName(o.cgroupRoot);
+    this.clock = o.clock ?? new RealClock();
     if (o.cgroupsPerQOS) {
       this.nodeAllocatable = childName(this.root, NODE_ALLOCATABLE_CGROUP);
       this.qos = new QosContainerManager(o.cgroups, this.nodeAllocatable, o.activePods);
@@ -182,28 +199,65 @@ export class ContainerManager implements PodCgroups {
 
   /**
    * The kubelet's cleanupOrphanedPodCgroups, once every source has been seen: a pod cgroup whose pod
-   * nothing knows is removed; then the QoS shares are refreshed when they changed. One that still has processes cannot be (rmdir refuses a busy cgroup)
-   * and stays: the kubelet would kill them first; the agent leaves them to whoever started them.
+   * nothing knows is removed, bottom-up with whatever sub-cgroups the runtime left (the kubelet's
+   * podContainerManager Destroy), then the QoS shares are refreshed when they changed. Each orphan is
+   * reported once when found. One that still holds processes anywhere in its subtree is not touched
+   * (the kubelet kills them first, tryKillingCgroupProcesses; the agent leaves them to whoever started
+   * them), and one that rmdir refuses stays too: both are tried again with an exponential backoff
+   * (ORPHAN_RETRY_*), said once in the log when first refused and once when finally removed.
    */
   housekeeping(known: ReadonlySet<string>): void {
     if (!this.pods) return;
+    const { cgroups, log } = this.o;
+    const now = this.clock.now();
+    const present = new Set<string>();
     for (const name of this.pods.orphans(known)) {
-      this.o.log.info(`cgroups: removing ${this.o.cgroups.name(name)}, the cgroup of a pod that is gone`);
-      this.o.cgroups.destroy(name);
+      const key = cgroups.name(name);
+      present.add(key);
+      let orphan = this.orphanCgroups.get(key);
+      if (!orphan) {
+        log.info(`cgroups: removing ${key}, the cgroup of a pod that is gone`);
+        this.orphanCgroups.set(key, (orphan = { failures: 0, retryAt: now }));
+      }
+      if (now < orphan.retryAt) continue;
+      let reason: string | undefined;
+      try {
+        const processes = cgroups.processes(name);
+        if (processes > 0) reason = `${processes} process(es) left in it or below it`;
+        else cgroups.destroy(name);
+      } catch (err) {
+        reason = errorMessage(err);
+      }
+      if (reason === undefined) {
+        if (orphan.failures > 0) log.info(`cgroups: removed ${key}, the cgroup of a pod that is gone, after ${orphan.failures + 1} attempts`);
+        this.orphanCgroups.delete(key);
+        continue;
+      }
+      orphan.failures++;
+      orphan.retryAt = now + Math.min(ORPHAN_RETRY_INITIAL_MS * 2 ** (orphan.failures - 1), ORPHAN_RETRY_MAX_MS);
+      if (orphan.failures === 1) log.warn(`cgroups: ${key} cannot be removed yet (${reason}); retrying with backoff, up to every ${ORPHAN_RETRY_MAX_MS / 1000}s`);
     }
+    // Gone by other means (the pod's own removal, or someone else): forgotten.
+    for (const key of this.orphanCgroups.keys()) if (!present.has(key)) this.orphanCgroups.delete(key);
     try {
       if (this.allocatablePending) this.applyAllocatable();
       this.qos?.update(true);
     } catch (err) {
-      this.o.log.warn(`cgroups: updating the QoS cgroups: ${errorMessage(err)}`);
+      log.warn(`cgroups: updating the QoS cgroups: ${errorMessage(err)}`);
     }
   }
 
   remove(uid: string): void {
-    // The flat layout's folder too: a pod started before --cgroups-per-qos was turned on.
-    this.o.cgroups.destroy(childName(this.root, podCgroupSuffix(uid)));
+    try {
+      // The flat layout's folder too: a pod started before --cgroups-per-qos was turned on.
+      this.o.cgroups.destroy(childName(this.root, podCgroupSuffix(uid)));
+      this.pods?.destroy(uid);
+    } catch (err) {
+      // Left for housekeeping, which finds it as an orphan and retries with backoff.
+      if (!(err instanceof CgroupBusyError)) throw err;
+      this.o.log.info(`cgroups: the cgroup of pod ${uid} could not be removed yet (${err.message}); housekeeping tries again`);
+    }
     if (!this.pods) return;
-    this.pods.destroy(uid);
     try {
       this.updateQos();
     } catch (err) {

@@ -73,9 +73,17 @@ export class PodContainerManager {
     return out;
   }
 
-  /** Removes the cgroup of a pod of this UID in each QoS class's cgroup. */
+  /** Removes the cgroup of a pod of this UID in each QoS class's cgroup; the first error (CgroupBusyError) after trying every one. */
   destroy(uid: string): void {
     const suffix = podCgroupSuffix(uid);
-    for (const parent of new Set([this.qos.Guaranteed, this.qos.Burstable, this.qos.BestEffort])) this.cgroups.destroy(childName(parent, suffix));
+    let first: unknown;
+    for (const parent of new Set([this.qos.Guaranteed, this.qos.Burstable, this.qos.BestEffort])) {
+      try {
+        this.cgroups.destroy(childName(parent, suffix));
+      } catch (err) {
+        first ??= err;
+      }
+    }
+    if (first !== undefined) throw first;
   }
 }

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FsCgroupManager, removeCgroupTree } from "../../src/cm/cgroup-manager";
+import { CgroupBusyError, FsCgroupManager, removeCgroupTree } from "../../src/cm/cgroup-manager";
 import { PathEscapeError } from "../../src/util/confined-path";
 
 const dirs: string[] = [];
@@ -89,6 +89,27 @@ describe("cgroup v1", () => {
       expect(existsSync(join(mount, h, "na/kubepods/podu-1"))).toBe(false);
       expect(existsSync(join(mount, h, "na/kubepods"))).toBe(true);
     }
+  });
+
+  test("processes are counted over the whole subtree in every hierarchy; a folder that will not go is named in a CgroupBusyError, and the rest still goes", () => {
+    const mount = v1Tree();
+    const m = new FsCgroupManager("cgroupfs", mount);
+    const pod = ["na", "kubepods", "podu-1"];
+    for (const h of ["cpu", "memory"]) mkdirSync(join(mount, h, "na/kubepods/podu-1/sandbox/c1"), { recursive: true });
+    expect(m.processes(pod)).toBe(0);
+    // A process two levels down, in one hierarchy (the kernel keeps cgroup.procs per folder).
+    writeFileSync(join(mount, "memory", "na/kubepods/podu-1/sandbox/c1/cgroup.procs"), "4242\n4243\n");
+    expect(m.processes(pod)).toBe(2);
+    expect(m.processes(["na", "nothing"])).toBe(0);
+    // A folder holding a file stands for one rmdir refuses (a cgroup with a child or a task left).
+    expect(() => m.destroy(pod)).toThrow(CgroupBusyError);
+    expect(() => m.destroy(pod)).toThrow(join(mount, "memory", "na/kubepods/podu-1/sandbox/c1"));
+    expect(existsSync(join(mount, "cpu", "na/kubepods/podu-1"))).toBe(false);
+    rmSync(join(mount, "memory", "na/kubepods/podu-1/sandbox/c1/cgroup.procs"));
+    m.destroy(pod);
+    expect(existsSync(join(mount, "memory", "na/kubepods/podu-1"))).toBe(false);
+    // Not there at all: no error.
+    m.destroy(pod);
   });
 });
 

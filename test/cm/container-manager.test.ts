@@ -4,6 +4,9 @@ import { ContainerManager, flatPodCgroupParent, type ContainerManagerOptions } f
 import { PathEscapeError } from "../../src/util/confined-path";
 import { ConfigError } from "../../src/util/errors";
 import { FakeCgroupManager } from "../fakes/cgroups";
+import { CgroupBusyError } from "../../src/cm/cgroup-manager";
+import { ORPHAN_RETRY_INITIAL_MS, ORPHAN_RETRY_MAX_MS } from "../../src/cm/container-manager";
+import { FakeClock } from "../../src/util/clock";
 
 const GiB = 2 ** 30;
 const c = (requests?: Record<string, string>, limits?: Record<string, string>): Container => ({ name: "main", resources: { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) } });
@@ -169,6 +172,68 @@ describe("pod cgroups", () => {
       expect(logs).toContain(`info: cgroups: removing ${cgroups.name(["na", "kubepods", "podgone-2"])}, the cgroup of a pod that is gone`);
       expect(cgroups.cgroups.get(cgroups.name(["na", "kubepods", "burstable"]))).toEqual({ cpuShares: 307 });
     }
+  });
+
+  test("an orphan with sub-cgroups and processes left below it: reported once, untouched while a process is left, retried with exponential backoff, then removed bottom-up with its children", async () => {
+    const clock = new FakeClock(0);
+    const { cm, cgroups, logs } = manager({ clock });
+    cm.start();
+    const orphan = ["na", "kubepods", "besteffort", "podgone-1"];
+    const key = cgroups.name(orphan);
+    cgroups.create([...orphan, "sandbox"], {});
+    cgroups.create([...orphan, "sandbox", "c1"], {});
+    cgroups.procs.set(`${key}/sandbox/c1`, 1);
+    const attempts: number[] = [];
+    const processes = cgroups.processes.bind(cgroups);
+    cgroups.processes = (n) => (attempts.push(clock.now()), processes(n));
+    // Housekeeping every 2 s for 10 minutes with the process left.
+    for (let t = 0; t <= 600_000; t += 2_000) {
+      await clock.advance(t - clock.now());
+      cm.housekeeping(new Set());
+    }
+    expect(cgroups.cgroups.has(key)).toBe(true);
+    expect(cgroups.calls.filter((x) => x.op === "destroy")).toEqual([]);
+    // Tried at 0, then 2, 4, 8, … s after each failure, capped at ORPHAN_RETRY_MAX_MS: not every pass.
+    const gaps = attempts.slice(1).map((t, i) => t - attempts[i]!);
+    expect(gaps.slice(0, 5)).toEqual([2_000, 4_000, 8_000, 16_000, 32_000]);
+    expect(Math.max(...gaps)).toBe(ORPHAN_RETRY_MAX_MS);
+    expect(attempts.length).toBeLessThan(15);
+    // Said once: found, and why it cannot go yet.
+    expect(logs.filter((l) => l.includes(key))).toEqual([
+      `info: cgroups: removing ${key}, the cgroup of a pod that is gone`,
+      `warn: cgroups: ${key} cannot be removed yet (1 process(es) left in it or below it); retrying with backoff, up to every ${ORPHAN_RETRY_MAX_MS / 1000}s`,
+    ]);
+    // The process exits: at the next attempt the whole subtree goes, and that is said once.
+    cgroups.procs.clear();
+    for (let i = 0; i < 100; i++) {
+      await clock.advance(2_000);
+      cm.housekeeping(new Set());
+    }
+    expect([...cgroups.cgroups.keys()].filter((k) => k.startsWith(key))).toEqual([]);
+    expect(logs.filter((l) => l.includes(key)).length).toBe(3);
+    expect(logs.at(-1)).toMatch(new RegExp(`^info: cgroups: removed ${key.replace(/[/.]/g, "\\$&")}, the cgroup of a pod that is gone, after \\d+ attempts$`));
+  });
+
+  test("a cgroup rmdir refuses (EBUSY) is retried after ORPHAN_RETRY_INITIAL_MS, not at every pass, and logged once", async () => {
+    const clock = new FakeClock(0);
+    const { cm, cgroups, logs } = manager({ clock });
+    cm.start();
+    const key = cgroups.name(["na", "kubepods", "podgone-2"]);
+    cgroups.create(["na", "kubepods", "podgone-2"], {});
+    cgroups.failWith("destroy", key, new CgroupBusyError(`${key}: EBUSY: resource busy or locked, rmdir`));
+    cm.housekeeping(new Set());
+    await clock.advance(ORPHAN_RETRY_INITIAL_MS - 1);
+    cm.housekeeping(new Set());
+    expect(cgroups.calls.filter((x) => x.op === "destroy").length).toBe(0);
+    expect(cgroups.cgroups.has(key)).toBe(true);
+    await clock.advance(1);
+    cm.housekeeping(new Set());
+    expect(cgroups.cgroups.has(key)).toBe(false);
+    expect(logs.filter((l) => l.includes(key))).toEqual([
+      `info: cgroups: removing ${key}, the cgroup of a pod that is gone`,
+      `warn: cgroups: ${key} cannot be removed yet (${key}: EBUSY: resource busy or locked, rmdir); retrying with backoff, up to every ${ORPHAN_RETRY_MAX_MS / 1000}s`,
+      `info: cgroups: removed ${key}, the cgroup of a pod that is gone, after 2 attempts`,
+    ]);
   });
 
   test("housekeeping sets the burstable shares from pods adopted after a restart, and writes nothing while they hold", () => {

@@ -114,4 +114,4 @@ export function unmountUnder(dir: string): void {
 }
 
 /** Removes a cgroup subtree in every hierarchy (v1 and v2), children first: the agent's own remover. */
-export const removeCgroups = (path: string): void => removeCgroupTree(path);
+export const removeCgroups = (path: string): void => void removeCgroupTree(path);

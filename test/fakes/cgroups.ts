@@ -11,6 +11,8 @@ export class FakeCgroupManager implements CgroupManager {
   /** The cgroups that exist, by driver-spelled name, with every value set on them so far. */
   readonly cgroups = new Map<string, ResourceConfig>();
   readonly calls: CgroupCall[] = [];
+  /** Processes in a cgroup (driver-spelled name): a test puts them there and takes them out. */
+  readonly procs = new Map<string, number>();
   private failures: Array<{ op: CgroupCall["op"]; name: string; error: Error }> = [];
 
   constructor(readonly driver: CgroupDriver = "cgroupfs") {}
@@ -57,6 +59,13 @@ export class FakeCgroupManager implements CgroupManager {
   children(name: CgroupName): string[] {
     const prefix = `${this.name(name)}/`.replace(/^\/\/$/, "/");
     return [...this.cgroups.keys()].filter((k) => k.startsWith(prefix) && !k.slice(prefix.length).includes("/")).map((k) => k.slice(prefix.length));
+  }
+
+  processes(name: CgroupName): number {
+    const n = this.name(name);
+    let sum = 0;
+    for (const [k, v] of this.procs) if (k === n || k.startsWith(`${n}/`)) sum += v;
+    return sum;
   }
 
   destroy(name: CgroupName): void {
