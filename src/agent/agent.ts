@@ -429,7 +429,8 @@ export class Agent implements SyncHandler {
       this.evicted.prune(known);
       // Pod folders (and volume mounts) of pods nothing knows any more: gone while the agent was down
       // (kill -9), or left by a removal cut short. Runtime orphans go through the removal above first.
-      void this.volumes.cleanupOrphans(new Set([...known, ...pleg.cache.uids()]));
+      // Asked live (not this pass's snapshot): the manager asks again just before it tears a pod down.
+      void this.volumes.cleanupOrphans((uid) => this.workers.get(uid) !== undefined || pleg.cache.get(uid) !== undefined);
       // And their pod cgroups (the kubelet's cleanupOrphanedPodCgroups); the QoS shares follow the pods.
       this.syncer.cgroupHousekeeping(new Set([...known, ...pleg.cache.uids()]));
     }

@@ -182,34 +182,66 @@ export class VolumeManager implements PodVolumes {
   }
 
   /**
-   * Housekeeping: the folders under <podsDir> of pods that are neither in `keep` nor known here (gone
-   * while the agent was down, or left by a removal that failed half way) are unmounted and removed.
-   * The kubelet's cleanupOrphanedPodDirs with the reconciler's reconstruction of what it had mounted.
-   * One run at a time; a pod whose mounts cannot all be unmounted is left for the next run.
+   * Housekeeping: the folders under <podsDir> of pods the agent does not know (gone while the agent
+   * was down, or left by a removal that failed half way or that a late set-up undid) are unmounted and
+   * removed. The kubelet's cleanupOrphanedPodDirs with the reconciler's reconstruction of what it had
+   * mounted. `isKnown` says whether a pod of that UID exists (the agent's pod workers and the runtime's
+   * pods); it is asked again just before the teardown, which runs after any set-up of that UID in flight.
+   * Whether this manager still has volumes of a UID does not count: a set-up that finished after the
+   * pod's removal (a sync racing the removal) left such an entry, and skipping those kept their tmpfs
+   * mounted for good. Candidates are the folders under <podsDir> and the mounts below it (the mount
+   * table: /proc/self/mountinfo); each mount unmounted here is logged. One run at a time; a pod whose
+   * mounts cannot all be unmounted is left for the next run.
    */
-  async cleanupOrphans(keep: ReadonlySet<string>): Promise<void> {
+  async cleanupOrphans(isKnown: (uid: string) => boolean): Promise<void> {
     if (this.cleaning) return;
     this.cleaning = true;
     try {
-      let entries: string[];
+      const uids = new Set<string>();
       try {
-        entries = readdirSync(this.o.podsDir);
+        for (const e of readdirSync(this.o.podsDir)) uids.add(e);
       } catch {
-        return;
+        /* no pods folder yet: only mounts can name pods */
       }
-      for (const uid of entries) {
-        if (keep.has(uid) || this.desired.has(uid) || this.actual.has(uid) || this.busy.has(uid) || podUIDProblem(uid)) continue;
+      for (const m of this.o.mounts.mountPointsUnder(this.o.podsDir)) {
+        const first = m.slice(this.o.podsDir.length + 1).split("/")[0];
+        if (first) uids.add(first);
+      }
+      for (const uid of uids) {
+        if (isKnown(uid) || this.busy.has(uid) || podUIDProblem(uid)) continue;
         await this.serial(uid, async () => {
-          // Asked again inside: a sync of that UID may have begun meanwhile.
-          if (this.desired.has(uid) || this.actual.has(uid)) return;
+          // Asked again inside: a pod of that UID may have come meanwhile.
+          if (isKnown(uid)) return;
           this.o.log.info(`pod ${uid}: no pod of that UID exists any more; unmounting and removing its volumes and folder`);
-          await this.tearDownPod(uid);
-          removeInside(this.o.podsDir, join(this.o.podsDir, uid));
+          await this.tearDownPod(uid, { logUnmounts: true });
+          const dir = join(this.o.podsDir, uid);
+          // Mounts outside volumes/ (a subPath's bind, anything mounted into the folder): never removed through.
+          await this.unmountAll(uid, dir, true);
+          removeInside(this.o.podsDir, dir);
         }).catch((err) => this.o.log.warn(`pod ${uid}: cleaning up its folder: ${errorMessage(err)}`));
       }
     } finally {
       this.cleaning = false;
     }
+  }
+
+  /**
+   * Every mount at or below `dir`, deepest first; throws when one is still there afterwards. With
+   * `log`, each one unmounted is said in the log (a mount a removal missed: what issue 24 found
+   * under kube-api-access volumes).
+   */
+  private async unmountAll(uid: string, dir: string, log: boolean): Promise<void> {
+    const problems: string[] = [];
+    for (const m of this.o.mounts.mountPointsUnder(dir)) {
+      try {
+        await this.o.mounts.unmount(m);
+        if (log) this.o.log.info(`pod ${uid}: unmounted ${m}, still mounted after its pod was gone`);
+      } catch (err) {
+        problems.push(errorMessage(err));
+      }
+    }
+    const left = this.o.mounts.mountPointsUnder(dir);
+    if (left.length) throw new Error(`pod ${uid}: still mounted, its volumes are kept: ${left.join(", ")}${problems.length ? ` (${problems.join("; ")})` : ""}`);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -314,7 +346,7 @@ export class VolumeManager implements PodVolumes {
    * the plugins tear their folders down and the folder go, so that a recursive removal never reaches
    * into a mount.
    */
-  private async tearDownPod(uid: string): Promise<void> {
+  private async tearDownPod(uid: string, o: { logUnmounts?: boolean } = {}): Promise<void> {
     const d = this.desired.get(uid);
     this.desired.delete(uid);
     if (d) this.o.objects.unregisterPod(d.pod);
@@ -331,7 +363,6 @@ export class VolumeManager implements PodVolumes {
       this.o.log.warn(`pod ${uid}: its volumes are left alone: ${errorMessage(err)}`);
       return;
     }
-    const problems: string[] = [];
     const dirs = new Map<string, VolumePlugin | undefined>();
     for (const m of mounted?.values() ?? []) dirs.set(m.dir, m.plugin);
     for (const pluginDir of existsSync(root) ? readdirSync(root) : []) {
@@ -346,15 +377,8 @@ export class VolumeManager implements PodVolumes {
     }
     // Mounts first, deepest first: a plugin's tearDown or the removal below may remove recursively,
     // and must never reach into a mount (a tmpfs still holding a secret, or a mount someone else made).
-    for (const m of this.o.mounts.mountPointsUnder(root)) {
-      try {
-        await this.o.mounts.unmount(m);
-      } catch (err) {
-        problems.push(errorMessage(err));
-      }
-    }
-    const left = this.o.mounts.mountPointsUnder(root);
-    if (left.length) throw new Error(`pod ${uid}: still mounted, its volumes are kept: ${left.join(", ")}${problems.length ? ` (${problems.join("; ")})` : ""}`);
+    await this.unmountAll(uid, root, o.logUnmounts ?? false);
+    const problems: string[] = [];
     for (const [dir, plugin] of dirs) {
       if (!plugin) continue;
       try {

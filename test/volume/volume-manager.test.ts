@@ -14,19 +14,20 @@ import { VolumeMountError } from "../../src/volume/types";
 import { MOUNT_RETRY_INITIAL_MS, MOUNT_RETRY_MAX_MS, VolumeManager } from "../../src/volume/volume-manager";
 import { FakeObjectSource } from "../fakes/object-source";
 import { FakeConfigMapPlugin, FakeMountTable } from "../fakes/volumes";
+import { linesLog } from "../fakes/recording-log";
 
 const base = mkdtempSync(join(tmpdir(), "nodeagent-volume-manager-"));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 let n = 0;
 
-function setup() {
+function setup(log = createLogger("text", -999)) {
   const podsDir = join(base, `pods-${++n}`);
   mkdirSync(podsDir);
   const clock = new FakeClock();
   const objects = new FakeObjectSource();
   const cm = new FakeConfigMapPlugin(objects);
   const mounts = new FakeMountTable();
-  const make = () => new VolumeManager({ podsDir, plugins: [cm, ...nodeVolumePlugins({ podsDir, objects, mounter: new FakeMounter(), clock })], objects, mounts, clock, log: createLogger("text", -999) });
+  const make = () => new VolumeManager({ podsDir, plugins: [cm, ...nodeVolumePlugins({ podsDir, objects, mounter: new FakeMounter(), clock })], objects, mounts, clock, log });
   return { podsDir, clock, objects, cm, mounts, vm: make(), make };
 }
 
@@ -213,7 +214,7 @@ describe("unmountPod and the cleanup after a restart", () => {
     // kill -9: a new manager with empty memory; the configMap is gone meanwhile.
     objects.configMaps.clear();
     const second = make();
-    await second.cleanupOrphans(new Set(["uid-live"]));
+    await second.cleanupOrphans((uid) => uid === "uid-live");
     expect(existsSync(join(podsDir, "uid-gone"))).toBe(false);
     expect(existsSync(join(podsDir, "uid-nothing"))).toBe(false);
     expect(mounts.unmounted).toEqual([memMount]);
@@ -222,6 +223,76 @@ describe("unmountPod and the cleanup after a restart", () => {
     // The live pod keeps its volume: its first sync adopts the content the earlier run made.
     await second.waitForAttachAndMount(live);
     expect(readFileSync(join(second.hostPath(live, "cfg")!, "key"), "utf8")).toBe("v1");
+  });
+});
+
+describe("housekeeping: mounts of pods that are gone (issue 24, finding 7)", () => {
+  const projected = (podsDir: string, uid: string) => join(podsDir, uid, "volumes", "kubernetes.io~projected", "kube-api-access-x");
+
+  test("a pod the agent no longer knows, whose volumes this manager still holds (a set-up that finished after its removal), is unmounted and removed, each mount logged once", async () => {
+    const { log, lines } = linesLog();
+    const { vm, mounts, podsDir } = setup(log);
+    const p = pod([{ name: "work", emptyDir: {} }], "uid-late");
+    await vm.waitForAttachAndMount(p);
+    // The late set-up's tmpfs, as upstream's conformance runs left one.
+    const tmpfs = projected(podsDir, "uid-late");
+    mkdirSync(tmpfs, { recursive: true });
+    mounts.mounted.add(tmpfs);
+    await vm.cleanupOrphans(() => false);
+    expect(mounts.unmounted).toEqual([tmpfs]);
+    expect(existsSync(join(podsDir, "uid-late"))).toBe(false);
+    expect(vm.hostPath(p, "work")).toBeUndefined();
+    expect(lines.filter((l) => l.includes(tmpfs))).toEqual([`info pod uid-late: unmounted ${tmpfs}, still mounted after its pod was gone`]);
+    // The next pass finds nothing and says nothing.
+    const before = lines.length;
+    await vm.cleanupOrphans(() => false);
+    expect(lines.length).toBe(before);
+  });
+
+  test("mounts outside volumes/ and a mount whose pod folder is the only trace are unmounted before the folder goes; known pods are left alone", async () => {
+    const { log, lines } = linesLog();
+    const { vm, mounts, podsDir } = setup(log);
+    const bind = join(podsDir, "uid-gone", "volume-subpaths", "cfg", "app", "0");
+    const tmpfs = projected(podsDir, "uid-gone");
+    const live = projected(podsDir, "uid-live");
+    for (const d of [bind, tmpfs, live]) {
+      mkdirSync(d, { recursive: true });
+      mounts.mounted.add(d);
+    }
+    await vm.cleanupOrphans((uid) => uid === "uid-live");
+    expect(mounts.unmounted.sort()).toEqual([tmpfs, bind].sort());
+    expect(existsSync(join(podsDir, "uid-gone"))).toBe(false);
+    expect(existsSync(live)).toBe(true);
+    expect([...mounts.mounted]).toEqual([live]);
+    expect(lines.filter((l) => l.includes("unmounted")).length).toBe(2);
+  });
+
+  test("a mount that will not go keeps the folder and is tried again at the next pass", async () => {
+    const { log, lines } = linesLog();
+    const { vm, mounts, podsDir } = setup(log);
+    const tmpfs = projected(podsDir, "uid-stuck");
+    mkdirSync(tmpfs, { recursive: true });
+    mounts.mounted.add(tmpfs);
+    mounts.stuck.add(tmpfs);
+    await vm.cleanupOrphans(() => false);
+    expect(existsSync(tmpfs)).toBe(true);
+    expect(lines.some((l) => l.startsWith("warn pod uid-stuck: cleaning up its folder") && l.includes("still mounted"))).toBe(true);
+    mounts.stuck.clear();
+    await vm.cleanupOrphans(() => false);
+    expect(existsSync(join(podsDir, "uid-stuck"))).toBe(false);
+    expect(mounts.unmounted).toEqual([tmpfs]);
+  });
+
+  test("a pod that becomes known before its turn is not torn down (isKnown is asked again)", async () => {
+    const { vm, mounts, podsDir } = setup();
+    const tmpfs = projected(podsDir, "uid-back");
+    mkdirSync(tmpfs, { recursive: true });
+    mounts.mounted.add(tmpfs);
+    let asks = 0;
+    await vm.cleanupOrphans(() => asks++ > 0);
+    expect(asks).toBe(2);
+    expect(mounts.unmounted).toEqual([]);
+    expect(existsSync(tmpfs)).toBe(true);
   });
 });
 
