@@ -330,6 +330,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     metrics.setNodeName(nodeName);
     const broadcaster = new EventBroadcaster({ clock, log, onDrop: (sink, reason) => metrics.incEventDropped(sink, reason) });
     const eventRing = new EventRing();
+    metrics.setRuntimeSampler(() => ({ timers: RealClock.liveTimers(), eventRingEvents: eventRing.count, eventWatchers: eventRing.subscribers }));
     broadcaster.startRecordingToSink("memory", eventRing);
     // The API sink brings the Kubernetes client: loaded only with a cluster, as src/cluster is.
     if (cluster) broadcaster.startRecordingToSink("api", new (await import("../events/api-event-sink")).ApiEventSink(cluster.client));

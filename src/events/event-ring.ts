@@ -36,6 +36,16 @@ export class EventRing implements EventSink {
     return stored;
   }
 
+  /** How many events are kept now (at most the ring's size): the nodeagent_event_ring_events gauge. */
+  get count(): number {
+    return this.events.size;
+  }
+
+  /** Subscribers of GET /events?watch: each must go with its connection. */
+  get subscribers(): number {
+    return this.listeners.size;
+  }
+
   /** The events kept, oldest first. */
   list(): Event[] {
     return [...this.events.values()];

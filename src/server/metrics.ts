@@ -6,6 +6,7 @@
 //
 // Each AgentMetrics owns its own Registry (prometheus.ts, the text format without prom-client): two
 // agents in one process (tests) must not share or collide on series.
+import { heapStats } from "bun:jsc";
 import { Counter, Gauge, Histogram, Registry } from "./prometheus";
 import type { PodStatusReader } from "../pleg/cache";
 
@@ -115,6 +116,29 @@ export class AgentMetrics {
     registers: [this.registry],
   });
 
+  // What grows when something leaks, sampled at each scrape: followed over hours by `make bench-soak`.
+  private readonly heapObjects = new Gauge({
+    name: "nodeagent_heap_objects",
+    help: "Objects on the agent's JavaScript heap (bun:jsc heapStats().objectCount) when the metrics were read.",
+    registers: [this.registry],
+  });
+  private readonly timers = new Gauge({
+    name: "nodeagent_timers",
+    help: "Timers the agent has set that have neither fired nor been cancelled.",
+    registers: [this.registry],
+  });
+  private readonly eventRingEvents = new Gauge({
+    name: "nodeagent_event_ring_events",
+    help: "Events kept in memory for GET /events (bounded by the ring's size, 1000).",
+    registers: [this.registry],
+  });
+  private readonly eventWatchers = new Gauge({
+    name: "nodeagent_event_watchers",
+    help: "Open watches of GET /events.",
+    registers: [this.registry],
+  });
+  private runtimeSampler: (() => { timers: number; eventRingEvents: number; eventWatchers: number }) | undefined;
+
   /** Label sets of nodeagent_container_restarts_total per "namespace/pod", so a deleted pod's series can be dropped. */
   private readonly restartSeries = new Map<string, Set<string>>();
 
@@ -132,7 +156,22 @@ export class AgentMetrics {
   }
 
   render(): Promise<string> {
+    this.sampleRuntime();
     return Promise.resolve(this.registry.render());
+  }
+
+  /** Where the scrape reads the agent's live timers and its event ring (the node wires them; unset, the gauges stay 0). */
+  setRuntimeSampler(fn: () => { timers: number; eventRingEvents: number; eventWatchers: number }): void {
+    this.runtimeSampler = fn;
+  }
+
+  private sampleRuntime(): void {
+    this.heapObjects.set(heapStats().objectCount);
+    const s = this.runtimeSampler?.();
+    if (!s) return;
+    this.timers.set(s.timers);
+    this.eventRingEvents.set(s.eventRingEvents);
+    this.eventWatchers.set(s.eventWatchers);
   }
 
   setNodeName(name: string): void {

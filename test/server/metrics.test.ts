@@ -27,6 +27,10 @@ describe("AgentMetrics", () => {
       nodeagent_oom_kills_total: "counter",
       nodeagent_events_dropped_total: "counter",
       nodeagent_source_errors: "gauge",
+      nodeagent_heap_objects: "gauge",
+      nodeagent_timers: "gauge",
+      nodeagent_event_ring_events: "gauge",
+      nodeagent_event_watchers: "gauge",
       prober_probe_total: "counter",
       prober_probe_duration_seconds: "histogram",
     };
@@ -172,4 +176,18 @@ describe("nodeagent_events_dropped_total", () => {
     expect(text).toContain('nodeagent_events_dropped_total{sink="api",reason="failed"} 2');
     expect(text).toContain('nodeagent_events_dropped_total{sink="memory",reason="spam"} 1');
   });
+});
+
+test("the leak gauges are sampled at each scrape: heap objects from bun:jsc, timers and the event ring from the node's sampler", async () => {
+  const m = new AgentMetrics();
+  let timers = 3;
+  m.setRuntimeSampler(() => ({ timers, eventRingEvents: 7, eventWatchers: 1 }));
+  const first = samples(await m.render());
+  expect(first).toContain("nodeagent_timers 3");
+  expect(first).toContain("nodeagent_event_ring_events 7");
+  expect(first).toContain("nodeagent_event_watchers 1");
+  const heap = Number(first.find((l) => l.startsWith("nodeagent_heap_objects "))!.split(" ")[1]);
+  expect(heap).toBeGreaterThan(1000);
+  timers = 5;
+  expect(samples(await m.render())).toContain("nodeagent_timers 5");
 });
