@@ -5,7 +5,7 @@ ROOT_DIR ?= /var/lib/nodeagent
 IMAGES_DIR ?= .cache/images
 SRC := $(shell find cmd src -name '*.ts' -o -name '*.json') package.json
 
-.PHONY: all build run test test-unit test-kube test-e2e node images deps typecheck bench-pleg bench-pod-start bench-footprint bench-probes bench-lint bench-schedule bench-startup bench-streaming bench-eviction proto clean
+.PHONY: all build run test test-unit test-kube test-e2e node images deps typecheck bench-pleg bench-pod-start bench-footprint bench-probes bench-lint bench-schedule bench-startup bench-streaming bench-eviction bench-soak proto clean
 
 all: build
 
@@ -94,6 +94,14 @@ bench-footprint: node deps build images
 # first the runtime's ExecSync ceiling, and our CRI client against @grpc/grpc-js (and crictl) on it.
 bench-probes: node deps build images
 	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) bench/probes.ts
+
+# The agent over an hour (SOAK_MINUTES=60) with 50 probed pods, 10 crash-looping, pushes and deletes every
+# minute: RSS, heap objects, timers, open fds and the event ring per minute, and their slope over the last
+# 40 minutes. SOAK_BINARY (dist/nodeagent) is the binary measured.
+SOAK_MINUTES ?= 60
+SOAK_BINARY ?= dist/nodeagent
+bench-soak: node deps build images
+	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) bench/soak.ts --minutes $(SOAK_MINUTES) --binary $(abspath $(SOAK_BINARY))
 
 # `nodeagent staticpod lint` over 2400 generated static pods: single process and --jobs 2, against yaml.parse.
 bench-lint: deps build
