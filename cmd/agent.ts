@@ -1,10 +1,9 @@
 // `nodeagent agent`: the full stack on this host. Thin: the flags, the --config file's text, then
 // src/agent: resolveAgentConfig checks everything before anything starts, runNode runs the node.
-import { readFileSync } from "node:fs";
 import { defineCommand } from "citty";
 import { AGENT_DEFAULTS as D, resolveAgentConfig } from "../src/agent/agent-config";
-import { errorMessage } from "../src/util/errors";
-import { invocation, UsageError } from "./main";
+import { readKubeletConfigText } from "../src/agent/kubelet-config-file";
+import { invocation } from "./main";
 import { runtimeArgs } from "./runtime-args";
 
 export const agentCommand = defineCommand({
@@ -118,7 +117,7 @@ Exit status: 0 after SIGINT or SIGTERM, 1 when the node cannot start, 2 on a usa
     "cluster-dns": { type: "string", valueHint: "ip,…", description: "Cluster DNS servers: ClusterFirst pods resolve through them (without, the host's resolv.conf, as the kubelet)" },
     "cluster-domain": { type: "string", valueHint: "domain", default: D["cluster-domain"], description: "The cluster's DNS domain, searched by ClusterFirst pods" },
     "resolv-conf": { type: "string", valueHint: "file", default: D["resolv-conf"], description: "The host's resolver configuration, the base of the pods' DNS" },
-    "pod-logs-dir": { type: "string", valueHint: "dir", default: D["pod-logs-dir"], description: "Container logs: <dir>/<ns>_<name>_<uid>/<container>/<n>.log" },
+    "pod-logs-dir": { type: "string", valueHint: "dir", default: D["pod-logs-dir"], description: "Container logs: <dir>/<ns>_<name>_<uid>/<container>/<n>.log. Absolute, not / or a system folder (/etc, /var/log, …): the GC removes the folders of gone pods there" },
     "cgroup-root": { type: "string", valueHint: "path", default: D["cgroup-root"], description: "cgroupfs path every pod's cgroup is below (kubepods/… or, without --cgroups-per-qos, pod<uid>); made when missing" },
     "cgroup-driver": { type: "enum", options: ["cgroupfs", "systemd"], default: D["cgroup-driver"], description: "How pod cgroups are named, as the runtime's (containerd SystemdCgroup): cgroupfs paths or systemd slices (needs systemd as init)" },
     "cgroups-per-qos": { type: "boolean", default: D["cgroups-per-qos"] === "true", description: "The kubelet's kubepods, kubepods/burstable, kubepods/besteffort cgroups with a cgroup per pod and its limits; false: <cgroup-root>/pod<uid> only" },
@@ -143,14 +142,8 @@ Exit status: 0 after SIGINT or SIGTERM, 1 when the node cannot start, 2 on a usa
   },
   async run(ctx) {
     const { args } = ctx;
-    let text: string | undefined;
-    if (args.config !== undefined) {
-      try {
-        text = readFileSync(args.config, "utf8");
-      } catch (e) {
-        throw new UsageError(`--config ${args.config}: ${errorMessage(e)}`);
-      }
-    }
+    // Bounded: a regular file of at most 1 MiB (not /dev/zero, a FIFO, a directory).
+    const text = args.config === undefined ? undefined : readKubeletConfigText(args.config);
     const config = resolveAgentConfig(args, invocation(ctx).given, text);
     // The node's machinery (gRPC and the CRI descriptor, the server, metrics) is loaded only to run
     // it: --help and a configuration error do not pay for it.

@@ -30,7 +30,8 @@ import { readTokenFile } from "../server/token-file";
 import { parseDuration } from "../util/duration";
 import { ConfigError, errorMessage } from "../util/errors";
 import type { LogFormat } from "../util/log";
-import { CGROUP_DRIVERS, ENFORCEMENT_KEYS, type CgroupDriver, type EnforcementKey } from "../cm";
+import { CGROUP_DRIVERS, cgroupPathProblem, ENFORCEMENT_KEYS, type CgroupDriver, type EnforcementKey } from "../cm";
+import { ownedFolderProblem } from "../util/system-folders";
 import { DEFAULT_EVICTION_HARD, parseEqualsMap, parseLangleMap, parseThresholds, ThresholdEntryError, ThresholdError, type Threshold, type ThresholdSetting } from "../eviction/thresholds";
 import { isZeroValue, readKubeletConfigFile, type ConfigField, type KubeletConfigFile } from "./kubelet-config-file";
 import type { ContainerGCPolicy } from "../eviction/container-gc";
@@ -375,6 +376,23 @@ function nodeIPsFlag(text: string, network: Pick<HostNetwork, "interfaces">): st
   return ips;
 }
 
+/**
+ * A folder the agent owns and deletes in (--root-dir, --pod-logs-dir, --cert-dir): absolute, not
+ * empty, not / or a system folder of the host (src/util/system-folders.ts).
+ */
+const ownedFolder = (example: string) => (path: string): string => {
+  const problem = ownedFolderProblem(path, example);
+  if (problem) throw new Invalid(problem);
+  return path;
+};
+
+/** --cgroup-root and the reserved cgroups: a clean absolute cgroup path (src/cm/cgroup-name.ts). */
+function cgroupPath(path: string): string {
+  const problem = cgroupPathProblem(path);
+  if (problem) throw new Invalid(problem);
+  return path;
+}
+
 function mustExist(path: string): string {
   if (!existsSync(path)) throw new Invalid("no such file or directory");
   return path;
@@ -503,15 +521,29 @@ class Settings {
     return (AGENT_DEFAULTS as Record<string, string>)[flag];
   }
 
+  /**
+   * The setting: the flag given, else the file's field, else the flag's default. The file's field is
+   * checked even when the flag overrides it (a mistake in the file is one, whatever wins).
+   */
   get<T>(flag: string, parseFlag: (text: string) => T, parseFile: (v: unknown) => T): T | undefined {
-    const f = this.fromFile(flag);
+    const field = FIELD_OF_FLAG.get(flag);
+    const f = field ? this.file?.fields.get(field) : undefined;
+    if (f) {
+      try {
+        const v = parseFile(f.value);
+        if (!this.given.has(flag)) return v;
+      } catch (e) {
+        if (!(e instanceof Error)) throw e;
+        this.errors.push(`${f.at}: ${f.name}: ${e.message}`);
+        if (!this.given.has(flag)) return undefined;
+      }
+    }
     try {
-      if (f) return parseFile(f.value);
       const text = this.text(flag);
       return text === undefined ? undefined : parseFlag(text);
     } catch (e) {
       if (!(e instanceof Error)) throw e;
-      this.errors.push(f ? `${f.at}: ${f.name}: ${e.message}` : `--${flag} ${JSON.stringify(this.text(flag))}: ${e.message}`);
+      this.errors.push(`--${flag} ${JSON.stringify(this.text(flag))}: ${e.message}`);
       return undefined;
     }
   }
@@ -542,6 +574,7 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
   const configPath = typeof flags.config === "string" ? flags.config : "--config";
   const file = configFileText === undefined ? undefined : readKubeletConfigFile(configPath, configFileText, Object.keys(CONFIG_FILE_FIELDS));
   const s = new Settings(flags, explicitFlags, file);
+  for (const problem of file?.problems ?? []) s.fail(problem);
 
   // nodeutil.GetHostname: the override or the host's name, trimmed and lower-cased.
   const nodeName = (s.string("hostname-override") ?? host.hostname()).trim().toLowerCase();
@@ -622,10 +655,7 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
   const tlsKey = s.string("tls-private-key-file", mustExist);
   if (!!tlsCert !== !!tlsKey) s.fail("--tls-cert-file and --tls-private-key-file go together: give both, or neither for a self-signed certificate under --root-dir");
 
-  const cgroupRoot = s.string("cgroup-root", (c) => {
-    if (!c.startsWith("/")) throw new Invalid("must be an absolute cgroup path, e.g. /nodeagent");
-    return c;
-  });
+  const cgroupRoot = s.get("cgroup-root", cgroupPath, (v) => cgroupPath(fileString(v)));
   const clusterDNS =
     s.get(
       "cluster-dns",
@@ -674,10 +704,15 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
     ) ?? [];
   const nodeStatusUpdateFrequencyMs = s.get("node-status-update-frequency", positiveDuration, fileDuration);
 
+  // The folders the agent deletes in: an empty value is an error, not the default (issue 24).
+  const rootDir = s.get("root-dir", ownedFolder("/var/lib/nodeagent"), (v) => ownedFolder("/var/lib/nodeagent")(fileString(v))) ?? AGENT_DEFAULTS["root-dir"];
+  const podLogsDir = s.get("pod-logs-dir", ownedFolder("/var/log/pods"), (v) => ownedFolder("/var/log/pods")(fileString(v))) ?? AGENT_DEFAULTS["pod-logs-dir"];
+  const certDir = s.get("cert-dir", ownedFolder("/var/lib/nodeagent/pki"), (v) => ownedFolder("/var/lib/nodeagent/pki")(fileString(v))) ?? join(rootDir, "pki");
+
   const config: AgentConfig = {
     nodeName,
     nodeIPs,
-    rootDir: s.string("root-dir") ?? AGENT_DEFAULTS["root-dir"],
+    rootDir,
     runtime: {
       endpoint: s.string("runtime-endpoint"),
       podInfraImage: s.string("pod-infra-container-image") ?? AGENT_DEFAULTS["pod-infra-container-image"],
@@ -706,7 +741,7 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
       ...resolveApiAuth(s, !!kubeconfig, insecureHttp),
     },
     pods: {
-      logsDir: s.string("pod-logs-dir") ?? AGENT_DEFAULTS["pod-logs-dir"],
+      logsDir: podLogsDir,
       cgroupRoot: cgroupRoot ?? AGENT_DEFAULTS["cgroup-root"],
       clusterDNS,
       clusterDomain: s.string("cluster-domain") ?? AGENT_DEFAULTS["cluster-domain"],
@@ -725,7 +760,7 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
           },
         }
       : {}),
-    certDir: s.string("cert-dir") ?? join(s.string("root-dir") ?? AGENT_DEFAULTS["root-dir"], "pki"),
+    certDir,
     gc: resolveGarbageCollection(s),
     shutdown: resolveShutdown(s),
     warnings: [...(file?.warning ? [file.warning] : []), ...s.warnings],
@@ -758,7 +793,16 @@ function resolveApiAuth(s: Settings, cluster: boolean, insecureHttp: boolean): P
     return f.value;
   };
   const duration = (flag: string, block: string, path: string[]): number => {
-    const f = s.isGiven(flag) ? undefined : s.nested(block, path);
+    // The file's value is checked even when the flag overrides it.
+    const inFile = s.nested(block, path);
+    if (inFile && s.isGiven(flag) && !isZeroValue(inFile.value)) {
+      try {
+        fileDuration(inFile.value);
+      } catch (e) {
+        s.fail(`${inFile.at}: ${errorMessage(e)}`);
+      }
+    }
+    const f = s.isGiven(flag) ? undefined : inFile;
     try {
       if (f && !isZeroValue(f.value)) return fileDuration(f.value);
       return positiveDuration(s.text(flag)!);
@@ -769,7 +813,10 @@ function resolveApiAuth(s: Settings, cluster: boolean, insecureHttp: boolean): P
   };
   let clientCAFile: string | undefined;
   const caFlag = s.isGiven("client-ca-file") ? s.text("client-ca-file") : undefined;
-  const caFile = caFlag === undefined ? s.nested("authentication", ["x509", "clientCAFile"]) : undefined;
+  const caInFile = s.nested("authentication", ["x509", "clientCAFile"]);
+  // The file's value is checked even when the flag overrides it.
+  if (caFlag !== undefined && caInFile && caInFile.value !== "" && !existsSync(String(caInFile.value))) s.fail(`${caInFile.at}: no such file or directory`);
+  const caFile = caFlag === undefined ? caInFile : undefined;
   const ca = caFlag ?? (caFile ? String(caFile.value) : undefined);
   if (ca) {
     if (!existsSync(ca)) s.fail(`${caFile ? caFile.at : `--client-ca-file ${JSON.stringify(ca)}`}: no such file or directory`);
@@ -784,7 +831,11 @@ function resolveApiAuth(s: Settings, cluster: boolean, insecureHttp: boolean): P
     webhook = false;
   }
   let mode: AuthorizationMode = cluster ? "Webhook" : "PushTokenOnly";
-  const modeFile = s.isGiven("authorization-mode") ? undefined : s.nested("authorization", ["mode"]);
+  const modeInFile = s.nested("authorization", ["mode"]);
+  if (s.isGiven("authorization-mode") && modeInFile && modeInFile.value !== "" && !(AUTHORIZATION_MODES as readonly string[]).includes(String(modeInFile.value))) {
+    s.fail(`${modeInFile.at}: use ${AUTHORIZATION_MODES.join(" or ")}`);
+  }
+  const modeFile = s.isGiven("authorization-mode") ? undefined : modeInFile;
   const modeText = s.isGiven("authorization-mode") ? s.text("authorization-mode") : modeFile ? String(modeFile.value) : undefined;
   if (modeText !== undefined) {
     if (!(AUTHORIZATION_MODES as readonly string[]).includes(modeText)) {
@@ -827,8 +878,8 @@ function resolveCgroups(s: Settings): AgentConfig["cgroups"] {
     return list.filter((k) => k !== "none");
   };
   const enforce = (s.get("enforce-node-allocatable", (t) => checkKeys(t.split(",").map((x) => x.trim()).filter(Boolean)), (v) => checkKeys(fileStringList(v))) ?? ["pods"]) as EnforcementKey[];
-  const systemReservedCgroup = s.string("system-reserved-cgroup");
-  const kubeReservedCgroup = s.string("kube-reserved-cgroup");
+  const systemReservedCgroup = s.string("system-reserved-cgroup", cgroupPath);
+  const kubeReservedCgroup = s.string("kube-reserved-cgroup", cgroupPath);
   if (enforce.length && !perQOS) s.fail("--enforce-node-allocatable is not supported unless --cgroups-per-qos is turned on: give --enforce-node-allocatable= (empty) with --cgroups-per-qos=false");
   if (enforce.includes("system-reserved") && !systemReservedCgroup) s.fail(`--system-reserved-cgroup must be specified when "system-reserved" is in --enforce-node-allocatable (the cgroup held to --system-reserved)`);
   if (enforce.includes("kube-reserved") && !kubeReservedCgroup) s.fail(`--kube-reserved-cgroup must be specified when "kube-reserved" is in --enforce-node-allocatable (the cgroup held to --kube-reserved)`);

@@ -10,9 +10,67 @@
 // (which warns and decodes leniently): a name that is not a v1beta1 field but is one edit away from a
 // field we use (staticPodPaht) is an error, because running without the field as meant (no static
 // pods) is exactly what loses pods; other unknown names are warned about with the rest.
-import { isMap, isScalar, LineCounter, parseDocument, type Node } from "yaml";
-import { ConfigError } from "../util/errors";
+//
+// The file is read bounded (readKubeletConfigText): a regular file of at most 1 MiB, so that
+// --config /dev/zero, a FIFO or a huge file is a usage error at once rather than an agent that grows
+// or hangs; YAML aliases are expanded at most 100 times (an alias bomb is refused); every field
+// nodeagent reads is type-checked, nested blocks included (kubelet-config-types.ts), whether or not a
+// flag overrides it.
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from "yaml";
+import { ConfigError, errorMessage } from "../util/errors";
 import { closest } from "../util/suggest";
+import { fieldPath, KUBELET_CONFIG_TYPES, typeProblems } from "./kubelet-config-types";
+
+/** The largest --config file read: kubeadm's is about 1 KiB. */
+export const MAX_CONFIG_FILE_BYTES = 1 << 20;
+
+/** What an fstat says a non-regular file is, for the message. */
+function fileKind(st: { isDirectory(): boolean; isFIFO(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSocket(): boolean }): string {
+  if (st.isDirectory()) return "a directory";
+  if (st.isFIFO()) return "a FIFO";
+  if (st.isCharacterDevice()) return "a character device";
+  if (st.isBlockDevice()) return "a block device";
+  if (st.isSocket()) return "a socket";
+  return "not a regular file";
+}
+
+/**
+ * The text of the --config file, read bounded: opened without blocking (a FIFO with no writer does
+ * not hang the open), checked with fstat on the open descriptor to be a regular file of at most
+ * MAX_CONFIG_FILE_BYTES, and read up to one byte more than that (a file that grew meanwhile is
+ * refused, not read to its end). Throws ConfigError naming the flag and the path.
+ */
+export function readKubeletConfigText(path: string, maxBytes = MAX_CONFIG_FILE_BYTES): string {
+  const fail = (why: string): never => {
+    throw new ConfigError(`--config ${path}: ${why}`);
+  };
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  } catch (e) {
+    return fail(errorMessage(e));
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) fail(`${fileKind(st)}, not a regular file: give a KubeletConfiguration file`);
+    if (st.size > maxBytes) fail(`${st.size} bytes, more than the ${maxBytes} a configuration file may have`);
+    const buf = Buffer.alloc(maxBytes + 1);
+    let n = 0;
+    for (;;) {
+      const got = readSync(fd, buf, n, buf.length - n, null);
+      if (got === 0) break;
+      n += got;
+      if (n > maxBytes) fail(`more than the ${maxBytes} bytes a configuration file may have`);
+    }
+    return buf.subarray(0, n).toString("utf8");
+  } catch (e) {
+    if (e instanceof ConfigError) throw e;
+    return fail(errorMessage(e));
+  } finally {
+    closeSync(fd);
+  }
+}
 
 export const KUBELET_CONFIG_API_VERSION = "kubelet.config.k8s.io/v1beta1";
 
@@ -52,6 +110,12 @@ export const KUBELET_CONFIG_FIELDS: readonly string[] = [
  */
 const EXPLICIT_ZERO_FIELDS: ReadonlySet<string> = new Set(["cgroupsPerQOS", "enforceNodeAllocatable"]);
 
+/**
+ * Folders the agent deletes in (issue 24): an explicit empty value is kept, to be refused, rather
+ * than meaning the default as v1beta1's zero value does; leave the field out for the default.
+ */
+const EMPTY_IS_AN_ERROR_FIELDS: ReadonlySet<string> = new Set(["podLogsDir"]);
+
 export interface ConfigField {
   name: string;
   /** The value as YAML 1.1 reads it (a string, number, boolean, list or mapping). */
@@ -70,6 +134,11 @@ export interface KubeletConfigFile {
   warning?: string;
   /** "<path>:<line>:<column>" of a node of this file. */
   locate(node: Node | null | undefined): string;
+  /**
+   * The fields of the wrong type, one message each ("<path>:<line>:<column>: authentication.x509:
+   * expected a mapping, got 5"); such a field is not in `fields`.
+   */
+  problems: string[];
 }
 
 /**
@@ -102,8 +171,15 @@ export function readKubeletConfigFile(path: string, text: string, implemented: r
   const root = doc.contents;
   if (!isMap(root)) throw new ConfigError(`${path}: not a KubeletConfiguration (${KUBELET_CONFIG_API_VERSION}): expected a mapping of fields`);
 
-  const js = doc.toJS({ maxAliasCount: 100 }) as Record<string, unknown>;
+  let js: Record<string, unknown>;
+  try {
+    js = doc.toJS({ maxAliasCount: 100 }) as Record<string, unknown>;
+  } catch (e) {
+    // An alias bomb ("Excessive alias count indicates a resource exhaustion attack"), or an alias to nothing.
+    throw new ConfigError(`${path}: not a usable KubeletConfiguration: ${errorMessage(e)}`);
+  }
   const fields = new Map<string, ConfigField>();
+  const problems: string[] = [];
   const ignored: string[] = [];
   const unknown: string[] = [];
   const known = new Set(KUBELET_CONFIG_FIELDS);
@@ -119,7 +195,16 @@ export function readKubeletConfigFile(path: string, text: string, implemented: r
       continue;
     }
     if (implemented.includes(name)) {
-      if (!isZeroValue(value) || (EXPLICIT_ZERO_FIELDS.has(name) && value !== null)) fields.set(name, { name, value, node: valueNode, at });
+      const type = KUBELET_CONFIG_TYPES[name];
+      const found = type ? typeProblems(type, value) : [];
+      for (const p of found) {
+        const where = p.path.length ? locate(keyNodeAt(valueNode, p.path) ?? keyNode) : at;
+        if (p.unknown) unknown.push(fieldPath(name, p.path));
+        else problems.push(`${where}: ${fieldPath(name, p.path)}: ${p.message}`);
+      }
+      if (found.some((p) => !p.unknown)) continue;
+      const keep = (EXPLICIT_ZERO_FIELDS.has(name) && value !== null) || (EMPTY_IS_AN_ERROR_FIELDS.has(name) && value === "");
+      if (!isZeroValue(value) || keep) fields.set(name, { name, value, node: valueNode, at });
       continue;
     }
     if (!known.has(name)) {
@@ -133,5 +218,28 @@ export function readKubeletConfigFile(path: string, text: string, implemented: r
   const parts: string[] = [];
   if (ignored.length) parts.push(`ignoring the fields nodeagent does not implement: ${ignored.join(", ")}`);
   if (unknown.length) parts.push(`ignoring fields that KubeletConfiguration ${KUBELET_CONFIG_API_VERSION} does not have: ${unknown.join(", ")}`);
-  return { path, fields, locate, ...(parts.length ? { warning: `${path}: ${parts.join("; ")}` } : {}) };
+  return { path, fields, locate, problems, ...(parts.length ? { warning: `${path}: ${parts.join("; ")}` } : {}) };
+}
+
+/**
+ * The node naming `path` below a field's value node: a mapping's key, a list's item; undefined when
+ * the way goes through an alias (the caller then points at the field).
+ */
+function keyNodeAt(node: Node | null, path: ReadonlyArray<string | number>): Node | undefined {
+  let cur: unknown = node;
+  let at: Node | undefined;
+  for (const step of path) {
+    if (isMap(cur)) {
+      const pair = cur.items.find((p) => isScalar(p.key) && String(p.key.value) === String(step));
+      if (!pair) return undefined;
+      at = pair.key as Node;
+      cur = pair.value;
+    } else if (isSeq(cur) && typeof step === "number") {
+      cur = cur.items[step];
+      at = cur as Node;
+    } else {
+      return undefined;
+    }
+  }
+  return at;
 }

@@ -159,6 +159,27 @@ export function isDNS1123Subdomain(value: string): string[] {
   return errs;
 }
 
+/** The longest pod UID accepted: a Kubernetes UUID has 36 characters, the static pod hash 32. */
+export const MAX_POD_UID_LENGTH = 128;
+const POD_UID_PATTERN = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+
+/**
+ * Why `uid` cannot identify a pod on this node, or undefined when it can. The agent writes UIDs into
+ * paths (<root-dir>/pods/<uid>, the pod's log folder, its cgroup), so one is accepted only as a plain
+ * name: lowercase letters, digits and '-', starting and ending with a letter or digit, at most 128
+ * characters. API server UUIDs (RFC 4122, lowercase) and the 32 hex digits of staticPodUID pass.
+ * The kubelet trusts the API server's UUIDs and takes a file's uid as written; nodeagent also has
+ * sources anyone with a token or a URL can feed, hence the check (issue 12).
+ */
+export function podUIDProblem(uid: string): string | undefined {
+  if (uid.length === 0) return "must not be empty";
+  if (uid.length > MAX_POD_UID_LENGTH) return `must have at most ${MAX_POD_UID_LENGTH} characters`;
+  if (!POD_UID_PATTERN.test(uid)) {
+    return "must consist of lowercase letters, digits and '-', and start and end with a letter or digit (a UUID such as 8f2d7c4e-1b3a-4c5d-9e6f-0a1b2c3d4e5f)";
+  }
+  return undefined;
+}
+
 const QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
 const QUALIFIED_NAME_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const QUALIFIED_NAME_RE = new RegExp(`^${QUALIFIED_NAME_FMT}$`);

@@ -78,3 +78,21 @@ export function parseSystemdName(path: string): CgroupName {
 export function parseDriverName(path: string, driver: CgroupDriver): CgroupName {
   return driver === "systemd" ? parseSystemdName(path) : parseCgroupfsName(path);
 }
+
+/**
+ * Why `path` is not a clean absolute cgroupfs path (--cgroup-root, --kube-reserved-cgroup,
+ * --system-reserved-cgroup), or undefined: it must start with "/" and be "/" itself or "/"-separated
+ * plain names: no empty segment (a trailing or doubled "/"), no "." or "..", no NUL or newline. The
+ * agent joins it under /sys/fs/cgroup and makes and removes folders there, so "/../../etc" would
+ * leave the cgroup file system (issue 24). The kubelet takes the root as given.
+ */
+export function cgroupPathProblem(path: string): string | undefined {
+  if (!path.startsWith("/")) return "must be an absolute cgroup path, e.g. /nodeagent";
+  if (path.includes("\0") || path.includes("\n")) return "must not contain a NUL byte or a newline";
+  if (path === "/") return undefined;
+  for (const segment of path.slice(1).split("/")) {
+    if (segment === "") return "must not have an empty segment (a trailing or doubled /): write it as /a/b";
+    if (segment === "." || segment === "..") return `must not have a ${JSON.stringify(segment)} segment: a cgroup path names a cgroup below the root, e.g. /nodeagent`;
+  }
+  return undefined;
+}

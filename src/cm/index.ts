@@ -2,7 +2,7 @@
 // pod<uid> hierarchy in the cgroupfs or systemd spelling, the values each cgroup gets (pod limits,
 // QoS shares, node allocatable), the OOM score per QoS, and every write to /sys/fs/cgroup (CgroupManager).
 export { qosClass, type QOSClass } from "./qos";
-export { CGROUP_DRIVERS, childName, driverName, expandSlice, parseCgroupfsName, parseDriverName, parseSystemdName, toCgroupfs, toSystemd, type CgroupDriver, type CgroupName } from "./cgroup-name";
+export { CGROUP_DRIVERS, cgroupPathProblem, childName, driverName, expandSlice, parseCgroupfsName, parseDriverName, parseSystemdName, toCgroupfs, toSystemd, type CgroupDriver, type CgroupName } from "./cgroup-name";
 export { CGROUP_MOUNT, FsCgroupManager, isUnified, removeCgroupTree, type CgroupManager } from "./cgroup-manager";
 export { MAX_SHARES, MIN_SHARES, QUOTA_PERIOD_US, milliCpuToQuota, milliCpuToShares, podRequestsAndLimits, resourceConfigForPod, sharesToWeight, type ResourceConfig } from "./resource-config";
 export { containerOomScoreAdj, isNodeCriticalPod } from "./oom-score";

@@ -16,7 +16,11 @@
 //   2. sandboxes: per pod, a sandbox is active while it is ready or any container is in it; of a pod
 //      whose content may be removed every inactive sandbox goes, of any other pod all but the newest.
 //   3. pod log folders: with every source seen, <pod-logs-dir>/<ns>_<name>_<uid> of a pod whose
-//      content may be removed goes (the UID is what follows the last "_").
+//      content may be removed goes. Only a folder whose name is exactly that, with a valid namespace
+//      (a DNS-1123 label), name (a DNS-1123 subdomain) and UID (podUIDProblem), is the agent's: any
+//      other folder (ssh, a_b, ns_name_Not-A-UID) is left alone and reported once (issue 24: the
+//      kubelet takes the UID after the last "_" of any folder, in a folder it hard-codes; with
+//      --pod-logs-dir /etc that removed all of /etc).
 // Removing a container removes its log files first (the live file and the rotated ones, as the
 // kubelet's removeContainerLog → logManager.Clean), then the container; one in an unknown state is
 // stopped first. A failed removal is logged and the collection goes on.
@@ -31,8 +35,10 @@
 // kubelet takes it with an empty UID, which counts as a removed pod: everything of another CRI client
 // would go). A sandbox's pod is its metadata's UID, as for the kubelet and the agent's PLEG.
 import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import type { CriClient } from "../cri/client";
 import { NotFoundError } from "../cri/errors";
+import { isDNS1123Label, isDNS1123Subdomain, podUIDProblem } from "../api/validation";
 import { CONTAINER_NAME, POD_UID } from "../cri/labels";
 import type { Container, PodSandbox } from "../cri/types";
 import type { Clock } from "../util/clock";
@@ -192,9 +198,34 @@ export function podUIDFromLogsDirectory(name: string): string {
   return name.slice(name.lastIndexOf("_") + 1);
 }
 
+/** A pod's log folder name, <namespace>_<name>_<uid>, taken apart. */
+export interface PodLogsDirectoryName {
+  namespace: string;
+  name: string;
+  uid: string;
+}
+
+/**
+ * The parts of a log folder's name when it is a pod's (pkg/kubelet/kuberuntime/helpers.go BuildPodLogsDirectory's
+ * <namespace>_<name>_<uid>, each part valid: none of them can hold "_"), or why it is not one.
+ */
+export function parsePodLogsDirectoryName(folder: string): PodLogsDirectoryName | { problem: string } {
+  const parts = folder.split("_");
+  if (parts.length !== 3) return { problem: `not <namespace>_<name>_<uid> (${parts.length - 1} underscores)` };
+  const [namespace, name, uid] = parts as [string, string, string];
+  const ns = isDNS1123Label(namespace);
+  if (ns.length) return { problem: `the namespace ${JSON.stringify(namespace)} is not a DNS-1123 label` };
+  if (isDNS1123Subdomain(name).length) return { problem: `the name ${JSON.stringify(name)} is not a DNS-1123 subdomain` };
+  const bad = podUIDProblem(uid);
+  if (bad) return { problem: `the UID ${JSON.stringify(uid)} ${bad}` };
+  return { namespace, name, uid };
+}
+
 export class ContainerGC implements ContainerGCer {
   readonly periodMs: number;
   private running: Promise<void> | undefined;
+  /** Folders of --pod-logs-dir already reported as not a pod's: each is reported once. */
+  private readonly strangers = new Set<string>();
 
   constructor(private readonly o: ContainerGCOptions) {
     this.periodMs = o.periodMs ?? CONTAINER_GC_PERIOD_MS;
@@ -293,9 +324,22 @@ export class ContainerGC implements ContainerGCer {
     } catch {
       return;
     }
+    // A stranger that went away is forgotten (and reported again should it come back).
+    const present = new Set(names);
+    for (const name of this.strangers) if (!present.has(name)) this.strangers.delete(name);
     for (const name of names) {
-      const uid = podUIDFromLogsDirectory(name);
-      if (!uid || !removable(uid)) continue;
+      const parsed = parsePodLogsDirectoryName(name);
+      if ("problem" in parsed) {
+        if (!this.strangers.has(name)) {
+          this.strangers.add(name);
+          // A name with control characters is quoted, so that it cannot forge a log line.
+          const path = join(root, name);
+          this.o.log.warn(`container GC: leaving ${/[\x00-\x1f]/.test(path) ? JSON.stringify(path) : path} alone: not a pod's log folder (${parsed.problem})`);
+        }
+        continue;
+      }
+      const { uid } = parsed;
+      if (!removable(uid)) continue;
       try {
         removeInside(root, confinedPath(root, name));
         this.o.log.info(`container GC: removed the log folder ${name} of a pod that is gone`);

@@ -4,6 +4,7 @@
 // every NoExecute taint for file pods, and phase Pending.
 import type { Pod, Toleration } from "kubernetes-types/core/v1";
 import { CONFIG_HASH_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "../api/annotations";
+import { podUIDProblem } from "../api/validation";
 import { PathEscapeError } from "../util/confined-path";
 import type { PodOrigin } from "./types";
 
@@ -82,26 +83,8 @@ export function staticPodUID(pod: Pod, origin: PodOrigin): string {
   return fnv128a(encoder.encode(stableStringify(pod)), encoder.encode(tail));
 }
 
-/** The longest UID accepted: a Kubernetes UUID has 36 characters, the static pod hash 32. */
-export const MAX_POD_UID_LENGTH = 128;
-const POD_UID_PATTERN = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
-
-/**
- * Why `uid` cannot identify a pod on this node, or undefined when it can. The agent writes UIDs into
- * paths (<root-dir>/pods/<uid>, the pod's log folder, its cgroup), so one is accepted only as a plain
- * name: lowercase letters, digits and '-', starting and ending with a letter or digit, at most 128
- * characters. API server UUIDs (RFC 4122, lowercase) and the 32 hex digits of staticPodUID pass.
- * The kubelet trusts the API server's UUIDs and takes a file's uid as written; nodeagent also has
- * sources anyone with a token or a URL can feed, hence the check (issue 12).
- */
-export function podUIDProblem(uid: string): string | undefined {
-  if (uid.length === 0) return "must not be empty";
-  if (uid.length > MAX_POD_UID_LENGTH) return `must have at most ${MAX_POD_UID_LENGTH} characters`;
-  if (!POD_UID_PATTERN.test(uid)) {
-    return "must consist of lowercase letters, digits and '-', and start and end with a letter or digit (a UUID such as 8f2d7c4e-1b3a-4c5d-9e6f-0a1b2c3d4e5f)";
-  }
-  return undefined;
-}
+// The UID check lives with the API's validators (src/api/validation.ts); re-exported for the manifest's callers.
+export { MAX_POD_UID_LENGTH, podUIDProblem } from "../api/validation";
 
 /** A pod UID as one path segment (<podsDir>/<uid>, log and cgroup names); PathEscapeError when it cannot be one. */
 export function uidSegment(uid: string): string {

@@ -56,7 +56,7 @@ export function confinedPath(root: string, ...segments: string[]): string {
 }
 
 /** realpath of the longest existing prefix of `path`, with the rest appended as written. */
-function resolveExisting(path: string): string {
+export function realpathOfExisting(path: string): string {
   let head = resolve(path);
   const tail: string[] = [];
   for (;;) {
@@ -81,8 +81,8 @@ function resolveExisting(path: string): string {
 export function assertInside(root: string, path: string): void {
   const lexical = resolve(path);
   if (!isStrictlyInside(resolve(root), lexical)) throw new PathEscapeError(`${lexical} is not inside ${resolve(root)}`);
-  const realRoot = resolveExisting(root);
-  const real = resolveExisting(lexical);
+  const realRoot = realpathOfExisting(root);
+  const real = realpathOfExisting(lexical);
   if (!isStrictlyInside(realRoot, real)) throw new PathEscapeError(`${lexical} resolves to ${real}, which is not inside ${realRoot}`);
 }
 
@@ -100,8 +100,8 @@ export function mkdirInside(root: string, path: string, mode?: number): void {
 export function removeInside(root: string, path: string): void {
   const lexical = resolve(path);
   if (!isStrictlyInside(resolve(root), lexical)) throw new PathEscapeError(`${lexical} is not inside ${resolve(root)}`);
-  const realRoot = resolveExisting(root);
-  const target = join(resolveExisting(dirname(lexical)), basename(lexical));
+  const realRoot = realpathOfExisting(root);
+  const target = join(realpathOfExisting(dirname(lexical)), basename(lexical));
   if (!isStrictlyInside(realRoot, target)) throw new PathEscapeError(`${lexical} resolves to ${target}, which is not inside ${realRoot}`);
   rmSync(target, { recursive: true, force: true });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { driverName, expandSlice, parseCgroupfsName, parseSystemdName, toCgroupfs, toSystemd } from "../../src/cm/cgroup-name";
+import { cgroupPathProblem, driverName, expandSlice, parseCgroupfsName, parseSystemdName, toCgroupfs, toSystemd } from "../../src/cm/cgroup-name";
 
 describe("cgroup names in each driver's spelling (CgroupName.ToCgroupfs, ToSystemd)", () => {
   const uid = "0c2f7d1e-5b7a-4c1e-9a61-2f3c4d5e6f70";
@@ -35,5 +35,24 @@ describe("cgroup names in each driver's spelling (CgroupName.ToCgroupfs, ToSyste
     expect(parseSystemdName("/system.slice")).toEqual(["system"]);
     expect(parseSystemdName("/kube.slice/kube-reserved_x.slice")).toEqual(["kube", "reserved-x"]);
     expect(toSystemd(parseSystemdName("/kube.slice/kube-reserved.slice"))).toBe("/kube.slice/kube-reserved.slice");
+  });
+});
+
+describe("--cgroup-root and the reserved cgroups: a clean absolute cgroup path (issue 24)", () => {
+  test("/ and plain names below it are clean", () => {
+    for (const ok of ["/", "/nodeagent", "/kubepods.slice", "/a/b-c/d_e", "/system.slice"]) expect(cgroupPathProblem(ok)).toBeUndefined();
+  });
+
+  test("relative, empty segments, . and .., NUL and newline are refused, saying why", () => {
+    expect(cgroupPathProblem("")).toBe("must be an absolute cgroup path, e.g. /nodeagent");
+    expect(cgroupPathProblem("nodeagent")).toBe("must be an absolute cgroup path, e.g. /nodeagent");
+    expect(cgroupPathProblem("/../../etc")).toBe(`must not have a ".." segment: a cgroup path names a cgroup below the root, e.g. /nodeagent`);
+    expect(cgroupPathProblem("/a/./b")).toContain(`a "." segment`);
+    expect(cgroupPathProblem("/a/..")).toContain(`a ".." segment`);
+    expect(cgroupPathProblem("/a//b")).toContain("empty segment");
+    expect(cgroupPathProblem("/a/")).toContain("empty segment");
+    expect(cgroupPathProblem("//")).toContain("empty segment");
+    expect(cgroupPathProblem("/a\0b")).toContain("NUL");
+    expect(cgroupPathProblem("/a\nb")).toContain("newline");
   });
 });

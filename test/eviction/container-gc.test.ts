@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createConsola } from "consola";
-import { CONTAINER_GC_PERIOD_MS, ContainerGC, DEFAULT_CONTAINER_GC_POLICY, planContainerEviction, podUIDFromLogsDirectory, type ContainerGCPolicy, type DeadContainer, type EvictUnits } from "../../src/eviction/container-gc";
+import { CONTAINER_GC_PERIOD_MS, ContainerGC, DEFAULT_CONTAINER_GC_POLICY, parsePodLogsDirectoryName, planContainerEviction, podUIDFromLogsDirectory, type ContainerGCPolicy, type DeadContainer, type EvictUnits } from "../../src/eviction/container-gc";
 import { FakeClock } from "../../src/util/clock";
 import { FakeRuntime } from "../fakes/runtime";
 
@@ -220,7 +220,7 @@ describe("container GC: sandboxes and log folders", () => {
     const { collect, pods, logs, live } = setup();
     live("web");
     pods.known.set("uid-removed", { terminated: true, removed: true });
-    for (const d of ["default_web_uid-web", "default_gone_uid-gone", "kube-system_x_y_uid-removed", "default_dying_uid-dying"]) mkdirSync(join(logs, d));
+    for (const d of ["default_web_uid-web", "default_gone_uid-gone", "kube-system_x_uid-removed", "default_dying_uid-dying"]) mkdirSync(join(logs, d));
     pods.known.set("uid-dying", { terminated: false, removed: true });
     pods.sourcesReady = false;
     await collect();
@@ -230,7 +230,45 @@ describe("container GC: sandboxes and log folders", () => {
     expect(existsSync(join(logs, "default_web_uid-web"))).toBe(true);
     expect(existsSync(join(logs, "default_dying_uid-dying"))).toBe(true);
     expect(existsSync(join(logs, "default_gone_uid-gone"))).toBe(false);
-    expect(existsSync(join(logs, "kube-system_x_y_uid-removed"))).toBe(false);
+    expect(existsSync(join(logs, "kube-system_x_uid-removed"))).toBe(false);
+  });
+
+  test("only folders named <namespace>_<name>_<uid>, each part valid, are the agent's: others stay, each reported once", async () => {
+    const { collect, pods, logs, lines } = setup();
+    // Issue 24: with --pod-logs-dir /etc every folder of /etc went ("ssh" was a "UID" no pod had).
+    const strangers = ["ssh", "a_b", "ns_name_NotAUid", "kube-system_x_y_uid-removed", "Default_web_uid-1", "default_web..x_uid-1", "default__uid-1", "default_web_", "_web_uid-1"];
+    for (const d of strangers) {
+      mkdirSync(join(logs, d, "sub"), { recursive: true });
+      writeFileSync(join(logs, d, "sub", "keep"), d);
+    }
+    pods.known.set("uid-removed", { terminated: true, removed: true });
+    mkdirSync(join(logs, "default_gone_7c9e6679-7425-40de-944b-e07fc1f90ae7"));
+    for (let i = 0; i < 3; i++) await collect();
+    expect(existsSync(join(logs, "default_gone_7c9e6679-7425-40de-944b-e07fc1f90ae7"))).toBe(false);
+    for (const d of strangers) {
+      expect(existsSync(join(logs, d, "sub", "keep"))).toBe(true);
+      expect(lines.filter((l) => l.includes(`leaving ${join(logs, d)} alone: not a pod's log folder`))).toHaveLength(1);
+    }
+    // One that goes away and comes back is reported again; a name with a newline cannot forge a line.
+    rmSync(join(logs, "ssh"), { recursive: true });
+    await collect();
+    mkdirSync(join(logs, "ssh"));
+    mkdirSync(join(logs, "x\ny"));
+    await collect();
+    expect(lines.filter((l) => l.includes(`leaving ${join(logs, "ssh")} alone`))).toHaveLength(2);
+    expect(lines.filter((l) => l.includes(`leaving ${JSON.stringify(join(logs, "x\ny"))} alone`))).toHaveLength(1);
+    expect(existsSync(join(logs, "x\ny"))).toBe(true);
+  });
+
+  test("a log folder's name taken apart: namespace a DNS-1123 label, name a subdomain, UID as the agent accepts one", () => {
+    expect(parsePodLogsDirectoryName("default_web-e2e-node_0d9e6679-7425-40de-944b-e07fc1f90ae7")).toEqual({ namespace: "default", name: "web-e2e-node", uid: "0d9e6679-7425-40de-944b-e07fc1f90ae7" });
+    expect(parsePodLogsDirectoryName("kube-system_etcd.v1_8b1a9953c4611296a827abf8c47804d7")).toEqual({ namespace: "kube-system", name: "etcd.v1", uid: "8b1a9953c4611296a827abf8c47804d7" });
+    expect(parsePodLogsDirectoryName("ssh")).toEqual({ problem: "not <namespace>_<name>_<uid> (0 underscores)" });
+    expect(parsePodLogsDirectoryName("a_b")).toEqual({ problem: "not <namespace>_<name>_<uid> (1 underscores)" });
+    expect(parsePodLogsDirectoryName("ns_name_NotAUid")).toMatchObject({ problem: expect.stringContaining(`the UID "NotAUid" must consist of lowercase letters`) });
+    expect(parsePodLogsDirectoryName("a.b_name_uid")).toEqual({ problem: `the namespace "a.b" is not a DNS-1123 label` });
+    expect(parsePodLogsDirectoryName("ns_Name_uid")).toEqual({ problem: `the name "Name" is not a DNS-1123 subdomain` });
+    expect(parsePodLogsDirectoryName(`ns_name_${"a".repeat(129)}`)).toMatchObject({ problem: expect.stringContaining("at most 128 characters") });
   });
 
   test("the pod UID of a log folder is what follows its last underscore", () => {
