@@ -10,6 +10,7 @@ import { Agent, SHUTDOWN_GRACE_MS, type AgentHooks, type AgentOptions, type Evic
 import type { EvictionTarget } from "../../src/eviction/local-storage";
 import type { PressureCondition } from "../../src/eviction/signals";
 import { FakeRecorder } from "../fakes/events";
+import { EvictionAdmitHandler } from "../../src/eviction/eviction-admit-handler";
 import { PodConfig, type SourceReport } from "../../src/config";
 import type { ContainerConfigInput } from "../../src/cri/types";
 import type { PodSourceName } from "../../src/manifest/types";
@@ -38,7 +39,7 @@ interface RunningAgent {
  * Starts an agent on the runtime. `before` feeds PodConfig before the sync loop starts, as a source
  * that has its pods the moment it starts does (pushed pods kept across a restart).
  */
-async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: PodSourceName[]; before?: SourceReport; hooks?: AgentHooks; stateDir?: string; statusManager?: FakeStatusManager; runtimeName?: string; prober?: AgentOptions["prober"]; diskUsage?: AgentOptions["diskUsage"]; containerGC?: boolean; evictionManager?: AgentOptions["evictionManager"]; events?: AgentOptions["events"] } = {}): Promise<RunningAgent> {
+async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: PodSourceName[]; before?: SourceReport; hooks?: AgentHooks; stateDir?: string; statusManager?: FakeStatusManager; runtimeName?: string; prober?: AgentOptions["prober"]; diskUsage?: AgentOptions["diskUsage"]; containerGC?: boolean; evictionManager?: AgentOptions["evictionManager"]; events?: AgentOptions["events"]; admitHandlers?: AgentOptions["admitHandlers"] } = {}): Promise<RunningAgent> {
   const log = createLogger("text", -1);
   const pleg = new Pleg(rt, clock, { mode: "generic" });
   const config = new PodConfig({ clock, log });
@@ -62,6 +63,7 @@ async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: P
     ...(opts.containerGC ? { containerGC: { runtime: rt } } : {}),
     ...(opts.evictionManager ? { evictionManager: opts.evictionManager } : {}),
     ...(opts.events ? { events: opts.events } : {}),
+    ...(opts.admitHandlers ? { admitHandlers: opts.admitHandlers } : {}),
   });
   const { settle, stop } = runAgent(agent, clock);
   await settle();
@@ -976,6 +978,29 @@ describe("Agent: a pod evicted for node pressure starts again once it is gone (f
     expect(loop.evictForMemory("hog")).toBe(true);
     await a.settle();
     expect(statusOf(a.agent, "hog").phase).toBe("Failed");
+    await a.stop();
+  });
+
+  test("its pressure gone but another one there: admission (the eviction admit handler) keeps it Failed until that one goes too", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    const loop = new FakePressureLoop();
+    const a = await startAgent(rt, clock, { evictionManager: loop.make, admitHandlers: [new EvictionAdmitHandler(() => loop.pressure ?? new Set())] });
+    a.config.apply(fromFile(named("hog")));
+    await a.settle();
+    loop.pressure = new Set(["MemoryPressure"]);
+    expect(loop.evictForMemory("hog")).toBe(true);
+    await a.settle();
+    loop.pressure = new Set(["DiskPressure"]);
+    await clock.advance(10_000);
+    await a.settle();
+    expect(statusOf(a.agent, "hog")).toMatchObject({ phase: "Failed", reason: "Evicted" });
+    loop.pressure = new Set();
+    await clock.advance(2_000);
+    await a.settle();
+    await clock.advance(1_000);
+    await a.settle();
+    expect(statusOf(a.agent, "hog").phase).toBe("Running");
     await a.stop();
   });
 
