@@ -21,15 +21,15 @@
 // message `Preempted in order to admit critical pod`. Unlike the kubelet's killPodNow the stop does not
 // block admission: the critical pod starts while the preempted ones terminate.
 //
-// Critical here means a priority of at least system-cluster-critical's (2×10⁹,
-// IsCriticalPodBasedOnPriority). The kubelet also counts static and mirror pods as critical; standalone,
-// every pod the agent runs is "static" by that rule (file, URL, pushed), which would let any pod preempt
-// any other and never be refused for resources. As src/eviction/local-storage.ts decided for eviction,
-// file, URL and pushed pods are critical only by priority, like API pods.
+// Critical is src/api isCriticalPod, the kubelet's IsCriticalPod: a priority of at least
+// system-cluster-critical's (2×10⁹; a built-in class named without a priority counts), and in a
+// cluster every static and mirror pod. Standalone, every pod the agent runs is "static" by the
+// kubelet's rule (file, URL, pushed), which would let any pod preempt any other and never be refused
+// for resources: there, as for eviction, file, URL and pushed pods are critical only by priority.
 import type { QOSClass } from "../cm/qos";
 import type { Pod } from "kubernetes-types/core/v1";
 import { podKey } from "../api/pod";
-import { SYSTEM_CRITICAL_PRIORITY } from "../eviction/local-storage";
+import { isCriticalPod, isPreemptable, type CriticalPodOptions } from "../api/pod-priority";
 import { podRequests } from "../scheduler/model/resource";
 import type { Logger } from "../util/log";
 import type { AdmissionFailureHandler, PredicateFailure } from "./predicate-admit-handler";
@@ -55,19 +55,8 @@ export interface CriticalPodAdmissionOptions {
   /** The pod's QoS class (v1qos.GetPodQOS), from the agent's status code. */
   qosClass: (pod: Pod) => QOSClass;
   log?: Logger;
-}
-
-/** kubelettypes.IsCriticalPod as the agent applies it: by priority only (see the header). */
-export function isCriticalPod(pod: Pod): boolean {
-  return (pod.spec?.priority ?? 0) >= SYSTEM_CRITICAL_PRIORITY;
-}
-
-/** kubelettypes.Preemptable. */
-function preemptable(preemptor: Pod, preemptee: Pod): boolean {
-  if (isCriticalPod(preemptor) && !isCriticalPod(preemptee)) return true;
-  const a = preemptor.spec?.priority;
-  const b = preemptee.spec?.priority;
-  return a !== undefined && b !== undefined && a > b;
+  /** The node belongs to a cluster (--kubeconfig): its static and mirror pods are critical. */
+  cluster?: boolean;
 }
 
 /** resource.GetResourceRequest: a pod takes one pod slot; cpu in millicores. */
@@ -140,9 +129,9 @@ function byDistance(candidates: readonly Pod[], reqs: Requirements): Pod[] | str
 }
 
 /** getPodsToPreempt: the pods to stop so that reqs are freed, or why there are none. */
-export function podsToPreempt(preemptor: Pod, active: readonly Pod[], reqs: Requirements, qosClass: (pod: Pod) => QOSClass): Pod[] | string {
+export function podsToPreempt(preemptor: Pod, active: readonly Pod[], reqs: Requirements, qosClass: (pod: Pod) => QOSClass, critical: CriticalPodOptions = { cluster: false }): Pod[] | string {
   const byClass: Record<QOSClass, Pod[]> = { BestEffort: [], Burstable: [], Guaranteed: [] };
-  for (const p of active) if (preemptable(preemptor, p)) byClass[qosClass(p)].push(p);
+  for (const p of active) if (isPreemptable(preemptor, p, critical)) byClass[qosClass(p)].push(p);
   const { BestEffort: bestEffort, Burstable: burstable, Guaranteed: guaranteed } = byClass;
   const unmet = subtract(reqs, [...bestEffort, ...burstable, ...guaranteed]);
   if (unmet.length > 0) return `no set of running pods found to reclaim resources: ${describe(unmet)}`;
@@ -159,12 +148,13 @@ export class CriticalPodAdmissionHandler implements AdmissionFailureHandler {
   constructor(private readonly o: CriticalPodAdmissionOptions) {}
 
   handleAdmissionFailure(pod: Pod, failures: readonly PredicateFailure[], otherPods: readonly Pod[], dryRun: boolean): { failures: readonly PredicateFailure[] } | { error: string } {
-    if (!isCriticalPod(pod)) return { failures };
+    const critical = { cluster: this.o.cluster ?? false };
+    if (!isCriticalPod(pod, critical)) return { failures };
     const others = failures.filter((f) => f.kind !== "resource");
     // Only the failures that are not about resources count against a critical pod.
     if (others.length > 0) return { failures: others };
     const reqs: Requirements = failures.flatMap((f) => (f.kind === "resource" ? [{ resource: f.resource.resourceName, quantity: f.resource.requested - (f.resource.capacity - f.resource.used) }] : []));
-    const victims = podsToPreempt(pod, otherPods, reqs, this.o.qosClass);
+    const victims = podsToPreempt(pod, otherPods, reqs, this.o.qosClass, critical);
     if (typeof victims === "string") return { error: `preemption: error finding a set of pods to preempt: ${victims}` };
     // Asked only (a push being checked): the pod would be admitted; the preemption happens when it is.
     if (dryRun) return { failures: [] };

@@ -19,7 +19,6 @@ export {
 } from "./predicate-admit-handler";
 export {
   CriticalPodAdmissionHandler,
-  isCriticalPod,
   podsToPreempt,
   PREEMPTED_MESSAGE,
   PREEMPTING_REASON,

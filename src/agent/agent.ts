@@ -18,7 +18,7 @@
 import { join } from "node:path";
 import type { Node, Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
 import { admitPod, type PodAdmitHandler, type PodAdmitResult } from "../admission";
-import { isTerminalPhase, podKey, podRef } from "../api";
+import { isStaticPod, isTerminalPhase, podKey, podRef } from "../api";
 import type { PodConfig, SourceReport } from "../config/pod-config";
 import type { PodSource } from "../config/types";
 import type { PodLifecycleEventGenerator } from "../pleg/types";
@@ -30,6 +30,7 @@ import { apiTime } from "../util/time";
 import { IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS, LocalStorageEviction, type EvictionStatus, type EvictionTarget } from "../eviction/local-storage";
 import { ContainerGC, DEFAULT_CONTAINER_GC_POLICY, type ContainerGCPolicy, type ContainerGCRuntime, type PodStateProvider } from "../eviction/container-gc";
 import type { GCEvent } from "../eviction/image-gc-manager";
+import type { PressureCondition } from "../eviction/signals";
 import { WalkDiskUsage, type DiskUsage } from "../stats/disk-usage";
 import { errorMessage } from "../util/errors";
 import { SystemMounter, type Mounter } from "../volume/mount";
@@ -48,7 +49,7 @@ import { ActiveDeadline } from "./active-deadline";
 import { TerminationMessages } from "./termination-message";
 import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "../api/defaults";
 import { ContainerNotes } from "./container-notes";
-import { EvictedPods } from "./evicted-pods";
+import { EVICTION_RECOVERED_REASON, EvictedPods, evictionRecoveredMessage } from "./evicted-pods";
 import type { CriClient } from "../cri/client";
 import { PodSyncer, type SyncResult, type SyncRuntime } from "./pod-sync";
 import { isSidecar } from "./pod-actions";
@@ -152,6 +153,11 @@ export interface AgentOptions {
 /** The eviction manager as the agent runs it: a loop of its own until the signal aborts. */
 export interface EvictionLoop {
   run(signal: AbortSignal): Promise<void>;
+  /**
+   * The node's pressure conditions as last observed; undefined until a cycle has measured the node.
+   * Without it there is never any pressure to be relieved of (the local-storage check alone).
+   */
+  observedPressure?(): ReadonlySet<PressureCondition> | undefined;
 }
 
 /** How long a starting agent waits for its first Node before its sources start (see run()). */
@@ -192,6 +198,8 @@ export class Agent implements SyncHandler {
   private readonly statusMemo = new WeakMap<PodWorkerState, { inputs: unknown[]; status: ApiPodStatus }>();
   /** Each worker's last answer to pods(). */
   private readonly podMemo = new WeakMap<PodWorkerState, { spec: Pod; pod: Pod }>();
+  /** Why an evicted pod whose pressure is gone was not admitted again, by UID (said once per reason). */
+  private readonly recoveryRefusals = new Map<string, string>();
   /** Who waits for a pod's termination (terminatePod), by UID: told in afterSync. */
   private readonly terminationWaiters = new Map<string, (() => void)[]>();
 
@@ -257,6 +265,7 @@ export class Agent implements SyncHandler {
       clock: o.clock,
       log: o.log,
       monitoringPeriodMs: o.evictionMonitoringPeriodMs,
+      cluster: o.runtimeConfig.cluster ?? false,
     });
     this.eviction = o.evictionManager ? o.evictionManager(evictionTarget, localStorage) : localStorage;
     this.containerGC = o.containerGC
@@ -342,8 +351,9 @@ export class Agent implements SyncHandler {
       if (evicted) {
         // Evicted before the agent restarted, and its source still has it: it stays Failed, never
         // started (its containers, already stopped, are stopped again at once if one still runs).
+        // An eviction for node pressure is undone once the pressure is observed gone (recoverEvictedPods).
         this.workers.updatePod({ type: "create", pod });
-        this.workers.evictPod(podRef(pod).uid, { status: evicted, gracePeriodSeconds: IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS });
+        this.workers.evictPod(podRef(pod).uid, { status: { reason: evicted.reason, message: evicted.message }, gracePeriodSeconds: IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS });
         continue;
       }
       // Admission is for pods that would start: a known UID (a restart request) was admitted before,
@@ -434,11 +444,45 @@ export class Agent implements SyncHandler {
       // And their pod cgroups (the kubelet's cleanupOrphanedPodCgroups); the QoS shares follow the pods.
       this.syncer.cgroupHousekeeping(new Set([...known, ...pleg.cache.uids()]));
     }
+    this.recoverEvictedPods();
     this.probes.cleanupPods(known);
     this.pruneNotes();
     this.crashBackoff.gc();
     this.imageBackoff.gc();
     this.o.hooks?.afterHousekeeping?.(this);
+  }
+
+  /**
+   * A file, URL or pushed pod evicted for node pressure starts again once that pressure is gone: the
+   * eviction manager has measured the node and no longer reports the condition (which it keeps for
+   * --eviction-pressure-transition-period after the threshold was last met), and the pod passes
+   * admission again (another pressure, or a pod that took its place, keeps it Failed until the next
+   * pass). A Normal EvictionRecovered event says so. A departure from the kubelet, whose static pods
+   * are critical (never evicted) and whose evicted API pods are their controllers' to replace: a
+   * standalone node must not lose a service for good to a spike. API pods are never restarted here.
+   * Also after a restart: the record (evicted-pods.json) keeps the condition.
+   */
+  private recoverEvictedPods(): void {
+    const pressure = this.eviction.observedPressure?.();
+    if (!pressure) return;
+    for (const s of this.workers.states()) {
+      if (s.phase !== "terminated" || s.removed || s.restartRequested || !isStaticPod(s.pod)) continue;
+      const record = this.evicted.get(s.uid);
+      if (!record?.condition || pressure.has(record.condition)) continue;
+      const admitted = this.canAdmitPod(s.pod);
+      if (!admitted.admit) {
+        const why = `${admitted.reason}: ${admitted.message}`;
+        if (this.recoveryRefusals.get(s.uid) !== why) this.o.log.info(`pod ${podKey(s.pod)}: its ${record.condition} is gone, but it is not admitted again yet (${why})`);
+        this.recoveryRefusals.set(s.uid, why);
+        continue;
+      }
+      this.recoveryRefusals.delete(s.uid);
+      if (!this.workers.restartPod(s.uid)) continue;
+      this.evicted.delete(s.uid);
+      const message = evictionRecoveredMessage(record.condition);
+      this.o.log.info(`pod ${podKey(s.pod)}: ${message}`);
+      this.events.event(podReference(s.pod), "Normal", EVICTION_RECOVERED_REASON, message);
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -623,6 +667,7 @@ export class Agent implements SyncHandler {
     if (s.phase === "terminated" && s.removed) {
       this.started.delete(s.uid);
       this.evicted.delete(s.uid);
+      this.recoveryRefusals.delete(s.uid);
       this.statusManager.removePod(s.pod);
       this.o.hooks?.podRemoved?.(s.pod);
     }

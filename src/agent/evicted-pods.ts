@@ -6,23 +6,40 @@
 // evicted pod whose source still lists it would run again after every restart. An entry is dropped
 // when its pod is removed from its source, or, after a restart, once every source has been seen
 // without it.
+//
+// An eviction for node pressure keeps the condition it relieved (MemoryPressure, DiskPressure,
+// PIDPressure): once that condition is gone, a file, URL or pushed pod starts again (the agent's
+// recoverEvictedPods; a departure from the kubelet, whose static pods are critical and never evicted).
+// The record is what lets a restarted agent do the same. Other evictions (sizeLimit, preemption,
+// deadline) carry none and stay Failed.
 import { readFileSync } from "node:fs";
+import { PRESSURE_CONDITIONS, type PressureCondition } from "../eviction/signals";
 import { writeFileAtomic } from "../util/atomic-file";
 import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
 import type { PodFailure } from "./status";
 
+/** What the node evicted a pod with: its status, and the pressure condition it relieved, if any. */
+export interface EvictionRecord extends PodFailure {
+  condition?: PressureCondition;
+}
+
+function isCondition(v: unknown): v is PressureCondition {
+  return PRESSURE_CONDITIONS.includes(v as PressureCondition);
+}
+
 export class EvictedPods {
-  private pods = new Map<string, PodFailure>();
+  private pods = new Map<string, EvictionRecord>();
 
   /** With no file the record lives in memory only (tests). */
   constructor(private readonly file: string | undefined, private readonly log?: Logger) {
     if (!file) return;
     try {
-      const data = JSON.parse(readFileSync(file, "utf8")) as Record<string, PodFailure>;
+      const data = JSON.parse(readFileSync(file, "utf8")) as Record<string, EvictionRecord>;
       if (data && typeof data === "object") {
         for (const [uid, f] of Object.entries(data)) {
-          if (typeof f?.reason === "string" && typeof f.message === "string") this.pods.set(uid, { reason: f.reason, message: f.message });
+          if (typeof f?.reason !== "string" || typeof f.message !== "string") continue;
+          this.pods.set(uid, { reason: f.reason, message: f.message, ...(isCondition(f.condition) ? { condition: f.condition } : {}) });
         }
       }
     } catch (e) {
@@ -32,12 +49,12 @@ export class EvictedPods {
   }
 
   /** The status the pod was evicted with, if this node evicted it. */
-  get(uid: string): PodFailure | undefined {
+  get(uid: string): EvictionRecord | undefined {
     return this.pods.get(uid);
   }
 
-  add(uid: string, status: PodFailure): void {
-    this.pods.set(uid, status);
+  add(uid: string, record: EvictionRecord): void {
+    this.pods.set(uid, { reason: record.reason, message: record.message, ...(record.condition ? { condition: record.condition } : {}) });
     this.save();
   }
 
@@ -61,4 +78,14 @@ export class EvictedPods {
       this.log?.warn(`${this.file}: cannot keep the record of evicted pods: ${errorMessage(e)}`);
     }
   }
+}
+
+/** The Normal event on a pod started again once the pressure that evicted it is gone (the agent's own). */
+export const EVICTION_RECOVERED_REASON = "EvictionRecovered";
+
+const PRESSURE_WORD: Readonly<Record<PressureCondition, string>> = { MemoryPressure: "memory", DiskPressure: "disk", PIDPressure: "PID" };
+
+/** Its message: "The node is no longer under memory pressure; the pod is started again". */
+export function evictionRecoveredMessage(condition: PressureCondition): string {
+  return `The node is no longer under ${PRESSURE_WORD[condition]} pressure; the pod is started again`;
 }

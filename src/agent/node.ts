@@ -432,13 +432,14 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     // handler (resources against the Node's allocatable, max pods, affinity, ports, NoExecute taints;
     // critical pods preempt), then node shutdown when there is one.
     const admitHandlers: PodAdmitHandler[] = [
-      new EvictionAdmitHandler(() => evictionManager?.pressure() ?? new Set()),
+      // In a cluster (--kubeconfig) static and mirror pods are critical (src/api isCriticalPod).
+      new EvictionAdmitHandler(() => evictionManager?.pressure() ?? new Set(), { cluster: !!config.cluster }),
       new SysctlAdmitHandler(config.allowedUnsafeSysctls),
       new PredicateAdmitHandler({
         // In a cluster, the API server's copy of the Node (labels and taints others set count), else
         // the one the agent built (the kubelet's getNodeAnyWay: nodeLister, then initialNode).
         node: () => cluster?.apiNode() ?? theAgent().lastNode(),
-        failureHandler: new CriticalPodAdmissionHandler({ target: { evictPod: (pod, status, grace) => theAgent().evictPod(pod, status, grace) }, qosClass, log }),
+        failureHandler: new CriticalPodAdmissionHandler({ target: { evictPod: (pod, status, grace) => theAgent().evictPod(pod, status, grace) }, qosClass, log, cluster: !!config.cluster }),
         log,
       }),
     ];
@@ -476,6 +477,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         // spec.runtimeClassName: RuntimeClasses from the API server (none standalone: such pods wait).
         ...(runtimeClasses ? { runtimeClasses } : {}),
         clusterDns: { servers: config.pods.clusterDNS, domain: config.pods.clusterDomain, resolvConf: config.pods.resolvConf },
+        cluster: !!config.cluster,
       },
       syncFrequencyMs: config.syncFrequencyMs,
       evictionMonitoringPeriodMs: config.evictionMonitoringPeriodMs,
@@ -496,6 +498,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         log,
         monitoringPeriodMs: config.evictionMonitoringPeriodMs,
         events: nodeEvent,
+        cluster: !!config.cluster,
       })),
       // Garbage collection and log rotation (the kubelet's StartGarbageCollection and container log
       // manager), each a loop beside the sync loop for as long as the agent runs.

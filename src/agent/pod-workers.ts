@@ -8,6 +8,7 @@
 //   terminating ──killPod done──▶ terminated ──removed by its source, runtime objects removed──▶ (forgotten)
 //   (none) ──reject (admission)──▶ terminated (phase Failed; nothing ever ran)
 //   syncing ──evictPod (the eviction manager)──▶ terminating (phase Failed, its reason, its grace) ──▶ terminated
+//   terminated, not removed ──restartPod (an evicted pod whose pressure is gone)──▶ syncing afresh
 //
 // - syncing: the pod should run; every sync moves the runtime toward its newest spec (PodSyncActions).
 // - terminating: every container and sandbox is stopped within the grace period (the deletion's, if
@@ -18,7 +19,8 @@
 // - evicted: the node itself stopped a running pod (the kubelet's killPodNow with a podStatusFunc): it
 //   terminates like a deleted pod, but within the eviction's grace period, and its status is phase Failed
 //   with the eviction's reason and message from then on. Its source still has it, so it stays listed
-//   as terminated and is never started again for that UID; only its source's deletion removes it.
+//   as terminated and is not started again for that UID unless the agent asks (restartPod: a file, URL
+//   or pushed pod evicted for a node pressure that has gone); only its source's deletion removes it.
 //
 // What blocks a pod:
 // - A new instance that has never synced waits while another instance with the same full name
@@ -133,6 +135,12 @@ export interface PodWorkers {
    * when the pod is unknown or not running any more (being deleted, terminating, already evicted).
    */
   evictPod(uid: string, o: EvictOptions): boolean;
+  /**
+   * A terminated pod its source still has starts afresh with its spec (as a restart request does: a
+   * new syncing worker, status and start time new; the runtime objects of the previous run are the
+   * first sync's to replace). False when it is unknown, not terminated, removed, or already restarting.
+   */
+  restartPod(uid: string): boolean;
   /** The pods whose queued sync is due now, taken off the queue (the 1 s tick syncs them). */
   getDuePods(): string[];
   states(): PodWorkerState[];
@@ -264,6 +272,14 @@ export class PodWorkerPool implements PodWorkers {
     w.state.failed = o.status;
     w.state.evicted = { gracePeriodSeconds: o.gracePeriodSeconds };
     this.o.log.warn(`pod ${w.state.fullName} (${uid.slice(0, 8)}) evicted (grace ${o.gracePeriodSeconds}s): ${o.status.reason}: ${o.status.message}`);
+    this.schedule(w);
+    return true;
+  }
+
+  restartPod(uid: string): boolean {
+    const w = this.workers.get(uid);
+    if (!w || w.state.phase !== "terminated" || w.state.removed || w.state.restartRequested) return false;
+    w.state.restartRequested = w.state.pod;
     this.schedule(w);
     return true;
   }

@@ -57,6 +57,11 @@ export interface RuntimeConfigOptions {
    * undefined when it is: only host-network pods sync meanwhile. Always ready when not given.
    */
   networkErrors?: () => string | undefined;
+  /**
+   * The node belongs to a cluster (--kubeconfig): its static pods are critical (src/api
+   * isCriticalPod), which the OOM score of a system-node-critical pod follows.
+   */
+  cluster?: boolean;
 }
 
 // Every path below is built from pod data with confinedPath, which throws PathEscapeError rather
@@ -197,7 +202,7 @@ export type VolumePathLookup = (volumeName: string, subPath: string) => string |
  * that is set), the period always and a quota only with a cpu limit, the memory limit, and the OOM
  * score adjustment of the pod's QoS class (src/cm/oom-score.ts).
  */
-export function linuxResources(pod: Pod, c: Container, memoryCapacityBytes: number = totalmem()): NonNullable<NonNullable<ContainerConfigInput["linux"]>["resources"]> {
+export function linuxResources(pod: Pod, c: Container, memoryCapacityBytes: number = totalmem(), cluster = false): NonNullable<NonNullable<ContainerConfigInput["linux"]>["resources"]> {
   const req = c.resources?.requests ?? {};
   const lim = c.resources?.limits ?? {};
   const milli = (q: string | number | undefined) => (q === undefined ? 0 : parseQuantity(q).milli());
@@ -208,7 +213,7 @@ export function linuxResources(pod: Pod, c: Container, memoryCapacityBytes: numb
     cpuPeriod: QUOTA_PERIOD_US,
     cpuQuota: milliCpuToQuota(cpuLimit),
     memoryLimitInBytes: lim.memory !== undefined ? parseQuantity(lim.memory).value() : 0,
-    oomScoreAdj: containerOomScoreAdj(pod, c, memoryCapacityBytes),
+    oomScoreAdj: containerOomScoreAdj(pod, c, memoryCapacityBytes, { cluster }),
   };
 }
 
@@ -277,7 +282,7 @@ export function containerConfig(a: ContainerConfigArgs): ContainerConfigInput {
     stdinOnce: c.stdinOnce === true,
     tty: c.tty === true,
     linux: {
-      resources: linuxResources(pod, c, o.memoryCapacityBytes),
+      resources: linuxResources(pod, c, o.memoryCapacityBytes, o.cluster ?? false),
       securityContext: {
         capabilities: { addCapabilities: sc.capabilities?.add ?? [], dropCapabilities: sc.capabilities?.drop ?? [] },
         privileged: sc.privileged === true,

@@ -12,3 +12,4 @@ export * from "./node-labels";
 export * from "./expansion";
 export * from "./pod-references";
 export * from "./pod-waits";
+export * from "./pod-priority";

@@ -2,7 +2,7 @@
 // namespace/name key), whether it has finished, the answer to a pushed pod, and the placeholder the
 // agent's API puts in place of a secret-bearing value for an unauthenticated reader.
 import type { Pod } from "kubernetes-types/core/v1";
-import { CONFIG_SOURCE_ANNOTATION } from "./annotations";
+import { CONFIG_MIRROR_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "./annotations";
 
 /** A pod's identity: what the PLEG reports, what the agent labels runtime objects with. */
 export interface PodRef {
@@ -36,6 +36,11 @@ export function podKey(pod: Pod): string {
 export function isStaticPod(pod: Pod): boolean {
   const source = pod.metadata?.annotations?.[CONFIG_SOURCE_ANNOTATION];
   return source !== undefined && source !== "api";
+}
+
+/** A mirror pod: the API server's copy of a static pod (kubetypes.IsMirrorPod: the mirror annotation is there). */
+export function isMirrorPod(pod: Pod): boolean {
+  return pod.metadata?.annotations?.[CONFIG_MIRROR_ANNOTATION] !== undefined;
 }
 
 /** Succeeded and Failed are terminal: a pod in either never runs again (the kubelet's IsPodPhaseTerminal). */

@@ -5,7 +5,7 @@ export { qosClass, type QOSClass } from "./qos";
 export { CGROUP_DRIVERS, cgroupPathProblem, childName, driverName, expandSlice, parseCgroupfsName, parseDriverName, parseSystemdName, toCgroupfs, toSystemd, type CgroupDriver, type CgroupName } from "./cgroup-name";
 export { CGROUP_MOUNT, FsCgroupManager, isUnified, removeCgroupTree, type CgroupManager } from "./cgroup-manager";
 export { MAX_SHARES, MIN_SHARES, QUOTA_PERIOD_US, milliCpuToQuota, milliCpuToShares, podRequestsAndLimits, resourceConfigForPod, sharesToWeight, type ResourceConfig } from "./resource-config";
-export { containerOomScoreAdj, isNodeCriticalPod } from "./oom-score";
+export { containerOomScoreAdj } from "./oom-score";
 export { allocatableAbsolute, ENFORCEMENT_KEYS, nodeAllocatableConfig, type EnforcementKey, type NodeAllocatableOptions } from "./node-allocatable";
 export { burstableShares, QosContainerManager, qosContainersInfo, type QosContainersInfo } from "./qos-container-manager";
 export { PodContainerManager, podCgroupSuffix } from "./pod-container-manager";

@@ -5,27 +5,20 @@
 //   Burstable                           1000 − 1000 × memory request / memory capacity, kept within
 //                                       [3, 999]: above every Guaranteed container, below BestEffort.
 import type { Container, Pod } from "kubernetes-types/core/v1";
-import { isStaticPod } from "../api/pod";
+import { isNodeCriticalPod, type CriticalPodOptions } from "../api/pod-priority";
 import { tryParseQuantity } from "../api/quantity";
 import { qosClass } from "./qos";
 
 export const GUARANTEED_OOM_SCORE_ADJ = -997;
 export const BESTEFFORT_OOM_SCORE_ADJ = 1000;
 
-/** kubelettypes.SystemCriticalPriority: 2 × 10⁹. */
-const SYSTEM_CRITICAL_PRIORITY = 2_000_000_000;
-
 /**
- * IsNodeCriticalPod: a critical pod (static, mirror, or of system-critical priority: IsCriticalPod)
- * of the system-node-critical priority class.
+ * The adjustment of one container. A node-critical pod (src/api isNodeCriticalPod: critical, of the
+ * system-node-critical class) gets Guaranteed's whatever its QoS; `critical` says whether the node is
+ * in a cluster (where its static pods are critical).
  */
-export function isNodeCriticalPod(pod: Pod): boolean {
-  const critical = isStaticPod(pod) || (pod.spec?.priority ?? 0) >= SYSTEM_CRITICAL_PRIORITY;
-  return critical && pod.spec?.priorityClassName === "system-node-critical";
-}
-
-export function containerOomScoreAdj(pod: Pod, c: Container, memoryCapacityBytes: number): number {
-  if (isNodeCriticalPod(pod)) return GUARANTEED_OOM_SCORE_ADJ;
+export function containerOomScoreAdj(pod: Pod, c: Container, memoryCapacityBytes: number, critical: CriticalPodOptions = { cluster: false }): number {
+  if (isNodeCriticalPod(pod, critical)) return GUARANTEED_OOM_SCORE_ADJ;
   const qos = qosClass(pod);
   if (qos === "Guaranteed") return GUARANTEED_OOM_SCORE_ADJ;
   if (qos === "BestEffort") return BESTEFFORT_OOM_SCORE_ADJ;

@@ -8,7 +8,7 @@
 // informer keeps its cache, so the set does not change — a pod stops only when the server says it was
 // deleted, never because the server could not be reached.
 import type { Pod } from "kubernetes-types/core/v1";
-import { CONFIG_MIRROR_ANNOTATION } from "../api/annotations";
+import { isMirrorPod } from "../api/pod";
 import type { SourceReport } from "./pod-config";
 
 /** What the source needs of an informer (src/kube's KubeInformer; a fake in tests). */
@@ -19,9 +19,8 @@ export interface PodInformer {
   synced(): Promise<void>;
 }
 
-export function isMirrorPod(pod: Pod): boolean {
-  return pod.metadata?.annotations?.[CONFIG_MIRROR_ANNOTATION] !== undefined;
-}
+/** The API's copy of a static pod (src/api). */
+export { isMirrorPod };
 
 export class ApiserverSource {
   private scheduled = false;

@@ -3,15 +3,18 @@
 // critical pod (priority ≥ system-cluster-critical) always; under MemoryPressure alone, every pod but
 // a BestEffort one, and a BestEffort one too if it tolerates node.kubernetes.io/memory-pressure:NoSchedule
 // (the taint the node lifecycle controller puts on such a node); under any other pressure, none.
+// Critical is src/api isCriticalPod: a priority ≥ system-cluster-critical's (a built-in class named
+// without a priority counts), and in a cluster every static and mirror pod.
 // A refused pod gets reason Evicted and `The node had condition: [<conditions>]. `.
 //
-// The kubelet also admits every static pod under pressure (kubetypes.IsCriticalPod: it could not
-// admit one later); standalone, every pod the agent runs is static by that rule, which would turn the
-// check off, so here — as for eviction itself (local-storage.ts) — file, URL and pushed pods are
-// judged like API pods.
+// The kubelet admits every static pod under pressure (kubetypes.IsCriticalPod: it could not admit one
+// later), and so does the agent in a cluster; standalone, every pod the agent runs is static by that
+// rule, which would turn the check off, so there — as for eviction itself (local-storage.ts) — file,
+// URL and pushed pods are judged by their priority like API pods.
 import type { Pod, Toleration } from "kubernetes-types/core/v1";
 import type { PodAdmitAttributes, PodAdmitHandler, PodAdmitResult } from "../admission/types";
-import { EVICTED_REASON, SYSTEM_CRITICAL_PRIORITY } from "./local-storage";
+import { isCriticalPod } from "../api/pod-priority";
+import { EVICTED_REASON } from "./local-storage";
 import type { PressureCondition } from "./signals";
 
 /** v1.TaintNodeMemoryPressure. */
@@ -38,13 +41,16 @@ function toleratesMemoryPressure(tolerations: readonly Toleration[] | undefined)
 }
 
 export class EvictionAdmitHandler implements PodAdmitHandler {
-  /** `pressure`: the conditions the eviction manager reports now (EvictionManager.pressure). */
-  constructor(private readonly pressure: () => ReadonlySet<PressureCondition>) {}
+  /**
+   * `pressure`: the conditions the eviction manager reports now (EvictionManager.pressure); `cluster`:
+   * the node belongs to a cluster (its static pods are critical).
+   */
+  constructor(private readonly pressure: () => ReadonlySet<PressureCondition>, private readonly o: { cluster?: boolean } = {}) {}
 
   admit({ pod }: PodAdmitAttributes): PodAdmitResult {
     const conditions = this.pressure();
     if (conditions.size === 0) return { admit: true };
-    if ((pod.spec?.priority ?? 0) >= SYSTEM_CRITICAL_PRIORITY) return { admit: true };
+    if (isCriticalPod(pod, { cluster: this.o.cluster ?? false })) return { admit: true };
     if (conditions.size === 1 && conditions.has("MemoryPressure")) {
       if (!isBestEffort(pod) || toleratesMemoryPressure(pod.spec?.tolerations)) return { admit: true };
     }

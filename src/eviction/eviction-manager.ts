@@ -17,8 +17,9 @@
 //                   (minimum reclaim included), no pod is evicted
 //     rank the active pods for the signal (ranking.ts) and evict the first one that can be:
 //     ONE pod per cycle, phase Failed, reason Evicted, the kubelet's message, grace 0 for a hard
-//     threshold, min(spec, --eviction-max-pod-grace-period) for a soft one; critical pods (priority
-//     ≥ system-cluster-critical) are never evicted
+//     threshold, min(spec, --eviction-max-pod-grace-period) for a soft one; critical pods (src/api
+//     isCriticalPod: in a cluster static and mirror pods; a priority ≥ system-cluster-critical's,
+//     the built-in classes resolved by name) are never evicted
 //   after an eviction, instead of sleeping: wait (poll 1 s, at most 30 s) for the evicted pods to be
 //   cleaned up, then the next cycle at once.
 //
@@ -39,10 +40,11 @@ import type { Summary } from "../stats/types";
 import type { Clock } from "../util/clock";
 import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
-import { EVICTED_REASON, EVICTION_MONITORING_PERIOD_MS, SYSTEM_CRITICAL_PRIORITY, type EvictionTarget } from "./local-storage";
+import { isCriticalPod } from "../api/pod-priority";
+import { EVICTED_REASON, EVICTION_MONITORING_PERIOD_MS, type EvictionTarget } from "./local-storage";
 import { NO_NODE_RECLAIM, nodeReclaimSteps, type NodeReclaim } from "./node-reclaim";
 import { evictionMessage, rankFuncFor } from "./ranking";
-import { makeSignalObservations, PRESSURE_CONDITIONS, SIGNAL_RESOURCE, type Observations, type PressureCondition, type Signal } from "./signals";
+import { makeSignalObservations, PRESSURE_CONDITIONS, SIGNAL_CONDITION, SIGNAL_RESOURCE, type Observations, type PressureCondition, type Signal } from "./signals";
 import {
   DEFAULT_PRESSURE_TRANSITION_PERIOD_MS,
   isHard,
@@ -88,6 +90,8 @@ export interface EvictionManagerOptions {
   monitoringPeriodMs?: number;
   /** The node's events (EvictionThresholdMet); none by default. A pod's Evicted event is its evictor's (the agent's evictPod). */
   events?: NodeEventRecorder;
+  /** The node belongs to a cluster (--kubeconfig): its static and mirror pods are critical (src/api isCriticalPod). */
+  cluster?: boolean;
 }
 
 /** What the first pod's eviction would say, and the one that went (for tests and logs). */
@@ -106,6 +110,8 @@ export class EvictionManager {
   private conditionsLastObservedAt = new Map<PressureCondition, number>();
   private met: Threshold[] = [];
   private dedicatedImageFs: boolean | undefined;
+  /** A cycle has measured the node (or there is nothing to measure): pressure() is an observation. */
+  private observed = false;
   /** The last eviction made, for tests and logs. */
   lastEviction: EvictionDecision | undefined;
 
@@ -117,6 +123,16 @@ export class EvictionManager {
   /** The pressure conditions the node reports now (in MemoryPressure, DiskPressure, PIDPressure order). */
   pressure(): ReadonlySet<PressureCondition> {
     return new Set(PRESSURE_CONDITIONS.filter((c) => this.conditions.has(c)));
+  }
+
+  /**
+   * The conditions as observed, or undefined until a cycle has measured the node (just after a start:
+   * "no pressure" then means "not known yet"). With no threshold there is nothing to measure and never
+   * any pressure. The agent starts an evicted file, URL or pushed pod again only on an observation.
+   */
+  observedPressure(): ReadonlySet<PressureCondition> | undefined {
+    if (this.o.thresholds.length === 0) return new Set();
+    return this.observed ? this.pressure() : undefined;
   }
 
   /** Runs a cycle every monitoring period (the first at once) until the signal aborts. */
@@ -168,6 +184,7 @@ export class EvictionManager {
     this.firstObservedAt = firstObservedAt;
     this.conditionsLastObservedAt = lastObservedAt;
     this.met = acting;
+    this.observed = true;
 
     const local = (await o.localStorage?.synchronize()) ?? [];
     if (local.length > 0) return local;
@@ -190,13 +207,13 @@ export class EvictionManager {
     rankFuncFor(toReclaim.signal, this.dedicatedImageFs ?? false)(pods, podStats);
     o.log.info(`eviction manager: pods ranked for eviction: ${pods.map(podKey).join(", ")}`);
     for (const pod of pods) {
-      if ((pod.spec?.priority ?? 0) >= SYSTEM_CRITICAL_PRIORITY) {
+      if (isCriticalPod(pod, { cluster: o.cluster ?? false })) {
         o.log.error(`eviction manager: cannot evict a critical pod: ${podKey(pod)}`);
         continue;
       }
       const message = evictionMessage(resource, pod, podStats);
       const gracePeriodSeconds = isHard(toReclaim) ? 0 : this.softGracePeriod(pod);
-      if (o.target.evictPod(pod, { reason: EVICTED_REASON, message }, gracePeriodSeconds)) {
+      if (o.target.evictPod(pod, { reason: EVICTED_REASON, message, condition: SIGNAL_CONDITION[toReclaim.signal] }, gracePeriodSeconds)) {
         this.lastEviction = { signal: toReclaim.signal, pod, message, gracePeriodSeconds };
         return [pod];
       }

@@ -20,20 +20,21 @@
 // written is charged to the pod's memory cgroup, so the usage the kubelet could see over the limit is at
 // most the kernel's rounding of the size up to a page. Walking a tmpfs every 10 s for that is not worth it.
 //
-// Critical pods are not evicted (kubelet evictPod: "cannot evict a critical pod"): here, those with a
-// priority of at least system-cluster-critical's (IsCriticalPodBasedOnPriority). The kubelet also
-// counts every static pod as critical (kubetypes.IsCriticalPod), because it could not admit one again;
-// standalone, every pod the agent runs is "static" by that rule (file, URL, pushed), which would turn
-// sizeLimit off on a standalone node, so here file, URL and pushed pods are evicted like API pods. An
-// evicted pod stays listed, Failed, until its source deletes it.
+// Critical pods are not evicted (kubelet evictPod: "cannot evict a critical pod"): src/api
+// isCriticalPod, the kubelet's IsCriticalPod — in a cluster static and mirror pods, and anywhere a pod
+// of a critical priority (spec.priority, or a built-in class named without one). Standalone, file, URL
+// and pushed pods are evicted like API pods unless their priority is critical (see src/api/pod-priority.ts).
+// An evicted pod stays listed, Failed, until its source deletes it.
 import type { Pod, Volume } from "kubernetes-types/core/v1";
 import { podKey, podRef } from "../api/pod";
+import { isCriticalPod } from "../api/pod-priority";
 import { tryParseQuantity, QuantityError, type Quantity } from "../api/quantity";
 import { runUntil, type Clock } from "../util/clock";
 import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
 import { volumeDir } from "../volume/volume-dir";
 import type { DiskUsage } from "../stats/disk-usage";
+import type { PressureCondition } from "./signals";
 
 /** The kubelet's evictionMonitoringPeriod (pkg/kubelet/kubelet.go): how often usage is measured. */
 export const EVICTION_MONITORING_PERIOD_MS = 10_000;
@@ -41,13 +42,19 @@ export const EVICTION_MONITORING_PERIOD_MS = 10_000;
 export const IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS = 0;
 /** The status reason of an evicted pod (eviction.Reason). */
 export const EVICTED_REASON = "Evicted";
-/** scheduling.SystemCriticalPriority (2 × 10⁹): a pod at or above it is critical and never evicted. */
-export const SYSTEM_CRITICAL_PRIORITY = 2_000_000_000;
+/** scheduling.SystemCriticalPriority, named in src/api (a pod at or above it is critical). */
+export { SYSTEM_CRITICAL_PRIORITY } from "../api/pod-priority";
 
 /** The status an evicted pod keeps (the eviction manager's podStatusFunc): phase Failed with these. */
 export interface EvictionStatus {
   reason: string;
   message: string;
+  /**
+   * The node condition whose pressure the eviction relieved (the eviction manager's; none for a
+   * sizeLimit, a preemption or a deadline). A file, URL or pushed pod evicted for it starts again once
+   * the condition is gone (the agent's departure from the kubelet; see src/agent/evicted-pods.ts).
+   */
+  condition?: PressureCondition;
 }
 
 /** What the eviction manager sees of the node and how it acts on it: the agent, a fake in tests. */
@@ -76,6 +83,8 @@ export interface LocalStorageEvictionOptions {
   log: Logger;
   /** EVICTION_MONITORING_PERIOD_MS by default; short in e2e tests (--eviction-monitoring-period). */
   monitoringPeriodMs?: number;
+  /** The node belongs to a cluster (--kubeconfig): its static and mirror pods are critical (src/api isCriticalPod). */
+  cluster?: boolean;
 }
 
 /** The message of an emptyDir over its sizeLimit (emptyDirMessageFmt, with Go's %q and Quantity.String()). */
@@ -89,11 +98,6 @@ function diskSizeLimit(v: Volume): Quantity | undefined {
   if (!ed || ed.medium === "Memory" || ed.sizeLimit === undefined) return undefined;
   const q = tryParseQuantity(ed.sizeLimit);
   return q instanceof QuantityError || q.sign() !== 1 ? undefined : q;
-}
-
-/** kubelettypes.IsCriticalPodBasedOnPriority (see the header for static pods). */
-function isCriticalPod(pod: Pod): boolean {
-  return (pod.spec?.priority ?? 0) >= SYSTEM_CRITICAL_PRIORITY;
 }
 
 export class LocalStorageEviction {
@@ -117,7 +121,7 @@ export class LocalStorageEviction {
     for (const pod of this.o.target.activePods()) {
       const over = await this.volumeOverLimit(pod);
       if (!over) continue;
-      if (isCriticalPod(pod)) {
+      if (isCriticalPod(pod, { cluster: this.o.cluster ?? false })) {
         this.o.log.error(`eviction manager: cannot evict a critical pod: ${podKey(pod)}: ${over.message}`);
         continue;
       }

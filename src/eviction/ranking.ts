@@ -12,6 +12,7 @@
 // A pod without stats ranks first in each comparison that needs them, as the kubelet's.
 import type { Pod, Volume } from "kubernetes-types/core/v1";
 import { Quantity, tryParseQuantity, QuantityError } from "../api/quantity";
+import { podPriority } from "../api/pod-priority";
 import type { PodStats } from "../stats/types";
 import type { PodStatsLookup, Signal, StarvedResource } from "./signals";
 
@@ -32,8 +33,8 @@ function orderedBy(...cmps: Cmp[]): Cmp {
   };
 }
 
-/** Lower priority first (corev1helpers.PodPriority: spec.priority, 0 without). */
-const priority: Cmp = (a, b) => (a.spec?.priority ?? 0) - (b.spec?.priority ?? 0);
+/** Lower priority first (corev1helpers.PodPriority: spec.priority, a built-in class by name, else 0). */
+const priority: Cmp = (a, b) => podPriority(a) - podPriority(b);
 
 function quantityValue(q: string | number | undefined): number {
   if (q === undefined) return 0;

@@ -5,9 +5,11 @@
 // is turned into two groups, priority 0 with (grace − critical) and priority 2000000000
 // (SystemCriticalPriority) with critical. A pod belongs to the group of the highest priority at or below
 // its own (a pod below every group goes to the lowest, above every group to the highest), and the groups
-// are stopped from the lowest priority up, each within its own budget.
+// are stopped from the lowest priority up, each within its own budget. A pod's priority is src/api
+// podPriority: spec.priority, else a built-in class it names (a kubeadm static pod names
+// system-node-critical and carries no priority; the API server would have resolved it), else 0.
 import type { Pod } from "kubernetes-types/core/v1";
-import { SYSTEM_CRITICAL_PRIORITY } from "../eviction/local-storage";
+import { podPriority, SYSTEM_CRITICAL_PRIORITY } from "../api/pod-priority";
 
 /** One entry of shutdownGracePeriodByPodPriority (kubeletconfig.ShutdownGracePeriodByPodPriority). */
 export interface ShutdownGracePeriodByPodPriority {
@@ -54,7 +56,7 @@ export function groupByPriority(sorted: readonly ShutdownGracePeriodByPodPriorit
   const groups: PodShutdownGroup[] = sorted.map((p) => ({ ...p, pods: [] }));
   if (groups.length === 0) return groups;
   for (const pod of pods) {
-    const priority = pod.spec?.priority ?? 0;
+    const priority = podPriority(pod);
     // The highest group at or below the pod's priority; the lowest for a pod below them all.
     let index = 0;
     for (let i = 0; i < groups.length; i++) if (groups[i]!.priority <= priority) index = i;

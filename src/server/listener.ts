@@ -17,6 +17,7 @@ import { Readable, type Duplex } from "node:stream";
 import { createServer as createTlsServer, type TLSSocket } from "node:tls";
 import { errorMessage } from "../util/errors";
 import type { PeerCertificate } from "./authn";
+import { answerConnect, answerMalformedRequest, answerUnsupportedVersion, type ParserError } from "./malformed-request";
 import { proxyUpgrade, upgradeTargetOf } from "./streaming";
 
 /** What the connection tells about the caller. */
@@ -138,6 +139,7 @@ export function listen(o: ListenOptions): Promise<Listener> {
   const scheme = o.tls ? "https" : "http";
   const sockets = new Set<Duplex>();
   const http = createHttpServer((req, res) => {
+    if (answerUnsupportedVersion(req.httpVersionMajor, req.httpVersionMinor, req.socket)) return;
     const conn = connectionOf(req.socket);
     o.handle(toRequest(req, scheme), conn)
       .then((r) => writeResponse(r, res, req.method === "HEAD"))
@@ -159,7 +161,10 @@ export function listen(o: ListenOptions): Promise<Listener> {
       })
       .catch(() => socket.destroy());
   });
-  http.on("clientError", (_err, socket: Duplex) => socket.destroy());
+  // What the parser refuses gets the kubelet's status (431, 405, 400) instead of a silent close
+  // (malformed-request.ts); so does CONNECT, which no route serves.
+  http.on("clientError", (err: ParserError, socket: Duplex) => answerMalformedRequest(err, socket));
+  http.on("connect", (_req: IncomingMessage, socket: Duplex) => answerConnect(socket));
 
   let server: NetServer;
   if (o.tls) {

@@ -85,6 +85,19 @@ describe("a critical pod short of resources", () => {
     expect(t.target.evicted).toEqual([]);
   });
 
+  test("a kubeadm-style pod (system-node-critical by name, no priority) is critical; in a cluster a static pod is critical by itself", () => {
+    const t = setup();
+    const others = [burstable("low", "1500m")];
+    expect(t.admit(pod("etcd", { requests: { cpu: "1" }, spec: { priorityClassName: "system-node-critical" }, source: "file" }), others)).toEqual({ admit: true });
+    expect(t.target.evicted.map((e) => e.name)).toEqual(["low"]);
+    const target = new FakePreemptionTarget();
+    const inCluster = new PredicateAdmitHandler({ node: () => node(), failureHandler: new CriticalPodAdmissionHandler({ target, qosClass, cluster: true }) });
+    // The victim must be an API pod: in a cluster a static one is critical too, never preempted.
+    expect(inCluster.admit({ pod: pod("static", { requests: { cpu: "1" }, source: "file" }), otherPods: [burstable("static-low", "1500m")] })).toMatchObject({ admit: false, reason: "UnexpectedAdmissionError" });
+    expect(inCluster.admit({ pod: pod("static", { requests: { cpu: "1" }, source: "file" }), otherPods: [burstable("low", "1500m", { source: "api" })] })).toEqual({ admit: true });
+    expect(target.evicted.map((e) => e.name)).toEqual(["low"]);
+  });
+
   test("a victim already on its way out is skipped (logged), and the critical pod is still admitted", () => {
     const t = setup();
     t.target.gone.add("b");

@@ -6,7 +6,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
-import { Agent, SHUTDOWN_GRACE_MS, type AgentHooks, type AgentOptions } from "../../src/agent/agent";
+import { Agent, SHUTDOWN_GRACE_MS, type AgentHooks, type AgentOptions, type EvictionLoop } from "../../src/agent/agent";
+import type { EvictionTarget } from "../../src/eviction/local-storage";
+import type { PressureCondition } from "../../src/eviction/signals";
+import { FakeRecorder } from "../fakes/events";
+import { EvictionAdmitHandler } from "../../src/eviction/eviction-admit-handler";
 import { PodConfig, type SourceReport } from "../../src/config";
 import type { ContainerConfigInput } from "../../src/cri/types";
 import type { PodSourceName } from "../../src/manifest/types";
@@ -35,7 +39,7 @@ interface RunningAgent {
  * Starts an agent on the runtime. `before` feeds PodConfig before the sync loop starts, as a source
  * that has its pods the moment it starts does (pushed pods kept across a restart).
  */
-async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: PodSourceName[]; before?: SourceReport; hooks?: AgentHooks; stateDir?: string; statusManager?: FakeStatusManager; runtimeName?: string; prober?: AgentOptions["prober"]; diskUsage?: AgentOptions["diskUsage"]; containerGC?: boolean } = {}): Promise<RunningAgent> {
+async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: PodSourceName[]; before?: SourceReport; hooks?: AgentHooks; stateDir?: string; statusManager?: FakeStatusManager; runtimeName?: string; prober?: AgentOptions["prober"]; diskUsage?: AgentOptions["diskUsage"]; containerGC?: boolean; evictionManager?: AgentOptions["evictionManager"]; events?: AgentOptions["events"]; admitHandlers?: AgentOptions["admitHandlers"] } = {}): Promise<RunningAgent> {
   const log = createLogger("text", -1);
   const pleg = new Pleg(rt, clock, { mode: "generic" });
   const config = new PodConfig({ clock, log });
@@ -57,6 +61,9 @@ async function startAgent(rt: FakeRuntime, clock: FakeClock, opts: { sources?: P
     prober: opts.prober,
     diskUsage: opts.diskUsage,
     ...(opts.containerGC ? { containerGC: { runtime: rt } } : {}),
+    ...(opts.evictionManager ? { evictionManager: opts.evictionManager } : {}),
+    ...(opts.events ? { events: opts.events } : {}),
+    ...(opts.admitHandlers ? { admitHandlers: opts.admitHandlers } : {}),
   });
   const { settle, stop } = runAgent(agent, clock);
   await settle();
@@ -905,6 +912,134 @@ describe("Agent: emptyDir sizeLimit (the eviction manager's local-storage evicti
     await a.settle();
     expect(a.agent.activePods().map((p) => p.metadata!.name)).toEqual(["hog"]);
     await a.stop();
+  });
+});
+
+/** An eviction manager the test drives: the pressure it reports, and the agent's side to evict through. */
+class FakePressureLoop implements EvictionLoop {
+  pressure: Set<PressureCondition> | undefined;
+  target!: EvictionTarget;
+  readonly make = (target: EvictionTarget): EvictionLoop => {
+    this.target = target;
+    return this;
+  };
+  run(signal: AbortSignal): Promise<void> {
+    return new Promise((r) => (signal.aborted ? r() : signal.addEventListener("abort", () => r(), { once: true })));
+  }
+  observedPressure(): ReadonlySet<PressureCondition> | undefined {
+    return this.pressure;
+  }
+  /** Evicts the named active pod as the eviction manager does for memory. */
+  evictForMemory(name: string): boolean {
+    const p = this.target.activePods().find((x) => x.metadata?.name === name)!;
+    return this.target.evictPod(p, { reason: "Evicted", message: "The node was low on resource: memory. ", condition: "MemoryPressure" }, 0);
+  }
+}
+
+describe("Agent: a pod evicted for node pressure starts again once it is gone (file, URL and pushed pods)", () => {
+  test("a static pod evicted for MemoryPressure stays Failed while the pressure lasts, then starts again with a Normal EvictionRecovered event", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    const loop = new FakePressureLoop();
+    const events = new FakeRecorder();
+    const a = await startAgent(rt, clock, { evictionManager: loop.make, events });
+    a.config.apply(fromFile(named("hog"), named("keep")));
+    await a.settle();
+    loop.pressure = new Set(["MemoryPressure"]);
+    expect(loop.evictForMemory("hog")).toBe(true);
+    await clock.advance(10_000);
+    await a.settle();
+    expect(statusOf(a.agent, "hog")).toMatchObject({ phase: "Failed", reason: "Evicted" });
+    // Another pressure going does not count; nor does "not measured yet" (after a start).
+    loop.pressure = new Set(["DiskPressure", "MemoryPressure"]);
+    await clock.advance(10_000);
+    await a.settle();
+    loop.pressure = undefined;
+    await clock.advance(10_000);
+    await a.settle();
+    expect(statusOf(a.agent, "hog").phase).toBe("Failed");
+    expect(created(rt)).toEqual(["app", "app"]);
+    // The condition is gone: the next housekeeping starts it afresh.
+    loop.pressure = new Set();
+    await clock.advance(2_000);
+    await a.settle();
+    await clock.advance(1_000);
+    await a.settle();
+    expect(statusOf(a.agent, "hog").phase).toBe("Running");
+    expect(statusOf(a.agent, "hog").reason).toBeUndefined();
+    expect(created(rt)).toEqual(["app", "app", "app"]);
+    expect(events.lines().filter((l) => l.includes("Evict"))).toEqual([
+      "Warning Evicted: The node was low on resource: memory. ",
+      "Normal EvictionRecovered: The node is no longer under memory pressure; the pod is started again",
+    ]);
+    expect(events.events.at(-1)!.ref.name).toBe("hog");
+    // It may be evicted again, and come back again.
+    loop.pressure = new Set(["MemoryPressure"]);
+    expect(loop.evictForMemory("hog")).toBe(true);
+    await a.settle();
+    expect(statusOf(a.agent, "hog").phase).toBe("Failed");
+    await a.stop();
+  });
+
+  test("its pressure gone but another one there: admission (the eviction admit handler) keeps it Failed until that one goes too", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    const loop = new FakePressureLoop();
+    const a = await startAgent(rt, clock, { evictionManager: loop.make, admitHandlers: [new EvictionAdmitHandler(() => loop.pressure ?? new Set())] });
+    a.config.apply(fromFile(named("hog")));
+    await a.settle();
+    loop.pressure = new Set(["MemoryPressure"]);
+    expect(loop.evictForMemory("hog")).toBe(true);
+    await a.settle();
+    loop.pressure = new Set(["DiskPressure"]);
+    await clock.advance(10_000);
+    await a.settle();
+    expect(statusOf(a.agent, "hog")).toMatchObject({ phase: "Failed", reason: "Evicted" });
+    loop.pressure = new Set();
+    await clock.advance(2_000);
+    await a.settle();
+    await clock.advance(1_000);
+    await a.settle();
+    expect(statusOf(a.agent, "hog").phase).toBe("Running");
+    await a.stop();
+  });
+
+  test("after a restart with no pressure observed, the recorded eviction is undone; an API pod, a sizeLimit eviction stay Failed", async () => {
+    const clock = new FakeClock();
+    const rt = new FakeRuntime(clock);
+    const stateDir = mkdtempSync(join(root, "state-"));
+    const loop = new FakePressureLoop();
+    const a = await startAgent(rt, clock, { sources: ["file", "api"], stateDir, evictionManager: loop.make });
+    a.config.apply(fromFile(named("hog"), named("full")));
+    a.config.apply({ source: "api", pods: [named("api")], errors: [] });
+    await a.settle();
+    loop.pressure = new Set(["MemoryPressure"]);
+    expect(loop.evictForMemory("hog")).toBe(true);
+    expect(loop.evictForMemory("api")).toBe(true);
+    const full = loop.target.activePods().find((x) => x.metadata?.name === "full")!;
+    expect(loop.target.evictPod(full, { reason: "Evicted", message: 'Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". ' }, 0)).toBe(true);
+    await a.settle();
+    await a.stop();
+    expect(JSON.parse(readFileSync(join(stateDir, "evicted-pods.json"), "utf8"))["uid-hog"]).toEqual({ reason: "Evicted", message: "The node was low on resource: memory. ", condition: "MemoryPressure" });
+
+    const next = new FakePressureLoop();
+    const b = await startAgent(rt, clock, { sources: ["file", "api"], stateDir, evictionManager: next.make, before: fromFile(named("hog"), named("full")) });
+    b.config.apply({ source: "api", pods: [named("api")], errors: [] });
+    await b.settle();
+    // Until the eviction manager has measured the node, the pod stays as it was left.
+    await clock.advance(10_000);
+    await b.settle();
+    expect(statusOf(b.agent, "hog").phase).toBe("Failed");
+    next.pressure = new Set();
+    await clock.advance(2_000);
+    await b.settle();
+    await clock.advance(1_000);
+    await b.settle();
+    expect(statusOf(b.agent, "hog").phase).toBe("Running");
+    expect(statusOf(b.agent, "full")).toMatchObject({ phase: "Failed", reason: "Evicted" });
+    expect(statusOf(b.agent, "api")).toMatchObject({ phase: "Failed", reason: "Evicted" });
+    expect(Object.keys(JSON.parse(readFileSync(join(stateDir, "evicted-pods.json"), "utf8"))).sort()).toEqual(["uid-api", "uid-full"]);
+    await b.stop();
   });
 });
 

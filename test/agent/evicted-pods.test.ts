@@ -41,3 +41,12 @@ test("an unreadable file is said and ignored; malformed entries are skipped", ()
   expect(pods.get("u3")).toBeUndefined();
   expect(JSON.parse(readFileSync(mixed, "utf8")).u2).toEqual({ reason: 7 });
 });
+
+test("the pressure condition of an eviction is kept; an unknown one is dropped, the eviction kept", () => {
+  const file = join(root, "conditions.json");
+  const pods = new EvictedPods(file);
+  pods.add("u1", { reason: "Evicted", message: "The node was low on resource: memory. ", condition: "MemoryPressure" });
+  expect(new EvictedPods(file).get("u1")).toEqual({ reason: "Evicted", message: "The node was low on resource: memory. ", condition: "MemoryPressure" });
+  writeFileSync(file, JSON.stringify({ u2: { reason: "Evicted", message: "m", condition: "CpuPressure" } }));
+  expect(new EvictedPods(file).get("u2")).toEqual({ reason: "Evicted", message: "m" });
+});

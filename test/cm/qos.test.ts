@@ -55,9 +55,14 @@ describe("OOM score adjustment as policy.go", () => {
     const be = c("a");
     const critical = podOf([be], [], { priorityClassName: "system-node-critical" }, { "kubernetes.io/config.source": "file" });
     expect(containerOomScoreAdj(critical, be, 16 * GiB)).toBe(-997);
-    // From the API server without the critical priority, the class name alone is not enough.
+    // The built-in class by name gives the critical priority when the pod carries none (a kubeadm manifest).
     const api = podOf([be], [], { priorityClassName: "system-node-critical" }, { "kubernetes.io/config.source": "api" });
-    expect(containerOomScoreAdj(api, be, 16 * GiB)).toBe(1000);
-    expect(containerOomScoreAdj({ ...api, spec: { ...api.spec!, priority: 2_000_001_000 } }, be, 16 * GiB)).toBe(-997);
+    expect(containerOomScoreAdj(api, be, 16 * GiB)).toBe(-997);
+    // A priority that says otherwise wins over the name: not critical, so its QoS class decides.
+    expect(containerOomScoreAdj({ ...api, spec: { ...api.spec!, priority: 0 } }, be, 16 * GiB)).toBe(1000);
+    // In a cluster a static pod is critical whatever its priority (kubelettypes.IsCriticalPod).
+    const staticLow = podOf([be], [], { priorityClassName: "system-node-critical", priority: 0 }, { "kubernetes.io/config.source": "file" });
+    expect(containerOomScoreAdj(staticLow, be, 16 * GiB)).toBe(1000);
+    expect(containerOomScoreAdj(staticLow, be, 16 * GiB, { cluster: true })).toBe(-997);
   });
 });

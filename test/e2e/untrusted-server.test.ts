@@ -12,6 +12,8 @@ import { REDACTED } from "../../src/server/redact";
 import { manifest, running, useAgent, NODE_NAME } from "./agent-harness";
 import { CONTAINERD, removeCgroups, unmountUnder } from "./node";
 import { BinaryProcess, eventually } from "./proc";
+import { connect } from "node:net";
+import { rawRequest, statusLine } from "../server/raw-http";
 
 const TOKEN = "untrusted-e2e-token";
 const PASSWORD = "hunter2-e2e-password";
@@ -124,6 +126,27 @@ for (const version of ["1.6", "1.7"] as const) {
         return r.status === 200 && r.headers.get("warning") === null;
       }, 30_000, 500);
     }, 60_000);
+
+    test("a request the parser refuses gets a status, not a silent close: 431 for a head over 16 KiB or 2000 headers, 400 for a malformed request line, 405 for CONNECT and unknown methods", async () => {
+      const port = Number(new URL(env.agent().url).port);
+      const open = () => connect(port, "127.0.0.1");
+      const head = (extra: string) => `GET /pods HTTP/1.1\r\nHost: x\r\n${extra}Connection: close\r\n\r\n`;
+      const cases: [string, string][] = [
+        [head(`X-Big: ${"a".repeat(20_000)}\r\n`), "HTTP/1.1 431 Request Header Fields Too Large"],
+        [head(Array.from({ length: 2000 }, (_, i) => `X-H${i}: v\r\n`).join("")), "HTTP/1.1 431 Request Header Fields Too Large"],
+        ["GARBAGE\r\n\r\n", "HTTP/1.1 400 Bad Request"],
+        ["CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n", "HTTP/1.1 405 Method Not Allowed"],
+        ["get /pods HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "HTTP/1.1 405 Method Not Allowed"],
+        ["FROB /pods HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "HTTP/1.1 405 Method Not Allowed"],
+      ];
+      for (const [data, expected] of cases) {
+        const r = await rawRequest(open, data);
+        expect(statusLine(r.text)).toBe(expected);
+        expect(r.closed).toBe(true);
+      }
+      // The agent serves on: a good request right after.
+      expect((await fetch(`${env.agent().url}/pods`, { headers: auth })).status).toBe(200);
+    });
   });
 
   describe(`untrusted callers, agent with --anonymous-read-only, containerd ${version}`, () => {

@@ -43,4 +43,12 @@ describe("EvictionAdmitHandler (the eviction manager's Admit)", () => {
   test("critical pods are admitted under any pressure", () => {
     expect(admit(["MemoryPressure", "DiskPressure", "PIDPressure"], critical)).toEqual({ admit: true });
   });
+
+  test("a kubeadm-style static pod (system-node-critical by name, no priority) is critical; a static pod without it only in a cluster", () => {
+    const kubeadm: Pod = { metadata: { name: "etcd", annotations: { "kubernetes.io/config.source": "file" } }, spec: { containers: [{ name: "c" }], priorityClassName: "system-node-critical" } };
+    expect(admit(["DiskPressure"], kubeadm)).toEqual({ admit: true });
+    const plain: Pod = { ...bestEffort, metadata: { name: "s", annotations: { "kubernetes.io/config.source": "file" } } };
+    expect(admit(["DiskPressure"], plain).admit).toBe(false);
+    expect(new EvictionAdmitHandler(() => new Set(["DiskPressure"]), { cluster: true }).admit({ pod: plain, otherPods: [] })).toEqual({ admit: true });
+  });
 });

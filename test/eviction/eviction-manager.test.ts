@@ -51,7 +51,7 @@ describe("EvictionManager under memory pressure", () => {
     const evicted = await s.manager.synchronize();
     expect(evicted.map((p) => p.metadata!.name)).toEqual(["besteffort"]);
     expect(s.target.evictions).toEqual([
-      { name: "besteffort", grace: 0, status: { reason: "Evicted", message: "The node was low on resource: memory. Container main was using 5Mi, which exceeds its request of 0. " } },
+      { name: "besteffort", grace: 0, status: { reason: "Evicted", message: "The node was low on resource: memory. Container main was using 5Mi, which exceeds its request of 0. ", condition: "MemoryPressure" } },
     ]);
     expect([...s.manager.pressure()]).toEqual(["MemoryPressure"]);
     // Still under pressure next cycle: the Guaranteed pod goes then, its message without a container sentence.
@@ -106,6 +106,55 @@ describe("EvictionManager under memory pressure", () => {
     expect(await s.manager.synchronize()).toEqual([]);
     expect(s.target.evictions).toHaveLength(1);
     expect(s.lines.some((l) => l.includes("cannot evict a critical pod: default/critical"))).toBe(true);
+  });
+
+  test("a kubeadm-style static pod (priorityClassName system-node-critical, no priority) is critical and skipped; a BestEffort static pod goes", async () => {
+    const s = setup({ hard: "memory.available<1Gi" });
+    const kubeadm = pod("kube-apiserver");
+    kubeadm.metadata!.annotations = { "kubernetes.io/config.source": "file" };
+    kubeadm.spec!.priorityClassName = "system-node-critical";
+    const be = pod("besteffort");
+    be.metadata!.annotations = { "kubernetes.io/config.source": "file" };
+    s.target.pods = [kubeadm, be];
+    // The control-plane pod uses far more than the BestEffort one; its priority (the class's, by name) ranks it last.
+    s.summary.pods = [podStats(kubeadm, { main: { workingSet: 900 * MI } }), podStats(be, { main: { workingSet: MI } })];
+    s.summary.node.memory = { capacity: 8 * GI, available: 512 * MI };
+    await s.manager.synchronize();
+    expect(s.target.evictions.map((e) => [e.name, e.status.condition])).toEqual([["besteffort", "MemoryPressure"]]);
+    // Still under pressure with the control-plane pod alone: it is never evicted.
+    await s.clock.advance(10_000);
+    expect(await s.manager.synchronize()).toEqual([]);
+    expect(s.target.evictions).toHaveLength(1);
+    expect(s.lines.some((l) => l.includes("cannot evict a critical pod: default/kube-apiserver"))).toBe(true);
+  });
+
+  test("in a cluster every static pod is critical: one without a priority is not evicted", async () => {
+    const s = setup({ hard: "memory.available<1Gi" }, { cluster: true });
+    const st = pod("static");
+    st.metadata!.annotations = { "kubernetes.io/config.source": "file" };
+    s.target.pods = [st];
+    s.summary.pods = [podStats(st, { main: { workingSet: 5 * MI } })];
+    s.summary.node.memory = { capacity: 8 * GI, available: 512 * MI };
+    expect(await s.manager.synchronize()).toEqual([]);
+    // Standalone the same pod is evicted (the agent's documented departure).
+    const t = setup({ hard: "memory.available<1Gi" });
+    t.target.pods = [st];
+    t.summary.pods = s.summary.pods;
+    t.summary.node.memory = s.summary.node.memory;
+    expect((await t.manager.synchronize()).map((p) => p.metadata!.name)).toEqual(["static"]);
+  });
+
+  test("observedPressure is unknown until a cycle has measured the node, then the conditions", async () => {
+    const s = setup({ hard: "memory.available<1Gi" });
+    expect(s.manager.observedPressure()).toBeUndefined();
+    s.summary.node.memory = { capacity: 8 * GI, available: 4 * GI };
+    await s.manager.synchronize();
+    expect([...s.manager.observedPressure()!]).toEqual([]);
+    s.summary.node.memory = { capacity: 8 * GI, available: 512 * MI };
+    await s.manager.synchronize();
+    expect([...s.manager.observedPressure()!]).toEqual(["MemoryPressure"]);
+    // No threshold at all: nothing to measure, never any pressure.
+    expect([...setup({}).manager.observedPressure()!]).toEqual([]);
   });
 
   test("minimum reclaim: once met, the threshold keeps evicting until available ≥ threshold + minimum reclaim", async () => {

@@ -118,6 +118,13 @@ export class FakePodWorkers implements PodWorkers {
     s.evicted = { gracePeriodSeconds: o.gracePeriodSeconds };
     return true;
   }
+  restartPod(uid: string): boolean {
+    const s = this.known.get(uid);
+    if (!s || s.phase !== "terminated" || s.removed) return false;
+    this.calls.push(`restart ${uid}`);
+    this.known.set(uid, { uid, fullName: s.fullName, pod: s.pod, phase: "syncing", removed: false, waiting: new Map(), lastSyncTime: 0, syncs: 0, seen: "" });
+    return true;
+  }
   getDuePods(): string[] {
     return this.due.splice(0);
   }

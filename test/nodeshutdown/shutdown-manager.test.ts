@@ -65,6 +65,16 @@ describe("grace periods", () => {
       [CRITICAL, ["crit", "top"]],
     ]);
   });
+
+  test("a kubeadm static pod (system-node-critical by name, no priority) goes with the critical group", () => {
+    const kubeadm = pod("etcd");
+    kubeadm.spec!.priorityClassName = "system-node-critical";
+    const out = groupByPriority(migrateGracePeriods(30_000, 10_000), [kubeadm, pod("web")]).map((g) => [g.priority, g.pods.map((p) => p.metadata!.name)]);
+    expect(out).toEqual([
+      [0, ["web"]],
+      [CRITICAL, ["etcd"]],
+    ]);
+  });
 });
 
 describe("a shutdown", () => {

@@ -11,6 +11,7 @@ import type { ReplicaSet, StatefulSet } from "kubernetes-types/apps/v1";
 import type { Namespace, Node, Pod, ReplicationController, Service } from "kubernetes-types/core/v1";
 import type { PriorityClass } from "kubernetes-types/scheduling/v1";
 import { applyPodDefaults } from "../../api/defaults";
+import { SYSTEM_PRIORITY_CLASSES } from "../../api/pod-priority";
 import { ConfigError, errorMessage } from "../../util/errors";
 import { Workloads } from "../model/default-selector";
 
@@ -118,9 +119,6 @@ export function derivedUID(namespace: string, name: string): string {
   const h = createHash("sha256").update(`nodeagent-schedule/${namespace}/${name}`).digest("hex");
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
-
-/** The built-in PriorityClasses every cluster has. */
-const SYSTEM_PRIORITY_CLASSES: Record<string, number> = { "system-node-critical": 2000001000, "system-cluster-critical": 2000000000 };
 
 /**
  * A pod as the API server would store it: defaulted, namespaced, with a UID and the priority of its
