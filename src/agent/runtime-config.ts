@@ -8,6 +8,7 @@ import type { Container, EnvVar, EnvVarSource, Pod } from "kubernetes-types/core
 import { containerLabels, sandboxLabels } from "../cri/labels";
 import type { ContainerConfigInput, PodSandboxConfigInput } from "../cri/types";
 import { expandVars } from "../api/expansion";
+import { mountSubPath } from "../api/subpath";
 import { podRef } from "../api/pod";
 import { parseQuantity } from "../api/quantity";
 import { containerOomScoreAdj, flatPodCgroupParent, milliCpuToQuota, milliCpuToShares, QUOTA_PERIOD_US, type PodCgroups } from "../cm";
@@ -239,7 +240,8 @@ export function containerConfig(a: ContainerConfigArgs): ContainerConfigInput {
   const runAsUser = sc.runAsUser ?? psc.runAsUser;
   const runAsGroup = sc.runAsGroup ?? psc.runAsGroup;
   const mounts = (c.volumeMounts ?? []).map((m) => {
-    const hostPath = a.volumePath(m.name, m.subPath ?? "");
+    // subPathExpr expanded from the container's resolved environment (may throw SubPathError).
+    const hostPath = a.volumePath(m.name, mountSubPath(m, vars));
     // Every volume is made before a container is created (the volume manager): a mount without one
     // would run the container without the data it expects, so it is an error, never dropped.
     if (hostPath === undefined) throw new Error(`volumeMount "${m.name}" of container "${c.name}" names no volume the pod has made`);

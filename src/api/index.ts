@@ -10,5 +10,6 @@ export * from "./pod";
 export * from "./annotations";
 export * from "./node-labels";
 export * from "./expansion";
+export * from "./subpath";
 export * from "./pod-references";
 export * from "./pod-waits";
