@@ -16,7 +16,7 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import type { ClusterNode } from "../cluster/cluster-node";
-import { CriticalPodAdmissionHandler, PredicateAdmitHandler, SysctlAdmitHandler, type PodAdmitHandler } from "../admission";
+import { CriticalPodAdmissionHandler, PredicateAdmitHandler, SysctlAdmitHandler, UnsupportedFieldsAdmitHandler, type PodAdmitHandler } from "../admission";
 import { parseQuantity } from "../api/quantity";
 import { ContainerManager, FsCgroupManager, type CgroupManager } from "../cm";
 import { conflictCheck, FileSource, HttpSource, PodConfig, pushPolicyCheck, PushSource, type PodSource } from "../config";
@@ -426,12 +426,14 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       })));
     let evictionManager: EvictionManager | undefined;
     // The admission chain (issue 17), in the kubelet's order (NewMainKubelet): the eviction manager's
-    // handler goes first (src/eviction), then the sysctl allowlist, then the predicate
+    // handler goes first (src/eviction), then the sysctl allowlist, the agent's unsupported fields, then the predicate
     // handler (resources against the Node's allocatable, max pods, affinity, ports, NoExecute taints;
     // critical pods preempt), then node shutdown when there is one.
     const admitHandlers: PodAdmitHandler[] = [
       new EvictionAdmitHandler(() => evictionManager?.pressure() ?? new Set()),
       new SysctlAdmitHandler(config.allowedUnsafeSysctls),
+      // Fields the kubelet acts on and the agent does not: refused, never silently ignored (field ledger).
+      new UnsupportedFieldsAdmitHandler(),
       new PredicateAdmitHandler({
         // In a cluster, the API server's copy of the Node (labels and taints others set count), else
         // the one the agent built (the kubelet's getNodeAnyWay: nodeLister, then initialNode).
