@@ -213,6 +213,16 @@ export function linuxResources(pod: Pod, c: Container, memoryCapacityBytes: numb
   };
 }
 
+/**
+ * The kubelet's translateMountPropagation: None (or unset) is private, HostToContainer rslave,
+ * Bidirectional rshared (validation allows it to privileged containers only).
+ */
+export function mountPropagation(mode: string | undefined): "PROPAGATION_PRIVATE" | "PROPAGATION_HOST_TO_CONTAINER" | "PROPAGATION_BIDIRECTIONAL" {
+  if (mode === "HostToContainer") return "PROPAGATION_HOST_TO_CONTAINER";
+  if (mode === "Bidirectional") return "PROPAGATION_BIDIRECTIONAL";
+  return "PROPAGATION_PRIVATE";
+}
+
 export interface ContainerConfigArgs {
   pod: Pod;
   container: Container;
@@ -249,7 +259,11 @@ export function containerConfig(a: ContainerConfigArgs): ContainerConfigInput {
     // (the kubelet's makeMounts: ReadOnly || mustMountRO, since CVE-2017-1002102).
     const volume = pod.spec?.volumes?.find((v) => v.name === m.name);
     const readonly = m.readOnly === true || (volume !== undefined && mustMountReadOnly(volume));
-    return { containerPath: m.mountPath, hostPath, readonly, propagation: "PROPAGATION_PRIVATE" as const };
+    // containerd 1.6 and 1.7 cannot make a mount recursively read-only (their RuntimeHandlers do not
+    // offer RecursiveReadOnlyMounts): the kubelet's resolveRecursiveReadOnly refuses Enabled with this
+    // message and takes IfPossible as a plain read-only mount.
+    if (m.recursiveReadOnly === "Enabled") throw new Error(`failed to resolve recursive read-only mode: volume ${JSON.stringify(m.name)} requested recursive read-only mode, but it is not supported by the runtime`);
+    return { containerPath: m.mountPath, hostPath, readonly, propagation: mountPropagation(m.mountPropagation) };
   });
   if (c.terminationMessagePath) {
     mounts.push({ containerPath: c.terminationMessagePath, hostPath: confinedPath(terminationLogDir(pod, c.name, o), `${a.restartCount}-termination-log`), readonly: false, propagation: "PROPAGATION_PRIVATE" });
