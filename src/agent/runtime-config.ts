@@ -4,6 +4,7 @@
 // Pure functions: the caller makes the volumes (PodVolumes) and calls the runtime; container mounts
 // take their host paths from the lookup it passes.
 import { totalmem } from "node:os";
+import { dirname, join } from "node:path";
 import type { Container, EnvVar, EnvVarSource, Pod } from "kubernetes-types/core/v1";
 import { containerLabels, sandboxLabels } from "../cri/labels";
 import type { ContainerConfigInput, PodSandboxConfigInput } from "../cri/types";
@@ -19,6 +20,7 @@ import { uidSegment } from "../manifest/static-pod";
 import { confinedPath, PathEscapeError, pathSegmentProblem } from "../util/confined-path";
 import * as ann from "./labels";
 import { podDnsConfig, type ClusterDnsOptions } from "./dns";
+import { containerAppArmorProfile, containerSeccompProfile, containerSeLinuxOption, procMountPaths, SANDBOX_SECCOMP_PROFILE, seLinuxOption } from "./security-context";
 import type { RuntimeClassLookup } from "./runtime-class-manager";
 
 export interface RuntimeConfigOptions {
@@ -26,6 +28,11 @@ export interface RuntimeConfigOptions {
   podLogsRoot: string;
   /** Where pod volumes live: <podsDir>/<uid>/volumes/kubernetes.io~empty-dir/<name>, as the kubelet. */
   podsDir: string;
+  /**
+   * Where Localhost seccomp profiles are (the kubelet's seccomp-profile-root, <root-dir>/seccomp);
+   * <podsDir>/../seccomp when not given.
+   */
+  seccompProfileRoot?: string;
   /** --cgroup-root: every pod's cgroup is below it. */
   cgroupRoot: string;
   /**
@@ -128,9 +135,18 @@ export function sandboxConfig(pod: Pod, attempt: number, o: RuntimeConfigOptions
         runAsUser: spec.securityContext?.runAsUser !== undefined ? { value: spec.securityContext.runAsUser } : null,
         runAsGroup: spec.securityContext?.runAsGroup !== undefined ? { value: spec.securityContext.runAsGroup } : null,
         supplementalGroups: spec.securityContext?.supplementalGroups ?? [],
+        // generatePodSandboxLinuxConfig: the pause container always runs RuntimeDefault (kubernetes#84623),
+        // and carries the pod's SELinux options.
+        seccomp: SANDBOX_SECCOMP_PROFILE,
+        selinuxOptions: seLinuxOption(spec.securityContext?.seLinuxOptions),
       },
     },
   };
+}
+
+/** <root-dir>/seccomp: the folder Localhost seccomp profiles are read from. */
+export function seccompProfileRoot(o: RuntimeConfigOptions): string {
+  return o.seccompProfileRoot ?? join(dirname(o.podsDir), "seccomp");
 }
 
 /**
@@ -269,6 +285,10 @@ export function containerConfig(a: ContainerConfigArgs): ContainerConfigInput {
     mounts.push({ containerPath: c.terminationMessagePath, hostPath: confinedPath(terminationLogDir(pod, c.name, o), `${a.restartCount}-termination-log`), readonly: false, propagation: "PROPAGATION_PRIVATE" });
   }
   const preStop = c.lifecycle?.preStop;
+  // seccomp, AppArmor, SELinux and /proc masking as the kubelet's determineEffectiveSecurityContext
+  // (security-context.ts); a Localhost profile that cannot be named throws (CreateContainerConfigError).
+  const seccomp = containerSeccompProfile(pod, c, seccompProfileRoot(o));
+  const apparmor = containerAppArmorProfile(pod, c);
   return {
     metadata: { name: c.name, attempt: a.restartCount },
     image: { image: a.imageRef || c.image || "" },
@@ -308,10 +328,12 @@ export function containerConfig(a: ContainerConfigArgs): ContainerConfigInput {
         readonlyRootfs: sc.readOnlyRootFilesystem === true,
         supplementalGroups: psc.supplementalGroups ?? [],
         noNewPrivs: sc.allowPrivilegeEscalation === false,
-        // The kubelet masks /proc paths and read-only paths for unprivileged containers; containerd
-        // applies its defaults when these are empty.
-        maskedPaths: [],
-        readonlyPaths: [],
+        seccomp,
+        ...apparmor,
+        selinuxOptions: containerSeLinuxOption(pod, c),
+        // procMount: the kubelet's explicit masked and read-only paths (Default) or none (Unmasked);
+        // containerd applies only these (its own defaults are cleared), and none for privileged.
+        ...procMountPaths(c),
       },
     },
   };

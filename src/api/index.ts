@@ -11,5 +11,6 @@ export * from "./annotations";
 export * from "./node-labels";
 export * from "./expansion";
 export * from "./subpath";
+export * from "./apparmor";
 export * from "./pod-references";
 export * from "./pod-waits";
