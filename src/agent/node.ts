@@ -16,7 +16,7 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import type { ClusterNode } from "../cluster/cluster-node";
-import { CriticalPodAdmissionHandler, PredicateAdmitHandler, SysctlAdmitHandler, type PodAdmitHandler } from "../admission";
+import { AppArmorAdmitHandler, CriticalPodAdmissionHandler, PredicateAdmitHandler, SysctlAdmitHandler, UnsupportedFieldsAdmitHandler, type PodAdmitHandler } from "../admission";
 import { parseQuantity } from "../api/quantity";
 import { ContainerManager, FsCgroupManager, type CgroupManager } from "../cm";
 import { conflictCheck, FileSource, HttpSource, PodConfig, pushPolicyCheck, PushSource, type PodSource } from "../config";
@@ -428,13 +428,18 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       })));
     let evictionManager: EvictionManager | undefined;
     // The admission chain (issue 17), in the kubelet's order (NewMainKubelet): the eviction manager's
-    // handler goes first (src/eviction), then the sysctl allowlist, then the predicate
+    // handler goes first (src/eviction), then the sysctl allowlist, AppArmor, the agent's unsupported fields, then the predicate
     // handler (resources against the Node's allocatable, max pods, affinity, ports, NoExecute taints;
     // critical pods preempt), then node shutdown when there is one.
     const admitHandlers: PodAdmitHandler[] = [
       // In a cluster (--kubeconfig) static and mirror pods are critical (src/api isCriticalPod).
       new EvictionAdmitHandler(() => evictionManager?.pressure() ?? new Set(), { cluster: !!config.cluster }),
       new SysctlAdmitHandler(config.allowedUnsafeSysctls),
+      // An AppArmor profile the host cannot enforce (no AppArmor in the kernel): refused, as the kubelet's
+      // AppArmor admit handler, rather than run unconfined.
+      new AppArmorAdmitHandler(),
+      // Fields the kubelet acts on and the agent does not: refused, never silently ignored (field ledger).
+      new UnsupportedFieldsAdmitHandler(),
       new PredicateAdmitHandler({
         // In a cluster, the API server's copy of the Node (labels and taints others set count), else
         // the one the agent built (the kubelet's getNodeAnyWay: nodeLister, then initialNode).
@@ -473,6 +478,8 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       runtimeName,
       runtimeConfig: {
         podLogsRoot: config.pods.logsDir, podsDir: join(config.rootDir, "pods"), cgroupRoot: config.pods.cgroupRoot, nodeName, hostIP: hostIPs[0]!, hostIPs,
+        // The kubelet's seccomp-profile-root: Localhost seccomp profiles are <root-dir>/seccomp/<localhostProfile>.
+        seccompProfileRoot: join(config.rootDir, "seccomp"),
         podCgroups: containerManager,
         // spec.runtimeClassName: RuntimeClasses from the API server (none standalone: such pods wait).
         ...(runtimeClasses ? { runtimeClasses } : {}),

@@ -27,6 +27,7 @@ import type { Backoff } from "./backoff";
 import { PodStartGate, type PodStartPlace } from "./pod-start-gate";
 import { HandlerRunner } from "./lifecycle-handlers";
 import { NoRuntimeClasses } from "./runtime-class-manager";
+import { imageUser, needsImageUser, runAsNonRootProblem, type ImageUser } from "./run-as-non-root";
 import * as ann from "./labels";
 import { computePodActions, findContainerStatus, hasSidecars, isInit, isSidecar, neverRan, type PodActions, type ProbeFailureLookup, type StartedLookup } from "./pod-actions";
 import { TerminationOrder } from "./termination-order";
@@ -349,9 +350,11 @@ export class PodSyncer {
     try {
       config = containerConfig({ pod, container: c, init, restartCount, podIP, imageRef, options: this.opts, env, volumePath: (name, subPath) => this.volumes.mountSource(pod, name, subPath) });
     } catch (err) {
-      // A subPath leading out of its volume, a mount of no volume: the kubelet's CreateContainerConfigError.
+      // A subPath leading out of its volume, a subPathExpr whose expansion is unset, absolute or has
+      // '..', a mount of no volume: the kubelet's CreateContainerConfigError (makeMounts).
       throw new ContainerStartError("CreateContainerConfigError", errorMessage(err));
     }
+    await this.verifyRunAsNonRoot(pod, c);
     let id: string;
     try {
       id = await this.runtime.createContainer(sandboxId, config, sb);
@@ -407,6 +410,26 @@ export class PodSyncer {
   /** Where an httpGet hook without a host goes: the pod IP, or the node's for a host-network pod. */
   private hookHost(pod: Pod, podIP: string): string {
     return pod.spec?.hostNetwork ? this.opts.hostIP : podIP;
+  }
+
+  /**
+   * The kubelet's verifyRunAsNonRoot, after the config is made and before the container is created
+   * (generateContainerConfig): a container under runAsNonRoot that would run as root is not created and
+   * waits with CreateContainerConfigError; the pod worker retries the sync with its backoff. The image's
+   * user is asked of the runtime (ImageStatus of the container's image, as getImageUser) only when no
+   * runAsUser decides.
+   */
+  private async verifyRunAsNonRoot(pod: Pod, c: Container): Promise<void> {
+    let user: ImageUser | undefined;
+    if (needsImageUser(pod, c)) {
+      try {
+        user = imageUser((await this.runtime.imageStatus({ image: c.image ?? "" })).image);
+      } catch (err) {
+        throw new ContainerStartError("CreateContainerConfigError", runtimeErrorMessage(err));
+      }
+    }
+    const problem = runAsNonRootProblem(pod, c, user);
+    if (problem) throw new ContainerStartError("CreateContainerConfigError", problem);
   }
 
   /** The container's environment from its pod and objects; CreateContainerConfigError when it cannot be made. */

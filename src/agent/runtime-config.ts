@@ -4,10 +4,12 @@
 // Pure functions: the caller makes the volumes (PodVolumes) and calls the runtime; container mounts
 // take their host paths from the lookup it passes.
 import { totalmem } from "node:os";
+import { dirname, join } from "node:path";
 import type { Container, EnvVar, EnvVarSource, Pod } from "kubernetes-types/core/v1";
 import { containerLabels, sandboxLabels } from "../cri/labels";
 import type { ContainerConfigInput, PodSandboxConfigInput } from "../cri/types";
 import { expandVars } from "../api/expansion";
+import { mountSubPath } from "../api/subpath";
 import { podRef } from "../api/pod";
 import { parseQuantity } from "../api/quantity";
 import { containerOomScoreAdj, flatPodCgroupParent, milliCpuToQuota, milliCpuToShares, QUOTA_PERIOD_US, type PodCgroups } from "../cm";
@@ -18,6 +20,7 @@ import { uidSegment } from "../manifest/static-pod";
 import { confinedPath, PathEscapeError, pathSegmentProblem } from "../util/confined-path";
 import * as ann from "./labels";
 import { podDnsConfig, type ClusterDnsOptions } from "./dns";
+import { containerAppArmorProfile, containerSeccompProfile, containerSeLinuxOption, procMountPaths, SANDBOX_SECCOMP_PROFILE, seLinuxOption } from "./security-context";
 import type { RuntimeClassLookup } from "./runtime-class-manager";
 
 export interface RuntimeConfigOptions {
@@ -25,6 +28,11 @@ export interface RuntimeConfigOptions {
   podLogsRoot: string;
   /** Where pod volumes live: <podsDir>/<uid>/volumes/kubernetes.io~empty-dir/<name>, as the kubelet. */
   podsDir: string;
+  /**
+   * Where Localhost seccomp profiles are (the kubelet's seccomp-profile-root, <root-dir>/seccomp);
+   * <podsDir>/../seccomp when not given.
+   */
+  seccompProfileRoot?: string;
   /** --cgroup-root: every pod's cgroup is below it. */
   cgroupRoot: string;
   /**
@@ -132,9 +140,18 @@ export function sandboxConfig(pod: Pod, attempt: number, o: RuntimeConfigOptions
         runAsUser: spec.securityContext?.runAsUser !== undefined ? { value: spec.securityContext.runAsUser } : null,
         runAsGroup: spec.securityContext?.runAsGroup !== undefined ? { value: spec.securityContext.runAsGroup } : null,
         supplementalGroups: spec.securityContext?.supplementalGroups ?? [],
+        // generatePodSandboxLinuxConfig: the pause container always runs RuntimeDefault (kubernetes#84623),
+        // and carries the pod's SELinux options.
+        seccomp: SANDBOX_SECCOMP_PROFILE,
+        selinuxOptions: seLinuxOption(spec.securityContext?.seLinuxOptions),
       },
     },
   };
+}
+
+/** <root-dir>/seccomp: the folder Localhost seccomp profiles are read from. */
+export function seccompProfileRoot(o: RuntimeConfigOptions): string {
+  return o.seccompProfileRoot ?? join(dirname(o.podsDir), "seccomp");
 }
 
 /**
@@ -217,6 +234,16 @@ export function linuxResources(pod: Pod, c: Container, memoryCapacityBytes: numb
   };
 }
 
+/**
+ * The kubelet's translateMountPropagation: None (or unset) is private, HostToContainer rslave,
+ * Bidirectional rshared (validation allows it to privileged containers only).
+ */
+export function mountPropagation(mode: string | undefined): "PROPAGATION_PRIVATE" | "PROPAGATION_HOST_TO_CONTAINER" | "PROPAGATION_BIDIRECTIONAL" {
+  if (mode === "HostToContainer") return "PROPAGATION_HOST_TO_CONTAINER";
+  if (mode === "Bidirectional") return "PROPAGATION_BIDIRECTIONAL";
+  return "PROPAGATION_PRIVATE";
+}
+
 export interface ContainerConfigArgs {
   pod: Pod;
   container: Container;
@@ -244,7 +271,8 @@ export function containerConfig(a: ContainerConfigArgs): ContainerConfigInput {
   const runAsUser = sc.runAsUser ?? psc.runAsUser;
   const runAsGroup = sc.runAsGroup ?? psc.runAsGroup;
   const mounts = (c.volumeMounts ?? []).map((m) => {
-    const hostPath = a.volumePath(m.name, m.subPath ?? "");
+    // subPathExpr expanded from the container's resolved environment (may throw SubPathError).
+    const hostPath = a.volumePath(m.name, mountSubPath(m, vars));
     // Every volume is made before a container is created (the volume manager): a mount without one
     // would run the container without the data it expects, so it is an error, never dropped.
     if (hostPath === undefined) throw new Error(`volumeMount "${m.name}" of container "${c.name}" names no volume the pod has made`);
@@ -252,12 +280,20 @@ export function containerConfig(a: ContainerConfigArgs): ContainerConfigInput {
     // (the kubelet's makeMounts: ReadOnly || mustMountRO, since CVE-2017-1002102).
     const volume = pod.spec?.volumes?.find((v) => v.name === m.name);
     const readonly = m.readOnly === true || (volume !== undefined && mustMountReadOnly(volume));
-    return { containerPath: m.mountPath, hostPath, readonly, propagation: "PROPAGATION_PRIVATE" as const };
+    // containerd 1.6 and 1.7 cannot make a mount recursively read-only (their RuntimeHandlers do not
+    // offer RecursiveReadOnlyMounts): the kubelet's resolveRecursiveReadOnly refuses Enabled with this
+    // message and takes IfPossible as a plain read-only mount.
+    if (m.recursiveReadOnly === "Enabled") throw new Error(`failed to resolve recursive read-only mode: volume ${JSON.stringify(m.name)} requested recursive read-only mode, but it is not supported by the runtime`);
+    return { containerPath: m.mountPath, hostPath, readonly, propagation: mountPropagation(m.mountPropagation) };
   });
   if (c.terminationMessagePath) {
     mounts.push({ containerPath: c.terminationMessagePath, hostPath: confinedPath(terminationLogDir(pod, c.name, o), `${a.restartCount}-termination-log`), readonly: false, propagation: "PROPAGATION_PRIVATE" });
   }
   const preStop = c.lifecycle?.preStop;
+  // seccomp, AppArmor, SELinux and /proc masking as the kubelet's determineEffectiveSecurityContext
+  // (security-context.ts); a Localhost profile that cannot be named throws (CreateContainerConfigError).
+  const seccomp = containerSeccompProfile(pod, c, seccompProfileRoot(o));
+  const apparmor = containerAppArmorProfile(pod, c);
   return {
     metadata: { name: c.name, attempt: a.restartCount },
     image: { image: a.imageRef || c.image || "" },
@@ -297,10 +333,12 @@ export function containerConfig(a: ContainerConfigArgs): ContainerConfigInput {
         readonlyRootfs: sc.readOnlyRootFilesystem === true,
         supplementalGroups: psc.supplementalGroups ?? [],
         noNewPrivs: sc.allowPrivilegeEscalation === false,
-        // The kubelet masks /proc paths and read-only paths for unprivileged containers; containerd
-        // applies its defaults when these are empty.
-        maskedPaths: [],
-        readonlyPaths: [],
+        seccomp,
+        ...apparmor,
+        selinuxOptions: containerSeLinuxOption(pod, c),
+        // procMount: the kubelet's explicit masked and read-only paths (Default) or none (Unmasked);
+        // containerd applies only these (its own defaults are cleared), and none for privileged.
+        ...procMountPaths(c),
       },
     },
   };

@@ -10,6 +10,8 @@ export * from "./pod";
 export * from "./annotations";
 export * from "./node-labels";
 export * from "./expansion";
+export * from "./subpath";
+export * from "./apparmor";
 export * from "./pod-references";
 export * from "./pod-waits";
 export * from "./pod-priority";

@@ -64,6 +64,9 @@ export async function projectedPayload(pod: Pod, source: ProjectedVolumeSource, 
         const token = await objects.getServiceAccountToken(pod, tokenRequest(pod, tp));
         const mode = pod.spec?.securityContext?.fsGroup !== undefined ? 0o600 : defaultMode;
         part = new Map([[tp.path, { data: new TextEncoder().encode(token.token), mode }]]);
+      } else if (s.clusterTrustBundle) {
+        // Not silently skipped (the field ledger): the volume cannot be made, and FailedMount says why.
+        throw new Error(`clusterTrustBundle projections are not supported by nodeagent (path ${JSON.stringify(s.clusterTrustBundle.path)})`);
       } else continue;
       for (const [path, file] of part) payload.set(path, file);
     } catch (e) {

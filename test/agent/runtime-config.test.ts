@@ -65,6 +65,32 @@ test("container: a volumeMount whose volume was not made is an error, never drop
   expect(() => containerConfig({ pod: p, container: p.spec!.containers[0]!, init: false, restartCount: 0, podIP: "", imageRef: "x", options: o, volumePath: () => undefined })).toThrow('volumeMount "data" of container "app" names no volume the pod has made');
 });
 
+test("container: mountPropagation as the kubelet's translateMountPropagation, never dropped to private", () => {
+  const p = pod();
+  const c = p.spec!.containers[0]!;
+  c.securityContext = { privileged: true };
+  c.volumeMounts = [
+    { name: "data", mountPath: "/a" },
+    { name: "data", mountPath: "/b", mountPropagation: "None" },
+    { name: "data", mountPath: "/c", mountPropagation: "HostToContainer" },
+    { name: "data", mountPath: "/d", mountPropagation: "Bidirectional" },
+  ];
+  const cfg = containerConfig({ pod: p, container: c, init: false, restartCount: 0, podIP: "", imageRef: "x", options: o, volumePath: (name) => `/v/${name}` });
+  expect(cfg.mounts!.slice(0, 4).map((m) => m.propagation)).toEqual(["PROPAGATION_PRIVATE", "PROPAGATION_PRIVATE", "PROPAGATION_HOST_TO_CONTAINER", "PROPAGATION_BIDIRECTIONAL"]);
+});
+
+test("container: recursiveReadOnly Enabled is refused (containerd 1.6/1.7 cannot), IfPossible is a plain read-only mount", () => {
+  const p = pod();
+  const c = p.spec!.containers[0]!;
+  c.volumeMounts = [{ name: "data", mountPath: "/a", readOnly: true, recursiveReadOnly: "IfPossible" }];
+  const cfg = containerConfig({ pod: p, container: c, init: false, restartCount: 0, podIP: "", imageRef: "x", options: o, volumePath: (name) => `/v/${name}` });
+  expect(cfg.mounts![0]).toMatchObject({ containerPath: "/a", readonly: true });
+  c.volumeMounts = [{ name: "data", mountPath: "/a", readOnly: true, recursiveReadOnly: "Enabled" }];
+  expect(() => containerConfig({ pod: p, container: c, init: false, restartCount: 0, podIP: "", imageRef: "x", options: o, volumePath: (name) => `/v/${name}` })).toThrow(
+    'failed to resolve recursive read-only mode: volume "data" requested recursive read-only mode, but it is not supported by the runtime',
+  );
+});
+
 test("container: command and args expanded, mounts, labels, hash and restart count, log path", () => {
   const p = pod();
   const volumePath = (name: string, subPath: string) => ({ data: "/var/lib/nodeagent/pods/u-1/volumes/kubernetes.io~empty-dir/data", host: "/etc/hosts" })[name] + (subPath ? `/${subPath}` : "");

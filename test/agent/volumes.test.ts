@@ -168,6 +168,39 @@ describe("Agent: what the status says", () => {
   });
 });
 
+describe("Agent: subPathExpr", () => {
+  function withSubPathExpr(host: string, expr: string, env: NonNullable<Pod["spec"]>["containers"][number]["env"]): Pod {
+    const p = pod();
+    p.spec!.volumes = [{ name: "logs", hostPath: { path: host, type: "Directory" } }];
+    p.spec!.containers[0]!.env = env;
+    p.spec!.containers[0]!.volumeMounts = [{ name: "logs", mountPath: "/logs", subPathExpr: expr }];
+    return p;
+  }
+
+  test("$(POD_NAME) from the downward API: the mount is the pod's sub-folder of the volume, not the volume", async () => {
+    const host = join(base, `host-${++n}`);
+    mkdirSync(join(host, "web"), { recursive: true });
+    mkdirSync(join(host, "other"), { recursive: true });
+    const a = await start();
+    a.config.apply(fromFile(withSubPathExpr(host, "$(POD_NAME)", [{ name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }])));
+    await a.settle();
+    expect(mountsOf(a.rt, 0).find((m) => m.containerPath === "/logs")?.hostPath).toBe(join(host, "web"));
+    await a.stop();
+  });
+
+  test("$(UP) = ../..: CreateContainerConfigError with the kubelet's message, the container is not created", async () => {
+    const host = join(base, `host-${++n}`);
+    mkdirSync(host, { recursive: true });
+    const a = await start();
+    a.config.apply(fromFile(withSubPathExpr(host, "$(UP)", [{ name: "UP", value: "../.." }])));
+    await a.settle();
+    expect(a.rt.callsOf("createContainer")).toHaveLength(0);
+    const w = statusOf(a.agent).containerStatuses?.[0]?.state?.waiting;
+    expect(w).toEqual({ reason: "CreateContainerConfigError", message: "unable to provision SubPath `../..`: must not contain '..'" });
+    await a.stop();
+  });
+});
+
 describe("Agent: removal and restart", () => {
   test("REMOVE: the pod's volumes are torn down and unmounted, its folder removed", async () => {
     const objects = new FakeObjectSource();

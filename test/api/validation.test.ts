@@ -389,3 +389,45 @@ describe("staticPodApiReferenceErrors", () => {
     expect(refs((p) => (p.spec!.resourceClaims = [{ name: "gpu" }]))).toEqual([["spec.resourceClaims", "static pods may not reference resourceclaims"]]);
   });
 });
+
+describe("validatePod: security contexts (ValidateSecurityContext, validateSeccompProfileField, validateAppArmorProfileField)", () => {
+  test("valid profiles and procMount Default pass", () => {
+    expect(messages((p) => {
+      p.spec!.securityContext = { seccompProfile: { type: "RuntimeDefault" }, appArmorProfile: { type: "Unconfined" } };
+      app(p).securityContext = { seccompProfile: { type: "Localhost", localhostProfile: "profiles/audit.json" }, appArmorProfile: { type: "Localhost", localhostProfile: "k8s-x" }, procMount: "Default" };
+      p.metadata!.annotations = { ...p.metadata!.annotations, "container.apparmor.security.beta.kubernetes.io/init": "runtime/default" };
+    })).toEqual([]);
+  });
+
+  test("seccompProfile", () => {
+    expect(messages((p) => (app(p).securityContext = { seccompProfile: { type: "Localhost" } }))).toEqual(["spec.containers[0].securityContext.seccompProfile.localhostProfile: Required value: must be set when seccomp type is Localhost"]);
+    expect(messages((p) => (p.spec!.securityContext = { seccompProfile: { type: "Localhost", localhostProfile: "../../etc/x.json" } }))).toEqual(['spec.securityContext.seccompProfile.localhostProfile: Invalid value: "../../etc/x.json": must not contain \'..\'']);
+    expect(messages((p) => (app(p).securityContext = { seccompProfile: { type: "Localhost", localhostProfile: "/etc/x.json" } }))).toEqual(['spec.containers[0].securityContext.seccompProfile.localhostProfile: Invalid value: "/etc/x.json": must be a relative path']);
+    expect(messages((p) => (app(p).securityContext = { seccompProfile: { type: "RuntimeDefault", localhostProfile: "x.json" } }))).toEqual(['spec.containers[0].securityContext.seccompProfile.localhostProfile: Invalid value: "x.json": can only be set when seccomp type is Localhost']);
+    expect(messages((p) => (app(p).securityContext = { seccompProfile: { type: "" } }))).toEqual(["spec.containers[0].securityContext.seccompProfile.type: Required value: type is required when seccompProfile is set"]);
+    expect(messages((p) => (app(p).securityContext = { seccompProfile: { type: "Strict" } }))).toEqual(['spec.containers[0].securityContext.seccompProfile.type: Unsupported value: "Strict": supported values: "Localhost", "RuntimeDefault", "Unconfined"']);
+  });
+
+  test("appArmorProfile", () => {
+    expect(messages((p) => (p.spec!.securityContext = { appArmorProfile: { type: "Localhost" } }))).toEqual(["spec.securityContext.appArmorProfile.localhostProfile: Required value: must be set when AppArmor type is Localhost"]);
+    expect(messages((p) => (app(p).securityContext = { appArmorProfile: { type: "Localhost", localhostProfile: " x" } }))).toEqual(['spec.containers[0].securityContext.appArmorProfile.localhostProfile: Invalid value: " x": must not be padded with whitespace']);
+    expect(messages((p) => (app(p).securityContext = { appArmorProfile: { type: "Unconfined", localhostProfile: "x" } }))).toEqual(['spec.containers[0].securityContext.appArmorProfile.localhostProfile: Invalid value: "x": can only be set when AppArmor type is Localhost']);
+    expect(messages((p) => (app(p).securityContext = { appArmorProfile: { type: "Loose" } }))).toEqual(['spec.containers[0].securityContext.appArmorProfile.type: Unsupported value: "Loose": supported values: "Localhost", "RuntimeDefault", "Unconfined"']);
+  });
+
+  test("AppArmor annotations: a known container and a valid profile name", () => {
+    const k = "container.apparmor.security.beta.kubernetes.io";
+    expect(messages((p) => (p.metadata!.annotations = { [`${k}/nope`]: "runtime/default" }))).toEqual([`metadata.annotations[${k}/nope]: Invalid value: "nope": container not found`]);
+    expect(messages((p) => (p.metadata!.annotations = { [`${k}/app`]: "docker-default" }))).toEqual([`metadata.annotations[${k}/app]: Invalid value: "docker-default": invalid AppArmor profile name: "docker-default"`]);
+  });
+
+  test("procMount: Unmasked needs hostUsers: false; other values are not supported", () => {
+    expect(messages((p) => (app(p).securityContext = { procMount: "Unmasked" }))).toEqual(['spec.containers[0].securityContext.procMount: Invalid value: "Unmasked": `hostUsers` must be false to use `Unmasked`']);
+    expect(messages((p) => (p.spec!.initContainers![0]!.securityContext = { procMount: "Unmasked" }))).toEqual(['spec.initContainers[0].securityContext.procMount: Invalid value: "Unmasked": `hostUsers` must be false to use `Unmasked`']);
+    expect(messages((p) => {
+      p.spec!.hostUsers = false;
+      app(p).securityContext = { procMount: "Unmasked" };
+    })).toEqual([]);
+    expect(messages((p) => (app(p).securityContext = { procMount: "Raw" }))).toEqual(['spec.containers[0].securityContext.procMount: Unsupported value: "Raw": supported values: "Default", "Unmasked"']);
+  });
+});

@@ -111,3 +111,7 @@ test("projected: every failing source is reported, as the kubelet's aggregate er
   expect((err as Error).message).toBe('[configmap "gone" not found, references non-existent secret key: token, serviceaccounts "builder" is forbidden]');
   await expect(projectedPayload(pod(), { sources: [{ configMap: { name: "gone" } }] }, objects)).rejects.toThrow(/^configmap "gone" not found$/);
 });
+
+test("projected: a clusterTrustBundle source is refused with a reason, never silently skipped", async () => {
+  await expect(projectedPayload(pod(), { sources: [{ clusterTrustBundle: { name: "ca", path: "ca.pem" } }] }, objects)).rejects.toThrow('clusterTrustBundle projections are not supported by nodeagent (path "ca.pem")');
+});
