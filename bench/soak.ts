@@ -15,7 +15,8 @@
 // MiB RSS, 2 fds, 2 timers, 5,000 heap objects, 20 events). Printed, never asserted: a shared
 // machine's figures are indicative.
 //
-// Usage: bun bench/soak.ts [--minutes N] [--binary PATH] (also SOAK_MINUTES, SOAK_BINARY; default
+// Usage: bun bench/soak.ts [--minutes N] [--binary PATH] (also SOAK_MINUTES, SOAK_BINARY, and
+// SOAK_CGROUP_ROOT for two runs at once: /nodeagent-soak; default
 // 60 minutes, dist/nodeagent). NODEAGENT_IMAGES must point at the test images. Everything it started
 // (the agent, containerd, the pods, the CNI bridge, its cgroups) is stopped by PID and removed at the
 // end, on SIGINT and SIGTERM too.
@@ -37,7 +38,7 @@ const PODS = Number(process.env.SOAK_PODS ?? 50);
 const CRASHING = Number(process.env.SOAK_CRASHING ?? 10);
 const CHURN = Number(process.env.SOAK_CHURN ?? 5);
 const SAMPLE_MS = Number(process.env.SOAK_SAMPLE_S ?? 60) * 1000;
-const CGROUP_ROOT = "/nodeagent-soak";
+const CGROUP_ROOT = process.env.SOAK_CGROUP_ROOT ?? "/nodeagent-soak";
 if (!Number.isInteger(MINUTES) || MINUTES < 2) throw new Error(`--minutes: want a whole number of minutes ≥ 2, got ${flags.minutes ?? process.env.SOAK_MINUTES}`);
 
 const version = (process.env.SOAK_CONTAINERD as "1.6" | "1.7" | undefined) ?? (missingForRealNode("1.7") ? "1.6" : "1.7");
