@@ -17,10 +17,13 @@
 //
 // Usage: bun bench/soak.ts [--minutes N] [--binary PATH] (also SOAK_MINUTES, SOAK_BINARY, and
 // SOAK_CGROUP_ROOT for two runs at once: /nodeagent-soak; default
-// 60 minutes, dist/nodeagent). NODEAGENT_IMAGES must point at the test images. Everything it started
+// 60 minutes, dist/nodeagent). SOAK_CHURN_PERIOD_S churns every so many seconds instead of once per
+// sample (a faster churn finds a leak sooner); SOAK_HEAP_DIR saves GET /debug/heap (the heap's object
+// counts by type after a full GC) at each sample, to diff early against late. The /metrics text's size
+// is followed too: series of pods that are gone must go with them. NODEAGENT_IMAGES must point at the test images. Everything it started
 // (the agent, containerd, the pods, the CNI bridge, its cgroups) is stopped by PID and removed at the
 // end, on SIGINT and SIGTERM too.
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { EVENT_RING_SIZE } from "../src/events/event-ring";
 import { manifest, TestAgent } from "../test/e2e/agent-harness";
@@ -39,6 +42,10 @@ const CRASHING = Number(process.env.SOAK_CRASHING ?? 10);
 const CHURN = Number(process.env.SOAK_CHURN ?? 5);
 const SAMPLE_MS = Number(process.env.SOAK_SAMPLE_S ?? 60) * 1000;
 const CGROUP_ROOT = process.env.SOAK_CGROUP_ROOT ?? "/nodeagent-soak";
+/** Seconds between churn waves (default: one wave per sample); shorter churns faster than it samples. */
+const CHURN_PERIOD_MS = Number(process.env.SOAK_CHURN_PERIOD_S ?? 0) * 1000;
+/** Where to save GET /debug/heap (type counts after a full GC) at each sample: heap-<minute>.json. */
+const HEAP_DIR = process.env.SOAK_HEAP_DIR;
 if (!Number.isInteger(MINUTES) || MINUTES < 2) throw new Error(`--minutes: want a whole number of minutes ≥ 2, got ${flags.minutes ?? process.env.SOAK_MINUTES}`);
 
 const version = (process.env.SOAK_CONTAINERD as "1.6" | "1.7" | undefined) ?? (missingForRealNode("1.7") ? "1.6" : "1.7");
@@ -74,6 +81,7 @@ interface Sample {
   timers: number;
   eventRing: number;
   pods: number;
+  metricsBytes: number;
 }
 
 const METRICS: { key: keyof Omit<Sample, "minute" | "pods">; label: string; floor: number; unit: (v: number) => string }[] = [
@@ -82,6 +90,7 @@ const METRICS: { key: keyof Omit<Sample, "minute" | "pods">; label: string; floo
   { key: "timers", label: "timers", floor: 2, unit: (v) => v.toFixed(1) },
   { key: "fds", label: "open fds", floor: 2, unit: (v) => v.toFixed(1) },
   { key: "eventRing", label: "event ring", floor: 20, unit: (v) => v.toFixed(0) },
+  { key: "metricsBytes", label: "/metrics size", floor: 2048, unit: (v) => `${(v / 1024).toFixed(1)} KiB` },
 ];
 
 function rssKiB(pid: number): number {
@@ -179,9 +188,19 @@ async function main(): Promise<void> {
         timers: gauge(text, "nodeagent_timers"),
         eventRing: gauge(text, "nodeagent_event_ring_events"),
         pods,
+        metricsBytes: Buffer.byteLength(text),
       };
     };
-    console.log(`${pad("min", 4)} ${pad("RSS MiB", 8)} ${pad("heap objects", 12)} ${pad("timers", 7)} ${pad("fds", 5)} ${pad("events", 7)} ${pad("pods", 5)}`);
+    console.log(`${pad("min", 4)} ${pad("RSS MiB", 8)} ${pad("heap objects", 12)} ${pad("timers", 7)} ${pad("fds", 5)} ${pad("events", 7)} ${pad("pods", 5)} ${pad("metrics KiB", 11)}`);
+    let churning: ReturnType<typeof setInterval> | undefined;
+    let busy = false;
+    if (CHURN_PERIOD_MS) {
+      churning = setInterval(() => {
+        if (busy) return;
+        busy = true;
+        void churn().catch((e) => console.log(`  churn: ${e}`)).finally(() => (busy = false));
+      }, CHURN_PERIOD_MS);
+    }
     const t0 = Date.now();
     for (let minute = 0; minute <= MINUTES; minute++) {
       const due = t0 + minute * SAMPLE_MS;
@@ -189,10 +208,15 @@ async function main(): Promise<void> {
       if (a.proc.proc.exitCode !== null) throw new Error(`the agent exited (${a.proc.proc.exitCode}) at minute ${minute}:\n${a.proc.stderr.slice(-4000)}`);
       const s = await sample(minute);
       samples.push(s);
-      console.log(`${pad(minute, 4)} ${pad((s.rssKiB / 1024).toFixed(1), 8)} ${pad(s.heapObjects, 12)} ${pad(s.timers, 7)} ${pad(s.fds, 5)} ${pad(s.eventRing, 7)} ${pad(s.pods, 5)}`);
-      if (minute < MINUTES) await churn();
+      if (HEAP_DIR) {
+        mkdirSync(HEAP_DIR, { recursive: true });
+        writeFileSync(`${HEAP_DIR}/heap-${String(minute).padStart(3, "0")}.json`, await (await a.fetch("/debug/heap")).text());
+      }
+      console.log(`${pad(minute, 4)} ${pad((s.rssKiB / 1024).toFixed(1), 8)} ${pad(s.heapObjects, 12)} ${pad(s.timers, 7)} ${pad(s.fds, 5)} ${pad(s.eventRing, 7)} ${pad(s.pods, 5)} ${pad((s.metricsBytes / 1024).toFixed(1), 11)}`);
+      if (minute < MINUTES && !CHURN_PERIOD_MS) await churn();
     }
 
+    clearInterval(churning);
     // The last 40 minutes (the first 20 are the warm-up: caches, the crash loops' backoff reaching its cap).
     const windowStart = MINUTES >= 60 ? MINUTES - 40 : Math.floor(MINUTES / 3);
     const window = samples.filter((s) => s.minute >= windowStart);

@@ -21,6 +21,7 @@ import { Authenticator, type PeerCertificate } from "./authn";
 import { Authorizer } from "./authz";
 import { listen, type Connection } from "./listener";
 import type { AgentMetrics } from "./metrics";
+import { heapReport } from "./heap-debug";
 import { NodeCache } from "./node-cache";
 import { REDACTION_WARNING, redactPod } from "./redact";
 import type { AgentView, HealthCheck } from "./types";
@@ -396,6 +397,11 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port">): 
       // The read-only view hides what could carry a secret; the configuration names files and CAs.
       if (caller.redacted) return failure(403, "/configz is not part of the anonymous read-only view (--anonymous-read-only)");
       return json(view.configz());
+    }
+    if (path === "/debug/heap") {
+      if (method !== "GET") return methodNotAllowed(req.method, path, ["GET", "HEAD"]);
+      if (caller.redacted) return failure(403, "/debug/heap is not part of the anonymous read-only view (--anonymous-read-only)");
+      return json(heapReport());
     }
     if (path === "/pods") {
       if (method === "GET") {

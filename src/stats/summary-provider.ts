@@ -86,6 +86,7 @@ export class SummaryProvider {
     const { clock } = this.o;
     const nowMs = clock.now();
     const time = apiTime(nowMs);
+    this.sweepFolderUsage(nowMs);
     const [sandboxes, containers, imageFs] = await Promise.all([
       this.o.runtime.listPodSandboxStats().catch((err) => this.sandboxStatsOneByOne(err)),
       this.o.runtime.listContainerStats().catch((err) => this.failed("ListContainerStats", err, [] as CriContainerStats[])),
@@ -233,6 +234,22 @@ export class SummaryProvider {
     if (volumes.length) stats.volume = volumes;
     stats["ephemeral-storage"] = { ...fsStats(this.files, this.o.rootDir, time), usedBytes: rootfsBytes + logsBytes + volumeBytes, inodesUsed: inodes };
     return stats;
+  }
+
+  /** Folders whose usage is remembered (tests: it returns to its baseline when pods go). */
+  get cachedFolders(): number {
+    return this.duCache.size;
+  }
+
+  /**
+   * Forgets folders not measured for two aggregation periods: a folder still asked about is measured
+   * again once a period, so these are the log and volume folders of pods that are gone. Their paths
+   * carry the pod's UID: without this, every pod the node ever ran (the eviction manager asks for a
+   * summary every 10 s) stayed in the map.
+   */
+  private sweepFolderUsage(nowMs: number): void {
+    const keep = 2 * (this.o.duCacheMs ?? VOLUME_STATS_AGG_PERIOD_MS);
+    for (const [path, e] of this.duCache) if (nowMs - e.at > keep) this.duCache.delete(path);
   }
 
   /** du of a folder, reused for duCacheMs. */

@@ -58,10 +58,10 @@ const pod: Pod = {
 
 const statfs = { blocks: 1000, bavail: 500, bfree: 600, bsize: 4096, files: 100, ffree: 60 };
 
-function provider(rt: StatsRuntime, clock: FakeClock, du: Record<string, { bytes: number; inodes: number }>) {
+function provider(rt: StatsRuntime, clock: FakeClock, du: Record<string, { bytes: number; inodes: number }>, pods: () => Pod[] = () => [pod]) {
   const asked: string[] = [];
   const p = new SummaryProvider({
-    nodeName: "node-a", runtime: rt, pods: () => [pod], clock, log: createLogger("text", -999),
+    nodeName: "node-a", runtime: rt, pods, clock, log: createLogger("text", -999),
     rootDir: "/var/lib/na", podsDir: "/var/lib/na/pods", podLogsRoot: "/var/log/pods", cgroupRoot: "/nodeagent",
     files: fakeHost({ ...v1Host(), "/proc/stat": "cpu 1 2 3\nbtime 1700000000\n", "/proc/sys/kernel/pid_max": "32768\n", "/proc/sys/kernel/threads-max": "90000\n", "/proc/loadavg": "0 0 0 1/222 3\n" }, { "/var/lib/na": statfs, "/var/lib/containerd": statfs, "/var/log/pods": statfs }),
     du: { usage: async (path) => (asked.push(path), du[path]) },
@@ -140,6 +140,39 @@ describe("SummaryProvider", () => {
     await clock.advance(60_000);
     await p.get();
     expect(asked.length).toBe(2 * walks);
+  });
+
+  test("the folder usage of pods that are gone is forgotten: 50 pods come and go, the cache returns to its baseline", async () => {
+    const clock = new FakeClock(1_000_000);
+    const base = new FakeStatsRuntime();
+    let current: Pod[] = [pod];
+    // Every current pod has a sandbox, so its log and volume folders are measured.
+    const rt: StatsRuntime = {
+      listContainerStats: () => base.listContainerStats(),
+      imageFsInfo: () => base.imageFsInfo(),
+      listPodSandboxStats: async () => {
+        const [template] = await base.listPodSandboxStats();
+        return current.map((p) => ({ ...template!, attributes: { ...template!.attributes!, id: `sb-${p.metadata!.uid}`, metadata: { name: p.metadata!.name!, namespace: "default", uid: p.metadata!.uid!, attempt: 0 } } }) as PodSandboxStats);
+      },
+    };
+    const { p } = provider(rt, clock, {}, () => current);
+    await p.get();
+    const baseline = p.cachedFolders;
+    expect(baseline).toBeGreaterThan(0);
+    for (let wave = 0; wave < 10; wave++) {
+      const churned = Array.from({ length: 5 }, (_, i) => ({ ...pod, metadata: { name: `push-${wave}-${i}`, namespace: "default", uid: `uid-${wave}-${i}` } }));
+      current = [pod, ...churned];
+      await p.get();
+      await clock.advance(10_000);
+    }
+    expect(p.cachedFolders).toBeGreaterThan(baseline);
+    current = [pod];
+    // Two aggregation periods later (the eviction manager asks every 10 s), only the remaining pod's folders are left.
+    for (let i = 0; i < 13; i++) {
+      await clock.advance(10_000);
+      await p.get();
+    }
+    expect(p.cachedFolders).toBe(baseline);
   });
 
   test("only_cpu_and_memory leaves out network, filesystems and volumes", async () => {
