@@ -537,7 +537,10 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
       hooks: {
         podStarted: (_pod, seconds) => metrics.observePodStart(seconds),
         containerRestarted: (pod, container) => metrics.incContainerRestart(pod.metadata?.namespace ?? "default", pod.metadata?.name ?? "", container),
-        podRemoved: (pod) => metrics.forgetPod(pod.metadata?.namespace ?? "default", pod.metadata?.name ?? ""),
+        podRemoved: (pod) => {
+          metrics.forgetPod(pod.metadata?.namespace ?? "default", pod.metadata?.name ?? "");
+          broadcaster.forgetObject(pod.metadata?.uid ?? "");
+        },
         // Each source logs an error once, when it first appears; here it is only counted.
         sourceReported: (r) => metrics.setSourceErrors(r.source, r.errors.length),
         probeObserved: (o) => metrics.observeProbe(o),

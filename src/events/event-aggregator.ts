@@ -6,7 +6,7 @@
 import type { Event } from "kubernetes-types/core/v1";
 import type { Clock } from "../util/clock";
 import { apiTime } from "../util/time";
-import { CACHE_SIZE } from "./spam-filter";
+import { CACHE_SIZE, keyHasUid } from "./spam-filter";
 import { LruCache } from "./lru";
 
 export const AGGREGATE_MAX_EVENTS = 10;
@@ -45,6 +45,15 @@ export class EventAggregator {
     private readonly maxEvents = AGGREGATE_MAX_EVENTS,
     private readonly intervalMs = AGGREGATE_INTERVAL_MS,
   ) {}
+
+  /** Forgets the groups of the object with this UID (it is gone). */
+  forgetObject(uid: string): void {
+    this.cache.deleteWhere((k) => keyHasUid(k, uid));
+  }
+
+  get size(): number {
+    return this.cache.size;
+  }
 
   /** The event to go on with, and the key its repeats are recognised by. */
   aggregate(e: Event): { event: Event; key: string } {

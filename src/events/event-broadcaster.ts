@@ -61,6 +61,16 @@ class SinkWorker {
     this.correlator = new EventCorrelator({ clock: o.clock, ...o.correlator });
   }
 
+  /** The object with this UID is gone: its correlation state goes (EventCorrelator.forgetObject). */
+  forgetObject(uid: string): void {
+    this.correlator.forgetObject(uid);
+  }
+
+  /** Entries the correlator holds (tests). */
+  get correlatorSize(): number {
+    return this.correlator.size;
+  }
+
   enqueue(e: Event): void {
     if (this.stopped.signal.aborted) return;
     if (this.queue.length >= (this.o.queueLength ?? MAX_QUEUED_EVENTS)) {
@@ -193,6 +203,20 @@ export class EventBroadcaster {
   /** Resolves once every queued event has been written or given up. */
   async idle(): Promise<void> {
     await Promise.all(this.workers.map((w) => w.idle()));
+  }
+
+  /**
+   * A pod that is gone: each sink's correlator forgets it, so that what they hold stays bounded by
+   * the pods on the node rather than growing to the LRU's 4096 entries over hours of churn. An event
+   * of the pod still queued is correlated afresh after this, and forgotten with the cache's LRU.
+   */
+  forgetObject(uid: string): void {
+    for (const w of this.workers) w.forgetObject(uid);
+  }
+
+  /** Entries the sinks' correlators hold (tests). */
+  correlatorSize(): number {
+    return this.workers.reduce((n, w) => n + w.correlatorSize, 0);
   }
 
   /** Stops every worker; queued events are dropped and a retry in progress ends. */

@@ -13,7 +13,7 @@ import type { Event } from "kubernetes-types/core/v1";
 import type { Clock } from "../util/clock";
 import { EventAggregator } from "./event-aggregator";
 import { LruCache } from "./lru";
-import { CACHE_SIZE, SpamFilter } from "./spam-filter";
+import { CACHE_SIZE, keyHasUid, SpamFilter } from "./spam-filter";
 import type { EventPatch } from "./types";
 import { eventKey } from "./event-aggregator";
 
@@ -72,6 +72,24 @@ export class EventCorrelator {
     this.keysByName.set(event.metadata.name ?? "", key);
     if (this.spam.filter(event)) return { event, skip: true };
     return { event, ...(patch ? { patch } : {}), skip: false };
+  }
+
+  /**
+   * Forgets what the four caches hold about the object with this UID, a pod that is gone. client-go
+   * only bounds them (an LRU of 4096 entries each), so on a node where pods come and go they fill
+   * up over hours with pods that will never have an event again; a removed pod's UID does not come
+   * back (a static pod's does, and then its first event is new again rather than a repeat).
+   */
+  forgetObject(uid: string): void {
+    this.aggregator.forgetObject(uid);
+    this.spam.forgetObject(uid);
+    this.observed.deleteWhere((k) => keyHasUid(k, uid));
+    this.keysByName.deleteWhere((_name, k) => keyHasUid(k, uid));
+  }
+
+  /** Entries of the four caches, for tests. */
+  get size(): number {
+    return this.aggregator.size + this.spam.size + this.observed.size + this.keysByName.size;
   }
 
   /**

@@ -20,6 +20,11 @@ export class LruCache<V> {
     if (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
   }
 
+  /** Forgets every entry `drop` picks. */
+  deleteWhere(drop: (key: string, value: V) => boolean): void {
+    for (const [k, v] of this.map) if (drop(k, v)) this.map.delete(k);
+  }
+
   get size(): number {
     return this.map.size;
   }

@@ -41,6 +41,11 @@ export function spamKey(e: Event): string {
   return [e.source?.component, e.source?.host, o.kind, o.namespace, o.name, o.uid, o.apiVersion].map((v) => v ?? "").join("\u0000");
 }
 
+/** The correlator's keys join their fields with NUL: this one is of the object with that UID. */
+export function keyHasUid(key: string, uid: string): boolean {
+  return uid !== "" && key.includes(`\u0000${uid}\u0000`);
+}
+
 export class SpamFilter {
   private readonly buckets = new LruCache<TokenBucket>(CACHE_SIZE);
 
@@ -51,6 +56,15 @@ export class SpamFilter {
   ) {}
 
   /** Whether the event is to be dropped. */
+  /** Forgets the bucket of the object with this UID (it is gone). */
+  forgetObject(uid: string): void {
+    this.buckets.deleteWhere((k) => keyHasUid(k, uid));
+  }
+
+  get size(): number {
+    return this.buckets.size;
+  }
+
   filter(e: Event): boolean {
     const key = spamKey(e);
     let bucket = this.buckets.get(key);

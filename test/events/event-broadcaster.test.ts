@@ -42,6 +42,30 @@ function setup(queueLength?: number) {
 }
 
 describe("EventBroadcaster", () => {
+  test("pods that come and go: forgetObject on removal returns the correlators to their baseline; another pod's state stays", async () => {
+    const { b, sink, recorder } = setup();
+    recorder.event(containerReference(pod, "app"), "Warning", "BackOff", "Back-off restarting failed container");
+    await b.idle();
+    const baseline = b.correlatorSize();
+    expect(baseline).toBeGreaterThan(0);
+    for (let wave = 0; wave < 20; wave++) {
+      const uids: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const p = { metadata: { name: `push-${wave}-${i}`, namespace: "default", uid: `uid-${wave}-${i}` }, spec: { containers: [{ name: "app" }] } };
+        uids.push(p.metadata.uid);
+        for (const reason of ["Pulled", "Created", "Started", "Killing"]) recorder.event(containerReference(p, "app"), "Normal", reason, `${reason} container app`);
+      }
+      await b.idle();
+      expect(b.correlatorSize()).toBeGreaterThan(baseline);
+      for (const uid of uids) b.forgetObject(uid);
+    }
+    expect(b.correlatorSize()).toBe(baseline);
+    // The pod still on the node is still a repeat.
+    recorder.event(containerReference(pod, "app"), "Warning", "BackOff", "Back-off restarting failed container");
+    await b.idle();
+    expect(sink.calls.at(-1)).toBe("patch BackOff 2");
+  });
+
   test("event() returns before the sink is written; a repeat is a patch with count 2", async () => {
     const { b, sink, recorder } = setup();
     recorder.event(containerReference(pod, "app"), "Warning", "BackOff", "Back-off restarting failed container");
