@@ -291,6 +291,16 @@ describe("agent server (token configured)", () => {
       expect(await body(res)).toMatchObject({ kind: "Status", apiVersion: "v1", status: "Success", code: 200, details: { name: "pushed-yaml", kind: "pods" } });
       expect(view.deleted).toEqual(["default/pushed-yaml"]);
     });
+    test("GET /debug/heap: the heap's object counts by type after a full GC, only with the token", async () => {
+      expect((await fetch(`${server.url}/debug/heap`)).status).toBe(401);
+      const res = await fetch(`${server.url}/debug/heap`, { headers: auth });
+      expect(res.status).toBe(200);
+      const h = await body<{ objectCount: number; objectTypeCounts: Record<string, number>; protectedObjectTypeCounts: Record<string, number> }>(res);
+      expect(h.objectCount).toBeGreaterThan(0);
+      expect(h.objectTypeCounts.Object).toBeGreaterThan(0);
+      expect(typeof h.protectedObjectTypeCounts).toBe("object");
+      expect((await fetch(`${server.url}/debug/heap`, { method: "POST", headers: auth })).status).toBe(405);
+    });
     test("404 when no pushed pod has that name", async () => {
       // "web" exists, but it came from another source: only pushed pods can be deleted here.
       const res = await fetch(`${server.url}/pods/default/web`, { method: "DELETE", headers: auth });
