@@ -123,8 +123,10 @@ async function main(): Promise<void> {
   let node: TestNode | undefined;
   let agent: TestAgent | undefined;
   let stopping: Promise<void> | undefined;
+  let churning: ReturnType<typeof setInterval> | undefined;
   const stopAll = () =>
     (stopping ??= (async () => {
+      clearInterval(churning);
       // The agent first (by its PID, SIGINT then SIGKILL after its grace), then the node: its pods
       // through the CRI, containerd by its PID, its mounts, bridge, leases and cgroups.
       if (agent?.proc) {
@@ -192,7 +194,6 @@ async function main(): Promise<void> {
       };
     };
     console.log(`${pad("min", 4)} ${pad("RSS MiB", 8)} ${pad("heap objects", 12)} ${pad("timers", 7)} ${pad("fds", 5)} ${pad("events", 7)} ${pad("pods", 5)} ${pad("metrics KiB", 11)}`);
-    let churning: ReturnType<typeof setInterval> | undefined;
     let busy = false;
     if (CHURN_PERIOD_MS) {
       churning = setInterval(() => {
