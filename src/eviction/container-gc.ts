@@ -206,8 +206,8 @@ export interface PodLogsDirectoryName {
 }
 
 /**
- * The parts of a log folder's name when it is a pod's (pkg/kubelet/kuberuntime/helpers.go BuildPodLogsDirectory's
- * <namespace>_<name>_<uid>, each part valid: none of them can hold "_"), or why it is not one.
+ * The parts of a log folder's name when it is a pod's — <namespace>_<name>_<uid>, the layout the kubelet
+ * gives its pod log folders, each part valid (none of them can hold "_") — or why it is not one.
  */
 export function parsePodLogsDirectoryName(folder: string): PodLogsDirectoryName | { problem: string } {
   const parts = folder.split("_");
