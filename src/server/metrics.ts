@@ -7,7 +7,7 @@
 // Each AgentMetrics owns its own Registry (prometheus.ts, the text format without prom-client): two
 // agents in one process (tests) must not share or collide on series.
 import { heapStats } from "bun:jsc";
-import { Counter, Gauge, Histogram, Registry } from "./prometheus";
+import { Counter, Gauge, Histogram, Registry } from "../metrics";
 import type { PodStatusReader } from "../pleg/cache";
 
 /** component-base metrics.DefBuckets (= Prometheus DefBuckets), used by the kubelet's PLEG histograms. */

@@ -4,7 +4,7 @@
 // scrape_error. Each sample carries the timestamp of the stat it came from (milliseconds), as the
 // kubelet's NewLazyMetricWithTimestamp does, so a scraper computes rates over the stats' own window.
 // Built from a cpu-and-memory-only Summary; a figure the summary does not have gives no sample.
-import { formatLabels, PROMETHEUS_CONTENT_TYPE } from "../server/prometheus";
+import { formatLabels, PROMETHEUS_CONTENT_TYPE } from "../metrics";
 import type { Summary } from "./types";
 
 export const RESOURCE_METRICS_CONTENT_TYPE = PROMETHEUS_CONTENT_TYPE;

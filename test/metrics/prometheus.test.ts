@@ -2,7 +2,7 @@
 // same text, byte for byte, so scrapers and the kubelet-compatible dashboards see no difference.
 import { expect, test } from "bun:test";
 import * as prom from "prom-client";
-import { Counter, Gauge, Histogram, PROMETHEUS_CONTENT_TYPE, Registry } from "../../src/server/prometheus";
+import { Counter, Gauge, Histogram, PROMETHEUS_CONTENT_TYPE, Registry } from "../../src/metrics/prometheus";
 
 test("the same calls render what prom-client rendered: series order, label order and escaping, buckets, removal, reset", async () => {
   const theirs = new prom.Registry();
