@@ -16,7 +16,7 @@ import { containerOomScoreAdj, flatPodCgroupParent, milliCpuToQuota, milliCpuToS
 import { ContainerConfigError } from "../volume/container-env";
 import { DownwardAPIError, envFieldValue, resourceFieldValue, type ResourceList } from "../volume/downward-api";
 import { mustMountReadOnly } from "../volume/set-up";
-import { uidSegment } from "../manifest/static-pod";
+import { uidSegment } from "../api/pod-dirs";
 import { confinedPath, PathEscapeError, pathSegmentProblem } from "../util/confined-path";
 import * as ann from "./labels";
 import { podDnsConfig, type ClusterDnsOptions } from "./dns";

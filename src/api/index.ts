@@ -1,6 +1,6 @@
 // src/api owns the Kubernetes object helpers: quantities, the Pod schema (Go types, unknown fields),
 // defaulting, pod validation, well-known annotations, facts about a pod (identity, whether it has
-// finished) and the labels a node may set on itself.
+// finished), the labels a node may set on itself and where a pod's folders and volumes live on the host.
 // It imports nothing from src/ but src/util; everything that reads or checks a Pod object uses these.
 export * from "./quantity";
 export * from "./defaults";
@@ -15,3 +15,4 @@ export * from "./apparmor";
 export * from "./pod-references";
 export * from "./pod-waits";
 export * from "./pod-priority";
+export * from "./pod-dirs";

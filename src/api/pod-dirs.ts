@@ -1,12 +1,21 @@
-// Where a pod's volumes live on the host, as the kubelet lays them out:
+// Where a pod's folders live on the host, as the kubelet lays them out: <podsDir>/<uid>, and its volumes
 //   <podsDir>/<uid>/volumes/kubernetes.io~<plugin>/<volume name>
 // (k/k@1.24.1 pkg/kubelet/kubelet_getters.go getPodVolumeDir, pkg/volume/util/strings EscapeQualifiedName:
 // the plugin name "kubernetes.io/secret" with "/" escaped as "~"). Every path is built with
 // confinedPath from the pod's UID and volume name, so a hostile UID or name cannot leave podsDir.
+// Here in src/api, below the volume plugins that make these folders, the stats that measure them and
+// the eviction that checks their size.
 import type { Pod, Volume } from "kubernetes-types/core/v1";
-import { podRef } from "../api/pod";
-import { uidSegment } from "../manifest/static-pod";
+import { podRef } from "./pod";
+import { podUIDProblem } from "./validation";
 import { confinedPath, PathEscapeError, pathSegmentProblem } from "../util/confined-path";
+
+/** A pod UID as one path segment (<podsDir>/<uid>, log and cgroup names); PathEscapeError when it cannot be one. */
+export function uidSegment(uid: string): string {
+  const problem = podUIDProblem(uid);
+  if (problem) throw new PathEscapeError(`pod UID ${JSON.stringify(uid)} cannot name a folder: it ${problem}`);
+  return uid;
+}
 
 /** The plugin directories of the volume kinds the agent makes on the host (hostPath has none). */
 export const PLUGIN_DIRS = {

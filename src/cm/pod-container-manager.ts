@@ -6,7 +6,7 @@
 // pod's class is not known any more then (the kubelet finds them by walking the QoS cgroups).
 import type { Pod } from "kubernetes-types/core/v1";
 import { podRef } from "../api/pod";
-import { uidSegment } from "../manifest/static-pod";
+import { uidSegment } from "../api/pod-dirs";
 import { childName, parseSystemdName, type CgroupName } from "./cgroup-name";
 import type { CgroupManager } from "./cgroup-manager";
 import { qosClass } from "./qos";

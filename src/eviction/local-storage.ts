@@ -32,7 +32,7 @@ import { tryParseQuantity, QuantityError, type Quantity } from "../api/quantity"
 import { runUntil, type Clock } from "../util/clock";
 import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
-import { volumeDir } from "../volume/volume-dir";
+import { volumeDir } from "../api/pod-dirs";
 import type { DiskUsage } from "../stats/disk-usage";
 import type { PressureCondition } from "./signals";
 

@@ -4,8 +4,6 @@
 // every NoExecute taint for file pods, and phase Pending.
 import type { Pod, Toleration } from "kubernetes-types/core/v1";
 import { CONFIG_HASH_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "../api/annotations";
-import { podUIDProblem } from "../api/validation";
-import { PathEscapeError } from "../util/confined-path";
 import type { PodOrigin } from "./types";
 
 // FNV-1a, 128 bits (hash/fnv New128a), as eight 16-bit limbs, least significant first, held in
@@ -85,13 +83,6 @@ export function staticPodUID(pod: Pod, origin: PodOrigin): string {
 
 // The UID check lives with the API's validators (src/api/validation.ts); re-exported for the manifest's callers.
 export { MAX_POD_UID_LENGTH, podUIDProblem } from "../api/validation";
-
-/** A pod UID as one path segment (<podsDir>/<uid>, log and cgroup names); PathEscapeError when it cannot be one. */
-export function uidSegment(uid: string): string {
-  const problem = podUIDProblem(uid);
-  if (problem) throw new PathEscapeError(`pod UID ${JSON.stringify(uid)} cannot name a folder: it ${problem}`);
-  return uid;
-}
 
 /**
  * Whether the source's pods keep a uid written in their manifest. The kubelet keeps it for every

@@ -17,14 +17,13 @@
 // big volume is the one costly part.
 import type { Pod } from "kubernetes-types/core/v1";
 import { podRef } from "../api/pod";
-import { uidSegment } from "../manifest/static-pod";
 import { confinedPath } from "../util/confined-path";
 import type { ContainerStats as CriContainerStats, ImageFsInfoResponse, PodSandbox, PodSandboxFilterInput, PodSandboxStats } from "../cri/types";
 import type { Clock } from "../util/clock";
 import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
 import { apiTime } from "../util/time";
-import { pluginKind, volumeDir } from "../volume/volume-dir";
+import { pluginKind, uidSegment, volumeDir } from "../api/pod-dirs";
 import { CpuUsageCache } from "./cpu-usage-cache";
 import { WalkDiskUsage, type DiskUsage, type FolderUsage } from "./disk-usage";
 import { fsStats, meminfo, readCgroupUsage, readNetwork, readPidLimits, SYSTEM_HOST_FILES, type CgroupUsage, type HostFiles } from "./host";

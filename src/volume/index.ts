@@ -12,7 +12,6 @@ export * from "./downward-api";
 export * from "./projected";
 export * from "./empty-dir";
 export * from "./mount";
-export * from "./volume-dir";
 export * from "./ownership";
 export * from "./set-up";
 export * from "./container-env";

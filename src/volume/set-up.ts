@@ -32,7 +32,7 @@ import { setVolumeOwnership } from "./ownership";
 import { projectedPayload } from "./projected";
 import { secretPayload } from "./secret";
 import type { ObjectSource, Payload } from "./types";
-import { podVolumesDir, volumeDir, type PluginKind } from "./volume-dir";
+import { podVolumesDir, volumeDir, type PluginKind } from "../api/pod-dirs";
 
 /** What setting up a volume needs from the node. */
 export interface VolumeHost {

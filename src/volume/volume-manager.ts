@@ -42,7 +42,7 @@ import { assertInside, confinedPath, removeInside } from "../util/confined-path"
 import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
 import { refKey, volumeObjectRefs } from "./object-refs";
-import { podVolumesDir } from "./volume-dir";
+import { podVolumesDir } from "../api/pod-dirs";
 import { VolumeMountError, type MountTable, type ObjectRef, type ObjectSource, type PodVolumes, type VolumePlugin } from "./types";
 
 /** The operation executor's backoff for a failed mount (k/k pkg/util/goroutinemap/exponentialbackoff). */
@@ -265,7 +265,7 @@ export class VolumeManager implements PodVolumes {
       const plugin = this.o.plugins.find((p) => p.canSupport(v));
       let dir: string | undefined;
       try {
-        // The same folders set-up.ts makes (volume-dir.ts): <podsDir>/<uid>/volumes/<plugin~name>/<volume>.
+        // The same folders set-up.ts makes (src/api/pod-dirs.ts): <podsDir>/<uid>/volumes/<plugin~name>/<volume>.
         dir = plugin ? confinedPath(podVolumesDir(this.o.podsDir, uid), pluginDirName(plugin), v.name) : undefined;
       } catch {
         dir = undefined;

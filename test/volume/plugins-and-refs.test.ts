@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { Pod, Volume } from "kubernetes-types/core/v1";
 import { FakeClock } from "../../src/util/clock";
 import { nodeVolumePlugins } from "../../src/volume/plugins";
-import { volumeHostPath } from "../../src/volume/volume-dir";
+import { volumeHostPath } from "../../src/api/pod-dirs";
 import { pluginDirName } from "../../src/volume/volume-manager";
 import { FakeMounter } from "../fakes/mounter";
 import { NoObjectSource } from "../../src/volume/no-object-source";

@@ -8,7 +8,7 @@ import { PathEscapeError } from "../../src/util/confined-path";
 import { memoryVolumeSizeBytes, podMemoryLimitBytes } from "../../src/volume/empty-dir";
 import { mountsUnder, SystemMounter } from "../../src/volume/mount";
 import { HostPathTypeError, mountedPodUIDs, mustMountReadOnly, setUpVolume, tearDownPodVolumes, UnsupportedVolumeError, type VolumeHost } from "../../src/volume/set-up";
-import { volumeDir, volumeHostPath } from "../../src/volume/volume-dir";
+import { volumeDir, volumeHostPath } from "../../src/api/pod-dirs";
 import { FakeMounter } from "../fakes/mounter";
 import { FakeObjectSource } from "../fakes/object-source";
 
