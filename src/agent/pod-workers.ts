@@ -44,7 +44,7 @@
 // from the injected random source. The sync loop's 1 s tick asks for getDuePods().
 import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
 import { isPodTerminal, podKey, podRef } from "../api";
-import type { PodStatusReader } from "../pleg/cache";
+import type { PodStatusReader } from "../pleg/types";
 import type { PodStatus } from "../pleg/types";
 import type { Clock } from "../util/clock";
 import type { Logger } from "../util/log";

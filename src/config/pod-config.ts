@@ -19,16 +19,10 @@ import { podUIDProblem } from "../manifest/static-pod";
 import type { ManifestError, PodSourceName } from "../manifest/types";
 import type { Clock } from "../util/clock";
 import type { Logger } from "../util/log";
-import type { PodOperation, PodUpdate, SourceSnapshot } from "./types";
+import type { PodOperation, PodUpdate, SourceReport } from "./types";
 
-/**
- * A snapshot as the sources in this module emit it. `complete: false` says the source could not read
- * its set at all yet (unreadable directory, unreachable URL before its first answer): the kubelet sends
- * no SET then, so the source does not count as seen and orphan cleanup stays gated. Absent means true.
- */
-export interface SourceReport extends SourceSnapshot {
-  complete?: boolean;
-}
+// SourceReport lives in types.ts (which imports nothing back from here); the sources import it from here.
+export type { SourceReport } from "./types";
 
 export interface PodConfigOptions {
   clock: Clock;

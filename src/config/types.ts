@@ -1,7 +1,6 @@
 // What pod sources deliver and PodConfig emits: the kubelet's PodUpdate operations per source.
 import type { Pod } from "kubernetes-types/core/v1";
 import type { ManifestError, PodSourceName } from "../manifest/types";
-import type { SourceReport } from "./pod-config";
 
 /** The kubelet's kubetypes.PodOperation. */
 export type PodOperation = "ADD" | "UPDATE" | "DELETE" | "REMOVE" | "RECONCILE";
@@ -17,6 +16,15 @@ export interface SourceSnapshot {
   source: PodSourceName;
   pods: Pod[];
   errors: ManifestError[];
+}
+
+/**
+ * A snapshot as the sources in this module emit it. `complete: false` says the source could not read
+ * its set at all yet (unreadable directory, unreachable URL before its first answer): the kubelet sends
+ * no SET then, so the source does not count as seen and orphan cleanup stays gated. Absent means true.
+ */
+export interface SourceReport extends SourceSnapshot {
+  complete?: boolean;
 }
 
 // The kubelet's config annotations live in src/api (annotations.ts), where src/manifest can reach them

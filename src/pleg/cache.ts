@@ -1,20 +1,6 @@
 // PodStatusCache: the last status the relist read for each pod, with the time of that read.
 // Relisting is its only writer (DESIGN.md): readers get PodStatusReader, which cannot write.
-import type { PodStatus } from "./types";
-
-export interface CachedPodStatus {
-  status: PodStatus | undefined;
-  error: Error | undefined;
-  /** When the relist that produced this entry started. */
-  timestamp: number;
-}
-
-export interface PodStatusReader {
-  get(uid: string): CachedPodStatus | undefined;
-  /** Resolves with the pod's entry once the cache holds one read at or after minTime. */
-  getNewerThan(uid: string, minTime: number, signal?: AbortSignal): Promise<CachedPodStatus>;
-  uids(): string[];
-}
+import type { CachedPodStatus, PodStatus, PodStatusReader } from "./types";
 
 interface Waiter {
   uid: string;

@@ -2,6 +2,6 @@
 // cache), the runtime's event stream used as relist hints, and the events the sync loop consumes.
 // It may import src/cri, src/api (a pod's identity) and src/util.
 export { Pleg, EventedPlegUnavailableError, type ModeChange, type PlegModeSetting, type PlegOptions, type PlegRuntime } from "./pleg";
-export { PodStatusCache, type CachedPodStatus, type PodStatusReader } from "./cache";
-export { Relister, type RelistRuntime, type RelistStats } from "./relist";
+export { PodStatusCache } from "./cache";
+export { Relister, type RelistRuntime } from "./relist";
 export type * from "./types";

@@ -7,10 +7,10 @@ import type { ContainerEvent } from "../cri/types";
 import type { Clock, Timer } from "../util/clock";
 import { formatDuration } from "../util/duration";
 import { BoundedQueue } from "../util/queue";
-import { PodStatusCache, type PodStatusReader } from "./cache";
+import { PodStatusCache } from "./cache";
 import { ContainerEventWatcher, type EventStreamRuntime, type WatcherOptions } from "./evented";
-import { Relister, type RelistRuntime, type RelistStats } from "./relist";
-import type { PlegMode, PodLifecycleEvent, PodLifecycleEventGenerator } from "./types";
+import { Relister, type RelistRuntime } from "./relist";
+import type { PlegMode, PodLifecycleEvent, PodLifecycleEventGenerator, PodStatusReader, RelistStats } from "./types";
 
 export type PlegModeSetting = "auto" | "generic" | "evented";
 

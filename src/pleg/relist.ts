@@ -10,19 +10,10 @@ import { Limiter, Mutex } from "../util/queue";
 import type { PodStatusCache } from "./cache";
 import { POD_UID } from "../cri/labels";
 import { computePodEvents, groupPods, hasHiddenChange, type ContainerTransition } from "./diff";
-import type { PlegMode, PodLifecycleEvent, PodStatus, RuntimePod } from "./types";
+import type { PlegMode, PodLifecycleEvent, PodStatus, RelistStats, RuntimePod } from "./types";
 
 /** The runtime calls the relist needs; CriClient provides them, tests provide a fake. */
 export type RelistRuntime = Pick<CriClient, "listPodSandbox" | "listContainers" | "podSandboxStatus" | "containerStatus">;
-
-export interface RelistStats {
-  /** Start of the last successful full relist (ms), 0 before the first. */
-  lastRelistTime: number;
-  lastRelistDurationMs: number;
-  relists: number;
-  podRelists: number;
-  relistErrors: number;
-}
 
 interface PodRecord {
   old: RuntimePod | undefined;

@@ -1,8 +1,6 @@
 // The PLEG's vocabulary: what a relist sees of a pod, the status it caches, and the events it emits.
 import type { PodRef } from "../api/pod";
 import type { ContainerStatus, PodSandboxStatus } from "../cri/types";
-import type { PodStatusReader } from "./cache";
-import type { RelistStats } from "./relist";
 
 /** The lifecycle events the kubelet's PLEG sends to the sync loop (ContainerChanged is never sent). */
 export type PodLifecycleEventType = "ContainerStarted" | "ContainerDied" | "ContainerRemoved" | "PodSync";
@@ -55,6 +53,32 @@ export interface PodStatus extends PodRef {
   sandboxStatuses: PodSandboxStatus[];
   /** Newest first. */
   containerStatuses: ContainerStatus[];
+}
+
+/** A pod's entry in the status cache (cache.ts): its last status or the error reading it. */
+export interface CachedPodStatus {
+  status: PodStatus | undefined;
+  error: Error | undefined;
+  /** When the relist that produced this entry started. */
+  timestamp: number;
+}
+
+/** The status cache as everyone but the relist sees it: read-only (PodStatusCache in cache.ts). */
+export interface PodStatusReader {
+  get(uid: string): CachedPodStatus | undefined;
+  /** Resolves with the pod's entry once the cache holds one read at or after minTime. */
+  getNewerThan(uid: string, minTime: number, signal?: AbortSignal): Promise<CachedPodStatus>;
+  uids(): string[];
+}
+
+/** The relist's counters (relist.ts): when it last succeeded, how long it took, how often it ran and failed. */
+export interface RelistStats {
+  /** Start of the last successful full relist (ms), 0 before the first. */
+  lastRelistTime: number;
+  lastRelistDurationMs: number;
+  relists: number;
+  podRelists: number;
+  relistErrors: number;
 }
 
 /**

@@ -10,7 +10,7 @@ import type { SourceReport } from "../../src/config/pod-config";
 import type { PodSource } from "../../src/config/types";
 import type { PodSourceName } from "../../src/manifest/types";
 import { PodStatusCache } from "../../src/pleg/cache";
-import type { RelistStats } from "../../src/pleg/relist";
+import type { RelistStats } from "../../src/pleg/types";
 import type { PlegMode, PodLifecycleEvent, PodLifecycleEventGenerator, PodStatus } from "../../src/pleg/types";
 import type { PodProber, ProbeResult, ProbeType, ProbeUpdate, RunningContainer } from "../../src/prober/types";
 import type { Clock } from "../../src/util/clock";
