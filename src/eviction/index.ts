@@ -11,7 +11,6 @@ export {
   EVICTED_REASON,
   EVICTION_MONITORING_PERIOD_MS,
   IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS,
-  SYSTEM_CRITICAL_PRIORITY,
   type EvictionStatus,
   type EvictionTarget,
   type LocalStorageEvictionOptions,

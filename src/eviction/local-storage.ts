@@ -42,8 +42,6 @@ export const EVICTION_MONITORING_PERIOD_MS = 10_000;
 export const IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS = 0;
 /** The status reason of an evicted pod (eviction.Reason). */
 export const EVICTED_REASON = "Evicted";
-/** scheduling.SystemCriticalPriority, named in src/api (a pod at or above it is critical). */
-export { SYSTEM_CRITICAL_PRIORITY } from "../api/pod-priority";
 
 /** The status an evicted pod keeps (the eviction manager's podStatusFunc): phase Failed with these. */
 export interface EvictionStatus {
