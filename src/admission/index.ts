@@ -6,7 +6,7 @@
 // NoExecute taints, OS; critical pods preempt others instead of being refused for resources,
 // critical-pod-admission.ts), then node shutdown. It imports src/api, src/util, the scheduler's model
 // and filter code (src/scheduler: the node runs the scheduler's own predicates, as the kubelet does) and
-// src/eviction's critical priority; never src/agent.
+// src/api's critical priority (pod-priority.ts); never src/agent.
 export { admitPod, type PodAdmitAttributes, type PodAdmitHandler, type PodAdmitResult } from "./types";
 export {
   generalPredicates,

@@ -34,9 +34,9 @@ import { CGROUP_DRIVERS, cgroupPathProblem, ENFORCEMENT_KEYS, type CgroupDriver,
 import { ownedFolderProblem } from "../util/system-folders";
 import { DEFAULT_EVICTION_HARD, parseEqualsMap, parseLangleMap, parseThresholds, ThresholdEntryError, ThresholdError, type Threshold, type ThresholdSetting } from "../eviction/thresholds";
 import { isZeroValue, readKubeletConfigFile, type ConfigField, type KubeletConfigFile } from "./kubelet-config-file";
-import type { ContainerGCPolicy } from "../eviction/container-gc";
-import type { ContainerLogPolicy } from "../eviction/container-log-manager";
-import type { ImageGCPolicy } from "../eviction/image-gc-manager";
+import type { ContainerGCPolicy } from "../gc";
+import type { ContainerLogPolicy } from "../logs";
+import type { ImageGCPolicy } from "../gc";
 import { migrateGracePeriods, type ShutdownGracePeriodByPodPriority } from "../nodeshutdown/grace-periods";
 
 /** Resources kept off the node's allocatable (--kube-reserved plus --system-reserved), as quantities. */

@@ -12,7 +12,7 @@
 // (handlePodCleanups) is where orphaned pods and pod folders are handled. The eviction manager
 // (src/eviction) runs a loop of its own beside the sync loop, as the kubelet's does (measuring volumes
 // must not hold up syncs): it sees the active pods and evicts through the pod workers' evictPod. So do
-// the garbage collectors (src/eviction, the kubelet's StartGarbageCollection): container GC, the one
+// the garbage collectors (src/gc and src/logs' rotation, the kubelet's StartGarbageCollection): container GC, the one
 // owner of the policy on dead containers and sandboxes, asks the agent which pods are gone
 // (PodStateProvider); image GC and log rotation need only the runtime.
 import { join } from "node:path";
@@ -28,8 +28,8 @@ import type { Clock, Timer } from "../util/clock";
 import type { Logger } from "../util/log";
 import { apiTime } from "../util/time";
 import { IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS, LocalStorageEviction, type EvictionStatus, type EvictionTarget } from "../eviction/local-storage";
-import { ContainerGC, DEFAULT_CONTAINER_GC_POLICY, type ContainerGCPolicy, type ContainerGCRuntime, type PodStateProvider } from "../eviction/container-gc";
-import type { GCEvent } from "../eviction/image-gc-manager";
+import { ContainerGC, DEFAULT_CONTAINER_GC_POLICY, type ContainerGCPolicy, type ContainerGCRuntime, type PodStateProvider } from "../gc";
+import type { GCEvent } from "../gc";
 import type { PressureCondition } from "../eviction/signals";
 import { WalkDiskUsage, type DiskUsage } from "../stats/disk-usage";
 import { errorMessage } from "../util/errors";
@@ -139,7 +139,7 @@ export interface AgentOptions {
    */
   evictionManager?: (target: EvictionTarget, localStorage: LocalStorageEviction) => EvictionLoop;
   /**
-   * Container GC (src/eviction/container-gc.ts): the runtime it lists and removes through (the CriClient),
+   * Container GC (src/gc/container-gc.ts): the runtime it lists and removes through (the CriClient),
    * the kubelet's policy (DEFAULT_CONTAINER_GC_POLICY by default) and period (1 min). Without it no dead
    * container or sandbox is collected.
    */

@@ -40,7 +40,8 @@ import type { ObjectSource, ServiceLister, VolumePlugin } from "../volume/types"
 import { KmsgReader, OomWatcher, type KernelLog } from "../oom";
 import { LogindShutdownSignal, ShutdownManager, watchShutdownSignal, type ShutdownSignal } from "../nodeshutdown";
 import { SdNotifier, type NotifySocket } from "../systemd";
-import { ContainerLogManager, CriImageFsStats, ImageGCManager } from "../eviction";
+import { CriImageFsStats, ImageGCManager } from "../gc";
+import { ContainerLogManager } from "../logs";
 import { EventBroadcaster, EventRing, nodeReference, recordNodeConditionEvents, type NodeEventRecorder } from "../events";
 import { Agent } from "./agent";
 import { qosClass } from "./status";

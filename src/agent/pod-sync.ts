@@ -4,7 +4,7 @@
 // crash-loop and image-pull backoffs), and stop containers with their grace period and preStop hook.
 // A new pod's start (its sandbox and first containers) takes a place at the node's PodStartGate
 // (pod-start-gate.ts): in a burst of new pods the first ones start nearly as fast as alone.
-// Dead instances of earlier starts are container GC's (src/eviction/container-gc.ts), the one place
+// Dead instances of earlier starts are container GC's (src/gc/container-gc.ts), the one place
 // with the kubelet's policy on them; a sync removes only what a start replaces, as the kubelet's.
 import { readdirSync, writeFileSync } from "node:fs";
 import type { Container, Pod } from "kubernetes-types/core/v1";
@@ -19,8 +19,8 @@ import type { Clock } from "../util/clock";
 import { formatDuration } from "../util/duration";
 import type { Logger } from "../util/log";
 import { confinedPath, mkdirInside, PathEscapeError, removeInside } from "../util/confined-path";
-import { podUIDFromLogsDirectory } from "../eviction/container-gc";
-import { cleanContainerLogs } from "../eviction/container-log-manager";
+import { podUIDFromLogsDirectory } from "../gc";
+import { cleanContainerLogs } from "../logs";
 import { errorMessage } from "../util/errors";
 import { VolumeMountError, type PodVolumes } from "../volume/types";
 import type { Backoff } from "./backoff";

@@ -3,7 +3,7 @@
 // meanwhile (a PodAdmitHandler, last in the chain), how the budgets are shared (grace-periods.ts), and
 // what starts a shutdown — systemd-logind's PrepareForShutdown behind a delay lock (logind.ts, the
 // ShutdownSignal seam), or SIGTERM with --shutdown-pods (src/agent/node.ts). It imports src/api,
-// src/admission's types, src/eviction's critical priority and src/util; never src/agent.
+// src/admission's types and src/util (the critical priority is src/api's); never src/agent.
 export { groupByPriority, migrateGracePeriods, periodRequestedSeconds, sortGroups, type PodShutdownGroup, type ShutdownGracePeriodByPodPriority } from "./grace-periods";
 export {
   NODE_SHUTDOWN_MESSAGE,

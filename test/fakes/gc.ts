@@ -1,8 +1,8 @@
 // Fakes of the garbage collectors as the eviction manager reclaims through them (the kubelet's
 // DiskGC: DeleteUnusedImages, DeleteAllUnusedContainers): each records its calls, answers what the
 // test set, and can run a hook (the test's way to make the reclaim free space in its fake stats).
-import type { ContainerGCer } from "../../src/eviction/container-gc";
-import type { ImageGC } from "../../src/eviction/image-gc-manager";
+import type { ContainerGCer } from "../../src/gc/container-gc";
+import type { ImageGC } from "../../src/gc/image-gc-manager";
 
 export class FakeImageGC implements ImageGC {
   collections = 0;

@@ -1,7 +1,7 @@
 // FakeImageRuntime: the CRI calls image GC makes (ImageGCRuntime) over a table of images and
 // containers the test fills, with an image filesystem whose free space grows by what RemoveImage
 // frees (ImageFsStatsProvider). It records every removal, and can refuse one image's removal.
-import type { ImageFsStatsProvider, ImageGCRuntime } from "../../src/eviction/image-gc-manager";
+import type { ImageFsStatsProvider, ImageGCRuntime } from "../../src/gc/image-gc-manager";
 import type { Container, Image, ImageSpecInput, ImageStatusResponse } from "../../src/cri/types";
 import { grpcStatusError } from "./grpc";
 

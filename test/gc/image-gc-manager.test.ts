@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createConsola } from "consola";
-import { CriImageFsStats, IMAGE_GC_PERIOD_MS, ImageGCManager, imageGCCandidates, type GCEvent, type ImageGCPolicy, type ImageRecord } from "../../src/eviction/image-gc-manager";
+import { CriImageFsStats, IMAGE_GC_PERIOD_MS, ImageGCManager, imageGCCandidates, type GCEvent, type ImageGCPolicy, type ImageRecord } from "../../src/gc/image-gc-manager";
 import { FakeClock } from "../../src/util/clock";
 import { FakeImageRuntime } from "../fakes/image-runtime";
 

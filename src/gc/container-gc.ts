@@ -45,7 +45,7 @@ import type { Clock } from "../util/clock";
 import { confinedPath, PathEscapeError, removeInside } from "../util/confined-path";
 import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
-import { cleanContainerLogs } from "./container-log-manager";
+import { cleanContainerLogs } from "../logs";
 import type { GCEvent } from "./image-gc-manager";
 
 /** The kubelet's ContainerGCPeriod. */

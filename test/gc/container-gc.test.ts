@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createConsola } from "consola";
-import { CONTAINER_GC_PERIOD_MS, ContainerGC, DEFAULT_CONTAINER_GC_POLICY, parsePodLogsDirectoryName, planContainerEviction, podUIDFromLogsDirectory, type ContainerGCPolicy, type DeadContainer, type EvictUnits } from "../../src/eviction/container-gc";
+import { CONTAINER_GC_PERIOD_MS, ContainerGC, DEFAULT_CONTAINER_GC_POLICY, parsePodLogsDirectoryName, planContainerEviction, podUIDFromLogsDirectory, type ContainerGCPolicy, type DeadContainer, type EvictUnits } from "../../src/gc/container-gc";
 import { FakeClock } from "../../src/util/clock";
 import { FakeRuntime } from "../fakes/runtime";
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { createConsola } from "consola";
-import { ContainerLogManager, LOG_MONITOR_PERIOD_MS, rotationTimestamp, type ContainerLogRuntime } from "../../src/eviction/container-log-manager";
+import { ContainerLogManager, LOG_MONITOR_PERIOD_MS, rotationTimestamp, type ContainerLogRuntime } from "../../src/logs/container-log-manager";
 import type { Container, ContainerStatus } from "../../src/cri/types";
 import { FakeClock } from "../../src/util/clock";
 import { grpcStatusError } from "../fakes/grpc";
