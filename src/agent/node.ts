@@ -28,7 +28,8 @@ import { Pleg } from "../pleg";
 import { kubeletConfigz } from "./configz";
 import { ApiRuntimeClasses } from "./runtime-class-manager";
 import { storedServingCertificate } from "../certificate/node-certificates";
-import { AgentMetrics, Authenticator, Authorizer, buildNode, isSpecificIP, readHostFacts, realHostNetwork, resolveNodeAddresses, runtimeCounts, servingCertificate, startAgentServer, type AgentServer, type AgentServerOptions, type HostNetwork } from "../server";
+import { AgentMetrics, Authenticator, Authorizer, isSpecificIP, runtimeCounts, servingCertificate, startAgentServer, type AgentServer, type AgentServerOptions } from "../server";
+import { buildNode, readHostFacts, realHostNetwork, resolveNodeAddresses, type HostNetwork } from "../nodestatus";
 import { RealClock, type Clock } from "../util/clock";
 import { ConfigError, errorMessage } from "../util/errors";
 import { AGENT_JIT_POLICY } from "../util/jit-policy";
@@ -106,7 +107,7 @@ export interface NodeDeps {
   resolveRuntime?: typeof resolveRuntime;
   /** The object sources and content volume plugins (see VolumeWiring). */
   volumes?: VolumeWiring;
-  /** Where the node's addresses are looked up (src/server/node-address.ts); a fake in tests. */
+  /** Where the node's addresses are looked up (src/nodestatus/node-address.ts); a fake in tests. */
   hostNetwork?: HostNetwork;
   /** Every cgroup write (src/cm); /sys/fs/cgroup by default, a fake in tests. */
   cgroups?: CgroupManager;

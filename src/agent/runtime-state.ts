@@ -5,7 +5,7 @@
 // network's state is unknown, as the kubelet's starts; a Status call that fails changes nothing (the
 // kubelet logs it and keeps what it knew), and the node's Ready condition says "runtime is down".
 import type { StatusResponse } from "../cri/types";
-import { runtimeConditionErrors } from "../server/node-info";
+import { runtimeConditionErrors } from "../nodestatus";
 import { runUntil, type Clock } from "../util/clock";
 import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";

@@ -13,7 +13,7 @@ import type { Logger } from "../util/log";
 import { isStaticPod } from "./api-pods";
 import { startNodeHeartbeat, type NodeHeartbeat } from "./heartbeat";
 import { MirrorPods } from "./mirror-pods";
-import type { NodeHealth } from "./node-status";
+import type { NodeHealth } from "../nodestatus";
 import { StatusManager } from "./status-manager";
 
 export interface ClusterNodeOptions {

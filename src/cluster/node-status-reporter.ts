@@ -10,7 +10,7 @@ import type { Clock } from "../util/clock";
 import type { Logger } from "../util/log";
 import { apiTime } from "../util/time";
 import { ClockTask, nextBackoff } from "./loop";
-import { nodeStatusChanged, nodeStatusPatch, reconcileExistingNode, withReportedStatus, type NodeHealth } from "./node-status";
+import { nodeStatusChanged, nodeStatusPatch, reconcileExistingNode, withReportedStatus, type NodeHealth } from "../nodestatus";
 import { asBody, toWire, withTimeout } from "./wire";
 
 /** kubelet defaults (KubeletConfiguration): nodeStatusUpdateFrequency 10 s, nodeStatusReportFrequency 5 min. */

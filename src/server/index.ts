@@ -15,12 +15,3 @@ export { redactPod, REDACTED, LAST_APPLIED_ANNOTATION } from "./redact";
 export { readTokenFile, TokenFileError } from "./token-file";
 export { startAgentServer, createHandler, decodeManifest, statusObject, MAX_BODY_BYTES, type AgentServer, type AgentServerOptions, type ServerLog } from "./server";
 export { AgentMetrics, runtimeCounts, CONTAINER_STATES, DEFAULT_BUCKETS, POD_STARTUP_BUCKETS, type ContainerStateLabel } from "./metrics";
-export {
-  buildNode, readHostFacts, parseLabels, parseTaint, parseTaints, formatBytes, formatMillicores,
-  readHugePages, osPrettyName, kubeletVersion, KUBERNETES_VERSION,
-  goArch, EVICTION_HARD_MEMORY_BYTES, EVICTION_HARD_NODEFS_FRACTION, type BuildNodeOptions, type HostFacts, type HugePagePool,
-} from "./node-info";
-export {
-  resolveNodeAddresses, parseNodeIPs, nodeIPProblem, chooseHostInterface, parseDefaultRoutes, realHostNetwork,
-  type HostNetwork, type DefaultRoute, type NodeAddressOptions, type ResolvedNodeAddresses,
-} from "./node-address";

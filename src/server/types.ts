@@ -37,7 +37,7 @@ export interface AgentView {
   pods(): Pod[];
   /** Health checks, each ok or failing with a message (e.g. "PLEG": "pleg was last seen active 3m1s ago; threshold is 3m0s", "syncloop": ...). */
   healthChecks(): HealthCheck[];
-  /** The v1 Node object describing this host (see node-info.ts); may wait on the runtime. */
+  /** The v1 Node object describing this host (src/nodestatus buildNode); may wait on the runtime. */
   node(): Promise<Node>;
   /** Pushes a pod (POST /pods): ok, or refused with an HTTP status and message. */
   pushPod(pod: unknown): Promise<PushResult>;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Node } from "kubernetes-types/core/v1";
 import { NodeStatusReporter } from "../../src/cluster";
-import type { NodeHealth } from "../../src/cluster/node-status";
+import type { NodeHealth } from "../../src/nodestatus";
 import { builtNode } from "./node-fixtures";
 import { count, heartbeatEnv, readyCondition, storedNode, type HeartbeatEnv } from "./node-heartbeat-env";
 

@@ -1,8 +1,8 @@
-// The one fake HostNetwork (src/server/node-address.ts): interfaces, default routes and name lookups
+// The one fake HostNetwork (src/nodestatus/node-address.ts): interfaces, default routes and name lookups
 // as a test sets them. Its default is a typical host: eth0 with 192.0.2.10 (and a global and a
 // link-local IPv6 address) holding the default routes, a pod bridge, and lo.
 import type { NetworkInterfaceInfo } from "node:os";
-import type { DefaultRoute, HostNetwork } from "../../src/server/node-address";
+import type { DefaultRoute, HostNetwork } from "../../src/nodestatus/node-address";
 
 /** An interface address as os.networkInterfaces() gives it. */
 export function ifaceAddress(address: string, internal = false): NetworkInterfaceInfo {

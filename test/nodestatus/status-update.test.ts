@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Node } from "kubernetes-types/core/v1";
-import { applyHealth, isExtendedResourceName, nodeStatusChanged, nodeStatusPatch, reconcileExistingNode, withReportedStatus } from "../../src/cluster/node-status";
-import { builtNode } from "./node-fixtures";
+import { applyHealth, isExtendedResourceName, nodeStatusChanged, nodeStatusPatch, reconcileExistingNode, withReportedStatus } from "../../src/nodestatus/status-update";
+import { builtNode } from "../cluster/node-fixtures";
 
 const healthy = { ready: true, message: "" };
 const T1 = "2026-01-01T00:00:10Z";

@@ -3,7 +3,7 @@
 // and off-host answers skipped, the preferred family first), the default route's interface, and the
 // loopback fallback when nothing else is found.
 import { describe, expect, test } from "bun:test";
-import { chooseHostInterface, parseDefaultRoutes, parseNodeIPs, resolveNodeAddresses } from "../../src/server/node-address";
+import { chooseHostInterface, parseDefaultRoutes, parseNodeIPs, resolveNodeAddresses } from "../../src/nodestatus/node-address";
 import { FakeHostNetwork, ifaceAddress } from "../fakes/host-network";
 
 const resolve = (net: FakeHostNetwork, nodeName: string, nodeIP = "") => resolveNodeAddresses({ nodeIPs: parseNodeIPs(nodeIP), nodeName, net });

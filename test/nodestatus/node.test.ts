@@ -7,7 +7,12 @@ import type { Image, StatusResponse, VersionResponse } from "../../src/cri/types
 import {
   buildNode, formatBytes, formatMillicores, goArch, kubeletVersion, osPrettyName, parseLabels, parseTaint, parseTaints, readHostFacts, readHugePages,
   type BuildNodeOptions, type HostFacts,
-} from "../../src/server/node-info";
+} from "../../src/nodestatus";
+import { DEFAULT_EVICTION_HARD, hardEvictionReservation, parseLangleMap, parseThresholds } from "../../src/eviction/thresholds";
+
+// The agent gives buildNode the reservation of its configured hard thresholds; these tests use the
+// kubelet's defaults (memory.available<100Mi, nodefs.available<10%).
+const DEFAULT_HARD = parseThresholds({ hard: parseLangleMap(DEFAULT_EVICTION_HARD) });
 
 const Gi = 2 ** 30;
 const Mi = 2 ** 20;
@@ -70,6 +75,7 @@ function opts(over: Partial<BuildNodeOptions> = {}): BuildNodeOptions {
     now: NOW,
     version: "0.1.0",
     host,
+    evictionReservation: (capacity) => hardEvictionReservation(DEFAULT_HARD, capacity),
     ...over,
   };
 }
