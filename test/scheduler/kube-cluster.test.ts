@@ -129,6 +129,8 @@ describe("schedule --kubeconfig", () => {
     const message = "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.";
     const cond = await until("PodScheduled=False", () => getPod("huge")?.status?.conditions?.find((c) => c.type === "PodScheduled"));
     expect(cond).toMatchObject({ type: "PodScheduled", status: "False", reason: "Unschedulable", message });
+    // As above: the attempt is reported once the status patch's answer is back, which may be after the store has it.
+    await until("the attempt reported", () => attempts.length > 0);
     expect(attempts[0]).toMatchObject({ name: "huge", outcome: "Unschedulable", message });
     const patches = api.requests.filter((r) => r.verb === "patch" && r.subresource === "status" && r.name === "huge");
     expect(patches.map((r) => [r.user, r.code])).toEqual([["system:kube-scheduler", 200]]);
@@ -137,6 +139,7 @@ describe("schedule --kubeconfig", () => {
     // NodeAdd is an event NodeResourcesFit registered: the pod leaves unschedulablePods.
     await createNode(node("n2", "4"));
     expect(await until("huge bound", () => getPod("huge")?.spec?.nodeName)).toBe("n2");
+    await until("the second attempt reported", () => attempts.length > 1);
     expect(attempts.map((a) => a.outcome)).toEqual(["Unschedulable", "Scheduled"]);
   });
 
