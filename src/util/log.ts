@@ -85,6 +85,10 @@ function fieldText(key: string, v: unknown): string {
 // control characters, and not empty. Anything else is a JSON string literal (escapes included).
 const BARE = /^[^\s"=\\\p{Cc}]+$/u;
 const quoted = (s: string): string => (BARE.test(s) ? s : JSON.stringify(s));
+// An array or object is written as its JSON (self-delimiting: `pods=["ns/a","ns/b"]`) unless that
+// holds a space, when it is quoted like any other string.
+const SPACE = /[\s\p{Cc}]/u;
+const isStructured = (key: string, v: unknown): boolean => key !== "err" && typeof v === "object" && v !== null && !(v instanceof Error) && !(v instanceof Date);
 
 /** `<time> <level> <msg> key=value key2="quoted value"`; the message's line breaks are escaped, so one record is one line. */
 export function renderText(r: LogRecord): string {
@@ -94,7 +98,14 @@ export function renderText(r: LogRecord): string {
 /** The ` key=value key2="quoted value"` tail of a text line (empty without fields); tests that record lines use it too. */
 export function textFields(fields: LogFields | undefined): string {
   let out = "";
-  if (fields) for (const k in fields) if (fields[k] !== undefined) out += ` ${k}=${quoted(fieldText(k, fields[k]))}`;
+  if (fields) {
+    for (const k in fields) {
+      const v = fields[k];
+      if (v === undefined) continue;
+      const text = fieldText(k, v);
+      out += ` ${k}=${isStructured(k, v) && !SPACE.test(text) ? text : quoted(text)}`;
+    }
+  }
   return out;
 }
 

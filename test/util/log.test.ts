@@ -21,9 +21,11 @@ describe("text rendering", () => {
   });
 
   test("undefined fields are left out; null, dates, arrays and objects are written as JSON would show them", () => {
-    expect(renderText(rec("m", { gone: undefined, n: null, at: time, list: ["a", "b"], obj: { k: 1 } }))).toBe(
-      '2026-01-02T03:04:05.678Z info m n=null at=2026-01-02T03:04:05.678Z list="[\\"a\\",\\"b\\"]" obj="{\\"k\\":1}"',
+    expect(renderText(rec("m", { gone: undefined, n: null, at: time, list: ["ns/a", "ns/b"], obj: { k: 1 } }))).toBe(
+      '2026-01-02T03:04:05.678Z info m n=null at=2026-01-02T03:04:05.678Z list=["ns/a","ns/b"] obj={"k":1}',
     );
+    // JSON holding a space is quoted as a whole, so the line still splits on spaces.
+    expect(renderText(rec("m", { list: ["a b"] }))).toEndWith(' list="[\\"a b\\"]"');
   });
 
   test("a message with line breaks stays on one line", () => {
