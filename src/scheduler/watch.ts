@@ -47,10 +47,10 @@ export async function runWatch(o: WatchOptions): Promise<void> {
     polling = true;
     cluster
       .sync()
-      .catch((e) => o.log.warn(`polling the agents: ${errorMessage(e)}`))
+      .catch((err) => o.log.warn("polling the agents failed", { err }))
       .finally(() => (polling = false));
   }, o.pollIntervalMs);
-  o.log.info(`scheduling pods from ${o.pendingDir} onto ${cluster.nodeNames().length} node(s): ${cluster.nodeNames().join(", ") || "none yet"}`);
+  o.log.info("scheduling pods", { pendingDir: o.pendingDir, nodes: cluster.nodeNames() });
   try {
     await scheduler.run(o.signal);
   } finally {
