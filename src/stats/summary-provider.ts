@@ -108,7 +108,7 @@ export class SummaryProvider {
     if (!rt.listPodSandbox || !rt.podSandboxStats) return this.failed("ListPodSandboxStats", listErr, []);
     if (!this.saidOneByOne) {
       this.saidOneByOne = true;
-      this.o.log.info(`stats: CRI ListPodSandboxStats failed (${errorMessage(listErr)}); asking each ready sandbox with PodSandboxStats while it does`);
+      this.o.log.info("stats: CRI ListPodSandboxStats failed; asking each ready sandbox with PodSandboxStats while it does", { err: listErr });
     }
     try {
       const ready = await rt.listPodSandbox({ state: { state: "SANDBOX_READY" } });
@@ -120,7 +120,7 @@ export class SummaryProvider {
   }
 
   private failed<T>(call: string, err: unknown, fallback: T): T {
-    this.o.log.warn(`stats: CRI ${call} failed: ${errorMessage(err)}`);
+    this.o.log.warn("stats: CRI call failed", { call, err });
     return fallback;
   }
 
@@ -257,7 +257,7 @@ export class SummaryProvider {
     const hit = this.duCache.get(path);
     if (hit && nowMs - hit.at < (this.o.duCacheMs ?? VOLUME_STATS_AGG_PERIOD_MS)) return hit.usage;
     const usage = await this.du.usage(path).catch((err) => {
-      this.o.log.warn(`stats: measuring ${path}: ${errorMessage(err)}`);
+      this.o.log.warn("stats: measuring a folder failed", { path, err });
       return undefined;
     });
     this.duCache.set(path, { at: nowMs, usage });
