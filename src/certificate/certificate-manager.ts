@@ -20,7 +20,6 @@
 //   on failure: log the reason, try again after a backoff (2 s doubling to 5 min; client-go retries
 //   with an exponential backoff too), never past the certificate's expiry without saying so.
 import type { Clock, Timer } from "../util/clock";
-import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
 import type { CertificatePair, CertificateStore } from "./certificate-store";
 import { certificateRequestPem, newPrivateKey, privateKeyPem, type CsrSubject } from "./csr";

@@ -11,7 +11,6 @@
 // sleeping between tries) → idle when the queue is empty; stop() ends it after the write in flight.
 import type { Event, ObjectReference } from "kubernetes-types/core/v1";
 import type { Clock } from "../util/clock";
-import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
 import { apiTime } from "../util/time";
 import { eventName } from "./event-aggregator";

@@ -27,7 +27,6 @@ import { podKey } from "../api/pod";
 import type { PodAdmitAttributes, PodAdmitHandler, PodAdmitResult } from "../admission/types";
 import type { NodeEventRecorder } from "../events/types";
 import type { Clock, Timer } from "../util/clock";
-import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
 import { groupByPriority, periodRequestedSeconds, sortGroups, type ShutdownGracePeriodByPodPriority } from "./grace-periods";
 

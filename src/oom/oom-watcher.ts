@@ -12,7 +12,6 @@
 // on a timer rather than streamed, so stopping the agent never waits on a read (src/oom/kmsg.ts).
 import { readFileSync } from "node:fs";
 import { runUntil, type Clock } from "../util/clock";
-import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
 import type { KernelLog } from "./kmsg";
 import { OomParser, type OomInstance } from "./oom-parser";

@@ -3,7 +3,6 @@
 // pods retried on cluster events, scheduling gates) and placed pods are bound to their agent.
 import type { PriorityClass } from "kubernetes-types/scheduling/v1";
 import { RealClock, type Clock } from "../util/clock";
-import { errorMessage } from "../util/errors";
 import type { SchedulerConfig } from "./config/types";
 import type { AttemptResult } from "./framework/result";
 import { Scheduler, type SchedulerLog } from "./scheduler";

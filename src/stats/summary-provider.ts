@@ -21,7 +21,6 @@ import { uidSegment } from "../manifest/static-pod";
 import { confinedPath } from "../util/confined-path";
 import type { ContainerStats as CriContainerStats, ImageFsInfoResponse, PodSandbox, PodSandboxFilterInput, PodSandboxStats } from "../cri/types";
 import type { Clock } from "../util/clock";
-import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
 import { apiTime } from "../util/time";
 import { pluginKind, volumeDir } from "../volume/volume-dir";
