@@ -8,9 +8,16 @@ import type { PodLifecycleEvent } from "../pleg/types";
 import type { ProbeUpdate } from "../prober/types";
 import type { ObjectRef } from "../volume/types";
 import type { Clock, Timer } from "../util/clock";
-import type { Logger } from "../util/log";
+import { LOG_LEVELS, type Logger } from "../util/log";
 import { BoundedQueue } from "../util/queue";
-import { errorMessage } from "../util/errors";
+
+/**
+ * Housekeeping is expected to take at most this long; longer is warned about, as the kubelet does
+ * (housekeepingWarningDuration, 1 s): a slow cleanup delays every other event of the loop behind it.
+ */
+export const HOUSEKEEPING_WARNING_MS = 1000;
+
+const podKeys = (pods: readonly Pod[]): string[] => pods.map((p) => `${p.metadata?.namespace ?? ""}/${p.metadata?.name ?? ""}`);
 
 /** One input of the loop; `kind` says which of the kubelet's channels it came from. */
 export type SyncLoopEvent =
@@ -123,7 +130,7 @@ export class SyncLoop {
       try {
         this.syncLoopIteration(next.value);
       } catch (err) {
-        this.o.log.error(`sync loop: ${next.value.kind}: ${errorMessage(err)}`);
+        this.o.log.error("sync loop iteration failed", { event: next.value.kind, err });
       }
       if (--this.unhandled === 0) this.notifyDrained();
     }
@@ -156,11 +163,15 @@ export class SyncLoop {
    *   killed and removed; probe workers of forgotten pods stop; dead containers are collected.
    */
   syncLoopIteration(event: SyncLoopEvent): void {
-    const h = this.o.handler;
-    this.lastIterationAt = this.o.clock.now();
+    const { handler: h, log, clock } = this.o;
+    this.lastIterationAt = clock.now();
+    // Every dispatch is logged at debug, as the kubelet's "SyncLoop ADD/UPDATE/…/(PLEG)/(probe)" lines;
+    // the fields are only built when debug lines are written (the loop runs every second, idle or not).
+    const debug = log.level >= LOG_LEVELS.debug;
     switch (event.kind) {
       case "config": {
         const { op, pods } = event.update;
+        if (debug) log.debug(`SyncLoop ${op}`, { source: event.update.source, pods: podKeys(pods) });
         if (op === "ADD") h.handlePodAdditions(pods);
         else if (op === "UPDATE") h.handlePodUpdates(pods);
         else if (op === "DELETE") h.handlePodDeletions(pods);
@@ -168,23 +179,38 @@ export class SyncLoop {
         else h.handlePodReconcile(pods);
         return;
       }
-      case "pleg":
-        h.handlePodSyncs([event.event.pod.uid]);
+      case "pleg": {
+        const e = event.event;
+        if (debug) log.debug("SyncLoop (PLEG): event for pod", { pod: `${e.pod.namespace}/${e.pod.name}`, uid: e.pod.uid, event: e.type, container: e.containerName });
+        h.handlePodSyncs([e.pod.uid]);
         return;
-      case "probe":
-        h.handleProbeResult(event.update);
+      }
+      case "probe": {
+        const u = event.update;
+        if (debug) log.debug("SyncLoop (probe)", { probe: u.probeType, result: u.result, pod: `${u.namespace}/${u.podName}`, uid: u.podUid, container: u.containerName });
+        h.handleProbeResult(u);
         return;
+      }
       case "object":
+        if (debug) log.debug("SyncLoop (object): pods using it are synced", { kind: event.ref.kind, object: `${event.ref.namespace}/${event.ref.name}` });
         h.handleObjectChange(event.ref);
         return;
       case "sync": {
         const due = this.o.duePods();
-        if (due.length) h.handlePodSyncs(due);
+        if (!due.length) return;
+        if (debug) log.debug("SyncLoop (SYNC) pods", { total: due.length, uids: due });
+        h.handlePodSyncs(due);
         return;
       }
-      case "housekeeping":
+      case "housekeeping": {
+        if (debug) log.debug("SyncLoop (housekeeping)");
+        const start = clock.now();
         h.handlePodCleanups();
+        const took = clock.now() - start;
+        if (took > HOUSEKEEPING_WARNING_MS) log.warn("housekeeping took longer than expected", { expected: `${HOUSEKEEPING_WARNING_MS / 1000}s`, actual: `${took / 1000}s` });
+        if (debug) log.debug("SyncLoop (housekeeping) end");
         return;
+      }
     }
   }
 

@@ -79,7 +79,7 @@ function kubeconfigStillValid(path: string, now: number, log: Logger): boolean {
     const certPem = user?.certData ? Buffer.from(user.certData, "base64").toString() : user?.certFile ? readFileSync(resolve(base, user.certFile), "utf8") : "";
     const keyPem = user?.keyData ? Buffer.from(user.keyData, "base64").toString() : user?.keyFile ? readFileSync(resolve(base, user.keyFile), "utf8") : "";
     if (!certPem) {
-      log.info(`${path} has no client certificate: bootstrapping one`);
+      log.info("kubeconfig has no client certificate: bootstrapping one", { path });
       return false;
     }
     parsePair(certPem, keyPem);
@@ -87,13 +87,13 @@ function kubeconfigStillValid(path: string, now: number, log: Logger): boolean {
     for (const block of certPem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []) {
       const notAfter = Date.parse(new X509Certificate(block).validTo);
       if (now > notAfter) {
-        log.info(`part of the client certificate of ${path} expired at ${new Date(notAfter).toISOString()}: bootstrapping a new one`);
+        log.info("part of the kubeconfig's client certificate expired: bootstrapping a new one", { path, notAfter: new Date(notAfter) });
         return false;
       }
     }
     return true;
   } catch (err) {
-    log.warn(`${path} is not usable (${errorMessage(err)}): bootstrapping a client certificate`);
+    log.warn("kubeconfig is not usable: bootstrapping a client certificate", { path, err });
     return false;
   }
 }
@@ -131,7 +131,7 @@ function bootstrapKey(path: string, log: Logger): KeyObject {
     try {
       return createPrivateKey(readFileSync(path, "utf8"));
     } catch (err) {
-      log.warn(`${path} is not a private key (${errorMessage(err)}): making a new one`);
+      log.warn("not a private key: making a new one", { path, err });
     }
   }
   const key = newPrivateKey();
@@ -147,7 +147,7 @@ function bootstrapKey(path: string, log: Logger): KeyObject {
 export async function bootstrapClientCertificate(o: BootstrapOptions): Promise<BootstrapResult> {
   const now = o.clock.now();
   if (kubeconfigStillValid(o.kubeconfig, now, o.log)) {
-    o.log.info(`kubeconfig ${o.kubeconfig} has a valid client certificate: skipping the TLS bootstrap`);
+    o.log.info("kubeconfig has a valid client certificate: skipping the TLS bootstrap", { path: o.kubeconfig });
     return "kubeconfig-valid";
   }
   const store = new CertificateStore(o.certDir, "kubelet-client");
@@ -155,15 +155,15 @@ export async function bootstrapClientCertificate(o: BootstrapOptions): Promise<B
   try {
     stored = store.current();
   } catch (err) {
-    o.log.warn(`${errorMessage(err)}: requesting a new client certificate`);
+    o.log.warn("requesting a new client certificate", { err });
   }
   if (stored && now < stored.notAfter) {
     writeKubeconfig(o.kubeconfig, o.bootstrapKubeconfig, store.currentPath);
-    o.log.info(`wrote ${o.kubeconfig} for the client certificate already in ${store.currentPath}`);
+    o.log.info("wrote the kubeconfig for the client certificate already stored", { path: o.kubeconfig, certificate: store.currentPath });
     return "stored-certificate";
   }
 
-  o.log.info(`using the bootstrap kubeconfig ${o.bootstrapKubeconfig} to request a client certificate for system:node:${o.nodeName}`);
+  o.log.info("using the bootstrap kubeconfig to request a client certificate", { path: o.bootstrapKubeconfig, user: `system:node:${o.nodeName}` });
   let api: CsrApi;
   try {
     api = await (o.loadClient ?? ((p: string) => loadKubeClient(p, { userAgent: o.userAgent }) as Promise<KubeClient>))(o.bootstrapKubeconfig);
@@ -181,11 +181,11 @@ export async function bootstrapClientCertificate(o: BootstrapOptions): Promise<B
   const usages = [...CLIENT_USAGES];
   const name = digestedName(createPublicKey(key), subject, usages);
   const csr = await requestCertificate(api, { name, requestPem: certificateRequestPem({ ...subject, privateKey: key }), signerName: KUBELET_CLIENT_SIGNER, usages });
-  o.log.info(`certificate signing request ${csr.name} created; waiting for it to be approved and signed`);
+  o.log.info("certificate signing request created; waiting for it to be approved and signed", { csr: csr.name });
   const certPem = await waitForCertificate(api, csr, o.clock, o.waitMs ?? BOOTSTRAP_WAIT_MS);
   const pair = store.update(certPem, privateKeyPem(key), o.clock.now());
   rmSync(keyPath, { force: true });
   writeKubeconfig(o.kubeconfig, o.bootstrapKubeconfig, store.currentPath);
-  o.log.info(`client certificate issued (${csr.name}, valid until ${new Date(pair.notAfter).toISOString()}); wrote ${store.currentPath} and ${o.kubeconfig}`);
+  o.log.info("client certificate issued", { csr: csr.name, notAfter: new Date(pair.notAfter), certificate: store.currentPath, kubeconfig: o.kubeconfig });
   return "issued";
 }

@@ -20,7 +20,6 @@
 //   on failure: log the reason, try again after a backoff (2 s doubling to 5 min; client-go retries
 //   with an exponential backoff too), never past the certificate's expiry without saying so.
 import type { Clock, Timer } from "../util/clock";
-import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
 import type { CertificatePair, CertificateStore } from "./certificate-store";
 import { certificateRequestPem, newPrivateKey, privateKeyPem, type CsrSubject } from "./csr";
@@ -74,7 +73,7 @@ export class CertificateManager {
     try {
       this.pair = o.store.current();
     } catch (err) {
-      o.log.warn(`${o.what} certificate: ${errorMessage(err)}; requesting a new one`);
+      o.log.warn("stored certificate not usable; requesting a new one", { certificate: o.what, err });
     }
   }
 
@@ -101,7 +100,7 @@ export class CertificateManager {
     const pair = this.pair;
     const deadline = delayMs !== undefined ? now + delayMs : pair && now < pair.notAfter ? rotationDeadline(pair, this.o.random ?? Math.random) : now;
     this.nextDeadline = deadline;
-    if (delayMs === undefined && pair) this.o.log.info(`${this.o.what} certificate expires ${new Date(pair.notAfter).toISOString()}; rotation deadline ${new Date(deadline).toISOString()}`);
+    if (delayMs === undefined && pair) this.o.log.info("certificate rotation deadline set", { certificate: this.o.what, notAfter: new Date(pair.notAfter), deadline: new Date(deadline) });
     this.timer = this.o.clock.setTimer(Math.max(0, deadline - now), () => void this.rotate());
   }
 
@@ -112,17 +111,17 @@ export class CertificateManager {
       const pair = await this.requestPair();
       this.pair = pair;
       this.backoffMs = MIN_BACKOFF_MS;
-      this.o.log.info(`${this.o.what} certificate rotated: valid ${new Date(pair.notBefore).toISOString()} to ${new Date(pair.notAfter).toISOString()}`);
+      this.o.log.info("certificate rotated", { certificate: this.o.what, notBefore: new Date(pair.notBefore), notAfter: new Date(pair.notAfter) });
       try {
         await this.o.onRotated?.(pair);
       } catch (err) {
-        this.o.log.error(`${this.o.what} certificate rotated but not taken into use: ${errorMessage(err)}`);
+        this.o.log.error("certificate rotated but not taken into use", { certificate: this.o.what, err });
       }
       this.schedule();
     } catch (err) {
       if (this.stopped) return;
-      const expired = this.pair && this.o.clock.now() >= this.pair.notAfter ? " (the current certificate has expired)" : "";
-      this.o.log.error(`failed to rotate the ${this.o.what} certificate${expired}: ${errorMessage(err)}; retrying in ${Math.round(this.backoffMs / 1000)}s`);
+      const expired = this.pair && this.o.clock.now() >= this.pair.notAfter ? true : undefined;
+      this.o.log.error("failed to rotate the certificate", { certificate: this.o.what, expired, err, retryIn: `${Math.round(this.backoffMs / 1000)}s` });
       const wait = this.backoffMs;
       this.backoffMs = Math.min(this.backoffMs * 2, MAX_BACKOFF_MS);
       this.schedule(wait);
@@ -135,7 +134,7 @@ export class CertificateManager {
     const requestPem = certificateRequestPem({ ...t, privateKey: key });
     const api = this.o.api();
     const csr = await requestCertificate(api, { requestPem, signerName: this.o.signerName, usages: [...this.o.usages] });
-    this.o.log.info(`${this.o.what} certificate: certificate signing request ${csr.name} created`);
+    this.o.log.info("certificate signing request created", { certificate: this.o.what, csr: csr.name });
     const certPem = await waitForCertificate(api, csr, this.o.clock, this.o.waitMs ?? ROTATION_WAIT_MS, this.abort.signal);
     return this.o.store.update(certPem, privateKeyPem(key), this.o.clock.now());
   }

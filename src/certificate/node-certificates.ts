@@ -50,7 +50,7 @@ function kubeconfigCertPath(path: string): string | undefined {
 export function startClientCertificateRotation(o: NodeCertificateOptions & { kubeconfig: string; client: KubeClient }): CertificateManager | undefined {
   const store = new CertificateStore(o.certDir, "kubelet-client");
   if (kubeconfigCertPath(o.kubeconfig) !== store.currentPath) {
-    o.log.warn(`rotateCertificates: the client certificate of ${o.kubeconfig} is not ${store.currentPath} (made by --bootstrap-kubeconfig); it is not rotated`);
+    o.log.warn("rotateCertificates: the kubeconfig's client certificate is not the one --bootstrap-kubeconfig made; it is not rotated", { kubeconfig: o.kubeconfig, expected: store.currentPath });
     return undefined;
   }
   const manager = new CertificateManager({
@@ -86,7 +86,7 @@ export function storedServingCertificate(certDir: string, now: number, log: Logg
     const pair = store.current();
     if (pair && now < pair.notAfter) return { path: store.currentPath, pair };
   } catch (err) {
-    log.warn(`serverTLSBootstrap: ${(err as Error).message}; serving the self-signed certificate until a new one is issued`);
+    log.warn("serverTLSBootstrap: stored serving certificate not usable; serving the self-signed certificate until a new one is issued", { err });
   }
   return undefined;
 }

@@ -18,6 +18,7 @@ import { existsSync } from "node:fs";
 import { podRef } from "../api/pod";
 import { ConfigError, errorMessage } from "../util/errors";
 import { RealClock, type Clock } from "../util/clock";
+import type { LogFields } from "../util/log";
 import { childName, parseCgroupfsName, toCgroupfs, type CgroupName } from "./cgroup-name";
 import { CgroupBusyError, FsCgroupManager, type CgroupManager } from "./cgroup-manager";
 import type { NodeEventRecorder } from "../events/types";
@@ -42,8 +43,8 @@ export interface PodCgroups {
 
 /** What the container manager logs through (the node's Logger). */
 export interface CgroupLog {
-  info(message: string): void;
-  warn(message: string): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
 }
 
 /** defaultNodeAllocatableCgroupName. */
@@ -146,9 +147,9 @@ export class ContainerManager implements PodCgroups {
     } else {
       this.applyAllocatable(true);
     }
-    for (const message of enforceReservedCgroups(this.o.allocatable, cgroups, cgroups.driver)) log.info(message);
+    for (const done of enforceReservedCgroups(this.o.allocatable, cgroups, cgroups.driver)) log.info("Updated limits on reserved cgroup", done);
     this.qos.start();
-    log.info(`cgroups: pods under ${this.podsCgroup} (${cgroups.driver} driver), QoS cgroups ${this.o.cgroups.name(this.qos.info.Burstable)} and ${this.o.cgroups.name(this.qos.info.BestEffort)}`);
+    log.info("cgroups: pods and QoS cgroups in place", { pods: this.podsCgroup, driver: cgroups.driver, burstable: this.o.cgroups.name(this.qos.info.Burstable), besteffort: this.o.cgroups.name(this.qos.info.BestEffort) });
   }
 
   /**
@@ -165,7 +166,7 @@ export class ContainerManager implements PodCgroups {
     } catch (err) {
       const message = `Failed to update Node Allocatable Limits "${this.podsCgroup}": ${errorMessage(err)}`;
       if (!this.allocatablePending) {
-        this.o.log.warn(`FailedNodeAllocatableEnforcement: ${message}`);
+        this.o.log.warn("FailedNodeAllocatableEnforcement: Failed to update Node Allocatable Limits", { cgroup: this.podsCgroup, err });
         this.o.events?.("Warning", "FailedNodeAllocatableEnforcement", message);
       }
       this.allocatablePending = true;
@@ -188,7 +189,7 @@ export class ContainerManager implements PodCgroups {
     try {
       this.updateQos();
     } catch (err) {
-      this.o.log.warn(`cgroups: failed to update QoS cgroups while syncing pod ${podRef(pod).uid}: ${errorMessage(err)}`);
+      this.o.log.warn("cgroups: failed to update QoS cgroups while syncing pod", { uid: podRef(pod).uid, err });
     }
     try {
       this.pods.ensureExists(pod);
@@ -216,7 +217,7 @@ export class ContainerManager implements PodCgroups {
       present.add(key);
       let orphan = this.orphanCgroups.get(key);
       if (!orphan) {
-        log.info(`cgroups: removing ${key}, the cgroup of a pod that is gone`);
+        log.info("cgroups: removing the cgroup of a pod that is gone", { cgroup: key });
         this.orphanCgroups.set(key, (orphan = { failures: 0, retryAt: now }));
       }
       if (now < orphan.retryAt) continue;
@@ -229,13 +230,13 @@ export class ContainerManager implements PodCgroups {
         reason = errorMessage(err);
       }
       if (reason === undefined) {
-        if (orphan.failures > 0) log.info(`cgroups: removed ${key}, the cgroup of a pod that is gone, after ${orphan.failures + 1} attempts`);
+        if (orphan.failures > 0) log.info("cgroups: removed the cgroup of a pod that is gone", { cgroup: key, attempts: orphan.failures + 1 });
         this.orphanCgroups.delete(key);
         continue;
       }
       orphan.failures++;
       orphan.retryAt = now + Math.min(ORPHAN_RETRY_INITIAL_MS * 2 ** (orphan.failures - 1), ORPHAN_RETRY_MAX_MS);
-      if (orphan.failures === 1) log.warn(`cgroups: ${key} cannot be removed yet (${reason}); retrying with backoff, up to every ${ORPHAN_RETRY_MAX_MS / 1000}s`);
+      if (orphan.failures === 1) log.warn("cgroups: cgroup of a gone pod cannot be removed yet; retrying with backoff", { cgroup: key, reason, maxInterval: `${ORPHAN_RETRY_MAX_MS / 1000}s` });
     }
     // Gone by other means (the pod's own removal, or someone else): forgotten.
     for (const key of this.orphanCgroups.keys()) if (!present.has(key)) this.orphanCgroups.delete(key);
@@ -243,7 +244,7 @@ export class ContainerManager implements PodCgroups {
       if (this.allocatablePending) this.applyAllocatable();
       this.qos?.update(true);
     } catch (err) {
-      log.warn(`cgroups: updating the QoS cgroups: ${errorMessage(err)}`);
+      log.warn("cgroups: updating the QoS cgroups failed", { err });
     }
   }
 
@@ -255,13 +256,13 @@ export class ContainerManager implements PodCgroups {
     } catch (err) {
       // Left for housekeeping, which finds it as an orphan and retries with backoff.
       if (!(err instanceof CgroupBusyError)) throw err;
-      this.o.log.info(`cgroups: the cgroup of pod ${uid} could not be removed yet (${err.message}); housekeeping tries again`);
+      this.o.log.info("cgroups: the pod's cgroup could not be removed yet; housekeeping tries again", { uid, err });
     }
     if (!this.pods) return;
     try {
       this.updateQos();
     } catch (err) {
-      this.o.log.warn(`cgroups: updating the QoS cgroups after pod ${uid} went: ${errorMessage(err)}`);
+      this.o.log.warn("cgroups: updating the QoS cgroups after a pod went failed", { uid, err });
     }
   }
 }

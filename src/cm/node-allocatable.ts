@@ -48,10 +48,11 @@ export function nodeAllocatableConfig(o: NodeAllocatableOptions): ResourceConfig
 
 /**
  * enforceExistingCgroup for system-reserved and kube-reserved, as enforced: the cgroup must exist
- * ("… cgroup does not exist"), and gets what is reserved for it. Returns what was done, for the log.
+ * ("… cgroup does not exist"), and gets what is reserved for it. Returns what was done, for the log:
+ * which reservation ("system", "kube") on which cgroup.
  */
-export function enforceReservedCgroups(o: NodeAllocatableOptions, cgroups: CgroupManager, driver: CgroupDriver): string[] {
-  const done: string[] = [];
+export function enforceReservedCgroups(o: NodeAllocatableOptions, cgroups: CgroupManager, driver: CgroupDriver): { reserved: string; cgroup: string }[] {
+  const done: { reserved: string; cgroup: string }[] = [];
   const enforce = (key: EnforcementKey, cgroup: string | undefined, reserved: Amounts, what: string) => {
     if (!o.enforce.includes(key)) return;
     // Checked with the flags (agent-config.ts); here too, so that no caller enforces nothing silently.
@@ -59,7 +60,7 @@ export function enforceReservedCgroups(o: NodeAllocatableOptions, cgroups: Cgrou
     const name: CgroupName = parseDriverName(cgroup, driver);
     if (!cgroups.exists(name)) throw new Error(`Failed to enforce ${what} Reserved Cgroup Limits on "${cgroup}": "${cgroup}" cgroup does not exist`);
     cgroups.update(name, resourceConfigForAmounts(reserved));
-    done.push(`Updated limits on ${what.toLowerCase()} reserved cgroup ${cgroup}`);
+    done.push({ reserved: what.toLowerCase(), cgroup });
   };
   enforce("system-reserved", o.systemReservedCgroup, o.systemReserved, "System");
   enforce("kube-reserved", o.kubeReservedCgroup, o.kubeReserved, "Kube");

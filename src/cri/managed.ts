@@ -88,7 +88,7 @@ export class ManagedContainerd {
   async start(): Promise<boolean> {
     const running = this.pid();
     if (running && (await this.answers())) {
-      this.o.log.info(`using the managed containerd already running (pid ${running}) at ${this.socket}`);
+      this.o.log.info("using the managed containerd already running", { pid: running, socket: this.socket });
       await this.importImages();
       return false;
     }
@@ -125,7 +125,7 @@ export class ManagedContainerd {
     let exited: number | null | undefined;
     child.once("exit", (code) => (exited = code));
     writeFileAtomic(this.pidPath, `${pid}\n`);
-    this.o.log.info(`started containerd (pid ${pid}) with ${this.configPath}, log ${this.logPath}`);
+    this.o.log.info("started containerd", { pid, config: this.configPath, log: this.logPath });
     const deadline = Date.now() + (this.o.startTimeoutMs ?? 30_000);
     while (!(await this.answers())) {
       if (exited !== undefined || Date.now() > deadline) {
@@ -148,7 +148,7 @@ export class ManagedContainerd {
     while (alive(pid) && Date.now() < deadline) await Bun.sleep(50);
     if (alive(pid)) process.kill(pid, "SIGKILL");
     rmSync(this.pidPath, { force: true });
-    this.o.log.info(`stopped containerd (pid ${pid})`);
+    this.o.log.info("stopped containerd", { pid });
   }
 
   private async answers(): Promise<boolean> {
@@ -198,12 +198,12 @@ export class ManagedContainerd {
       const proc = Bun.spawn([ctr, "--address", this.socket, "-n", "k8s.io", "images", "import", path], { stdout: "pipe", stderr: "pipe" });
       const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
       if (code !== 0) {
-        this.o.log.error(`importing ${path} failed (ctr exit ${code}): ${err.trim() || out.trim()}`);
+        this.o.log.error("importing an image archive failed", { path, exitCode: code, output: err.trim() || out.trim() });
         continue;
       }
       stamps[name] = stamp;
       imported.push(basename(path));
-      this.o.log.info(`imported ${path}: ${out.trim().split("\n").join("; ")}`);
+      this.o.log.info("imported an image archive", { path, output: out.trim().split("\n").join("; ") });
     }
     writeFileAtomic(stampPath, JSON.stringify(stamps, null, 2));
     return imported;

@@ -27,7 +27,7 @@ export async function resolveRuntime(o: { endpoint?: string; rootDir: string; po
   if (o.endpoint) return { endpoint: o.endpoint, release: noop };
   for (const path of STANDARD_ENDPOINTS) {
     if (isSocket(path)) {
-      o.log.info(`using the CRI runtime at ${path}`);
+      o.log.info("using the CRI runtime", { path });
       return { endpoint: `unix://${path}`, release: noop };
     }
   }
@@ -38,7 +38,7 @@ export async function resolveRuntime(o: { endpoint?: string; rootDir: string; po
         "pass --runtime-endpoint, or install containerd (scripts/install-node.sh)",
     );
   }
-  if (!existsSync(o.rootDir)) o.log.info(`creating ${o.rootDir}`);
+  if (!existsSync(o.rootDir)) o.log.info("creating the root directory", { path: o.rootDir });
   const managed = new ManagedContainerd({ rootDir: o.rootDir, containerdBin: bin, sandboxImage: o.podInfraImage, log: o.log });
   const startedHere = await managed.start();
   return {

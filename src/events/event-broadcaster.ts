@@ -11,12 +11,14 @@
 // sleeping between tries) → idle when the queue is empty; stop() ends it after the write in flight.
 import type { Event, ObjectReference } from "kubernetes-types/core/v1";
 import type { Clock } from "../util/clock";
-import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
 import { apiTime } from "../util/time";
 import { eventName } from "./event-aggregator";
 import { EventCorrelator, type EventCorrelatorOptions } from "./event-correlator";
 import { EventSinkError, type EventRecorder, type EventSink, type EventSource, type EventType } from "./types";
+
+/** An event's object for the log: namespace/name, or the name alone for a cluster-scoped one (a Node). */
+const objectKey = (o: ObjectReference): string => (o.namespace ? `${o.namespace}/${o.name ?? ""}` : (o.name ?? ""));
 
 /** client-go's maxQueuedEvents. */
 export const MAX_QUEUED_EVENTS = 1000;
@@ -110,7 +112,7 @@ class SinkWorker {
       } catch (err) {
         this.drops.failed++;
         this.o.onDrop?.(this.name, "failed");
-        this.o.log.warn(`events: ${this.name}: ${errorMessage(err)}`);
+        this.o.log.warn("events: writing an event failed", { sink: this.name, err });
       }
     }
   }
@@ -133,7 +135,7 @@ class SinkWorker {
       if (tries >= MAX_TRIES_PER_EVENT) {
         this.drops.failed++;
         this.o.onDrop?.(this.name, "failed");
-        this.o.log.warn(`events: ${this.name}: unable to write event ${r.event.reason} on ${r.event.involvedObject.kind} ${r.event.involvedObject.name} (retry limit exceeded)`);
+        this.o.log.warn("events: unable to write event (retry limit exceeded)", { sink: this.name, reason: r.event.reason, kind: r.event.involvedObject.kind, object: objectKey(r.event.involvedObject) });
         return;
       }
       const wait = tries === 1 ? RETRY_SLEEP_MS * (this.o.random ?? Math.random)() : RETRY_SLEEP_MS;
@@ -165,7 +167,7 @@ class SinkWorker {
     } catch (err) {
       if (err instanceof EventSinkError && err.kind === "transport") return "retry";
       if (!(err instanceof EventSinkError)) return "retry";
-      this.o.log.warn(`events: ${this.name}: server rejected event ${e.reason} on ${e.involvedObject.kind} ${e.involvedObject.name} (will not retry): ${err.message}`);
+      this.o.log.warn("events: server rejected event (will not retry)", { sink: this.name, reason: e.reason, kind: e.involvedObject.kind, object: objectKey(e.involvedObject), err });
       return "refused";
     }
   }
@@ -189,7 +191,7 @@ export class EventBroadcaster {
         try {
           this.action(makeEvent(ref, type, reason, message, source, this.o.clock.now(), seq++));
         } catch (err) {
-          this.o.log.warn(`events: ${reason} not recorded: ${errorMessage(err)}`);
+          this.o.log.warn("events: event not recorded", { reason, err });
         }
       },
     };

@@ -100,7 +100,7 @@ export class LogindShutdownSignal implements ShutdownSignal {
       if (this.lock !== lock) return;
       this.lock = undefined;
       const err = (await new Response(lock.stderr).text()).trim();
-      this.o.log.warn(`the shutdown delay lock (systemd-inhibit) ended with code ${code}${err ? `: ${err}` : ""}; shutdown will not wait for the pods`);
+      this.o.log.warn("the shutdown delay lock (systemd-inhibit) ended; shutdown will not wait for the pods", { exitCode: code, err: err || undefined });
     });
     if (before) await this.closeLock(before);
   }
@@ -130,7 +130,7 @@ export class LogindShutdownSignal implements ShutdownSignal {
       for await (const line of streamLines(p.stdout)) {
         const v = prepareForShutdown(line);
         if (v === undefined) {
-          if (line.trim()) this.o.log.warn(`failed obtaining shutdown event, PrepareForShutdown event was not bool type as expected: ${line.slice(0, 200)}`);
+          if (line.trim()) this.o.log.warn("failed obtaining shutdown event, PrepareForShutdown event was not bool type as expected", { line: line.slice(0, 200) });
           continue;
         }
         onEvent(v);

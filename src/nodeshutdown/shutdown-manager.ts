@@ -27,7 +27,6 @@ import { podKey } from "../api/pod";
 import type { PodAdmitAttributes, PodAdmitHandler, PodAdmitResult } from "../admission/types";
 import type { NodeEventRecorder } from "../events/types";
 import type { Clock, Timer } from "../util/clock";
-import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
 import { groupByPriority, periodRequestedSeconds, sortGroups, type ShutdownGracePeriodByPodPriority } from "./grace-periods";
 
@@ -128,22 +127,22 @@ export class ShutdownManager implements PodAdmitHandler {
     for (const group of groups) {
       // No pods in a range: nothing to wait for there.
       if (group.pods.length === 0) continue;
-      log.info(`shutdown: stopping ${group.pods.length} pod(s) of priority ${group.priority} and up within ${group.shutdownGracePeriodSeconds}s`);
+      log.info("shutdown: stopping the pods of a priority group", { pods: group.pods.length, priority: group.priority, gracePeriod: `${group.shutdownGracePeriodSeconds}s` });
       const stopped = group.pods.map(async (pod) => {
         // The pod's own grace period when it is shorter than the group's budget.
         const grace = Math.min(group.shutdownGracePeriodSeconds, pod.spec?.terminationGracePeriodSeconds ?? DEFAULT_GRACE_PERIOD_SECONDS);
-        log.info(`shutdown: stopping pod ${podKey(pod)} with grace period ${grace}s`);
+        log.info("shutdown: stopping pod", { pod: podKey(pod), gracePeriod: `${grace}s` });
         try {
           await target.terminatePod(pod, { reason: NODE_SHUTDOWN_REASON, message: NODE_SHUTDOWN_MESSAGE }, grace);
         } catch (err) {
-          log.warn(`shutdown: stopping pod ${podKey(pod)} failed: ${errorMessage(err)}`);
+          log.warn("shutdown: stopping pod failed", { pod: podKey(pod), err });
         }
       });
       let timer: Timer | undefined;
       const timedOut = new Promise<boolean>((resolve) => (timer = clock.setTimer(group.shutdownGracePeriodSeconds * 1000, () => resolve(true))));
       const late = await Promise.race([Promise.all(stopped).then(() => false), timedOut]);
       timer?.cancel();
-      if (late) log.warn(`shutdown: pods of priority ${group.priority} and up still stopping after ${group.shutdownGracePeriodSeconds}s; going on`);
+      if (late) log.warn("shutdown: pods of a priority group still stopping after its grace period; going on", { priority: group.priority, gracePeriod: `${group.shutdownGracePeriodSeconds}s` });
     }
     log.info("shutdown: every pod group has been handled; the node may shut down");
   }
@@ -179,7 +178,7 @@ export interface ShutdownSignal {
 export async function watchShutdownSignal(manager: ShutdownManager, source: ShutdownSignal, abort: AbortSignal, log: Logger): Promise<void> {
   const why = source.unavailable();
   if (why) {
-    log.info(`graceful node shutdown via logind is unavailable (${why}); SIGTERM with --shutdown-pods stops the pods gracefully instead`);
+    log.info("graceful node shutdown via logind is unavailable; SIGTERM with --shutdown-pods stops the pods gracefully instead", { reason: why });
     return;
   }
   try {
@@ -205,10 +204,10 @@ export async function watchShutdownSignal(manager: ShutdownManager, source: Shut
           manager.cancel();
           await source.inhibit();
         }
-      }).catch((err) => log.warn(`node shutdown: ${errorMessage(err)}`));
+      }).catch((err) => log.warn("node shutdown failed", { err }));
     }, abort);
     await queue;
   } catch (err) {
-    if (!abort.aborted) log.warn(`unable to watch the node for shutdown events: ${errorMessage(err)}`);
+    if (!abort.aborted) log.warn("unable to watch the node for shutdown events", { err });
   }
 }

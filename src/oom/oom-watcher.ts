@@ -12,7 +12,6 @@
 // on a timer rather than streamed, so stopping the agent never waits on a read (src/oom/kmsg.ts).
 import { readFileSync } from "node:fs";
 import { runUntil, type Clock } from "../util/clock";
-import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
 import type { KernelLog } from "./kmsg";
 import { OomParser, type OomInstance } from "./oom-parser";
@@ -54,7 +53,7 @@ export class OomWatcher {
     try {
       this.kernelLog = this.o.openKernelLog();
     } catch (err) {
-      this.o.log.warn(`OOM watcher is off: cannot read the kernel's log: ${errorMessage(err)}`);
+      this.o.log.warn("OOM watcher is off: cannot read the kernel's log", { err });
       return;
     }
     try {
@@ -71,7 +70,7 @@ export class OomWatcher {
     try {
       records = this.kernelLog?.drain() ?? [];
     } catch (err) {
-      this.o.log.warn(`OOM watcher: reading the kernel's log: ${errorMessage(err)}`);
+      this.o.log.warn("OOM watcher: reading the kernel's log failed", { err });
       return reported;
     }
     for (const r of records) {
@@ -80,10 +79,10 @@ export class OomWatcher {
       const system = kill.oomCgroup === SYSTEM_OOM_CONTAINER;
       if (system) {
         this.counts.system++;
-        this.o.log.warn(`System OOM encountered, victim process: ${kill.processName}, pid: ${kill.pid}`);
+        this.o.log.warn("System OOM encountered", { process: kill.processName, pid: kill.pid });
       } else {
         this.counts.container++;
-        this.o.log.info(`OOM kill in cgroup ${kill.oomCgroup}: process ${kill.processName} (pid ${kill.pid}, cgroup ${kill.taskCgroup})`);
+        this.o.log.info("OOM kill in a container's cgroup", { cgroup: kill.oomCgroup, process: kill.processName, pid: kill.pid, taskCgroup: kill.taskCgroup });
       }
       this.o.onOom?.(kill, system);
       reported.push(kill);

@@ -330,7 +330,7 @@ export class ProbeManager implements PodProber {
   /** An attempt thrown away: at debug, and counted when it was for lack of time. */
   private discardedAttempt(w: ProbeWorker, a: ProbeAttempt): void {
     const md = w.target.pod.metadata;
-    this.o.log?.debug(`${w.type} probe of ${md?.namespace}/${md?.name} container ${w.target.container.name} not counted: ${a.excused ? `${a.output} (${a.excused})` : a.output}`);
+    this.o.log?.debug("probe attempt not counted", { probe: w.type, pod: `${md?.namespace}/${md?.name}`, container: w.target.container.name, output: a.output, excused: a.excused });
     if (a.skipped) this.shortOfTime("skipped", 1, a.output);
     else if (a.excused !== undefined) this.shortOfTime("excused", 1, `${a.output} (${a.excused})`);
   }
@@ -346,10 +346,14 @@ export class ProbeManager implements PodProber {
     const now = this.o.clock.now();
     if (d.since !== 0 && now - d.since < DISCARD_REPORT_MS) return;
     const load = this.execLoad();
-    this.o.log?.warn(
-      `exec probes short of time${d.since ? ` in the last ${formatDuration(now - d.since)}` : ""}: ${d.skipped} skipped, ${d.excused} timeouts not counted ` +
-        `(the runtime was slow for every container); the node runs ${load?.slots} exec probes at once, ${load?.waiting} waiting now. Last: ${last}`,
-    );
+    this.o.log?.warn("exec probes short of time (the runtime was slow for every container)", {
+      over: d.since ? formatDuration(now - d.since) : undefined,
+      skipped: d.skipped,
+      timeoutsNotCounted: d.excused,
+      slots: load?.slots,
+      waiting: load?.waiting,
+      last,
+    });
     this.discarded = { skipped: 0, excused: 0, since: now };
   }
 
@@ -389,7 +393,7 @@ export class ProbeManager implements PodProber {
       const md = w.target.pod.metadata;
       const spec = probeOf(w.target.container, w.type);
       const grace = w.type !== "readiness" && result === "failure" ? spec?.terminationGracePeriodSeconds : undefined;
-      this.o.log?.debug(`${w.type} probe of ${md?.namespace}/${md?.name} container ${w.target.container.name}: ${before ?? "none"} → ${result}${a.output ? `: ${a.output}` : ""}`);
+      this.o.log?.debug("probe result changed", { probe: w.type, pod: `${md?.namespace}/${md?.name}`, container: w.target.container.name, from: before ?? "none", to: result, output: a.output || undefined });
       this.o.onUpdate?.({
         podUid: md?.uid ?? "",
         namespace: md?.namespace ?? "",

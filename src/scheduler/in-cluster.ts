@@ -73,7 +73,7 @@ export class InClusterScheduler {
         const why = apiErrorMessage(e);
         if (code === 401 || code === 403) throw new ApiServerUnreachable(`API server ${client.server} refused to list nodes: ${why} (check the kubeconfig's credentials: the scheduler needs kube-scheduler's rights)`);
         if (i >= attempts) throw new ApiServerUnreachable(`cannot reach the API server ${client.server} after ${attempts} tries: ${why}`);
-        log.warn(`API server ${client.server} not reachable (${why}); retrying in ${delay / 1000}s`);
+        log.warn("API server not reachable; retrying", { server: client.server, err: why, retryIn: `${delay / 1000}s` });
         await this.clock.sleep(delay);
         delay *= 2;
       }

@@ -37,7 +37,7 @@ export type PlaceResult =
 
 export async function placePods(o: PlaceOptions): Promise<PlaceResult> {
   const { dump, inputs, log } = o;
-  for (const kinds of [dump.ignoredKinds, inputs.ignoredKinds]) if (kinds.size) log.info(`ignoring objects of kind ${[...kinds].join(", ")}`);
+  for (const kinds of [dump.ignoredKinds, inputs.ignoredKinds]) if (kinds.size) log.info("ignoring objects of these kinds", { kinds: [...kinds] });
   const nodes = [...dump.nodes, ...inputs.nodes];
   const bound: Pod[] = [];
   const pending: Array<{ pod: Pod; origin: string }> = [];
@@ -51,7 +51,7 @@ export async function placePods(o: PlaceOptions): Promise<PlaceResult> {
       pending.push({ pod, origin });
       continue;
     }
-    log.warn(`${origin}: pod ${pod.metadata?.namespace || "default"}/${pod.metadata?.name} is already bound to ${pod.spec.nodeName}; it counts on that node and is not scheduled`);
+    log.warn("pod is already bound; it counts on that node and is not scheduled", { origin, pod: `${pod.metadata?.namespace || "default"}/${pod.metadata?.name}`, node: pod.spec.nodeName });
     bound.push(pod);
   }
 

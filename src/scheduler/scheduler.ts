@@ -26,6 +26,7 @@ import { PodInfo } from "./model/pod-info";
 import { inTreeRegistry } from "./plugins/registry";
 import type { NominatingInfo } from "./queue/nominator";
 import { SchedulingQueue, type QueueHint } from "./queue/scheduling-queue";
+import type { LogFields } from "../util/log";
 
 /** minFeasibleNodesToFind: at least this many nodes are scored when there are that many. */
 export const MIN_FEASIBLE_NODES_TO_FIND = 100;
@@ -35,9 +36,9 @@ export const MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5;
 export const ERR_NO_NODES_AVAILABLE = "no nodes available to schedule pods";
 
 export interface SchedulerLog {
-  info(message: string): void;
-  warn(message: string): void;
-  debug(message: string): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  debug(message: string, fields?: LogFields): void;
 }
 
 export interface SchedulerOptions {
@@ -123,7 +124,7 @@ export class Scheduler {
       preEnqueue: (pi) => this.frameworkFor(pi.pod)?.runPreEnqueuePlugins(pi),
       hints,
       namespaceLabels: (ns) => this.snapshot.namespaceLabels(ns),
-      onHintError: (plugin, pod, err) => this.log.warn(`QueueingHintFn of ${plugin} failed for pod ${pod.metadata?.namespace}/${pod.metadata?.name}: ${errorMessage(err)}`),
+      onHintError: (plugin, pod, err) => this.log.warn("QueueingHintFn failed", { plugin, pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`, err }),
     });
   }
 
@@ -142,7 +143,7 @@ export class Scheduler {
 
   /** Work outside the cycles (bindings, evictions): awaited by settle(), failures logged. */
   private track(what: string, work: Promise<void>): void {
-    const p = work.catch((e) => this.log.warn(`${what}: ${errorMessage(e)}`));
+    const p = work.catch((err) => this.log.warn("background work failed", { work: what, err }));
     this.inFlightWork.add(p);
     void p.finally(() => this.inFlightWork.delete(p));
   }
@@ -250,7 +251,7 @@ export class Scheduler {
     const pod = pInfo.podInfo;
     const fwk = this.frameworkFor(pod.pod);
     if (!fwk) {
-      this.log.warn(`profile not found for scheduler name ${JSON.stringify(pod.pod.spec?.schedulerName)}`);
+      this.log.warn("profile not found for scheduler name", { schedulerName: pod.pod.spec?.schedulerName ?? "" });
       this.queue.done(pod.uid);
       return;
     }
@@ -282,7 +283,7 @@ export class Scheduler {
       if (!fwk.hasPostFilterPlugins()) return { ok: false, status: fitStatus(Code.Unschedulable, fitError), nominating: CLEAR_NOMINATION };
       const pf = fwk.runPostFilterPlugins(state, pod, fitError.diagnosis.nodeToStatus);
       fitError.diagnosis.postFilterMsg = pf.status?.message() ?? "";
-      if (pf.status?.code === Code.Error) this.log.warn(`PostFilter for pod ${pod.key}: ${pf.status.message()}`);
+      if (pf.status?.code === Code.Error) this.log.warn("PostFilter failed", { pod: pod.key, err: pf.status.message() });
       const rec = state.recorder?.explanation;
       if (rec) {
         const plugin = pf.status?.plugin || fwk.postFilterPlugins[0]?.name || "";
@@ -409,7 +410,7 @@ export class Scheduler {
     } else {
       this.queue.done(pod.uid);
     }
-    if (reason === "SchedulerError") this.log.warn(`Error scheduling pod ${pod.key}; retrying: ${message}`);
+    if (reason === "SchedulerError") this.log.warn("Error scheduling pod; retrying", { pod: pod.key, err: message });
     this.onAttempt({
       ...this.identity(pInfo),
       outcome: status.isRejected() ? "Unschedulable" : "SchedulerError",
@@ -469,7 +470,7 @@ export class Scheduler {
       const ni = this.snapshot.get(nominated);
       if (ni) {
         const r = this.findNodesThatPassFilters(fwk, state, pod, diagnosis, [ni], true);
-        if ("status" in r) this.log.warn(`Evaluation failed on nominated node ${nominated} for pod ${pod.key}: ${r.status.message()}`);
+        if ("status" in r) this.log.warn("Evaluation failed on nominated node", { node: nominated, pod: pod.key, err: r.status.message() });
         else if (r.feasible.length > 0) {
           if (rec) explainFilters(fwk, state, pod, all, new Set([nominated]), diagnosis, { numNodesToFind: 1, startIndex: 0, nominated });
           return { feasible: r.feasible, diagnosis };

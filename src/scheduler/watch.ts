@@ -3,7 +3,6 @@
 // pods retried on cluster events, scheduling gates) and placed pods are bound to their agent.
 import type { PriorityClass } from "kubernetes-types/scheduling/v1";
 import { RealClock, type Clock } from "../util/clock";
-import { errorMessage } from "../util/errors";
 import type { SchedulerConfig } from "./config/types";
 import type { AttemptResult } from "./framework/result";
 import { Scheduler, type SchedulerLog } from "./scheduler";
@@ -47,10 +46,10 @@ export async function runWatch(o: WatchOptions): Promise<void> {
     polling = true;
     cluster
       .sync()
-      .catch((e) => o.log.warn(`polling the agents: ${errorMessage(e)}`))
+      .catch((err) => o.log.warn("polling the agents failed", { err }))
       .finally(() => (polling = false));
   }, o.pollIntervalMs);
-  o.log.info(`scheduling pods from ${o.pendingDir} onto ${cluster.nodeNames().length} node(s): ${cluster.nodeNames().join(", ") || "none yet"}`);
+  o.log.info("scheduling pods", { pendingDir: o.pendingDir, nodes: cluster.nodeNames() });
   try {
     await scheduler.run(o.signal);
   } finally {

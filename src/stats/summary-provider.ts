@@ -20,7 +20,6 @@ import { podRef } from "../api/pod";
 import { confinedPath } from "../util/confined-path";
 import type { ContainerStats as CriContainerStats, ImageFsInfoResponse, PodSandbox, PodSandboxFilterInput, PodSandboxStats } from "../cri/types";
 import type { Clock } from "../util/clock";
-import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
 import { apiTime } from "../util/time";
 import { pluginKind, uidSegment, volumeDir } from "../api/pod-dirs";
@@ -107,7 +106,7 @@ export class SummaryProvider {
     if (!rt.listPodSandbox || !rt.podSandboxStats) return this.failed("ListPodSandboxStats", listErr, []);
     if (!this.saidOneByOne) {
       this.saidOneByOne = true;
-      this.o.log.info(`stats: CRI ListPodSandboxStats failed (${errorMessage(listErr)}); asking each ready sandbox with PodSandboxStats while it does`);
+      this.o.log.info("stats: CRI ListPodSandboxStats failed; asking each ready sandbox with PodSandboxStats while it does", { err: listErr });
     }
     try {
       const ready = await rt.listPodSandbox({ state: { state: "SANDBOX_READY" } });
@@ -119,7 +118,7 @@ export class SummaryProvider {
   }
 
   private failed<T>(call: string, err: unknown, fallback: T): T {
-    this.o.log.warn(`stats: CRI ${call} failed: ${errorMessage(err)}`);
+    this.o.log.warn("stats: CRI call failed", { call, err });
     return fallback;
   }
 
@@ -256,7 +255,7 @@ export class SummaryProvider {
     const hit = this.duCache.get(path);
     if (hit && nowMs - hit.at < (this.o.duCacheMs ?? VOLUME_STATS_AGG_PERIOD_MS)) return hit.usage;
     const usage = await this.du.usage(path).catch((err) => {
-      this.o.log.warn(`stats: measuring ${path}: ${errorMessage(err)}`);
+      this.o.log.warn("stats: measuring a folder failed", { path, err });
       return undefined;
     });
     this.duCache.set(path, { at: nowMs, usage });

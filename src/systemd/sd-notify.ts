@@ -99,7 +99,7 @@ export class SdNotifier {
       try {
         socket = new LibcNotifySocket(path);
       } catch (err) {
-        o.log.warn(`sd_notify: ${(err as Error).message}; systemd is not notified`);
+        o.log.warn("sd_notify: cannot open the notify socket; systemd is not notified", { path, err });
       }
     }
     this.socket = path ? socket : undefined;
@@ -136,7 +136,7 @@ export class SdNotifier {
       this.socket.send(state);
     } catch (err) {
       // Said once: a socket that is gone stays gone, and the agent runs on without systemd's view.
-      if (!this.failed) this.o.log.warn(`sd_notify ${state}: ${(err as Error).message}`);
+      if (!this.failed) this.o.log.warn("sd_notify failed", { state, err });
       this.failed = true;
     }
   }

@@ -12,7 +12,7 @@ import type { KubeClient } from "../../src/kube/client";
 import { listen } from "../../src/server/listener";
 import { selfSignedServingCertificate } from "../../src/server/tls";
 import { FakeClock } from "../../src/util/clock";
-import { createLogger } from "../../src/util/log";
+import { createLogger, type LogFields } from "../../src/util/log";
 
 const dir = mkdtempSync(join(tmpdir(), "node-certs-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -38,12 +38,17 @@ users: [{name: u, user: {client-certificate: /etc/kubernetes/pki/kubelet.crt, cl
 contexts: [{name: x, context: {cluster: c, user: u}}]
 current-context: x
 `);
-    const warnings: string[] = [];
+    const warnings: { msg: string; fields?: LogFields }[] = [];
     const log = createLogger("text", -1);
-    log.warn = ((m: string) => void warnings.push(m)) as typeof log.warn;
+    log.warn = (msg, fields) => void warnings.push({ msg, fields });
     const m = startClientCertificateRotation({ certDir: join(dir, "pki"), nodeName: "n1", clock: new FakeClock(), log, kubeconfig, client: {} as KubeClient });
     expect(m).toBeUndefined();
-    expect(warnings).toEqual([`rotateCertificates: the client certificate of ${kubeconfig} is not ${join(dir, "pki", "kubelet-client-current.pem")} (made by --bootstrap-kubeconfig); it is not rotated`]);
+    expect(warnings).toEqual([
+      {
+        msg: "rotateCertificates: the kubeconfig's client certificate is not the one --bootstrap-kubeconfig made; it is not rotated",
+        fields: { kubeconfig, expected: join(dir, "pki", "kubelet-client-current.pem") },
+      },
+    ]);
   });
 
   test("the HTTPS listener presents a new certificate from the next handshake on", async () => {

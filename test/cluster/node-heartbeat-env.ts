@@ -27,9 +27,8 @@ export async function heartbeatEnv(nodeName = "n1"): Promise<HeartbeatEnv> {
   api.writeKubeconfig(kubeconfig, api.nodeToken(nodeName));
   const client = await loadKubeClient(kubeconfig);
   const warnings: string[] = [];
-  const log = createLogger("text", 0);
-  log.setReporters([{ log: (obj) => void (obj.level <= 1 && warnings.push(String(obj.args[0]))) }]);
-  log.level = 5;
+  const keep = (msg: string) => void warnings.push(msg);
+  const log = { ...createLogger("text", -999), error: keep, warn: keep };
   return {
     api,
     client,

@@ -7,6 +7,7 @@ import { FakeCgroupManager } from "../fakes/cgroups";
 import { CgroupBusyError } from "../../src/cm/cgroup-manager";
 import { ORPHAN_RETRY_INITIAL_MS, ORPHAN_RETRY_MAX_MS } from "../../src/cm/container-manager";
 import { FakeClock } from "../../src/util/clock";
+import { textFields } from "../../src/util/log";
 
 const GiB = 2 ** 30;
 const c = (requests?: Record<string, string>, limits?: Record<string, string>): Container => ({ name: "main", resources: { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) } });
@@ -25,7 +26,7 @@ function manager(over: Partial<ContainerManagerOptions> = {}, cgroups = new Fake
     cgroups,
     allocatable: { capacity: { milliCpu: 4000, memoryBytes: 16 * GiB }, kubeReserved: { milliCpu: 500, memoryBytes: GiB }, systemReserved: { milliCpu: 500 }, enforce: ["pods"] },
     activePods: () => active,
-    log: { info: (m) => logs.push(`info: ${m}`), warn: (m) => logs.push(`warn: ${m}`) },
+    log: { info: (m, f) => logs.push(`info: ${m}${textFields(f)}`), warn: (m, f) => logs.push(`warn: ${m}${textFields(f)}`) },
     systemdRunning: () => true,
     ...over,
   });
@@ -79,7 +80,7 @@ describe("the node's cgroups at start (setupNode)", () => {
     cgroups.failWith("update", "/na/kubepods", new Error("device or resource busy"));
     const { cm, logs } = manager({}, cgroups);
     cm.start();
-    expect(logs.filter((l) => l.startsWith("warn"))).toEqual(['warn: FailedNodeAllocatableEnforcement: Failed to update Node Allocatable Limits "/na/kubepods": device or resource busy']);
+    expect(logs.filter((l) => l.startsWith("warn"))).toEqual(['warn: FailedNodeAllocatableEnforcement: Failed to update Node Allocatable Limits cgroup=/na/kubepods err="device or resource busy"']);
     cm.ensure(guaranteed);
     expect(cgroups.cgroups.get("/na/kubepods")).toEqual({ cpuShares: 3072, memoryLimitBytes: 15 * GiB });
     expect(logs).toContain("info: NodeAllocatableEnforced: Updated Node Allocatable limit across pods");
@@ -153,7 +154,7 @@ describe("pod cgroups", () => {
     cgroups.failWith("update", "/na/kubepods/besteffort", new Error("permission denied"));
     cm.ensure(bestEffort);
     expect(cgroups.cgroups.has("/na/kubepods/besteffort/pode-1")).toBe(true);
-    expect(logs).toContain("warn: cgroups: failed to update QoS cgroups while syncing pod e-1: permission denied");
+    expect(logs).toContain('warn: cgroups: failed to update QoS cgroups while syncing pod uid=e-1 err="permission denied"');
   });
 
   test("housekeeping removes the pod cgroups of pods nothing knows, in either driver's spelling, and nothing else", () => {
@@ -169,7 +170,7 @@ describe("pod cgroups", () => {
       cm.housekeeping(new Set(["g-1", "b-1", "e-1"]));
       const gone = [...before].filter((k) => !cgroups.cgroups.has(k)).sort();
       expect(gone).toEqual([cgroups.name(["na", "kubepods", "burstable", "podgone-1"]), cgroups.name(["na", "kubepods", "podgone-2"])].sort());
-      expect(logs).toContain(`info: cgroups: removing ${cgroups.name(["na", "kubepods", "podgone-2"])}, the cgroup of a pod that is gone`);
+      expect(logs).toContain(`info: cgroups: removing the cgroup of a pod that is gone cgroup=${cgroups.name(["na", "kubepods", "podgone-2"])}`);
       expect(cgroups.cgroups.get(cgroups.name(["na", "kubepods", "burstable"]))).toEqual({ cpuShares: 307 });
     }
   });
@@ -200,8 +201,8 @@ describe("pod cgroups", () => {
     expect(attempts.length).toBeLessThan(15);
     // Said once: found, and why it cannot go yet.
     expect(logs.filter((l) => l.includes(key))).toEqual([
-      `info: cgroups: removing ${key}, the cgroup of a pod that is gone`,
-      `warn: cgroups: ${key} cannot be removed yet (1 process(es) left in it or below it); retrying with backoff, up to every ${ORPHAN_RETRY_MAX_MS / 1000}s`,
+      `info: cgroups: removing the cgroup of a pod that is gone cgroup=${key}`,
+      `warn: cgroups: cgroup of a gone pod cannot be removed yet; retrying with backoff cgroup=${key} reason="1 process(es) left in it or below it" maxInterval=${ORPHAN_RETRY_MAX_MS / 1000}s`,
     ]);
     // The process exits: at the next attempt the whole subtree goes, and that is said once.
     cgroups.procs.clear();
@@ -211,7 +212,7 @@ describe("pod cgroups", () => {
     }
     expect([...cgroups.cgroups.keys()].filter((k) => k.startsWith(key))).toEqual([]);
     expect(logs.filter((l) => l.includes(key)).length).toBe(3);
-    expect(logs.at(-1)).toMatch(new RegExp(`^info: cgroups: removed ${key.replace(/[/.]/g, "\\$&")}, the cgroup of a pod that is gone, after \\d+ attempts$`));
+    expect(logs.at(-1)).toMatch(new RegExp(`^info: cgroups: removed the cgroup of a pod that is gone cgroup=${key.replace(/[/.]/g, "\\$&")} attempts=\\d+$`));
   });
 
   test("a cgroup rmdir refuses (EBUSY) is retried after ORPHAN_RETRY_INITIAL_MS, not at every pass, and logged once", async () => {
@@ -230,9 +231,9 @@ describe("pod cgroups", () => {
     cm.housekeeping(new Set());
     expect(cgroups.cgroups.has(key)).toBe(false);
     expect(logs.filter((l) => l.includes(key))).toEqual([
-      `info: cgroups: removing ${key}, the cgroup of a pod that is gone`,
-      `warn: cgroups: ${key} cannot be removed yet (${key}: EBUSY: resource busy or locked, rmdir); retrying with backoff, up to every ${ORPHAN_RETRY_MAX_MS / 1000}s`,
-      `info: cgroups: removed ${key}, the cgroup of a pod that is gone, after 2 attempts`,
+      `info: cgroups: removing the cgroup of a pod that is gone cgroup=${key}`,
+      `warn: cgroups: cgroup of a gone pod cannot be removed yet; retrying with backoff cgroup=${key} reason="${key}: EBUSY: resource busy or locked, rmdir" maxInterval=${ORPHAN_RETRY_MAX_MS / 1000}s`,
+      `info: cgroups: removed the cgroup of a pod that is gone cgroup=${key} attempts=2`,
     ]);
   });
 

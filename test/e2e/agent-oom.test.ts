@@ -47,7 +47,7 @@ for (const version of ["1.6", "1.7"] as const) {
       const id = cs.lastState!.terminated!.containerID!.replace(/^\w+:\/\//, "");
       const line = await eventually("the OOM watcher to log this container's kill", async () => {
         const all = agent.proc.lines.join("\n") + agent.proc.stderr;
-        return all.split("\n").find((l) => l.includes("OOM kill in cgroup") && l.includes(`/${id}`));
+        return all.split("\n").find((l) => l.includes("OOM kill in a container's cgroup") && l.includes(`/${id}`));
       });
       expect(line).toContain(`/pod${p.metadata!.uid}`);
       const after = await oomKills(agent);

@@ -56,7 +56,8 @@ for (const version of ["1.6", "1.7"] as const) {
 
     test("READY=1 once running; on SIGTERM the normal pod stops first, then the critical one, both TERMed; NotReady and NodeShutdown meanwhile; STOPPING=1 and exit 0", async () => {
       await eventually("READY=1 on the notify socket", async () => listener.received.includes("READY=1"), 30_000, 100);
-      expect(agent.proc.stderr).toContain("graceful node shutdown via logind is unavailable (no system bus at /run/dbus/system_bus_socket)");
+      const unavailable = agent.proc.stderr.split("\n").find((l) => l.includes("graceful node shutdown via logind is unavailable"));
+      expect(unavailable && JSON.parse(unavailable)).toMatchObject({ reason: "no system bus at /run/dbus/system_bus_socket" });
       // The normal pod's trap takes a second, then says it finished; the critical one records whether
       // the normal one had finished when its own TERM came, then takes 2 s.
       agent.writeManifest("normal.yaml", pod("normal", { trap: "sleep 1; echo done > /marks/normal.term" }).replace("MARKS", marks));

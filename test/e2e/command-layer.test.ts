@@ -156,7 +156,7 @@ describe("the command layer, beside an agent running a pod on containerd 1.6", (
       // Under the describe's cgroup root (removed after it): the agent makes kubepods before it starts containerd.
       const r = await run(["agent", "--root-dir", root, "--pod-manifest-path", manifests, "--address", "127.0.0.1", "--port", String(port), "--hostname-override", "busy-node", "--log-format", "json", "--cgroup-root", AGENT_CGROUP], 90_000);
       expect(r.code).toBe(1);
-      const started = /started containerd \(pid (\d+)\)/.exec(r.stderr);
+      const started = /"msg":"started containerd","pid":(\d+)/.exec(r.stderr);
       expect(started).not.toBeNull();
       const pid = Number(started![1]);
       expect(r.stderr).toContain(`error: cannot listen on 127.0.0.1:${port}`);

@@ -104,7 +104,7 @@ describe("nodeagent with no --runtime-endpoint starts its own containerd under -
     const pidFile = join(rootDir, "run/containerd.pid");
     await watch.waitFor("the managed containerd", () => existsSync(pidFile) && watch.json().some((l) => l.type === "ModeChanged"), 30_000);
     const pid = Number(readFileSync(pidFile, "utf8"));
-    expect(watch.stderr).toContain(`started containerd (pid ${pid})`);
+    expect(watch.stderr).toContain(`started containerd pid=${pid}`);
     expect(watch.stderr).toContain("imported");
     const client = new CriClient(managed.endpoint);
     const tags = (await client.listImages()).flatMap((i) => i.repoTags);

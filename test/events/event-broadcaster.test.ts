@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createConsola } from "consola/basic";
+import { createLogger } from "../../src/util/log";
 import type { Event } from "kubernetes-types/core/v1";
 import { EventBroadcaster } from "../../src/events/event-broadcaster";
 import { EventRing } from "../../src/events/event-ring";
@@ -7,7 +7,7 @@ import { containerReference } from "../../src/events/object-ref";
 import { EventSinkError, type EventPatch, type EventSink } from "../../src/events/types";
 import { FakeClock, flushMicrotasks } from "../../src/util/clock";
 
-const log = createConsola({ level: 0 });
+const log = createLogger("text", -999);
 const pod = { metadata: { name: "web", namespace: "prod", uid: "u-1" }, spec: { containers: [{ name: "app" }] } };
 
 /** A sink that fails as told, and records every call. */

@@ -120,7 +120,7 @@ describe("a shutdown", () => {
     expect(t.target.stopping()).toEqual(["slow"]);
     await t.clock.advance(1);
     expect(t.target.stopping()).toEqual(["slow", "crit"]);
-    expect(t.lines).toContain("warn shutdown: pods of priority 0 and up still stopping after 6s; going on");
+    expect(t.lines).toContain("warn shutdown: pods of a priority group still stopping after its grace period; going on priority=0 gracePeriod=6s");
     await t.clock.advance(3_999);
     expect(finished).toBe(false);
     await t.clock.advance(1);
@@ -175,7 +175,7 @@ describe("the logind watch", () => {
     signal.unavailableReason = "no system bus at /run/dbus/system_bus_socket";
     const { log, lines } = linesLog();
     await watchShutdownSignal(t.manager, signal, new AbortController().signal, log);
-    expect(lines).toEqual(["info graceful node shutdown via logind is unavailable (no system bus at /run/dbus/system_bus_socket); SIGTERM with --shutdown-pods stops the pods gracefully instead"]);
+    expect(lines).toEqual(['info graceful node shutdown via logind is unavailable; SIGTERM with --shutdown-pods stops the pods gracefully instead reason="no system bus at /run/dbus/system_bus_socket"']);
     expect(signal.calls).toEqual([]);
     expect(signal.isWatched).toBe(false);
   });
@@ -228,7 +228,7 @@ describe("the logind watch", () => {
     await watchShutdownSignal(t.manager, signal, new AbortController().signal, log);
     expect(signal.calls).toEqual(["override 10"]);
     expect(lines).toContain(
-      "warn unable to watch the node for shutdown events: node shutdown manager was unable to update logind InhibitDelayMaxSec to 10s (ShutdownGracePeriod), current value of InhibitDelayMaxSec (5s) is less than requested ShutdownGracePeriod",
+      'warn unable to watch the node for shutdown events err="node shutdown manager was unable to update logind InhibitDelayMaxSec to 10s (ShutdownGracePeriod), current value of InhibitDelayMaxSec (5s) is less than requested ShutdownGracePeriod"',
     );
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createConsola } from "consola";
+import { createLogger } from "../../src/util/log";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,7 +26,7 @@ const systemKill = (pid: number, name: string, task: string) => [
 function watcher(kernel: FakeKernelLog, startUsec = 1_000) {
   const clock = new FakeClock(0);
   const seen: { pid: number; system: boolean }[] = [];
-  const w = new OomWatcher({ openKernelLog: () => kernel, clock, log: createConsola({ level: -999 }), startUsecSinceBoot: startUsec, onOom: (k, system) => seen.push({ pid: k.pid, system }) });
+  const w = new OomWatcher({ openKernelLog: () => kernel, clock, log: createLogger("text", -999), startUsecSinceBoot: startUsec, onOom: (k, system) => seen.push({ pid: k.pid, system }) });
   return { w, clock, seen };
 }
 
@@ -109,7 +109,7 @@ describe("OOM watcher", () => {
 
   test("a kernel log that cannot be opened turns the watcher off; a read error is survived", async () => {
     const clock = new FakeClock(0);
-    const off = new OomWatcher({ openKernelLog: () => { throw new Error("EACCES"); }, clock, log: createConsola({ level: -999 }), startUsecSinceBoot: 0 });
+    const off = new OomWatcher({ openKernelLog: () => { throw new Error("EACCES"); }, clock, log: createLogger("text", -999), startUsecSinceBoot: 0 });
     await off.run(new AbortController().signal); // returns at once
     const kernel = new FakeKernelLog();
     const { w } = watcher(kernel);

@@ -121,6 +121,6 @@ describe("SdNotifier", () => {
     const t = make({ NOTIFY_SOCKET: "/run/systemd/notify" }, socket);
     t.n.ready();
     t.n.stopping();
-    expect(t.lines).toEqual(["warn sd_notify READY=1: sendto /run/systemd/notify failed"]);
+    expect(t.lines).toEqual(['warn sd_notify failed state="READY=1" err="sendto /run/systemd/notify failed"']);
   });
 });

@@ -145,19 +145,19 @@ export class AgentCluster implements ClusterClient {
     answers.forEach((r, i) => {
       const agent = this.agents[i]!;
       if (r.status === "rejected") {
-        if (!this.failing.has(agent)) this.log.warn(`agent ${agent.url} did not answer: ${errorMessage(r.reason)}; keeping its node and pods as last seen`);
+        if (!this.failing.has(agent)) this.log.warn("agent did not answer; keeping its node and pods as last seen", { agent: agent.url, err: r.reason });
         this.failing.add(agent);
         const node = this.nodeOf.get(agent);
         if (node) for (const [k, p] of this.pods) if (p.spec?.nodeName === node) seenPods.set(k, p);
         return;
       }
-      if (this.failing.delete(agent)) this.log.info(`agent ${agent.url} answers again`);
+      if (this.failing.delete(agent)) this.log.info("agent answers again", { agent: agent.url });
       const { node, pods } = r.value;
       const name = node.metadata!.name!;
       const previousName = this.nodeOf.get(agent);
       if (previousName && previousName !== name) this.removeNode(previousName);
       const other = this.byNode.get(name);
-      if (other && other !== agent) this.log.warn(`agents ${other.url} and ${agent.url} both report node ${name}; using ${agent.url}`);
+      if (other && other !== agent) this.log.warn("two agents report the same node; using the later one", { node: name, agent: agent.url, other: other.url });
       this.byNode.set(name, agent);
       this.nodeOf.set(agent, name);
       answeredNodes.add(name);

@@ -100,7 +100,7 @@ export class KubeRecorder {
       await this.o.client.core.patchNamespacedPodStatus({ name, namespace, body: patch }, setHeaderOptions("Content-Type", PatchStrategy.StrategicMergePatch));
     } catch (e) {
       // A pod deleted meanwhile has no status to record.
-      if (!isNotFound(e)) this.o.log.warn(`Error updating pod ${namespace}/${name}: ${apiErrorMessage(e)}`);
+      if (!isNotFound(e)) this.o.log.warn("Error updating pod status", { pod: `${namespace}/${name}`, err: apiErrorMessage(e) });
     }
   }
 
@@ -128,7 +128,7 @@ export class KubeRecorder {
     this.track(
       this.o.client.events.createNamespacedEvent({ namespace, body }).then(
         () => undefined,
-        (e) => this.o.log.warn(`event ${reason} for pod ${namespace}/${name} not recorded: ${apiErrorMessage(e)}`),
+        (e) => this.o.log.warn("event not recorded", { reason, pod: `${namespace}/${name}`, err: apiErrorMessage(e) }),
       ),
     );
   }

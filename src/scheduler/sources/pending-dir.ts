@@ -47,7 +47,7 @@ export class PendingDir {
         this.debounce = setTimeout(() => this.scan(), 50);
       });
     } catch (e) {
-      this.log.warn(`cannot watch ${this.dir}: ${errorMessage(e)}; rescanning every ${rescanMs} ms`);
+      this.log.warn("cannot watch the pending directory; rescanning it periodically", { path: this.dir, err: e, every: `${rescanMs}ms` });
     }
     this.timer = setInterval(() => this.scan(), rescanMs);
   }
@@ -98,7 +98,7 @@ export class PendingDir {
       pods = c.pods.map(({ pod, origin }) => preparePod(pod, origin, this.priorityClasses));
     } catch (e) {
       const msg = errorMessage(e);
-      if (this.errors.get(name) !== msg) this.log.warn(`${msg}${st ? " (keeping the pods it had)" : ""}`);
+      if (this.errors.get(name) !== msg) this.log.warn("pending file not loaded", { path, err: msg, keepingPods: st ? true : undefined });
       this.errors.set(name, msg);
       return;
     }
@@ -108,7 +108,7 @@ export class PendingDir {
       if (other === name) continue;
       for (const uid of next.keys()) {
         if (o.pods.has(uid)) {
-          this.log.warn(`${path}: pod ${next.get(uid)!.metadata!.namespace}/${next.get(uid)!.metadata!.name} is already in ${join(this.dir, other)}; ignored here`);
+          this.log.warn("pod is already in another pending file; ignored here", { path, pod: `${next.get(uid)!.metadata!.namespace}/${next.get(uid)!.metadata!.name}`, other: join(this.dir, other) });
           next.delete(uid);
         }
       }
@@ -149,9 +149,9 @@ export class PendingDir {
     try {
       renameSync(join(this.dir, name), dest);
       this.files.delete(name);
-      this.log.info(`all pods of ${name} are bound; moved to ${dest}`);
+      this.log.info("all pods of a pending file are bound; moved it", { file: name, to: dest });
     } catch (e) {
-      this.log.warn(`cannot move ${name} to ${target}: ${errorMessage(e)}`);
+      this.log.warn("cannot move a bound pending file", { file: name, to: target, err: e });
     }
   }
 
