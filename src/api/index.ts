@@ -4,7 +4,25 @@
 // It imports nothing from src/ but src/util; everything that reads or checks a Pod object uses these.
 export * from "./quantity";
 export * from "./defaults";
-export * from "./validation";
+export { validatePod } from "./validation";
+export type { PodValidationOptions } from "./validate-env";
+export { fieldErrorBody, fieldErrorMessage, goQuote, type FieldError, type FieldErrorType } from "./field-error";
+export {
+  isConfigMapKey,
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  isEnvVarName,
+  isQualifiedName,
+  isValidLabelValue,
+  isValidPortName,
+  isValidPortNum,
+  labelValueError,
+  MAX_POD_UID_LENGTH,
+  podUIDProblem,
+  qualifiedNameError,
+} from "./name-validation";
+export { isExtendedResourceName, isHugePageResourceName, isNativeResourceName, isPrefixedNativeResourceName } from "./resource-names";
+export { staticPodApiReferenceErrors, type StaticPodReferenceOptions } from "./static-pod-references";
 export * from "./pod-schema";
 export * from "./pod";
 export * from "./annotations";
