@@ -25,7 +25,8 @@ import type { NodeInfo } from "./model/node-info";
 import { PodInfo } from "./model/pod-info";
 import { inTreeRegistry } from "./plugins/registry";
 import type { NominatingInfo } from "./queue/nominator";
-import { SchedulingQueue, type QueueHint } from "./queue/scheduling-queue";
+import type { QueueHint } from "./queue/queueing-hints";
+import { SchedulingQueue } from "./queue/scheduling-queue";
 
 /** minFeasibleNodesToFind: at least this many nodes are scored when there are that many. */
 export const MIN_FEASIBLE_NODES_TO_FIND = 100;
