@@ -137,6 +137,8 @@ describe("schedule --kubeconfig", () => {
     // NodeAdd is an event NodeResourcesFit registered: the pod leaves unschedulablePods.
     await createNode(node("n2", "4"));
     expect(await until("huge bound", () => getPod("huge")?.spec?.nodeName)).toBe("n2");
+    // As above: the attempt is reported once the binding's answer is back, maybe after the store has it.
+    await until("the second attempt reported", () => attempts.length > 1);
     expect(attempts.map((a) => a.outcome)).toEqual(["Unschedulable", "Scheduled"]);
   });
 
