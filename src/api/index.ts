@@ -1,7 +1,6 @@
 // src/api owns the Kubernetes object helpers: quantities, the Pod schema (Go types, unknown fields),
-// defaulting, pod validation, well-known annotations, facts about a pod (identity, whether it has
-// finished) and the labels a node may set on itself.
-// It imports nothing from src/ but src/util; everything that reads or checks a Pod object uses these.
+// defaulting, pod validation with apimachinery's name rules and messages, what kind of resource a name
+// is, well-known annotations, facts about a pod and the labels a node may set on itself.
 export * from "./quantity";
 export * from "./defaults";
 export { validatePod } from "./validation";
