@@ -27,7 +27,7 @@ import { isStaticPod } from "../api/pod";
 import { findUntoleratedTaint, RequiredNodeAffinity } from "../scheduler/model/labels";
 import { NodeInfo } from "../scheduler/model/node-info";
 import { PodInfo } from "../scheduler/model/pod-info";
-import { isExtendedResourceName } from "../scheduler/model/resource";
+import { isExtendedResourceName } from "../api";
 import { Names } from "../scheduler/plugins/names";
 import { ERR_REASON_POD as NODE_AFFINITY_REASON } from "../scheduler/plugins/node-affinity";
 import { ERR_REASON_NODE_NAME } from "../scheduler/plugins/node-name";

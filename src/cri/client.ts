@@ -1,10 +1,12 @@
 // CriClient: the CRI RuntimeService and ImageService over a unix socket, one typed promise method per
 // RPC the node agent uses, each with a deadline, errors mapped to CriError subclasses (errors.ts).
-// The transport is the agent's own (grpc-channel.ts over h2-connection.ts, messages by codec.ts from
+// The transport is the agent's own (grpc-channel.ts over h2-connection.ts, messages by proto-*.ts from
 // the embedded descriptor): @grpc/grpc-js, node:http2 and protobufjs made up half of the agent's idle
 // RSS. A lost connection is made again on the next call, with a backoff of 100 ms to 1 s, so a
 // restarted runtime is reached again within a second.
-import { decodeMessage, encodeMessage, methodInfo, type MethodInfo } from "./codec";
+import { decodeMessage } from "./proto-decode";
+import { encodeMessage } from "./proto-encode";
+import { methodInfo, type MethodInfo } from "./proto-schema";
 import { CancelledError, GrpcStatus, toCriError } from "./errors";
 import { GrpcChannel } from "./grpc-channel";
 import type { RuntimeServiceDefinition } from "./generated/runtime/v1/RuntimeService";

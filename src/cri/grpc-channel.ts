@@ -15,7 +15,8 @@
 //    the call fails with DEADLINE_EXCEEDED); a message above maxReceiveMessageBytes fails the call
 //    with RESOURCE_EXHAUSTED, as grpc-js's grpc.max_receive_message_length did.
 // No retries: a failed call fails, and the caller decides (the PLEG relists again, a sync retries).
-import { CONNECTION_LOST, H2Connection, H2Error, type H2Stream, type H2StreamHandler } from "./h2-connection";
+import { CONNECTION_LOST, H2Connection, type H2Stream, type H2StreamHandler } from "./h2-connection";
+import { H2Error } from "./h2-frames";
 import type { HeaderField } from "./hpack";
 import { GrpcStatus } from "./grpc-status";
 

@@ -14,49 +14,8 @@
 //    finish, and no new stream starts here. Stream ids run out after 2^31: the connection then also
 //    stops taking streams, and the channel opens another, as after a GOAWAY.
 // Any protocol error from the peer ends the connection and every stream on it (onClose).
+import { ACK, ConnectionError, END_HEADERS, END_STREAM, Frame, H2Error, PADDED, PREFACE, PRIORITY_FLAG, Setting, settingsPayload, u32, unpad } from "./h2-frames";
 import { encodeHeaders, HEADER_TABLE_SIZE, HpackDecoder, HpackError, type HeaderField } from "./hpack";
-
-const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
-
-const Frame = {
-  DATA: 0x0,
-  HEADERS: 0x1,
-  PRIORITY: 0x2,
-  RST_STREAM: 0x3,
-  SETTINGS: 0x4,
-  PUSH_PROMISE: 0x5,
-  PING: 0x6,
-  GOAWAY: 0x7,
-  WINDOW_UPDATE: 0x8,
-  CONTINUATION: 0x9,
-} as const;
-const END_STREAM = 0x1;
-const ACK = 0x1;
-const END_HEADERS = 0x4;
-const PADDED = 0x8;
-const PRIORITY_FLAG = 0x20;
-
-const Setting = {
-  HEADER_TABLE_SIZE: 0x1,
-  ENABLE_PUSH: 0x2,
-  MAX_CONCURRENT_STREAMS: 0x3,
-  INITIAL_WINDOW_SIZE: 0x4,
-  MAX_FRAME_SIZE: 0x5,
-} as const;
-
-/** HTTP/2 error codes (RFC 9113 §7) this side sends or reads. */
-export const H2Error = {
-  NO_ERROR: 0x0,
-  PROTOCOL_ERROR: 0x1,
-  INTERNAL_ERROR: 0x2,
-  FLOW_CONTROL_ERROR: 0x3,
-  FRAME_SIZE_ERROR: 0x6,
-  REFUSED_STREAM: 0x7,
-  CANCEL: 0x8,
-  COMPRESSION_ERROR: 0x9,
-  ENHANCE_YOUR_CALM: 0xb,
-  INADEQUATE_SECURITY: 0xc,
-} as const;
 
 /** The code onReset gets when the connection itself ended (closed, lost, or a protocol error). */
 export const CONNECTION_LOST = -1;
@@ -503,35 +462,4 @@ export class H2Connection {
     for (const open of waiting) open();
     this.onClose(reason);
   }
-}
-
-class ConnectionError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-function u32(n: number): Buffer {
-  const b = Buffer.allocUnsafe(4);
-  b.writeUInt32BE(n >>> 0, 0);
-  return b;
-}
-
-function settingsPayload(settings: [number, number][]): Buffer {
-  const b = Buffer.allocUnsafe(6 * settings.length);
-  settings.forEach(([id, value], i) => {
-    b.writeUInt16BE(id, 6 * i);
-    b.writeUInt32BE(value, 6 * i + 2);
-  });
-  return b;
-}
-
-/** The content of a PADDED frame: the pad length byte and the padding removed. */
-function unpad(payload: Buffer): Buffer {
-  const pad = payload[0] ?? 0;
-  if (pad >= payload.length) throw new ConnectionError(H2Error.PROTOCOL_ERROR, "padding exceeds the frame");
-  return payload.subarray(1, payload.length - pad);
 }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Container, Pod } from "kubernetes-types/core/v1";
 import { applyPodDefaults } from "../../src/api/defaults";
-import { fieldErrorBody, fieldErrorMessage, goQuote, staticPodApiReferenceErrors, validatePod } from "../../src/api/validation";
+import { fieldErrorBody, fieldErrorMessage, goQuote, staticPodApiReferenceErrors, validatePod } from "../../src/api";
 
 /** A valid pod, defaulted, as the kubelet validates a static pod: already named <name>-<node>. */
 function validPod(): Pod {
@@ -274,6 +274,11 @@ describe("validatePod", () => {
       "spec.containers[0].resources.limits[example.com/gpu]: Invalid value: 500m: must be an integer",
       "spec.containers[0].resources.requests[example.com/gpu]: Invalid value: 500m: must be an integer",
     ]);
+  });
+
+  test("a resource in a kubernetes.io subdomain is native: fractional and overcommittable", () => {
+    // It used to be taken for an extended resource ("must be an integer", requests equal to limits).
+    expect(messages((p) => (app(p).resources = { limits: { "foo.kubernetes.io/x": "2" }, requests: { "foo.kubernetes.io/x": "500m" } }))).toEqual([]);
   });
 
   test("ephemeral containers and scheduling gates cannot be set on create", () => {

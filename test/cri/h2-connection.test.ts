@@ -1,7 +1,8 @@
 // H2Connection frame by frame, over a socket the test plays: what the peer's SETTINGS, PING, GOAWAY
 // and WINDOW_UPDATE frames make it do, and how it ends streams when it cannot go on.
 import { expect, test } from "bun:test";
-import { CONNECTION_LOST, H2Connection, H2Error, RECEIVE_WINDOW, type H2StreamHandler } from "../../src/cri/h2-connection";
+import { CONNECTION_LOST, H2Connection, RECEIVE_WINDOW, type H2StreamHandler } from "../../src/cri/h2-connection";
+import { H2Error } from "../../src/cri/h2-frames";
 import { encodeHeaders } from "../../src/cri/hpack";
 
 interface Frame {

@@ -9,7 +9,8 @@ import { Code, Status } from "../../src/scheduler/framework/status";
 import { PodInfo } from "../../src/scheduler/model/pod-info";
 import { PrioritySort } from "../../src/scheduler/plugins/priority-sort";
 import { SchedulingGates } from "../../src/scheduler/plugins/scheduling-gates";
-import { SchedulingQueue, type QueueHint } from "../../src/scheduler/queue/scheduling-queue";
+import type { QueueHint } from "../../src/scheduler/queue/queueing-hints";
+import { SchedulingQueue } from "../../src/scheduler/queue/scheduling-queue";
 import { FakeClock } from "../../src/util/clock";
 import { node, pod } from "./fixtures";
 

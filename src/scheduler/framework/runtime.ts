@@ -1,9 +1,9 @@
 // The framework runtime of one profile (pkg/scheduler/framework/runtime/framework.go): builds the
-// plugins a profile enables, expands multiPoint into the extension points each plugin implements,
-// and runs each extension point with upstream's status handling: which codes stop a point, which are
+// plugins a profile enables (which point runs which plugins is plugin-lists.ts), and runs each
+// extension point with upstream's status handling: which codes stop a point, which are
 // remembered, which become errors, Unreserve in reverse order, Permit waits with a timeout.
 import type { Clock } from "../../util/clock";
-import { EXTENSION_POINTS, type ExtensionPoint, type PluginRef, type Profile } from "../config/types";
+import { EXTENSION_POINTS, type ExtensionPoint, type Profile } from "../config/types";
 import type { NodeInfo } from "../model/node-info";
 import type { PodInfo } from "../model/pod-info";
 import { errorMessage } from "../../util/errors";
@@ -16,30 +16,8 @@ import type {
 } from "./interface";
 import { MAX_NODE_SCORE, MIN_NODE_SCORE } from "./interface";
 import { asStatus, Code, Status, type MaybeStatus } from "./status";
+import { pluginsByPoint, scoreWeights } from "./plugin-lists";
 import { MAX_PERMIT_TIMEOUT_MS, WaitingPodEntry, WaitingPods } from "./waiting-pods";
-
-/** Does the plugin implement the extension point (the Go interface check)? */
-const IMPLEMENTS: Record<ExtensionPoint, (p: Plugin) => boolean> = {
-  preEnqueue: (p) => typeof (p as Partial<PreEnqueuePlugin>).preEnqueue === "function",
-  queueSort: (p) => typeof (p as Partial<QueueSortPlugin>).less === "function",
-  preFilter: (p) => typeof (p as Partial<PreFilterPlugin>).preFilter === "function",
-  filter: (p) => typeof (p as Partial<FilterPlugin>).filter === "function",
-  postFilter: (p) => typeof (p as Partial<PostFilterPlugin>).postFilter === "function",
-  preScore: (p) => typeof (p as Partial<PreScorePlugin>).preScore === "function",
-  score: (p) => typeof (p as Partial<ScorePlugin>).score === "function",
-  reserve: (p) => typeof (p as Partial<ReservePlugin>).reserve === "function" && typeof (p as Partial<ReservePlugin>).unreserve === "function",
-  permit: (p) => typeof (p as Partial<PermitPlugin>).permit === "function",
-  preBind: (p) => typeof (p as Partial<PreBindPlugin>).preBind === "function",
-  bind: (p) => typeof (p as Partial<BindPlugin>).bind === "function",
-  postBind: (p) => typeof (p as Partial<PostBindPlugin>).postBind === "function",
-};
-
-/** The Go interface names, for error messages ("FilterPlugin \"X\" does not exist"). */
-const INTERFACE_NAMES: Record<ExtensionPoint, string> = {
-  preEnqueue: "PreEnqueuePlugin", queueSort: "QueueSortPlugin", preFilter: "PreFilterPlugin", filter: "FilterPlugin", postFilter: "PostFilterPlugin",
-  preScore: "PreScorePlugin", score: "ScorePlugin", reserve: "ReservePlugin", permit: "PermitPlugin", preBind: "PreBindPlugin", bind: "BindPlugin",
-  postBind: "PostBindPlugin",
-};
 
 /** A plugin call whose throw becomes an Error status, as a Go plugin's error return would. */
 function guard<T>(call: () => T, onThrow: (s: Status) => T): T {
@@ -137,73 +115,20 @@ export class Framework implements Handle {
       }
     }
 
-    for (const point of EXTENSION_POINTS) this.setList(point, this.pluginList(point, profile.plugins[point].enabled));
-    if (profile.plugins.multiPoint.enabled.length > 0) this.expandMultiPoint(profile);
+    const lists = pluginsByPoint(profile, this.plugins);
+    for (const point of EXTENSION_POINTS) this.setList(point, lists[point]);
 
     if (this.queueSortPlugins.length !== 1) {
       throw new Error(`only one queue sort plugin required for profile with scheduler name ${JSON.stringify(this.profileName)}, but got ${this.queueSortPlugins.length}`);
     }
     if (this.bindPlugins.length === 0) throw new Error(`at least one bind plugin is needed for profile with scheduler name ${JSON.stringify(this.profileName)}`);
-    this.setScoreWeights([...profile.plugins.score.enabled, ...profile.plugins.multiPoint.enabled]);
-  }
-
-  private pluginList(point: ExtensionPoint, refs: readonly PluginRef[]): Plugin[] {
-    const out: Plugin[] = [];
-    const seen = new Set<string>();
-    for (const ref of refs) {
-      const p = this.plugins.get(ref.name);
-      if (!p) throw new Error(`${INTERFACE_NAMES[point]} ${JSON.stringify(ref.name)} does not exist`);
-      if (!IMPLEMENTS[point](p)) throw new Error(`plugin ${JSON.stringify(ref.name)} does not extend ${INTERFACE_NAMES[point]} plugin`);
-      if (seen.has(ref.name)) throw new Error(`plugin ${JSON.stringify(ref.name)} already registered as ${JSON.stringify(INTERFACE_NAMES[point])}`);
-      seen.add(ref.name);
-      out.push(p);
-    }
-    return out;
+    const weights = scoreWeights(this.plugins, this.scorePlugins, [...profile.plugins.score.enabled, ...profile.plugins.multiPoint.enabled]);
+    for (const [name, weight] of weights) this.scorePluginWeight.set(name, weight);
   }
 
   private setList(point: ExtensionPoint, list: Plugin[]): void {
     const key = `${point}Plugins` as const;
     (this as unknown as Record<string, Plugin[]>)[key] = list;
-  }
-
-  /**
-   * expandMultiPointPlugins: a multiPoint plugin joins every point it implements unless disabled
-   * there. Order: plugins re-configured at the point itself (as ordered there), then multiPoint ones,
-   * then the point's own others.
-   */
-  private expandMultiPoint(profile: Profile): void {
-    for (const point of EXTENSION_POINTS) {
-      const set = profile.plugins[point];
-      const disabled = new Set(set.disabled.map((p) => p.name));
-      if (disabled.has("*")) continue;
-      const enabled = set.enabled.map((p) => p.name);
-      const multi: string[] = [];
-      const overrides = new Set<string>();
-      for (const ref of profile.plugins.multiPoint.enabled) {
-        const p = this.plugins.get(ref.name);
-        if (!p) throw new Error(`${INTERFACE_NAMES[point]} ${JSON.stringify(ref.name)} does not exist`);
-        if (!IMPLEMENTS[point](p) || disabled.has(ref.name)) continue;
-        if (enabled.includes(ref.name)) {
-          overrides.add(ref.name);
-          continue;
-        }
-        if (multi.includes(ref.name)) throw new Error(`plugin ${JSON.stringify(ref.name)} already registered as ${JSON.stringify(INTERFACE_NAMES[point])}`);
-        multi.push(ref.name);
-      }
-      const order = [...enabled.filter((n) => overrides.has(n)), ...multi, ...enabled.filter((n) => !overrides.has(n))];
-      this.setList(point, order.map((n) => this.plugins.get(n)!));
-    }
-  }
-
-  /** getScoreWeights: the point's own weight wins over multiPoint's; 0 means 1. */
-  private setScoreWeights(refs: readonly PluginRef[]): void {
-    for (const ref of refs) {
-      const p = this.plugins.get(ref.name);
-      if (!p || !IMPLEMENTS.score(p) || this.scorePluginWeight.has(ref.name)) continue;
-      if ((ref.weight ?? 0) < 0) throw new Error(`score plugin ${JSON.stringify(ref.name)} has a negative weight ${ref.weight}`);
-      this.scorePluginWeight.set(ref.name, ref.weight || 1);
-    }
-    for (const p of this.scorePlugins) if (!this.scorePluginWeight.has(p.name)) this.scorePluginWeight.set(p.name, 1);
   }
 
   /** The events each plugin registered, for the queue's hints (EnqueueExtensions). */

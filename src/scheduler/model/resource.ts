@@ -41,11 +41,6 @@ export function isScalarResourceName(name: string): boolean {
   return name.includes("/");
 }
 
-/** An extended resource: domain-prefixed, not kubernetes.io (v1helper.IsExtendedResourceName). */
-export function isExtendedResourceName(name: string): boolean {
-  return name.includes("/") && !name.includes("kubernetes.io/") && !name.startsWith("requests.");
-}
-
 export class Resource {
   milliCPU = 0;
   memory = 0;

@@ -1,39 +1,31 @@
-// The scheduling queue (pkg/scheduler/backend/queue/scheduling_queue.go, active_queue.go,
-// backoff_queue.go): activeQ ordered by the profile's QueueSort plugin; backoffQ, two heaps ordered
-// by backoff expiry (pods rejected by plugins, pods that hit an error); and the unschedulable pods,
-// which wait for a cluster event that one of the plugins that rejected them says may help
-// (QueueingHints), or for 5 minutes. PreEnqueue plugins (scheduling gates) keep pods out of activeQ.
+// The scheduling queue (pkg/scheduler/backend/queue/scheduling_queue.go, active_queue.go):
+// activeQ ordered by the profile's QueueSort plugin; backoffQ (backoff-queue.ts); and the
+// unschedulable pods, which wait for a cluster event that one of the plugins that rejected them says
+// may help (QueueingHints, queueing-hints.ts), or for 5 minutes. PreEnqueue plugins (scheduling gates) keep pods out of activeQ.
 // Events that arrive while a pod is being scheduled are replayed when it comes back.
 import type { Pod } from "kubernetes-types/core/v1";
 import type { Clock, Timer } from "../../util/clock";
 import {
-  EVENT_ASSIGNED_POD_ADD, EVENT_FORCE_ACTIVATE, EVENT_UNSCHEDULABLE_TIMEOUT, isWildCard, matchAnyClusterEvent, matchClusterEvents, podUpdateEvents,
+  EVENT_ASSIGNED_POD_ADD, EVENT_FORCE_ACTIVATE, EVENT_UNSCHEDULABLE_TIMEOUT, matchAnyClusterEvent, matchClusterEvents, podUpdateEvents,
   QueueEvent, Action, type ClusterEvent,
 } from "../framework/events";
-import type { QueuedPodInfo, QueueingHintFn } from "../framework/interface";
+import type { QueuedPodInfo } from "../framework/interface";
 import type { MaybeStatus } from "../framework/status";
 import { NO_LABELS, type Labels } from "../model/labels";
 import { PodInfo, termMatches } from "../model/pod-info";
+import { BACKOFF_WINDOW_MS, BackoffQueue, keyOf } from "./backoff-queue";
 import { KeyedHeap } from "./heap";
 import { Nominator } from "./nominator";
+import { QueueingHints, Strategy, type QueueHint } from "./queueing-hints";
 
 export const DEFAULT_POD_INITIAL_BACKOFF_MS = 1000;
 export const DEFAULT_POD_MAX_BACKOFF_MS = 10_000;
 /** DefaultPodMaxInUnschedulablePodsDuration. */
 export const DEFAULT_POD_MAX_IN_UNSCHEDULABLE_MS = 5 * 60_000;
-/** backoffQOrderingWindowDuration (KEP-5142): also the flush period of backoffQ. */
-export const BACKOFF_WINDOW_MS = 1000;
 /** How often pods that stayed unschedulable too long are flushed. */
 export const UNSCHEDULABLE_FLUSH_MS = 30_000;
 
 export type QueueName = "Active" | "Backoff" | "Unschedulable";
-
-/** A plugin's interest in an event, with its hint. */
-export interface QueueHint {
-  plugin: string;
-  event: ClusterEvent;
-  hint?: QueueingHintFn;
-}
 
 export interface SchedulingQueueOptions {
   clock: Clock;
@@ -53,43 +45,23 @@ export interface SchedulingQueueOptions {
   onHintError?: (plugin: string, pod: Pod, err: unknown) => void;
 }
 
-const enum Strategy {
-  Skip = 0,
-  AfterBackoff = 1,
-  Immediately = 2,
-}
-
 type InFlightEntry = { uid: string } | { event: ClusterEvent; oldObj: unknown; newObj: unknown };
-
-function keyOf(p: QueuedPodInfo): string {
-  return p.podInfo.uid;
-}
 
 function gated(p: QueuedPodInfo): boolean {
   return p.gatingPlugin !== "";
 }
 
-function schedulerName(p: QueuedPodInfo): string {
-  return p.podInfo.pod.spec?.schedulerName || "default-scheduler";
-}
-
 export class SchedulingQueue {
   readonly nominator: Nominator;
   private readonly clock: Clock;
-  private readonly less: (a: QueuedPodInfo, b: QueuedPodInfo) => boolean;
-  private readonly initialBackoff: number;
-  private readonly maxBackoff: number;
   private readonly maxInUnschedulable: number;
   private readonly popFromBackoffQ: boolean;
   private readonly preEnqueue: ((pod: PodInfo) => MaybeStatus) | undefined;
-  private readonly hints: ReadonlyMap<string, readonly QueueHint[]>;
-  private readonly pluginEvents = new Map<string, ClusterEvent[]>();
+  private readonly hints: QueueingHints;
   private readonly namespaceLabels: (namespace: string) => Labels;
-  private readonly onHintError: SchedulingQueueOptions["onHintError"];
 
   private readonly active: KeyedHeap<QueuedPodInfo>;
-  private readonly backoff: KeyedHeap<QueuedPodInfo>;
-  private readonly errorBackoff: KeyedHeap<QueuedPodInfo>;
+  private readonly backoff: BackoffQueue;
   private readonly unschedulable = new Map<string, QueuedPodInfo>();
 
   private cycle = 0;
@@ -103,25 +75,19 @@ export class SchedulingQueue {
 
   constructor(o: SchedulingQueueOptions) {
     this.clock = o.clock;
-    this.less = o.less;
-    this.initialBackoff = o.podInitialBackoffMs ?? DEFAULT_POD_INITIAL_BACKOFF_MS;
-    this.maxBackoff = o.podMaxBackoffMs ?? DEFAULT_POD_MAX_BACKOFF_MS;
     this.maxInUnschedulable = o.podMaxInUnschedulableMs ?? DEFAULT_POD_MAX_IN_UNSCHEDULABLE_MS;
     this.popFromBackoffQ = o.popFromBackoffQ ?? true;
     this.preEnqueue = o.preEnqueue;
-    this.hints = o.hints ?? new Map();
+    this.hints = new QueueingHints(o.hints ?? new Map(), o.onHintError);
     this.namespaceLabels = o.namespaceLabels ?? (() => NO_LABELS);
-    this.onHintError = o.onHintError;
-    for (const hints of this.hints.values()) {
-      for (const h of hints) {
-        const list = this.pluginEvents.get(h.plugin) ?? [];
-        list.push(h.event);
-        this.pluginEvents.set(h.plugin, list);
-      }
-    }
-    this.active = new KeyedHeap(keyOf, this.less);
-    this.backoff = new KeyedHeap(keyOf, this.popFromBackoffQ ? (a, b) => this.lessBackoffWithPriority(a, b) : (a, b) => this.backoffTime(a) < this.backoffTime(b));
-    this.errorBackoff = new KeyedHeap(keyOf, (a, b) => this.backoffTime(a) < this.backoffTime(b));
+    this.active = new KeyedHeap(keyOf, o.less);
+    this.backoff = new BackoffQueue({
+      clock: o.clock,
+      less: o.less,
+      initialBackoffMs: o.podInitialBackoffMs ?? DEFAULT_POD_INITIAL_BACKOFF_MS,
+      maxBackoffMs: o.podMaxBackoffMs ?? DEFAULT_POD_MAX_BACKOFF_MS,
+      popFromBackoffQ: this.popFromBackoffQ,
+    });
     this.nominator = new Nominator((uid) => this.find(uid));
   }
 
@@ -135,7 +101,7 @@ export class SchedulingQueue {
       this.flushBackoffQCompleted();
       if (!this.closed) this.timers[0] = this.clock.setTimer(BACKOFF_WINDOW_MS, tickBackoff);
     };
-    this.timers[0] = this.clock.setTimer(this.align(now + BACKOFF_WINDOW_MS) - now, tickBackoff);
+    this.timers[0] = this.clock.setTimer(this.backoff.align(now + BACKOFF_WINDOW_MS) - now, tickBackoff);
     const tickLeftover = () => {
       this.flushUnschedulablePodsLeftover();
       if (!this.closed) this.timers[1] = this.clock.setTimer(UNSCHEDULABLE_FLUSH_MS, tickLeftover);
@@ -152,76 +118,26 @@ export class SchedulingQueue {
   // -------------------------------------------------------------------------------------------
   // Backoff
 
-  private align(t: number): number {
-    return this.popFromBackoffQ ? Math.floor(t / BACKOFF_WINDOW_MS) * BACKOFF_WINDOW_MS : t;
-  }
-
   /** initial × 2^(count−1), capped at max; count is the unschedulable count, or the error count after an error. */
   backoffDuration(count: number): number {
-    if (count === 0) return 0;
-    const shift = count - 1;
-    if (shift >= 31 || this.initialBackoff * 2 ** shift > this.maxBackoff) return this.maxBackoff;
-    return this.initialBackoff * 2 ** shift;
+    return this.backoff.backoffDuration(count);
   }
 
   /** getBackoffTime: when the pod's backoff ends (0: no backoff), cached until its next attempt. */
   backoffTime(p: QueuedPodInfo): number {
-    if (this.maxBackoff === 0) return 0;
-    const count = p.consecutiveErrorsCount > 0 ? p.consecutiveErrorsCount : p.unschedulableCount;
-    if (count === 0) return 0;
-    if (p.backoffExpiration === 0) p.backoffExpiration = this.align(p.timestamp + this.backoffDuration(count));
-    return p.backoffExpiration;
-  }
-
-  /** isEntityBackingoff: still inside the backoff (the current ordering window counts as inside). */
-  isBackingOff(p: QueuedPodInfo): boolean {
-    const t = this.backoffTime(p);
-    return t > 0 && t >= this.align(this.clock.now());
-  }
-
-  private lessBackoffWithPriority(a: QueuedPodInfo, b: QueuedPodInfo): boolean {
-    const ta = this.backoffTime(a);
-    const tb = this.backoffTime(b);
-    if (ta !== tb) return ta < tb;
-    return this.less(a, b);
-  }
-
-  private backoffHas(key: string): boolean {
-    return this.backoff.has(key) || this.errorBackoff.has(key);
-  }
-
-  private backoffDelete(key: string): QueuedPodInfo | undefined {
-    return this.backoff.delete(key) ?? this.errorBackoff.delete(key);
-  }
-
-  /** Pods without rejecting plugins failed with an error: they go to the error heap, which idle pops skip. */
-  private backoffAdd(p: QueuedPodInfo): void {
-    const key = keyOf(p);
-    if (p.unschedulablePlugins.size === 0 && p.pendingPlugins.size === 0) {
-      this.backoff.delete(key);
-      this.errorBackoff.addOrUpdate(p);
-    } else {
-      this.errorBackoff.delete(key);
-      this.backoff.addOrUpdate(p);
-    }
+    return this.backoff.backoffTime(p);
   }
 
   /** The earliest backoff expiry among pods in backoffQ, for a caller that advances a simulated clock. */
   nextBackoffExpiry(): number | undefined {
-    const times = [this.backoff.peek(), this.errorBackoff.peek()].filter((p): p is QueuedPodInfo => !!p).map((p) => this.backoffTime(p));
-    return times.length ? Math.min(...times) : undefined;
+    return this.backoff.nextExpiry();
   }
 
   /** Moves every pod whose backoff completed to activeQ. */
   flushBackoffQCompleted(): void {
     let activated = false;
-    for (const heap of [this.backoff, this.errorBackoff]) {
-      for (;;) {
-        const p = heap.peek();
-        if (!p || this.isBackingOff(p)) break;
-        heap.pop();
-        if (this.moveToActiveQ(p, QueueEvent.BackoffComplete, true)) activated = true;
-      }
+    for (const p of this.backoff.popCompleted()) {
+      if (this.moveToActiveQ(p, QueueEvent.BackoffComplete, true)) activated = true;
     }
     if (activated) this.broadcast();
   }
@@ -249,7 +165,7 @@ export class SchedulingQueue {
     if (s && !s.isSuccess()) {
       p.unschedulablePlugins.add(s.plugin);
       p.gatingPlugin = s.plugin || "PreEnqueue";
-      p.gatingPluginEvents = this.pluginEvents.get(s.plugin) ?? [];
+      p.gatingPluginEvents = this.hints.pluginEvents(s.plugin);
     } else {
       p.gatingPlugin = "";
       p.gatingPluginEvents = [];
@@ -261,13 +177,13 @@ export class SchedulingQueue {
     const key = keyOf(p);
     if (!(this.popFromBackoffQ && fromBackoffQ)) this.runPreEnqueue(p);
     if (gated(p)) {
-      if (this.active.has(key) || this.backoffHas(key)) return false;
+      if (this.active.has(key) || this.backoff.has(key)) return false;
       this.unschedulable.set(key, p);
       return false;
     }
     p.initialAttemptTimestamp ??= this.clock.now();
     this.unschedulable.delete(key);
-    this.backoffDelete(key);
+    this.backoff.delete(key);
     this.active.addOrUpdate(p);
     if (event === QueueEvent.PodAdd || event === QueueEvent.PodUpdate) this.nominator.add(p.podInfo);
     return true;
@@ -284,7 +200,7 @@ export class SchedulingQueue {
       }
     }
     this.unschedulable.delete(key);
-    this.backoffAdd(p);
+    this.backoff.add(p);
     return true;
   }
 
@@ -300,7 +216,7 @@ export class SchedulingQueue {
     for (const pod of pods) {
       const key = pod.metadata?.uid ?? "";
       const u = this.unschedulable.get(key);
-      const b = u ? undefined : this.backoffDelete(key);
+      const b = u ? undefined : this.backoff.delete(key);
       const p = u ?? b;
       if (p) {
         if (this.moveToActiveQ(p, QueueEvent.ForceActivate, !!b)) activated = true;
@@ -321,21 +237,23 @@ export class SchedulingQueue {
       for (const e of events) this.log.push({ event: e, oldObj: oldPod, newObj: newPod });
       return;
     }
-    for (const heap of [this.active, this.backoff, this.errorBackoff]) {
-      const p = heap.get(key);
-      if (p) {
-        p.podInfo = p.podInfo.withPod(newPod);
-        heap.addOrUpdate(p);
-        this.nominator.update(key, p.podInfo);
-        return;
-      }
+    const withNewPod = (p: QueuedPodInfo) => (p.podInfo = p.podInfo.withPod(newPod));
+    const active = this.active.get(key);
+    if (active) {
+      withNewPod(active);
+      this.active.addOrUpdate(active);
+    }
+    const queued = active ?? this.backoff.update(key, withNewPod);
+    if (queued) {
+      this.nominator.update(key, queued.podInfo);
+      return;
     }
     const p = this.unschedulable.get(key);
     if (p) {
       p.podInfo = p.podInfo.withPod(newPod);
       this.nominator.update(key, p.podInfo);
       for (const e of events) {
-        const q = this.requeue(p, this.isPodWorthRequeuing(p, e, oldPod, newPod));
+        const q = this.requeue(p, this.hints.isPodWorthRequeuing(p, e, oldPod, newPod));
         if (q === "Active" || (this.popFromBackoffQ && q === "Backoff")) {
           this.broadcast();
           break;
@@ -350,7 +268,7 @@ export class SchedulingQueue {
   delete(pod: Pod): void {
     const key = pod.metadata?.uid ?? "";
     this.nominator.delete(key);
-    this.active.delete(key) ?? this.backoffDelete(key) ?? this.unschedulable.delete(key);
+    this.active.delete(key) ?? this.backoff.delete(key) ?? this.unschedulable.delete(key);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -363,7 +281,7 @@ export class SchedulingQueue {
   /** Pops the head of activeQ (or, when it is empty and PopFromBackoffQ is on, of backoffQ); undefined when there is none. */
   tryPop(): QueuedPodInfo | undefined {
     let p = this.active.pop();
-    if (!p && this.popFromBackoffQ) p = this.backoff.pop();
+    if (!p && this.popFromBackoffQ) p = this.backoff.popForIdle();
     if (!p) return undefined;
     p.attempts++;
     p.backoffExpiration = 0;
@@ -423,7 +341,7 @@ export class SchedulingQueue {
     try {
       if (this.unschedulable.has(key)) throw new Error(`Pod ${p.podInfo.key} is already present in unschedulable queue`);
       if (this.active.has(key)) throw new Error(`Pod ${p.podInfo.key} is already present in the active queue`);
-      if (this.backoffHas(key)) throw new Error(`Pod ${p.podInfo.key} is already present in the backoff queue`);
+      if (this.backoff.has(key)) throw new Error(`Pod ${p.podInfo.key} is already present in the backoff queue`);
       if (p.unschedulablePlugins.size === 0 && p.pendingPlugins.size === 0) {
         p.consecutiveErrorsCount++;
       } else {
@@ -448,7 +366,7 @@ export class SchedulingQueue {
     for (let i = f.index - this.logBase + 1; i < this.log.length; i++) {
       const e = this.log[i]!;
       if ("uid" in e) continue;
-      const s = this.isPodWorthRequeuing(p, e.event, e.oldObj, e.newObj);
+      const s = this.hints.isPodWorthRequeuing(p, e.event, e.oldObj, e.newObj);
       if (s === Strategy.Immediately) return s;
       if (s === Strategy.AfterBackoff) {
         strategy = s;
@@ -464,57 +382,19 @@ export class SchedulingQueue {
       this.unschedulable.set(keyOf(p), p);
       return "Unschedulable";
     }
-    if (s === Strategy.AfterBackoff && this.isBackingOff(p)) return this.moveToBackoffQ(p) ? "Backoff" : "Unschedulable";
+    if (s === Strategy.AfterBackoff && this.backoff.isBackingOff(p)) return this.moveToBackoffQ(p) ? "Backoff" : "Unschedulable";
     return this.moveToActiveQ(p, QueueEvent.ScheduleAttemptFailure, false) ? "Active" : "Unschedulable";
   }
 
   // -------------------------------------------------------------------------------------------
   // Cluster events
 
-  private isEventOfInterest(event: ClusterEvent): boolean {
-    if (isWildCard(event)) return true;
-    for (const hints of this.hints.values()) for (const h of hints) if (matchClusterEvents(h.event, event)) return true;
-    return false;
-  }
-
-  /** isPodWorthRequeuing: asks only the hints of the plugins that rejected the pod. */
-  private isPodWorthRequeuing(p: QueuedPodInfo, event: ClusterEvent, oldObj: unknown, newObj: unknown): Strategy {
-    const rejectors = new Set([...p.unschedulablePlugins, ...p.pendingPlugins]);
-    if (rejectors.size === 0) return Strategy.AfterBackoff;
-    if (isWildCard(event)) {
-      // A wildcard carrying a pod (ForceActivate) is meant for that pod only.
-      const target = newObj as Pod | undefined;
-      if (target && target.metadata?.uid !== p.podInfo.uid) return Strategy.Skip;
-      return Strategy.AfterBackoff;
-    }
-    const hints = this.hints.get(schedulerName(p));
-    if (!hints) return Strategy.AfterBackoff;
-    let strategy = Strategy.Skip;
-    for (const h of hints) {
-      if (!rejectors.has(h.plugin) || !matchClusterEvents(h.event, event)) continue;
-      let hint: "Queue" | "QueueSkip" = "Queue";
-      if (h.hint) {
-        try {
-          hint = h.hint(p.podInfo.pod, oldObj, newObj);
-        } catch (e) {
-          this.onHintError?.(h.plugin, p.podInfo.pod, e);
-          hint = "Queue";
-        }
-      }
-      if (hint === "QueueSkip") continue;
-      if (p.pendingPlugins.has(h.plugin)) return Strategy.Immediately;
-      if (p.pendingPlugins.size === 0) return Strategy.AfterBackoff;
-      strategy = Strategy.AfterBackoff;
-    }
-    return strategy;
-  }
-
   private movePodsToActiveOrBackoffQueue(pods: readonly QueuedPodInfo[], event: ClusterEvent, oldObj: unknown, newObj: unknown): void {
-    if (!this.isEventOfInterest(event)) return;
+    if (!this.hints.isEventOfInterest(event)) return;
     let activated = false;
     for (const p of pods) {
       if (gated(p) && !matchAnyClusterEvent(event, p.gatingPluginEvents)) continue;
-      const s = this.isPodWorthRequeuing(p, event, oldObj, newObj);
+      const s = this.hints.isPodWorthRequeuing(p, event, oldObj, newObj);
       if (s === Strategy.Skip) continue;
       this.unschedulable.delete(keyOf(p));
       const q = this.requeue(p, s);
@@ -526,7 +406,7 @@ export class SchedulingQueue {
 
   /** MoveAllToActiveOrBackoffQueue: every unschedulable pod (passing preCheck) whose hints say the event may help. */
   moveAllToActiveOrBackoffQueue(event: ClusterEvent, oldObj?: unknown, newObj?: unknown, preCheck?: (pod: Pod) => boolean): void {
-    if (!this.isEventOfInterest(event)) return;
+    if (!this.hints.isEventOfInterest(event)) return;
     const pods = [...this.unschedulable.values()].filter((p) => !preCheck || preCheck(p.podInfo.pod));
     this.movePodsToActiveOrBackoffQueue(pods, event, oldObj, newObj);
   }
@@ -559,14 +439,14 @@ export class SchedulingQueue {
   // Looking inside
 
   private find(uid: string): PodInfo | undefined {
-    return (this.active.get(uid) ?? this.backoff.get(uid) ?? this.errorBackoff.get(uid) ?? this.unschedulable.get(uid) ?? this.inFlight.get(uid)?.pInfo)?.podInfo;
+    return (this.active.get(uid) ?? this.backoff.get(uid) ?? this.unschedulable.get(uid) ?? this.inFlight.get(uid)?.pInfo)?.podInfo;
   }
 
   /** The queued entry of a pod, in whichever queue it is. */
   get(uid: string): { queue: QueueName; pInfo: QueuedPodInfo } | undefined {
     const a = this.active.get(uid);
     if (a) return { queue: "Active", pInfo: a };
-    const b = this.backoff.get(uid) ?? this.errorBackoff.get(uid);
+    const b = this.backoff.get(uid);
     if (b) return { queue: "Backoff", pInfo: b };
     const u = this.unschedulable.get(uid);
     if (u) return { queue: "Unschedulable", pInfo: u };

@@ -8,7 +8,8 @@ import type { CycleState } from "../../framework/cycle-state";
 import { Code, Status, type MaybeStatus } from "../../framework/status";
 import { NodeInfo } from "../../model/node-info";
 import { PodInfo } from "../../model/pod-info";
-import { formatResourceValue, isExtendedResourceName, podRequests, type Resource } from "../../model/resource";
+import { isExtendedResourceName } from "../../../api";
+import { formatResourceValue, podRequests, type Resource } from "../../model/resource";
 import { asNodes } from "../helper";
 import { Names } from "../names";
 import {
