@@ -13,6 +13,19 @@ import type { ArgDef, ArgsDef } from "citty";
 import { closest } from "../src/util/suggest";
 import { UsageError } from "./exit";
 
+/**
+ * Old spellings of flags, kept working but out of --help: a word `--old` is read as the flag `def`
+ * and the parse reports a warning naming the new spelling. Kept beside the flag's definition object
+ * (citty's ArgDef has no place for it), so a definition shared by several commands carries it to all.
+ */
+const deprecatedAliases = new WeakMap<ArgDef, string[]>();
+
+/** `def`, also answering to `--old` (hidden from --help; using it warns). */
+export function withDeprecatedAlias<T extends ArgDef>(def: T, ...old: string[]): T {
+  deprecatedAliases.set(def, [...(deprecatedAliases.get(def) ?? []), ...old]);
+  return def;
+}
+
 export interface ParsedCommandLine {
   /**
    * citty's ParsedArgs shape: every declared flag's value (its default when not given), each
@@ -23,6 +36,8 @@ export interface ParsedCommandLine {
   given: Set<string>;
   /** Every value of each flag given, in order. */
   values: Map<string, string[]>;
+  /** What the caller should print before running: deprecated spellings used. */
+  warnings: string[];
 }
 
 const aliasesOf = (def: ArgDef): string[] => ("alias" in def && def.alias !== undefined ? (Array.isArray(def.alias) ? def.alias : [def.alias]) : []);
@@ -44,7 +59,9 @@ export function parseCommandLine(argsDef: ArgsDef, argv: readonly string[], wher
   const long = new Map<string, string>();
   const short = new Map<string, string>();
   const positionals: string[] = [];
+  const deprecated = new Map<string, string>();
   for (const [name, def] of Object.entries(argsDef)) {
+    for (const old of deprecatedAliases.get(def) ?? []) deprecated.set(old, name);
     if (def.type === "positional") {
       positionals.push(name);
       continue;
@@ -68,6 +85,7 @@ export function parseCommandLine(argsDef: ArgsDef, argv: readonly string[], wher
     if (typeof value === "string") values.set(name, [...(values.get(name) ?? []), value]);
   };
   const operands: string[] = [];
+  const warnings: string[] = [];
 
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i]!;
@@ -84,6 +102,10 @@ export function parseCommandLine(argsDef: ArgsDef, argv: readonly string[], wher
       inline = eq < 0 ? undefined : word.slice(eq + 1);
       shown = `--${key}`;
       name = long.get(key);
+      if (!name && deprecated.has(key)) {
+        name = deprecated.get(key)!;
+        warnings.push(`--${key} is deprecated for ${where}: use --${name}`);
+      }
       if (!name && key.startsWith("no-") && argsDef[long.get(key.slice(3)) ?? ""]?.type === "boolean") {
         if (inline !== undefined) throw new UsageError(`${shown} takes no value`);
         set(long.get(key.slice(3))!, false);
@@ -137,5 +159,5 @@ export function parseCommandLine(argsDef: ArgsDef, argv: readonly string[], wher
   for (const [name, def] of Object.entries(argsDef)) {
     if (def.type !== "positional" && !given.has(name) && def.default !== undefined) args[name] = def.default;
   }
-  return { args, given, values };
+  return { args, given, values, warnings };
 }
