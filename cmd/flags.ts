@@ -6,7 +6,8 @@
 // it and, when one is close, the flag that was meant. Nothing has started when this runs.
 //
 // Forms accepted, as pflag (the kubelet's flag library) accepts them: --name value, --name=value,
-// -x value, -x=value, -xvalue for one-letter aliases, --flag / --flag=false / --no-flag for booleans,
+// -x value, -x=value, -xvalue for one-letter aliases, -it for one-letter booleans given together (as
+// `-i -t`), --flag / --flag=false / --no-flag for booleans,
 // and "--" to end the flags (what follows is operands, e.g. `probe run --exec -- cat /tmp/ok`).
 // A flag given twice keeps its last value in `args`, and every value in `values` (`schedule --node`).
 import type { ArgDef, ArgsDef } from "citty";
@@ -87,10 +88,11 @@ export function parseCommandLine(argsDef: ArgsDef, argv: readonly string[], wher
   const operands: string[] = [];
   const warnings: string[] = [];
 
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i]!;
+  const words = [...argv];
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!;
     if (word === "--") {
-      operands.push(...argv.slice(i + 1));
+      operands.push(...words.slice(i + 1));
       break;
     }
     let name: string | undefined;
@@ -120,6 +122,12 @@ export function parseCommandLine(argsDef: ArgsDef, argv: readonly string[], wher
         const asLong = long.get(word.slice(1).split("=")[0]!);
         throw asLong ? new UsageError(`unknown flag ${word.split("=")[0]} for ${where}; did you mean --${asLong}?`) : unknown(word);
       }
+      if (word.length > 2 && word[2] !== "=" && argsDef[name]!.type === "boolean") {
+        // -it: a boolean, then the rest of the group as the next word (-t, or -ojson's -o json).
+        set(name, true);
+        words.splice(i + 1, 0, `-${word.slice(2)}`);
+        continue;
+      }
       if (word.length > 2) inline = word[2] === "=" ? word.slice(3) : word.slice(2);
     } else {
       operands.push(word);
@@ -135,7 +143,7 @@ export function parseCommandLine(argsDef: ArgsDef, argv: readonly string[], wher
     }
     let value = inline;
     if (value === undefined) {
-      value = argv[i + 1];
+      value = words[i + 1];
       if (value === undefined || (value.startsWith("--") && value.length > 2)) {
         throw new UsageError(`${flag} needs a value${value === undefined ? "" : ` (${value} is a flag; write ${flag}=${value} if it is the value)`}`);
       }
