@@ -10,6 +10,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { commandOf, metaOf, subCommandsOf, type Command } from "../../cmd/help";
 import { root } from "../../cmd/nodeagent";
 import { checkMake, checkNodeagent, codeBlocks, docFiles, examples, isNodeagent, makeTargets, simpleCommands, where, type Example } from "./doc-examples";
 
@@ -65,6 +66,27 @@ describe("the examples' commands", () => {
     }
     expect(broken).toEqual([]);
   });
+});
+
+test("every nodeagent example in the commands' --help parses too", async () => {
+  const problems: string[] = [];
+  const visit = async (c: Command, path: string) => {
+    const cmd = await commandOf(c);
+    const description = (await metaOf(cmd)).description ?? "";
+    // An example line: indented, starting with nodeagent (or kubectl …; nodeagent …); the root's
+    // examples have their explanation after two or more spaces.
+    for (const line of description.split("\n")) {
+      if (!/^\s+(nodeagent|kubectl) /.test(line)) continue;
+      for (const words of simpleCommands(line.trim().split(/\s{2,}/)[0]!)) {
+        if (!isNodeagent(words)) continue;
+        const problem = await checkNodeagent(root, words);
+        if (problem) problems.push(`${path} --help: ${line.trim()}\n  ${problem}`);
+      }
+    }
+    for (const [name, sub] of Object.entries((await subCommandsOf(cmd)) ?? {})) await visit(sub, `${path} ${name}`);
+  };
+  await visit(root, "nodeagent");
+  expect(problems).toEqual([]);
 });
 
 describe("the checker fails a wrong example", () => {
