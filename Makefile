@@ -5,7 +5,7 @@ ROOT_DIR ?= /var/lib/nodeagent
 IMAGES_DIR ?= .cache/images
 SRC := $(shell find cmd src -name '*.ts' -o -name '*.json') package.json
 
-.PHONY: all build run test test-unit test-kube test-e2e node images deps typecheck bench-pleg bench-pod-start bench-footprint bench-probes bench-lint bench-schedule bench-startup bench-streaming bench-eviction bench-soak proto clean
+.PHONY: all build run test test-unit test-kube test-e2e node images deps typecheck lint format bench-pleg bench-pod-start bench-footprint bench-probes bench-lint bench-schedule bench-startup bench-streaming bench-eviction bench-soak proto clean
 
 all: build
 
@@ -52,6 +52,20 @@ images: node
 typecheck: deps
 	node_modules/.bin/tsc --noEmit -p .
 
+# The linter (biome.json: Biome's recommended rules less the house style's exceptions, said there).
+# The formatter's check joins it once the tree has been formatted in one commit (`make format`):
+# until then FORMAT_CHECK is 0 and only the lint rules are checked.
+FORMAT_CHECK ?= 0
+lint: deps
+	node_modules/.bin/biome lint
+ifeq ($(FORMAT_CHECK),1)
+	node_modules/.bin/biome format
+endif
+
+# Formats every file biome.json covers (lines up to 160 characters), in place.
+format: deps
+	node_modules/.bin/biome format --write
+
 # The main job: `nodeagent agent` running examples/manifests, on the system containerd or one it
 # starts under $(ROOT_DIR) with the images built here.
 # The API is HTTPS with the agent's self-signed certificate (<root-dir>/pki/kubelet.crt) and reads need
@@ -66,8 +80,9 @@ run: node build
 	@echo "  events:      dist/nodeagent pleg watch --root-dir $(ROOT_DIR) --mode generic --agent https://127.0.0.1:10250 --token-file $(ROOT_DIR)/api-token"
 	dist/nodeagent agent --pod-manifest-path $(abspath examples/manifests) --root-dir $(ROOT_DIR) --push-token-file $(ROOT_DIR)/api-token
 
-# Unit tests and the e2e tests against real containerd 1.6 and 1.7 started by the test set-up.
-test: node deps build images
+# Unit tests and the e2e tests against real containerd 1.6 and 1.7 started by the test set-up, after the
+# type check and the linter (so CI, which runs this target, runs them too).
+test: node deps build images typecheck lint
 	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) test --timeout 120000 $(TEST_ARGS)
 
 # Every unit-test folder of test/ (a new one included without listing it): all of test/ but test/e2e.
@@ -78,22 +93,28 @@ test-unit: deps
 test-kube: deps
 	$(BUN) test test/kube
 
+# The binary the benches that compare with a build from before (bench-footprint, bench-pod-start,
+# bench-probes, bench-startup) measure beside this one: make bench-footprint BASELINE=path/to/nodeagent.
+# Unset, they measure this build alone and say so in their output.
+BASELINE ?=
+BASELINE_ARG = $(if $(BASELINE),--baseline $(abspath $(BASELINE)))
+
 bench-pleg: node deps build images
 	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) bench/pleg.ts
 
 bench-pod-start: node deps build images
-	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) bench/pod-start.ts
+	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) bench/pod-start.ts $(BASELINE_ARG)
 	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) bench/pod-start-volumes.ts
 
 # The agent's RSS at 0/50/100 idle pods and idle CPU, and kill -9 → /healthz ok with 100 pods
-# adopted: the binary before issue 14 (/work/baseline/nodeagent-before) against this build, one run.
+# adopted: the binary of BASELINE (when given) against this build, one run.
 bench-footprint: node deps build images
-	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) bench/footprint.ts
+	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) bench/footprint.ts $(BASELINE_ARG)
 
 # The agent's CPU with 100 pods probed by exec every second vs none, and probe latency vs bare ExecSync;
 # first the runtime's ExecSync ceiling, and our CRI client against @grpc/grpc-js (and crictl) on it.
 bench-probes: node deps build images
-	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) bench/probes.ts
+	NODEAGENT_IMAGES=$(abspath $(IMAGES_DIR)) $(BUN) bench/probes.ts $(BASELINE_ARG)
 
 # The agent over an hour (SOAK_MINUTES=60) with 50 probed pods, 10 crash-looping, pushes and deletes every
 # minute: RSS, heap objects, timers, open fds and the event ring per minute, and their slope over the last
@@ -109,9 +130,9 @@ bench-lint: deps build
 
 # Start-up against a Bun hello-world compiled in the same run: --version (target ≤ 4×), a one-file
 # staticpod lint (≤ 6×), and --jobs 2 vs --jobs 1 on 2,000 files (≥ 1.5× faster); with the binary from
-# before issue 14 (STARTUP_BEFORE, default /work/baseline/nodeagent-before) beside it when present.
+# of BASELINE beside it when given.
 bench-startup: deps build
-	$(BUN) bench/startup.ts
+	$(BUN) bench/startup.ts $(BASELINE_ARG)
 
 # The agent's API streams against their floors (issue 16): an exec round trip through /exec vs straight to
 # the runtime's streaming URL, and /containerLogs throughput vs reading the log file, ratios in one run.

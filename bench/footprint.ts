@@ -22,22 +22,26 @@
 // compared in one run did not start even.
 //
 // Knobs: FOOTPRINT_PODS (100), FOOTPRINT_CPU_S (20), FOOTPRINT_RESTARTS (5 per binary),
-// FOOTPRINT_BEFORE (/work/baseline/nodeagent-before; "" measures this build alone), FOOTPRINT_MAIN (a
+// FOOTPRINT_MAIN (a
 // third binary between the two, e.g. a build of main before a change; none by default), FOOTPRINT_AFTER
 // (dist/nodeagent), FOOTPRINT_SETTLE_S (5: the rest before RSS is read), FOOTPRINT_PHASES ("rss,restart").
+// The binary before: `--baseline PATH` (make bench-footprint BASELINE=PATH); none, this build alone.
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import type { Pod, PodList } from "kubernetes-types/core/v1";
 import { AGENT_CGROUP, hasAuthenticatedApi, manifest, NODE_NAME } from "../test/e2e/agent-harness";
 import { BINARY, removeAllPods, removeCgroups, startNode, type TestNode } from "../test/e2e/node";
+import { baselineFromArgs } from "./baseline";
 import { percentile, procUsage, usageOver } from "./usage";
 
 const PODS = Number(process.env.FOOTPRINT_PODS ?? 100);
 const CPU_S = Number(process.env.FOOTPRINT_CPU_S ?? 20);
 const RESTARTS = Number(process.env.FOOTPRINT_RESTARTS ?? 5);
 const SETTLE_S = Number(process.env.FOOTPRINT_SETTLE_S ?? 5);
-const BEFORE = process.env.FOOTPRINT_BEFORE ?? "/work/baseline/nodeagent-before";
+const BASELINE = baselineFromArgs();
+const BEFORE = BASELINE.path;
+console.log(BASELINE.note);
 const AFTER = process.env.FOOTPRINT_AFTER ?? BINARY;
 const MAIN = process.env.FOOTPRINT_MAIN ?? "";
 const PHASES = new Set((process.env.FOOTPRINT_PHASES ?? "rss,restart").split(","));

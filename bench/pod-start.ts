@@ -3,8 +3,8 @@
 //    the configs the agent builds for the same manifest;
 //  - nodeagent (dist/nodeagent, or BENCH_BINARY): manifest written → every container running as
 //    GET /pods reports it;
-//  - the same for the build before issue 14 (BENCH_BEFORE, /work/baseline/nodeagent-before when it is
-//    there; BENCH_BEFORE= leaves it out);
+//  - the same for the build before (`--baseline PATH`, make bench-pod-start BASELINE=PATH; without it
+//    this build alone, and the output says so);
 //  - podman kube play, when podman is installed (it is not on these machines by default).
 // Each runs on a containerd of its own (three, started here), so that they can take turns pod by
 // pod: on a machine others share, load comes and goes within seconds, and turns spread it evenly
@@ -22,6 +22,7 @@ import { CriClient } from "../src/cri/client";
 import { loadStaticPods } from "../src/manifest/load";
 import { NODE_NAME, TestAgent, manifest } from "../test/e2e/agent-harness";
 import { BINARY, BUSYBOX_IMAGE, CGROUP_PARENT, startNode, type TestNode } from "../test/e2e/node";
+import { baselineFromArgs } from "./baseline";
 import { fmtMs, percentile, usageOver } from "./usage";
 
 const N = Number(process.env.BENCH_PODS ?? 30);
@@ -29,7 +30,9 @@ const BURST = Number(process.env.BENCH_BURST ?? 30);
 const BURSTS = Math.max(0, Number(process.env.BENCH_BURSTS ?? 1));
 const IDLE = Number(process.env.BENCH_IDLE_PODS ?? 100);
 const AFTER = process.env.BENCH_BINARY || BINARY;
-const BEFORE = process.env.BENCH_BEFORE ?? "/work/baseline/nodeagent-before";
+const BASELINE = baselineFromArgs();
+const BEFORE = BASELINE.path;
+console.log(BASELINE.note);
 /** How often /pods is asked while waiting; every ask costs the agent a status of every pod. */
 const POLL_MS = Number(process.env.BENCH_POLL_MS ?? 2);
 const pct = percentile;

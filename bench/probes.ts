@@ -1,5 +1,5 @@
 // bench/probes.ts (make bench-probes): exec probes under load, in one run on containerd 1.6, for the
-// agent before issue 14 (/work/baseline/nodeagent-before, or BENCH_BEFORE) and dist/nodeagent:
+// agent before (`--baseline PATH`, make bench-probes BASELINE=PATH; none: dist/nodeagent alone) and dist/nodeagent:
 //  - N pods (50 and 100) each with an exec readiness probe every second: of the probes due in a
 //    window, how many succeeded, failed, or were not counted (skipped for lack of an exec slot, a
 //    timeout excused while the runtime was slow for everyone, or still running); how many pods were
@@ -16,10 +16,9 @@
 //    and on the same containers, whose ceiling that is: our CRI client against @grpc/grpc-js (and
 //    crictl when on PATH) at 1, 4 and 16 in flight, as ratios (bench/exec-clients.ts).
 // Each configuration starts from a fresh agent on an empty runtime. Knobs: BENCH_PODS ("50,100"),
-// BENCH_WINDOW_S (30), BENCH_SETTLE_S (10), BENCH_LATENCY_SAMPLES (100), BENCH_BEFORE (a path, or
-// "none" to run dist/nodeagent alone), BENCH_CEILING ("1,2,4,8,16,32" in flight, "" for none; also
+// BENCH_WINDOW_S (30), BENCH_SETTLE_S (10), BENCH_LATENCY_SAMPLES (100), BENCH_CEILING ("1,2,4,8,16,32" in flight, "" for none; also
 // skips the client comparison), EXEC_CLIENTS_INFLIGHT ("1,4,16", "" for no client comparison).
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { PodList } from "kubernetes-types/core/v1";
 import { Prober } from "../src/prober/prober";
@@ -29,13 +28,16 @@ import { BINARY, removeAllPods, startNode, type TestNode } from "../test/e2e/nod
 import { runContainer, runSandbox } from "../test/e2e/pods";
 import { eventually } from "../test/e2e/proc";
 import { compareExecClients, formatExecClients, type ExecClientRow } from "./exec-clients";
+import { baselineFromArgs } from "./baseline";
 import { fmtMs, percentile, procUsage, usageOver } from "./usage";
 
 const COUNTS = (process.env.BENCH_PODS ?? "50,100").split(",").map(Number);
 const WINDOW_S = Number(process.env.BENCH_WINDOW_S ?? 30);
 const SETTLE_S = Number(process.env.BENCH_SETTLE_S ?? 10);
 const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 100);
-const BEFORE = process.env.BENCH_BEFORE ?? "/work/baseline/nodeagent-before";
+const BASELINE = baselineFromArgs();
+const BEFORE = BASELINE.path;
+console.log(BASELINE.note);
 const CEILING = (process.env.BENCH_CEILING ?? "1,2,4,8,16,32").split(",").filter(Boolean).map(Number);
 const CEILING_S = 5;
 const STARTUP_S = Number(process.env.BENCH_STARTUP_S ?? 300);
@@ -225,10 +227,7 @@ async function ceiling(node: TestNode): Promise<{ rows: { inFlight: number; perS
 }
 
 const binaries: [string, string][] = [];
-if (BEFORE !== "none") {
-  if (existsSync(BEFORE)) binaries.push(["before", BEFORE]);
-  else console.log(`(no before binary at ${BEFORE}: dist/nodeagent alone)`);
-}
+if (BEFORE) binaries.push(["before", BEFORE]);
 binaries.push(["after", BINARY]);
 
 const node = await startNode("1.6");

@@ -1,6 +1,6 @@
 // `make bench-startup`: how fast the binary starts, against a floor built here in the same run — a
-// Bun hello-world compiled with this same bun (--compile) — and against the binary from before
-// issue 14 when it is present, all interleaved (each round runs every command once, in a rotated
+// Bun hello-world compiled with this same bun (--compile) — and against the binary before (--baseline)
+// when one is given, all interleaved (each round runs every command once, in a rotated
 // order) so that a busy machine slows every row alike. The rows, with the issue's targets:
 //   nodeagent --version                      ≤ 4× the floor
 //   nodeagent staticpod lint (one file)      ≤ 6× the floor
@@ -13,17 +13,18 @@
 //   STARTUP_RUNS=40           rounds of the start-up rows
 //   STARTUP_FILES=2000        generated manifests for the --jobs rows (--jobs 2 starts a worker from 4,000)
 //   STARTUP_JOBS_RUNS=7       rounds of the --jobs rows (0: skip them)
-//   STARTUP_BEFORE=/work/baseline/nodeagent-before   the binary to compare with (absent: not shown)
+//   --baseline PATH           the binary to compare with (make bench-startup BASELINE=PATH; absent: not shown)
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import pkg from "../package.json" with { type: "json" };
 import { FILES_PER_THREAD, threadsFor } from "../src/lint/jobs";
+import { baselineFromArgs } from "./baseline";
 import { generateLintCorpus } from "./lint-corpus";
 
 const ROOT = resolve(import.meta.dir, "..");
 const AFTER = join(ROOT, "dist/nodeagent");
-const BEFORE = process.env.STARTUP_BEFORE ?? "/work/baseline/nodeagent-before";
+const BASELINE = baselineFromArgs();
 const RUNS = Number(process.env.STARTUP_RUNS ?? 40);
 const FILES = Number(process.env.STARTUP_FILES ?? 2000);
 const JOBS_RUNS = Number(process.env.STARTUP_JOBS_RUNS ?? 7);
@@ -108,7 +109,7 @@ else {
 const tmp = mkdtempSync(join(tmpdir(), "nodeagent-bench-startup-"));
 try {
   if (!existsSync(AFTER)) throw new Error(`${AFTER} is missing: run make build first`);
-  const before = existsSync(BEFORE) ? BEFORE : undefined;
+  const before = BASELINE.path;
 
   // The floor: the smallest program this bun compiles, built now so that it is the same bun.
   writeFileSync(join(tmp, "hello.ts"), 'console.log("hello");\n');
@@ -117,7 +118,7 @@ try {
 
   console.log(`nodeagent start-up: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}, bun ${Bun.version}`);
   console.log(`after:  ${AFTER}`);
-  console.log(`before: ${before ?? `${BEFORE} is absent: no before rows`}`);
+  console.log(BASELINE.note);
   console.log(`floor:  a Bun hello-world, bun build --compile (${process.execPath})`);
   console.log("");
 

@@ -1,5 +1,7 @@
-// The flags every client of the agent's API shares (`logs`, `exec`, `pleg watch --agent`) and the
-// AgentClient (src/client) they make: a bad flag is a usage error naming it, before anything is sent.
+// The flags every client of the agent's API shares (`logs`, `exec`, `events`, `pleg watch --agent`,
+// `probe run --probe`) and the AgentClient (src/client) they make: a bad flag is a usage error naming
+// it, before anything is sent. The agent's credential is --token-file in every one of them; the old
+// spelling --push-token-file (the agent's own flag for that file) still works, hidden, with a warning.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { AGENT_DEFAULTS } from "../src/agent/agent-config";
@@ -9,6 +11,7 @@ import { ContainerChoiceError, defaultContainer } from "../src/logs/log-request"
 import { readTokenFile } from "../src/server/token-file";
 import { errorMessage } from "../src/util/errors";
 import { UsageError } from "./exit";
+import { withDeprecatedAlias } from "./flags";
 
 export const DEFAULT_AGENT_SERVER = `https://127.0.0.1:${AGENT_DEFAULTS.port}`;
 /** Where an agent with the default --root-dir writes its self-signed serving certificate. */
@@ -16,7 +19,7 @@ export const DEFAULT_AGENT_CERT = join(AGENT_DEFAULTS["root-dir"], "pki", "kubel
 
 export const agentClientArgs = {
   server: { type: "string", valueHint: "url", default: DEFAULT_AGENT_SERVER, description: "The agent's API" },
-  "token-file": { type: "string", valueHint: "file", description: "A file (mode 0600) holding the agent's push token, sent as a bearer token" },
+  "token-file": withDeprecatedAlias({ type: "string", valueHint: "file", description: "A file (mode 0600) holding the agent's push token, sent as a bearer token" }, "push-token-file"),
   "certificate-authority": { type: "string", valueHint: "file", description: `The CA (or self-signed certificate) of the agent's serving certificate (default: ${DEFAULT_AGENT_CERT} when it exists)` },
   "client-certificate": { type: "string", valueHint: "file", description: "A client certificate, for an agent started with --client-ca-file (with --client-key)" },
   "client-key": { type: "string", valueHint: "file", description: "…and its key" },
@@ -32,8 +35,9 @@ export interface AgentClientArgValues {
   "insecure-skip-tls-verify"?: boolean;
 }
 
-/** The client the flags describe; `token`, when given, is the bearer token read already (probe's --push-token-file). */
-export function agentClientFrom(args: AgentClientArgValues, token?: string): AgentClient {
+/** The client the flags describe. */
+export function agentClientFrom(args: AgentClientArgValues): AgentClient {
+  let token: string | undefined;
   let url: URL;
   try {
     url = new URL(args.server);

@@ -6,12 +6,26 @@
 // it and, when one is close, the flag that was meant. Nothing has started when this runs.
 //
 // Forms accepted, as pflag (the kubelet's flag library) accepts them: --name value, --name=value,
-// -x value, -x=value, -xvalue for one-letter aliases, --flag / --flag=false / --no-flag for booleans,
+// -x value, -x=value, -xvalue for one-letter aliases, -it for one-letter booleans given together (as
+// `-i -t`), --flag / --flag=false / --no-flag for booleans,
 // and "--" to end the flags (what follows is operands, e.g. `probe run --exec -- cat /tmp/ok`).
 // A flag given twice keeps its last value in `args`, and every value in `values` (`schedule --node`).
 import type { ArgDef, ArgsDef } from "citty";
 import { closest } from "../src/util/suggest";
 import { UsageError } from "./exit";
+
+/**
+ * Old spellings of flags, kept working but out of --help: a word `--old` is read as the flag `def`
+ * and the parse reports a warning naming the new spelling. Kept beside the flag's definition object
+ * (citty's ArgDef has no place for it), so a definition shared by several commands carries it to all.
+ */
+const deprecatedAliases = new WeakMap<ArgDef, string[]>();
+
+/** `def`, also answering to `--old` (hidden from --help; using it warns). */
+export function withDeprecatedAlias<T extends ArgDef>(def: T, ...old: string[]): T {
+  deprecatedAliases.set(def, [...(deprecatedAliases.get(def) ?? []), ...old]);
+  return def;
+}
 
 export interface ParsedCommandLine {
   /**
@@ -23,6 +37,8 @@ export interface ParsedCommandLine {
   given: Set<string>;
   /** Every value of each flag given, in order. */
   values: Map<string, string[]>;
+  /** What the caller should print before running: deprecated spellings used. */
+  warnings: string[];
 }
 
 const aliasesOf = (def: ArgDef): string[] => ("alias" in def && def.alias !== undefined ? (Array.isArray(def.alias) ? def.alias : [def.alias]) : []);
@@ -44,7 +60,9 @@ export function parseCommandLine(argsDef: ArgsDef, argv: readonly string[], wher
   const long = new Map<string, string>();
   const short = new Map<string, string>();
   const positionals: string[] = [];
+  const deprecated = new Map<string, string>();
   for (const [name, def] of Object.entries(argsDef)) {
+    for (const old of deprecatedAliases.get(def) ?? []) deprecated.set(old, name);
     if (def.type === "positional") {
       positionals.push(name);
       continue;
@@ -68,11 +86,13 @@ export function parseCommandLine(argsDef: ArgsDef, argv: readonly string[], wher
     if (typeof value === "string") values.set(name, [...(values.get(name) ?? []), value]);
   };
   const operands: string[] = [];
+  const warnings: string[] = [];
 
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i]!;
+  const words = [...argv];
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!;
     if (word === "--") {
-      operands.push(...argv.slice(i + 1));
+      operands.push(...words.slice(i + 1));
       break;
     }
     let name: string | undefined;
@@ -84,6 +104,10 @@ export function parseCommandLine(argsDef: ArgsDef, argv: readonly string[], wher
       inline = eq < 0 ? undefined : word.slice(eq + 1);
       shown = `--${key}`;
       name = long.get(key);
+      if (!name && deprecated.has(key)) {
+        name = deprecated.get(key)!;
+        warnings.push(`--${key} is deprecated for ${where}: use --${name}`);
+      }
       if (!name && key.startsWith("no-") && argsDef[long.get(key.slice(3)) ?? ""]?.type === "boolean") {
         if (inline !== undefined) throw new UsageError(`${shown} takes no value`);
         set(long.get(key.slice(3))!, false);
@@ -97,6 +121,12 @@ export function parseCommandLine(argsDef: ArgsDef, argv: readonly string[], wher
         // -pod-manifest-path: a long flag written with one dash.
         const asLong = long.get(word.slice(1).split("=")[0]!);
         throw asLong ? new UsageError(`unknown flag ${word.split("=")[0]} for ${where}; did you mean --${asLong}?`) : unknown(word);
+      }
+      if (word.length > 2 && word[2] !== "=" && argsDef[name]!.type === "boolean") {
+        // -it: a boolean, then the rest of the group as the next word (-t, or -ojson's -o json).
+        set(name, true);
+        words.splice(i + 1, 0, `-${word.slice(2)}`);
+        continue;
       }
       if (word.length > 2) inline = word[2] === "=" ? word.slice(3) : word.slice(2);
     } else {
@@ -113,7 +143,7 @@ export function parseCommandLine(argsDef: ArgsDef, argv: readonly string[], wher
     }
     let value = inline;
     if (value === undefined) {
-      value = argv[i + 1];
+      value = words[i + 1];
       if (value === undefined || (value.startsWith("--") && value.length > 2)) {
         throw new UsageError(`${flag} needs a value${value === undefined ? "" : ` (${value} is a flag; write ${flag}=${value} if it is the value)`}`);
       }
@@ -137,5 +167,5 @@ export function parseCommandLine(argsDef: ArgsDef, argv: readonly string[], wher
   for (const [name, def] of Object.entries(argsDef)) {
     if (def.type !== "positional" && !given.has(name) && def.default !== undefined) args[name] = def.default;
   }
-  return { args, given, values };
+  return { args, given, values, warnings };
 }

@@ -81,6 +81,7 @@ export async function runCli(root: Command, argv: readonly string[], io: CliOutp
       return EXIT_OK;
     }
     const parsed: ParsedCommandLine = parseCommandLine(await argsOf(cmd), rest, path.join(" "));
+    for (const w of parsed.warnings) io.err(`warning: ${w}\n`);
     const data: Invocation = { given: parsed.given, all: (flag) => parsed.values.get(flag) ?? [] };
     if (!cmd.run) throw new UsageError(`${path.join(" ")} needs a command`);
     // The values are what citty would have parsed, checked: its ParsedArgs shape.

@@ -13,7 +13,6 @@ import { fetchPodSpec, parseAdHoc, planProbe, verdictLine, type AdHocProbe, type
 import { runProbeSession, type AttemptReport } from "../src/prober/session";
 import { handlerName, oneLine } from "../src/prober/spec";
 import { PROBE_TYPES, type ProbeTiming, type ProbeType } from "../src/prober/types";
-import { readTokenFile } from "../src/server/token-file";
 import { agentClientArgs, agentClientFrom, DEFAULT_AGENT_SERVER } from "./agent-client";
 import { RealClock } from "../src/util/clock";
 import { formatDuration, parseDuration } from "../src/util/duration";
@@ -26,15 +25,6 @@ function positiveInt(flag: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
   if (!/^\d+$/.test(v) || Number(v) < 1) throw new UsageError(`--${flag} ${JSON.stringify(v)}: expected a whole number of at least 1`);
   return Number(v);
-}
-
-/** The agent's token for reading pod specs; a token file anyone else can read is a usage error. */
-function readToken(file: string): string {
-  try {
-    return readTokenFile(file);
-  } catch (e) {
-    throw new UsageError(errorMessage(e));
-  }
 }
 
 function positiveDuration(flag: string, v: string | undefined): number | undefined {
@@ -137,7 +127,7 @@ when the pod, container or probe cannot be found.`,
     watch: { type: "boolean", description: "Probe until Ctrl-C" },
     output: { type: "enum", alias: "o", options: ["table", "json"], default: "table", description: "table | json" },
     agent: { type: "string", default: DEFAULT_AGENT_SERVER, description: "The agent's API, where --probe reads the pod spec" },
-    "push-token-file": { type: "string", description: "The agent's token file, for --probe: the agent wants credentials on reads" },
+    "token-file": agentClientArgs["token-file"],
     "certificate-authority": agentClientArgs["certificate-authority"],
     "client-certificate": agentClientArgs["client-certificate"],
     "client-key": agentClientArgs["client-key"],
@@ -161,7 +151,7 @@ when the pod, container or probe cannot be found.`,
       let found: FoundContainer | undefined;
       if (req.pod) {
         if (!req.adHoc) {
-          const agent = agentClientFrom({ ...args, server: args.agent, "token-file": undefined }, args["push-token-file"] ? readToken(args["push-token-file"]) : undefined);
+          const agent = agentClientFrom({ ...args, server: args.agent });
           spec = await fetchPodSpec(agent, req.pod.namespace, req.pod.name);
         }
         runtime = await resolveRuntime({ endpoint: args["runtime-endpoint"], rootDir: args["root-dir"], podInfraImage: args["pod-infra-container-image"], log });

@@ -13,6 +13,7 @@ import { parseDuration } from "../src/util/duration";
 import { errorMessage } from "../src/util/errors";
 import type { LogFormat, Logger } from "../src/util/log";
 import { EXIT_FAILURE, EXIT_OK, UsageError } from "./exit";
+import { withDeprecatedAlias } from "./flags";
 import { invocation } from "./main";
 
 export const scheduleCommand = defineCommand({
@@ -39,7 +40,7 @@ raw, normalised and weighted score — untruncated. A run without --bind changes
 and preemptions happen in memory, retried with the real backoff on a simulated clock.
 
 --bind pushes each placed pod (spec.nodeName set) to its node's agent with POST /pods and the bearer
-token of --push-token-file; preemption deletes victims there. --watch --pending-dir DIR runs as a
+token of --token-file; preemption deletes victims there. --watch --pending-dir DIR runs as a
 scheduler until Ctrl-C: pods dropped into DIR are queued, unschedulable ones wait for the nodes to
 change (the agents are polled every --poll-interval) and are retried, placed ones are bound and their
 file moves to DIR/bound/. --watch binds.
@@ -56,8 +57,8 @@ Examples:
   nodeagent schedule --cluster cluster.yaml pod.yaml
   kubectl get nodes,pods -A -o yaml > cluster.yaml; nodeagent schedule --cluster cluster.yaml --explain
   nodeagent schedule --node http://10.0.0.5:10250 --node http://10.0.0.6:10250 deploy/ -o json | jq .
-  nodeagent schedule --node http://10.0.0.5:10250 --push-token-file token --bind web.yaml
-  nodeagent schedule --watch --pending-dir /var/lib/nodeagent/pending --node http://10.0.0.5:10250 --push-token-file token
+  nodeagent schedule --node http://10.0.0.5:10250 --token-file token --bind web.yaml
+  nodeagent schedule --watch --pending-dir /var/lib/nodeagent/pending --node http://10.0.0.5:10250 --token-file token
   nodeagent schedule --config sched.yaml --cluster cluster.yaml big.yaml   (KubeSchedulerConfiguration profiles)
   nodeagent schedule --kubeconfig /etc/kubernetes/scheduler.conf --scheduler-name nodeagent-scheduler -o json
 
@@ -70,10 +71,10 @@ with --kubeconfig: 0 after Ctrl-C, 1 when the API server cannot be reached at st
     config: { type: "string", description: "KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) YAML: profiles, plugins, weights, args" },
     explain: { type: "boolean", description: "Every plugin's verdict and score on every node, for every attempt" },
     output: { type: "enum", alias: "o", options: ["table", "json", "yaml"], default: "table", description: "table | json (one object a line) | yaml" },
-    bind: { type: "boolean", description: "Push placed pods to their agents (needs --node and --push-token-file)" },
+    bind: { type: "boolean", description: "Push placed pods to their agents (needs --node and --token-file)" },
     watch: { type: "boolean", description: "Run as a scheduler over --pending-dir until stopped" },
     "pending-dir": { type: "string", description: "With --watch: the directory of pods to schedule" },
-    "push-token-file": { type: "string", description: "File holding the agents' bearer token (their --push-token-file)" },
+    "token-file": withDeprecatedAlias({ type: "string", valueHint: "file", description: "File holding the agents' bearer token (their --push-token-file)" }, "push-token-file"),
     "certificate-authority": { type: "string", valueHint: "file", description: "The CA of the agents' serving certificates (an agent's own <root-dir>/pki/kubelet.crt)" },
     "insecure-skip-tls-verify": { type: "boolean", default: false, description: "Accept any serving certificate from the agents" },
     "poll-interval": { type: "string", default: "1s", description: "With --watch: how often the agents are polled" },
@@ -99,7 +100,7 @@ function checkUsage(args: ScheduleArgs, nodeURLs: readonly string[], podPaths: r
   const live = args.watch ? "--watch" : "--bind";
   for (const u of nodeURLs) if (!/^https?:\/\//.test(u)) throw new UsageError(`--node ${JSON.stringify(u)}: use the agent's URL, e.g. http://127.0.0.1:10250`);
   if ((args.bind || args.watch) && nodeURLs.length === 0) throw new UsageError(`${live} needs live nodes: --node URL`);
-  if ((args.bind || args.watch) && !args["push-token-file"]) throw new UsageError(`${live} needs --push-token-file: the agents' POST /pods takes a bearer token`);
+  if ((args.bind || args.watch) && !args["token-file"]) throw new UsageError(`${live} needs --token-file: the agents' POST /pods takes a bearer token`);
   if (args.bind && args.cluster) throw new UsageError("--bind cannot bind to the nodes of a --cluster dump; give only --node");
   if (args.watch && !args["pending-dir"]) throw new UsageError("--watch needs --pending-dir DIR");
   if (args["pending-dir"] && !args.watch) throw new UsageError("--pending-dir is for --watch");
@@ -117,7 +118,7 @@ function checkClusterUsage(args: ScheduleArgs, nodeURLs: readonly string[], podP
     ["--pending-dir", args["pending-dir"] !== undefined],
     ["--watch", !!args.watch],
     ["--bind", !!args.bind],
-    ["--push-token-file", args["push-token-file"] !== undefined],
+    ["--token-file", args["token-file"] !== undefined],
     ["--seed", args.seed !== undefined],
   ];
   const given = others.filter(([, g]) => g).map(([f]) => f);
@@ -159,9 +160,9 @@ async function schedule(args: ScheduleArgs, nodeURLs: readonly string[]): Promis
   const config = loadConfig(s, args.config, log);
   if (args.kubeconfig) return scheduleInCluster(s, args, s.profilesFor(config, !!args.config, args["scheduler-name"]), log);
   let token: string | undefined;
-  if (args["push-token-file"]) {
-    token = readFileOrUsage("push-token-file", args["push-token-file"]).trim();
-    if (!token) throw new UsageError(`--push-token-file ${args["push-token-file"]} is empty`);
+  if (args["token-file"]) {
+    token = readFileOrUsage("token-file", args["token-file"]).trim();
+    if (!token) throw new UsageError(`--token-file ${args["token-file"]} is empty`);
   }
   const tls = args["certificate-authority"] || args["insecure-skip-tls-verify"]
     ? { ...(args["certificate-authority"] ? { ca: readFileOrUsage("certificate-authority", args["certificate-authority"]) } : {}), rejectUnauthorized: !args["insecure-skip-tls-verify"] }

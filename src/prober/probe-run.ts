@@ -56,7 +56,7 @@ export async function fetchPodSpec(client: AgentClient, namespace: string, name:
       "probes are in the pod spec, which the runtime does not keep; start the agent, point --agent at it, or give the probe with --http-get, --tcp, --grpc or --exec");
   }
   if (res.status === 404) throw new LookupError(`the agent at ${agent} has no pod ${namespace}/${name}`);
-  if (res.status === 401) throw new LookupError(`the agent at ${agent} needs its bearer token to read pods: give --push-token-file`);
+  if (res.status === 401) throw new LookupError(`the agent at ${agent} needs its bearer token to read pods: give --token-file`);
   if (!res.ok) throw new LookupError(`GET ${agent}${path}: ${(await client.refusal(res)).message}`);
   return (await res.json()) as Pod;
 }
@@ -93,7 +93,7 @@ export function planProbe(o: { type: ProbeType; adHoc?: AdHocProbe; spec?: Pod; 
   if (!probe) throw new LookupError(`container ${JSON.stringify(container.name)} of pod ${o.pod?.namespace}/${o.pod?.name} has no ${o.type} probe`);
   // An unauthenticated read of the agent hides header values: never send the placeholder.
   if (probe.httpGet?.httpHeaders?.some((h) => h.value === REDACTED)) {
-    throw new LookupError(`the agent hid the HTTP header values of this ${o.type} probe from an unauthenticated read: give --push-token-file (the agent's token)`);
+    throw new LookupError(`the agent hid the HTTP header values of this ${o.type} probe from an unauthenticated read: give --token-file (the agent's token)`);
   }
   const base = probeTiming(probe);
   const timing: ProbeTiming = {

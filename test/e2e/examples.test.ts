@@ -1,10 +1,12 @@
-// The README's examples on `make run`'s pods: the compiled agent runs examples/manifests as they are
-// in the repository, on containerd 1.6 (Debian 12's, what `make run` uses), and the README's commands
-// are run against it — curl the web pod, its readiness probe, the three `probe run` examples — then the
-// two ways the README gives to remove the pods: remove a manifest while the agent runs, and after it
-// has stopped (the pods keep running), start it again on a directory without them.
+// The docs' examples on `make run`'s pods (docs/commands/agent.md, docs/commands/probe.md): the compiled
+// agent runs examples/manifests as they are in the repository, on containerd 1.6 (Debian 12's, what
+// `make run` uses), and the docs' commands are run against it — the API reads of the web pod, its
+// readiness probe, the three `probe run` examples — then the two ways the docs give to remove the
+// pods: remove a manifest while the agent runs, and after it has stopped (the pods keep running),
+// start it again on a directory without them. (test/docs/examples.test.ts checks every documented
+// command line against the command tree, and runs the examples that need no node.)
 //
-// Only what the test must change differs from the README: its own containerd, API port and node name
+// Only what the test must change differs from the docs: its own containerd, API port and node name
 // (--hostname-override), passed as --runtime-endpoint and --agent.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
@@ -18,7 +20,7 @@ const EXAMPLES = join(REPO, "examples/manifests");
 
 /** Runs `nodeagent probe run ARGS` against the test node and agent, to its end. */
 async function probeRun(node: TestNode, agent: TestAgent, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const proc = Bun.spawn([BINARY, "probe", "run", "--runtime-endpoint", node.endpoint, "--agent", agent.url, "--push-token-file", join(agent.dir, "harness-token"), ...args], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([BINARY, "probe", "run", "--runtime-endpoint", node.endpoint, "--agent", agent.url, "--token-file", join(agent.dir, "harness-token"), ...args], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }
@@ -30,7 +32,7 @@ async function sandboxes(node: TestNode, name: string) {
 
 const ready = (p: Pod) => running(p) && p.status?.conditions?.find((c) => c.type === "Ready")?.status === "True";
 
-describe("the README's examples on make run's pods (containerd 1.6)", () => {
+describe("the docs' examples on make run's pods (containerd 1.6)", () => {
   let node: TestNode;
   let agent: TestAgent;
 
@@ -104,8 +106,8 @@ describe("the README's examples on make run's pods (containerd 1.6)", () => {
     // GET /pods lists the pod until its worker has finished the clean-up after the sandbox (volumes,
     // folders), a moment later.
     await eventually("no pod in GET /pods", async () => ((await agent.pods()).length === 0 ? true : undefined), 30_000, 200);
-    // The log line the README shows. (On the same directory the file source still knows the manifest
-    // from its last good state and reports it gone; on another directory, as the README does it, the
+    // The log line docs/commands/agent.md shows. (On the same directory the file source still knows the manifest
+    // from its last good state and reports it gone; on another directory, as the docs do it, the
     // pod is an orphan first: "runs but no source has it". Either way it ends like this.)
     expect(agent.proc.stderr).toMatch(new RegExp(`pod default/web-${NODE_NAME} \\([0-9a-f]{8}\\) terminated and removed`));
   }, 90_000);

@@ -236,18 +236,18 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(table.stdout).toContain("verdict: success (1 success in a row reached successThreshold 1)");
     }, 60_000);
 
-    test("--push-token-file: the spec is read with the agent's token; a 401 and redacted header values are explained", async () => {
+    test("--token-file: the spec is read with the agent's token; a 401 and redacted header values are explained", async () => {
       const dir = mkdtempSync(join(tmpdir(), "na-probe-token-"));
       try {
         const tokenFile = join(dir, "token");
         writeFileSync(tokenFile, "probe-e2e-token\n", { mode: 0o600 });
-        const withToken = await probeRun(node, ["--pod", "e2e/web", "--container", "httpd", "--probe", "readiness", "--push-token-file", tokenFile, "-o", "json"], agentUrl);
+        const withToken = await probeRun(node, ["--pod", "e2e/web", "--container", "httpd", "--probe", "readiness", "--token-file", tokenFile, "-o", "json"], agentUrl);
         expect(withToken.code).toBe(0);
         expect(lastAuthorization).toBe("Bearer probe-e2e-token");
 
         const locked = await probeRun(node, ["--pod", "e2e/locked", "--container", "httpd", "--probe", "readiness"], agentUrl);
         expect(locked.code).toBe(2);
-        expect(locked.stderr).toContain("needs its bearer token to read pods: give --push-token-file");
+        expect(locked.stderr).toContain("needs its bearer token to read pods: give --token-file");
 
         // What an agent without a token serves anonymously: the header's value replaced.
         servedSpec = structuredClone(spec);
@@ -257,8 +257,13 @@ for (const version of ["1.6", "1.7"] as const) {
         expect(hidden.stderr).toContain("hid the HTTP header values of this readiness probe");
         expect(hidden.attempts).toEqual([]);
 
+        // The old spelling still works, with a warning.
+        const old = await probeRun(node, ["--pod", "e2e/web", "--container", "httpd", "--probe", "readiness", "--push-token-file", tokenFile], agentUrl);
+        expect(old.code).toBe(0);
+        expect(old.stderr).toContain("warning: --push-token-file is deprecated for nodeagent probe run: use --token-file");
+
         chmodSync(tokenFile, 0o644);
-        const open = await probeRun(node, ["--pod", "e2e/web", "--container", "httpd", "--probe", "readiness", "--push-token-file", tokenFile], agentUrl);
+        const open = await probeRun(node, ["--pod", "e2e/web", "--container", "httpd", "--probe", "readiness", "--token-file", tokenFile], agentUrl);
         expect(open.code).toBe(2);
         expect(open.stderr).toContain("permissions 0644 are too open");
       } finally {

@@ -49,7 +49,7 @@ describe("schedule onto two live agents", () => {
   let b: TestAgent;
   let dir: string;
   let tokenFile: string;
-  const nodeArgs = () => ["--node", a.url, "--node", b.url, "--push-token-file", tokenFile];
+  const nodeArgs = () => ["--node", a.url, "--node", b.url, "--token-file", tokenFile];
 
   beforeAll(async () => {
     [nodeA, nodeB] = await Promise.all([startNode("1.6"), startNode("1.7")]);
