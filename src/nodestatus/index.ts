@@ -5,13 +5,13 @@ export { buildNode, MAX_IMAGES_IN_NODE_STATUS, MAX_NAMES_PER_IMAGE, type BuildNo
 export { goArch, osPrettyName, readHostFacts, readHugePages, type HostFacts, type HugePagePool } from "./host-facts";
 export { formatBytes, formatMillicores, nodeResources, type EvictionReservation, type NodeResourceOptions } from "./capacity";
 export { condition, pressureConditions, runtimeConditionErrors, runtimeErrors, type RuntimeConditionErrors } from "./conditions";
-export { labelValueError, parseLabels, parseTaint, parseTaints, qualifiedNameError } from "./labels-taints";
+export { parseLabels, parseTaint, parseTaints } from "./labels-taints";
 export { KUBERNETES_VERSION, kubeletVersion } from "./version";
 export {
   chooseHostInterface, nodeIPProblem, parseDefaultRoutes, parseNodeIPs, realHostNetwork, resolveNodeAddresses,
   type DefaultRoute, type HostNetwork, type NodeAddressOptions, type ResolvedNodeAddresses,
 } from "./node-address";
 export {
-  applyHealth, DEFAULT_LABELS, isExtendedResourceName, nodeStatusChanged, nodeStatusPatch, OWNED_CONDITIONS, reconcileExistingNode, withReportedStatus,
+  applyHealth, DEFAULT_LABELS, nodeStatusChanged, nodeStatusPatch, OWNED_CONDITIONS, reconcileExistingNode, withReportedStatus,
   type NodeHealth,
 } from "./status-update";

@@ -1,32 +1,7 @@
 // The node's own labels and taints as the operator gives them (--node-labels, --register-with-taints):
 // parsed and checked at start, so a bad key fails the agent's start instead of its registration.
 import type { Taint } from "kubernetes-types/core/v1";
-
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const QUALIFIED_NAME_PART = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-
-/** Why `key` is not a qualified name (apimachinery validation.IsQualifiedName), or undefined when it is. */
-export function qualifiedNameError(key: string): string | undefined {
-  const parts = key.split("/");
-  if (parts.length > 2) return "a qualified name has at most one '/' (prefix/name)";
-  const name = parts[parts.length - 1]!;
-  if (parts.length === 2) {
-    const prefix = parts[0]!;
-    if (prefix.length === 0) return "the prefix before '/' must not be empty";
-    if (prefix.length > 253 || !DNS1123_SUBDOMAIN.test(prefix)) return `prefix ${JSON.stringify(prefix)} must be a DNS subdomain (lower case letters, digits, '-' and '.', at most 253 characters)`;
-  }
-  if (name.length === 0) return "the name must not be empty";
-  if (name.length > 63) return `name ${JSON.stringify(name)} must be at most 63 characters`;
-  if (!QUALIFIED_NAME_PART.test(name)) return `name ${JSON.stringify(name)} must consist of letters, digits, '-', '_' or '.', and start and end with a letter or digit`;
-  return undefined;
-}
-
-/** Why `value` is not a label value (validation.IsValidLabelValue), or undefined when it is. Empty is valid. */
-export function labelValueError(value: string): string | undefined {
-  if (value.length > 63) return `value ${JSON.stringify(value)} must be at most 63 characters`;
-  if (value !== "" && !QUALIFIED_NAME_PART.test(value)) return `value ${JSON.stringify(value)} must be empty or consist of letters, digits, '-', '_' or '.', and start and end with a letter or digit`;
-  return undefined;
-}
+import { labelValueError, qualifiedNameError } from "../api";
 
 /**
  * Parses --node-labels: "a=b,c=d" → { a: "b", c: "d" }. Spaces around keys and values are trimmed

@@ -3,6 +3,7 @@
 // merge patch that carries the difference (k/k pkg/kubelet/kubelet_node_status.go, nodestatus/setters.go,
 // component-helpers/node/util PatchNodeStatus).
 import type { Node, NodeCondition, NodeStatus } from "kubernetes-types/core/v1";
+import { isExtendedResourceName } from "../api";
 
 /** The agent's own verdict on its health (PLEG relisting, sync loop), as the kubelet's health checks give it. */
 export interface NodeHealth {
@@ -116,17 +117,6 @@ export function reconcileExistingNode(existing: Node, initial: Node): Node | und
     changed = true;
   }
   return changed ? node : undefined;
-}
-
-/**
- * v1helper.IsExtendedResourceName: a resource outside the kubernetes.io domain (no "requests." prefix);
- * hugepages-*, cpu, memory and the other native names have no domain at all.
- */
-export function isExtendedResourceName(name: string): boolean {
-  const slash = name.indexOf("/");
-  if (slash < 0 || name.startsWith("requests.")) return false;
-  const domain = name.slice(0, slash);
-  return domain !== "kubernetes.io" && !domain.endsWith(".kubernetes.io");
 }
 
 /** nodeStatusHasChanged: any difference but the conditions' heartbeat times. */

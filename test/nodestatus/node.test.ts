@@ -385,11 +385,11 @@ describe("parseTaint", () => {
     expect(() => parseTaint("k=v:Sometimes")).toThrow('effect "Sometimes" must be one of NoSchedule, PreferNoSchedule, NoExecute');
     expect(() => parseTaint("k=v:NoSchedule:x")).toThrow("expected key=value:effect or key:effect");
     expect(() => parseTaint("k=v=w:NoSchedule")).toThrow("expected key=value:effect or key:effect");
-    expect(() => parseTaint("=v:NoSchedule")).toThrow("key: the name must not be empty");
-    expect(() => parseTaint("-bad:NoSchedule")).toThrow("must consist of letters, digits");
-    expect(() => parseTaint("Bad.Prefix/k:NoSchedule")).toThrow("must be a DNS subdomain");
-    expect(() => parseTaint("k=has space:NoSchedule")).toThrow('value "has space" must be empty or consist of');
-    expect(() => parseTaint(`k=${"v".repeat(64)}:NoSchedule`)).toThrow("must be at most 63 characters");
+    expect(() => parseTaint("=v:NoSchedule")).toThrow("key: name part must be non-empty");
+    expect(() => parseTaint("-bad:NoSchedule")).toThrow("key: name part must consist of alphanumeric characters");
+    expect(() => parseTaint("Bad.Prefix/k:NoSchedule")).toThrow("key: prefix part a lowercase RFC 1123 subdomain must consist of");
+    expect(() => parseTaint("k=has space:NoSchedule")).toThrow('a valid label must be an empty string or consist of');
+    expect(() => parseTaint(`k=${"v".repeat(64)}:NoSchedule`)).toThrow("must be no more than 63 characters");
   });
 
   test("parseTaints splits a comma list", () => {
@@ -406,10 +406,10 @@ describe("parseLabels", () => {
 
   test("clear errors for bad input", () => {
     expect(() => parseLabels("a=b,c")).toThrow('invalid label "c": expected key=value');
-    expect(() => parseLabels("=b")).toThrow('invalid label "=b": the name must not be empty');
-    expect(() => parseLabels("a/b/c=d")).toThrow("at most one '/'");
-    expect(() => parseLabels("a=b c")).toThrow('invalid label "a=b c": value "b c" must be empty or consist of');
-    expect(() => parseLabels(`${"k".repeat(64)}=v`)).toThrow("must be at most 63 characters");
-    expect(() => parseLabels("/k=v")).toThrow("the prefix before '/' must not be empty");
+    expect(() => parseLabels("=b")).toThrow('invalid label "=b": name part must be non-empty');
+    expect(() => parseLabels("a/b/c=d")).toThrow("with an optional DNS subdomain prefix and '/'");
+    expect(() => parseLabels("a=b c")).toThrow('invalid label "a=b c": a valid label must be an empty string or consist of');
+    expect(() => parseLabels(`${"k".repeat(64)}=v`)).toThrow("name part must be no more than 63 characters");
+    expect(() => parseLabels("/k=v")).toThrow("prefix part must be non-empty");
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Node } from "kubernetes-types/core/v1";
-import { applyHealth, isExtendedResourceName, nodeStatusChanged, nodeStatusPatch, reconcileExistingNode, withReportedStatus } from "../../src/nodestatus/status-update";
+import { isExtendedResourceName } from "../../src/api";
+import { applyHealth, nodeStatusChanged, nodeStatusPatch, reconcileExistingNode, withReportedStatus } from "../../src/nodestatus/status-update";
 import { builtNode } from "../cluster/node-fixtures";
 
 const healthy = { ready: true, message: "" };
