@@ -2,7 +2,9 @@
 // AgentClient (src/client) they make: a bad flag is a usage error naming it, before anything is sent.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { AGENT_DEFAULTS } from "../src/agent/agent-config";
+import { ROOT_DIR_SETTING } from "../src/agent/agent-settings";
+import { SERVER_SETTINGS } from "../src/server/settings";
+import { defaultOf } from "../src/util/settings";
 import type { Pod } from "kubernetes-types/core/v1";
 import { AgentClient, AgentClientError, readPemFlag } from "../src/client/agent-client";
 import { ContainerChoiceError, defaultContainer } from "../src/logs/log-request";
@@ -10,9 +12,9 @@ import { readTokenFile } from "../src/server/token-file";
 import { errorMessage } from "../src/util/errors";
 import { UsageError } from "./exit";
 
-export const DEFAULT_AGENT_SERVER = `https://127.0.0.1:${AGENT_DEFAULTS.port}`;
+export const DEFAULT_AGENT_SERVER = `https://127.0.0.1:${defaultOf(SERVER_SETTINGS, "port")}`;
 /** Where an agent with the default --root-dir writes its self-signed serving certificate. */
-export const DEFAULT_AGENT_CERT = join(AGENT_DEFAULTS["root-dir"], "pki", "kubelet.crt");
+export const DEFAULT_AGENT_CERT = join(defaultOf([ROOT_DIR_SETTING], "root-dir"), "pki", "kubelet.crt");
 
 export const agentClientArgs = {
   server: { type: "string", valueHint: "url", default: DEFAULT_AGENT_SERVER, description: "The agent's API" },

@@ -526,7 +526,7 @@ describe("the file: every field type-checked, nested blocks included, whether or
 
   test("every field the agent reads has its type", async () => {
     const { CONFIG_FILE_FIELDS } = await import("../../src/agent/agent-config");
-    const { KUBELET_CONFIG_TYPES } = await import("../../src/agent/kubelet-config-types");
+    const { KUBELET_CONFIG_TYPES } = await import("../../src/agent/agent-config");
     expect(Object.keys(KUBELET_CONFIG_TYPES).sort()).toEqual(Object.keys(CONFIG_FILE_FIELDS).sort());
   });
 });
