@@ -111,24 +111,32 @@ export interface AgentConfig {
 }
 
 
-/**
- * Every setting of `nodeagent agent`, in the order --help lists them: by subsystem, each list
- * declared beside its code. (runtime-args.ts shares the runtime's with the other commands.)
- */
-export const AGENT_SETTINGS: readonly Setting[] = [
-  ...RUNTIME_SETTINGS,
-  ...AGENT_OWN_SETTINGS,
-  ...SOURCE_SETTINGS,
-  ...SERVER_SETTINGS,
-  ...NODE_SETTINGS,
-  ...SYSCTL_SETTINGS,
-  ...CGROUP_SETTINGS,
-  ...EVICTION_SETTINGS,
-  ...GC_SETTINGS,
-  ...CONTAINER_LOG_SETTINGS,
-  ...CLUSTER_SETTINGS,
-  ...SHUTDOWN_SETTINGS,
+/** A subsystem's rows, with where they live (for the docs page). */
+export interface SettingGroup {
+  title: string;
+  /** The file that declares and resolves them. */
+  home: string;
+  rows: readonly Setting[];
+}
+
+/** Every setting of `nodeagent agent`, by subsystem, in the order --help lists them. */
+export const SETTING_GROUPS: readonly SettingGroup[] = [
+  { title: "Container runtime", home: "src/cri/settings.ts", rows: RUNTIME_SETTINGS },
+  { title: "The agent", home: "src/agent/agent-settings.ts", rows: AGENT_OWN_SETTINGS },
+  { title: "Pod sources", home: "src/config/settings.ts", rows: SOURCE_SETTINGS },
+  { title: "HTTP API, authentication and authorization", home: "src/server/settings.ts", rows: SERVER_SETTINGS },
+  { title: "The Node object", home: "src/server/node-settings.ts", rows: NODE_SETTINGS },
+  { title: "Sysctls", home: "src/admission/settings.ts", rows: SYSCTL_SETTINGS },
+  { title: "Cgroups", home: "src/cm/settings.ts", rows: CGROUP_SETTINGS },
+  { title: "Eviction", home: "src/eviction/settings.ts", rows: EVICTION_SETTINGS },
+  { title: "Image and container garbage collection", home: "src/eviction/gc-settings.ts", rows: GC_SETTINGS },
+  { title: "Container log rotation", home: "src/eviction/gc-settings.ts", rows: CONTAINER_LOG_SETTINGS },
+  { title: "Cluster node and certificates", home: "src/agent/cluster-settings.ts", rows: CLUSTER_SETTINGS },
+  { title: "Graceful node shutdown", home: "src/nodeshutdown/settings.ts", rows: SHUTDOWN_SETTINGS },
 ];
+
+/** Every setting of `nodeagent agent` (cmd/runtime-args.ts shares the runtime's with the other commands). */
+export const AGENT_SETTINGS: readonly Setting[] = SETTING_GROUPS.flatMap((g) => g.rows);
 
 /** The defaults of the agent's flags, the kubelet's where it has one (derived from the rows). */
 export const AGENT_DEFAULTS: Readonly<Record<string, string>> = defaultsOf(AGENT_SETTINGS);
