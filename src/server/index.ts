@@ -18,7 +18,7 @@ export { AgentMetrics, runtimeCounts, CONTAINER_STATES, DEFAULT_BUCKETS, POD_STA
 export {
   buildNode, readHostFacts, parseLabels, parseTaint, parseTaints, formatBytes, formatMillicores,
   readHugePages, osPrettyName, kubeletVersion, KUBERNETES_VERSION,
-  goArch, EVICTION_HARD_MEMORY_BYTES, EVICTION_HARD_NODEFS_FRACTION, type BuildNodeOptions, type HostFacts, type HugePagePool,
+  goArch, type BuildNodeOptions, type HostFacts, type HugePagePool,
 } from "./node-info";
 export {
   resolveNodeAddresses, parseNodeIPs, nodeIPProblem, chooseHostInterface, parseDefaultRoutes, realHostNetwork,

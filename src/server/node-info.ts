@@ -246,16 +246,6 @@ export function kubeletVersion(agentVersion: string): string {
   return `v${KUBERNETES_VERSION}+nodeagent${build ? `.${build}` : ""}`;
 }
 
-/** The kubelet's default evictionHard memory.available (Linux). */
-export const EVICTION_HARD_MEMORY_BYTES = 100 * 2 ** 20;
-/** The kubelet's default evictionHard nodefs.available (Linux): 10%, a float32 as the kubelet parses it. */
-export const EVICTION_HARD_NODEFS_FRACTION = Math.fround(0.1);
-
-/** The reservation of the kubelet's default hard thresholds (src/eviction computes the configured ones). */
-function defaultEvictionReservation(capacity: { ephemeralStorageBytes?: number }): { memoryBytes: number; ephemeralStorageBytes: number } {
-  return { memoryBytes: EVICTION_HARD_MEMORY_BYTES, ephemeralStorageBytes: Math.trunc((capacity.ephemeralStorageBytes ?? 0) * EVICTION_HARD_NODEFS_FRACTION) };
-}
-
 /**
  * The pressure conditions in the kubelet's words (nodestatus/setters.go MemoryPressureCondition,
  * DiskPressureCondition, PIDPressureCondition), true for those the eviction manager reports.
@@ -296,10 +286,10 @@ export interface BuildNodeOptions {
   conditions: { ready: { ok: boolean; message: string }; pressure?: ReadonlySet<string> };
   /**
    * What the hard eviction thresholds take off allocatable memory and ephemeral storage, given the
-   * capacity (the eviction manager's hardEvictionReservation); without it, the kubelet's default
-   * memory.available<100Mi and nodefs.available<10%.
+   * capacity (the eviction manager's hardEvictionReservation over the configured thresholds, whose
+   * default is src/eviction's DEFAULT_EVICTION_HARD: the one place it is written).
    */
-  evictionReservation?: (capacity: { memoryBytes: number; ephemeralStorageBytes?: number }) => { memoryBytes: number; ephemeralStorageBytes: number };
+  evictionReservation: (capacity: { memoryBytes: number; ephemeralStorageBytes?: number }) => { memoryBytes: number; ephemeralStorageBytes: number };
   /** Milliseconds since the epoch (Clock.now()). */
   now: number;
   /** nodeagent's version: kubeletVersion is kubeletVersion(version), "v1.24.1+nodeagent.<version>". */
@@ -403,7 +393,7 @@ export async function buildNode(o: BuildNodeOptions): Promise<Node> {
     memory: formatBytes(host.memoryBytes),
     pods: String(o.maxPods),
   };
-  const eviction = (o.evictionReservation ?? defaultEvictionReservation)({ memoryBytes: host.memoryBytes, ephemeralStorageBytes: host.ephemeralStorageBytes });
+  const eviction = o.evictionReservation({ memoryBytes: host.memoryBytes, ephemeralStorageBytes: host.ephemeralStorageBytes });
   const allocatable: Record<string, string> = {
     cpu: formatMillicores(host.cpus * 1000 - reservedMilliCpu),
     memory: formatBytes(host.memoryBytes - reservedMemory - eviction.memoryBytes),

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Node } from "kubernetes-types/core/v1";
 import type { Image, StatusResponse, VersionResponse } from "../../src/cri/types";
+import { DEFAULT_EVICTION_HARD, hardEvictionReservation, parseLangleMap, parseThresholds } from "../../src/eviction/thresholds";
 import {
   buildNode, formatBytes, formatMillicores, goArch, kubeletVersion, osPrettyName, parseLabels, parseTaint, parseTaints, readHostFacts, readHugePages,
   type BuildNodeOptions, type HostFacts,
@@ -59,8 +60,13 @@ class FakeRuntime {
   }
 }
 
+/** The reservation of the kubelet's default hard thresholds, as the agent computes it from the eviction manager's default. */
+const defaultReservation = (capacity: { memoryBytes: number; ephemeralStorageBytes?: number }) =>
+  hardEvictionReservation(parseThresholds({ hard: parseLangleMap(DEFAULT_EVICTION_HARD) }), capacity);
+
 function opts(over: Partial<BuildNodeOptions> = {}): BuildNodeOptions {
   return {
+    evictionReservation: defaultReservation,
     nodeName: "node-1",
     labels: {},
     taints: [],
