@@ -19,7 +19,7 @@ import { SYSCTL_SETTINGS, resolveAllowedUnsafeSysctls } from "../admission/setti
 import { CGROUP_SETTINGS, resolveCgroupRoot, resolveCgroups, type CgroupSettings } from "../cm/settings";
 import { resolveCheckFrequency, resolveManifestSources, resolvePushPolicy, SOURCE_SETTINGS } from "../config/settings";
 import type { PushPolicy } from "../config/push-policy";
-import { resolveRuntime, RUNTIME_SETTINGS, type RuntimeSettings } from "../cri/settings";
+import { resolveRuntimeSettings, RUNTIME_SETTINGS, type RuntimeSettings } from "../cri/settings";
 import { CONTAINER_LOG_SETTINGS, GC_SETTINGS, resolveGarbageCollection, type GarbageCollectionConfig } from "../eviction/gc-settings";
 import { EVICTION_SETTINGS, resolveEviction, resolveEvictionMonitoringPeriod, type EvictionSettings } from "../eviction/settings";
 import { resolveShutdown, SHUTDOWN_SETTINGS, type ShutdownConfig } from "../nodeshutdown/settings";
@@ -192,7 +192,7 @@ export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet
     nodeName,
     nodeIPs,
     rootDir,
-    runtime: resolveRuntime(s),
+    runtime: resolveRuntimeSettings(s),
     manifestPath,
     fileCheckFrequencyMs: resolveCheckFrequency(s, "file-check-frequency"),
     manifestUrl,

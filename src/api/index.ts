@@ -15,3 +15,4 @@ export * from "./apparmor";
 export * from "./pod-references";
 export * from "./pod-waits";
 export * from "./pod-priority";
+export { positiveBytes } from "./settings-parsers";

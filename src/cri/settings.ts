@@ -24,7 +24,7 @@ export const RUNTIME_SETTINGS: ReadonlyArray<Setting<unknown, RuntimeSettings>> 
     doc: "Deadline of each CRI call" },
 ];
 
-export function resolveRuntime(s: SettingsReader): RuntimeSettings {
+export function resolveRuntimeSettings(s: SettingsReader): RuntimeSettings {
   return {
     endpoint: s.string("runtime-endpoint"),
     podInfraImage: s.string("pod-infra-container-image") ?? defaultOf(RUNTIME_SETTINGS, "pod-infra-container-image"),

@@ -42,3 +42,6 @@ export {
   type PodStateProvider,
 } from "./container-gc";
 export { ContainerLogManager, DEFAULT_CONTAINER_LOG_POLICY, LOG_MONITOR_PERIOD_MS, type ContainerLogPolicy } from "./container-log-manager";
+export { EVICTION_SETTINGS, resolveEviction, resolveEvictionMonitoringPeriod, type EvictionSettings } from "./settings";
+// GC and log rotation rows (future homes: src/gc and src/logs).
+export { binaryQuantity, CONTAINER_LOG_SETTINGS, GC_SETTINGS, resolveGarbageCollection, type GarbageCollectionConfig } from "./gc-settings";

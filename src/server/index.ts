@@ -24,3 +24,6 @@ export {
   resolveNodeAddresses, parseNodeIPs, nodeIPProblem, chooseHostInterface, parseDefaultRoutes, realHostNetwork,
   type HostNetwork, type DefaultRoute, type NodeAddressOptions, type ResolvedNodeAddresses,
 } from "./node-address";
+export { resolvePushToken, resolveServer, resolveTls, SERVER_SETTINGS, type ServerSettings } from "./settings";
+// The Node's settings (future home: src/nodestatus).
+export { NODE_SETTINGS, realHostLookup, resolveMaxPods, resolveNodeIdentity, resolveNodeRegistration, resolveNodeStatusUpdateFrequency, sumReserved, type HostLookup, type NodeSettings, type NodeView, type ReservedResources } from "./node-settings";
