@@ -6,7 +6,7 @@ import type { Setting, SettingsReader } from "../util/settings";
 import { fileStringList, Invalid, listFlag } from "../util/settings-parsers";
 import { SysctlAllowlist } from "./sysctls";
 
-export const SYSCTL_SETTINGS: ReadonlyArray<Setting<unknown, { allowedUnsafeSysctls: string[] }>> = [
+export const SYSCTL_SETTINGS: ReadonlyArray<Setting<{ allowedUnsafeSysctls: string[] }>> = [
   { flag: "allowed-unsafe-sysctls", field: "allowedUnsafeSysctls", fieldType: STRINGS, valueHint: "name|prefix*,…",
     show: (c) => (c.allowedUnsafeSysctls.length ? c.allowedUnsafeSysctls : undefined),
     doc: "Sysctls pods may set beyond the safe set (kernel.shm_rmid_forced, net.ipv4.ip_local_port_range, …), each namespaced (kernel.shm*, kernel.msg*, kernel.sem, fs.mqueue.*, net.*); others are refused SysctlForbidden" },

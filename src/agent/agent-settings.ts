@@ -27,10 +27,10 @@ export const PLEG_MODES = ["auto", "generic", "evented"] as const;
 export const LOG_FORMATS = ["text", "json"] as const;
 
 /** --root-dir: shared with the commands that may start a managed containerd (cmd/runtime-args.ts). */
-export const ROOT_DIR_SETTING: Setting<unknown, AgentView> = { flag: "root-dir", valueHint: "dir", default: "/var/lib/nodeagent",
+export const ROOT_DIR_SETTING: Setting<AgentView> = { flag: "root-dir", valueHint: "dir", default: "/var/lib/nodeagent",
     doc: "Data of the managed containerd; image tarballs in <root-dir>/images/ are imported" };
 
-export const AGENT_OWN_SETTINGS: ReadonlyArray<Setting<unknown, AgentView>> = [
+export const AGENT_OWN_SETTINGS: ReadonlyArray<Setting<AgentView>> = [
   ROOT_DIR_SETTING,
   { flag: "config", valueHint: "file",
     doc: "KubeletConfiguration YAML (kubeadm's /var/lib/kubelet/config.yaml works); flags override it" },

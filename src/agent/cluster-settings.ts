@@ -21,7 +21,7 @@ export interface ClusterView {
   cluster?: { certificates: ClusterCertificates };
 }
 
-export const CLUSTER_SETTINGS: ReadonlyArray<Setting<unknown, ClusterView>> = [
+export const CLUSTER_SETTINGS: ReadonlyArray<Setting<ClusterView>> = [
   { flag: "kubeconfig", valueHint: "file",
     doc: "Join a Kubernetes cluster as a node with these credentials" },
   { flag: "context", valueHint: "name",

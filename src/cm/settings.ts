@@ -26,7 +26,7 @@ export interface CgroupView {
   cgroupRoot: string;
 }
 
-export const CGROUP_SETTINGS: ReadonlyArray<Setting<unknown, CgroupView>> = [
+export const CGROUP_SETTINGS: ReadonlyArray<Setting<CgroupView>> = [
   { flag: "cgroup-root", field: "cgroupRoot", fieldType: STRING, valueHint: "path", default: "/nodeagent",
     show: (v) => v.cgroupRoot,
     doc: "cgroupfs path every pod's cgroup is below (kubepods/… or, without --cgroups-per-qos, pod<uid>); made when missing" },

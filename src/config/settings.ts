@@ -16,7 +16,7 @@ export interface SourceSettings {
   httpCheckFrequencyMs: number;
 }
 
-export const SOURCE_SETTINGS: ReadonlyArray<Setting<unknown, SourceSettings>> = [
+export const SOURCE_SETTINGS: ReadonlyArray<Setting<SourceSettings>> = [
   { flag: "pod-manifest-path", field: "staticPodPath", fieldType: STRING, valueHint: "path",
     show: (c) => c.manifestPath,
     doc: "Static pod directory (or one file); it must exist" },

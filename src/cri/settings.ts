@@ -13,7 +13,7 @@ export interface RuntimeSettings {
   requestTimeoutMs: number;
 }
 
-export const RUNTIME_SETTINGS: ReadonlyArray<Setting<unknown, RuntimeSettings>> = [
+export const RUNTIME_SETTINGS: ReadonlyArray<Setting<RuntimeSettings>> = [
   { flag: "runtime-endpoint", field: "containerRuntimeEndpoint", fieldType: STRING, valueHint: "unix:///path",
     show: (r) => r.endpoint,
     doc: "CRI socket (default: containerd's or CRI-O's standard socket, else a containerd started under --root-dir)" },

@@ -23,7 +23,7 @@ export interface GarbageCollectionConfig {
 }
 
 /** Image and container GC (future home: src/gc). */
-export const GC_SETTINGS: ReadonlyArray<Setting<unknown, GarbageCollectionConfig>> = [
+export const GC_SETTINGS: ReadonlyArray<Setting<GarbageCollectionConfig>> = [
   { flag: "image-gc-high-threshold", field: "imageGCHighThresholdPercent", fieldType: INT, valueHint: "percent", default: "85",
     show: (g) => g.image.highThresholdPercent,
     doc: "Image filesystem usage at or above which unused images are removed, least recently used first (100: never)" },
@@ -46,7 +46,7 @@ export const GC_SETTINGS: ReadonlyArray<Setting<unknown, GarbageCollectionConfig
 ];
 
 /** Container log rotation (future home: src/logs). */
-export const CONTAINER_LOG_SETTINGS: ReadonlyArray<Setting<unknown, GarbageCollectionConfig>> = [
+export const CONTAINER_LOG_SETTINGS: ReadonlyArray<Setting<GarbageCollectionConfig>> = [
   { flag: "container-log-max-size", field: "containerLogMaxSize", fieldType: STRING, valueHint: "quantity", default: "10Mi",
     show: (g) => binaryQuantity(g.containerLogs.maxSizeBytes),
     doc: "A running container's log is rotated once it reaches this size" },

@@ -21,7 +21,7 @@ export interface EvictionSettings {
 }
 
 /** The rows; --eviction-monitoring-period is resolved by the agent (a top-level option of AgentConfig). */
-export const EVICTION_SETTINGS: ReadonlyArray<Setting<unknown, EvictionSettings>> = [
+export const EVICTION_SETTINGS: ReadonlyArray<Setting<EvictionSettings>> = [
   { flag: "eviction-monitoring-period", valueHint: "duration", default: "10s",
     doc: "How often the eviction manager checks the thresholds and the emptyDir sizeLimits; the kubelet's fixed evictionMonitoringPeriod" },
   { flag: "eviction-hard", field: "evictionHard", fieldType: QUANTITIES, valueHint: "signal<value,…", default: DEFAULT_EVICTION_HARD,

@@ -21,7 +21,7 @@ export interface ShutdownConfig {
   shutdownPods: boolean;
 }
 
-export const SHUTDOWN_SETTINGS: ReadonlyArray<Setting<unknown, ShutdownConfig>> = [
+export const SHUTDOWN_SETTINGS: ReadonlyArray<Setting<ShutdownConfig>> = [
   { flag: "shutdown-grace-period", field: "shutdownGracePeriod", fieldType: DURATION, valueHint: "duration", default: "0s",
     show: (c) => formatDuration(c.gracePeriodMs),
     doc: "Graceful node shutdown: how long the node's shutdown is delayed (logind delay lock) to stop the pods, the critical pods' part last; 0: off. The kubelet's shutdownGracePeriod field" },

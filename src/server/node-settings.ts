@@ -38,7 +38,7 @@ export interface NodeView {
   cluster?: { nodeStatusUpdateFrequencyMs: number };
 }
 
-export const NODE_SETTINGS: ReadonlyArray<Setting<unknown, NodeView>> = [
+export const NODE_SETTINGS: ReadonlyArray<Setting<NodeView>> = [
   { flag: "hostname-override", valueHint: "name",
     doc: "Node name and its Hostname address, lower-cased (default: the hostname)" },
   { flag: "node-ip", valueHint: "ip[,ip]",

@@ -36,7 +36,7 @@ export interface ServerSettings {
   };
 }
 
-export const SERVER_SETTINGS: ReadonlyArray<Setting<unknown, ServerSettings>> = [
+export const SERVER_SETTINGS: ReadonlyArray<Setting<ServerSettings>> = [
   { flag: "address", field: "address", fieldType: STRING, valueHint: "ip", default: "127.0.0.1",
     show: (s) => s.address,
     doc: "HTTP API address" },

@@ -2,7 +2,7 @@
 // doc line and parser, and everything else is derived from the rows — the command's flag table and
 // --help, which file fields are known and their type checks, /configz, and docs/agent-settings.md.
 // Each subsystem declares its rows beside its code (src/eviction/settings.ts, …) and resolves its
-// own options from them with a SettingsReader; src/agent assembles the rows and the whole config.
+// own options (parsing and checking each value) with a SettingsReader; src/agent assembles the rows and the whole config.
 //
 // Precedence is the kubelet's (cmd/kubelet/app/server.go re-applies the command line over the
 // loaded file): a flag given on the command line wins over the file, the file over the flag's
@@ -12,10 +12,13 @@ import { type FieldType, struct } from "./field-types";
 import { fileString, Invalid } from "./settings-parsers";
 
 /**
- * One setting. `T` is its parsed value; `P` the subsystem's resolved options its /configz value is
- * read from. Methods, not function properties, so that rows of different subsystems fit one list.
+ * One setting. `P` is the subsystem's resolved options its /configz value is read from (a method, not
+ * a function property, so that rows of different subsystems fit one list). The value's parser and
+ * checks are the subsystem's resolver, in the same settings.ts as the row: many settings are checked
+ * together (--tls-cert-file with its key, the image GC thresholds against each other), and the
+ * resolver reads them in the order their mistakes are reported.
  */
-export interface Setting<T = unknown, P = unknown> {
+export interface Setting<P = unknown> {
   /** The long flag, without "--"; absent for a setting only the file has. */
   flag?: string;
   /** The KubeletConfiguration field; dotted for a field inside a block ("authentication.webhook.enabled"). */
@@ -32,10 +35,6 @@ export interface Setting<T = unknown, P = unknown> {
   default?: string;
   /** One line for --help and the docs. */
   doc: string;
-  /** The flag's text into the value; throws Invalid. */
-  parse?(text: string): T;
-  /** The file's value into the value; throws Invalid. */
-  parseFile?(value: unknown): T;
   /** The value /configz shows for `field`, from the subsystem's resolved options; undefined: not shown. */
   show?(resolved: P): unknown;
 }
@@ -142,14 +141,6 @@ export class SettingsReader {
     }
   }
 
-  /** A row's value with its own parsers; undefined when unset or wrong (the mistake is collected). */
-  value<T>(row: Setting<T, never>): T | undefined {
-    if (!row.flag || !row.parse) throw new Error(`setting ${row.field ?? "?"}: read it with its own code, it has no flag parser`);
-    const parse = row.parse.bind(row);
-    const parseFile = row.parseFile ? row.parseFile.bind(row) : (v: unknown) => parse(fileString(v));
-    return this.get(row.flag, parse, parseFile);
-  }
-
   /** A string setting (a path, a name): empty means unset. */
   string(flag: string, check: (s: string) => string = (s) => s): string | undefined {
     const v = this.get(flag, (t) => (t === "" ? "" : check(t)), (v) => check(fileString(v)));
@@ -223,7 +214,7 @@ export function setField(out: Record<string, unknown>, field: string, value: unk
 }
 
 /** The /configz fields of a subsystem's rows, from its resolved options. */
-export function showFields<P>(out: Record<string, unknown>, rows: ReadonlyArray<Setting<unknown, P>>, resolved: P): void {
+export function showFields<P>(out: Record<string, unknown>, rows: ReadonlyArray<Setting<P>>, resolved: P): void {
   for (const r of rows) if (r.field && r.show) setField(out, r.field, r.show(resolved));
 }
 

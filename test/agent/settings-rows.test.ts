@@ -62,7 +62,7 @@ describe("the rows", () => {
 });
 
 describe("a row added appears everywhere", () => {
-  const NEW: Setting<number, { periodMs: number }> = {
+  const NEW: Setting<{ periodMs: number }> = {
     flag: "example-period",
     field: "examplePeriod",
     fieldType: DURATION,
