@@ -4,7 +4,9 @@
 // spelling --push-token-file (the agent's own flag for that file) still works, hidden, with a warning.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { AGENT_DEFAULTS } from "../src/agent/agent-config";
+import { ROOT_DIR_SETTING } from "../src/agent/agent-settings";
+import { SERVER_SETTINGS } from "../src/server/settings";
+import { defaultOf } from "../src/util/settings";
 import type { Pod } from "kubernetes-types/core/v1";
 import { AgentClient, AgentClientError, readPemFlag } from "../src/client/agent-client";
 import { ContainerChoiceError, defaultContainer } from "../src/logs/log-request";
@@ -13,9 +15,9 @@ import { errorMessage } from "../src/util/errors";
 import { UsageError } from "./exit";
 import { withDeprecatedAlias } from "./flags";
 
-export const DEFAULT_AGENT_SERVER = `https://127.0.0.1:${AGENT_DEFAULTS.port}`;
+export const DEFAULT_AGENT_SERVER = `https://127.0.0.1:${defaultOf(SERVER_SETTINGS, "port")}`;
 /** Where an agent with the default --root-dir writes its self-signed serving certificate. */
-export const DEFAULT_AGENT_CERT = join(AGENT_DEFAULTS["root-dir"], "pki", "kubelet.crt");
+export const DEFAULT_AGENT_CERT = join(defaultOf([ROOT_DIR_SETTING], "root-dir"), "pki", "kubelet.crt");
 
 export const agentClientArgs = {
   server: { type: "string", valueHint: "url", default: DEFAULT_AGENT_SERVER, description: "The agent's API" },

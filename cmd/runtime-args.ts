@@ -1,9 +1,17 @@
-// Flags shared by every command that talks to the container runtime, with the kubelet's names.
-import { AGENT_DEFAULTS } from "../src/agent/agent-config";
+// Flags shared by every command that talks to the container runtime, with the kubelet's names: the
+// runtime's setting rows (src/cri/settings.ts) and --root-dir, typed here for citty (a default makes a flag a string).
+import { ROOT_DIR_SETTING } from "../src/agent/agent-settings";
+import { RUNTIME_SETTINGS } from "../src/cri/settings";
+import { defaultOf, type Setting } from "../src/util/settings";
+
+const ROWS: readonly Setting[] = [...RUNTIME_SETTINGS, ROOT_DIR_SETTING];
+const row = (flag: string): Setting => ROWS.find((r) => r.flag === flag)!;
+const stringFlag = (flag: string) => ({ type: "string" as const, valueHint: row(flag).valueHint, description: row(flag).doc });
+const withDefault = (flag: string) => ({ ...stringFlag(flag), default: defaultOf(ROWS, flag) });
 
 export const runtimeArgs = {
-  "runtime-endpoint": { type: "string", valueHint: "unix:///path", description: "CRI socket (default: containerd's or CRI-O's standard socket, else a containerd started under --root-dir)" },
-  "root-dir": { type: "string", valueHint: "dir", default: AGENT_DEFAULTS["root-dir"], description: "Data of the managed containerd; image tarballs in <root-dir>/images/ are imported" },
-  "pod-infra-container-image": { type: "string", valueHint: "image", default: AGENT_DEFAULTS["pod-infra-container-image"], description: "Sandbox (pause) image of the managed containerd" },
-  "runtime-request-timeout": { type: "string", valueHint: "duration", default: AGENT_DEFAULTS["runtime-request-timeout"], description: "Deadline of each CRI call" },
-} as const;
+  "runtime-endpoint": stringFlag("runtime-endpoint"),
+  "root-dir": withDefault("root-dir"),
+  "pod-infra-container-image": withDefault("pod-infra-container-image"),
+  "runtime-request-timeout": withDefault("runtime-request-timeout"),
+};

@@ -29,3 +29,4 @@ export {
 export { SAFE_SYSCTLS, SYSCTL_FORBIDDEN_REASON, SysctlAdmitHandler, SysctlAllowlist } from "./sysctls";
 export { FIELD_NOT_SUPPORTED_REASON, UnsupportedFieldsAdmitHandler, unsupportedFieldProblem } from "./unsupported-fields";
 export { APPARMOR_NOT_ADMITTED_REASON, AppArmorAdmitHandler, appArmorHostProblem, appArmorProblem } from "./apparmor";
+export { resolveAllowedUnsafeSysctls, SYSCTL_SETTINGS } from "./settings";

@@ -14,3 +14,5 @@ export { PodWorkerPool, SYNC_ERROR_BACKOFF_MS, type EvictOptions, type PodWorker
 export { NO_STATUS_MANAGER, type PodStatusManager } from "./status-manager";
 export { computeApiPodStatus, qosClass, type PodFailure, type StatusInputs, type Waiting } from "./status";
 export type { RuntimeConfigOptions } from "./runtime-config";
+export { AGENT_DEFAULTS, AGENT_SETTINGS, resolveAgentConfig, SETTING_GROUPS, type AgentConfig, type AgentFlags, type SettingGroup } from "./agent-config";
+export { settingsMarkdown } from "./settings-doc";

@@ -14,13 +14,15 @@
 // The file is read bounded (readKubeletConfigText): a regular file of at most 1 MiB, so that
 // --config /dev/zero, a FIFO or a huge file is a usage error at once rather than an agent that grows
 // or hangs; YAML aliases are expanded at most 100 times (an alias bomb is refused); every field
-// nodeagent reads is type-checked, nested blocks included (kubelet-config-types.ts), whether or not a
+// nodeagent reads is type-checked, nested blocks included (the rows' types, util/field-types.ts), whether or not a
 // flag overrides it.
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from "yaml";
 import { ConfigError, errorMessage } from "../util/errors";
 import { closest } from "../util/suggest";
-import { fieldPath, KUBELET_CONFIG_TYPES, typeProblems } from "./kubelet-config-types";
+import { fieldPath, isZeroValue, typeProblems, type FieldType } from "../util/field-types";
+
+export { isZeroValue };
 
 /** The largest --config file read: kubeadm's is about 1 KiB. */
 export const MAX_CONFIG_FILE_BYTES = 1 << 20;
@@ -142,21 +144,11 @@ export interface KubeletConfigFile {
 }
 
 /**
- * A v1beta1 field at its zero value means "the default" (what a Go struct with the field omitted
- * decodes to): 0, "", "0s", false, null, and lists and mappings that hold nothing else.
- */
-export function isZeroValue(v: unknown): boolean {
-  if (v === null || v === undefined || v === 0 || v === "" || v === false || v === "0" || v === "0s") return true;
-  if (Array.isArray(v)) return v.length === 0;
-  if (typeof v === "object") return Object.values(v as Record<string, unknown>).every(isZeroValue);
-  return false;
-}
-
-/**
- * Decodes a KubeletConfiguration. `implemented` names the fields the caller uses (v1beta1 names, and
+ * Decodes a KubeletConfiguration. `types` has the fields the caller uses (v1beta1 names, and
  * any of nodeagent's own). Throws ConfigError with file:line:column for what cannot be used.
  */
-export function readKubeletConfigFile(path: string, text: string, implemented: readonly string[]): KubeletConfigFile {
+export function readKubeletConfigFile(path: string, text: string, types: Readonly<Record<string, FieldType>>): KubeletConfigFile {
+  const implemented = Object.keys(types);
   const lines = new LineCounter();
   const doc = parseDocument(text, { version: "1.1", lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const locate = (node: Node | null | undefined): string => {
@@ -195,7 +187,7 @@ export function readKubeletConfigFile(path: string, text: string, implemented: r
       continue;
     }
     if (implemented.includes(name)) {
-      const type = KUBELET_CONFIG_TYPES[name];
+      const type = types[name];
       const found = type ? typeProblems(type, value) : [];
       for (const p of found) {
         const where = p.path.length ? locate(keyNodeAt(valueNode, p.path) ?? keyNode) : at;

@@ -34,3 +34,4 @@ export * from "./pod-references";
 export * from "./pod-waits";
 export * from "./pod-priority";
 export * from "./pod-dirs";
+export { positiveBytes } from "./settings-parsers";

@@ -10,3 +10,4 @@ export { allocatableAbsolute, ENFORCEMENT_KEYS, nodeAllocatableConfig, type Enfo
 export { burstableShares, QosContainerManager, qosContainersInfo, type QosContainersInfo } from "./qos-container-manager";
 export { PodContainerManager, podCgroupSuffix } from "./pod-container-manager";
 export { ContainerManager, flatPodCgroupParent, flatPodCgroups, NODE_ALLOCATABLE_CGROUP, SYSTEMD_RUNNING_MARKER, type ContainerManagerOptions, type PodCgroups } from "./container-manager";
+export { CGROUP_SETTINGS, cgroupPath, resolveCgroupRoot, resolveCgroups, type CgroupSettings, type CgroupView } from "./settings";

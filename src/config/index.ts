@@ -8,3 +8,4 @@ export { PUSH_POLICIES, pushPolicyCheck, restrictedViolations, type PushCheck, t
 export { ApiserverSource, isMirrorPod, type PodInformer } from "./apiserver-source";
 export { PodConfig, type PodConfigOptions, type PodConflict, type PodUpdateListener, type SourceReport } from "./pod-config";
 export * from "./types";
+export { resolveCheckFrequency, resolveManifestSources, resolvePushPolicy, SOURCE_SETTINGS, type SourceSettings } from "./settings";

@@ -7,3 +7,4 @@ export * as labels from "./labels";
 export { ManagedContainerd, findContainerd, type ManagedContainerdOptions } from "./managed";
 export { resolveRuntime, STANDARD_ENDPOINTS, type ResolvedRuntime } from "./runtime";
 export type * from "./types";
+export { resolveRuntimeSettings, RUNTIME_SETTINGS, type RuntimeSettings } from "./settings";

@@ -20,3 +20,4 @@ export { NO_NODE_RECLAIM, type ContainerReclaimer, type ImageReclaimer, type Nod
 export { evictionMessage, rankFuncFor } from "./ranking";
 export { makeSignalObservations, PRESSURE_CONDITIONS, SIGNALS, type Observations, type PressureCondition, type Signal } from "./signals";
 export { DEFAULT_EVICTION_HARD, DEFAULT_PRESSURE_TRANSITION_PERIOD_MS, hardEvictionReservation, parseThresholds, type Threshold, type ThresholdValue } from "./thresholds";
+export { EVICTION_SETTINGS, resolveEviction, resolveEvictionMonitoringPeriod, type EvictionSettings } from "./settings";

@@ -34,3 +34,4 @@ export {
   type ImageGCRuntime,
   type ImageRecord,
 } from "./image-gc-manager";
+export { binaryQuantity, CONTAINER_LOG_SETTINGS, GC_SETTINGS, resolveGarbageCollection, type GarbageCollectionConfig } from "./settings";

@@ -18,3 +18,4 @@ export {
   type ShutdownTarget,
 } from "./shutdown-manager";
 export { LogindShutdownSignal, prepareForShutdown, SYSTEM_BUS_SOCKET, type LogindOptions } from "./logind";
+export { resolveShutdown, SHUTDOWN_SETTINGS, type ShutdownConfig } from "./settings";

@@ -15,3 +15,4 @@ export {
   applyHealth, DEFAULT_LABELS, nodeStatusChanged, nodeStatusPatch, OWNED_CONDITIONS, reconcileExistingNode, withReportedStatus,
   type NodeHealth,
 } from "./status-update";
+export { NODE_SETTINGS, realHostLookup, resolveMaxPods, resolveNodeIdentity, resolveNodeRegistration, resolveNodeStatusUpdateFrequency, sumReserved, type HostLookup, type NodeSettings, type NodeView, type ReservedResources } from "./settings";

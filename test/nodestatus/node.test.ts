@@ -4,11 +4,11 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Node } from "kubernetes-types/core/v1";
 import type { Image, StatusResponse, VersionResponse } from "../../src/cri/types";
+import { DEFAULT_EVICTION_HARD, hardEvictionReservation, parseLangleMap, parseThresholds } from "../../src/eviction/thresholds";
 import {
   buildNode, formatBytes, formatMillicores, goArch, kubeletVersion, osPrettyName, parseLabels, parseTaint, parseTaints, readHostFacts, readHugePages,
   type BuildNodeOptions, type HostFacts,
 } from "../../src/nodestatus";
-import { DEFAULT_EVICTION_HARD, hardEvictionReservation, parseLangleMap, parseThresholds } from "../../src/eviction/thresholds";
 
 // The agent gives buildNode the reservation of its configured hard thresholds; these tests use the
 // kubelet's defaults (memory.available<100Mi, nodefs.available<10%).
@@ -64,8 +64,13 @@ class FakeRuntime {
   }
 }
 
+/** The reservation of the kubelet's default hard thresholds, as the agent computes it from the eviction manager's default. */
+const defaultReservation = (capacity: { memoryBytes: number; ephemeralStorageBytes?: number }) =>
+  hardEvictionReservation(parseThresholds({ hard: parseLangleMap(DEFAULT_EVICTION_HARD) }), capacity);
+
 function opts(over: Partial<BuildNodeOptions> = {}): BuildNodeOptions {
   return {
+    evictionReservation: defaultReservation,
     nodeName: "node-1",
     labels: {},
     taints: [],
@@ -75,7 +80,6 @@ function opts(over: Partial<BuildNodeOptions> = {}): BuildNodeOptions {
     now: NOW,
     version: "0.1.0",
     host,
-    evictionReservation: (capacity) => hardEvictionReservation(DEFAULT_HARD, capacity),
     ...over,
   };
 }

@@ -1,11 +1,12 @@
-// The Go types of the KubeletConfiguration (kubelet.config.k8s.io/v1beta1) fields nodeagent reads,
-// nested blocks included (k8s.io/kubelet/config/v1beta1/types.go), so that a --config file is
+// The Go types a configuration file's fields may have (as k8s.io/kubelet/config/v1beta1/types.go
+// declares the KubeletConfiguration's), nested blocks included, so that a --config file is
 // type-checked as the kubelet's JSON decoding checks it, field by field, before any value is used:
 // `authentication: []`, `authentication.x509: 5` or `evictionHard: {memory.available: [1]}` are
 // errors naming the file, line and field path (issue 24: they were taken silently, and a field a
 // flag overrode was not looked at). Every field is checked whether or not a flag overrides it.
 //
-// Only types here; the values (ranges, durations, IPs, paths) are checked by agent-config.ts. A null
+// Only types here; each setting row (util/settings.ts) names its field's type, and the values (ranges,
+// durations, IPs, paths) are checked by the row's parser. A null
 // is accepted anywhere, as Go's JSON decoding leaves the field at its zero value.
 
 /** A field's type, as JSON decoding into the Go type would accept it. */
@@ -21,73 +22,14 @@ export type FieldType = (
   expected?: string;
 };
 
-const STRING: FieldType = { kind: "string" };
-const BOOL: FieldType = { kind: "bool" };
-const INT: FieldType = { kind: "int" };
+export const STRING: FieldType = { kind: "string" };
+export const BOOL: FieldType = { kind: "bool" };
+export const INT: FieldType = { kind: "int" };
 /** metav1.Duration: a string such as "20s" (its value is checked where it is used). */
-const DURATION: FieldType = { kind: "string", expected: 'a duration such as "20s"' };
-const STRINGS: FieldType = { kind: "list", of: STRING, expected: "a list of strings" };
-const QUANTITIES: FieldType = { kind: "quantityMap" };
-const struct = (fields: Record<string, FieldType>): FieldType => ({ kind: "struct", fields });
-
-/** The types of the fields nodeagent implements (agent-config.ts CONFIG_FILE_FIELDS; a unit test keeps them in step). */
-export const KUBELET_CONFIG_TYPES: Readonly<Record<string, FieldType>> = {
-  staticPodPath: STRING,
-  staticPodURL: STRING,
-  staticPodURLHeader: { kind: "map", of: STRINGS },
-  fileCheckFrequency: DURATION,
-  httpCheckFrequency: DURATION,
-  syncFrequency: DURATION,
-  address: STRING,
-  port: INT,
-  tlsCertFile: STRING,
-  tlsPrivateKeyFile: STRING,
-  rotateCertificates: BOOL,
-  serverTLSBootstrap: BOOL,
-  containerRuntimeEndpoint: STRING,
-  runtimeRequestTimeout: DURATION,
-  maxPods: INT,
-  podLogsDir: STRING,
-  cgroupRoot: STRING,
-  cgroupDriver: STRING,
-  cgroupsPerQOS: BOOL,
-  enforceNodeAllocatable: STRINGS,
-  systemReservedCgroup: STRING,
-  kubeReservedCgroup: STRING,
-  podInfraContainerImage: STRING,
-  clusterDNS: STRINGS,
-  clusterDomain: STRING,
-  resolvConf: STRING,
-  nodeStatusUpdateFrequency: DURATION,
-  kubeReserved: QUANTITIES,
-  systemReserved: QUANTITIES,
-  registerWithTaints: { kind: "list", of: struct({ key: STRING, value: STRING, effect: STRING, timeAdded: STRING }) },
-  allowedUnsafeSysctls: STRINGS,
-  evictionHard: QUANTITIES,
-  evictionSoft: QUANTITIES,
-  evictionSoftGracePeriod: QUANTITIES,
-  evictionMinimumReclaim: QUANTITIES,
-  evictionPressureTransitionPeriod: DURATION,
-  evictionMaxPodGracePeriod: INT,
-  imageGCHighThresholdPercent: INT,
-  imageGCLowThresholdPercent: INT,
-  imageMinimumGCAge: DURATION,
-  containerLogMaxSize: STRING,
-  containerLogMaxFiles: INT,
-  shutdownGracePeriod: DURATION,
-  shutdownGracePeriodCriticalPods: DURATION,
-  shutdownGracePeriodByPodPriority: { kind: "list", of: struct({ priority: INT, shutdownGracePeriodSeconds: INT }) },
-  // KubeletAuthentication and KubeletAuthorization.
-  authentication: struct({
-    x509: struct({ clientCAFile: STRING }),
-    webhook: struct({ enabled: BOOL, cacheTTL: DURATION }),
-    anonymous: struct({ enabled: BOOL }),
-  }),
-  authorization: struct({
-    mode: STRING,
-    webhook: struct({ cacheAuthorizedTTL: DURATION, cacheUnauthorizedTTL: DURATION }),
-  }),
-};
+export const DURATION: FieldType = { kind: "string", expected: 'a duration such as "20s"' };
+export const STRINGS: FieldType = { kind: "list", of: STRING, expected: "a list of strings" };
+export const QUANTITIES: FieldType = { kind: "quantityMap" };
+export const struct = (fields: Record<string, FieldType>): FieldType => ({ kind: "struct", fields });
 
 /** One place in a value: its path below the field (["x509"], [0, "key"]), and what is wrong there, or that the key is unknown. */
 export interface TypeProblem {
@@ -146,4 +88,15 @@ export function typeProblems(type: FieldType, value: unknown, path: Array<string
 /** "authentication.x509.clientCAFile", "registerWithTaints[0].key". */
 export function fieldPath(name: string, path: ReadonlyArray<string | number>): string {
   return path.reduce<string>((s, p) => (typeof p === "number" ? `${s}[${p}]` : `${s}.${p}`), name);
+}
+
+/**
+ * A v1beta1 field at its zero value means "the default" (what a Go struct with the field omitted
+ * decodes to): 0, "", "0s", false, null, and lists and mappings that hold nothing else.
+ */
+export function isZeroValue(v: unknown): boolean {
+  if (v === null || v === undefined || v === 0 || v === "" || v === false || v === "0" || v === "0s") return true;
+  if (Array.isArray(v)) return v.length === 0;
+  if (typeof v === "object") return Object.values(v as Record<string, unknown>).every(isZeroValue);
+  return false;
 }
