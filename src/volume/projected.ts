@@ -10,10 +10,12 @@
 // 0640), so a token is never world-readable through group ownership.
 import type { Pod, ProjectedVolumeSource, ServiceAccountTokenProjection } from "kubernetes-types/core/v1";
 import { configMapPayload } from "./configmap";
-import { aggregateMessage, downwardAPIPayload, type ResourceList } from "./downward-api";
+import { type ResourceList } from "../objects/downward-api";
+import { aggregateMessage, downwardAPIPayload } from "./downward-api";
 import { DEFAULT_MODE } from "./payload";
 import { secretPayload } from "./secret";
-import type { ObjectSource, Payload, TokenRequest } from "./types";
+import type { ObjectSource, TokenRequest } from "../objects/types";
+import type { Payload } from "./types";
 
 /** expirationSeconds when the source leaves it out (pkg/apis/core/v1/defaults.go). */
 export const DEFAULT_TOKEN_EXPIRATION_SECONDS = 3600;

@@ -9,9 +9,9 @@ import { nodeVolumePlugins } from "../../src/volume/plugins";
 import { volumeHostPath } from "../../src/volume/volume-dir";
 import { pluginDirName } from "../../src/volume/volume-manager";
 import { FakeMounter } from "../fakes/mounter";
-import { NoObjectSource } from "../../src/volume/no-object-source";
-import { podObjectRefs, usesObject } from "../../src/volume/object-refs";
-import { ObjectSourceError } from "../../src/volume/types";
+import { NoObjectSource } from "../../src/objects/no-object-source";
+import { podObjectRefs, usesObject } from "../../src/objects/object-refs";
+import { ObjectSourceError } from "../../src/objects/types";
 
 const base = mkdtempSync(join(tmpdir(), "nodeagent-volume-plugins-"));
 afterAll(() => rmSync(base, { recursive: true, force: true }));

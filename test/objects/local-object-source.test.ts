@@ -10,9 +10,9 @@ import type { Pod } from "kubernetes-types/core/v1";
 import type { WatchFn } from "../../src/config/file-source";
 import { FakeClock } from "../../src/util/clock";
 import { createLogger } from "../../src/util/log";
-import { LocalObjectSource, TOKENS_NEED_KUBECONFIG } from "../../src/volume/local-object-source";
-import { NoObjectSource } from "../../src/volume/no-object-source";
-import { ObjectNotFoundError, ObjectSourceError, type ObjectRef } from "../../src/volume/types";
+import { LocalObjectSource, TOKENS_NEED_KUBECONFIG } from "../../src/objects/local-object-source";
+import { NoObjectSource } from "../../src/objects/no-object-source";
+import { ObjectNotFoundError, ObjectSourceError, type ObjectRef } from "../../src/objects/types";
 
 const log = createLogger("text", -1);
 const sources: LocalObjectSource[] = [];
