@@ -13,6 +13,7 @@ import type { Status } from "kubernetes-types/meta/v1";
 import type { Pod } from "kubernetes-types/core/v1";
 import { podKey, podRef } from "../api/pod";
 import { RealClock, type Clock } from "../util/clock";
+import { readBodyCapped } from "../util/capped-body";
 import { errorMessage } from "../util/errors";
 import { serveContainerLogs } from "./container-logs";
 import { isStreamPath, isUpgradeRequest, parseStreamRequest, upgradeResponse } from "./streaming";
@@ -178,32 +179,6 @@ function healthzOne(checks: HealthCheck[], name: string): Response {
 // ---------------------------------------------------------------------------------------------
 // Push endpoints: body decoding
 
-async function readBody(req: Request, limit: number): Promise<Uint8Array | "too-large"> {
-  const declared = req.headers.get("content-length");
-  if (declared !== null && Number(declared) > limit) return "too-large";
-  if (!req.body) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = req.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => undefined);
-      return "too-large";
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(total);
-  let off = 0;
-  for (const c of chunks) {
-    out.set(c, off);
-    off += c.byteLength;
-  }
-  return out;
-}
-
 /**
  * Decodes a pushed manifest: JSON when the client says so, otherwise YAML 1.1 (which the kubelet's
  * go-yaml speaks: `yes`/`on` are booleans, `010` is octal), one document only.
@@ -300,11 +275,11 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port">): 
   async function pushPod(req: Request, conn: Connection): Promise<Response> {
     const disabled = pushDisabled();
     if (disabled) return disabled;
-    const body = await readBody(req, MAX_BODY_BYTES);
-    if (body === "too-large") return failure(413, `request body is larger than ${MAX_BODY_BYTES} bytes (10 MiB), the kubelet's limit for a manifest`);
+    const read = await readBodyCapped(req, MAX_BODY_BYTES);
+    if (!read.ok) return failure(413, `request body is larger than ${MAX_BODY_BYTES} bytes (10 MiB), the kubelet's limit for a manifest`);
     let textBody: string;
     try {
-      textBody = new TextDecoder("utf-8", { fatal: true }).decode(body);
+      textBody = new TextDecoder("utf-8", { fatal: true }).decode(read.bytes);
     } catch {
       return failure(400, "request body is not valid UTF-8");
     }

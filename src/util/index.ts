@@ -12,3 +12,4 @@ export * from "./queue";
 export * from "./random";
 export * from "./suggest";
 export * from "./time";
+export * from "./capped-body";
