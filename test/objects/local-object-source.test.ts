@@ -7,7 +7,7 @@ import { mkdtempSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod } from "kubernetes-types/core/v1";
-import type { WatchFn } from "../../src/config/file-source";
+import type { WatchFn } from "../../src/config/watched-directory";
 import { FakeClock } from "../../src/util/clock";
 import { createLogger } from "../../src/util/log";
 import { LocalObjectSource, TOKENS_NEED_KUBECONFIG } from "../../src/objects/local-object-source";
