@@ -34,10 +34,11 @@ import { RealClock, type Clock } from "../util/clock";
 import { ConfigError, errorMessage } from "../util/errors";
 import { AGENT_JIT_POLICY } from "../util/jit-policy";
 import { createLogger, type Logger } from "../util/log";
-import { LocalObjectSource } from "../volume/local-object-source";
-import { NoObjectSource } from "../volume/no-object-source";
-import { NoServiceLister } from "../volume/no-service-lister";
-import type { ObjectSource, ServiceLister, VolumePlugin } from "../volume/types";
+import { LocalObjectSource } from "../objects/local-object-source";
+import { NoObjectSource } from "../objects/no-object-source";
+import { NoServiceLister } from "../objects/no-service-lister";
+import type { ObjectSource, ServiceLister } from "../objects/types";
+import type { VolumePlugin } from "../volume/types";
 import { KmsgReader, OomWatcher, type KernelLog } from "../oom";
 import { LogindShutdownSignal, ShutdownManager, watchShutdownSignal, type ShutdownSignal } from "../nodeshutdown";
 import { SdNotifier, type NotifySocket } from "../systemd";
@@ -75,7 +76,7 @@ export interface VolumeWiring {
 export async function chooseServiceLister(cluster: ClusterNode | undefined, wiring: VolumeWiring, clock: Clock, log: Logger): Promise<ServiceLister> {
   if (!cluster) return new NoServiceLister();
   if (wiring.apiServices) return wiring.apiServices(cluster);
-  const { ApiServiceLister } = await import("../volume/api-service-lister");
+  const { ApiServiceLister } = await import("../objects/api-service-lister");
   return new ApiServiceLister({ client: cluster.client, clock, log }).start();
 }
 
@@ -88,7 +89,7 @@ export async function chooseServiceLister(cluster: ClusterNode | undefined, wiri
 export async function chooseObjectSource(config: AgentConfig, cluster: ClusterNode | undefined, wiring: VolumeWiring, clock: Clock, log: Logger): Promise<ObjectSource> {
   if (cluster) {
     if (wiring.apiObjects) return wiring.apiObjects(cluster);
-    const { ApiObjectSource } = await import("../volume/api-object-source");
+    const { ApiObjectSource } = await import("../objects/api-object-source");
     return new ApiObjectSource({ client: cluster.client, clock, log });
   }
   if (config.localObjects) {

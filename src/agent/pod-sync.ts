@@ -33,11 +33,11 @@ import { computePodActions, findContainerStatus, hasSidecars, isInit, isSidecar,
 import { TerminationOrder } from "./termination-order";
 import { containerConfig, containerLogDir, downwardEnvValue, podDir, podLogDir, sandboxConfig, terminationLogDir, type RuntimeConfigOptions } from "./runtime-config";
 import type { Waiting } from "./status";
-import { ContainerConfigError, makeEnvironmentVariables } from "../volume/container-env";
-import type { DockerKeyring } from "../volume/docker-keyring";
-import { makeDockerKeyring, podPullSecrets, pullWithCredentials } from "../volume/pull-secrets";
-import { NoServiceLister } from "../volume/no-service-lister";
-import { ObjectSourceError, type ObjectSource, type ServiceLister } from "../volume/types";
+import { ContainerConfigError, makeEnvironmentVariables } from "../objects/container-env";
+import type { DockerKeyring } from "../objects/docker-keyring";
+import { makeDockerKeyring, podPullSecrets, pullWithCredentials } from "../objects/pull-secrets";
+import { NoServiceLister } from "../objects/no-service-lister";
+import { ObjectSourceError, type ObjectSource, type ServiceLister } from "../objects/types";
 import { containerReference, podReference } from "../events/object-ref";
 import { NO_EVENTS, type EventRecorder } from "../events/types";
 

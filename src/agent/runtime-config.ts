@@ -13,8 +13,8 @@ import { mountSubPath } from "../api/subpath";
 import { podRef } from "../api/pod";
 import { parseQuantity } from "../api/quantity";
 import { containerOomScoreAdj, flatPodCgroupParent, milliCpuToQuota, milliCpuToShares, QUOTA_PERIOD_US, type PodCgroups } from "../cm";
-import { ContainerConfigError } from "../volume/container-env";
-import { DownwardAPIError, envFieldValue, resourceFieldValue, type ResourceList } from "../volume/downward-api";
+import { ContainerConfigError } from "../objects/container-env";
+import { DownwardAPIError, envFieldValue, resourceFieldValue, type ResourceList } from "../objects/downward-api";
 import { mustMountReadOnly } from "../volume/set-up";
 import { uidSegment } from "../api/pod-dirs";
 import { confinedPath, PathEscapeError, pathSegmentProblem } from "../util/confined-path";
@@ -155,7 +155,7 @@ export function seccompProfileRoot(o: RuntimeConfigOptions): string {
 }
 
 /**
- * A downward API value for env (src/volume/downward-api.ts, shared with downwardAPI volumes). A field
+ * A downward API value for env (src/objects/downward-api.ts, shared with downwardAPI volumes). A field
  * the downward API does not offer cannot pass the API server's validation; from a file it is still
  * an empty value here, as before, until env resolution reports CreateContainerConfigError (issue 15).
  */
@@ -171,8 +171,8 @@ function downwardValue(get: () => string): string {
 /**
  * The value of a fieldRef or resourceFieldRef env source for this container: what the kubelet's
  * makeEnvironmentVariables reads through podFieldSelectorRuntimeValue / containerResourceRuntimeValue
- * (src/volume/downward-api.ts). A field the downward API does not offer is the kubelet's
- * CreateContainerConfigError; src/volume/container-env.ts takes this as its downward callback.
+ * (src/objects/downward-api.ts). A field the downward API does not offer is the kubelet's
+ * CreateContainerConfigError; src/objects/container-env.ts takes this as its downward callback.
  */
 export function downwardEnvValue(pod: Pod, c: Container, o: RuntimeConfigOptions, podIP: string, allocatable?: ResourceList): (source: EnvVarSource) => string {
   return (source) => {
@@ -189,7 +189,7 @@ export function downwardEnvValue(pod: Pod, c: Container, o: RuntimeConfigOptions
 
 /**
  * The container's environment from its env list alone, in order, with downward API values and $(VAR)
- * expanded. The pod sync resolves the full one (envFrom, configMap and secret keys) with src/volume
+ * expanded. The pod sync resolves the full one (envFrom, configMap and secret keys) with src/objects
  * makeEnvironmentVariables and passes it to containerConfig.
  */
 export function containerEnv(pod: Pod, c: Container, o: RuntimeConfigOptions, podIP: string): { key: string; value: string }[] {
@@ -253,7 +253,7 @@ export interface ContainerConfigArgs {
   imageRef: string;
   options: RuntimeConfigOptions;
   /**
-   * The container's resolved environment (src/volume makeEnvironmentVariables: envFrom, key refs,
+   * The container's resolved environment (src/objects makeEnvironmentVariables: envFrom, key refs,
    * downward API, $(VAR) expanded). Without it, the env list alone is used (containerEnv).
    */
   env?: { key: string; value: string }[];

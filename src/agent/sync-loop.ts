@@ -6,7 +6,7 @@ import type { Pod } from "kubernetes-types/core/v1";
 import type { PodUpdate } from "../config/types";
 import type { PodLifecycleEvent } from "../pleg/types";
 import type { ProbeUpdate } from "../prober/types";
-import type { ObjectRef } from "../volume/types";
+import type { ObjectRef } from "../objects/types";
 import type { Clock, Timer } from "../util/clock";
 import { LOG_LEVELS, type Logger } from "../util/log";
 import { BoundedQueue } from "../util/queue";

@@ -1,8 +1,9 @@
 // PreventStaticPodAPIReferences (k/k pkg/api/pod/util.go, beta and on by default since 1.34): a static
 // pod may not name anything it would need the API server for. Apart from validatePod because the
 // kubelet runs it as its own admission step, with plain errors rather than field.Errors.
-import type { Container, Pod, PodSpec } from "kubernetes-types/core/v1";
+import type { Pod, PodSpec } from "kubernetes-types/core/v1";
 import { type FieldError, goQuote } from "./field-error";
+import { podReferences } from "./pod-references";
 
 /** Volume types that need nothing from the API server (HasAPIObjectReference's allow list). */
 const LOCAL_VOLUME_TYPES = [
@@ -28,70 +29,6 @@ const PROJECTED_API_SOURCES: ReadonlyArray<readonly [string, string]> = [
 ];
 
 const present = (v: unknown): boolean => v !== undefined && v !== null;
-
-/** The field paths of every secret a pod names (VisitPodSecretNames), in its visiting order. */
-function secretReferences(spec: PodSpec): string[] {
-  const refs: string[] = [];
-  // The visitor sees every reference, even one with an empty name.
-  (spec.imagePullSecrets ?? []).forEach((_, i) => refs.push(`spec.imagePullSecrets[${i}]`));
-  for (const [list, path] of containerLists(spec)) {
-    list.forEach((c, i) => {
-      (c.envFrom ?? []).forEach((ef, j) => {
-        if (ef.secretRef) refs.push(`${path}[${i}].envFrom[${j}].secretRef`);
-      });
-      (c.env ?? []).forEach((e, j) => {
-        if (e.valueFrom?.secretKeyRef) refs.push(`${path}[${i}].env[${j}].valueFrom.secretKeyRef`);
-      });
-    });
-  }
-  (spec.volumes ?? []).forEach((v, i) => {
-    const vol = v as unknown as Record<string, Record<string, unknown> | undefined>;
-    const base = `spec.volumes[${i}]`;
-    if (vol.secret) refs.push(`${base}.secret`);
-    if (vol.projected) {
-      ((vol.projected.sources ?? []) as Array<Record<string, unknown>>).forEach((s, j) => {
-        if (present(s.secret)) refs.push(`${base}.projected.sources[${j}].secret`);
-      });
-    }
-    if (vol.azureFile) refs.push(`${base}.azureFile.secretName`);
-    for (const [k, refKey] of [["cephfs", "secretRef"], ["cinder", "secretRef"], ["flexVolume", "secretRef"], ["rbd", "secretRef"],
-      ["scaleIO", "secretRef"], ["iscsi", "secretRef"], ["storageos", "secretRef"], ["csi", "nodePublishSecretRef"]] as const) {
-      const src = vol[k];
-      if (src && present(src[refKey])) refs.push(`${base}.${k}.${refKey}`);
-    }
-  });
-  return refs;
-}
-
-/** The field paths of every config map a pod names (VisitPodConfigmapNames). */
-function configMapReferences(spec: PodSpec): string[] {
-  const refs: string[] = [];
-  for (const [list, path] of containerLists(spec)) {
-    list.forEach((c, i) => {
-      (c.envFrom ?? []).forEach((ef, j) => {
-        if (ef.configMapRef) refs.push(`${path}[${i}].envFrom[${j}].configMapRef`);
-      });
-      (c.env ?? []).forEach((e, j) => {
-        if (e.valueFrom?.configMapKeyRef) refs.push(`${path}[${i}].env[${j}].valueFrom.configMapKeyRef`);
-      });
-    });
-  }
-  (spec.volumes ?? []).forEach((v, i) => {
-    if (v.configMap) refs.push(`spec.volumes[${i}].configMap`);
-    (v.projected?.sources ?? []).forEach((s, j) => {
-      if (s.configMap) refs.push(`spec.volumes[${i}].projected.sources[${j}].configMap`);
-    });
-  });
-  return refs;
-}
-
-function containerLists(spec: PodSpec): Array<[Container[], string]> {
-  return [
-    [spec.initContainers ?? [], "spec.initContainers"],
-    [spec.containers ?? [], "spec.containers"],
-    [(spec.ephemeralContainers ?? []) as Container[], "spec.ephemeralContainers"],
-  ];
-}
 
 function staticRefError(field: string, resource: string): FieldError {
   const detail = `static pods may not reference ${resource}`;
@@ -119,10 +56,12 @@ export function staticPodApiReferenceErrors(pod: Pod, options: StaticPodReferenc
   const spec: PodSpec = pod.spec ?? { containers: [] };
   const local = options.localObjects === true;
   if (spec.serviceAccountName) return [staticRefError("spec.serviceAccountName", "serviceaccounts")];
-  const secret = local ? undefined : secretReferences(spec)[0];
-  if (secret !== undefined) return [staticRefError(secret, "secrets")];
-  const configMap = local ? undefined : configMapReferences(spec)[0];
-  if (configMap !== undefined) return [staticRefError(configMap, "configmaps")];
+  // The kubelet checks every secret reference before any config map reference (VisitPodSecretNames first).
+  const refs = local ? [] : podReferences({ spec });
+  const secret = refs.find((r) => r.kind === "Secret");
+  if (secret !== undefined) return [staticRefError(secret.field, "secrets")];
+  const configMap = refs.find((r) => r.kind === "ConfigMap");
+  if (configMap !== undefined) return [staticRefError(configMap.field, "configmaps")];
   if ((spec.resourceClaims ?? []).length > 0) return [staticRefError("spec.resourceClaims", "resourceclaims")];
   const volumes = spec.volumes ?? [];
   for (let i = 0; i < volumes.length; i++) {

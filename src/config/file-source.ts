@@ -1,22 +1,12 @@
 // The static pod directory (--pod-manifest-path): the kubelet's file source (pkg/kubelet/config/file.go,
 // file_linux.go) with its file selection, inotify watch and periodic rescan, plus what we do past it.
 //
-// Each manifest has a record, and what it contributes to the set is the pods of the last content of
-// it that loaded (its "last good" pods). A file's current content is acted on only once it has
-// SETTLED, whether it loads or not:
-//   - its bytes are the ones already acted on, or those of its last good content (a revert);
-//   - or it was renamed into place: ctime strictly after mtime, to the nanosecond (the last operation
-//     on the inode was a rename, link or chmod after the last write), or, since a write and a rename
-//     in the same timer tick leave ctime equal to mtime, the watch saw the name only renamed into
-//     place (a "rename" event and no "change" event for it since the last scan, checked again after a
-//     short grace that lets a write's pending event arrive);
-//   - or it has been still for the settle window: its stat key (inode, size, mtime, ctime) unchanged
-//     since we first saw it that long ago, or its ctime that old by the wall clock (a file found at
-//     start, or by a rescan long after it was written).
-// Until then the file keeps contributing its last good pods and reports nothing, so a two-step write
-// whose first half happens to be a valid pod never runs that half. A failure that waiting cannot fix
-// (over the size limit, unreadable) is final at once; a file over the limit is never read past
-// limit + 1 bytes, so no prefix of it is ever decoded. A settled content that does not load is
+// Each manifest has a record (file-records.ts), and what it contributes to the set is the pods of the
+// last content of it that loaded (its "last good" pods). A file's current content is acted on only
+// once it has SETTLED (settle.ts), whether it loads or not; "renamed into place" is also seen by the
+// watch (path-watch.ts): a "rename" event and no "change" event for the name since the last scan,
+// checked again after a short grace that lets a write's pending event arrive. Until then the file
+// keeps contributing its last good pods and reports nothing. A settled content that does not load is
 // reported and keeps the last good pods (bad input loses nothing).
 //
 // Files that go, and a path that goes:
@@ -45,57 +35,25 @@
 //     source is removed meanwhile, and the problem is reported), and the state is not rewritten
 //     until it is.
 // Once complete, always complete (PodConfig's seen set only grows).
-import { createHash } from "node:crypto";
-import { watch, type BigIntStats } from "node:fs";
+import type { BigIntStats } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import type { Pod } from "kubernetes-types/core/v1";
-import { type LoadResult, type ManifestError, type PodLoader } from "../manifest/types";
+import type { LoadResult, ManifestError, PodLoader } from "../manifest/types";
 import type { Clock, Timer } from "../util/clock";
+import { errorCode, errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
 import { Mutex } from "../util/queue";
-import { podKey } from "../api/pod";
+import { acceptRecord, assembleRecords, documentError, expireGone, lastGoodEntries, restoredRecord, type FileRecord } from "./file-records";
+import { PathWatch, type NameEvents, type PathKind } from "./path-watch";
 import type { SourceReport } from "./pod-config";
-import type { PodSource } from "./types";
+import { newVersion, noteRead, readVersion, settleVerdict } from "./settle";
 import { SnapshotEmitter } from "./snapshot-emitter";
-import { errorCode, errorMessage } from "../util/errors";
-import { MAX_MANIFEST_BYTES, MAX_PODS_PER_SOURCE, readFileCapped, statKey, tooLargeMessage, tooManyPodsMessage } from "./source-limits";
-import { SourceState, type LastGood, type RestoredState } from "./source-state";
+import { MAX_MANIFEST_BYTES, statKey } from "./source-limits";
+import { SourceState, type RestoredState } from "./source-state";
+import type { PodSource } from "./types";
+import { BACKUP_FILE_MESSAGE, BACKUP_SUFFIXES, byteOrder, fsWatch, isBackupFileName, isDirectory, type WatchedDirectoryOptions, type WatchFn, type Watcher } from "./watched-directory";
 
-export { MAX_MANIFEST_BYTES };
-
-/**
- * Names that are almost always an editor's or package manager's leftover. The kubelet runs them as
- * pods (any name not starting with a dot is read), which starts a stale second copy of a control
- * plane component (kubernetes#136962); we report them and run nothing.
- */
-export const BACKUP_SUFFIXES: readonly string[] = ["~", ".bak", ".orig", ".swp", ".swo", ".tmp", ".dpkg-old", ".dpkg-new", ".rpmsave", ".rpmnew"];
-
-export const BACKUP_FILE_MESSAGE = "backup or editor file: not run; the kubelet would run it as a pod, see kubernetes#136962";
-
-export function isBackupFileName(name: string): boolean {
-  const lower = name.toLowerCase();
-  return BACKUP_SUFFIXES.some((s) => lower.endsWith(s));
-}
-
-/** How a watched directory of manifests is read: the file source's, and --local-objects'. */
-export interface WatchedDirectoryOptions {
-  clock: Clock;
-  log: Logger;
-  /** Full rescan period; the kubelet's fileCheckFrequency, 20 s. */
-  checkFrequencyMs?: number;
-  /** Watch events are gathered this long before one rescan. */
-  debounceMs?: number;
-  /** A changed file is acted on once it has been still this long (unless renamed into place). */
-  settleMs?: number;
-  /** fs.watch, or a stand-in for tests of the watch's failures. */
-  watch?: WatchFn;
-  /**
-   * The wall clock that files' ctimes are compared with (the kernel stamps them in real time, whatever
-   * `clock` is): Date.now, or a stand-in for tests that need files to look old.
-   */
-  fileTimeNow?: () => number;
-}
+export { BACKUP_FILE_MESSAGE, BACKUP_SUFFIXES, MAX_MANIFEST_BYTES, documentError, isBackupFileName, type WatchedDirectoryOptions, type WatchFn, type Watcher };
 
 export interface FileSourceOptions extends WatchedDirectoryOptions {
   /** A directory of manifests, or a single manifest file. */
@@ -109,73 +67,14 @@ export interface FileSourceOptions extends WatchedDirectoryOptions {
   stateDir?: string;
 }
 
-/** fs.watch's two kinds: "rename" (a name appeared or went), "change" (written to, or its attributes). */
-export type WatchEventKind = "rename" | "change";
-
-/** The part of fs.watch this source uses. */
-export type WatchFn = (path: string, onEvent: (name: string | null, kind: WatchEventKind) => void) => Watcher;
-export interface Watcher {
-  close(): void;
-  on(event: "error", listener: (e: unknown) => void): unknown;
-}
-
-const fsWatch: WatchFn = (path, onEvent) =>
-  watch(path, { persistent: false }, (event, name) => onEvent(name === null ? null : String(name), event === "rename" ? "rename" : "change"));
-
-/** What we know of one manifest file, kept between scans. */
-interface FileRecord {
-  /**
-   * The stat key of the version last read: while a scan finds the same key the bytes are not read
-   * again, so a scan of a large directory costs one stat a file. "" before the first read (a record
-   * restored from the state); prefixed "changing:" when the file changed while it was read.
-   */
-  statKey: string;
-  /** When this stat key was first seen, by the agent's clock. */
-  statSince: number;
-  /** sha256 of the bytes last read, or a marker when they could not be read. */
-  hash: string;
-  /** What loading the bytes last read gave. */
-  result: LoadResult;
-  /** The read failed for a reason that waiting cannot fix (unreadable, too large): no settling. */
-  final: boolean;
-  /** Whether the bytes last read have been acted on (their pods or their errors are what counts). */
-  settled: boolean;
-  /** The hash of the content last acted on. */
-  acceptedHash?: string;
-  /** The hash of the last content that loaded, and its pods: what the file contributes. */
-  goodHash?: string;
-  pods: Pod[];
-  /** The errors of the content acted on, if it did not load. */
-  errors: ManifestError[];
-  /** When a scan first found the file gone; its pods stay until it has been gone for the window. */
-  goneSince?: number;
-}
-
-/** A record only the watch can settle: its name, and when its bytes were read (performance.now()). */
-type AwaitingEvents = [FileRecord, string, number];
-
-/** What the watch saw of a name since the last scan. */
-interface NameEvents {
-  renamed: boolean;
-  changed: boolean;
-}
-
-type PathKind = "dir" | "file" | "missing" | "other" | "error";
-
-/** Where the watch is and what it covers; the inode tells a deleted and recreated path apart. */
-interface WatchTarget {
-  kind: "dir" | "file";
-  ino: number;
-}
-
-const RETRY_MS = 1_000;
-const MAX_RETRY_MS = 20_000;
 /**
  * How long a scan lets pending watch events arrive before it trusts "only renamed into place": a
  * write that happened before the file was read has queued its "change" event by then. Counted from
  * the read, so the time the scan spends loading the manifest already counts towards it.
  */
 const EVENT_GRACE_MS = 5;
+/** A record only the watch can settle: its name, and when its bytes were read (performance.now()). */
+type AwaitingEvents = [FileRecord, string, number];
 /**
  * A background scan reads at most this many new or changed manifests, and the next scan, which
  * follows at once, reads the rest: loading a manifest costs milliseconds, so when many are written
@@ -184,8 +83,6 @@ const EVENT_GRACE_MS = 5;
  * the source's set complete, reads everything.
  */
 const MAX_READS_PER_SCAN = 4;
-/** More distinct names than this between two scans: the events are dropped and settling decides. */
-const MAX_TRACKED_NAMES = 4096;
 
 export class FileSource implements PodSource {
   readonly name = "file" as const;
@@ -198,7 +95,6 @@ export class FileSource implements PodSource {
   private readonly checkFrequencyMs: number;
   private readonly debounceMs: number;
   private readonly settleMs: number;
-  private readonly watchFn: WatchFn;
   private readonly fileTimeNow: () => number;
   private readonly mutex = new Mutex();
   private readonly state: SourceState;
@@ -217,9 +113,6 @@ export class FileSource implements PodSource {
   private pathProblem: string | undefined;
   private stateProblem: string | undefined;
   private saveProblem: string | undefined;
-  private nameEvents = new Map<string, NameEvents>();
-  /** A watch event without a name, or too many names: the watch cannot vouch for any rename. */
-  private eventsLost = false;
 
   private started = false;
   private stopped = false;
@@ -227,15 +120,9 @@ export class FileSource implements PodSource {
   private again = false;
 
   private periodicTimer: Timer | undefined;
-  private debounceTimer: Timer | undefined;
   private settleTimer: Timer | undefined;
   private settleAt = Number.POSITIVE_INFINITY;
-  private retryTimer: Timer | undefined;
-  private watcher: Watcher | undefined;
-  private watched: WatchTarget | undefined;
-  private watchFailures = 0;
-  private lastWatchFailureAt = Number.NEGATIVE_INFINITY;
-  private watchProblem: string | undefined;
+  private readonly watch: PathWatch;
 
   /** Counters for tests and /metrics. */
   readonly stats = { scans: 0, reads: 0, watchEvents: 0, watchFailures: 0 };
@@ -254,7 +141,17 @@ export class FileSource implements PodSource {
     // reads at once goes on with another; every millisecond here is a millisecond of pod start.
     this.debounceMs = opts.debounceMs ?? 0;
     this.settleMs = opts.settleMs ?? 1_000;
-    this.watchFn = opts.watch ?? fsWatch;
+    this.watch = new PathWatch({
+      path: this.path,
+      clock: this.clock,
+      log: this.log,
+      watchFn: opts.watch ?? fsWatch,
+      debounceMs: this.debounceMs,
+      checkFrequencyMs: this.checkFrequencyMs,
+      stats: this.stats,
+      wake: () => void this.pump(),
+      stopped: () => this.stopped,
+    });
     this.fileTimeNow = opts.fileTimeNow ?? Date.now;
     this.state = new SourceState({ dir: opts.stateDir, source: "file", location: this.path });
     const restored = this.state.restore();
@@ -272,7 +169,7 @@ export class FileSource implements PodSource {
 
   /** True while an inotify watch covers the path. */
   get watching(): boolean {
-    return this.watcher !== undefined;
+    return this.watch.active;
   }
 
   /** True while a background rescan runs (tests wait for it to finish). */
@@ -288,7 +185,8 @@ export class FileSource implements PodSource {
   problems(): string[] {
     const out: string[] = [];
     if (this.pathProblem) out.push(this.pathProblem);
-    if (this.watchProblem) out.push(this.watchProblem);
+    const watchProblem = this.watch.problem;
+    if (watchProblem) out.push(watchProblem);
     if (this.stateProblem) out.push(this.stateProblem);
     if (this.saveProblem) out.push(this.saveProblem);
     return out;
@@ -309,8 +207,8 @@ export class FileSource implements PodSource {
 
   stop(): void {
     this.stopped = true;
-    for (const t of [this.periodicTimer, this.debounceTimer, this.settleTimer, this.retryTimer]) t?.cancel();
-    this.closeWatch();
+    for (const t of [this.periodicTimer, this.settleTimer]) t?.cancel();
+    this.watch.stop();
   }
 
   /** One full read of the path, with the last good state written; serialised with the background reads. */
@@ -330,7 +228,7 @@ export class FileSource implements PodSource {
   private async readAll(maxReads: number): Promise<SourceReport> {
     this.stats.scans++;
     const now = this.clock.now();
-    const events = this.takeEvents();
+    const events = this.watch.take();
     let st: BigIntStats;
     try {
       st = await stat(this.path, { bigint: true });
@@ -394,14 +292,14 @@ export class FileSource implements PodSource {
       if (this.stats.reads - readsBefore >= maxReads && this.files.get(file)?.statKey !== statKey(fst)) {
         // Left for the next scan, with what the watch saw of it.
         present.add(file);
-        this.putBackEvents(name, events);
+        this.watch.putBack(name, events);
         deferred = true;
         continue;
       }
       if (await this.readOne(file, now, fst, events, awaitingEvents)) present.add(file);
     }
     await this.settleByEvents(awaitingEvents, events);
-    this.expireGone(present, now);
+    expireGone(this.files, present, now, this.settleMs);
     if (deferred) {
       this.again = true;
       return { ...this.assemble(entryErrors, now), complete: this.seen };
@@ -417,7 +315,7 @@ export class FileSource implements PodSource {
     await this.settleByEvents(awaitingEvents, events);
     // Gone from a directory that is there: watched through that directory, as when it was there.
     if (!st) this.found("file");
-    this.expireGone(present, now);
+    expireGone(this.files, present, now, this.settleMs);
     return { ...this.assemble(new Map(), now), complete: this.completeAfterRead() };
   }
 
@@ -438,52 +336,25 @@ export class FileSource implements PodSource {
   private async readOne(file: string, now: number, st: BigIntStats, events: ReadonlyMap<string, NameEvents>, awaitingEvents: AwaitingEvents[]): Promise<boolean> {
     let rec = this.files.get(file);
     if (rec && rec.statKey === statKey(st)) {
-      if (!rec.settled && this.trySettle(rec, st, now) === "events" && this.movedIn(basename(file), events)) awaitingEvents.push([rec, basename(file), performance.now()]);
+      if (!rec.settled && this.trySettle(rec, st, now) === "events" && this.watch.movedIn(basename(file), events)) awaitingEvents.push([rec, basename(file), performance.now()]);
       return true;
     }
     this.stats.reads++;
-    const r = await readFileCapped(file, MAX_MANIFEST_BYTES);
+    const r = await readVersion(file, st);
     const readAt = performance.now();
     if (r.kind === "gone") return false;
-    let hash: string;
-    let key: string;
-    let readSt = st;
-    let failure: string | undefined;
-    let text = "";
-    if (r.kind === "bytes") {
-      hash = createHash("sha256").update(r.bytes).digest("hex");
-      key = r.stable ? r.key : `changing:${r.key}`;
-      readSt = r.st;
-      text = r.bytes.toString("utf8");
-    } else if (r.kind === "too-large") {
-      // Never decoded, not even its first 10 MB: no prefix of an oversized file runs.
-      hash = `too-large:${r.size}`;
-      key = r.key;
-      readSt = r.st;
-      failure = tooLargeMessage(r.size);
-    } else {
-      hash = `unreadable:${r.code ?? r.message}`;
-      key = statKey(st);
-      failure = `cannot read: ${r.message}`;
-    }
     if (!rec) {
-      rec = { statKey: "", statSince: now, hash: "", result: { ok: true, pods: [] }, final: false, settled: false, pods: [], errors: [] };
+      rec = { ...newVersion(now), result: { ok: true, pods: [] }, pods: [], errors: [] };
       this.files.set(file, rec);
     }
-    if (rec.statKey !== key) {
-      rec.statKey = key;
-      rec.statSince = now;
-    }
-    if (rec.hash !== hash) {
-      rec.hash = hash;
-      rec.final = failure !== undefined;
-      rec.settled = false;
-      if (failure !== undefined) rec.result = { ok: false, errors: [documentError(file, failure)] };
+    if (noteRead(rec, r, now)) {
+      if (r.failure !== undefined) rec.result = { ok: false, errors: [documentError(file, r.failure)] };
       // The bytes of the last good content need no loading: they gave these pods (and these UIDs).
-      else if (hash === rec.goodHash) rec.result = { ok: true, pods: rec.pods };
-      else rec.result = this.load(text, file);
+      else if (r.hash === rec.goodHash) rec.result = { ok: true, pods: rec.pods };
+      else rec.result = this.load(r.text, file);
     }
-    if (!rec.settled && this.trySettle(rec, readSt, now) === "events" && this.movedIn(basename(file), events)) awaitingEvents.push([rec, basename(file), readAt]);
+    const readSt = r.st;
+    if (!rec.settled && this.trySettle(rec, readSt, now) === "events" && this.watch.movedIn(basename(file), events)) awaitingEvents.push([rec, basename(file), readAt]);
     return true;
   }
 
@@ -492,15 +363,9 @@ export class FileSource implements PodSource {
    * nothing but the watch could settle it now; "wait" when it must wait for the window.
    */
   private trySettle(rec: FileRecord, st: BigIntStats, now: number): "settled" | "events" | "wait" {
-    // Still since we first saw this version, or since its ctime (any write moves it) by the wall clock.
-    const stillFor = Math.max(now - rec.statSince, this.fileTimeNow() - Number(st.ctimeNs / 1_000_000n));
-    const settled =
-      rec.final ||
-      rec.hash === rec.acceptedHash ||
-      rec.hash === rec.goodHash ||
-      (!rec.statKey.startsWith("changing:") && (st.ctimeNs > st.mtimeNs || stillFor >= this.settleMs));
-    if (!settled) return rec.statKey.startsWith("changing:") ? "wait" : "events";
-    this.accept(rec);
+    const v = settleVerdict(rec, st, now, this.fileTimeNow(), this.settleMs);
+    if (v.verdict !== "settled") return v.verdict;
+    acceptRecord(rec);
     return "settled";
   }
 
@@ -512,28 +377,7 @@ export class FileSource implements PodSource {
     // (events that came while a manifest was being loaded are delivered only then).
     const until = Math.max(...awaiting.map((a) => a[2])) + EVENT_GRACE_MS;
     await new Promise((resolve) => setTimeout(resolve, Math.max(1, until - performance.now())));
-    for (const [rec, name] of awaiting) if (!rec.settled && this.movedIn(name, events)) this.accept(rec);
-  }
-
-  /** The watch saw the name renamed into place, and nothing write to it, since the last scan. */
-  private movedIn(name: string, taken: ReadonlyMap<string, NameEvents>): boolean {
-    if (this.eventsLost || !this.watcher) return false;
-    const a = taken.get(name);
-    const b = this.nameEvents.get(name);
-    return (a?.renamed === true || b?.renamed === true) && !a?.changed && !b?.changed;
-  }
-
-  private accept(rec: FileRecord): void {
-    rec.settled = true;
-    rec.acceptedHash = rec.hash;
-    if (rec.result.ok) {
-      rec.pods = rec.result.pods;
-      rec.goodHash = rec.hash;
-      rec.errors = [];
-    } else {
-      // Bad input loses nothing: the last good pods of this file stay, the error is reported.
-      rec.errors = rec.result.errors;
-    }
+    for (const [rec, name] of awaiting) if (!rec.settled && this.watch.movedIn(name, events)) acceptRecord(rec);
   }
 
   private load(text: string, file: string): LoadResult {
@@ -544,60 +388,12 @@ export class FileSource implements PodSource {
     }
   }
 
-  /** Files not found by this read: gone once they have been missing for the settle window. */
-  private expireGone(present: ReadonlySet<string>, now: number): void {
-    for (const [file, rec] of [...this.files]) {
-      if (present.has(file)) rec.goneSince = undefined;
-      else if (rec.goneSince === undefined) rec.goneSince = now;
-      else if (now - rec.goneSince >= this.settleMs) this.files.delete(file);
-    }
-  }
-
-  /**
-   * The snapshot in file order. Two files naming the same pod: the first in sort order wins (as the
-   * kubelet's dedupe, kubernetes PR #142028, keeps it) and the later one is an error naming both.
-   * Past MAX_PODS_PER_SOURCE, the pods handed on last time keep their place and the others are errors.
-   */
+  /** The snapshot in file order (file-records.ts assembleRecords), and the next settle rescan armed. */
   private assemble(entryErrors: ReadonlyMap<string, ManifestError[]>, now: number, pathErrors: ManifestError[] = []): Omit<SourceReport, "complete"> {
-    const candidates: { file: string; pod: Pod }[] = [];
-    const errors: ManifestError[] = [...pathErrors];
-    const owner = new Map<string, string>();
-    const files = [...new Set([...this.files.keys(), ...entryErrors.keys()])].sort(byteOrder);
-    // A file that went while another file names its pod (a manifest renamed): it has moved, not
-    // vanished, so the gone one gives way at once, without a duplicate error.
-    const present = new Set<string>();
-    for (const rec of this.files.values()) if (rec.goneSince === undefined) for (const pod of rec.pods) present.add(podKey(pod));
-    for (const file of files) {
-      errors.push(...(entryErrors.get(file) ?? []));
-      const rec = this.files.get(file);
-      if (!rec) continue;
-      errors.push(...rec.errors);
-      for (const pod of rec.pods) {
-        const key = podKey(pod);
-        if (rec.goneSince !== undefined && present.has(key)) continue;
-        const first = owner.get(key);
-        if (first !== undefined) {
-          errors.push({ file, line: 1, column: 1, field: "metadata.name", message: `duplicate pod name "${key}": ${first} already defines it; this file is not run` });
-          continue;
-        }
-        owner.set(key, file);
-        candidates.push({ file, pod });
-      }
-    }
-    let kept = candidates;
-    if (candidates.length > MAX_PODS_PER_SOURCE) {
-      const uid = (p: Pod) => p.metadata?.uid ?? "";
-      const first = candidates.filter((c) => this.delivered.has(uid(c.pod)));
-      const rest = candidates.filter((c) => !this.delivered.has(uid(c.pod)));
-      const allowed = new Set([...first, ...rest].slice(0, MAX_PODS_PER_SOURCE));
-      kept = candidates.filter((c) => allowed.has(c));
-      for (const c of candidates) {
-        if (!allowed.has(c)) errors.push(documentError(c.file, `not run: the static pod path has ${tooManyPodsMessage(candidates.length)}`));
-      }
-    }
-    this.delivered = new Set(kept.map((c) => c.pod.metadata?.uid ?? ""));
+    const { pods, errors, delivered } = assembleRecords(this.files, entryErrors, pathErrors, this.delivered);
+    this.delivered = delivered;
     this.armSettle(now);
-    return { source: "file", pods: kept.map((c) => c.pod), errors };
+    return { source: "file", pods, errors };
   }
 
   /** Complete after a read of the path (see the file's comment). */
@@ -639,27 +435,10 @@ export class FileSource implements PodSource {
   private persist(snap: SourceReport): void {
     // Not complete: what the state would miss is unknown; the old file stays for the next start.
     if (!snap.complete) return;
-    const entries = new Map<string, LastGood>();
-    for (const [file, rec] of this.files) if (rec.goodHash !== undefined) entries.set(file, { hash: rec.goodHash, pods: rec.pods });
-    const problem = this.state.save(entries);
+    const problem = this.state.save(lastGoodEntries(this.files));
     if (problem !== undefined && problem !== this.saveProblem) this.log.warn(problem);
     this.saveProblem = problem;
     if (problem === undefined && this.stateProblem !== undefined && snap.complete) this.stateProblem = undefined;
-  }
-
-  /** A name left for the next scan keeps the events this scan took for it. */
-  private putBackEvents(name: string, taken: ReadonlyMap<string, NameEvents>): void {
-    const t = taken.get(name);
-    if (!t) return;
-    const e = this.nameEvents.get(name) ?? { renamed: false, changed: false };
-    this.nameEvents.set(name, { renamed: e.renamed || t.renamed, changed: e.changed || t.changed });
-  }
-
-  private takeEvents(): ReadonlyMap<string, NameEvents> {
-    const taken = this.nameEvents;
-    this.nameEvents = new Map();
-    this.eventsLost = false;
-    return taken;
   }
 
   // ---- background: rescans, watch, timers -------------------------------------------------------
@@ -679,7 +458,8 @@ export class FileSource implements PodSource {
         const snap = await this.scanUpTo(this.seen ? MAX_READS_PER_SCAN : Number.POSITIVE_INFINITY);
         if (this.stopped) return;
         this.emitter.emit(snap);
-        this.ensureWatch();
+        // Changes between the scan that just ran and a new watch would otherwise wait for the rescan.
+        if (this.watch.ensure(this.pathKind, this.pathIno) && this.emitter.emitted) this.again = true;
       } while (this.again && !this.stopped);
     } catch (e) {
       this.log.error(`static pod path ${this.path}: ${errorMessage(e)}`);
@@ -714,118 +494,5 @@ export class FileSource implements PodSource {
       this.armPeriodic();
       void this.pump();
     });
-  }
-
-  /** Keeps an inotify watch on the path, as file_linux.go does, re-creating it when the path changed. */
-  private ensureWatch(): void {
-    if (this.stopped) return;
-    const kind = this.pathKind;
-    if (this.watcher && (kind !== this.watched?.kind || this.pathIno !== this.watched.ino)) {
-      // Deleted, replaced, or turned from a file into a directory: the old watch sees nothing now.
-      this.closeWatch();
-    }
-    if (this.watcher || this.retryTimer) return;
-    if (kind === "missing") {
-      // The kubelet retries a missing path every second without growing its backoff.
-      this.retryTimer = this.clock.setTimer(RETRY_MS, () => {
-        this.retryTimer = undefined;
-        void this.pump();
-      });
-      return;
-    }
-    if (kind !== "dir" && kind !== "file") {
-      this.watchFailed(new Error(`cannot watch ${this.path}: it is not readable as a directory or file`));
-      return;
-    }
-    // A single file is watched through its directory, so an editor's rename-over-save is seen too.
-    const target = kind === "dir" ? this.path : dirname(this.path);
-    const only = kind === "file" ? basename(this.path) : undefined;
-    try {
-      const w = this.watchFn(target, (name, event) => this.onWatchEvent(name, event, only));
-      w.on("error", (e: unknown) => {
-        if (this.watcher === w) this.watchFailed(e);
-      });
-      this.watcher = w;
-      this.watched = { kind, ino: this.pathIno };
-      this.watchProblem = undefined;
-      // Changes between the scan that just ran and this watch would otherwise wait for the rescan.
-      if (this.emitter.emitted) this.again = true;
-    } catch (e) {
-      this.watchFailed(e);
-    }
-  }
-
-  private onWatchEvent(name: string | null, kind: WatchEventKind, only: string | undefined): void {
-    if (this.stopped) return;
-    const n = name ?? undefined;
-    if (n !== undefined && only !== undefined && n !== only) return;
-    // As the kubelet: events for dot-files are ignored (that is also where editors keep swap files).
-    if (n !== undefined && n.startsWith(".")) return;
-    this.stats.watchEvents++;
-    if (n === undefined || this.nameEvents.size >= MAX_TRACKED_NAMES) {
-      this.nameEvents.clear();
-      this.eventsLost = true;
-    } else {
-      const e = this.nameEvents.get(n) ?? { renamed: false, changed: false };
-      if (kind === "rename") e.renamed = true;
-      else e.changed = true;
-      this.nameEvents.set(n, e);
-    }
-    if (this.debounceTimer) return;
-    this.debounceTimer = this.clock.setTimer(this.debounceMs, () => {
-      this.debounceTimer = undefined;
-      void this.pump();
-    });
-  }
-
-  /** Watch errors retry with a backoff of 1 s doubling to 20 s, reset after 40 s without failures. */
-  private watchFailed(e: unknown): void {
-    this.closeWatch();
-    this.stats.watchFailures++;
-    const now = this.clock.now();
-    if (now - this.lastWatchFailureAt > 2 * MAX_RETRY_MS) this.watchFailures = 0;
-    this.lastWatchFailureAt = now;
-    const delay = Math.min(RETRY_MS * 2 ** this.watchFailures, MAX_RETRY_MS);
-    this.watchFailures++;
-    this.log.warn(`watching ${this.path} failed, retrying in ${delay / 1000}s: ${errorMessage(e)}`);
-    this.watchProblem = `cannot watch ${this.path} (${errorMessage(e)}): changes are seen by the rescan every ${this.checkFrequencyMs / 1000}s until it works again`;
-    if (this.retryTimer || this.stopped) return;
-    this.retryTimer = this.clock.setTimer(delay, () => {
-      this.retryTimer = undefined;
-      void this.pump();
-    });
-  }
-
-  private closeWatch(): void {
-    const w = this.watcher;
-    this.watcher = undefined;
-    this.watched = undefined;
-    try {
-      w?.close();
-    } catch {
-      // already closed
-    }
-  }
-}
-
-/** A record restored from the state: its file is read at the first scan, and until then it gives its last good pods. */
-function restoredRecord(good: LastGood): FileRecord {
-  return { statKey: "", statSince: 0, hash: "", result: { ok: true, pods: good.pods }, final: false, settled: false, goodHash: good.hash, pods: good.pods, errors: [] };
-}
-
-/** An error about a file as a whole (no position inside it). */
-export function documentError(file: string, msg: string): ManifestError {
-  return { file, line: 1, column: 1, field: "", message: msg };
-}
-
-function byteOrder(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isDirectory();
-  } catch {
-    return false;
   }
 }

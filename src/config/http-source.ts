@@ -28,7 +28,8 @@ import type { SourceReport } from "./pod-config";
 import type { PodSource } from "./types";
 import { SnapshotEmitter } from "./snapshot-emitter";
 import { errorMessage } from "../util/errors";
-import { MAX_MANIFEST_BYTES, MAX_PODS_PER_SOURCE, readBodyCapped, tooManyPodsMessage } from "./source-limits";
+import { readBodyCapped } from "../util/capped-body";
+import { MAX_MANIFEST_BYTES, MAX_PODS_PER_SOURCE, tooManyPodsMessage } from "./source-limits";
 import { SourceState } from "./source-state";
 
 export interface HttpSourceOptions {

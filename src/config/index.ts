@@ -1,7 +1,10 @@
 // src/config owns the pod sources (static pod directory, manifest URL, HTTP push, API server) and PodConfig, which
 // merges them into per-source ADD/UPDATE/DELETE/REMOVE/RECONCILE operations; imports src/manifest,
 // src/api and src/util.
-export { FileSource, BACKUP_FILE_MESSAGE, BACKUP_SUFFIXES, MAX_MANIFEST_BYTES, documentError, isBackupFileName, type FileSourceOptions, type WatchFn, type Watcher } from "./file-source";
+export { FileSource, MAX_MANIFEST_BYTES, documentError, type FileSourceOptions } from "./file-source";
+export { BACKUP_FILE_MESSAGE, BACKUP_SUFFIXES, byteOrder, fsWatch, isBackupFileName, isDirectory, type WatchedDirectoryOptions, type WatchEventKind, type WatchFn, type Watcher } from "./watched-directory";
+export { newVersion, noteRead, readVersion, settleVerdict, type FileRead, type FileVersion } from "./settle";
+export { readFileCapped, statKey, type CappedFile } from "./source-limits";
 export { HttpSource, type HttpSourceOptions } from "./http-source";
 export { PushSource, PushUnavailableError, MAX_PUSHED_PODS, conflictCheck, type PushSourceOptions } from "./push-source";
 export { PUSH_POLICIES, pushPolicyCheck, restrictedViolations, type PushCheck, type PushPolicy, type PushRefusal } from "./push-policy";

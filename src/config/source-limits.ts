@@ -1,8 +1,8 @@
 // What the polling sources (static pod path, manifest URL) read at most, and the readers that hold to
 // it: a manifest is never read past the kubelet's maxConfigLength (10 MB) plus one byte — enough to
 // know it is too large — so an oversized file or body is refused without any prefix of it being
-// decoded, and without the agent ever holding more of it than the limit. A source delivers at most
-// MAX_PODS_PER_SOURCE pods.
+// decoded, and without the agent ever holding more of it than the limit (a URL's body is read by
+// src/util/capped-body.ts). A source delivers at most MAX_PODS_PER_SOURCE pods.
 import type { BigIntStats } from "node:fs";
 import { open } from "node:fs/promises";
 import { constants } from "node:fs";
@@ -80,53 +80,3 @@ export async function readFileCapped(file: string, limit = MAX_MANIFEST_BYTES): 
     await fh.close().catch(() => {});
   }
 }
-
-export type CappedBody = { ok: true; bytes: Uint8Array } | { ok: false; message: string };
-
-/**
- * Reads a response body of at most `limit` bytes. A Content-Length over the limit is refused before
- * anything is read; a body that turns out longer is cut off as soon as it passes the limit (`abort`
- * ends the request, so the connection stops delivering). Chunks are held only up to the limit.
- */
-export async function readBodyCapped(res: Response, limit: number, abort: () => void): Promise<CappedBody> {
-  const length = res.headers.get("content-length");
-  if (length !== null && Number(length) > limit) {
-    abort();
-    await res.body?.cancel().catch(() => {});
-    return { ok: false, message: `Content-Length ${length} is over the ${limit}-byte limit: not read` };
-  }
-  const reader = res.body?.getReader();
-  if (!reader) return { ok: true, bytes: new Uint8Array(0) };
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > limit) {
-        chunks.length = 0;
-        abort();
-        await reader.cancel().catch(() => {});
-        return { ok: false, message: `the body is over the ${limit}-byte limit: stopped reading after ${total} bytes` };
-      }
-      chunks.push(value);
-    }
-  } finally {
-    try {
-      reader.releaseLock();
-    } catch {
-      // cancelled: nothing left to release
-    }
-  }
-  if (chunks.length === 1) return { ok: true, bytes: chunks[0]! };
-  const bytes = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    bytes.set(c, at);
-    at += c.byteLength;
-  }
-  return { ok: true, bytes };
-}
-
-

@@ -1,6 +1,7 @@
 // The gate every request to the agent's API passes before routing, /healthz included: the kubelet's
 // auth filter (k/k 1.24 pkg/kubelet/server/server.go InstallAuthFilter), authentication (authn.ts)
-// then authorization (authz.ts) of the request's attributes (request-attributes.ts). The kubelet
+// then authorization (authz.ts) of the request's attributes (request-attributes.ts), the subresource
+// taken from the route table (route-table.ts) that routing uses too. The kubelet
 // authenticates before it looks at the path, so an unknown path needs credentials too.
 //   a credential that is not valid, or none (and no --anonymous-auth)
 //                         401, body "Unauthorized" (plain text, as the kubelet's WriteErrorString)
@@ -15,6 +16,7 @@ import { isIP } from "node:net";
 import { ANONYMOUS_USER, AuthenticationError, type Authenticator, type AuthnRequest } from "./authn";
 import type { Authorizer } from "./authz";
 import { requestAttributes, type UserInfo } from "./request-attributes";
+import { routeSubresource } from "./route-table";
 
 export { tokenMatches } from "./authn";
 
@@ -68,7 +70,8 @@ export async function checkRequest(o: AuthGateOptions, method: string, path: str
     if (readOnlyView) return { user: ANONYMOUS_USER, redacted: true };
     return { code: 401, body: UNAUTHORIZED_BODY, reason: credentials.authorization === null && !credentials.peer ? "no credentials" : "no credential accepted" };
   }
-  const attrs = requestAttributes(o.nodeName, user, method, path);
+  // Authorized as the route table says the path's route is (the kubelet's prefix rule for no route).
+  const attrs = requestAttributes(o.nodeName, user, method, path, routeSubresource(path));
   let decision;
   try {
     decision = await o.authorizer.authorize(attrs);

@@ -8,7 +8,8 @@ export { serveContainerLogs, type ContainerLogsContext } from "./container-logs"
 export { checkRequest, isLoopbackAddress, servingExposureError, UNAUTHORIZED_BODY, type Caller, type AuthRefusal } from "./auth";
 export { Authenticator, AuthenticationError, ANONYMOUS_USER, PUSH_TOKEN_USER, type TokenReviewer, type PeerCertificate } from "./authn";
 export { Authorizer, AUTHORIZATION_MODES, subjectAccessReview, type AccessReviewer, type AuthorizationMode } from "./authz";
-export { requestAttributes, type RequestAttributes, type UserInfo } from "./request-attributes";
+export { requestAttributes, type RequestAttributes, type Subresource, type UserInfo } from "./request-attributes";
+export { ROUTES, findRoute, routeSubresource, type Route, type RouteName } from "./route-table";
 export { servingCertificate, readClientCA, isSpecificIP, type ServingCertificate } from "./tls";
 export { NodeCache, NODE_DEADLINE_MS, type NodeAnswer } from "./node-cache";
 export { redactPod, REDACTED, LAST_APPLIED_ANNOTATION } from "./redact";

@@ -42,7 +42,10 @@ export function isSubpath(path: string, prefix: string): boolean {
   return path === p || (path.startsWith(p) && path[p.length] === "/");
 }
 
-const SUBRESOURCES: ReadonlyArray<[string, string]> = [
+/** The subresources of nodes the kubelet's API is authorized as. */
+export type Subresource = "proxy" | "stats" | "metrics" | "log" | "spec";
+
+const SUBRESOURCES: ReadonlyArray<[string, Subresource]> = [
   ["/stats/", "stats"],
   ["/metrics", "metrics"],
   ["/logs/", "log"],
@@ -60,6 +63,7 @@ export function subresourceOf(path: string): string {
   return "proxy";
 }
 
-export function requestAttributes(nodeName: string, user: UserInfo, method: string, path: string): RequestAttributes {
-  return { user, verb: apiVerb(method), namespace: "", apiGroup: "", apiVersion: "v1", resource: "nodes", subresource: subresourceOf(path), name: nodeName, path };
+/** `subresource`: the route's (route-table.ts), which for every route is what the prefix rule gives. */
+export function requestAttributes(nodeName: string, user: UserInfo, method: string, path: string, subresource: string = subresourceOf(path)): RequestAttributes {
+  return { user, verb: apiVerb(method), namespace: "", apiGroup: "", apiVersion: "v1", resource: "nodes", subresource, name: nodeName, path };
 }

@@ -7,24 +7,31 @@
 // token as writes do; an anonymous caller, where one is let in, gets pods with their secret-bearing
 // fields redacted (redact.ts). No handler waits on the runtime without a bound: /pods, /metrics and
 // the health checks read the agent's caches, and /node is built under a deadline (node-cache.ts).
+// The routes are one table (route-table.ts) shared with the auth filter; the handlers are keyed by
+// its rows below, so a route cannot exist without its authorization entry.
 import * as fs from "node:fs";
 import { parseAllDocuments } from "yaml";
-import type { Status } from "kubernetes-types/meta/v1";
 import type { Pod } from "kubernetes-types/core/v1";
 import { podKey, podRef } from "../api/pod";
 import { RealClock, type Clock } from "../util/clock";
+import { readBodyCapped } from "../util/capped-body";
 import { errorMessage } from "../util/errors";
 import { serveContainerLogs } from "./container-logs";
-import { isStreamPath, isUpgradeRequest, parseStreamRequest, upgradeResponse } from "./streaming";
+import { isUpgradeRequest, parseStreamRequest, upgradeResponse } from "./streaming";
 import { checkRequest, isRead, isRefusal, servingExposureError, type AuthRefusal, type Caller } from "./auth";
 import { Authenticator, type PeerCertificate } from "./authn";
 import { Authorizer } from "./authz";
 import { listen, type Connection } from "./listener";
 import type { AgentMetrics } from "./metrics";
 import { heapReport } from "./heap-debug";
+import { healthz, healthzOne } from "./healthz";
 import { NodeCache } from "./node-cache";
+import { failure, json, methodNotAllowed, oneLine, segment, statusObject, warningHeader } from "./responses";
+import { allowedMethods, findRoute, routeAllows, type RouteName } from "./route-table";
 import { REDACTION_WARNING, redactPod } from "./redact";
-import type { AgentView, HealthCheck } from "./types";
+import type { AgentView } from "./types";
+
+export { statusObject };
 
 /** The kubelet's maxConfigLength for a manifest (config/common.go): 10 MiB. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -76,133 +83,7 @@ export interface AgentServer {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Responses
-
-/** HTTP status → the API server's StatusReason (k8s.io/apimachinery/pkg/apis/meta/v1 types.go). */
-const REASONS: Record<number, string> = {
-  400: "BadRequest",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "NotFound",
-  405: "MethodNotAllowed",
-  406: "NotAcceptable",
-  409: "AlreadyExists",
-  410: "Gone",
-  413: "RequestEntityTooLarge",
-  415: "UnsupportedMediaType",
-  422: "Invalid",
-  429: "TooManyRequests",
-  500: "InternalError",
-  503: "ServiceUnavailable",
-  504: "Timeout",
-};
-
-function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
-}
-
-export function statusObject(code: number, message: string, details?: Status["details"]): Status {
-  const status: Status = { kind: "Status", apiVersion: "v1", metadata: {}, status: code < 400 ? "Success" : "Failure", message, code };
-  const reason = code < 400 ? undefined : (REASONS[code] ?? (code >= 500 ? "InternalError" : "BadRequest"));
-  if (reason) status.reason = reason;
-  if (details) status.details = details;
-  return status;
-}
-
-function failure(code: number, message: string, headers: Record<string, string> = {}): Response {
-  return json(statusObject(code, message), code, headers);
-}
-
-function text(body: string, status = 200, headers: Record<string, string> = {}): Response {
-  // healthz sets nosniff so a browser never renders check messages as HTML.
-  return new Response(body, { status, headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff", ...headers } });
-}
-
-
-/** An RFC 7234 Warning header as the API server sends its warnings: 299 - "text" (kubectl prints them). */
-function warningHeader(message: string): string {
-  return `299 - ${JSON.stringify(oneLine(message).replace(/[^\x20-\x7e]/g, "?"))}`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// healthz
-
-function oneLine(s: string): string {
-  return s.replace(/\s*\n\s*/g, " ").trim();
-}
-
-/** " (warning: …)" for a check that carries one: shown in the verbose lines, never a failure. */
-function warningSuffix(c: HealthCheck): string {
-  const w = c.warning ? oneLine(c.warning) : "";
-  return w ? ` (warning: ${w})` : "";
-}
-
-/**
- * The Kubernetes healthz handler (k8s.io/apiserver/pkg/server/healthz): "ok" when every check passes,
- * otherwise "[+]name ok" / "[-]name failed: …" lines and "healthz check failed" with 500; ?verbose
- * gives the lines always; ?exclude=name skips a check. Unlike the API server, which writes
- * "reason withheld" and logs the reason, we print the message: the kubelet's own checks (PLEG, sync
- * loop) are about this node, and saying why it is unhealthy is the point of the endpoint.
- * A check's warning (a source that cannot be read but keeps its pods) is printed after its line and
- * fails nothing: the plain /healthz stays "ok", so it never makes the node NotReady.
- */
-function healthz(checks: HealthCheck[], url: URL): Response {
-  const excluded = new Set(url.searchParams.getAll("exclude"));
-  let lines = "";
-  let failed = false;
-  for (const c of checks) {
-    if (excluded.has(c.name)) {
-      lines += `[+]${c.name} excluded: ok\n`;
-      excluded.delete(c.name);
-    } else if (c.ok) {
-      lines += `[+]${c.name} ok${warningSuffix(c)}\n`;
-    } else {
-      lines += `[-]${c.name} failed: ${oneLine(c.message) || "unhealthy"}${warningSuffix(c)}\n`;
-      failed = true;
-    }
-  }
-  // The API server warns about excluded checks that do not exist; so do we, in the body.
-  for (const name of excluded) lines += `warn: some health checks cannot be excluded: no matches for "${name}"\n`;
-  if (failed) return text(`${lines}healthz check failed\n`, 500);
-  if (!url.searchParams.has("verbose")) return text("ok");
-  return text(`${lines}healthz check passed\n`);
-}
-
-/** /healthz/<name>: one check, "ok" or 500 "internal server error: …" (healthz adaptCheckToHandler). */
-function healthzOne(checks: HealthCheck[], name: string): Response {
-  const c = checks.find((x) => x.name === name);
-  if (!c) return failure(404, `health check "${name}" not found`);
-  return c.ok ? text("ok") : text(`internal server error: ${oneLine(c.message)}\n`, 500);
-}
-
-// ---------------------------------------------------------------------------------------------
 // Push endpoints: body decoding
-
-async function readBody(req: Request, limit: number): Promise<Uint8Array | "too-large"> {
-  const declared = req.headers.get("content-length");
-  if (declared !== null && Number(declared) > limit) return "too-large";
-  if (!req.body) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = req.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => undefined);
-      return "too-large";
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(total);
-  let off = 0;
-  for (const c of chunks) {
-    out.set(c, off);
-    off += c.byteLength;
-  }
-  return out;
-}
 
 /**
  * Decodes a pushed manifest: JSON when the client says so, otherwise YAML 1.1 (which the kubelet's
@@ -234,20 +115,27 @@ export function decodeManifest(body: string, contentType: string | null): { ok: 
 // ---------------------------------------------------------------------------------------------
 // Routing
 
-function methodNotAllowed(method: string, path: string, allow: string[]): Response {
-  return failure(405, `method ${method} is not allowed on ${path}; allowed: ${allow.join(", ")}`, { Allow: allow.join(", ") });
+/** What a route's handler is given: the request, its caller, and the path split at "/". */
+interface RouteContext {
+  req: Request;
+  conn: Connection;
+  caller: Caller;
+  url: URL;
+  path: string;
+  /** The request's method, HEAD read as GET. */
+  method: string;
+  segments: string[];
 }
 
-/** A decoded path segment, or undefined for a malformed escape such as "%zz". */
-function segment(s: string): string | undefined {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return undefined;
-  }
+interface RouteHandler {
+  /** The view offers this endpoint (events, configz, stats, streaming are optional): 404 otherwise. */
+  available?: () => boolean;
+  /** A refusal that comes before the method check. */
+  before?: (c: RouteContext) => Response | undefined;
+  handle: (c: RouteContext) => Response | Promise<Response>;
 }
 
-/** Builds the request handler (exported for tests that want to skip the socket). */
+/** A request handler: Bun.serve's fetch, with the connection the listener saw. */
 export type Handler = (req: Request, conn?: Connection) => Promise<Response>;
 
 /** Builds the request handler (exported for tests that want to skip the socket). */
@@ -300,11 +188,11 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port">): 
   async function pushPod(req: Request, conn: Connection): Promise<Response> {
     const disabled = pushDisabled();
     if (disabled) return disabled;
-    const body = await readBody(req, MAX_BODY_BYTES);
-    if (body === "too-large") return failure(413, `request body is larger than ${MAX_BODY_BYTES} bytes (10 MiB), the kubelet's limit for a manifest`);
+    const read = await readBodyCapped(req, MAX_BODY_BYTES);
+    if (!read.ok) return failure(413, `request body is larger than ${MAX_BODY_BYTES} bytes (10 MiB), the kubelet's limit for a manifest`);
     let textBody: string;
     try {
-      textBody = new TextDecoder("utf-8", { fatal: true }).decode(body);
+      textBody = new TextDecoder("utf-8", { fatal: true }).decode(read.bytes);
     } catch {
       return failure(400, "request body is not valid UTF-8");
     }
@@ -337,8 +225,7 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port">): 
    * /stats/summary (the Summary API's JSON; `only_cpu_and_memory=true` trims it) and /metrics/resource
    * (the kubelet's resource metrics, from a cpu-and-memory summary; scrape_error 1 when it fails).
    */
-  async function stats(summary: NonNullable<AgentView["summary"]>, path: string, method: string, url: URL): Promise<Response> {
-    if (method !== "GET") return methodNotAllowed(method, path, ["GET", "HEAD"]);
+  async function stats(summary: NonNullable<AgentView["summary"]>, path: string, url: URL): Promise<Response> {
     if (path === "/metrics/resource") {
       const { renderResourceMetrics, RESOURCE_METRICS_CONTENT_TYPE } = await import("../stats/resource-metrics");
       const s = await summary(true).catch((err) => {
@@ -371,53 +258,49 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port">): 
     return upgradeResponse(new URL(target));
   }
 
-  async function route(req: Request, conn: Connection): Promise<Response> {
-    const url = new URL(req.url);
-    const path = url.pathname;
-    // The gate first, for every path: the kubelet authenticates and authorizes before routing.
-    const caller = await checkRequest(gate, req.method, path, { authorization: req.headers.get("authorization"), ...(conn.peer ? { peer: conn.peer } : {}) });
-    if (isRefusal(caller)) return refuse(req, conn, caller);
-    const method = req.method === "HEAD" ? "GET" : req.method;
-    const segments = path.split("/").slice(1);
-
-    if (path === "/healthz") {
-      if (method !== "GET") return methodNotAllowed(req.method, path, ["GET", "HEAD"]);
-      return healthz(view.healthChecks(), url);
-    }
-    if (segments[0] === "healthz" && segments.length === 2 && segments[1]) {
-      if (method !== "GET") return methodNotAllowed(req.method, path, ["GET", "HEAD"]);
-      const name = segment(segments[1]);
-      if (name === undefined) return failure(400, `malformed path ${path}`);
-      return healthzOne(view.healthChecks(), name);
-    }
-    if (segments[0] === "containerLogs") return serveContainerLogs(req, segments, caller, { view, log, clock });
-    if (isStreamPath(path) && view.streamUrl) return stream(view.streamUrl.bind(view), req, caller, url);
-    if (path === "/configz" && view.configz) {
-      if (method !== "GET") return methodNotAllowed(req.method, path, ["GET", "HEAD"]);
-      // The read-only view hides what could carry a secret; the configuration names files and CAs.
-      if (caller.redacted) return failure(403, "/configz is not part of the anonymous read-only view (--anonymous-read-only)");
-      return json(view.configz());
-    }
-    if (path === "/debug/heap") {
-      if (method !== "GET") return methodNotAllowed(req.method, path, ["GET", "HEAD"]);
-      if (caller.redacted) return failure(403, "/debug/heap is not part of the anonymous read-only view (--anonymous-read-only)");
-      return json(heapReport());
-    }
-    if (path === "/pods") {
-      if (method === "GET") {
+  // One handler per row of the route table (route-table.ts): the type makes a row without a handler,
+  // or a handler without a row (and so without its authorization), a compile error.
+  const handlers: Record<RouteName, RouteHandler> = {
+    healthz: { handle: ({ url }) => healthz(view.healthChecks(), url) },
+    healthzCheck: {
+      handle: ({ path, segments }) => {
+        const name = segment(segments[1]!);
+        if (name === undefined) return failure(400, `malformed path ${path}`);
+        return healthzOne(view.healthChecks(), name);
+      },
+    },
+    containerLogs: { handle: ({ req, segments, caller }) => serveContainerLogs(req, segments, caller, { view, log, clock }) },
+    stream: { available: () => !!view.streamUrl, handle: ({ req, caller, url }) => stream(view.streamUrl!.bind(view), req, caller, url) },
+    configz: {
+      available: () => !!view.configz,
+      handle: ({ caller }) => {
+        // The read-only view hides what could carry a secret; the configuration names files and CAs.
+        if (caller.redacted) return failure(403, "/configz is not part of the anonymous read-only view (--anonymous-read-only)");
+        return json(view.configz!());
+      },
+    },
+    debugHeap: {
+      handle: ({ caller }) => {
+        if (caller.redacted) return failure(403, "/debug/heap is not part of the anonymous read-only view (--anonymous-read-only)");
+        return json(heapReport());
+      },
+    },
+    pods: {
+      handle: ({ req, conn, caller, method }) => {
+        if (method === "POST") return pushPod(req, conn);
         const { items, headers } = podsFor(caller, view.pods());
         // JSON.stringify of a PodList { kind, apiVersion, metadata, items }, each item's JSON kept.
         const body = `{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[${items.map(jsonOf).join(",")}]}`;
         return new Response(body, { status: 200, headers: { "Content-Type": "application/json", ...headers } });
-      }
-      if (method === "POST") return pushPod(req, conn);
-      return methodNotAllowed(req.method, path, ["GET", "HEAD", "POST"]);
-    }
-    if (segments[0] === "pods" && segments.length === 3 && segments[1] && segments[2]) {
-      const namespace = segment(segments[1]);
-      const name = segment(segments[2]);
-      if (namespace === undefined || name === undefined) return failure(400, `malformed path ${path}`);
-      if (method === "GET") {
+      },
+    },
+    pod: {
+      // A malformed name is refused before the method is looked at.
+      before: ({ path, segments }) => (segment(segments[1]!) === undefined || segment(segments[2]!) === undefined ? failure(400, `malformed path ${path}`) : undefined),
+      handle: ({ conn, caller, method, segments }) => {
+        const namespace = segment(segments[1]!)!;
+        const name = segment(segments[2]!)!;
+        if (method === "DELETE") return deletePod(conn, namespace, name);
         const pod = view.pods().find((p) => {
           const r = podRef(p);
           return r.namespace === namespace && r.name === name;
@@ -425,29 +308,38 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port">): 
         if (!pod) return failure(404, `pods "${name}" not found`);
         const { items, headers } = podsFor(caller, [pod]);
         return json(items[0], 200, headers);
-      }
-      if (method === "DELETE") return deletePod(conn, namespace, name);
-      return methodNotAllowed(req.method, path, ["GET", "HEAD", "DELETE"]);
-    }
-    if (path === "/events" && view.events) {
-      // Authorized as /pods (nodes/proxy): the kubelet has no such endpoint; its events go to the API
-      // server, where `kubectl get events` reads them. A standalone node keeps them here (v1 EventList).
-      if (method !== "GET") return methodNotAllowed(req.method, path, ["GET", "HEAD"]);
-      return json({ kind: "EventList", apiVersion: "v1", metadata: {}, items: view.events() });
-    }
-    if (path === "/node") {
-      if (method !== "GET") return methodNotAllowed(req.method, path, ["GET", "HEAD"]);
-      const answer = await nodes.get();
-      if (answer.kind === "fresh") return json(answer.node);
-      if (answer.kind === "stale") return json(answer.node, 200, { Warning: warningHeader(answer.warning) });
-      return failure(503, answer.message, { "Retry-After": String(answer.retryAfterSeconds) });
-    }
-    if (path === "/metrics") {
-      if (method !== "GET") return methodNotAllowed(req.method, path, ["GET", "HEAD"]);
-      return new Response(await metrics.render(), { headers: { "Content-Type": metrics.contentType } });
-    }
-    if ((path === "/stats/summary" || path === "/metrics/resource") && view.summary) return stats(view.summary.bind(view), path, method, url);
-    return failure(404, `the server could not find the requested resource: ${path}`);
+      },
+    },
+    // The kubelet has no such endpoint; its events go to the API server, where `kubectl get events`
+    // reads them. A standalone node keeps them here (v1 EventList).
+    events: { available: () => !!view.events, handle: () => json({ kind: "EventList", apiVersion: "v1", metadata: {}, items: view.events!() }) },
+    node: {
+      handle: async () => {
+        const answer = await nodes.get();
+        if (answer.kind === "fresh") return json(answer.node);
+        if (answer.kind === "stale") return json(answer.node, 200, { Warning: warningHeader(answer.warning) });
+        return failure(503, answer.message, { "Retry-After": String(answer.retryAfterSeconds) });
+      },
+    },
+    metrics: { handle: async () => new Response(await metrics.render(), { headers: { "Content-Type": metrics.contentType } }) },
+    statsSummary: { available: () => !!view.summary, handle: ({ path, url }) => stats(view.summary!.bind(view), path, url) },
+    resourceMetrics: { available: () => !!view.summary, handle: ({ path, url }) => stats(view.summary!.bind(view), path, url) },
+  };
+
+  async function route(req: Request, conn: Connection): Promise<Response> {
+    const url = new URL(req.url);
+    const path = url.pathname;
+    // The gate first, for every path: the kubelet authenticates and authorizes before routing.
+    const caller = await checkRequest(gate, req.method, path, { authorization: req.headers.get("authorization"), ...(conn.peer ? { peer: conn.peer } : {}) });
+    if (isRefusal(caller)) return refuse(req, conn, caller);
+    const r = findRoute(path);
+    const h = r && handlers[r.name];
+    if (!r || !h || (h.available && !h.available())) return failure(404, `the server could not find the requested resource: ${path}`);
+    const ctx: RouteContext = { req, conn, caller, url, path, method: req.method === "HEAD" ? "GET" : req.method, segments: path.split("/").slice(1) };
+    const early = h.before?.(ctx);
+    if (early) return early;
+    if (!routeAllows(r, ctx.method)) return methodNotAllowed(req.method, path, allowedMethods(r));
+    return h.handle(ctx);
   }
 
   return async function handle(req: Request, conn: Connection = { remote: "unknown" }): Promise<Response> {

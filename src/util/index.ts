@@ -20,3 +20,4 @@ export {
   fileStringList, intAtLeast, Invalid, ipAddress, listFlag, mustBeDirectory, mustExist, nonNegativeDuration, oneOf, ownedFolder, positiveDuration, wholeNumber,
 } from "./settings-parsers";
 export { BOOL, DURATION, fieldPath, INT, isZeroValue, QUANTITIES, STRING, STRINGS, struct, typeProblems, type FieldType, type TypeProblem } from "./field-types";
+export * from "./capped-body";

@@ -5,8 +5,10 @@
 // lives on disk (the plugin wraps a disk emptyDir), unlike secrets.
 import type { ConfigMap, ConfigMapProjection, ConfigMapVolumeSource, Pod } from "kubernetes-types/core/v1";
 import { podRef } from "../api/pod";
-import { DEFAULT_MODE, decodeBase64, makePayload, objectOrEmpty } from "./payload";
-import type { ObjectSource, Payload } from "./types";
+import { decodeBase64 } from "../objects/secret-data";
+import { DEFAULT_MODE, makePayload, objectOrEmpty } from "./payload";
+import type { ObjectSource } from "../objects/types";
+import type { Payload } from "./types";
 
 /** A ConfigMap's keys as bytes: data (UTF-8) then binaryData (base64-decoded). */
 export function configMapData(cm: ConfigMap): Map<string, Uint8Array> {

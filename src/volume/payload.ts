@@ -4,7 +4,8 @@
 // only the listed keys are, at their `path`, with their own `mode` or defaultMode, and a listed key
 // the object lacks is an error unless the source is optional (then the item is skipped).
 import type { KeyToPath } from "kubernetes-types/core/v1";
-import { ObjectNotFoundError, type Payload } from "./types";
+import { ObjectNotFoundError } from "../objects/types";
+import { type Payload } from "./types";
 
 /** The API default of every defaultMode (Secret/ConfigMap/Projected/DownwardAPIVolumeSourceDefaultMode). */
 export const DEFAULT_MODE = 0o644;
@@ -40,11 +41,6 @@ export function makePayload(
     payload.set(item.path, { data: bytes, mode: item.mode ?? defaultMode });
   }
   return payload;
-}
-
-/** A base64 value of an object's data or binaryData, as the API's JSON carries []byte. */
-export function decodeBase64(value: string): Uint8Array {
-  return new Uint8Array(Buffer.from(value, "base64"));
 }
 
 /**

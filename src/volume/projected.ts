@@ -9,11 +9,14 @@
 // Its file takes defaultMode, or 0600 when the pod has an fsGroup (then SetVolumeOwnership makes it
 // 0640), so a token is never world-readable through group ownership.
 import type { Pod, ProjectedVolumeSource, ServiceAccountTokenProjection } from "kubernetes-types/core/v1";
+import { podServiceAccountName } from "../api/pod-references";
 import { configMapPayload } from "./configmap";
-import { aggregateMessage, downwardAPIPayload, type ResourceList } from "./downward-api";
+import { type ResourceList } from "../objects/downward-api";
+import { aggregateMessage, downwardAPIPayload } from "./downward-api";
 import { DEFAULT_MODE } from "./payload";
 import { secretPayload } from "./secret";
-import type { ObjectSource, Payload, TokenRequest } from "./types";
+import type { ObjectSource, TokenRequest } from "../objects/types";
+import type { Payload } from "./types";
 
 /** expirationSeconds when the source leaves it out (pkg/apis/core/v1/defaults.go). */
 export const DEFAULT_TOKEN_EXPIRATION_SECONDS = 3600;
@@ -27,14 +30,6 @@ export class ProjectedVolumeError extends Error {
   constructor(readonly causes: readonly Error[]) {
     super(aggregateMessage(causes.map((e) => e.message)));
   }
-}
-
-/**
- * The service account a pod's tokens are for. The API server's ServiceAccount admission always sets
- * it ("default" when the pod names none); a static or pushed pod may leave it out, and gets the same.
- */
-export function podServiceAccountName(pod: Pod): string {
-  return pod.spec?.serviceAccountName || pod.spec?.serviceAccount || "default";
 }
 
 /** The TokenRequest a serviceAccountToken source makes, its expiration defaulted and checked as the API does. */

@@ -4,21 +4,10 @@
 // plugin wraps a Memory emptyDir), so a secret never reaches the node's disk.
 import type { Pod, Secret, SecretProjection, SecretVolumeSource } from "kubernetes-types/core/v1";
 import { podRef } from "../api/pod";
-import { DEFAULT_MODE, decodeBase64, makePayload, objectOrEmpty } from "./payload";
-import type { ObjectSource, Payload } from "./types";
-
-/**
- * A Secret's keys as bytes: `data` base64-decoded. `stringData` is write-only in the API (the API
- * server merges it into data, stringData winning); a Secret from --local-objects may still carry it,
- * so it is merged the same way.
- */
-export function secretData(secret: Secret): Map<string, Uint8Array> {
-  const data = new Map<string, Uint8Array>();
-  for (const [k, v] of Object.entries(secret.data ?? {})) data.set(k, decodeBase64(v));
-  const enc = new TextEncoder();
-  for (const [k, v] of Object.entries(secret.stringData ?? {})) data.set(k, enc.encode(v));
-  return data;
-}
+import { secretData } from "../objects/secret-data";
+import { DEFAULT_MODE, makePayload, objectOrEmpty } from "./payload";
+import type { ObjectSource } from "../objects/types";
+import type { Payload } from "./types";
 
 /** The kubelet's message for a listed key the Secret lacks. */
 export function missingSecretKey(key: string): string {

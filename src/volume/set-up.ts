@@ -24,14 +24,16 @@ import { mkdirInside } from "../util/confined-path";
 import { errorCode } from "../util/errors";
 import { AtomicWriter } from "./atomic-writer";
 import { configMapPayload } from "./configmap";
-import { downwardAPIPayload, type ResourceList } from "./downward-api";
+import { type ResourceList } from "../objects/downward-api";
+import { downwardAPIPayload } from "./downward-api";
 import { EMPTY_DIR_MODE, memoryVolumeSizeBytes } from "./empty-dir";
 import { canonicalPath, isTmpfsMountPoint, unmountAndRemove, type Mounter } from "./mount";
 import { DEFAULT_MODE } from "./payload";
 import { setVolumeOwnership } from "./ownership";
 import { projectedPayload } from "./projected";
 import { secretPayload } from "./secret";
-import type { ObjectSource, Payload } from "./types";
+import type { ObjectSource } from "../objects/types";
+import type { Payload } from "./types";
 import { podVolumesDir, volumeDir, type PluginKind } from "../api/pod-dirs";
 
 /** What setting up a volume needs from the node. */

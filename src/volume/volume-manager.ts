@@ -41,9 +41,10 @@ import type { Clock } from "../util/clock";
 import { assertInside, confinedPath, removeInside } from "../util/confined-path";
 import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
-import { refKey, volumeObjectRefs } from "./object-refs";
+import { refKey, volumeObjectRefs } from "../objects/object-refs";
 import { podVolumesDir } from "../api/pod-dirs";
-import { VolumeMountError, type MountTable, type ObjectRef, type ObjectSource, type PodVolumes, type VolumePlugin } from "./types";
+import { type ObjectRef, type ObjectSource } from "../objects/types";
+import { VolumeMountError, type MountTable, type PodVolumes, type VolumePlugin } from "./types";
 
 /** The operation executor's backoff for a failed mount (k/k pkg/util/goroutinemap/exponentialbackoff). */
 export const MOUNT_RETRY_INITIAL_MS = 500;

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveAgentConfig } from "../../src/agent/agent-config";
 import { chooseObjectSource, startNode } from "../../src/agent/node";
-import { NoObjectSource } from "../../src/volume/no-object-source";
+import { NoObjectSource } from "../../src/objects/no-object-source";
 import type { ResolvedRuntime } from "../../src/cri";
 import { FakeClock } from "../../src/util/clock";
 import { ConfigError } from "../../src/util/errors";

@@ -12,7 +12,7 @@ import type { RuntimeConfigOptions } from "../../src/agent/runtime-config";
 import type { AuthConfigInput, ContainerConfigInput, ImageSpecInput, PodSandboxConfigInput } from "../../src/cri/types";
 import { FakeClock } from "../../src/util/clock";
 import { createLogger, type Logger } from "../../src/util/log";
-import type { ObjectSource } from "../../src/volume/types";
+import type { ObjectSource } from "../../src/objects/types";
 import { grpcStatusError } from "../fakes/grpc";
 import { FakeObjectSource } from "../fakes/object-source";
 import { FakeRuntime } from "../fakes/runtime";

@@ -171,7 +171,7 @@ describe("start-up loads only what the command uses", () => {
     // Every import followed, but not into the chunks that --kubeconfig (the cluster node, the API object
     // source, the service lister, the API event sink) and a gRPC probe load.
     // (The TLS bootstrap, src/certificate/bootstrap.ts, is loaded only with --bootstrap-kubeconfig.)
-    const onDemand = new Set([chunkOf("src/certificate/bootstrap.ts"), chunkOf("src/cluster/cluster-node.ts"), chunkOf("src/volume/api-object-source.ts"), chunkOf("src/volume/api-service-lister.ts"), chunkOf("src/events/api-event-sink.ts"), chunkOf("src/prober/grpc.ts")]);
+    const onDemand = new Set([chunkOf("src/certificate/bootstrap.ts"), chunkOf("src/cluster/cluster-node.ts"), chunkOf("src/objects/api-object-source.ts"), chunkOf("src/objects/api-service-lister.ts"), chunkOf("src/events/api-event-sink.ts"), chunkOf("src/prober/grpc.ts")]);
     // (The start itself imports each subcommand by import(): of those only the agent's is followed.)
     const agentChunks = loaded([chunkOf("cmd/agent.ts")], () => true);
     const reached = loaded([chunkOf(ENTRY)], () => false);

@@ -1,4 +1,4 @@
-// The one fake ObjectSource (src/volume/types.ts), for the volume, env, pull-secret, manager and agent
+// The one fake ObjectSource (src/objects/types.ts), for the volume, env, pull-secret, manager and agent
 // tests: configMaps and secrets kept in maps a test fills and changes (whole objects with
 // setConfigMap/setSecret, or just their data with putConfigMap/putSecret), tokens issued from a counter
 // with every request recorded, pods registered and unregistered as the real sources see them, change
@@ -7,7 +7,7 @@
 import type { ConfigMap, Pod, Secret } from "kubernetes-types/core/v1";
 import { podRef } from "../../src/api/pod";
 import type { Clock } from "../../src/util/clock";
-import { ObjectNotFoundError, ObjectSourceError, type ObjectRef, type ObjectSource, type ServiceAccountToken, type TokenRequest } from "../../src/volume/types";
+import { ObjectNotFoundError, ObjectSourceError, type ObjectRef, type ObjectSource, type ServiceAccountToken, type TokenRequest } from "../../src/objects/types";
 
 /** One token the fake issued: for which pod, what was asked, what was answered. */
 export interface IssuedToken {

@@ -1,8 +1,8 @@
-// The one fake ServiceLister (src/volume/types.ts), for the env and agent tests: services a test adds,
+// The one fake ServiceLister (src/objects/types.ts), for the env and agent tests: services a test adds,
 // changes and removes by hand, "not yet listed" until the test says so when it starts unsynced, and
 // a count of the lists (to check that a pod that must wait does not read them).
 import type { Service, ServicePort } from "kubernetes-types/core/v1";
-import type { ServiceLister } from "../../src/volume/types";
+import type { ServiceLister } from "../../src/objects/types";
 
 export class FakeServiceLister implements ServiceLister {
   readonly description = "a fake service lister";

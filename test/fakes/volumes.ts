@@ -9,8 +9,9 @@ import type { Clock } from "../../src/util/clock";
 import type { Logger } from "../../src/util/log";
 import { nodeVolumePlugins } from "../../src/volume/plugins";
 import { FakeMounter } from "./mounter";
-import { NoObjectSource } from "../../src/volume/no-object-source";
-import type { MountTable, ObjectSource, VolumePlugin } from "../../src/volume/types";
+import { NoObjectSource } from "../../src/objects/no-object-source";
+import type { ObjectSource } from "../../src/objects/types";
+import type { MountTable, VolumePlugin } from "../../src/volume/types";
 import { VolumeManager } from "../../src/volume/volume-manager";
 
 /**

@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test";
 import type { Container, Pod } from "kubernetes-types/core/v1";
-import { downwardAPIPayload, envFieldValue, formatMap, goQuote, metadataFieldValue, resourceFieldValue } from "../../src/volume/downward-api";
+import { envFieldValue, formatMap, goQuote, metadataFieldValue, resourceFieldValue } from "../../src/objects/downward-api";
+import { downwardAPIPayload } from "../../src/volume/downward-api";
 
 const pod = (): Pod => ({
   metadata: { name: "web", namespace: "prod", uid: "u-1", labels: { tier: "front", app: "web" }, annotations: { note: 'say "hi"\n\tbye', "x/y": "é✓" } },

@@ -3,9 +3,11 @@ import type { Pod } from "kubernetes-types/core/v1";
 import { FakeClock } from "../../src/util/clock";
 import { configMapPayload } from "../../src/volume/configmap";
 import { makePayload, MissingKeyError } from "../../src/volume/payload";
-import { podServiceAccountName, ProjectedVolumeError, projectedPayload, tokenRequest } from "../../src/volume/projected";
+import { podServiceAccountName } from "../../src/api/pod-references";
+import { ProjectedVolumeError, projectedPayload, tokenRequest } from "../../src/volume/projected";
 import { secretPayload } from "../../src/volume/secret";
-import { ObjectNotFoundError, ObjectSourceError, type Payload } from "../../src/volume/types";
+import { ObjectNotFoundError, ObjectSourceError } from "../../src/objects/types";
+import { type Payload } from "../../src/volume/types";
 import { FakeObjectSource } from "../fakes/object-source";
 
 const pod = (): Pod => ({ metadata: { name: "web", namespace: "prod", uid: "u-1" }, spec: { serviceAccountName: "builder", containers: [{ name: "app" }] } });

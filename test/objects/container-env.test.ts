@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Container, EnvVarSource, Pod } from "kubernetes-types/core/v1";
-import { ContainerConfigError, makeEnvironmentVariables } from "../../src/volume/container-env";
-import { NoServiceLister } from "../../src/volume/no-service-lister";
+import { ContainerConfigError, makeEnvironmentVariables } from "../../src/objects/container-env";
+import { NoServiceLister } from "../../src/objects/no-service-lister";
 import { FakeObjectSource } from "../fakes/object-source";
 import { FakeServiceLister } from "../fakes/service-lister";
 

@@ -3,7 +3,8 @@
 // one step past the kubelet (which refuses API references in static pods) and follows podman kube
 // play, which reads ConfigMaps from files; it is opt-in (issue 15, "Standalone mode").
 //
-// The folder is watched as the static pod directory is (src/config/file-source.ts), in a smaller form:
+// The folder is watched as the static pod directory is (src/config/file-source.ts), in a smaller form,
+// with the same settle rule (src/config/settle.ts):
 //   - every name not starting with a dot is read, sorted; editor and package-manager leftovers
 //     (`~`, `.bak`, `.swp`…) are reported and not read; subdirectories are not entered;
 //   - an inotify watch on the folder (debounced) and a full rescan every checkFrequency (20 s);
@@ -18,14 +19,14 @@
 //   - the same object in two files: the first file (in name order) serves it, the second is reported.
 // A change of an object that a registered pod names (added, changed, removed) is told to onChange.
 // Service-account tokens need an API server: getServiceAccountToken always fails.
-import { createHash } from "node:crypto";
-import { watch, type BigIntStats } from "node:fs";
+import type { BigIntStats } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { ConfigMap, Pod, Secret } from "kubernetes-types/core/v1";
 import { podConfigMapNames, podSecretNames } from "../api/pod-references";
-import { isBackupFileName, type WatchedDirectoryOptions, type Watcher, type WatchFn } from "../config/file-source";
-import { MAX_MANIFEST_BYTES, readFileCapped, statKey, tooLargeMessage } from "../config/source-limits";
+import { newVersion, noteRead, readVersion, settleVerdict, type FileVersion } from "../config/settle";
+import { statKey } from "../config/source-limits";
+import { byteOrder, fsWatch, isBackupFileName, type WatchedDirectoryOptions, type Watcher } from "../config/watched-directory";
 import { loadObjects, type LocalObject } from "../manifest/objects";
 import { formatManifestError, type ManifestError } from "../manifest/types";
 import type { Clock, Timer } from "../util/clock";
@@ -40,27 +41,18 @@ export interface LocalObjectSourceOptions extends WatchedDirectoryOptions {
 
 export const TOKENS_NEED_KUBECONFIG = "service account tokens need --kubeconfig: --local-objects serves only ConfigMaps and Secrets";
 
-interface FileRecord {
-  statKey: string;
-  /** When this stat key was first seen (agent clock). */
-  statSince: number;
-  hash: string;
+interface FileRecord extends FileVersion {
   /** The content last read: its objects, or its errors. */
   result: { ok: true; objects: LocalObject[] } | { ok: false; errors: ManifestError[] };
-  settled: boolean;
-  /** The last content that loaded, and its objects: what the file serves. */
-  goodHash?: string;
+  /** The objects of the last content that loaded (goodHash): what the file serves. */
   objects: LocalObject[];
   /** The errors of the settled content, when it did not load. */
   errors: ManifestError[];
   goneSince?: number;
 }
 
-const fsWatch: WatchFn = (path, onEvent) => watch(path, { persistent: false }, (event, name) => onEvent(name === null ? null : String(name), event === "rename" ? "rename" : "change"));
-
 const keyOf = (kind: string, namespace: string, name: string) => `${kind}/${namespace}/${name}`;
 const objectKey = (o: LocalObject) => keyOf(o.kind ?? "", o.metadata?.namespace ?? "default", o.metadata?.name ?? "");
-const byteOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export class LocalObjectSource implements ObjectSource {
   readonly description: string;
@@ -219,36 +211,25 @@ export class LocalObjectSource implements ObjectSource {
   private async readOne(file: string, st: BigIntStats, now: number): Promise<number | undefined> {
     let rec = this.files.get(file);
     if (!rec || rec.statKey !== statKey(st)) {
-      const r = await readFileCapped(file, MAX_MANIFEST_BYTES);
+      const r = await readVersion(file, st);
       if (r.kind === "gone") return undefined;
-      let hash: string;
-      let key = statKey(st);
-      let result: FileRecord["result"];
-      if (r.kind === "bytes") {
-        hash = createHash("sha256").update(r.bytes).digest("hex");
-        key = r.stable ? r.key : `changing:${r.key}`;
-        st = r.st;
-        result = rec?.goodHash === hash ? { ok: true, objects: rec.objects } : toResult(loadObjects(r.bytes.toString("utf8"), file));
-      } else if (r.kind === "too-large") {
-        hash = `too-large:${r.size}`;
-        result = { ok: false, errors: [{ file, line: 1, column: 1, field: "", message: tooLargeMessage(r.size) }] };
-      } else {
-        hash = `unreadable:${r.code ?? r.message}`;
-        result = { ok: false, errors: [{ file, line: 1, column: 1, field: "", message: `cannot read: ${r.message}` }] };
-      }
+      st = r.st;
       if (!rec) {
-        rec = { statKey: "", statSince: now, hash: "", result, settled: false, objects: [], errors: [] };
+        rec = { ...newVersion(now), result: { ok: true, objects: [] }, objects: [], errors: [] };
         this.files.set(file, rec);
       }
-      if (rec.statKey !== key) [rec.statKey, rec.statSince] = [key, now];
-      if (rec.hash !== hash) [rec.hash, rec.result, rec.settled] = [hash, result, false];
+      if (noteRead(rec, r, now)) {
+        if (r.failure !== undefined) rec.result = { ok: false, errors: [{ file, line: 1, column: 1, field: "", message: r.failure }] };
+        else if (r.hash === rec.goodHash) rec.result = { ok: true, objects: rec.objects };
+        else rec.result = toResult(loadObjects(r.text, file));
+      }
     }
     if (rec.settled) return undefined;
-    const stillFor = Math.max(now - rec.statSince, this.fileTimeNow() - Number(st.ctimeNs / 1_000_000n));
-    const final = rec.hash.startsWith("too-large:") || rec.hash.startsWith("unreadable:");
-    const settled = final || rec.hash === rec.goodHash || (!rec.statKey.startsWith("changing:") && (st.ctimeNs > st.mtimeNs || stillFor >= this.settleMs));
-    if (!settled) return now + Math.max(1, this.settleMs - stillFor);
+    const v = settleVerdict(rec, st, now, this.fileTimeNow(), this.settleMs);
+    // Only the static pod path trusts the watch's rename events: here anything unsettled waits the window.
+    if (v.verdict !== "settled") return now + v.waitMs;
     rec.settled = true;
+    rec.acceptedHash = rec.hash;
     if (rec.result.ok) {
       rec.objects = rec.result.objects;
       rec.goodHash = rec.hash;

@@ -15,7 +15,7 @@ import type { AuthConfigInput } from "../cri/types";
 import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
 import { DockerKeyring, imageRepository, parseDockerConfig } from "./docker-keyring";
-import { secretData } from "./secret";
+import { secretData } from "./secret-data";
 import type { ObjectSource } from "./types";
 
 const SECRET_TYPE_DOCKER_CONFIG_JSON = "kubernetes.io/dockerconfigjson";

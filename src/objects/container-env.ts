@@ -30,7 +30,7 @@ import { expandVars } from "../api/expansion";
 import { isStaticPod } from "../api/pod";
 import { isEnvVarName } from "../api/validation";
 import { errorMessage } from "../util/errors";
-import { secretData } from "./secret";
+import { secretData } from "./secret-data";
 import { SERVICES_NOT_SYNCED, serviceEnvVarMap } from "./service-env";
 import { ObjectNotFoundError, type ObjectSource, type ServiceLister } from "./types";
 

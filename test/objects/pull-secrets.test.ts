@@ -2,8 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { createConsola } from "consola";
 import type { Pod, Secret } from "kubernetes-types/core/v1";
 import type { AuthConfigInput } from "../../src/cri/types";
-import { DockerConfigError, DockerKeyring, globMatch, imageRepository, parseDockerConfig } from "../../src/volume/docker-keyring";
-import { makeDockerKeyring, podPullSecrets, pullWithCredentials } from "../../src/volume/pull-secrets";
+import { DockerConfigError, DockerKeyring, globMatch, imageRepository, parseDockerConfig } from "../../src/objects/docker-keyring";
+import { makeDockerKeyring, podPullSecrets, pullWithCredentials } from "../../src/objects/pull-secrets";
 import { FakeObjectSource } from "../fakes/object-source";
 
 const b64 = (s: string) => Buffer.from(s).toString("base64");

@@ -7,12 +7,12 @@ import { mkdtempSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod } from "kubernetes-types/core/v1";
-import type { WatchFn } from "../../src/config/file-source";
+import type { WatchFn } from "../../src/config/watched-directory";
 import { FakeClock } from "../../src/util/clock";
 import { createLogger } from "../../src/util/log";
-import { LocalObjectSource, TOKENS_NEED_KUBECONFIG } from "../../src/volume/local-object-source";
-import { NoObjectSource } from "../../src/volume/no-object-source";
-import { ObjectNotFoundError, ObjectSourceError, type ObjectRef } from "../../src/volume/types";
+import { LocalObjectSource, TOKENS_NEED_KUBECONFIG } from "../../src/objects/local-object-source";
+import { NoObjectSource } from "../../src/objects/no-object-source";
+import { ObjectNotFoundError, ObjectSourceError, type ObjectRef } from "../../src/objects/types";
 
 const log = createLogger("text", -1);
 const sources: LocalObjectSource[] = [];

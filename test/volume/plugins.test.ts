@@ -1,4 +1,4 @@
-// The built-in emptyDir and hostPath plugins, the objects a pod uses, and the standalone refusal.
+// The built-in volume plugins: which volume each serves, where its folder is, emptyDir and hostPath.
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, statSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,9 +9,7 @@ import { nodeVolumePlugins } from "../../src/volume/plugins";
 import { volumeHostPath } from "../../src/api/pod-dirs";
 import { pluginDirName } from "../../src/volume/volume-manager";
 import { FakeMounter } from "../fakes/mounter";
-import { NoObjectSource } from "../../src/volume/no-object-source";
-import { podObjectRefs, usesObject } from "../../src/volume/object-refs";
-import { ObjectSourceError } from "../../src/volume/types";
+import { NoObjectSource } from "../../src/objects/no-object-source";
 
 const base = mkdtempSync(join(tmpdir(), "nodeagent-volume-plugins-"));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -57,36 +55,5 @@ describe("the node's volume plugins", () => {
     expect(await hp.setUp(pod, { name: "h", hostPath: { path: d, type: "DirectoryOrCreate" } }, "/unused")).toBe(d);
     await hp.tearDown(d);
     expect(statSync(d).isDirectory()).toBe(true);
-  });
-});
-
-describe("the objects a pod uses", () => {
-  test("volumes (projected included, the token naming the service account), env, envFrom and pull secrets, once each", () => {
-    const p: Pod = {
-      metadata: { name: "p", namespace: "ns" },
-      spec: {
-        serviceAccountName: "robot",
-        imagePullSecrets: [{ name: "regcred" }],
-        volumes: [
-          { name: "a", configMap: { name: "cm" } },
-          { name: "b", secret: { secretName: "s" } },
-          { name: "c", projected: { sources: [{ serviceAccountToken: { path: "token" } }, { configMap: { name: "kube-root-ca.crt" } }, { secret: { name: "s" } }] } },
-        ],
-        containers: [{ name: "x", envFrom: [{ configMapRef: { name: "env-cm" } }], env: [{ name: "K", valueFrom: { secretKeyRef: { name: "env-s", key: "k" } } }] }],
-      },
-    };
-    expect(podObjectRefs(p).map((r) => `${r.kind}/${r.namespace}/${r.name}`)).toEqual([
-      "ConfigMap/ns/cm", "Secret/ns/s", "ServiceAccount/ns/robot", "ConfigMap/ns/kube-root-ca.crt", "ConfigMap/ns/env-cm", "Secret/ns/env-s", "Secret/ns/regcred",
-    ]);
-    expect(usesObject(p, { kind: "Secret", namespace: "ns", name: "env-s" })).toBe(true);
-    expect(usesObject(p, { kind: "Secret", namespace: "other", name: "env-s" })).toBe(false);
-  });
-
-  test("standalone without --local-objects: every read is refused with the kubelet's rule and the way out", async () => {
-    const none = new NoObjectSource();
-    const err = await none.getConfigMap("ns", "cm").catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ObjectSourceError);
-    expect((err as Error).message).toBe(`the pod names configmap "cm" (namespace ns), an API object, and this agent runs without an API server: run it with --kubeconfig, or with --local-objects DIR holding a ConfigMap manifest named "cm"`);
-    await expect(none.getServiceAccountToken(pod, { serviceAccountName: "default", audience: "", expirationSeconds: 3600 })).rejects.toThrow(`the pod needs a token of serviceaccount "default" (namespace ns), an API object, and this agent runs without an API server: run it with --kubeconfig`);
   });
 });

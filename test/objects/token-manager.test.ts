@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import type { TokenRequest } from "kubernetes-types/authentication/v1";
 import { FakeClock } from "../../src/util/clock";
 import { createLogger } from "../../src/util/log";
-import { TokenManager, tokenKey } from "../../src/volume/token-manager";
+import { TokenManager, tokenKey } from "../../src/objects/token-manager";
 
 const log = createLogger("text", -1);
 

@@ -10,8 +10,8 @@ import type { ConfigMap, Pod } from "kubernetes-types/core/v1";
 import { loadKubeClient, type KubeClient } from "../../src/kube";
 import { FakeClock } from "../../src/util/clock";
 import { createLogger } from "../../src/util/log";
-import { ApiObjectSource } from "../../src/volume/api-object-source";
-import { ObjectNotFoundError, ObjectSourceError, type ObjectRef } from "../../src/volume/types";
+import { ApiObjectSource } from "../../src/objects/api-object-source";
+import { ObjectNotFoundError, ObjectSourceError, type ObjectRef } from "../../src/objects/types";
 import { eventually } from "../e2e/proc";
 import { decodeToken, DEFAULT_ISSUER, TestApiServer } from "../fakes/apiserver";
 
