@@ -79,9 +79,9 @@ Exit status: 0 on Ctrl-C or SIGTERM, 1 when the runtime cannot be used, 2 on a u
     try {
       try {
         const v = await client.version();
-        log.info(`runtime ${v.runtimeName} ${v.runtimeVersion} (CRI ${v.runtimeApiVersion}) at ${runtime.endpoint}`);
+        log.info("using the runtime", { runtime: v.runtimeName, version: v.runtimeVersion, cri: v.runtimeApiVersion, endpoint: runtime.endpoint });
       } catch (e) {
-        log.error(`cannot reach the runtime at ${runtime.endpoint}: ${errorMessage(e)}`);
+        log.error("cannot reach the runtime", { endpoint: runtime.endpoint, err: e });
         return EXIT_FAILURE;
       }
       const out = (line: string) => process.stdout.write(line + "\n");
@@ -97,14 +97,14 @@ Exit status: 0 on Ctrl-C or SIGTERM, 1 when the runtime cannot be used, 2 on a u
               "an agent or kubelet with an evented PLEG on the same runtime misses the events it gets; use --mode generic beside one");
           }
         },
-        onError: (what, err) => log.warn(`${what}: ${errorMessage(err)}`),
+        onError: (what, err) => log.warn("PLEG: an operation failed", { op: what, err }),
       });
       const printer = (async () => {
         for await (const e of pleg.events) if (podFilter(e)) out(json ? JSON.stringify(eventJson(e)) : eventRow(e));
       })();
       const waits = agent ? watchWaits(agent, relistPeriodMs, ac.signal, (c) => {
         if (podFilter(c.wait)) out(json ? JSON.stringify(waitJson(c)) : waitRow(c));
-      }, (m) => log.warn(m)) : undefined;
+      }, (err) => log.warn("cannot read the agent's pods", { err })) : undefined;
       try {
         await pleg.run(ac.signal);
       } catch (e) {
@@ -145,7 +145,7 @@ export const plegCommand = defineCommand({
  * Asks the agent's GET /pods every period and reports each wait that begins, changes or ends
  * (PodWaitTracker); a failing request is reported once until one succeeds again.
  */
-async function watchWaits(client: AgentClient, periodMs: number, signal: AbortSignal, emit: (c: PodWaitChange) => void, warn: (m: string) => void): Promise<void> {
+async function watchWaits(client: AgentClient, periodMs: number, signal: AbortSignal, emit: (c: PodWaitChange) => void, failed: (err: unknown) => void): Promise<void> {
   const { PodWaitTracker } = await import("../src/api/pod-waits");
   const tracker = new PodWaitTracker();
   let failing = false;
@@ -158,7 +158,7 @@ async function watchWaits(client: AgentClient, periodMs: number, signal: AbortSi
       failing = false;
     } catch (e) {
       if (signal.aborted) break;
-      if (!failing) warn(`the agent's pods: ${errorMessage(e)}`);
+      if (!failing) failed(e);
       failing = true;
     }
     await new Promise<void>((resolve) => {

@@ -206,8 +206,7 @@ async function scheduleInCluster(s: Scheduler, args: ScheduleArgs, config: Sched
     await sched.stop();
     return EXIT_FAILURE;
   }
-  const names = config.profiles.map((p) => p.schedulerName).join(", ");
-  log.info(`scheduling pods with schedulerName ${names} in the cluster at ${client.server}: ${sched.source.nodeNames().length} node(s)`);
+  log.info("scheduling pods in the cluster", { schedulerNames: config.profiles.map((p) => p.schedulerName), server: client.server, nodes: sched.source.nodeNames().length });
   await sched.run(ac.signal);
   return EXIT_OK;
 }
@@ -227,7 +226,7 @@ async function scheduleSnapshot(s: Scheduler, o: { args: ScheduleArgs; podPaths:
   });
   switch (result.kind) {
     case "unreachable":
-      o.log.error(`no answer from ${result.agents.join(", ")}`);
+      o.log.error("no answer from the agents", { agents: result.agents });
       return EXIT_FAILURE;
     case "nothing-pending":
       o.log.info("no pending pods to place");

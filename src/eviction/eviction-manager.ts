@@ -38,7 +38,6 @@ import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "../api/defaults";
 import type { NodeEventRecorder } from "../events/types";
 import type { Summary } from "../stats/types";
 import type { Clock } from "../util/clock";
-import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
 import { isCriticalPod } from "../api/pod-priority";
 import { EVICTED_REASON, EVICTION_MONITORING_PERIOD_MS, type EvictionTarget } from "./local-storage";
@@ -142,7 +141,7 @@ export class EvictionManager {
       try {
         evicted = await this.synchronize();
       } catch (err) {
-        this.o.log.error(`eviction manager: ${errorMessage(err)}`);
+        this.o.log.error("eviction manager: synchronize failed", { err });
       }
       try {
         if (evicted.length > 0) await this.waitForPodsCleanup(evicted, signal);
@@ -159,7 +158,7 @@ export class EvictionManager {
     if (o.thresholds.length === 0) return (await o.localStorage?.synchronize()) ?? [];
     if (this.dedicatedImageFs === undefined && o.dedicatedImageFs) {
       this.dedicatedImageFs = await o.dedicatedImageFs().catch((err) => {
-        o.log.warn(`eviction manager: cannot tell whether images have a filesystem of their own: ${errorMessage(err)}`);
+        o.log.warn("eviction manager: cannot tell whether images have a filesystem of their own", { err });
         return undefined;
       });
     }
@@ -168,7 +167,7 @@ export class EvictionManager {
       summary = await o.summary.get();
     } catch (err) {
       // As the kubelet: no stats, no decision this cycle; the conditions stay as they were.
-      o.log.error(`eviction manager: failed to get summary stats: ${errorMessage(err)}`);
+      o.log.error("eviction manager: failed to get summary stats", { err });
       return [];
     }
     const { observations, podStats } = makeSignalObservations(summary);
@@ -193,22 +192,22 @@ export class EvictionManager {
     // byEvictionPriority: memory signals first, then the others in the order they were given.
     const toReclaim = acting.find((t) => SIGNAL_RESOURCE[t.signal] === "memory") ?? acting[0]!;
     const resource = SIGNAL_RESOURCE[toReclaim.signal];
-    o.log.warn(`eviction manager: threshold ${toReclaim.signal} met (${describe(observations, toReclaim.signal)}): attempting to reclaim ${resource}`);
+    o.log.warn("eviction manager: threshold met, attempting to reclaim", { signal: toReclaim.signal, observed: describe(observations, toReclaim.signal), resource });
     o.events?.("Warning", "EvictionThresholdMet", `Attempting to reclaim ${resource}`);
     if (await this.reclaimNodeLevelResources(toReclaim.signal)) {
-      o.log.info(`eviction manager: able to reduce ${resource} pressure without evicting pods`);
+      o.log.info("eviction manager: able to reduce resource pressure without evicting pods", { resource });
       return [];
     }
     const pods = o.target.activePods();
     if (pods.length === 0) {
-      o.log.error(`eviction manager: eviction thresholds have been met, but no pods are active to evict`);
+      o.log.error("eviction manager: eviction thresholds have been met, but no pods are active to evict");
       return [];
     }
     rankFuncFor(toReclaim.signal, this.dedicatedImageFs ?? false)(pods, podStats);
-    o.log.info(`eviction manager: pods ranked for eviction: ${pods.map(podKey).join(", ")}`);
+    o.log.info("eviction manager: pods ranked for eviction", { pods: pods.map(podKey) });
     for (const pod of pods) {
       if (isCriticalPod(pod, { cluster: o.cluster ?? false })) {
-        o.log.error(`eviction manager: cannot evict a critical pod: ${podKey(pod)}`);
+        o.log.error("eviction manager: cannot evict a critical pod", { pod: podKey(pod) });
         continue;
       }
       const message = evictionMessage(resource, pod, podStats);
@@ -218,7 +217,7 @@ export class EvictionManager {
         return [pod];
       }
     }
-    o.log.error(`eviction manager: unable to evict any pods from the node`);
+    o.log.error("eviction manager: unable to evict any pods from the node");
     return [];
   }
 
@@ -237,13 +236,13 @@ export class EvictionManager {
     const steps = nodeReclaimSteps(signal, this.o.reclaim ?? NO_NODE_RECLAIM, this.dedicatedImageFs ?? false);
     if (steps.length === 0) return false;
     for (const step of steps) {
-      await step().catch((err) => this.o.log.warn(`eviction manager: unexpected error when attempting to reduce ${SIGNAL_RESOURCE[signal]} pressure: ${errorMessage(err)}`));
+      await step().catch((err) => this.o.log.warn("eviction manager: unexpected error when attempting to reduce resource pressure", { resource: SIGNAL_RESOURCE[signal], err }));
     }
     let summary: Summary;
     try {
       summary = await this.o.summary.get();
     } catch (err) {
-      this.o.log.error(`eviction manager: failed to get summary stats after resource reclaim: ${errorMessage(err)}`);
+      this.o.log.error("eviction manager: failed to get summary stats after resource reclaim", { err });
       return false;
     }
     return thresholdsMet(this.o.thresholds, makeSignalObservations(summary).observations, true).length === 0;
@@ -256,18 +255,18 @@ export class EvictionManager {
     while (clock.now() < deadline) {
       await clock.sleep(POD_CLEANUP_POLL_MS, signal);
       if (pods.every((p) => target.podCleanedUp?.(p) ?? true)) {
-        log.info(`eviction manager: pods successfully cleaned up: ${pods.map(podKey).join(", ")}`);
+        log.info("eviction manager: pods successfully cleaned up", { pods: pods.map(podKey) });
         return;
       }
     }
-    log.info(`eviction manager: timed out waiting for pods to be cleaned up: ${pods.map(podKey).join(", ")}`);
+    log.info("eviction manager: timed out waiting for pods to be cleaned up", { pods: pods.map(podKey) });
   }
 
   private logConditionChanges(next: ReadonlySet<PressureCondition>, observations: Observations): void {
     for (const c of PRESSURE_CONDITIONS) {
       if (next.has(c) === this.conditions.has(c)) continue;
-      const signals = Object.keys(observations).map((s) => `${s}: ${describe(observations, s as Signal)}`).join(", ");
-      this.o.log.info(`eviction manager: node condition ${c} is now ${next.has(c)} (${signals})`);
+      const signals = Object.fromEntries(Object.keys(observations).map((s) => [s, describe(observations, s as Signal)]));
+      this.o.log.info("eviction manager: node condition changed", { condition: c, status: next.has(c), signals });
     }
   }
 }

@@ -30,7 +30,6 @@ import { podKey, podRef } from "../api/pod";
 import { isCriticalPod } from "../api/pod-priority";
 import { tryParseQuantity, QuantityError, type Quantity } from "../api/quantity";
 import { runUntil, type Clock } from "../util/clock";
-import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
 import { volumeDir } from "../api/pod-dirs";
 import type { DiskUsage } from "../stats/disk-usage";
@@ -109,7 +108,7 @@ export class LocalStorageEviction {
   async run(signal: AbortSignal): Promise<void> {
     await runUntil(this.o.clock, this.monitoringPeriodMs, signal, () => this.synchronize().then(
       () => {},
-      (err) => this.o.log.error(`eviction manager: ${errorMessage(err)}`),
+      (err) => this.o.log.error("eviction manager: synchronize failed", { err }),
     ));
   }
 
@@ -120,7 +119,7 @@ export class LocalStorageEviction {
       const over = await this.volumeOverLimit(pod);
       if (!over) continue;
       if (isCriticalPod(pod, { cluster: this.o.cluster ?? false })) {
-        this.o.log.error(`eviction manager: cannot evict a critical pod: ${podKey(pod)}: ${over.message}`);
+        this.o.log.error("eviction manager: cannot evict a critical pod", { pod: podKey(pod), reason: over.message });
         continue;
       }
       if (this.o.target.evictPod(pod, { reason: EVICTED_REASON, message: over.message }, IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS)) evicted.push(pod);
@@ -140,7 +139,7 @@ export class LocalStorageEviction {
         used = (await this.o.usage.usage(volumeDir(this.o.podsDir, uid, "emptyDir", v.name), { stopAbove: limitBytes }))?.bytes;
       } catch (err) {
         // As the kubelet without a pod's stats: this pod is not judged this time; the others are.
-        this.o.log.warn(`eviction manager: usage of emptyDir ${JSON.stringify(v.name)} of pod ${podKey(pod)}: ${errorMessage(err)}`);
+        this.o.log.warn("eviction manager: cannot measure the usage of an emptyDir", { pod: podKey(pod), volume: v.name, err });
         continue;
       }
       if (used !== undefined && used > limitBytes) return { message: emptyDirLimitMessage(v.name, limit) };

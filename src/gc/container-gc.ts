@@ -241,7 +241,7 @@ export class ContainerGC implements ContainerGCer {
       }
       await this.garbageCollect().catch((err) => {
         const message = errorMessage(err);
-        this.o.log.warn(`ContainerGCFailed: ${message}`);
+        this.o.log.warn("ContainerGCFailed", { err: message });
         this.o.onEvent?.({ reason: "ContainerGCFailed", message });
       });
     }
@@ -281,9 +281,9 @@ export class ContainerGC implements ContainerGCer {
     for (const s of planSandboxEviction(sandboxes, containers, (uid) => ready && removable(uid))) {
       try {
         await runtime.removePodSandbox(s.id);
-        this.o.log.info(`container GC: removed sandbox ${s.id.slice(0, 12)} of pod ${s.metadata?.namespace}/${s.metadata?.name}`);
+        this.o.log.info("container GC: removed sandbox", { sandbox: s.id.slice(0, 12), pod: `${s.metadata?.namespace}/${s.metadata?.name}` });
       } catch (err) {
-        if (!(err instanceof NotFoundError)) this.o.log.warn(`container GC: removing sandbox ${s.id.slice(0, 12)}: ${errorMessage(err)}`);
+        if (!(err instanceof NotFoundError)) this.o.log.warn("container GC: removing a sandbox failed", { sandbox: s.id.slice(0, 12), err });
       }
     }
     if (ready) this.evictPodLogsDirectories(removable);
@@ -305,13 +305,13 @@ export class ContainerGC implements ContainerGCer {
         } catch (err) {
           // A log path the runtime reports outside --pod-logs-dir is not the agent's to remove.
           if (!(err instanceof PathEscapeError)) throw err;
-          this.o.log.warn(`container GC: the logs of container ${c.id.slice(0, 12)} are left alone: ${err.message}`);
+          this.o.log.warn("container GC: the logs of a container are left alone", { container: c.name, id: c.id.slice(0, 12), err });
         }
       }
       await runtime.removeContainer(c.id);
-      this.o.log.info(`container GC: removed dead container ${c.name} (${c.id.slice(0, 12)})`);
+      this.o.log.info("container GC: removed dead container", { container: c.name, id: c.id.slice(0, 12) });
     } catch (err) {
-      if (!(err instanceof NotFoundError)) this.o.log.warn(`container GC: removing container ${c.name} (${c.id.slice(0, 12)}): ${errorMessage(err)}`);
+      if (!(err instanceof NotFoundError)) this.o.log.warn("container GC: removing a container failed", { container: c.name, id: c.id.slice(0, 12), err });
     }
   }
 
@@ -332,9 +332,8 @@ export class ContainerGC implements ContainerGCer {
       if ("problem" in parsed) {
         if (!this.strangers.has(name)) {
           this.strangers.add(name);
-          // A name with control characters is quoted, so that it cannot forge a log line.
-          const path = join(root, name);
-          this.o.log.warn(`container GC: leaving ${/[\x00-\x1f]/.test(path) ? JSON.stringify(path) : path} alone: not a pod's log folder (${parsed.problem})`);
+          // A name with control characters cannot forge a log line: the logger quotes such a value.
+          this.o.log.warn("container GC: leaving a folder alone: not a pod's log folder", { path: join(root, name), problem: parsed.problem });
         }
         continue;
       }
@@ -342,9 +341,9 @@ export class ContainerGC implements ContainerGCer {
       if (!removable(uid)) continue;
       try {
         removeInside(root, confinedPath(root, name));
-        this.o.log.info(`container GC: removed the log folder ${name} of a pod that is gone`);
+        this.o.log.info("container GC: removed the log folder of a pod that is gone", { folder: name });
       } catch (err) {
-        this.o.log.warn(`container GC: removing the log folder ${name}: ${errorMessage(err)}`);
+        this.o.log.warn("container GC: removing a log folder failed", { folder: name, err });
       }
     }
   }

@@ -141,7 +141,7 @@ export class ImageGCManager implements ImageGC {
       await this.detectImages(this.initialized ? this.o.clock.now() : 0);
       this.initialized = true;
     } catch (err) {
-      this.o.log.info(`image GC: failed to monitor images: ${errorMessage(err)}`);
+      this.o.log.info("image GC: failed to monitor images", { err });
     }
   }
 
@@ -152,7 +152,7 @@ export class ImageGCManager implements ImageGC {
       this.prevFailed = false;
     } catch (err) {
       if (this.prevFailed) this.event({ reason: "ImageGCFailed", message: errorMessage(err) });
-      else this.o.log.error(`image garbage collection failed once, stats initialization may not have completed yet: ${errorMessage(err)}`);
+      else this.o.log.error("image garbage collection failed once, stats initialization may not have completed yet", { err });
       this.prevFailed = true;
     }
   }
@@ -170,7 +170,13 @@ export class ImageGCManager implements ImageGC {
     const usagePercent = 100 - Math.trunc((available * 100) / capacity);
     if (usagePercent < policy.highThresholdPercent) return;
     const amountToFree = Math.trunc((capacity * (100 - policy.lowThresholdPercent)) / 100) - available;
-    this.o.log.info(`image GC: disk usage on the image filesystem is ${usagePercent}%, at or over the high threshold ${policy.highThresholdPercent}%: freeing ${amountToFree} bytes down to the low threshold ${policy.lowThresholdPercent}%`);
+    // Percentages and bytes as plain numbers, so that a log shipper can compare them.
+    this.o.log.info("image GC: disk usage on the image filesystem is at or over the high threshold; freeing down to the low threshold", {
+      usagePercent,
+      highThresholdPercent: policy.highThresholdPercent,
+      bytesToFree: amountToFree,
+      lowThresholdPercent: policy.lowThresholdPercent,
+    });
     const freed = await this.freeSpace(amountToFree, this.o.clock.now());
     if (freed < amountToFree) {
       const message = `failed to garbage collect required amount of images. Wanted to free ${amountToFree} bytes, but freed ${freed} bytes`;
@@ -221,10 +227,10 @@ export class ImageGCManager implements ImageGC {
         await this.o.runtime.removeImage({ image: id });
       } catch (err) {
         errors.push(errorMessage(err));
-        this.o.log.warn(`image GC: removing image ${id}: ${errorMessage(err)}`);
+        this.o.log.warn("image GC: removing an image failed", { image: id, err });
         continue;
       }
-      this.o.log.info(`image GC: removed image ${id} (${record.size} bytes)`);
+      this.o.log.info("image GC: removed image", { image: id, bytes: record.size });
       this.records.delete(id);
       freed += record.size;
       if (freed >= bytesToFree) break;
@@ -234,7 +240,8 @@ export class ImageGCManager implements ImageGC {
   }
 
   private event(e: GCEvent): void {
-    this.o.log.warn(`${e.reason}: ${e.message}`);
+    // The event's reason is the message (a constant: FreeDiskSpaceFailed, ImageGCFailed, …); its text a field.
+    this.o.log.warn(e.reason, { message: e.message });
     this.o.onEvent?.(e);
   }
 }

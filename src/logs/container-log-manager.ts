@@ -119,7 +119,7 @@ export class ContainerLogManager {
 
   /** Rotates every period (wait.Forever: the first time at once) until the signal aborts. */
   async run(signal: AbortSignal): Promise<void> {
-    await runUntil(this.o.clock, this.periodMs, signal, () => this.rotateLogs().catch((err) => this.o.log.error(`container log rotation: ${errorMessage(err)}`)));
+    await runUntil(this.o.clock, this.periodMs, signal, () => this.rotateLogs().catch((err) => this.o.log.error("container log rotation failed", { err })));
   }
 
   /** One round over the running containers. */
@@ -143,7 +143,7 @@ export class ContainerLogManager {
         if (size < this.o.policy.maxSizeBytes) continue;
         await this.rotateLog(c.id, path);
       } catch (err) {
-        this.o.log.warn(`container log rotation of ${c.metadata?.name ?? ""} (${c.id.slice(0, 12)}): ${errorMessage(err)}`);
+        this.o.log.warn("container log rotation: rotating a container's log failed", { container: c.metadata?.name, id: c.id.slice(0, 12), err });
       }
     }
   }
@@ -167,11 +167,11 @@ export class ContainerLogManager {
       try {
         renameSync(rotated, log);
       } catch (back) {
-        this.o.log.error(`container log rotation: renaming ${rotated} back to ${log} failed, the runtime writes to the former: ${errorMessage(back)}`);
+        this.o.log.error("container log rotation: renaming the rotated log back failed, the runtime writes to the rotated file", { path: log, rotated, err: back });
       }
       throw new Error(`failed to reopen container log ${id.slice(0, 12)}: ${errorMessage(err)}`);
     }
-    this.o.log.debug(`container log rotation: rotated ${log} to ${basename(rotated)}`);
+    this.o.log.debug("container log rotation: rotated", { path: log, rotated: basename(rotated) });
   }
 }
 

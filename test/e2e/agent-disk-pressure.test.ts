@@ -50,9 +50,9 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(evicted.status?.message).toMatch(/^The node was low on resource: ephemeral-storage\. /);
       // The reclaim came before the eviction: the log says so in that order.
       const log = agent.proc.lines.join("\n") + agent.proc.stderr;
-      const reclaim = log.indexOf("threshold imagefs.available met");
+      const reclaim = log.indexOf('"msg":"eviction manager: threshold met, attempting to reclaim","signal":"imagefs.available"');
       expect(reclaim).toBeGreaterThanOrEqual(0);
-      expect(log.indexOf("pods ranked for eviction")).toBeGreaterThan(reclaim);
+      expect(log.indexOf('"msg":"eviction manager: pods ranked for eviction"')).toBeGreaterThan(reclaim);
       const n = (await (await agent.fetch("/node")).json()) as Node;
       expect(n.status?.conditions?.find((c) => c.type === "DiskPressure")).toMatchObject({ status: "True", reason: "KubeletHasDiskPressure" });
       agent.writeManifest("late.yaml", manifest("late", "sleep 3600"));

@@ -114,12 +114,12 @@ for (const version of ["1.6", "1.7"] as const) {
         // One pod per cycle, the second only once the first is cleaned up (the kubelet's waitForPodsCleanup).
         const log = agent.proc.stderr;
         const beEvicted = log.indexOf("pod default/besteffort-e2e-node (");
-        const cleaned = log.indexOf("pods successfully cleaned up: default/besteffort-e2e-node");
+        const cleaned = log.indexOf('"msg":"eviction manager: pods successfully cleaned up","pods":["default/besteffort-e2e-node"');
         const gEvicted = log.indexOf("pod default/guaranteed-e2e-node (");
         expect(beEvicted).toBeGreaterThanOrEqual(0);
         expect(cleaned).toBeGreaterThan(beEvicted);
         expect(gEvicted).toBeGreaterThan(cleaned);
-        expect(log).toContain("cannot evict a critical pod: default/critical-e2e-node");
+        expect(log).toContain('"msg":"eviction manager: cannot evict a critical pod","pod":"default/critical-e2e-node"');
 
         // The critical pod runs on through further cycles, never restarted.
         await eventually("three more cycles that find only the critical pod", async () => (agent.proc.stderr.slice(gEvicted).match(/unable to evict any pods from the node/g)?.length ?? 0) >= 3, 20_000, 250);

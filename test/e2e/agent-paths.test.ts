@@ -236,7 +236,7 @@ for (const version of ["1.6", "1.7"] as const) {
       await eventually("the third gone pod's log folder to be removed", async () => !existsSync(gone(3)), 30_000, 200);
       for (const name of STRANGERS) {
         expect(readFileSync(join(logs, name, "sub", "keep.txt"), "utf8")).toBe(name);
-        const reports = agent.proc.stderr.split("\n").filter((l) => l.includes("not a pod's log folder") && l.includes(`${join(logs, name)} `));
+        const reports = agent.proc.stderr.split("\n").filter((l) => l.includes("not a pod's log folder") && l.includes(`"path":${JSON.stringify(join(logs, name))},`));
         expect(reports).toHaveLength(1);
       }
     }, 120_000);

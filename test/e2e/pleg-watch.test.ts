@@ -69,6 +69,6 @@ describe("pleg watch without a runtime", () => {
     const endpoint = `unix:///tmp/nodeagent-no-runtime-${process.pid}.sock`;
     const watch = new BinaryProcess(["pleg", "watch", "--runtime-endpoint", endpoint]);
     expect(await watch.proc.exited).toBe(1);
-    await watch.waitFor("the error naming the endpoint", () => watch.stderr.includes(`cannot reach the runtime at ${endpoint}`) || undefined, 5_000);
+    await watch.waitFor("the error naming the endpoint", () => watch.stderr.includes(`cannot reach the runtime endpoint=${endpoint} `) || undefined, 5_000);
   }, 30_000);
 });

@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "kubernetes-types/core/v1";
-import { createConsola } from "consola";
 import { EvictionManager, POD_CLEANUP_TIMEOUT_MS, type EvictionManagerOptions } from "../../src/eviction/eviction-manager";
 import { parseEqualsMap, parseLangleMap, parseThresholds, type ThresholdMaps } from "../../src/eviction/thresholds";
 import { FakeClock } from "../../src/util/clock";
 import { FakeEvictionTarget, FakeNodeReclaim, FakeSummary, GI, MI, podStats } from "../fakes/eviction";
+import { ALL_LEVELS, linesLog } from "../fakes/recording-log";
 
 function pod(name: string, o: { memory?: string; priority?: number; grace?: number } = {}): Pod {
   return {
@@ -22,8 +22,7 @@ function setup(maps: { hard?: string; soft?: string; grace?: string; reclaim?: s
   const summary = new FakeSummary(clock);
   const target = new FakeEvictionTarget();
   const reclaim = new FakeNodeReclaim();
-  const lines: string[] = [];
-  const log = createConsola({ level: 5, reporters: [{ log: (x) => lines.push(`${x.type} ${x.args.join(" ")}`) }] });
+  const { log, lines } = linesLog(ALL_LEVELS);
   const thresholdMaps: ThresholdMaps = {
     hard: parseLangleMap(maps.hard ?? ""),
     ...(maps.soft ? { soft: parseLangleMap(maps.soft) } : {}),
@@ -105,7 +104,7 @@ describe("EvictionManager under memory pressure", () => {
     expect(s.target.evictions.map((e) => e.name)).toEqual(["other"]);
     expect(await s.manager.synchronize()).toEqual([]);
     expect(s.target.evictions).toHaveLength(1);
-    expect(s.lines.some((l) => l.includes("cannot evict a critical pod: default/critical"))).toBe(true);
+    expect(s.lines.some((l) => l === "error eviction manager: cannot evict a critical pod pod=default/critical")).toBe(true);
   });
 
   test("a kubeadm-style static pod (priorityClassName system-node-critical, no priority) is critical and skipped; a BestEffort static pod goes", async () => {
@@ -125,7 +124,7 @@ describe("EvictionManager under memory pressure", () => {
     await s.clock.advance(10_000);
     expect(await s.manager.synchronize()).toEqual([]);
     expect(s.target.evictions).toHaveLength(1);
-    expect(s.lines.some((l) => l.includes("cannot evict a critical pod: default/kube-apiserver"))).toBe(true);
+    expect(s.lines.some((l) => l === "error eviction manager: cannot evict a critical pod pod=default/kube-apiserver")).toBe(true);
   });
 
   test("in a cluster every static pod is critical: one without a priority is not evicted", async () => {
@@ -253,6 +252,13 @@ describe("EvictionManager under disk and pid pressure", () => {
     await s.manager.synchronize();
     expect(s.reclaim.calls).toEqual(["containers", "images"]);
     expect(s.target.evictions.map((e) => e.status.message)).toEqual(["The node was low on resource: ephemeral-storage. Container main was using 4Mi, which exceeds its request of 0. "]);
+    // The log says what was met and tried, in that order, with the signal, resource and pods as fields.
+    const said = s.lines.filter((l) => !l.includes("node condition changed"));
+    expect(said).toEqual([
+      `warn eviction manager: threshold met, attempting to reclaim signal=nodefs.available observed="${5 * GI} available of ${100 * GI}" resource=ephemeral-storage`,
+      'info eviction manager: pods ranked for eviction pods=["default/writer"]',
+    ]);
+    expect(s.lines.find((l) => l.includes("node condition changed"))).toStartWith("info eviction manager: node condition changed condition=DiskPressure status=true signals=");
   });
 
   test("with a dedicated image filesystem, nodefs signals reclaim nothing at node level", async () => {
@@ -308,7 +314,7 @@ describe("EvictionManager loop", () => {
     expect(s.target.evictions).toHaveLength(1);
     await s.clock.advance(1_000);
     expect(s.target.evictions).toHaveLength(2);
-    expect(s.lines.some((l) => l.includes("timed out waiting for pods to be cleaned up: default/besteffort"))).toBe(true);
+    expect(s.lines.some((l) => l === 'info eviction manager: timed out waiting for pods to be cleaned up pods=["default/besteffort"]')).toBe(true);
     ac.abort();
     await s.clock.advance(POD_CLEANUP_TIMEOUT_MS);
     await done;

@@ -2,8 +2,8 @@ import { describe, expect, test } from "bun:test";
 import type { Pod, Volume } from "kubernetes-types/core/v1";
 import { EVICTION_MONITORING_PERIOD_MS, LocalStorageEviction, type EvictionStatus, type EvictionTarget } from "../../src/eviction/local-storage";
 import { FakeClock } from "../../src/util/clock";
-import { createConsola } from "consola";
 import { FakeDiskUsage } from "../fakes/disk-usage";
+import { ALL_LEVELS, linesLog } from "../fakes/recording-log";
 
 const PODS_DIR = "/var/lib/nodeagent/pods";
 const MI = 1024 * 1024;
@@ -33,8 +33,7 @@ function setup(pods: Pod[]) {
   const usage = new FakeDiskUsage();
   const target = new FakeTarget();
   target.pods = pods;
-  const lines: string[] = [];
-  const log = createConsola({ level: 5, reporters: [{ log: (o) => lines.push(`${o.type} ${o.args.join(" ")}`) }] });
+  const { log, lines } = linesLog(ALL_LEVELS);
   const eviction = new LocalStorageEviction({ podsDir: PODS_DIR, usage, target, clock, log });
   return { clock, usage, target, eviction, lines };
 }
@@ -125,7 +124,7 @@ describe("LocalStorageEviction (emptyDir sizeLimit, the kubelet's emptyDirLimitE
     usage.table.set(dir("u1", "scratch"), 2 * MI);
     expect(await eviction.synchronize()).toEqual([]);
     expect(target.evictions).toEqual([]);
-    expect(lines).toEqual(['error eviction manager: cannot evict a critical pod: default/p-u1: Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". ']);
+    expect(lines).toEqual(['error eviction manager: cannot evict a critical pod pod=default/p-u1 reason="Usage of EmptyDir volume \\"scratch\\" exceeds the limit \\"1Mi\\". "']);
   });
 
   test("a volume that cannot be measured is logged and skipped; the other pods are still checked", async () => {
@@ -134,7 +133,7 @@ describe("LocalStorageEviction (emptyDir sizeLimit, the kubelet's emptyDirLimitE
     usage.table.set(dir("u2", "s"), 2 * MI);
     await eviction.synchronize();
     expect(target.evictions.map((e) => e.uid)).toEqual(["u2"]);
-    expect(lines).toEqual(['warn eviction manager: usage of emptyDir "bad" of pod default/p-u1: EACCES: permission denied']);
+    expect(lines).toEqual(['warn eviction manager: cannot measure the usage of an emptyDir pod=default/p-u1 volume=bad err="EACCES: permission denied"']);
   });
 
   test("run checks at once, then every monitoring period (10 s), until stopped", async () => {

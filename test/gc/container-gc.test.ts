@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createConsola } from "consola";
+import { ALL_LEVELS, linesLog } from "../fakes/recording-log";
 import { CONTAINER_GC_PERIOD_MS, ContainerGC, DEFAULT_CONTAINER_GC_POLICY, parsePodLogsDirectoryName, planContainerEviction, podUIDFromLogsDirectory, type ContainerGCPolicy, type DeadContainer, type EvictUnits } from "../../src/gc/container-gc";
 import { FakeClock } from "../../src/util/clock";
 import { FakeRuntime } from "../fakes/runtime";
@@ -33,8 +33,7 @@ function setup(policy: Partial<ContainerGCPolicy> = {}) {
   const pods = new FakePods();
   const logs = join(root, `logs-${++seq}`);
   mkdirSync(logs);
-  const lines: string[] = [];
-  const log = createConsola({ level: 5, reporters: [{ log: (o) => lines.push(`${o.type} ${o.args.join(" ")}`) }] });
+  const { log, lines } = linesLog(ALL_LEVELS);
   const gc = new ContainerGC({ runtime: rt, pods, policy: { ...DEFAULT_CONTAINER_GC_POLICY, ...policy }, podLogsRoot: logs, clock, log });
   /** A pod the workers know and run, with a ready sandbox. */
   const live = (name: string) => {
@@ -55,7 +54,7 @@ const ids = (rt: FakeRuntime) => [...rt.containers.keys()].sort();
 
 describe("container GC: dead containers", () => {
   test("MaxPerPodContainer 1 (the default): the newest dead instance of each container stays, running ones are never touched", async () => {
-    const { rt, collect, live, dead } = setup();
+    const { rt, collect, live, dead, lines } = setup();
     const { sb } = live("web");
     const app1 = dead(sb, "app");
     const app2 = dead(sb, "app");
@@ -67,6 +66,10 @@ describe("container GC: dead containers", () => {
     await collect();
     expect(ids(rt)).toEqual([app3, appNow, init2, side].sort());
     expect(rt.callsOf("removeContainer").sort()).toEqual([app1, app2, init1].sort());
+    // Each removal said with the container's name and short ID.
+    expect(lines.filter((l) => l.includes("removed dead container")).sort()).toEqual(
+      [["app", app1], ["app", app2], ["init", init1]].map(([name, id]) => `info container GC: removed dead container container=${name} id=${id!.slice(0, 12)}`).sort(),
+    );
   });
 
   test("MaxPerPodContainer −1 keeps every dead instance; 2 keeps the newest two", async () => {
@@ -202,7 +205,7 @@ describe("container GC: MaxContainers across the node", () => {
 
 describe("container GC: sandboxes and log folders", () => {
   test("of a live pod the newest sandbox stays (even dead); older dead ones go unless a container is still in them", async () => {
-    const { rt, collect, live, dead } = setup();
+    const { rt, collect, live, dead, lines } = setup();
     const { uid } = live("web");
     const first = rt.addSandbox({ uid, name: "web" }, false);
     const second = rt.addSandbox({ uid, name: "web" }, false);
@@ -214,6 +217,7 @@ describe("container GC: sandboxes and log folders", () => {
     expect(rt.sandboxes.has(second)).toBe(true);
     expect(rt.sandboxes.has(newest)).toBe(true);
     expect(rt.containers.has(keptByContainer)).toBe(true);
+    expect(lines.filter((l) => l.includes("removed sandbox"))).toEqual([`info container GC: removed sandbox sandbox=${first.slice(0, 12)} pod=default/web`]);
   });
 
   test("the log folders of pods that are gone go once every source has been seen; others stay", async () => {
@@ -247,7 +251,7 @@ describe("container GC: sandboxes and log folders", () => {
     expect(existsSync(join(logs, "default_gone_7c9e6679-7425-40de-944b-e07fc1f90ae7"))).toBe(false);
     for (const d of strangers) {
       expect(existsSync(join(logs, d, "sub", "keep"))).toBe(true);
-      expect(lines.filter((l) => l.includes(`leaving ${join(logs, d)} alone: not a pod's log folder`))).toHaveLength(1);
+      expect(lines.filter((l) => l.startsWith("warn container GC: leaving a folder alone: not a pod's log folder ") && l.includes(` path=${join(logs, d)} problem=`))).toHaveLength(1);
     }
     // One that goes away and comes back is reported again; a name with a newline cannot forge a line.
     rmSync(join(logs, "ssh"), { recursive: true });
@@ -255,8 +259,9 @@ describe("container GC: sandboxes and log folders", () => {
     mkdirSync(join(logs, "ssh"));
     mkdirSync(join(logs, "x\ny"));
     await collect();
-    expect(lines.filter((l) => l.includes(`leaving ${join(logs, "ssh")} alone`))).toHaveLength(2);
-    expect(lines.filter((l) => l.includes(`leaving ${JSON.stringify(join(logs, "x\ny"))} alone`))).toHaveLength(1);
+    expect(lines.filter((l) => l.includes(` path=${join(logs, "ssh")} problem=`))).toHaveLength(2);
+    expect(lines.filter((l) => l.includes(` path=${JSON.stringify(join(logs, "x\ny"))} problem=`))).toHaveLength(1);
+    expect(lines.filter((l) => l.includes("\n"))).toEqual([]);
     expect(existsSync(join(logs, "x\ny"))).toBe(true);
   });
 

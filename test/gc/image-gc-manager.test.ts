@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createConsola } from "consola";
+import { ALL_LEVELS, linesLog } from "../fakes/recording-log";
 import { CriImageFsStats, IMAGE_GC_PERIOD_MS, ImageGCManager, imageGCCandidates, type GCEvent, type ImageGCPolicy, type ImageRecord } from "../../src/gc/image-gc-manager";
 import { FakeClock } from "../../src/util/clock";
 import { FakeImageRuntime } from "../fakes/image-runtime";
@@ -11,8 +11,7 @@ function setup(policy: Partial<ImageGCPolicy> = {}) {
   const clock = new FakeClock();
   const rt = new FakeImageRuntime();
   const events: GCEvent[] = [];
-  const lines: string[] = [];
-  const log = createConsola({ level: 5, reporters: [{ log: (o) => lines.push(`${o.type} ${o.args.join(" ")}`) }] });
+  const { log, lines } = linesLog(ALL_LEVELS);
   const gc = new ImageGCManager({
     runtime: rt, fsStats: rt, clock, log, sandboxImage: SANDBOX,
     policy: { highThresholdPercent: 40, lowThresholdPercent: 30, minAgeMs: 2 * MIN, ...policy },
@@ -98,13 +97,19 @@ describe("image GC: when it collects and how much", () => {
   });
 
   test("a failed removal is reported and the next image tried", async () => {
-    const { rt, gc } = setup();
+    const { rt, gc, lines } = setup();
     const stuck = rt.addImage("stuck", 30_000);
     const other = rt.addImage("other", 30_000);
     rt.refuse.add(stuck);
     await gc.detectOnce();
     await expect(gc.garbageCollect()).rejects.toThrow(/wanted to free 20000 bytes, but freed 30000 bytes space with errors in image deletion: .*stuck is in use/);
     expect(rt.removed).toEqual([other]);
+    // The usage, thresholds and amount as numbers; each image by its ID.
+    expect(lines.filter((l) => l.includes("image GC:"))).toEqual([
+      expect.stringMatching(/^info image GC: disk usage on the image filesystem is at or over the high threshold; freeing down to the low threshold usagePercent=\d+ highThresholdPercent=\d+ bytesToFree=20000 lowThresholdPercent=\d+$/),
+      expect.stringMatching(new RegExp(`^warn image GC: removing an image failed image=${stuck} err=.*stuck is in use`)),
+      `info image GC: removed image image=${other} bytes=30000`,
+    ]);
   });
 
   test("capacity 0 is InvalidDiskCapacity; a second failure in a row is ImageGCFailed; a success resets", async () => {

@@ -3,8 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { createConsola } from "consola";
 import { ContainerLogManager, LOG_MONITOR_PERIOD_MS, rotationTimestamp, type ContainerLogRuntime } from "../../src/logs/container-log-manager";
+import { ALL_LEVELS, linesLog } from "../fakes/recording-log";
 import type { Container, ContainerStatus } from "../../src/cri/types";
 import { FakeClock } from "../../src/util/clock";
 import { grpcStatusError } from "../fakes/grpc";
@@ -47,8 +47,7 @@ function setup(maxFiles = 3, maxSizeBytes = 100) {
   mkdirSync(dir, { recursive: true });
   const live = join(dir, "0.log");
   rt.containers.push({ id: "c1", state: "CONTAINER_RUNNING", logPath: live });
-  const lines: string[] = [];
-  const log = createConsola({ level: 5, reporters: [{ log: (o) => lines.push(`${o.type} ${o.args.join(" ")}`) }] });
+  const { log, lines } = linesLog(ALL_LEVELS);
   const m = new ContainerLogManager({ runtime: rt, policy: { maxSizeBytes, maxFiles }, podLogsRoot: logs, clock, log });
   const files = () => readdirSync(dir).sort();
   return { clock, rt, m, dir, live, files, lines, logs };
@@ -56,7 +55,7 @@ function setup(maxFiles = 3, maxSizeBytes = 100) {
 
 describe("container log rotation", () => {
   test("a log below containerLogMaxSize is left alone; at it, it is renamed <log>.<YYYYMMDD-hhmmss> and the runtime reopens a new one", async () => {
-    const { rt, m, live, files } = setup();
+    const { rt, m, live, files, lines } = setup();
     writeFileSync(live, "x".repeat(99));
     await m.rotateLogs();
     expect(files()).toEqual(["0.log"]);
@@ -66,6 +65,7 @@ describe("container log rotation", () => {
     expect(files()).toEqual(["0.log", "0.log.20240101-120000"]);
     expect(rt.reopened).toEqual(["c1"]);
     expect(readFileSync(live, "utf8")).toBe("");
+    expect(lines).toEqual([`debug container log rotation: rotated path=${live} rotated=0.log.20240101-120000`]);
   });
 
   test("the file set: leftovers removed, the oldest beyond MaxFiles − 2 removed, the rest gzipped, so at most MaxFiles remain", async () => {
@@ -109,7 +109,7 @@ describe("container log rotation", () => {
     await m.rotateLogs();
     expect(files()).toEqual(["0.log"]);
     expect(readFileSync(live, "utf8")).toBe("z".repeat(150));
-    expect(lines.some((l) => l.includes("failed to reopen container log") && l.includes("containerd says no"))).toBe(true);
+    expect(lines).toEqual(["warn container log rotation: rotating a container's log failed container=app id=c1 err=\"failed to reopen container log c1: CRI ReopenContainerLog: UNKNOWN: containerd says no\""]);
     rt.failReopen = false;
     await m.rotateLogs();
     expect(files()).toEqual(["0.log", "0.log.20240101-120000"]);
@@ -126,7 +126,7 @@ describe("container log rotation", () => {
     expect(files()).toEqual(["0.log"]);
     expect(existsSync(outside)).toBe(true);
     expect(rt.reopened).toEqual([]);
-    expect(lines.some((l) => l.includes("is not inside"))).toBe(true);
+    expect(lines.some((l) => l.startsWith("warn container log rotation: rotating a container's log failed container=app id=c2 err=") && l.includes("is not inside"))).toBe(true);
   });
 
   test("the loop: at once, then every 10 s", async () => {
