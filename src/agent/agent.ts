@@ -56,8 +56,8 @@ import { isSidecar } from "./pod-actions";
 import { RuntimeState } from "./runtime-state";
 import { PodWorkerPool, SYNC_ERROR_BACKOFF_MS, type PodWorkerPoolOptions, type PodWorkers, type PodWorkerState } from "./pod-workers";
 import type { RuntimeConfigOptions } from "./runtime-config";
-import { computeApiPodStatus, qosClass, type Waiting } from "./status";
-import { NO_STATUS_MANAGER, type PodStatusManager } from "./status-manager";
+import { computeApiPodStatus, qosClass, type Waiting } from "../status";
+import { NO_STATUS_MANAGER, type PodStatusManager } from "../status";
 import { SyncLoop, type SyncHandler } from "./sync-loop";
 
 /** Reports for metrics and the cluster's mirror pods; none of them may change what the agent does. */

@@ -11,6 +11,4 @@ export { Backoff } from "./backoff";
 export { computePodActions, neverRan, type PodActions } from "./pod-actions";
 export { PodSyncer, type SyncResult, type SyncRuntime } from "./pod-sync";
 export { PodWorkerPool, SYNC_ERROR_BACKOFF_MS, type EvictOptions, type PodWorkers, type PodWorkerPoolOptions, type PodWorkerState, type PodSyncActions, type UpdatePodOptions, type UpdateType, type WorkerPhase } from "./pod-workers";
-export { NO_STATUS_MANAGER, type PodStatusManager } from "./status-manager";
-export { computeApiPodStatus, qosClass, type PodFailure, type StatusInputs, type Waiting } from "./status";
 export type { RuntimeConfigOptions } from "./runtime-config";

@@ -43,7 +43,7 @@ import { SdNotifier, type NotifySocket } from "../systemd";
 import { ContainerLogManager, CriImageFsStats, ImageGCManager } from "../eviction";
 import { EventBroadcaster, EventRing, nodeReference, recordNodeConditionEvents, type NodeEventRecorder } from "../events";
 import { Agent } from "./agent";
-import { qosClass } from "./status";
+import { qosClass } from "../status";
 import type { AgentConfig } from "./agent-config";
 
 /**

@@ -32,7 +32,7 @@ import * as ann from "./labels";
 import { computePodActions, findContainerStatus, hasSidecars, isInit, isSidecar, neverRan, type PodActions, type ProbeFailureLookup, type StartedLookup } from "./pod-actions";
 import { TerminationOrder } from "./termination-order";
 import { containerConfig, containerLogDir, downwardEnvValue, podDir, podLogDir, sandboxConfig, terminationLogDir, type RuntimeConfigOptions } from "./runtime-config";
-import type { Waiting } from "./status";
+import type { Waiting } from "../status";
 import { ContainerConfigError, makeEnvironmentVariables } from "../volume/container-env";
 import type { DockerKeyring } from "../volume/docker-keyring";
 import { makeDockerKeyring, podPullSecrets, pullWithCredentials } from "../volume/pull-secrets";

@@ -51,7 +51,7 @@ import type { Logger } from "../util/log";
 import { apiTime } from "../util/time";
 import { errorMessage } from "../util/errors";
 import type { SyncResult } from "./pod-sync";
-import type { PodFailure, Waiting } from "./status";
+import type { PodFailure, Waiting } from "../status";
 
 export type WorkerPhase = "syncing" | "terminating" | "terminated";
 

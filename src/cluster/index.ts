@@ -1,5 +1,5 @@
 // src/cluster: the agent as a node of a Kubernetes cluster — Node registration and status, the node
-// Lease, the status manager and mirror pods, wired together by ClusterNode (a pod source of the agent
+// Lease, mirror pods and the status manager (src/status), wired together by ClusterNode (a pod source of the agent
 // and its PodStatusManager). It may import src/kube, src/config (the API server source), src/api and
 // src/util, never src/agent, src/server or cmd; it loads @kubernetes/client-node, so commands import
 // it lazily.
@@ -7,7 +7,5 @@ export { startNodeHeartbeat, type NodeHeartbeat, type NodeHeartbeatOptions } fro
 export { NodeLease, NODE_LEASE_NAMESPACE, NODE_LEASE_DURATION_SECONDS, type NodeLeaseOptions } from "./node-lease";
 export { NodeStatusReporter, NODE_STATUS_UPDATE_FREQUENCY_MS, NODE_STATUS_REPORT_FREQUENCY_MS, type NodeStatusReporterOptions } from "./node-status-reporter";
 export { type NodeHealth } from "./node-status";
-export { StatusManager, STATUS_BATCH_PERIOD_MS, type MirrorPodLookup, type StatusManagerOptions } from "./status-manager";
 export { MirrorPods, type MirrorPodsOptions } from "./mirror-pods";
 export { isMirrorPod, isMirrorPodOf, isStaticPod, type ApiPodEvent, type ApiPodView } from "./api-pods";
-export { podStatusPatch, type StatusPatch } from "./pod-status-patch";

@@ -2,10 +2,10 @@
 // reports through by hand, a PLEG whose events and cache a test sets, pod workers that only record
 // what the loop asked of them, a prober whose results a test sets, and a status manager that records.
 import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
-import type { PodStatusManager } from "../../src/agent/status-manager";
+import type { PodStatusManager } from "../../src/status/pod-status-manager";
 import { podKey } from "../../src/api/pod";
 import type { EvictOptions, PodWorkerState, PodWorkers, UpdatePodOptions } from "../../src/agent/pod-workers";
-import type { PodFailure } from "../../src/agent/status";
+import type { PodFailure } from "../../src/status/api-status";
 import type { SourceReport } from "../../src/config/pod-config";
 import type { PodSource } from "../../src/config/types";
 import type { PodSourceName } from "../../src/manifest/types";
