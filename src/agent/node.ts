@@ -546,7 +546,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
         probeObserved: (o) => metrics.observeProbe(o),
         afterHousekeeping: () => {
           if (pleg.relistStats.lastRelistTime) notifier.ready();
-          void cluster?.housekeeping(a.workers.states().map((s) => ({ pod: s.pod, terminating: s.phase !== "syncing" }))).catch((err) => log.warn(`mirror pods: ${errorMessage(err)}`));
+          void cluster?.housekeeping(a.workers.states().map((s) => ({ pod: s.pod, terminating: a.workers.isPodTerminationRequested(s.uid) }))).catch((err) => log.warn(`mirror pods: ${errorMessage(err)}`));
           const stats = pleg.relistStats;
           if (stats.lastRelistTime) metrics.setPlegLastSeen(stats.lastRelistTime);
           const { pods, containers } = runtimeCounts(pleg.cache);

@@ -42,7 +42,7 @@
 // retry time (a crash-loop or image-pull backoff ending), after the kubelet's backOffPeriod (10 s) when
 // the sync failed, otherwise after syncFrequency — each with the kubelet's jitter (up to +50 %), drawn
 // from the injected random source. The sync loop's 1 s tick asks for getDuePods().
-import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
+import type { Pod } from "kubernetes-types/core/v1";
 import { isPodTerminal, podKey, podRef } from "../api";
 import type { PodStatusReader } from "../pleg/cache";
 import type { PodStatus } from "../pleg/types";
@@ -97,8 +97,13 @@ export interface PodWorkerState {
   syncs: number;
   /** First time the agent saw the pod (RFC 3339), the pod's startTime. */
   seen: string;
-  apiStatus?: ApiPodStatus;
 }
+
+/**
+ * A worker's state as the workers lend it out: read-only. What a pod is (its spec, its phase in the
+ * state machine, why it waits or failed) is the workers' to change, through the calls of PodWorkers.
+ */
+export type PodWorkerView = Readonly<Omit<PodWorkerState, "waiting">> & { readonly waiting: ReadonlyMap<string, Waiting> };
 
 /**
  * How the node stops a running pod on its own (the kubelet's KillPodOptions of killPodNow): the status
@@ -143,8 +148,25 @@ export interface PodWorkers {
   restartPod(uid: string): boolean;
   /** The pods whose queued sync is due now, taken off the queue (the 1 s tick syncs them). */
   getDuePods(): string[];
-  states(): PodWorkerState[];
-  get(uid: string): PodWorkerState | undefined;
+  /** Every worker's state, read-only. */
+  states(): PodWorkerView[];
+  get(uid: string): PodWorkerView | undefined;
+  /** Whether a worker exists for the UID (the kubelet's podWorkers knows of the pod's sync status). */
+  knows(uid: string): boolean;
+  /**
+   * Whether the pod may still have running containers: it has a worker that has not terminated (the
+   * kubelet's CouldHaveRunningContainers; an unknown UID has none the workers started).
+   */
+  couldHaveRunningContainers(uid: string): boolean;
+  /** Whether the pod's termination was requested: it terminates or has terminated (IsPodTerminationRequested). */
+  isPodTerminationRequested(uid: string): boolean;
+  /**
+   * Whether the pod's content (volumes, folders) may go: it has terminated and its source removed it
+   * (ShouldPodContentBeRemoved). False for an unknown UID: what the node does then is the caller's.
+   */
+  shouldPodContentBeRemoved(uid: string): boolean;
+  /** Whether the pod's runtime objects may go: it has terminated (ShouldPodRuntimeBeRemoved); false when unknown. */
+  shouldPodRuntimeBeRemoved(uid: string): boolean;
   /** Resolves when no worker is busy or has work pending (tests, shutdown). */
   idle(): Promise<void>;
 }
@@ -159,8 +181,19 @@ export interface PodWorkerPoolOptions {
   /** Source of the jitter, in [0, 1); Math.random on a node, a fixed value in tests. */
   random?: () => number;
   /** Called after each step that changed what the pod's status says (sync, termination, removal). */
-  onSynced?: (state: PodWorkerState, result: SyncResult | undefined) => void;
+  onSynced?: (state: PodWorkerView, result: SyncResult | undefined) => void;
 }
+
+/**
+ * The answers of PodWorkers' questions over one worker's state (undefined: no worker), shared by every
+ * implementation so that a fake answers as the pool does.
+ */
+export const workerAnswers = {
+  couldHaveRunningContainers: (s: PodWorkerView | undefined): boolean => s !== undefined && s.phase !== "terminated",
+  isPodTerminationRequested: (s: PodWorkerView | undefined): boolean => s !== undefined && s.phase !== "syncing",
+  shouldPodContentBeRemoved: (s: PodWorkerView | undefined): boolean => s !== undefined && s.phase === "terminated" && s.removed,
+  shouldPodRuntimeBeRemoved: (s: PodWorkerView | undefined): boolean => s !== undefined && s.phase === "terminated",
+};
 
 /** The kubelet's backOffPeriod: a pod whose sync failed is synced again after 10 s (pod_workers.go completeWork). */
 export const SYNC_ERROR_BACKOFF_MS = 10_000;
@@ -211,11 +244,26 @@ export class PodWorkerPool implements PodWorkers {
     this.resyncIntervalMs = o.resyncIntervalMs ?? 60_000;
   }
 
-  states(): PodWorkerState[] {
+  states(): PodWorkerView[] {
     return [...this.workers.values()].map((w) => w.state);
   }
-  get(uid: string): PodWorkerState | undefined {
+  get(uid: string): PodWorkerView | undefined {
     return this.workers.get(uid)?.state;
+  }
+  knows(uid: string): boolean {
+    return this.workers.has(uid);
+  }
+  couldHaveRunningContainers(uid: string): boolean {
+    return workerAnswers.couldHaveRunningContainers(this.get(uid));
+  }
+  isPodTerminationRequested(uid: string): boolean {
+    return workerAnswers.isPodTerminationRequested(this.get(uid));
+  }
+  shouldPodContentBeRemoved(uid: string): boolean {
+    return workerAnswers.shouldPodContentBeRemoved(this.get(uid));
+  }
+  shouldPodRuntimeBeRemoved(uid: string): boolean {
+    return workerAnswers.shouldPodRuntimeBeRemoved(this.get(uid));
   }
 
   updatePod({ type, pod, remove }: UpdatePodOptions): void {
