@@ -29,7 +29,6 @@ import { NoServiceLister } from "../volume/no-service-lister";
 import { ObjectSourceError, type ObjectSource, type ServiceLister } from "../volume/types";
 import { containerReference, podReference } from "../events/object-ref";
 import { NO_EVENTS, type EventRecorder } from "../events/types";
-import type { ContainerStatus } from "../cri/types";
 import { ContainerKiller, findSpec, killingMessage } from "./container-kill";
 import { ContainerStarter } from "./container-start";
 import { ContainerStartError } from "./container-start-error";
