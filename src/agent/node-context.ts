@@ -13,7 +13,25 @@ import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
 import type { Agent } from "./agent";
 import type { AgentConfig } from "./agent-config";
-import type { VolumeWiring } from "./node-objects";
+import type { ClusterNode } from "../cluster/cluster-node";
+import type { ObjectSource, ServiceLister, VolumePlugin } from "../volume/types";
+
+/**
+ * Where the node gets its ObjectSource and extra volume plugins (issue 15): by default the API server
+ * (ApiObjectSource over the cluster's client: a watch per object its pods name, the token manager)
+ * with --kubeconfig, the --local-objects folder (LocalObjectSource, watched) with that flag, otherwise
+ * none; tests inject their own.
+ */
+export interface VolumeWiring {
+  /** With --kubeconfig: the API server's objects, read with the node's own credentials. */
+  apiObjects?(cluster: ClusterNode): ObjectSource;
+  /** With --local-objects DIR: ConfigMap and Secret manifests in DIR, watched. */
+  localObjects?(dir: string): ObjectSource;
+  /** Plugins tried before the node's own (src/volume/plugins.ts). */
+  plugins?(objects: ObjectSource): VolumePlugin[];
+  /** With --kubeconfig: the services containers get service-link variables from. */
+  apiServices?(cluster: ClusterNode): ServiceLister;
+}
 
 export interface NodeDeps {
   clock?: Clock;

@@ -6,26 +6,11 @@ import type { Logger } from "../util/log";
 import { LocalObjectSource } from "../volume/local-object-source";
 import { NoObjectSource } from "../volume/no-object-source";
 import { NoServiceLister } from "../volume/no-service-lister";
-import type { ObjectSource, ServiceLister, VolumePlugin } from "../volume/types";
+import type { ObjectSource, ServiceLister } from "../volume/types";
 import type { AgentConfig } from "./agent-config";
-import type { NodeContext } from "./node-context";
+import type { NodeContext, VolumeWiring } from "./node-context";
 
-/**
- * Where the node gets its ObjectSource and extra volume plugins (issue 15): by default the API server
- * (ApiObjectSource over the cluster's client: a watch per object its pods name, the token manager)
- * with --kubeconfig, the --local-objects folder (LocalObjectSource, watched) with that flag, otherwise
- * none; tests inject their own.
- */
-export interface VolumeWiring {
-  /** With --kubeconfig: the API server's objects, read with the node's own credentials. */
-  apiObjects?(cluster: ClusterNode): ObjectSource;
-  /** With --local-objects DIR: ConfigMap and Secret manifests in DIR, watched. */
-  localObjects?(dir: string): ObjectSource;
-  /** Plugins tried before the node's own (src/volume/plugins.ts). */
-  plugins?(objects: ObjectSource): VolumePlugin[];
-  /** With --kubeconfig: the services containers get service-link variables from. */
-  apiServices?(cluster: ClusterNode): ServiceLister;
-}
+export type { VolumeWiring } from "./node-context";
 
 /**
  * The services behind containers' service-link variables (KUBERNETES_SERVICE_HOST, …): with

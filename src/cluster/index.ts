@@ -1,8 +1,8 @@
 // src/cluster: the agent as a node of a Kubernetes cluster — Node registration and status, the node
-// Lease, mirror pods and the status manager (src/status), wired together by ClusterNode (a pod source of the agent
-// and its PodStatusManager). It may import src/kube, src/config (the API server source), src/api and
-// src/util, never src/agent, src/server or cmd; it loads @kubernetes/client-node, so commands import
-// it lazily.
+// Lease, mirror pods and the status manager (made here, src/status's), wired together by ClusterNode (a
+// pod source of the agent and its PodStatusManager). It may import src/kube, src/config (the API server
+// source), src/status, src/api and src/util, never src/agent, src/server or cmd; it loads
+// @kubernetes/client-node, so commands import it lazily.
 export { startNodeHeartbeat, type NodeHeartbeat, type NodeHeartbeatOptions } from "./heartbeat";
 export { NodeLease, NODE_LEASE_NAMESPACE, NODE_LEASE_DURATION_SECONDS, type NodeLeaseOptions } from "./node-lease";
 export { NodeStatusReporter, NODE_STATUS_UPDATE_FREQUENCY_MS, NODE_STATUS_REPORT_FREQUENCY_MS, type NodeStatusReporterOptions } from "./node-status-reporter";
