@@ -7,7 +7,7 @@
 // each sync so that the pod's worker is due again at the deadline itself rather than at its next resync.
 import type { Pod } from "kubernetes-types/core/v1";
 import type { Clock } from "../util/clock";
-import type { PodFailure } from "./status";
+import type { PodFailure } from "../status";
 
 export const DEADLINE_EXCEEDED_REASON = "DeadlineExceeded";
 export const DEADLINE_EXCEEDED_MESSAGE = "Pod was active on the node longer than the specified deadline";

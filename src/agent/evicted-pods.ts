@@ -17,7 +17,7 @@ import { PRESSURE_CONDITIONS, type PressureCondition } from "../eviction/signals
 import { writeFileAtomic } from "../util/atomic-file";
 import { errorMessage } from "../util/errors";
 import type { Logger } from "../util/log";
-import type { PodFailure } from "./status";
+import type { PodFailure } from "../status";
 
 /** What the node evicted a pod with: its status, and the pressure condition it relieved, if any. */
 export interface EvictionRecord extends PodFailure {

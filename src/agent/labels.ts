@@ -1,18 +1,12 @@
 // Annotations the agent puts on CRI containers beside the kubelet's labels (src/cri/labels.ts), with
 // the kubelet's names, so that a restarted agent can read back what it created (restart count, the
 // spec hash a running container was made from) and other CRI tools see the same as with a kubelet.
+// The keys live in src/status (container-annotations.ts), which reads them back for the pod status.
 import { createHash } from "node:crypto";
 import type { Container } from "kubernetes-types/core/v1";
 import { stableStringify } from "../manifest/static-pod";
 
-export const CONTAINER_HASH = "io.kubernetes.container.hash";
-export const CONTAINER_RESTART_COUNT = "io.kubernetes.container.restartCount";
-export const CONTAINER_TERMINATION_MESSAGE_PATH = "io.kubernetes.container.terminationMessagePath";
-export const CONTAINER_TERMINATION_MESSAGE_POLICY = "io.kubernetes.container.terminationMessagePolicy";
-export const POD_TERMINATION_GRACE_PERIOD = "io.kubernetes.pod.terminationGracePeriod";
-export const CONTAINER_PRESTOP_HANDLER = "io.kubernetes.container.preStopHandler";
-/** Marks init containers, so a restarted agent tells them from app containers of the same pod. */
-export const CONTAINER_TYPE = "io.kubernetes.container.type";
+export { CONTAINER_HASH, CONTAINER_RESTART_COUNT, CONTAINER_TERMINATION_MESSAGE_PATH, CONTAINER_TERMINATION_MESSAGE_POLICY, POD_TERMINATION_GRACE_PERIOD, CONTAINER_PRESTOP_HANDLER, CONTAINER_TYPE } from "../status";
 
 /**
  * The hash of a container's spec. A running container whose hash differs from its spec's is

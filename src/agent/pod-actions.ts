@@ -15,6 +15,10 @@ import type { Container, Pod } from "kubernetes-types/core/v1";
 import type { ContainerStatus, PodSandboxStatus } from "../cri/types";
 import type { PodStatus } from "../pleg/types";
 import * as ann from "./labels";
+import { isInit, isSidecar, neverRan } from "../status";
+
+/** Which instance is which (sidecar, init, never ran): the status module's, re-exported for the agent's callers. */
+export { isInit, isSidecar, neverRan };
 
 export interface ContainerToKill {
   id: string;
@@ -32,11 +36,6 @@ export type ProbeFailureLookup = (containerName: string, containerId: string) =>
  * prober's answer, undefined when it has none yet.
  */
 export type StartedLookup = (containerName: string, containerId: string) => boolean | undefined;
-
-/** A native sidecar: an init container with restartPolicy Always (KEP-753, the kubelet's IsRestartableInitContainer). */
-export function isSidecar(c: Container): boolean {
-  return c.restartPolicy === "Always";
-}
 
 /** Whether the pod has any native sidecar (then its termination is ordered: termination-order.ts). */
 export function hasSidecars(pod: Pod): boolean {
@@ -68,10 +67,6 @@ export function findContainerStatus(status: PodStatus | undefined, name: string,
   return status?.containerStatuses.find((c) => c.metadata?.name === name && (init === undefined || isInit(c) === init));
 }
 
-export function isInit(c: ContainerStatus): boolean {
-  return c.annotations[ann.CONTAINER_TYPE] === "init";
-}
-
 /** The kubelet's podSandboxChanged: does the pod need a new sandbox, and with which attempt number? */
 export function sandboxChanged(pod: Pod, status: PodStatus | undefined): { changed: boolean; attempt: number; sandboxId: string } {
   const sandboxes = status?.sandboxStatuses ?? [];
@@ -87,25 +82,6 @@ export function sandboxChanged(pod: Pod, status: PodStatus | undefined): { chang
   if (latest.linux?.namespaces?.options && hostNetwork !== sandboxHostNetwork) return { changed: true, attempt: next, sandboxId: latest.id };
   return { changed: false, attempt: latest.metadata?.attempt ?? 0, sandboxId: latest.id };
 }
-
-/**
- * An instance the runtime holds that never ran because the agent's own start of it was cut short: the
- * agent stopped between CreateContainer and StartContainer (state CREATED), or it died during
- * StartContainer. containerd then marks the container exited with reason StartError, exit code 128
- * and no start time, and its message says the call was cancelled: "context canceled", or, when the
- * cancellation killed the shim being started (seen with containerd 1.7), "failed to start shim:
- * start failed: …: signal: killed". Such an instance is not a failure of the container: it is
- * replaced without counting a restart, and no status shows it. A StartError for any other reason
- * (an executable not found) is the container's own and counts as the kubelet counts it.
- */
-export function neverRan(c: ContainerStatus): boolean {
-  if (c.startedAt) return false;
-  if (c.state === "CONTAINER_CREATED") return true;
-  return c.state === "CONTAINER_EXITED" && c.reason === "StartError" && CUT_SHORT.some((re) => re.test(c.message));
-}
-
-/** How containerd words a StartContainer whose caller went away. */
-const CUT_SHORT: readonly RegExp[] = [/context canceled/, /failed to start shim: start failed: .*signal: killed/];
 
 function succeeded(c: ContainerStatus | undefined): boolean {
   return c?.state === "CONTAINER_EXITED" && c.exitCode === 0;

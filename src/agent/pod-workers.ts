@@ -42,7 +42,7 @@
 // retry time (a crash-loop or image-pull backoff ending), after the kubelet's backOffPeriod (10 s) when
 // the sync failed, otherwise after syncFrequency — each with the kubelet's jitter (up to +50 %), drawn
 // from the injected random source. The sync loop's 1 s tick asks for getDuePods().
-import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
+import type { Pod } from "kubernetes-types/core/v1";
 import { isPodTerminal, podKey, podRef } from "../api";
 import type { PodStatusReader } from "../pleg/types";
 import type { PodStatus } from "../pleg/types";
@@ -51,103 +51,10 @@ import type { Logger } from "../util/log";
 import { apiTime } from "../util/time";
 import { errorMessage } from "../util/errors";
 import type { SyncResult } from "./pod-sync";
-import type { PodFailure, Waiting } from "./status";
+import type { PodFailure } from "../status";
+import { workerAnswers, type EvictOptions, type PodSyncActions, type PodWorkers, type PodWorkerState, type PodWorkerView, type UpdatePodOptions } from "./pod-worker-types";
 
-export type WorkerPhase = "syncing" | "terminating" | "terminated";
-
-/**
- * The kubelet's UpdateType: create (a source added the pod), update (its spec changed), sync (nothing
- * changed in the config: a periodic or event-driven sync) and kill (the source removed or deleted it).
- */
-export type UpdateType = "create" | "update" | "sync" | "kill";
-
-export interface UpdatePodOptions {
-  type: UpdateType;
-  pod: Pod;
-  /** With kill: the source no longer has the pod, so after terminating it is removed and forgotten. */
-  remove?: boolean;
-}
-
-export interface PodWorkerState {
-  readonly uid: string;
-  readonly fullName: string;
-  pod: Pod;
-  phase: WorkerPhase;
-  /** The config removed the pod: after terminating, its runtime objects are removed and the worker forgotten. */
-  removed: boolean;
-  /** A create came for this UID while it was terminating: the spec to start afresh once it has terminated. */
-  restartRequested?: Pod;
-  waiting: Map<string, Waiting>;
-  /** The last sync could not make every volume (FailedMount): why, for the pod's conditions. */
-  volumesNotReady?: Waiting;
-  /** Why the pod can never run (admission rejected it, an init container failed with restartPolicy Never). */
-  failed?: PodFailure;
-  /** Admission refused it: nothing of it ever ran, and its status is only the refusal. */
-  rejected?: boolean;
-  /**
-   * The node stopped it (evictPod): the grace period its termination uses at most, whatever its spec
-   * says (the kubelet's PodTerminationGracePeriodSecondsOverride; a later deletion can only shorten it).
-   * Its reason and message are in `failed`, which no sync overwrites once it is set.
-   */
-  evicted?: { gracePeriodSeconds: number };
-  /** When the worker is due for its next sync (ms since the epoch), if it is queued. */
-  dueAt?: number;
-  lastSyncTime: number;
-  lastError?: string;
-  syncs: number;
-  /** First time the agent saw the pod (RFC 3339), the pod's startTime. */
-  seen: string;
-  apiStatus?: ApiPodStatus;
-}
-
-/**
- * How the node stops a running pod on its own (the kubelet's KillPodOptions of killPodNow): the status
- * the pod keeps (phase Failed with this reason and message, as the eviction manager's podStatusFunc
- * sets it) and the grace period its containers get instead of the spec's.
- */
-export interface EvictOptions {
-  status: PodFailure;
-  gracePeriodSeconds: number;
-}
-
-/** What the workers call to act on the runtime: the PodSyncer in the agent, a fake in tests. */
-export interface PodSyncActions {
-  syncPod(pod: Pod, status: PodStatus | undefined): Promise<SyncResult>;
-  killPod(pod: Pod | undefined, status: PodStatus | undefined, graceOverride: number | undefined): Promise<void>;
-  removePod(uid: string, status: PodStatus | undefined): Promise<void>;
-  /** Asks the PLEG to relist this pod now, so the next sync and the status see the sync's effects. */
-  relistPod(uid: string): Promise<void>;
-}
-
-/** The seam the sync loop drives; PodWorkerPool on a node, a recording fake in the sync loop's tests. */
-export interface PodWorkers {
-  /** A source's view of the pod changed (create, update), or it must stop (kill). */
-  updatePod(o: UpdatePodOptions): void;
-  /** Something may have changed for a known pod (a PLEG event, a probe result, a due retry): sync it. */
-  syncPod(uid: string): void;
-  /** Only the pod's API status changed (RECONCILE): keep the newest object, nothing to do on the node. */
-  reconcile(pod: Pod): void;
-  /** Admission refused the pod: it is tracked as terminated and Failed, and nothing of it ever runs. */
-  reject(pod: Pod, failure: PodFailure): void;
-  /**
-   * The node stops a running pod on its own (eviction): it terminates within the given grace period and
-   * its status becomes phase Failed with the given reason and message, for good. False (nothing done)
-   * when the pod is unknown or not running any more (being deleted, terminating, already evicted).
-   */
-  evictPod(uid: string, o: EvictOptions): boolean;
-  /**
-   * A terminated pod its source still has starts afresh with its spec (as a restart request does: a
-   * new syncing worker, status and start time new; the runtime objects of the previous run are the
-   * first sync's to replace). False when it is unknown, not terminated, removed, or already restarting.
-   */
-  restartPod(uid: string): boolean;
-  /** The pods whose queued sync is due now, taken off the queue (the 1 s tick syncs them). */
-  getDuePods(): string[];
-  states(): PodWorkerState[];
-  get(uid: string): PodWorkerState | undefined;
-  /** Resolves when no worker is busy or has work pending (tests, shutdown). */
-  idle(): Promise<void>;
-}
+export { workerAnswers, type EvictOptions, type PodSyncActions, type PodWorkers, type PodWorkerState, type PodWorkerView, type UpdatePodOptions, type UpdateType, type WorkerPhase } from "./pod-worker-types";
 
 export interface PodWorkerPoolOptions {
   actions: PodSyncActions;
@@ -159,7 +66,7 @@ export interface PodWorkerPoolOptions {
   /** Source of the jitter, in [0, 1); Math.random on a node, a fixed value in tests. */
   random?: () => number;
   /** Called after each step that changed what the pod's status says (sync, termination, removal). */
-  onSynced?: (state: PodWorkerState, result: SyncResult | undefined) => void;
+  onSynced?: (state: PodWorkerView, result: SyncResult | undefined) => void;
 }
 
 /** The kubelet's backOffPeriod: a pod whose sync failed is synced again after 10 s (pod_workers.go completeWork). */
@@ -211,11 +118,26 @@ export class PodWorkerPool implements PodWorkers {
     this.resyncIntervalMs = o.resyncIntervalMs ?? 60_000;
   }
 
-  states(): PodWorkerState[] {
+  states(): PodWorkerView[] {
     return [...this.workers.values()].map((w) => w.state);
   }
-  get(uid: string): PodWorkerState | undefined {
+  get(uid: string): PodWorkerView | undefined {
     return this.workers.get(uid)?.state;
+  }
+  knows(uid: string): boolean {
+    return this.workers.has(uid);
+  }
+  couldHaveRunningContainers(uid: string): boolean {
+    return workerAnswers.couldHaveRunningContainers(this.get(uid));
+  }
+  isPodTerminationRequested(uid: string): boolean {
+    return workerAnswers.isPodTerminationRequested(this.get(uid));
+  }
+  shouldPodContentBeRemoved(uid: string): boolean {
+    return workerAnswers.shouldPodContentBeRemoved(this.get(uid));
+  }
+  shouldPodRuntimeBeRemoved(uid: string): boolean {
+    return workerAnswers.shouldPodRuntimeBeRemoved(this.get(uid));
   }
 
   updatePod({ type, pod, remove }: UpdatePodOptions): void {

@@ -1,20 +1,11 @@
-// What the status manager and the mirror pods read of the API: the pods bound to this node as the API
-// source's informer last saw them, in their JSON wire form (a KubeInformer<Pod> is one).
+// The API pods as the mirror pods see them: the view of the pods bound to this node (the status
+// manager's ApiPodView, src/status), which pods are static or mirror pods, and a static pod's hash.
 import type { Pod } from "kubernetes-types/core/v1";
 import { CONFIG_HASH_ANNOTATION, CONFIG_MIRROR_ANNOTATION } from "../api/annotations";
 import { podKey } from "../api/pod";
 
-export type ApiPodEvent = "add" | "update" | "delete";
-
-export interface ApiPodView {
-  /** The pod by name and namespace, as last listed or watched. */
-  get(name: string, namespace?: string): Pod | undefined;
-  /** Every pod bound to this node. */
-  list(): readonly Pod[];
-  /** Called after each change is in the view. */
-  onChange(cb: (event: ApiPodEvent, pod: Pod) => void): void;
-}
-
+/** The view itself is the status manager's seam (src/status), which mirror pods read too. */
+export type { ApiPodEvent, ApiPodView } from "../status";
 
 /** A pod that did not come from the API server (kubetypes.IsStaticPod), from src/api. */
 export { isStaticPod } from "../api/pod";

@@ -14,7 +14,7 @@ import { isStaticPod } from "./api-pods";
 import { startNodeHeartbeat, type NodeHeartbeat } from "./heartbeat";
 import { MirrorPods } from "./mirror-pods";
 import type { NodeHealth } from "../nodestatus";
-import { StatusManager } from "./status-manager";
+import { loadStatusManager, type StatusManager } from "../status";
 
 export interface ClusterNodeOptions {
   kubeconfig: string;
@@ -48,19 +48,20 @@ export class ClusterNode {
   private constructor(
     readonly client: KubeClient,
     private readonly o: ClusterNodeOptions,
+    statusManager: typeof StatusManager,
   ) {
     const fieldSelector = `spec.nodeName=${o.nodeName}`;
     this.informer = new KubeInformer<Pod>({ client, path: "/api/v1/pods", fieldSelector, clock: o.clock, log: o.log, what: `pods bound to ${o.nodeName}` });
     this.nodeInformer = new KubeInformer<Node>({ client, path: "/api/v1/nodes", fieldSelector: `metadata.name=${o.nodeName}`, clock: o.clock, log: o.log, what: `node ${o.nodeName}` });
     this.source = new ApiserverSource(this.informer, o.nodeName);
     this.mirrorPods = new MirrorPods({ client, apiPods: this.informer, nodeName: o.nodeName, nodeUid: () => this.heartbeat!.nodeUid(), log: o.log });
-    this.statusManager = new StatusManager({ client, apiPods: this.informer, mirrorPods: this.mirrorPods, clock: o.clock, log: o.log });
+    this.statusManager = new statusManager({ client, apiPods: this.informer, mirrorPods: this.mirrorPods, clock: o.clock, log: o.log });
   }
 
   /** Reads the kubeconfig (a bad one is an error now, not a retry loop later). */
   static async connect(o: ClusterNodeOptions): Promise<ClusterNode> {
     const client = await loadKubeClient(o.kubeconfig, { context: o.context, userAgent: o.userAgent });
-    return new ClusterNode(client, o);
+    return new ClusterNode(client, o, (await loadStatusManager()).StatusManager);
   }
 
   /** Starts the heartbeat, the pod informer (its sets go to `feed`) and the status batch. */
@@ -85,7 +86,7 @@ export class ClusterNode {
     return this.nodeInformer.get(this.o.nodeName);
   }
 
-  // The agent's PodStatusManager (src/agent/status-manager.ts): every computed status, terminations,
+  // The agent's PodStatusManager (src/status/pod-status-manager.ts): every computed status, terminations,
   // removals go to the API server, and static pods' statuses onto their mirror pods.
 
   setPodStatus(pod: Pod, status: PodStatus): void {

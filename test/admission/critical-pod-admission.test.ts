@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Node, Pod } from "kubernetes-types/core/v1";
 import { CriticalPodAdmissionHandler, PREEMPTED_MESSAGE, PREEMPTING_REASON, PredicateAdmitHandler } from "../../src/admission";
-import { qosClass } from "../../src/agent/status";
+import { qosClass } from "../../src/status/api-status";
 import { FakePreemptionTarget } from "../fakes/preemption-target";
 import { node, pod, type PodOptions } from "./fixtures";
 

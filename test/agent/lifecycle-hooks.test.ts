@@ -52,7 +52,7 @@ function setup() {
   const log = { ...quiet, warn: (m: string) => void warnings.push(String(m)) } as Logger;
   const o = options();
   const events = new FakeRecorder();
-  const syncer = new PodSyncer(rt, clock, new Backoff(clock), new Backoff(clock), o, log, volumesFor(o, clock, log), undefined, undefined, undefined, undefined, events);
+  const syncer = new PodSyncer({ runtime: rt, clock, crashBackoff: new Backoff(clock), imageBackoff: new Backoff(clock), config: o, log, volumes: volumesFor(o, clock, log), events });
   return { clock, rt, syncer, warnings, events };
 }
 
@@ -242,7 +242,7 @@ describe("runtimeClassName", () => {
     const rt = new HandlerRuntime(clock);
     const log = createLogger("text", -999);
     const o = { ...options(), ...(runtimeClasses ? { runtimeClasses } : {}) };
-    return { clock, rt, syncer: new PodSyncer(rt, clock, new Backoff(clock), new Backoff(clock), o, log, volumesFor(o, clock, log)) };
+    return { clock, rt, syncer: new PodSyncer({ runtime: rt, clock, crashBackoff: new Backoff(clock), imageBackoff: new Backoff(clock), config: o, log, volumes: volumesFor(o, clock, log) }) };
   }
   const classPod = (name?: string): Pod => {
     const p = hookPod(undefined);

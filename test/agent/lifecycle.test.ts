@@ -10,7 +10,7 @@ import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
 import { ActiveDeadline, DEADLINE_EXCEEDED_MESSAGE } from "../../src/agent/active-deadline";
 import { Agent } from "../../src/agent/agent";
 import { containerLogDir, terminationLogDir, type RuntimeConfigOptions } from "../../src/agent/runtime-config";
-import { computeApiPodStatus, readinessGateMessage } from "../../src/agent/status";
+import { computeApiPodStatus, readinessGateMessage } from "../../src/status/api-status";
 import { lastLogLines, TerminationMessages } from "../../src/agent/termination-message";
 import * as ann from "../../src/agent/labels";
 import { PodConfig } from "../../src/config";

@@ -52,7 +52,7 @@ function setup(name: string) {
   const root = join(base, name);
   const opts: RuntimeConfigOptions = { podLogsRoot: join(root, "logs"), podsDir: join(root, "pods"), cgroupRoot: "/na", nodeName: "n", hostIP: "192.0.2.10", podCgroups: cm };
   const rt = new CgroupCheckingRuntime(clock, cgroups);
-  const syncer = new PodSyncer(rt, clock, new Backoff(clock), new Backoff(clock), opts, log, volumesFor(opts, clock, log));
+  const syncer = new PodSyncer({ runtime: rt, clock, crashBackoff: new Backoff(clock), imageBackoff: new Backoff(clock), config: opts, log, volumes: volumesFor(opts, clock, log) });
   return { rt, syncer, cgroups, active };
 }
 

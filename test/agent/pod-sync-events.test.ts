@@ -27,7 +27,7 @@ function setup() {
   const rt = new FakeRuntime(clock);
   const log = createLogger("text", -999);
   const events = new FakeRecorder();
-  const syncer = new PodSyncer(rt, clock, new Backoff(clock), new Backoff(clock), opts, log, volumesFor(opts, clock, log), undefined, undefined, undefined, undefined, events);
+  const syncer = new PodSyncer({ runtime: rt, clock, crashBackoff: new Backoff(clock), imageBackoff: new Backoff(clock), config: opts, log, volumes: volumesFor(opts, clock, log), events });
   return { clock, rt, syncer, events };
 }
 

@@ -51,7 +51,7 @@ function setup(objects?: ObjectSource, services?: FakeServiceLister) {
   const clock = new FakeClock();
   const rt = new RegistryRuntime(clock);
   const { log, warnings } = recordingLog();
-  const syncer = new PodSyncer(rt, clock, new Backoff(clock), new Backoff(clock), options(), log, volumesFor(options(), clock, log, { objects }), undefined, undefined, objects, services);
+  const syncer = new PodSyncer({ runtime: rt, clock, crashBackoff: new Backoff(clock), imageBackoff: new Backoff(clock), config: options(), log, volumes: volumesFor(options(), clock, log, { objects }), objects, services });
   return { clock, rt, syncer, warnings };
 }
 

@@ -77,7 +77,7 @@ function setup() {
   const clock = new FakeClock();
   const rt = new FakeRuntime(clock);
   const log = createLogger("text", -999);
-  const syncer = new PodSyncer(rt, clock, new Backoff(clock), new Backoff(clock), opts, log, volumesFor(opts, clock, log));
+  const syncer = new PodSyncer({ runtime: rt, clock, crashBackoff: new Backoff(clock), imageBackoff: new Backoff(clock), config: opts, log, volumes: volumesFor(opts, clock, log) });
   return { rt, syncer };
 }
 

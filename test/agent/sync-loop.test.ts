@@ -5,7 +5,7 @@ import { describe, expect, test } from "bun:test";
 import type { Node, Pod } from "kubernetes-types/core/v1";
 import { CriticalPodAdmissionHandler, PredicateAdmitHandler, type PodAdmitHandler } from "../../src/admission";
 import { Agent, NODE_WAIT_MS } from "../../src/agent/agent";
-import { qosClass } from "../../src/agent/status";
+import { qosClass } from "../../src/status";
 import { PodConfig } from "../../src/config/pod-config";
 import type { PodSourceName } from "../../src/manifest/types";
 import type { ProbeUpdate } from "../../src/prober/types";

@@ -170,8 +170,10 @@ describe("start-up loads only what the command uses", () => {
     // grpc-js by import() at a pod's first gRPC probe; the CRI client has its own HTTP/2 and codec.
     // Every import followed, but not into the chunks that --kubeconfig (the cluster node, the API object
     // source, the service lister, the API event sink) and a gRPC probe load.
-    // (The TLS bootstrap, src/certificate/bootstrap.ts, is loaded only with --bootstrap-kubeconfig.)
-    const onDemand = new Set([chunkOf("src/certificate/bootstrap.ts"), chunkOf("src/cluster/cluster-node.ts"), chunkOf("src/objects/api-object-source.ts"), chunkOf("src/objects/api-service-lister.ts"), chunkOf("src/events/api-event-sink.ts"), chunkOf("src/prober/grpc.ts")]);
+    // (The TLS bootstrap, src/certificate/bootstrap.ts, is loaded only with --bootstrap-kubeconfig; the
+    // API server's status manager, src/status/status-manager.ts, by the cluster node through the status
+    // module's loadStatusManager.)
+    const onDemand = new Set([chunkOf("src/certificate/bootstrap.ts"), chunkOf("src/cluster/cluster-node.ts"), chunkOf("src/status/status-manager.ts"), chunkOf("src/objects/api-object-source.ts"), chunkOf("src/objects/api-service-lister.ts"), chunkOf("src/events/api-event-sink.ts"), chunkOf("src/prober/grpc.ts")]);
     // (The start itself imports each subcommand by import(): of those only the agent's is followed.)
     const agentChunks = loaded([chunkOf("cmd/agent.ts")], () => true);
     const reached = loaded([chunkOf(ENTRY)], () => false);

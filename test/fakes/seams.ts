@@ -2,10 +2,10 @@
 // reports through by hand, a PLEG whose events and cache a test sets, pod workers that only record
 // what the loop asked of them, a prober whose results a test sets, and a status manager that records.
 import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
-import type { PodStatusManager } from "../../src/agent/status-manager";
+import type { PodStatusManager } from "../../src/status/pod-status-manager";
 import { podKey } from "../../src/api/pod";
-import type { EvictOptions, PodWorkerState, PodWorkers, UpdatePodOptions } from "../../src/agent/pod-workers";
-import type { PodFailure } from "../../src/agent/status";
+import { workerAnswers, type EvictOptions, type PodWorkerState, type PodWorkerView, type PodWorkers, type UpdatePodOptions } from "../../src/agent/pod-workers";
+import type { PodFailure } from "../../src/status/api-status";
 import type { SourceReport } from "../../src/config/pod-config";
 import type { PodSource } from "../../src/config/types";
 import type { PodSourceName } from "../../src/manifest/types";
@@ -128,11 +128,26 @@ export class FakePodWorkers implements PodWorkers {
   getDuePods(): string[] {
     return this.due.splice(0);
   }
-  states(): PodWorkerState[] {
+  states(): PodWorkerView[] {
     return [...this.known.values()];
   }
-  get(uid: string): PodWorkerState | undefined {
+  get(uid: string): PodWorkerView | undefined {
     return this.known.get(uid);
+  }
+  knows(uid: string): boolean {
+    return this.known.has(uid);
+  }
+  couldHaveRunningContainers(uid: string): boolean {
+    return workerAnswers.couldHaveRunningContainers(this.get(uid));
+  }
+  isPodTerminationRequested(uid: string): boolean {
+    return workerAnswers.isPodTerminationRequested(this.get(uid));
+  }
+  shouldPodContentBeRemoved(uid: string): boolean {
+    return workerAnswers.shouldPodContentBeRemoved(this.get(uid));
+  }
+  shouldPodRuntimeBeRemoved(uid: string): boolean {
+    return workerAnswers.shouldPodRuntimeBeRemoved(this.get(uid));
   }
   idle(): Promise<void> {
     return Promise.resolve();

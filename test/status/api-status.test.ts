@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { computeApiPodStatus, qosClass, type StatusInputs } from "../../src/agent/status";
-import { pod, podStatus, type CSpec } from "./fixtures";
+import { computeApiPodStatus, qosClass, type StatusInputs } from "../../src/status/api-status";
+import { pod, podStatus, type CSpec } from "../agent/fixtures";
 
 const now = "2026-01-01T00:00:00Z";
 function status(p: ReturnType<typeof pod>, containers: CSpec[], extra: Partial<StatusInputs> = {}) {

@@ -1,7 +1,7 @@
 // The two-way strategic merge patch of PodStatus, checked against what strategicpatch.CreateTwoWayMergePatch
 // produces for the same old and new status.
 import { describe, expect, test } from "bun:test";
-import { podStatusPatch, wireJson } from "../../src/cluster/pod-status-patch";
+import { podStatusPatch, wireJson } from "../../src/status/pod-status-patch";
 
 describe("podStatusPatch", () => {
   test("equal statuses give no patch, even when one side holds Dates (client-node models)", () => {

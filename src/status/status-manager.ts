@@ -11,13 +11,13 @@
 import type { Pod, PodCondition, PodStatus } from "kubernetes-types/core/v1";
 import type { V1DeleteOptions } from "@kubernetes/client-node";
 import { PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
-import { isTerminalPhase, podKey } from "../api/pod";
+import { isStaticPod, isTerminalPhase, podKey } from "../api/pod";
 import type { KubeClient } from "../kube/client";
 import { apiErrorMessage, isConflict, isForbidden, isNotFound } from "../kube/errors";
 import type { Clock, Timer } from "../util/clock";
 import type { Logger } from "../util/log";
 import { errorMessage } from "../util/errors";
-import { isStaticPod, type ApiPodView } from "./api-pods";
+import type { ApiPodView } from "./api-pod-view";
 import { podStatusPatch, sameJson, wireJson } from "./pod-status-patch";
 
 /** syncPeriod in status_manager.go. */

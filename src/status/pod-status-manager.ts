@@ -1,6 +1,6 @@
 // The seam the agent reports pod statuses through (the kubelet's status.Manager): in a cluster the
-// StatusManager of src/cluster writes them to the API server; standalone nobody needs them beyond
-// GET /pods, which the agent computes itself, so the default does nothing.
+// StatusManager (status-manager.ts, made by src/cluster's ClusterNode) writes them to the API server;
+// standalone nobody needs them beyond GET /pods, which the agent computes itself: the default does nothing.
 import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
 
 export interface PodStatusManager {

@@ -3,9 +3,9 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Pod } from "kubernetes-types/core/v1";
 import { MirrorPods } from "../../src/cluster/mirror-pods";
-import { StatusManager } from "../../src/cluster/status-manager";
-import { count } from "./node-heartbeat-env";
-import { agentPod, pendingStatus, podsEnv, runningStatus, staticPod, type PodsEnv } from "./pods-env";
+import { StatusManager } from "../../src/status/status-manager";
+import { count } from "../cluster/node-heartbeat-env";
+import { agentPod, pendingStatus, podsEnv, runningStatus, staticPod, type PodsEnv } from "../cluster/pods-env";
 
 let env: PodsEnv;
 let mirrors: MirrorPods;

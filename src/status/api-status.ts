@@ -7,8 +7,8 @@ import { isTerminalPhase } from "../api/pod";
 import type { ContainerStatus } from "../cri/types";
 import type { PodStatus } from "../pleg/types";
 import { apiTime } from "../util/time";
-import * as ann from "./labels";
-import { isInit, isSidecar, neverRan } from "./pod-actions";
+import * as ann from "./container-annotations";
+import { isInit, isSidecar, neverRan } from "./container-kinds";
 
 export interface Waiting {
   reason: string;

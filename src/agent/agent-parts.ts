@@ -1,0 +1,161 @@
+// The one place the Agent's machinery is made from its options: the prober, the container notes, the
+// volume manager, the PodSyncer (one options object), the pod workers, the API statuses, the active
+// pods and evictions, the eviction loop, housekeeping and container GC — each with the defaults a test
+// gets when the node (node.ts) passes none. The Agent gives back only the four things its own loop
+// does: a probe update goes into the sync loop, the Node's allocatable, a pod's sync, a worker's step.
+import { join } from "node:path";
+import type { Pod } from "kubernetes-types/core/v1";
+import { ContainerGC, DEFAULT_CONTAINER_GC_POLICY } from "../gc/container-gc";
+import { LocalStorageEviction, type EvictionTarget } from "../eviction/local-storage";
+import { NO_EVENTS, type EventRecorder } from "../events/types";
+import type { PodStatus } from "../pleg/types";
+import { ProbeManager } from "../prober/manager";
+import type { PodProber, ProbeObservation, ProbeUpdate } from "../prober/types";
+import { WalkDiskUsage } from "../stats/disk-usage";
+import { NO_STATUS_MANAGER, type PodStatusManager } from "../status";
+import { SystemMounter } from "../volume/mount";
+import { ProcMountTable } from "../volume/mount-table";
+import { NoObjectSource } from "../objects/no-object-source";
+import { NoServiceLister } from "../objects/no-service-lister";
+import { nodeVolumePlugins } from "../volume/plugins";
+import { VolumeManager } from "../volume/volume-manager";
+import { ActiveDeadline } from "./active-deadline";
+import { ActivePods } from "./active-pods";
+import type { AgentOptions, EvictionLoop } from "./agent-options";
+import { ApiStatuses } from "./api-statuses";
+import { Backoff } from "./backoff";
+import { ContainerNotes } from "./container-notes";
+import { EvictedPods } from "./evicted-pods";
+import { Housekeeping } from "./housekeeping";
+import { PodSyncer, type SyncResult } from "./pod-sync";
+import { PodWorkerPool, type PodWorkerPoolOptions, type PodWorkers, type PodWorkerView } from "./pod-workers";
+import { RuntimeState } from "./runtime-state";
+import { TerminationMessages } from "./termination-message";
+import { type ResourceList } from "../objects";
+import { ObjectSource } from "../objects";
+
+/** What the parts call back into the Agent for. */
+export interface AgentCallbacks {
+  /** A probe result changed: into the sync loop. */
+  onProbeUpdate(update: ProbeUpdate): void;
+  /** The node's allocatable, as last reported. */
+  nodeAllocatable(): Promise<ResourceList | undefined>;
+  /** One sync of a running pod (the Agent's, which checks the active deadline first). */
+  syncPod(pod: Pod, status: PodStatus | undefined): Promise<SyncResult>;
+  /** After every worker step. */
+  afterSync(s: PodWorkerView, result: SyncResult | undefined): void;
+}
+
+export interface AgentParts {
+  notes: ContainerNotes;
+  evicted: EvictedPods;
+  events: EventRecorder;
+  probes: PodProber;
+  crashBackoff: Backoff;
+  imageBackoff: Backoff;
+  objects: ObjectSource;
+  /** What the runtime last said of itself (its network's readiness gates the pod syncs). */
+  runtimeState: RuntimeState;
+  volumes: VolumeManager;
+  deadlines: ActiveDeadline;
+  terminationMessages: TerminationMessages;
+  syncer: PodSyncer;
+  workers: PodWorkers;
+  statuses: ApiStatuses;
+  active: ActivePods;
+  eviction: EvictionLoop;
+  housekeeping: Housekeeping;
+  /** The collector of dead containers, sandboxes and pod log folders; absent without options.containerGC. */
+  containerGC: ContainerGC | undefined;
+  statusManager: PodStatusManager;
+}
+
+export function buildAgentParts(o: AgentOptions, agent: AgentCallbacks): AgentParts {
+  const { clock, log } = o;
+  const notes = new ContainerNotes(o.stateDir ? join(o.stateDir, "container-notes.json") : undefined, log);
+  const evicted = new EvictedPods(o.stateDir ? join(o.stateDir, "evicted-pods.json") : undefined, log);
+  const events = o.events ?? NO_EVENTS;
+  const onProbeUpdate = (update: ProbeUpdate) => agent.onProbeUpdate(update);
+  const observe = (ob: ProbeObservation) => o.hooks?.probeObserved?.(ob);
+  const probes = o.prober ? o.prober(onProbeUpdate, observe) : new ProbeManager({ runner: o.runtime, clock, log, onUpdate: onProbeUpdate, observe, events });
+  const crashBackoff = new Backoff(clock);
+  const imageBackoff = new Backoff(clock);
+  const objects = o.objects ?? new NoObjectSource();
+  const mounter = o.mounter ?? new SystemMounter();
+  // The network readiness gate of pod syncs: the runtime's own Status, asked every 5 s (runtime-state.ts).
+  const runtimeState = new RuntimeState({ status: () => o.runtime.status(), clock, log });
+  const config = {
+    ...o.runtimeConfig,
+    nodeAllocatable: o.runtimeConfig.nodeAllocatable ?? (() => agent.nodeAllocatable()),
+    networkErrors: o.runtimeConfig.networkErrors ?? (() => runtimeState.networkErrors()),
+  };
+  const volumes = new VolumeManager({
+    podsDir: o.runtimeConfig.podsDir,
+    plugins: [...(o.volumePlugins ?? []), ...nodeVolumePlugins({ podsDir: o.runtimeConfig.podsDir, objects, mounter, clock, nodeAllocatable: config.nodeAllocatable })],
+    objects,
+    mounts: o.mountTable ?? new ProcMountTable(mounter),
+    clock,
+    log,
+  });
+  const terminationMessages = new TerminationMessages(o.runtimeConfig);
+  const syncer = new PodSyncer({
+    runtime: o.runtime, clock, crashBackoff, imageBackoff, config, log, volumes,
+    onContainerRestart: (pod, c) => o.hooks?.containerRestarted?.(pod, c),
+    objects, services: o.services ?? new NoServiceLister(), events,
+  });
+  const workerOptions: PodWorkerPoolOptions = {
+    actions: {
+      syncPod: (pod, st) => agent.syncPod(pod, st),
+      killPod: (pod, st, grace) => syncer.killPod(pod, st, grace),
+      removePod: (uid, st) => syncer.removePod(uid, st),
+      relistPod: (uid) => o.pleg.requestPodRelist(uid, undefined, o.pleg.mode ?? "generic"),
+    },
+    cache: o.pleg.cache,
+    clock,
+    log,
+    resyncIntervalMs: o.syncFrequencyMs,
+    random: o.random,
+    onSynced: (s, r) => agent.afterSync(s, r),
+  };
+  const workers = o.podWorkers ? o.podWorkers(workerOptions) : new PodWorkerPool(workerOptions);
+  const statuses = new ApiStatuses({
+    runtimeName: o.runtimeName ?? "containerd", cache: o.pleg.cache, probes, notes, terminationMessages,
+    postStartRunning: (id) => syncer.postStartRunning(id), runtimeConfig: o.runtimeConfig, clock,
+  });
+  const active = new ActivePods({ workers, lastStatus: (s) => statuses.last(s), admitHandlers: o.admitHandlers ?? [], events, evicted });
+  const evictionTarget: EvictionTarget = {
+    activePods: () => active.activePods(),
+    evictPod: (pod, status, grace) => active.evictPod(pod, status, grace),
+    podCleanedUp: (pod) => active.podCleanedUp(pod),
+  };
+  const localStorage = new LocalStorageEviction({
+    podsDir: o.runtimeConfig.podsDir,
+    usage: o.diskUsage ?? new WalkDiskUsage(),
+    target: evictionTarget,
+    clock,
+    log,
+    monitoringPeriodMs: o.evictionMonitoringPeriodMs,
+    cluster: o.runtimeConfig.cluster ?? false,
+  });
+  const eviction = o.evictionManager ? o.evictionManager(evictionTarget, localStorage) : localStorage;
+  const housekeeping = new Housekeeping({
+    config: o.config, pleg: o.pleg, sources: o.sources, workers, syncer, volumes, probes, notes, terminationMessages, evicted, eviction,
+    crashBackoff, imageBackoff, admission: active, events, hooks: o.hooks, log, startedAt: clock.now(),
+  });
+  const containerGC = o.containerGC
+    ? new ContainerGC({
+        runtime: o.containerGC.runtime,
+        pods: housekeeping.podStateProvider(),
+        policy: o.containerGC.policy ?? DEFAULT_CONTAINER_GC_POLICY,
+        podLogsRoot: o.runtimeConfig.podLogsRoot,
+        clock,
+        log,
+        periodMs: o.containerGC.periodMs,
+        onEvent: o.containerGC.onEvent,
+      })
+    : undefined;
+  return {
+    notes, evicted, events, probes, crashBackoff, imageBackoff, objects, runtimeState, volumes, deadlines: new ActiveDeadline(clock), terminationMessages,
+    syncer, workers, statuses, active, eviction, housekeeping, containerGC, statusManager: o.statusManager ?? NO_STATUS_MANAGER,
+  };
+}
