@@ -30,6 +30,10 @@ deps: node_modules/.package-lock.json
 # AGENT_JIT_POLICY; every other command sets the normal one back when it is chosen), so the agent's
 # start-up never tiers up into the optimizing JIT, whose code pages would stay resident (≈3 MiB of
 # its RSS at 0 pods).
+# package.json's "sideEffects" lists the one module imported for its side effect (cmd/tty.ts): every
+# other module of src/ is free of them, so a module another imports through its folder's door
+# (index.ts) is bundled only when a name it exports is used. Without it, importing one name through a
+# door loads the whole folder: a standalone agent loaded @kubernetes/client-node through src/objects.
 BUILD_FLAGS := --compile --bytecode --format=esm --splitting --minify-syntax --sourcemap=inline --compile-jit-policy=1000
 BUILD_ENTRIES := cmd/nodeagent.ts src/lint/worker.ts
 dist/nodeagent: node_modules/.package-lock.json $(SRC)
