@@ -4,14 +4,12 @@
 // spelling --push-token-file (the agent's own flag for that file) still works, hidden, with a warning.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT_DIR_SETTING } from "../src/agent/agent-settings";
-import { SERVER_SETTINGS } from "../src/server/settings";
-import { defaultOf } from "../src/util/settings";
+import { ROOT_DIR_SETTING } from "../src/agent";
+import { readTokenFile, SERVER_SETTINGS } from "../src/server";
+import { defaultOf, errorMessage } from "../src/util";
 import type { Pod } from "kubernetes-types/core/v1";
-import { AgentClient, AgentClientError, readPemFlag } from "../src/client/agent-client";
-import { ContainerChoiceError, defaultContainer } from "../src/logs/log-request";
-import { readTokenFile } from "../src/server/token-file";
-import { errorMessage } from "../src/util/errors";
+import { AgentClient, AgentClientError, readPemFlag } from "../src/client";
+import { ContainerChoiceError, defaultContainer } from "../src/logs";
 import { UsageError } from "./exit";
 import { withDeprecatedAlias } from "./flags";
 

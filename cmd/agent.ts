@@ -1,9 +1,8 @@
 // `nodeagent agent`: the full stack on this host. Thin: the flags, the --config file's text, then
 // src/agent: resolveAgentConfig checks everything before anything starts, runNode runs the node.
 import { defineCommand } from "citty";
-import { AGENT_SETTINGS, resolveAgentConfig } from "../src/agent/agent-config";
-import { flagTable } from "../src/util/settings";
-import { readKubeletConfigText } from "../src/agent/kubelet-config-file";
+import { AGENT_SETTINGS, loadNode, readKubeletConfigText, resolveAgentConfig } from "../src/agent";
+import { flagTable } from "../src/util";
 import { invocation } from "./main";
 import { runtimeArgs } from "./runtime-args";
 
@@ -77,7 +76,7 @@ Exit status: 0 after SIGINT or SIGTERM, 1 when the node cannot start, 2 on a usa
     const config = resolveAgentConfig(args, invocation(ctx).given, text);
     // The node's machinery (gRPC and the CRI descriptor, the server, metrics) is loaded only to run
     // it: --help and a configuration error do not pay for it.
-    const { runNode } = await import("../src/agent/node");
+    const { runNode } = await loadNode();
     await runNode(config);
   },
 });

@@ -5,8 +5,8 @@
 // event with its count raised, printed again).
 import { defineCommand } from "citty";
 import type { Event, EventList } from "kubernetes-types/core/v1";
-import { AgentClientError } from "../src/client/agent-client";
-import { errorMessage } from "../src/util/errors";
+import { AgentClientError } from "../src/client";
+import { errorMessage } from "../src/util";
 import { agentClientArgs, agentClientFrom } from "./agent-client";
 import { EXIT_OK, UsageError } from "./exit";
 

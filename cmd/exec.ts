@@ -1,8 +1,8 @@
 // `nodeagent exec`: a command in a pod's container, by pod name, through the agent's /exec (the
 // endpoint `kubectl exec` reaches through the API server), over WebSocket v4.channel.k8s.io.
 import { defineCommand } from "citty";
-import { AgentClientError } from "../src/client/agent-client";
-import { errorMessage } from "../src/util/errors";
+import { AgentClientError, loadRemoteCommand } from "../src/client";
+import { errorMessage } from "../src/util";
 import { agentClientArgs, agentClientFrom, podArg, podContainer } from "./agent-client";
 import { EXIT_FAILURE, UsageError } from "./exit";
 
@@ -56,7 +56,7 @@ could not be reached, 2 on a usage error.`,
     query.set("output", "1");
     if (!args.tty) query.set("error", "1");
     if (args.tty) query.set("tty", "1");
-    const { runRemoteCommand } = await import("../src/client/remote-command");
+    const { runRemoteCommand } = await loadRemoteCommand();
     const { url, options } = client.websocket(`/exec/${ns}/${name}/${encodeURIComponent(container)}?${query}`);
     const rawMode = !!args.tty && !!args.stdin && process.stdin.isTTY;
     if (rawMode) process.stdin.setRawMode(true);

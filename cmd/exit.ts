@@ -1,5 +1,5 @@
 // The exit statuses every nodeagent command uses, and the error for a command line that is wrong.
-import { ConfigError } from "../src/util/errors";
+import { ConfigError } from "../src/util";
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;

@@ -11,7 +11,7 @@
 // and "--" to end the flags (what follows is operands, e.g. `probe run --exec -- cat /tmp/ok`).
 // A flag given twice keeps its last value in `args`, and every value in `values` (`schedule --node`).
 import type { ArgDef, ArgsDef } from "citty";
-import { closest } from "../src/util/suggest";
+import { closest } from "../src/util";
 import { UsageError } from "./exit";
 
 /**

@@ -3,12 +3,10 @@
 // container when none is given, then streams the answer to stdout. It never talks to the runtime,
 // so it loads neither the CRI client nor anything of the agent's (test/cmd/startup-graph.test.ts).
 import { defineCommand } from "citty";
-import { logsQuery } from "../src/logs/log-request";
-import type { PodLogOptions } from "../src/logs/log-options";
-import { parseDuration } from "../src/util/duration";
-import { errorMessage } from "../src/util/errors";
+import { logsQuery, type PodLogOptions } from "../src/logs";
+import { errorMessage, parseDuration } from "../src/util";
 import { agentClientArgs, agentClientFrom, podArg, podContainer } from "./agent-client";
-import { AgentClientError } from "../src/client/agent-client";
+import { AgentClientError } from "../src/client";
 import { EXIT_OK, UsageError } from "./exit";
 
 

@@ -10,8 +10,7 @@
 //     input, thrown before anything started) or UsageError is 2; any other error is 1. Errors are
 //     printed as one "error: …" line, never a stack.
 import type { ArgsDef, CommandDef, ParsedArgs } from "citty";
-import { ConfigError, errorMessage } from "../src/util/errors";
-import { closest } from "../src/util/suggest";
+import { closest, ConfigError, errorMessage } from "../src/util";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./exit";
 import { parseCommandLine, wantsHelp, type ParsedCommandLine } from "./flags";
 import { argsOf, commandOf, metaOf, renderHelp, subCommandsOf, type Command } from "./help";

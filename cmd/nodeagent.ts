@@ -9,7 +9,7 @@
 import "./tty";
 import { defineCommand } from "citty";
 import pkg from "../package.json" with { type: "json" };
-import { useNormalJitPolicy } from "../src/util/jit-policy";
+import { useNormalJitPolicy } from "../src/util";
 import { main } from "./main";
 
 /**

@@ -1,16 +1,16 @@
 // `nodeagent pleg watch`: the PLEG on its own against a runtime, printing every pod lifecycle event.
 import { defineCommand } from "citty";
 import type { Pod } from "kubernetes-types/core/v1";
-import type { PodWaitChange } from "../src/api/pod-waits";
-import type { AgentClient } from "../src/client/agent-client";
+import type { PodWaitChange } from "../src/api";
+import type { AgentClient } from "../src/client";
 import type { ModeChange, PlegModeSetting, PodLifecycleEvent } from "../src/pleg";
-import { RealClock } from "../src/util/clock";
-import { parseDuration } from "../src/util/duration";
-import { errorMessage } from "../src/util/errors";
-import type { LogFormat } from "../src/util/log";
+import { type LogFormat, RealClock, createLogger, errorMessage, parseDuration } from "../src/util";
 import { EXIT_FAILURE, EXIT_OK, UsageError } from "./exit";
 import { agentClientArgs, agentClientFrom } from "./agent-client";
 import { runtimeArgs } from "./runtime-args";
+import { loadPodWaits } from "../src/api";
+import { loadCriClient, loadRuntimeResolver } from "../src/cri";
+import { loadPleg } from "../src/pleg";
 
 const watch = defineCommand({
   meta: {
@@ -65,9 +65,7 @@ Exit status: 0 on Ctrl-C or SIGTERM, 1 when the runtime cannot be used, 2 on a u
     const agent = args.agent ? agentClientFrom({ ...args, server: args.agent }) : undefined;
     const json = args.output === "json";
     // The runtime's client (gRPC, the CRI descriptor) and the PLEG load only once the flags are good.
-    const [{ CriClient, resolveRuntime }, { EventedPlegUnavailableError, Pleg }, { createLogger }] = await Promise.all([
-      import("../src/cri"), import("../src/pleg"), import("../src/util/log"),
-    ]);
+    const [{ CriClient }, { resolveRuntime }, { EventedPlegUnavailableError, Pleg }] = await Promise.all([loadCriClient(), loadRuntimeResolver(), loadPleg()]);
     const log = createLogger(args["log-format"] as LogFormat);
 
     const runtime = await resolveRuntime({ endpoint: args["runtime-endpoint"], rootDir: args["root-dir"], podInfraImage: args["pod-infra-container-image"], log });
@@ -146,7 +144,7 @@ export const plegCommand = defineCommand({
  * (PodWaitTracker); a failing request is reported once until one succeeds again.
  */
 async function watchWaits(client: AgentClient, periodMs: number, signal: AbortSignal, emit: (c: PodWaitChange) => void, failed: (err: unknown) => void): Promise<void> {
-  const { PodWaitTracker } = await import("../src/api/pod-waits");
+  const { PodWaitTracker } = await loadPodWaits();
   const tracker = new PodWaitTracker();
   let failing = false;
   while (!signal.aborted) {

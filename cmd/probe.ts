@@ -6,20 +6,12 @@
 import { defineCommand } from "citty";
 import type { Pod } from "kubernetes-types/core/v1";
 import type { CriClient, ResolvedRuntime } from "../src/cri";
-import type { ContainerCommandRunner } from "../src/prober/exec";
-import { findRunningContainer, type FoundContainer } from "../src/prober/lookup";
-import type { Prober } from "../src/prober/prober";
-import { fetchPodSpec, parseAdHoc, planProbe, verdictLine, type AdHocProbe, type TimingOverrides } from "../src/prober/probe-run";
-import { runProbeSession, type AttemptReport } from "../src/prober/session";
-import { handlerName, oneLine } from "../src/prober/spec";
-import { PROBE_TYPES, type ProbeTiming, type ProbeType } from "../src/prober/types";
+import { type AdHocProbe, type AttemptReport, type ContainerCommandRunner, type FoundContainer, PROBE_TYPES, type ProbeTiming, type ProbeType, type Prober, type TimingOverrides, fetchPodSpec, findRunningContainer, handlerName, loadProber, oneLine, parseAdHoc, planProbe, runProbeSession, verdictLine } from "../src/prober";
 import { agentClientArgs, agentClientFrom, DEFAULT_AGENT_SERVER } from "./agent-client";
-import { RealClock } from "../src/util/clock";
-import { formatDuration, parseDuration } from "../src/util/duration";
-import { errorMessage } from "../src/util/errors";
-import type { LogFormat, Logger } from "../src/util/log";
+import { type LogFormat, type Logger, RealClock, createLogger, errorMessage, formatDuration, parseDuration } from "../src/util";
 import { EXIT_FAILURE, EXIT_OK, UsageError } from "./exit";
 import { runtimeArgs } from "./runtime-args";
+import { loadCriClient, loadRuntimeResolver } from "../src/cri";
 
 function positiveInt(flag: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
@@ -140,9 +132,7 @@ when the pod, container or probe cannot be found.`,
     // Every flag is checked before the runtime is touched (a managed containerd may be started).
     const req = parseRequest(args);
     const timeoutMs = positiveDuration("runtime-request-timeout", args["runtime-request-timeout"])!;
-    const [{ CriClient, resolveRuntime }, { Prober }, { createLogger }] = await Promise.all([
-      import("../src/cri"), import("../src/prober/prober"), import("../src/util/log"),
-    ]);
+    const [{ CriClient }, { resolveRuntime }, { Prober }] = await Promise.all([loadCriClient(), loadRuntimeResolver(), loadProber()]);
     const log = createLogger(args["log-format"] as LogFormat);
     let runtime: ResolvedRuntime | undefined;
     let client: CriClient | undefined;

@@ -1,8 +1,8 @@
 // Flags shared by every command that talks to the container runtime, with the kubelet's names: the
 // runtime's setting rows (src/cri/settings.ts) and --root-dir, typed here for citty (a default makes a flag a string).
-import { ROOT_DIR_SETTING } from "../src/agent/agent-settings";
-import { RUNTIME_SETTINGS } from "../src/cri/settings";
-import { defaultOf, type Setting } from "../src/util/settings";
+import { ROOT_DIR_SETTING } from "../src/agent";
+import { RUNTIME_SETTINGS } from "../src/cri";
+import { defaultOf, type Setting } from "../src/util";
 
 const ROWS: readonly Setting[] = [...RUNTIME_SETTINGS, ROOT_DIR_SETTING];
 const row = (flag: string): Setting => ROWS.find((r) => r.flag === flag)!;

@@ -7,14 +7,12 @@
 // src/scheduler itself is imported once the flags are checked: --help and usage errors do not load it.
 import { readFileSync } from "node:fs";
 import { defineCommand } from "citty";
-import type { AgentClient, OutputFormat, SchedulerConfig } from "../src/scheduler";
-import { seededRandom } from "../src/util/random";
-import { parseDuration } from "../src/util/duration";
-import { errorMessage } from "../src/util/errors";
-import type { LogFormat, Logger } from "../src/util/log";
+import { type LogFormat, type Logger, createLogger, errorMessage, parseDuration, seededRandom } from "../src/util";
 import { EXIT_FAILURE, EXIT_OK, UsageError } from "./exit";
 import { withDeprecatedAlias } from "./flags";
 import { invocation } from "./main";
+import { loadKube } from "../src/kube";
+import { AgentClient, collectObjects, type OutputFormat, type SchedulerConfig, defaultConfig, formatAttempt, formatReports, loadInClusterScheduler, parseSchedulerConfig, placePods, profilesFor, readPaths, runWatch } from "../src/scheduler";
 
 export const scheduleCommand = defineCommand({
   meta: {
@@ -91,7 +89,6 @@ with --kubeconfig: 0 after Ctrl-C, 1 when the API server cannot be reached at st
 type ScheduleArgs = Parameters<NonNullable<typeof scheduleCommand.run>>[0]["args"];
 
 /** src/scheduler, imported once the command line is known to be good. */
-type Scheduler = typeof import("../src/scheduler");
 
 /** The combinations of flags that make no sense, as usage errors. */
 function checkUsage(args: ScheduleArgs, nodeURLs: readonly string[], podPaths: readonly string[]): void {
@@ -135,8 +132,8 @@ function readFileOrUsage(flag: string, path: string): string {
   }
 }
 
-function loadConfig(s: Scheduler, path: string | undefined, log: Logger): SchedulerConfig {
-  return path ? s.parseSchedulerConfig(readFileOrUsage("config", path), path, (m) => log.warn(m)) : s.defaultConfig();
+function loadConfig(path: string | undefined, log: Logger): SchedulerConfig {
+  return path ? parseSchedulerConfig(readFileOrUsage("config", path), path, (m) => log.warn(m)) : defaultConfig();
 }
 
 async function schedule(args: ScheduleArgs, nodeURLs: readonly string[]): Promise<number> {
@@ -155,10 +152,9 @@ async function schedule(args: ScheduleArgs, nodeURLs: readonly string[]): Promis
     if (!Number.isInteger(n)) throw new UsageError(`--seed ${JSON.stringify(args.seed)}: use a whole number`);
     random = seededRandom(n);
   }
-  const [s, { createLogger }] = await Promise.all([import("../src/scheduler"), import("../src/util/log")]);
   const log = createLogger(args["log-format"] as LogFormat);
-  const config = loadConfig(s, args.config, log);
-  if (args.kubeconfig) return scheduleInCluster(s, args, s.profilesFor(config, !!args.config, args["scheduler-name"]), log);
+  const config = loadConfig(args.config, log);
+  if (args.kubeconfig) return scheduleInCluster(args, profilesFor(config, !!args.config, args["scheduler-name"]), log);
   let token: string | undefined;
   if (args["token-file"]) {
     token = readFileOrUsage("token-file", args["token-file"]).trim();
@@ -167,7 +163,7 @@ async function schedule(args: ScheduleArgs, nodeURLs: readonly string[]): Promis
   const tls = args["certificate-authority"] || args["insecure-skip-tls-verify"]
     ? { ...(args["certificate-authority"] ? { ca: readFileOrUsage("certificate-authority", args["certificate-authority"]) } : {}), rejectUnauthorized: !args["insecure-skip-tls-verify"] }
     : undefined;
-  const agents = nodeURLs.map((u) => new s.AgentClient(u, token, undefined, tls));
+  const agents = nodeURLs.map((u) => new AgentClient(u, token, undefined, tls));
   const format = args.output as OutputFormat;
   const explain = !!args.explain;
   const out = (text: string) => process.stdout.write(text);
@@ -175,16 +171,16 @@ async function schedule(args: ScheduleArgs, nodeURLs: readonly string[]): Promis
     const ac = new AbortController();
     process.once("SIGINT", () => ac.abort());
     process.once("SIGTERM", () => ac.abort());
-    await s.runWatch({ config, agents, pendingDir: args["pending-dir"]!, pollIntervalMs: interval, explain, log, signal: ac.signal, onAttempt: (a) => out(s.formatAttempt(a, format, explain)) });
+    await runWatch({ config, agents, pendingDir: args["pending-dir"]!, pollIntervalMs: interval, explain, log, signal: ac.signal, onAttempt: (a) => out(formatAttempt(a, format, explain)) });
     return EXIT_OK;
   }
-  return scheduleSnapshot(s, { args, podPaths, agents, config, random, log, out, format, explain });
+  return scheduleSnapshot({ args, podPaths, agents, config, random, log, out, format, explain });
 }
 
 /** --kubeconfig: runs until SIGINT/SIGTERM, printing each attempt as it happens. */
-async function scheduleInCluster(s: Scheduler, args: ScheduleArgs, config: SchedulerConfig, log: Logger): Promise<number> {
-  const { loadKubeClient } = await import("../src/kube");
-  const { InClusterScheduler, ApiServerUnreachable } = await import("../src/scheduler/in-cluster");
+async function scheduleInCluster(args: ScheduleArgs, config: SchedulerConfig, log: Logger): Promise<number> {
+  const { loadKubeClient } = await loadKube();
+  const { InClusterScheduler, ApiServerUnreachable } = await loadInClusterScheduler();
   let client: Awaited<ReturnType<typeof loadKubeClient>>;
   try {
     client = await loadKubeClient(args.kubeconfig!, { context: args.context });
@@ -193,7 +189,7 @@ async function scheduleInCluster(s: Scheduler, args: ScheduleArgs, config: Sched
   }
   const format = args.output as OutputFormat;
   const explain = !!args.explain;
-  const sched = new InClusterScheduler({ client, config, log, explain, onAttempt: (a) => process.stdout.write(s.formatAttempt(a, format, explain)) });
+  const sched = new InClusterScheduler({ client, config, log, explain, onAttempt: (a) => process.stdout.write(formatAttempt(a, format, explain)) });
   const ac = new AbortController();
   const abort = () => ac.abort();
   process.once("SIGINT", abort);
@@ -212,12 +208,12 @@ async function scheduleInCluster(s: Scheduler, args: ScheduleArgs, config: Sched
 }
 
 /** One pass over the cluster as it is now (a dump and/or the agents), binding with --bind. */
-async function scheduleSnapshot(s: Scheduler, o: { args: ScheduleArgs; podPaths: readonly string[]; agents: AgentClient[]; config: SchedulerConfig; random: (() => number) | undefined; log: Logger; out: (text: string) => void; format: OutputFormat; explain: boolean }): Promise<number> {
+async function scheduleSnapshot(o: { args: ScheduleArgs; podPaths: readonly string[]; agents: AgentClient[]; config: SchedulerConfig; random: (() => number) | undefined; log: Logger; out: (text: string) => void; format: OutputFormat; explain: boolean }): Promise<number> {
   const readStdin = () => readFileSync(0, "utf8");
-  const result = await s.placePods({
+  const result = await placePods({
     config: o.config,
-    dump: s.collectObjects(o.args.cluster ? s.readPaths([o.args.cluster], readStdin) : []),
-    inputs: s.collectObjects(s.readPaths(o.podPaths, readStdin)),
+    dump: collectObjects(o.args.cluster ? readPaths([o.args.cluster], readStdin) : []),
+    inputs: collectObjects(readPaths(o.podPaths, readStdin)),
     agents: o.agents,
     bind: !!o.args.bind,
     explain: o.explain,
@@ -232,7 +228,7 @@ async function scheduleSnapshot(s: Scheduler, o: { args: ScheduleArgs; podPaths:
       o.log.info("no pending pods to place");
       return EXIT_OK;
     case "placed":
-      o.out(s.formatReports(result.reports, o.format, o.explain));
+      o.out(formatReports(result.reports, o.format, o.explain));
       return result.reports.every((r) => r.outcome === "Scheduled") ? EXIT_OK : EXIT_FAILURE;
   }
 }

@@ -9,7 +9,7 @@
 // start, as the kubelet's validator does (enabling AppArmor needs a reboot anyway).
 import { readFileSync } from "node:fs";
 import type { Pod } from "kubernetes-types/core/v1";
-import { appArmorProfileOf, appArmorRequired } from "../api/apparmor";
+import { appArmorProfileOf, appArmorRequired } from "../api";
 import type { PodAdmitAttributes, PodAdmitHandler, PodAdmitResult } from "./types";
 
 /** lifecycle.AppArmorNotAdmittedReason. */

@@ -26,12 +26,11 @@
 // cluster every static and mirror pod. Standalone, every pod the agent runs is "static" by the
 // kubelet's rule (file, URL, pushed), which would let any pod preempt any other and never be refused
 // for resources: there, as for eviction, file, URL and pushed pods are critical only by priority.
-import type { QOSClass } from "../cm/qos";
+import type { QOSClass } from "../cm";
 import type { Pod } from "kubernetes-types/core/v1";
-import { podKey } from "../api/pod";
-import { isCriticalPod, isPreemptable, type CriticalPodOptions } from "../api/pod-priority";
-import { podRequests } from "../scheduler/model/resource";
-import type { Logger } from "../util/log";
+import { type CriticalPodOptions, isCriticalPod, isPreemptable, podKey } from "../api";
+import { podRequests } from "../scheduler";
+import type { Logger } from "../util";
 import type { AdmissionFailureHandler, PredicateFailure } from "./predicate-admit-handler";
 
 /** The status reason of a preempted pod (events.PreemptContainer). */

@@ -23,19 +23,9 @@
 //   7. then the OS checks: a `kubernetes.io/os` pod label unlike the node's (PodOSSelectorNodeLabelDoesNotMatch)
 //      and a spec.os.name that is not linux (PodOSNotSupported).
 import type { Node, Pod } from "kubernetes-types/core/v1";
-import { isStaticPod } from "../api/pod";
-import { findUntoleratedTaint, RequiredNodeAffinity } from "../scheduler/model/labels";
-import { NodeInfo } from "../scheduler/model/node-info";
-import { PodInfo } from "../scheduler/model/pod-info";
-import { isExtendedResourceName } from "../api";
-import { Names } from "../scheduler/plugins/names";
-import { ERR_REASON_POD as NODE_AFFINITY_REASON } from "../scheduler/plugins/node-affinity";
-import { ERR_REASON_NODE_NAME } from "../scheduler/plugins/node-name";
-import { ERR_REASON_PORTS } from "../scheduler/plugins/node-ports";
-import { ERR_REASON_NOT_MATCH } from "../scheduler/plugins/taint-toleration";
-import { fitsRequest, type InsufficientResource } from "../scheduler/plugins/noderesources/fit";
-import { errorMessage } from "../util/errors";
-import type { Logger } from "../util/log";
+import { isExtendedResourceName, isStaticPod } from "../api";
+import { ERR_REASON_NODE_NAME, ERR_REASON_NOT_MATCH, ERR_REASON_POD as NODE_AFFINITY_REASON, ERR_REASON_PORTS, findUntoleratedTaint, fitsRequest, type InsufficientResource, Names, NodeInfo, PodInfo, RequiredNodeAffinity } from "../scheduler";
+import { errorMessage, type Logger } from "../util";
 import type { PodAdmitAttributes, PodAdmitHandler, PodAdmitResult } from "./types";
 
 /** The node label the OS checks read (v1.LabelOSStable). */

@@ -1,9 +1,6 @@
 // The sysctl admission's setting (--allowed-unsafe-sysctls / allowedUnsafeSysctls), declared once as
 // a row (util/settings.ts) and resolved here.
-import { errorMessage } from "../util/errors";
-import { STRINGS } from "../util/field-types";
-import type { Setting, SettingsReader } from "../util/settings";
-import { fileStringList, Invalid, listFlag } from "../util/settings-parsers";
+import { errorMessage, fileStringList, Invalid, listFlag, type Setting, type SettingsReader, STRINGS } from "../util";
 import { SysctlAllowlist } from "./sysctls";
 
 export const SYSCTL_SETTINGS: ReadonlyArray<Setting<{ allowedUnsafeSysctls: string[] }>> = [

@@ -6,7 +6,7 @@
 // (so the Failed status sticks, across restarts too, as an eviction does), and asks deadline() after
 // each sync so that the pod's worker is due again at the deadline itself rather than at its next resync.
 import type { Pod } from "kubernetes-types/core/v1";
-import type { Clock } from "../util/clock";
+import type { Clock } from "../util";
 import type { PodFailure } from "../status";
 
 export const DEADLINE_EXCEEDED_REASON = "DeadlineExceeded";

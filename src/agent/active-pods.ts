@@ -4,9 +4,8 @@
 import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
 import { admitPod, type PodAdmitHandler, type PodAdmitResult } from "../admission";
 import { isTerminalPhase, podKey, podRef } from "../api";
-import { podReference } from "../events/object-ref";
-import type { EventRecorder } from "../events/types";
-import type { EvictionStatus } from "../eviction/local-storage";
+import { type EventRecorder, podReference } from "../events";
+import type { EvictionStatus } from "../eviction";
 import type { EvictedPods } from "./evicted-pods";
 import type { PodWorkers, PodWorkerView } from "./pod-workers";
 

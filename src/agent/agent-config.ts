@@ -15,29 +15,24 @@
 // --register-with-taints, IP addresses, port ranges, --node-ip (one IP or a dual-stack pair, on one
 // of this host's interfaces: the kubelet finds that out at its first node status update). Checked where the kubelet is laxer, because the
 // cost here is lost pods: a --pod-manifest-path that does not exist (the kubelet only logs it).
-import { SYSCTL_SETTINGS, resolveAllowedUnsafeSysctls } from "../admission/settings";
-import { CGROUP_SETTINGS, resolveCgroupRoot, resolveCgroups, type CgroupSettings } from "../cm/settings";
-import { resolveCheckFrequency, resolveManifestSources, resolvePushPolicy, SOURCE_SETTINGS } from "../config/settings";
-import type { PushPolicy } from "../config/push-policy";
-import { resolveRuntimeSettings, RUNTIME_SETTINGS, type RuntimeSettings } from "../cri/settings";
-import { CONTAINER_LOG_SETTINGS, GC_SETTINGS, resolveGarbageCollection, type GarbageCollectionConfig } from "../gc/settings";
-import { EVICTION_SETTINGS, resolveEviction, resolveEvictionMonitoringPeriod, type EvictionSettings } from "../eviction/settings";
-import { resolveShutdown, SHUTDOWN_SETTINGS, type ShutdownConfig } from "../nodeshutdown/settings";
-import type { PlegModeSetting } from "../pleg/pleg";
-import { servingExposureError } from "../server/auth";
-import { NODE_SETTINGS, realHostLookup, resolveMaxPods, resolveNodeIdentity, resolveNodeRegistration, resolveNodeStatusUpdateFrequency, type HostLookup, type NodeSettings } from "../nodestatus/settings";
-import { resolvePushToken, resolveServer, resolveTls, SERVER_SETTINGS, type ServerSettings } from "../server/settings";
-import { ConfigError } from "../util/errors";
-import type { FieldType } from "../util/field-types";
-import type { LogFormat } from "../util/log";
-import { defaultOf, defaultsOf, fieldTypes, SettingsReader, type Flags, type Setting } from "../util/settings";
+import { SYSCTL_SETTINGS, resolveAllowedUnsafeSysctls } from "../admission";
+import { CGROUP_SETTINGS, resolveCgroupRoot, resolveCgroups, type CgroupSettings } from "../cm";
+import { type PushPolicy, resolveCheckFrequency, resolveManifestSources, resolvePushPolicy, SOURCE_SETTINGS } from "../config";
+import { resolveRuntimeSettings, RUNTIME_SETTINGS, type RuntimeSettings } from "../cri";
+import { CONTAINER_LOG_SETTINGS, GC_SETTINGS, resolveGarbageCollection, type GarbageCollectionConfig } from "../gc";
+import { EVICTION_SETTINGS, resolveEviction, resolveEvictionMonitoringPeriod, type EvictionSettings } from "../eviction";
+import { resolveShutdown, SHUTDOWN_SETTINGS, type ShutdownConfig } from "../nodeshutdown";
+import type { PlegModeSetting } from "../pleg";
+import { resolvePushToken, resolveServer, resolveTls, SERVER_SETTINGS, type ServerSettings, servingExposureError } from "../server";
+import { NODE_SETTINGS, realHostLookup, resolveMaxPods, resolveNodeIdentity, resolveNodeRegistration, resolveNodeStatusUpdateFrequency, type HostLookup, type NodeSettings } from "../nodestatus";
+import { ConfigError, defaultOf, defaultsOf, type FieldType, fieldTypes, type Flags, type LogFormat, type Setting, SettingsReader } from "../util";
 import { AGENT_OWN_SETTINGS, resolveClusterDNS, resolveLocalObjects, resolveRootDir, resolveLogFormat, resolvePlegMode, resolvePodLogsDir, resolveSyncFrequency, type PodSettings } from "./agent-settings";
 import { CLUSTER_SETTINGS, resolveCertDir, resolveClusterAccess, type ClusterCertificates } from "./cluster-settings";
 import { readKubeletConfigFile } from "./kubelet-config-file";
 
 export type { ClusterCertificates, EvictionSettings, GarbageCollectionConfig, HostLookup, ShutdownConfig };
-export type { ReservedResources } from "../nodestatus/settings";
-export { sumReserved } from "../nodestatus/settings";
+export type { ReservedResources } from "../nodestatus";
+export { sumReserved } from "../nodestatus";
 
 export interface AgentConfig {
   /** The node's name: --hostname-override, else the host's name, trimmed and lower-cased as the kubelet does. */

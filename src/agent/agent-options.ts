@@ -3,27 +3,21 @@
 // eviction manager's loop as the agent runs it; and the time a start and a stop wait.
 import type { Node, Pod } from "kubernetes-types/core/v1";
 import type { PodAdmitHandler } from "../admission";
-import type { PodConfig, SourceReport } from "../config/pod-config";
-import type { PodSource } from "../config/types";
-import type { CriClient } from "../cri/client";
-import type { EventRecorder } from "../events/types";
-import type { ContainerGCPolicy, ContainerGCRuntime } from "../gc/container-gc";
-import type { GCEvent } from "../gc/image-gc-manager";
-import type { EvictionTarget, LocalStorageEviction } from "../eviction/local-storage";
-import type { PressureCondition } from "../eviction/signals";
-import type { PodLifecycleEventGenerator } from "../pleg/types";
-import type { PodProber, ProbeObservation, ProbeUpdate } from "../prober/types";
-import type { DiskUsage } from "../stats/disk-usage";
+import type { PodConfig, PodSource, SourceReport } from "../config";
+import type { CriClient } from "../cri";
+import type { EventRecorder } from "../events";
+import type { ContainerGCPolicy, ContainerGCRuntime, GCEvent } from "../gc";
+import type { EvictionTarget, LocalStorageEviction, PressureCondition } from "../eviction";
+import type { PodLifecycleEventGenerator } from "../pleg";
+import type { PodProber, ProbeObservation, ProbeUpdate } from "../prober";
+import type { DiskUsage } from "../stats";
 import type { PodStatusManager } from "../status";
-import type { Clock } from "../util/clock";
-import type { Logger } from "../util/log";
-import type { Mounter } from "../volume/mount";
-import type { MountTable, VolumePlugin } from "../volume/types";
+import type { Clock, Logger } from "../util";
+import type { Mounter, MountTable, VolumePlugin } from "../volume";
 import type { SyncRuntime } from "./pod-sync";
 import type { PodWorkerPoolOptions, PodWorkers } from "./pod-workers";
 import type { RuntimeConfigOptions } from "./runtime-config";
-import { type ObjectSource } from "../objects";
-import { type ServiceLister } from "../objects";
+import type { ObjectSource, ServiceLister } from "../objects";
 
 /** Reports for metrics and the cluster's mirror pods; none of them may change what the agent does. */
 export interface AgentHooks {

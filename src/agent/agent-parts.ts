@@ -5,20 +5,15 @@
 // does: a probe update goes into the sync loop, the Node's allocatable, a pod's sync, a worker's step.
 import { join } from "node:path";
 import type { Pod } from "kubernetes-types/core/v1";
-import { ContainerGC, DEFAULT_CONTAINER_GC_POLICY } from "../gc/container-gc";
-import { LocalStorageEviction, type EvictionTarget } from "../eviction/local-storage";
-import { NO_EVENTS, type EventRecorder } from "../events/types";
-import type { PodStatus } from "../pleg/types";
-import { ProbeManager } from "../prober/manager";
-import type { PodProber, ProbeObservation, ProbeUpdate } from "../prober/types";
-import { WalkDiskUsage } from "../stats/disk-usage";
+import { ContainerGC, DEFAULT_CONTAINER_GC_POLICY } from "../gc";
+import { LocalStorageEviction, type EvictionTarget } from "../eviction";
+import { NO_EVENTS, type EventRecorder } from "../events";
+import type { PodStatus } from "../pleg";
+import { type PodProber, ProbeManager, type ProbeObservation, type ProbeUpdate } from "../prober";
+import { WalkDiskUsage } from "../stats";
 import { NO_STATUS_MANAGER, type PodStatusManager } from "../status";
-import { SystemMounter } from "../volume/mount";
-import { ProcMountTable } from "../volume/mount-table";
-import { NoObjectSource } from "../objects/no-object-source";
-import { NoServiceLister } from "../objects/no-service-lister";
-import { nodeVolumePlugins } from "../volume/plugins";
-import { VolumeManager } from "../volume/volume-manager";
+import { nodeVolumePlugins, ProcMountTable, SystemMounter, VolumeManager } from "../volume";
+import { NoObjectSource, NoServiceLister, ObjectSource, type ResourceList } from "../objects";
 import { ActiveDeadline } from "./active-deadline";
 import { ActivePods } from "./active-pods";
 import type { AgentOptions, EvictionLoop } from "./agent-options";
@@ -31,8 +26,6 @@ import { PodSyncer, type SyncResult } from "./pod-sync";
 import { PodWorkerPool, type PodWorkerPoolOptions, type PodWorkers, type PodWorkerView } from "./pod-workers";
 import { RuntimeState } from "./runtime-state";
 import { TerminationMessages } from "./termination-message";
-import { type ResourceList } from "../objects";
-import { ObjectSource } from "../objects";
 
 /** What the parts call back into the Agent for. */
 export interface AgentCallbacks {

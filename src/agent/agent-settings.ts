@@ -1,12 +1,8 @@
 // The agent's own settings (the --config file itself, the sync period, the pods' DNS and log folder,
 // the PLEG mode, the log format, the standalone objects), declared once as rows (util/settings.ts)
 // and resolved here; the subsystems' rows live beside their code (agent-config.ts lists them).
-import type { PlegModeSetting } from "../pleg/pleg";
-import { DURATION, STRING, STRINGS } from "../util/field-types";
-import { formatDuration } from "../util/duration";
-import type { LogFormat } from "../util/log";
-import type { Setting, SettingsReader } from "../util/settings";
-import { fileDuration, fileString, fileStringList, ipAddress, listFlag, mustBeDirectory, oneOf, ownedFolder, positiveDuration } from "../util/settings-parsers";
+import type { PlegModeSetting } from "../pleg";
+import { DURATION, fileDuration, fileString, fileStringList, formatDuration, ipAddress, listFlag, type LogFormat, mustBeDirectory, oneOf, ownedFolder, positiveDuration, type Setting, type SettingsReader, STRING, STRINGS } from "../util";
 
 /** The pods' settings as AgentConfig holds them. */
 export interface PodSettings {

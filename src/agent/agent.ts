@@ -20,26 +20,21 @@
 // the API statuses are api-statuses.ts's, admission and eviction over the active pods active-pods.ts's.
 import type { Node, Pod } from "kubernetes-types/core/v1";
 import type { PodAdmitResult } from "../admission";
-import { isTerminalPhase, podRef } from "../api";
-import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "../api/defaults";
-import { podReference } from "../events/object-ref";
-import type { EvictionStatus } from "../eviction/local-storage";
-import type { ContainerGC } from "../gc/container-gc";
-import type { ProbeSeed, ProbeUpdate, RunningContainer } from "../prober/types";
-import type { Timer } from "../util/clock";
-import { errorMessage } from "../util/errors";
-import { usesObject } from "../objects/object-refs";
-import type { VolumeManager } from "../volume/volume-manager";
+import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS, isTerminalPhase, podRef } from "../api";
+import { podReference } from "../events";
+import { type EvictionStatus, IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS } from "../eviction";
+import type { ContainerGC } from "../gc";
+import type { ProbeSeed, ProbeUpdate, RunningContainer } from "../prober";
+import { errorMessage, type Timer } from "../util";
+import { type ObjectRef, type ResourceList, usesObject } from "../objects";
+import type { VolumeManager } from "../volume";
 import { NODE_WAIT_MS, SHUTDOWN_GRACE_MS, type AgentOptions, type EvictionLoop } from "./agent-options";
 import { buildAgentParts, type AgentParts } from "./agent-parts";
-import { IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS } from "../eviction/local-storage";
 import type { PodSyncer, SyncResult } from "./pod-sync";
 import { isSidecar } from "./pod-actions";
 import type { RuntimeState } from "./runtime-state";
 import { SYNC_ERROR_BACKOFF_MS, type PodWorkers, type PodWorkerView } from "./pod-workers";
 import { SyncLoop, type SyncHandler } from "./sync-loop";
-import { type ResourceList } from "../objects";
-import { type ObjectRef } from "../objects";
 
 export { NODE_WAIT_MS, SHUTDOWN_GRACE_MS, type AgentHooks, type AgentOptions, type EvictionLoop } from "./agent-options";
 

@@ -4,10 +4,9 @@
 // The last reported status of each worker is kept here, beside the workers, not in them: the pod
 // workers lend their state out read-only.
 import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
-import type { PodProber } from "../prober/types";
+import type { PodProber } from "../prober";
 import { computeApiPodStatus, qosClass, type Waiting } from "../status";
-import type { Clock } from "../util/clock";
-import { apiTime } from "../util/time";
+import { apiTime, type Clock } from "../util";
 import type { ContainerNotes } from "./container-notes";
 import type { PodWorkerView } from "./pod-workers";
 import type { RuntimeConfigOptions } from "./runtime-config";

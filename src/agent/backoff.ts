@@ -1,7 +1,7 @@
 // Backoff: the kubelet's flowcontrol.Backoff for crash loops (10 s doubling to 300 s) and image
 // pulls (same schedule). An entry not touched for 2 × max resets to the initial delay, which is the
 // kubelet's "10 minutes without a problem" reset (client-go util/flowcontrol/backoff.go hasExpired).
-import type { Clock } from "../util/clock";
+import type { Clock } from "../util";
 
 interface Entry {
   delayMs: number;

@@ -2,9 +2,7 @@
 // rotation, the certificates' folder), declared once as rows (util/settings.ts) and resolved here.
 // In src/agent, not src/cluster: src/cluster loads @kubernetes/client-node, and --help must not.
 import { join } from "node:path";
-import { BOOL } from "../util/field-types";
-import type { Setting, SettingsReader } from "../util/settings";
-import { boolFlag, fileBool, fileString, mustExist, ownedFolder } from "../util/settings-parsers";
+import { BOOL, boolFlag, fileBool, fileString, mustExist, ownedFolder, type Setting, type SettingsReader } from "../util";
 
 /** The kubelet's certificate settings (issue 18). */
 export interface ClusterCertificates {

@@ -5,16 +5,16 @@
 // (`show`), from its subsystem's part of the config. Secrets never appear: the push token has no
 // field, and the values of staticPodURLHeader are replaced (the kubelet shows them; the API is
 // authenticated, but a header is often a credential to a third party).
-import { SYSCTL_SETTINGS } from "../admission/settings";
-import { CGROUP_SETTINGS } from "../cm/settings";
-import { SOURCE_SETTINGS } from "../config/settings";
-import { RUNTIME_SETTINGS } from "../cri/settings";
-import { CONTAINER_LOG_SETTINGS, GC_SETTINGS } from "../gc/settings";
-import { EVICTION_SETTINGS } from "../eviction/settings";
-import { SHUTDOWN_SETTINGS } from "../nodeshutdown/settings";
-import { NODE_SETTINGS } from "../nodestatus/settings";
-import { SERVER_SETTINGS } from "../server/settings";
-import { showFields } from "../util/settings";
+import { SYSCTL_SETTINGS } from "../admission";
+import { CGROUP_SETTINGS } from "../cm";
+import { SOURCE_SETTINGS } from "../config";
+import { RUNTIME_SETTINGS } from "../cri";
+import { CONTAINER_LOG_SETTINGS, GC_SETTINGS } from "../gc";
+import { EVICTION_SETTINGS } from "../eviction";
+import { SHUTDOWN_SETTINGS } from "../nodeshutdown";
+import { NODE_SETTINGS } from "../nodestatus";
+import { SERVER_SETTINGS } from "../server";
+import { showFields } from "../util";
 import type { AgentConfig } from "./agent-config";
 import { AGENT_OWN_SETTINGS } from "./agent-settings";
 import { CLUSTER_SETTINGS } from "./cluster-settings";

@@ -1,13 +1,10 @@
 // Stopping containers and pods (the kubelet's killContainer and killPod): the Killing event, the preStop
 // hook within the grace period, the sidecars' termination order, the minimum grace, then the sandboxes.
 import type { Container, Pod } from "kubernetes-types/core/v1";
-import { POD_NAME as POD_NAME_LABEL, POD_NAMESPACE as POD_NAMESPACE_LABEL, POD_UID as POD_UID_LABEL } from "../cri/labels";
-import type { ContainerStatus } from "../cri/types";
-import { containerReference } from "../events/object-ref";
-import type { EventRecorder } from "../events/types";
-import type { PodStatus } from "../pleg/types";
-import type { Clock } from "../util/clock";
-import type { Logger } from "../util/log";
+import { type ContainerStatus, POD_NAME as POD_NAME_LABEL, POD_NAMESPACE as POD_NAMESPACE_LABEL, POD_UID as POD_UID_LABEL } from "../cri";
+import { containerReference, type EventRecorder } from "../events";
+import type { PodStatus } from "../pleg";
+import type { Clock, Logger } from "../util";
 import * as ann from "./labels";
 import type { HandlerRunner } from "./lifecycle-handlers";
 import { hasSidecars } from "./pod-actions";

@@ -4,9 +4,7 @@
 // keeps none of this: a restart flipped ready pods to NotReady (k/k #100277) and let unready ones look
 // Ready before their probe workers ran (#135795).
 import { readFileSync } from "node:fs";
-import { writeFileAtomic } from "../util/atomic-file";
-import type { Logger } from "../util/log";
-import { errorMessage } from "../util/errors";
+import { errorMessage, type Logger, writeFileAtomic } from "../util";
 
 export interface ContainerNote {
   /** The readiness last reported in the pod status. */

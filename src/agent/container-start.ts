@@ -3,18 +3,13 @@
 // postStart hook, during which the container does not count as started.
 import { writeFileSync } from "node:fs";
 import type { Container, Pod } from "kubernetes-types/core/v1";
-import { podKey, podRef } from "../api/pod";
-import { runtimeErrorMessage } from "../cri/errors";
-import { containerReference } from "../events/object-ref";
-import type { EventRecorder } from "../events/types";
-import type { PodStatus } from "../pleg/types";
-import type { Clock } from "../util/clock";
-import { confinedPath, mkdirInside } from "../util/confined-path";
-import { formatDuration } from "../util/duration";
-import { errorMessage } from "../util/errors";
-import type { Logger } from "../util/log";
-import { ContainerConfigError, makeEnvironmentVariables } from "../objects/container-env";
-import type { PodVolumes } from "../volume/types";
+import { podKey, podRef } from "../api";
+import { runtimeErrorMessage } from "../cri";
+import { containerReference, type EventRecorder } from "../events";
+import type { PodStatus } from "../pleg";
+import { type Clock, confinedPath, errorMessage, formatDuration, type Logger, mkdirInside } from "../util";
+import { ContainerConfigError, makeEnvironmentVariables, type ObjectSource, type ServiceLister } from "../objects";
+import type { PodVolumes } from "../volume";
 import type { Backoff } from "./backoff";
 import { hookHost, type ContainerKiller } from "./container-kill";
 import { ContainerStartError } from "./container-start-error";
@@ -27,8 +22,6 @@ import type { PodStartPlace } from "./pod-start-gate";
 import { imageUser, needsImageUser, runAsNonRootProblem, type ImageUser } from "./run-as-non-root";
 import { containerConfig, containerLogDir, downwardEnvValue, terminationLogDir, type RuntimeConfigOptions, type sandboxConfig } from "./runtime-config";
 import type { SyncRuntime } from "./sync-runtime";
-import { type ObjectSource } from "../objects";
-import { type ServiceLister } from "../objects";
 
 export interface ContainerStarterDeps {
   runtime: SyncRuntime;

@@ -3,7 +3,7 @@
 // merged on top. Without --cluster-dns, ClusterFirst falls back to Default, as the kubelet does.
 import { readFileSync } from "node:fs";
 import type { Pod } from "kubernetes-types/core/v1";
-import type { PodSandboxConfigInput } from "../cri/types";
+import type { PodSandboxConfigInput } from "../cri";
 
 export interface ClusterDnsOptions {
   /** The kubelet's --cluster-dns: the cluster DNS servers' IPs. Empty: no cluster DNS. */

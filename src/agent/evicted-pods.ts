@@ -13,10 +13,8 @@
 // The record is what lets a restarted agent do the same. Other evictions (sizeLimit, preemption,
 // deadline) carry none and stay Failed.
 import { readFileSync } from "node:fs";
-import { PRESSURE_CONDITIONS, type PressureCondition } from "../eviction/signals";
-import { writeFileAtomic } from "../util/atomic-file";
-import { errorMessage } from "../util/errors";
-import type { Logger } from "../util/log";
+import { PRESSURE_CONDITIONS, type PressureCondition } from "../eviction";
+import { errorMessage, type Logger, writeFileAtomic } from "../util";
 import type { PodFailure } from "../status";
 
 /** What the node evicted a pod with: its status, and the pressure condition it relieved, if any. */

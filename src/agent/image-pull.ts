@@ -2,16 +2,11 @@
 // imagePullPolicy with the image-pull backoff and the pod's pull secrets (the kubelet's image manager,
 // EnsureImageExists, with its events on the container).
 import type { Container, Pod } from "kubernetes-types/core/v1";
-import { podKey, podRef } from "../api/pod";
-import { runtimeErrorText } from "../cri/errors";
-import type { Image } from "../cri/types";
-import { containerReference } from "../events/object-ref";
-import type { EventRecorder } from "../events/types";
-import type { Clock } from "../util/clock";
-import { formatDuration } from "../util/duration";
-import type { Logger } from "../util/log";
-import type { DockerKeyring } from "../objects/docker-keyring";
-import { pullWithCredentials } from "../objects/pull-secrets";
+import { podKey, podRef } from "../api";
+import { type Image, runtimeErrorText } from "../cri";
+import { containerReference, type EventRecorder } from "../events";
+import { type Clock, formatDuration, type Logger } from "../util";
+import { type DockerKeyring, pullWithCredentials } from "../objects";
 import type { Backoff } from "./backoff";
 import { ContainerStartError } from "./container-start-error";
 import type { PodActions } from "./pod-actions";

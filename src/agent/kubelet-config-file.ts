@@ -18,9 +18,7 @@
 // flag overrides it.
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from "yaml";
-import { ConfigError, errorMessage } from "../util/errors";
-import { closest } from "../util/suggest";
-import { fieldPath, isZeroValue, typeProblems, type FieldType } from "../util/field-types";
+import { closest, ConfigError, errorMessage, fieldPath, type FieldType, isZeroValue, typeProblems } from "../util";
 
 export { isZeroValue };
 

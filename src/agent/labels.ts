@@ -4,7 +4,7 @@
 // The keys live in src/status (container-annotations.ts), which reads them back for the pod status.
 import { createHash } from "node:crypto";
 import type { Container } from "kubernetes-types/core/v1";
-import { stableStringify } from "../manifest/static-pod";
+import { stableStringify } from "../manifest";
 
 export { CONTAINER_HASH, CONTAINER_RESTART_COUNT, CONTAINER_TERMINATION_MESSAGE_PATH, CONTAINER_TERMINATION_MESSAGE_POLICY, POD_TERMINATION_GRACE_PERIOD, CONTAINER_PRESTOP_HANDLER, CONTAINER_TYPE } from "../status";
 

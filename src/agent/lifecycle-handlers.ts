@@ -15,13 +15,9 @@
 // The failure message is the kubelet's (handlers.go Run), which its FailedPostStartHook and
 // FailedPreStopHook events carry and, for postStart, the container's waiting message.
 import type { Container, LifecycleHandler, Pod } from "kubernetes-types/core/v1";
-import { podRef } from "../api/pod";
-import { execProbe, type ContainerCommandRunner } from "../prober/exec";
-import { probeAction } from "../prober/spec";
-import { withTimeout } from "../prober/timeout";
-import type { HandlerResult } from "../prober/types";
-import type { Clock } from "../util/clock";
-import { errorMessage } from "../util/errors";
+import { podRef } from "../api";
+import { type ContainerCommandRunner, type HandlerResult, execProbe, httpProbe, probeAction, withTimeout } from "../prober";
+import { type Clock, errorMessage } from "../util";
 
 /** A hook that did not succeed: the kubelet's message, as its event and the container's status show it. */
 export interface HookFailure {
@@ -83,7 +79,7 @@ export class HandlerRunner {
         try {
           const a = probeAction({ httpGet: h.httpGet }, t.container, { containerId: t.containerId, host: t.podIP });
           if (a.kind !== "httpGet") throw new Error("not an httpGet action");
-          r = await (await import("../prober/http")).httpProbe(a.url, a.headers, timeoutMs, this.clock, signal, () => (answered = true));
+          r = await httpProbe(a.url, a.headers, timeoutMs, this.clock, signal, () => (answered = true));
         } catch (err) {
           r = { status: "unknown", output: "", error: err as Error };
         }

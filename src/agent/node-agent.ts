@@ -6,12 +6,12 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import type { NodeAddress } from "kubernetes-types/core/v1";
-import type { ClusterNode } from "../cluster/cluster-node";
+import type { ClusterNode } from "../cluster";
 import type { ContainerManager } from "../cm";
 import { recordNodeConditionEvents, type EventBroadcaster, type EventRecorder, type NodeEventRecorder } from "../events";
 import { EvictionManager, hardEvictionReservation } from "../eviction";
 import { runtimeCounts, type AgentMetrics } from "../server";
-import { errorMessage } from "../util/errors";
+import { errorMessage } from "../util";
 import { Agent } from "./agent";
 import { agentHealth, type NodeContext } from "./node-context";
 import type { NodeManagers } from "./node-managers";
@@ -19,8 +19,7 @@ import type { NodeRuntime } from "./node-runtime";
 import type { NodeSources } from "./node-sources";
 import { ContainerLogManager } from "../logs";
 import { buildNode } from "../nodestatus";
-import { type ObjectSource } from "../objects";
-import { type ServiceLister } from "../objects";
+import type { ObjectSource, ServiceLister } from "../objects";
 
 export interface AgentInputs {
   cluster: ClusterNode | undefined;

@@ -3,19 +3,21 @@
 // bootstrap first when asked; the client certificate's rotation is registered as started. Loaded only
 // here, so other commands never load the API client.
 import pkg from "../../package.json" with { type: "json" };
-import type { ClusterNode } from "../cluster/cluster-node";
-import { ConfigError, errorMessage } from "../util/errors";
+import type { ClusterNode } from "../cluster";
+import { ConfigError, errorMessage } from "../util";
 import { agentHealth, type NodeContext } from "./node-context";
+import { loadBootstrap, startClientCertificateRotation } from "../certificate";
+import { loadClusterNode } from "../cluster";
 
 export async function connectCluster(ctx: NodeContext): Promise<ClusterNode | undefined> {
   const { config, nodeName, clock, log } = ctx;
   if (!config.cluster) return undefined;
   let cluster: ClusterNode;
-  const { ClusterNode } = await import("../cluster/cluster-node");
+  const { ClusterNode } = await loadClusterNode();
   // TLS bootstrap (src/certificate): a usable --kubeconfig first, requested with the bootstrap credentials when needed.
   const bootstrapKubeconfig = config.cluster.certificates.bootstrapKubeconfig;
   if (bootstrapKubeconfig) {
-    const { bootstrapClientCertificate } = await import("../certificate/bootstrap");
+    const { bootstrapClientCertificate } = await loadBootstrap();
     try {
       await bootstrapClientCertificate({ kubeconfig: config.cluster.kubeconfig, bootstrapKubeconfig, certDir: config.certDir, nodeName, clock, log, userAgent: `nodeagent/${pkg.version} (agent on ${nodeName})` });
     } catch (e) {
@@ -38,7 +40,7 @@ export async function connectCluster(ctx: NodeContext): Promise<ClusterNode | un
     throw new ConfigError(`--kubeconfig ${config.cluster.kubeconfig}: ${errorMessage(e)}`);
   }
   if (config.cluster.certificates.rotateCertificates) {
-    const { startClientCertificateRotation } = await import("../certificate/node-certificates");
+    
     const rotation = startClientCertificateRotation({ certDir: config.certDir, nodeName, clock, log, kubeconfig: config.cluster.kubeconfig, client: cluster.client });
     if (rotation) ctx.started.add("the client certificate rotation", () => rotation.stop());
   }

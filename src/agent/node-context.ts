@@ -8,16 +8,13 @@ import type { ShutdownManager, ShutdownSignal } from "../nodeshutdown";
 import type { KernelLog } from "../oom";
 import type { AgentServer } from "../server";
 import type { NotifySocket } from "../systemd";
-import type { Clock } from "../util/clock";
-import { errorMessage } from "../util/errors";
-import type { Logger } from "../util/log";
+import { type Clock, errorMessage, type Logger } from "../util";
 import type { Agent } from "./agent";
 import type { AgentConfig } from "./agent-config";
-import type { ClusterNode } from "../cluster/cluster-node";
-import type { VolumePlugin } from "../volume/types";
+import type { ClusterNode } from "../cluster";
+import type { VolumePlugin } from "../volume";
 import { type HostNetwork } from "../nodestatus";
-import { type ObjectSource } from "../objects";
-import { type ServiceLister } from "../objects";
+import type { ObjectSource, ServiceLister } from "../objects";
 
 /**
  * Where the node gets its ObjectSource and extra volume plugins (issue 15): by default the API server

@@ -2,9 +2,9 @@
 // GET /events, and in a cluster posted to the API server with the node's credentials, as the kubelet's
 // recorder does. "Starting kubelet." first, as the kubelet's Run records it before its managers start.
 import { AgentMetrics } from "../server";
-import { EventBroadcaster, EventRing, nodeReference, type EventRecorder, type NodeEventRecorder } from "../events";
-import type { ClusterNode } from "../cluster/cluster-node";
-import { RealClock } from "../util/clock";
+import { EventBroadcaster, type EventRecorder, EventRing, type NodeEventRecorder, loadApiEventSink, nodeReference } from "../events";
+import type { ClusterNode } from "../cluster";
+import { RealClock } from "../util";
 import type { NodeContext } from "./node-context";
 
 /** How long a stopping node waits for its queued events to be written. */
@@ -29,7 +29,7 @@ export async function startEvents(ctx: NodeContext, cluster: ClusterNode | undef
   metrics.setRuntimeSampler(() => ({ timers: RealClock.liveTimers(), eventRingEvents: eventRing.count, eventWatchers: eventRing.subscribers }));
   broadcaster.startRecordingToSink("memory", eventRing);
   // The API sink brings the Kubernetes client: loaded only with a cluster, as src/cluster is.
-  if (cluster) broadcaster.startRecordingToSink("api", new (await import("../events/api-event-sink")).ApiEventSink(cluster.client));
+  if (cluster) broadcaster.startRecordingToSink("api", new (await loadApiEventSink()).ApiEventSink(cluster.client));
   ctx.started.add("the event recorder", async () => {
     // What is queued gets a moment to go out (the pods' Killing events of a stop), then the rest is dropped.
     const ac = new AbortController();

@@ -2,17 +2,13 @@
 // InternalIP, so both come from this one answer), and the node's cgroups (src/cm), set up before the
 // runtime starts.
 import type { Pod } from "kubernetes-types/core/v1";
-import { parseQuantity } from "../api/quantity";
+import { parseQuantity } from "../api";
 import { ContainerManager, FsCgroupManager } from "../cm";
 import type { NodeEventRecorder } from "../events";
-import type { Clock } from "../util/clock";
-import { ConfigError, errorMessage } from "../util/errors";
-import type { Logger } from "../util/log";
+import { type Clock, ConfigError, errorMessage, type Logger } from "../util";
 import type { AgentConfig } from "./agent-config";
 import type { NodeContext, NodeDeps } from "./node-context";
-import { readHostFacts } from "../nodestatus";
-import { realHostNetwork } from "../nodestatus";
-import { resolveNodeAddresses } from "../nodestatus";
+import { readHostFacts, realHostNetwork, resolveNodeAddresses } from "../nodestatus";
 
 /** The Node's addresses (the kubelet's getHostIPAnyWay reads the pods' hostIP off the Node). */
 export async function nodeAddresses(ctx: NodeContext): Promise<Awaited<ReturnType<typeof resolveNodeAddresses>>> {

@@ -3,19 +3,19 @@
 // and the RuntimeClasses of a cluster. The eviction manager is made by the Agent's options (node-agent.ts).
 import { join } from "node:path";
 import { AppArmorAdmitHandler, CriticalPodAdmissionHandler, PredicateAdmitHandler, SysctlAdmitHandler, UnsupportedFieldsAdmitHandler, type PodAdmitHandler } from "../admission";
-import type { ClusterNode } from "../cluster/cluster-node";
+import type { ClusterNode } from "../cluster";
 import type { ContainerManager } from "../cm";
 import type { CriClient } from "../cri";
 import type { NodeEventRecorder } from "../events";
 import { EvictionAdmitHandler } from "../eviction";
 import { ShutdownManager } from "../nodeshutdown";
-import type { SummaryProvider } from "../stats/summary-provider";
+import type { SummaryProvider } from "../stats";
 import { qosClass } from "../status";
 import { SdNotifier } from "../systemd";
 import type { NodeContext } from "./node-context";
 import { ApiRuntimeClasses } from "./runtime-class-manager";
-import { CriImageFsStats } from "../gc";
-import { ImageGCManager } from "../gc";
+import { CriImageFsStats, ImageGCManager } from "../gc";
+import { loadSummaryProvider } from "../stats";
 
 export interface NodeManagers {
   /** The one stats provider of /stats/summary and the eviction manager. */
@@ -33,7 +33,7 @@ export function makeManagers(ctx: NodeContext, cluster: ClusterNode | undefined,
   // loads it.
   let statsProvider: Promise<SummaryProvider> | undefined;
   const stats = (): Promise<SummaryProvider> =>
-    (statsProvider ??= import("../stats/summary-provider").then(({ SummaryProvider }) => new SummaryProvider({
+    (statsProvider ??= loadSummaryProvider().then(({ SummaryProvider }) => new SummaryProvider({
       nodeName, runtime: client, pods: () => ctx.theAgent().pods(), clock, log, rootDir: config.rootDir, podsDir: join(config.rootDir, "pods"),
       podLogsRoot: config.pods.logsDir, cgroupRoot: containerManager.podsCgroup,
     })));

@@ -1,15 +1,10 @@
 // The objects phase: where the ConfigMaps, Secrets and tokens pods use come from (ObjectSource), and the
 // services behind containers' service-link variables, each registered as started (closed on stop).
-import type { ClusterNode } from "../cluster/cluster-node";
-import type { Clock } from "../util/clock";
-import type { Logger } from "../util/log";
-import { LocalObjectSource } from "../objects/local-object-source";
-import { NoObjectSource } from "../objects/no-object-source";
-import { NoServiceLister } from "../objects/no-service-lister";
+import type { ClusterNode } from "../cluster";
+import type { Clock, Logger } from "../util";
+import { LocalObjectSource, NoObjectSource, NoServiceLister, type ObjectSource, type ServiceLister, loadApiObjectSource, loadApiServiceLister } from "../objects";
 import type { AgentConfig } from "./agent-config";
 import type { NodeContext, VolumeWiring } from "./node-context";
-import { type ObjectSource } from "../objects";
-import { type ServiceLister } from "../objects";
 
 export type { VolumeWiring } from "./node-context";
 
@@ -23,7 +18,7 @@ export type { VolumeWiring } from "./node-context";
 export async function chooseServiceLister(cluster: ClusterNode | undefined, wiring: VolumeWiring, clock: Clock, log: Logger): Promise<ServiceLister> {
   if (!cluster) return new NoServiceLister();
   if (wiring.apiServices) return wiring.apiServices(cluster);
-  const { ApiServiceLister } = await import("../objects/api-service-lister");
+  const { ApiServiceLister } = await loadApiServiceLister();
   return new ApiServiceLister({ client: cluster.client, clock, log }).start();
 }
 
@@ -36,7 +31,7 @@ export async function chooseServiceLister(cluster: ClusterNode | undefined, wiri
 export async function chooseObjectSource(config: AgentConfig, cluster: ClusterNode | undefined, wiring: VolumeWiring, clock: Clock, log: Logger): Promise<ObjectSource> {
   if (cluster) {
     if (wiring.apiObjects) return wiring.apiObjects(cluster);
-    const { ApiObjectSource } = await import("../objects/api-object-source");
+    const { ApiObjectSource } = await loadApiObjectSource();
     return new ApiObjectSource({ client: cluster.client, clock, log });
   }
   if (config.localObjects) {

@@ -3,8 +3,7 @@
 import { CriClient, resolveRuntime, type ResolvedRuntime } from "../cri";
 import { Pleg } from "../pleg";
 import type { AgentMetrics } from "../server";
-import { errorMessage } from "../util/errors";
-import type { Logger } from "../util/log";
+import { errorMessage, type Logger } from "../util";
 import type { NodeContext } from "./node-context";
 
 /** How long the start waits for the runtime to say its name. */

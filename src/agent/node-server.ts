@@ -1,16 +1,14 @@
 // The server phase: the HTTP API (the kubelet's server) over the Agent, its TLS, authentication and
 // authorization, and with serverTLSBootstrap the serving certificate's rotation, each registered as started.
 import type { NodeAddress } from "kubernetes-types/core/v1";
-import type { ClusterNode } from "../cluster/cluster-node";
-import { storedServingCertificate } from "../certificate/node-certificates";
+import type { ClusterNode } from "../cluster";
+import { startServingCertificateRotation, storedServingCertificate } from "../certificate";
 import type { CriClient } from "../cri";
 import type { EventRing } from "../events";
 import type { PushSource } from "../config";
 import { Authenticator, Authorizer, isSpecificIP, servingCertificate, startAgentServer, type AgentMetrics, type AgentServer, type AgentServerOptions } from "../server";
-import type { SummaryProvider } from "../stats/summary-provider";
-import type { Clock } from "../util/clock";
-import { errorMessage } from "../util/errors";
-import type { Logger } from "../util/log";
+import type { SummaryProvider } from "../stats";
+import { type Clock, errorMessage, type Logger } from "../util";
 import type { Agent } from "./agent";
 import type { AgentConfig } from "./agent-config";
 import { kubeletConfigz } from "./configz";
@@ -113,8 +111,7 @@ export async function startServer(ctx: NodeContext, i: ServerInputs): Promise<Ag
   ctx.started.add("the HTTP API", () => srv.stop());
   // serverTLSBootstrap: the serving certificate from the cluster, served once issued and on each renewal.
   if (cluster && config.cluster?.certificates.serverTLSBootstrap) {
-    const { startServingCertificateRotation } = await import("../certificate/node-certificates");
-    const serving = startServingCertificateRotation({ certDir: config.certDir, nodeName, clock, log, client: cluster.client, addresses, serve: (cert, key) => srv.setServingCertificate(cert, key) });
+        const serving = startServingCertificateRotation({ certDir: config.certDir, nodeName, clock, log, client: cluster.client, addresses, serve: (cert, key) => srv.setServingCertificate(cert, key) });
     ctx.started.add("the serving certificate rotation", () => serving.stop());
   }
   return srv;

@@ -1,8 +1,8 @@
 // The sources phase: PodConfig and the pod sources (the manifest directory, the URL, pushed pods, and in
 // a cluster the API server), started by the agent's run() once the server is up.
-import type { ClusterNode } from "../cluster/cluster-node";
+import type { ClusterNode } from "../cluster";
 import { conflictCheck, FileSource, HttpSource, PodConfig, pushPolicyCheck, PushSource, type PodSource } from "../config";
-import { loadStaticPods, loadStaticPodsWithLocalObjects } from "../manifest/load";
+import { loadStaticPods, loadStaticPodsWithLocalObjects } from "../manifest";
 import { join } from "node:path";
 import type { NodeContext } from "./node-context";
 

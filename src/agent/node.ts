@@ -20,9 +20,7 @@
 import pkg from "../../package.json" with { type: "json" };
 import { LogindShutdownSignal, watchShutdownSignal } from "../nodeshutdown";
 import { KmsgReader, OomWatcher } from "../oom";
-import { RealClock } from "../util/clock";
-import { AGENT_JIT_POLICY } from "../util/jit-policy";
-import { createLogger } from "../util/log";
+import { AGENT_JIT_POLICY, createLogger, RealClock } from "../util";
 import type { Agent } from "./agent";
 import type { AgentConfig } from "./agent-config";
 import { makeAgent } from "./node-agent";

@@ -12,8 +12,8 @@
 // and started again. When no app container is left to run (a Job's pod whose containers exited) the
 // pod is killed, its sidecars with it, and none is started again.
 import type { Container, Pod } from "kubernetes-types/core/v1";
-import type { ContainerStatus, PodSandboxStatus } from "../cri/types";
-import type { PodStatus } from "../pleg/types";
+import type { ContainerStatus, PodSandboxStatus } from "../cri";
+import type { PodStatus } from "../pleg";
 import * as ann from "./labels";
 import { isInit, isSidecar, neverRan } from "../status";
 

@@ -3,14 +3,12 @@
 // cgroups' housekeeping. A UID from runtime labels never leads a removal out of its root.
 import { readdirSync } from "node:fs";
 import { flatPodCgroups, type PodCgroups } from "../cm";
-import type { ContainerStatus } from "../cri/types";
-import { podUIDFromLogsDirectory } from "../gc/container-gc";
-import { cleanContainerLogs } from "../logs/container-log-manager";
-import type { PodStatus } from "../pleg/types";
-import { confinedPath, PathEscapeError, removeInside } from "../util/confined-path";
-import { errorMessage } from "../util/errors";
-import type { Logger } from "../util/log";
-import type { PodVolumes } from "../volume/types";
+import type { ContainerStatus } from "../cri";
+import { podUIDFromLogsDirectory } from "../gc";
+import { cleanContainerLogs } from "../logs";
+import type { PodStatus } from "../pleg";
+import { confinedPath, errorMessage, type Logger, PathEscapeError, removeInside } from "../util";
+import type { PodVolumes } from "../volume";
 import { podDir, type RuntimeConfigOptions } from "./runtime-config";
 import { ignoreNotFound, type SyncRuntime } from "./sync-runtime";
 

@@ -9,13 +9,10 @@
 // The steps live beside it: container-start.ts (one container's start and postStart hook),
 // image-pull.ts, container-kill.ts (killContainer, killPod) and pod-cleanup.ts (removals, cgroups).
 import type { Container, Pod } from "kubernetes-types/core/v1";
-import { podKey } from "../api/pod";
-import type { PodStatus } from "../pleg/types";
-import type { Clock } from "../util/clock";
-import type { Logger } from "../util/log";
-import { mkdirInside } from "../util/confined-path";
-import { errorMessage } from "../util/errors";
-import { VolumeMountError, type PodVolumes } from "../volume/types";
+import { podKey } from "../api";
+import type { PodStatus } from "../pleg";
+import { type Clock, errorMessage, type Logger, mkdirInside } from "../util";
+import { VolumeMountError, type PodVolumes } from "../volume";
 import type { Backoff } from "./backoff";
 import { PodStartGate, type PodStartPlace } from "./pod-start-gate";
 import { HandlerRunner } from "./lifecycle-handlers";
@@ -23,20 +20,14 @@ import { NoRuntimeClasses } from "./runtime-class-manager";
 import { computePodActions, isInit, isSidecar, type PodActions, type ProbeFailureLookup, type StartedLookup } from "./pod-actions";
 import { podLogDir, sandboxConfig, type RuntimeConfigOptions } from "./runtime-config";
 import type { Waiting } from "../status";
-import type { DockerKeyring } from "../objects/docker-keyring";
-import { makeDockerKeyring, podPullSecrets } from "../objects/pull-secrets";
-import { NoServiceLister } from "../objects/no-service-lister";
-import { containerReference, podReference } from "../events/object-ref";
-import { NO_EVENTS, type EventRecorder } from "../events/types";
+import { type DockerKeyring, makeDockerKeyring, NoServiceLister, type ObjectSource, ObjectSourceError, podPullSecrets, type ServiceLister } from "../objects";
+import { containerReference, type EventRecorder, NO_EVENTS, podReference } from "../events";
 import { ContainerKiller, findSpec, killingMessage } from "./container-kill";
 import { ContainerStarter } from "./container-start";
 import { ContainerStartError } from "./container-start-error";
 import { ImagePuller, type ImageLookups, type PullKeyring } from "./image-pull";
 import { PodCleanup } from "./pod-cleanup";
 import type { SyncRuntime } from "./sync-runtime";
-import { ObjectSourceError } from "../objects";
-import { type ObjectSource } from "../objects";
-import { type ServiceLister } from "../objects";
 
 export type { SyncRuntime } from "./sync-runtime";
 export { backoffKey } from "./container-start";

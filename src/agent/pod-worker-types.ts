@@ -2,7 +2,7 @@
 // the agent: the seam the sync loop drives (PodWorkers), the questions it answers, the state of one
 // worker as it lends it out (read-only), and what the workers call to act on the runtime.
 import type { Pod } from "kubernetes-types/core/v1";
-import type { PodStatus } from "../pleg/types";
+import type { PodStatus } from "../pleg";
 import type { PodFailure, Waiting } from "../status";
 import type { SyncResult } from "./pod-sync";
 

@@ -44,12 +44,8 @@
 // from the injected random source. The sync loop's 1 s tick asks for getDuePods().
 import type { Pod } from "kubernetes-types/core/v1";
 import { isPodTerminal, podKey, podRef } from "../api";
-import type { PodStatusReader } from "../pleg/types";
-import type { PodStatus } from "../pleg/types";
-import type { Clock } from "../util/clock";
-import type { Logger } from "../util/log";
-import { apiTime } from "../util/time";
-import { errorMessage } from "../util/errors";
+import type { PodStatus, PodStatusReader } from "../pleg";
+import { apiTime, type Clock, errorMessage, type Logger } from "../util";
 import type { SyncResult } from "./pod-sync";
 import type { PodFailure } from "../status";
 import { workerAnswers, type EvictOptions, type PodSyncActions, type PodWorkers, type PodWorkerState, type PodWorkerView, type UpdatePodOptions } from "./pod-worker-types";

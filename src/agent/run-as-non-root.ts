@@ -3,7 +3,7 @@
 // kuberuntime_container.go generateContainerConfig → getImageUser). A refusal is the container's
 // CreateContainerConfigError: it is not created, and the sync is retried with the pod worker's backoff.
 import type { Container, Pod } from "kubernetes-types/core/v1";
-import type { Image } from "../cri/types";
+import type { Image } from "../cri";
 import { formatPod } from "./lifecycle-handlers";
 
 /** Who an image runs as when nothing overrides it: a uid, or a user name that is not one. */

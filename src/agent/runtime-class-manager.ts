@@ -12,9 +12,7 @@
 // "not found" asks again, since a miss is never kept). Without one (standalone) there is nothing to
 // read: the kubelet without a kube client would silently run the pod on the default handler; here the
 // pod waits and says why instead.
-import type { Clock } from "../util/clock";
-import { ExpiringCache } from "../util/expiring-cache";
-import { errorMessage } from "../util/errors";
+import { type Clock, errorMessage, ExpiringCache } from "../util";
 
 /** How long a RuntimeClass read from the API server is used before it is read again. */
 export const RUNTIME_CLASS_CACHE_TTL_MS = 60_000;

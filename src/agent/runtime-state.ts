@@ -4,11 +4,9 @@
 // host-network pods start (pod-sync.ts, the kubelet's syncPod). Until the runtime first answers the
 // network's state is unknown, as the kubelet's starts; a Status call that fails changes nothing (the
 // kubelet logs it and keeps what it knew), and the node's Ready condition says "runtime is down".
-import type { StatusResponse } from "../cri/types";
+import type { StatusResponse } from "../cri";
 import { runtimeConditionErrors } from "../nodestatus";
-import { runUntil, type Clock } from "../util/clock";
-import { errorMessage } from "../util/errors";
-import type { Logger } from "../util/log";
+import { type Clock, errorMessage, type Logger, runUntil } from "../util";
 
 /** The kubelet's runtime sync period (kubelet.go: wait.Until(kl.updateRuntimeUp, 5*time.Second, …)). */
 export const RUNTIME_STATE_PERIOD_MS = 5_000;

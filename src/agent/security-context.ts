@@ -17,10 +17,9 @@
 //     /proc/kcore, /proc/sysrq-trigger and /proc/sys as the host's. (Validation allows Unmasked only
 //     with hostUsers: false, which the agent refuses, so Unmasked never reaches here in practice.)
 import type { Container, Pod, SELinuxOptions, SeccompProfile } from "kubernetes-types/core/v1";
-import { appArmorProfileOf } from "../api/apparmor";
-import type { SecurityProfile } from "../cri/generated/runtime/v1/SecurityProfile";
-import type { SELinuxOption } from "../cri/generated/runtime/v1/SELinuxOption";
-import { confinedPath } from "../util/confined-path";
+import { appArmorProfileOf } from "../api";
+import type { SecurityProfile, SELinuxOption } from "../cri";
+import { confinedPath } from "../util";
 
 /** securitycontext.defaultMaskedPaths (kept in step with moby's oci defaults). */
 export const DEFAULT_MASKED_PATHS: readonly string[] = [

@@ -2,7 +2,7 @@
 // `nodeagent agent`, its KubeletConfiguration field and default, by subsystem. A unit test
 // (test/agent/settings-rows.test.ts) fails when the page and the rows differ; regenerate the page
 // with `bun scripts/agent-settings-doc.ts --write`.
-import type { Setting } from "../util/settings";
+import type { Setting } from "../util";
 import type { SettingGroup } from "./agent-config";
 
 const cell = (text: string): string => text.replace(/\|/g, "\\|");

@@ -3,13 +3,11 @@
 // time hands it to the SyncHandler (the Agent). Producers never block: PodConfig's updates, the PLEG's
 // events, the prober's result changes and the two tickers only push.
 import type { Pod } from "kubernetes-types/core/v1";
-import type { PodUpdate } from "../config/types";
-import type { PodLifecycleEvent } from "../pleg/types";
-import type { ProbeUpdate } from "../prober/types";
-import type { ObjectRef } from "../objects/types";
-import type { Clock, Timer } from "../util/clock";
-import { LOG_LEVELS, type Logger } from "../util/log";
-import { BoundedQueue } from "../util/queue";
+import type { PodUpdate } from "../config";
+import type { PodLifecycleEvent } from "../pleg";
+import type { ProbeUpdate } from "../prober";
+import type { ObjectRef } from "../objects";
+import { BoundedQueue, type Clock, LOG_LEVELS, type Logger, type Timer } from "../util";
 
 /**
  * Housekeeping is expected to take at most this long; longer is warned about, as the kubelet does

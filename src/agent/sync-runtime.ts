@@ -1,7 +1,6 @@
 // The CRI calls a pod sync makes (SyncRuntime: the CriClient on a node, a fake in tests), and the one
 // rule every stop and removal shares: an object the runtime no longer has is already where it should be.
-import type { CriClient } from "../cri/client";
-import { NotFoundError } from "../cri/errors";
+import { type CriClient, NotFoundError } from "../cri";
 
 export type SyncRuntime = Pick<
   CriClient,

@@ -12,12 +12,11 @@
 // changes, so its message is read once and kept until the container is removed (prune).
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import type { Pod } from "kubernetes-types/core/v1";
-import type { ContainerStatus } from "../cri/types";
-import { parseLogLine } from "../logs/log-line";
-import { errorMessage } from "../util/errors";
+import type { ContainerStatus } from "../cri";
+import { parseLogLine } from "../logs";
+import { confinedPath, errorMessage } from "../util";
 import * as ann from "./labels";
 import { containerLogDir, terminationLogDir, type RuntimeConfigOptions } from "./runtime-config";
-import { confinedPath } from "../util/confined-path";
 
 export const MAX_TERMINATION_MESSAGE_BYTES = 4096;
 export const MAX_TERMINATION_MESSAGE_LOG_LINES = 80;

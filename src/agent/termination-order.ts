@@ -5,7 +5,7 @@
 // every later running sidecar stopped — but never longer than its grace period, and it then stops
 // with what is left of that period. A pod without sidecars has no order: all stop at once.
 import type { Pod } from "kubernetes-types/core/v1";
-import type { Clock } from "../util/clock";
+import type { Clock } from "../util";
 import { isSidecar } from "./pod-actions";
 
 export class TerminationOrder {

@@ -35,3 +35,5 @@ export * from "./pod-waits";
 export * from "./pod-priority";
 export * from "./pod-dirs";
 export { positiveBytes } from "./settings-parsers";
+export { aggregateContainers } from "./pod-resources";
+export { loadPodWaits } from "./lazy";

@@ -7,8 +7,8 @@
 // the eviction that checks their size.
 import type { Pod, Volume } from "kubernetes-types/core/v1";
 import { podRef } from "./pod";
-import { podUIDProblem } from "./validation";
-import { confinedPath, PathEscapeError, pathSegmentProblem } from "../util/confined-path";
+import { podUIDProblem } from "./name-validation";
+import { confinedPath, PathEscapeError, pathSegmentProblem } from "../util";
 
 /** A pod UID as one path segment (<podsDir>/<uid>, log and cgroup names); PathEscapeError when it cannot be one. */
 export function uidSegment(uid: string): string {

@@ -1,6 +1,5 @@
 // Setting parsers that need the API's types (util/settings-parsers.ts has the generic ones).
-import { errorMessage } from "../util/errors";
-import { Invalid } from "../util/settings-parsers";
+import { errorMessage, Invalid } from "../util";
 import { parseQuantity } from "./quantity";
 
 /** A size as a quantity ("10Mi"), in bytes, above 0 (--container-log-max-size). */

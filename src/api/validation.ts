@@ -15,9 +15,6 @@ import { validateLabels, validateMetadata } from "./validate-metadata";
 import { validateSecurityContexts } from "./validate-security-context";
 import { validateVolumes } from "./validate-volumes";
 
-// Files outside src/api still import these names from this path; they go through the door (index.ts)
-// once the cross-folder imports are rewritten, and this line can go then.
-export { isDNS1123Label, isDNS1123Subdomain, isEnvVarName, MAX_POD_UID_LENGTH, podUIDProblem } from "./name-validation";
 export type { PodValidationOptions } from "./validate-env";
 
 const RESTART_POLICIES = ["Always", "OnFailure", "Never"];

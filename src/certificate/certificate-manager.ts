@@ -19,8 +19,7 @@
 //        │
 //   on failure: log the reason, try again after a backoff (2 s doubling to 5 min; client-go retries
 //   with an exponential backoff too), never past the certificate's expiry without saying so.
-import type { Clock, Timer } from "../util/clock";
-import type { Logger } from "../util/log";
+import type { Clock, Logger, Timer } from "../util";
 import type { CertificatePair, CertificateStore } from "./certificate-store";
 import { certificateRequestPem, newPrivateKey, privateKeyPem, type CsrSubject } from "./csr";
 import { requestCertificate, waitForCertificate, type CsrApi } from "./csr-client";

@@ -8,8 +8,7 @@
 import { X509Certificate, createPrivateKey, type KeyObject } from "node:crypto";
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { basename, join } from "node:path";
-import { writeFileAtomic } from "../util/atomic-file";
-import { errorMessage } from "../util/errors";
+import { errorMessage, writeFileAtomic } from "../util";
 
 export interface CertificatePair {
   /** PEM: the certificate, then any intermediates, as issued. */

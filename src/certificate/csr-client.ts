@@ -10,9 +10,8 @@
 // agent's clock), which the tests drive with a fake clock and which costs the API server one small GET
 // a second while a request is pending.
 import type { CertificateSigningRequest, CertificateSigningRequestCondition } from "kubernetes-types/certificates/v1";
-import type { KubeClient } from "../kube/client";
-import type { Clock } from "../util/clock";
-import { errorMessage } from "../util/errors";
+import type { KubeClient } from "../kube";
+import { type Clock, errorMessage } from "../util";
 
 export const CSR_PATH = "/apis/certificates.k8s.io/v1/certificatesigningrequests";
 

@@ -6,7 +6,7 @@
 // The DER is written here (src/util/der.ts) and checked by `openssl req` in the tests.
 import { createPublicKey, generateKeyPairSync, sign, type KeyObject } from "node:crypto";
 import { isIP } from "node:net";
-import { bitString, explicit, integer, ipBytes, octetString, oid, pemBlock, sequence, set, tlv, utf8String } from "../util/der";
+import { bitString, explicit, integer, ipBytes, octetString, oid, pemBlock, sequence, set, tlv, utf8String } from "../util";
 
 const OID = {
   commonName: "2.5.4.3",

@@ -4,7 +4,7 @@
 // agent wrote under its --root-dir, else none with --insecure-skip-tls-verify). One place for all of
 // them, so that every command says the same thing when the agent cannot be reached or refuses.
 import { readFileSync } from "node:fs";
-import { errorMessage } from "../util/errors";
+import { errorMessage } from "../util";
 import type { WebSocketOptions } from "./remote-command";
 
 export interface AgentClientOptions {

@@ -4,12 +4,9 @@
 // Node and renews its Lease. The agent sees it as one more pod source (the "api" source, whose
 // problems() show on /healthz?verbose) and as its PodStatusManager; node.ts calls housekeeping().
 import type { Node, Pod, PodStatus } from "kubernetes-types/core/v1";
-import { ApiserverSource } from "../config/apiserver-source";
-import type { SourceReport } from "../config/pod-config";
-import { loadKubeClient, type KubeClient } from "../kube/client";
-import { KubeInformer } from "../kube/informer";
-import type { Clock } from "../util/clock";
-import type { Logger } from "../util/log";
+import { ApiserverSource, type SourceReport } from "../config";
+import { type KubeClient, KubeInformer, loadKubeClient } from "../kube";
+import type { Clock, Logger } from "../util";
 import { isStaticPod } from "./api-pods";
 import { startNodeHeartbeat, type NodeHeartbeat } from "./heartbeat";
 import { MirrorPods } from "./mirror-pods";

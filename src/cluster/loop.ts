@@ -1,7 +1,7 @@
 // The pacing shared by the node's heartbeat loops: sleeps on the injected Clock that stop() cuts short,
 // and client-go's doubling backoff. `settled()` tells a test (or a shutdown) when the loop is parked
 // on the clock, so a FakeClock can be advanced without guessing how long an API call takes.
-import type { Clock, Timer } from "../util/clock";
+import type { Clock, Timer } from "../util";
 
 export class ClockLoop {
   private timer?: Timer;

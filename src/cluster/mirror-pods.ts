@@ -6,11 +6,9 @@
 // pod is gone is deleted. Deleting a mirror pod in the API just makes the agent create it again.
 import type { Pod } from "kubernetes-types/core/v1";
 import type { V1DeleteOptions, V1Pod } from "@kubernetes/client-node";
-import { CONFIG_MIRROR_ANNOTATION } from "../api/annotations";
-import { podKey } from "../api/pod";
-import type { KubeClient } from "../kube/client";
-import { apiErrorMessage, isConflict, isNotFound } from "../kube/errors";
-import type { Logger } from "../util/log";
+import { CONFIG_MIRROR_ANNOTATION, podKey } from "../api";
+import { apiErrorMessage, isConflict, isNotFound, type KubeClient } from "../kube";
+import type { Logger } from "../util";
 import { isMirrorPod, isMirrorPodOf, staticPodHash, type ApiPodView } from "./api-pods";
 
 export interface MirrorPodsOptions {

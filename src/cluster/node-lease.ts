@@ -7,9 +7,7 @@
 import type { V1Lease } from "@kubernetes/client-node";
 import type { Lease } from "kubernetes-types/coordination/v1";
 import { apiErrorMessage, isConflict, isNotFound, type KubeClient } from "../kube";
-import type { Clock } from "../util/clock";
-import type { Logger } from "../util/log";
-import { apiMicroTime } from "../util/time";
+import { apiMicroTime, type Clock, type Logger } from "../util";
 import { ClockTask, nextBackoff } from "./loop";
 import { asBody, toWire, withTimeout } from "./wire";
 

@@ -6,9 +6,7 @@
 import { PatchStrategy, setHeaderOptions, type V1Node } from "@kubernetes/client-node";
 import type { Node } from "kubernetes-types/core/v1";
 import { apiErrorMessage, isConflict, isNotFound, type KubeClient } from "../kube";
-import type { Clock } from "../util/clock";
-import type { Logger } from "../util/log";
-import { apiTime } from "../util/time";
+import { apiTime, type Clock, type Logger } from "../util";
 import { ClockTask, nextBackoff } from "./loop";
 import { nodeStatusChanged, nodeStatusPatch, reconcileExistingNode, withReportedStatus, type NodeHealth } from "../nodestatus";
 import { asBody, toWire, withTimeout } from "./wire";

@@ -14,8 +14,7 @@
 // /sys/fs/cgroup is refused before anything is written.
 import { existsSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { errorMessage } from "../util/errors";
-import { assertInside, mkdirInside } from "../util/confined-path";
+import { assertInside, errorMessage, mkdirInside } from "../util";
 import { driverName, type CgroupDriver, type CgroupName } from "./cgroup-name";
 import { sharesToWeight, type ResourceConfig } from "./resource-config";
 

@@ -15,13 +15,11 @@
 // where the kubelet would put the sandboxes straight into cgroup-root).
 import type { Pod } from "kubernetes-types/core/v1";
 import { existsSync } from "node:fs";
-import { podRef } from "../api/pod";
-import { ConfigError, errorMessage } from "../util/errors";
-import { RealClock, type Clock } from "../util/clock";
-import type { LogFields } from "../util/log";
+import { podRef } from "../api";
+import { type Clock, ConfigError, errorMessage, type LogFields, RealClock } from "../util";
 import { childName, parseCgroupfsName, toCgroupfs, type CgroupName } from "./cgroup-name";
 import { CgroupBusyError, FsCgroupManager, type CgroupManager } from "./cgroup-manager";
-import type { NodeEventRecorder } from "../events/types";
+import type { NodeEventRecorder } from "../events";
 import { enforceReservedCgroups, nodeAllocatableConfig, type NodeAllocatableOptions } from "./node-allocatable";
 import { PodContainerManager, podCgroupSuffix } from "./pod-container-manager";
 import { QosContainerManager } from "./qos-container-manager";

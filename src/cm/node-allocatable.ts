@@ -6,8 +6,7 @@
 // together can then never take what is reserved for the system. With system-reserved and
 // kube-reserved in the list, the cgroups named by --system-reserved-cgroup and --kube-reserved-cgroup
 // (which must exist: the kubelet does not make them) are held to what is reserved for them.
-import type { CgroupDriver, CgroupName } from "./cgroup-name";
-import { parseDriverName } from "./cgroup-name";
+import { type CgroupDriver, type CgroupName, parseDriverName } from "./cgroup-name";
 import type { CgroupManager } from "./cgroup-manager";
 import { resourceConfigForAmounts, type ResourceConfig } from "./resource-config";
 

@@ -5,8 +5,7 @@
 //   Burstable                           1000 − 1000 × memory request / memory capacity, kept within
 //                                       [3, 999]: above every Guaranteed container, below BestEffort.
 import type { Container, Pod } from "kubernetes-types/core/v1";
-import { isNodeCriticalPod, type CriticalPodOptions } from "../api/pod-priority";
-import { tryParseQuantity } from "../api/quantity";
+import { type CriticalPodOptions, isNodeCriticalPod, tryParseQuantity } from "../api";
 import { qosClass } from "./qos";
 
 export const GUARANTEED_OOM_SCORE_ADJ = -997;

@@ -5,8 +5,7 @@
 // When the pod is gone its cgroup is removed wherever a pod of that UID could have had one: the
 // pod's class is not known any more then (the kubelet finds them by walking the QoS cgroups).
 import type { Pod } from "kubernetes-types/core/v1";
-import { podRef } from "../api/pod";
-import { uidSegment } from "../api/pod-dirs";
+import { podRef, uidSegment } from "../api";
 import { childName, parseSystemdName, type CgroupName } from "./cgroup-name";
 import type { CgroupManager } from "./cgroup-manager";
 import { qosClass } from "./qos";

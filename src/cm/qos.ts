@@ -9,7 +9,7 @@
 // here again, per container and key, so that a pod that skipped defaulting is classed as the API
 // server would have classed it.
 import type { Container, Pod } from "kubernetes-types/core/v1";
-import { tryParseQuantity } from "../api/quantity";
+import { tryParseQuantity } from "../api";
 
 export type QOSClass = "Guaranteed" | "Burstable" | "BestEffort";
 

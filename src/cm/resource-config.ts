@@ -13,8 +13,7 @@
 // On cgroup v2 runc turns shares into cpu.weight (1 + (shares − 2) × 9999 / 262142,
 // ConvertCPUSharesToCgroupV2Value); the cgroup manager writes that.
 import type { Container, Pod } from "kubernetes-types/core/v1";
-import { aggregateContainers } from "../api/pod-resources";
-import { tryParseQuantity } from "../api/quantity";
+import { aggregateContainers, tryParseQuantity } from "../api";
 import { qosClass } from "./qos";
 
 /** What a cgroup is given; an unset field is left as it is (as the kubelet's nil pointers). */

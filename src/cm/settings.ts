@@ -2,9 +2,7 @@
 // --enforce-node-allocatable and the reserved cgroups), declared once as rows (util/settings.ts)
 // and resolved here as the kubelet checks them (pkg/kubelet/apis/config/validation and
 // cmd/kubelet/app/server.go).
-import { BOOL, STRING, STRINGS } from "../util/field-types";
-import type { Setting, SettingsReader } from "../util/settings";
-import { boolFlag, fileBool, fileString, fileStringList, Invalid, listFlag, oneOf } from "../util/settings-parsers";
+import { BOOL, boolFlag, fileBool, fileString, fileStringList, Invalid, listFlag, oneOf, type Setting, type SettingsReader, STRING, STRINGS } from "../util";
 import { CGROUP_DRIVERS, cgroupPathProblem, type CgroupDriver } from "./cgroup-name";
 import { ENFORCEMENT_KEYS, type EnforcementKey } from "./node-allocatable";
 

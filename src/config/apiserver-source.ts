@@ -8,7 +8,7 @@
 // informer keeps its cache, so the set does not change — a pod stops only when the server says it was
 // deleted, never because the server could not be reached.
 import type { Pod } from "kubernetes-types/core/v1";
-import { isMirrorPod } from "../api/pod";
+import { isMirrorPod } from "../api";
 import type { SourceReport } from "./pod-config";
 
 /** What the source needs of an informer (src/kube's KubeInformer; a fake in tests). */

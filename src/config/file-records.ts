@@ -2,8 +2,8 @@
 // pods of the last content of it that loaded (its "last good" pods), in file order, with the
 // duplicates and the pods-per-source limit applied (file-source.ts reads and settles the records).
 import type { Pod } from "kubernetes-types/core/v1";
-import { podKey } from "../api/pod";
-import type { LoadResult, ManifestError } from "../manifest/types";
+import { podKey } from "../api";
+import type { LoadResult, ManifestError } from "../manifest";
 import type { FileVersion } from "./settle";
 import { MAX_PODS_PER_SOURCE, tooManyPodsMessage } from "./source-limits";
 import type { LastGood } from "./source-state";

@@ -38,11 +38,8 @@
 import type { BigIntStats } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import type { LoadResult, ManifestError, PodLoader } from "../manifest/types";
-import type { Clock, Timer } from "../util/clock";
-import { errorCode, errorMessage } from "../util/errors";
-import type { Logger } from "../util/log";
-import { Mutex } from "../util/queue";
+import type { LoadResult, ManifestError, PodLoader } from "../manifest";
+import { type Clock, errorCode, errorMessage, type Logger, Mutex, type Timer } from "../util";
 import { acceptRecord, assembleRecords, documentError, expireGone, lastGoodEntries, restoredRecord, type FileRecord } from "./file-records";
 import { PathWatch, type NameEvents, type PathKind } from "./path-watch";
 import type { SourceReport } from "./pod-config";

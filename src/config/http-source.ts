@@ -19,16 +19,12 @@
 //     the kubelet: nothing that runs is removed as an orphan meanwhile.
 import { createHash } from "node:crypto";
 import type { Pod } from "kubernetes-types/core/v1";
-import { type LoadResult, type ManifestError, type PodLoader } from "../manifest/types";
-import type { Clock, Timer } from "../util/clock";
-import type { Logger } from "../util/log";
-import { Mutex } from "../util/queue";
+import { type LoadResult, type ManifestError, type PodLoader } from "../manifest";
+import { type Clock, errorMessage, type Logger, Mutex, readBodyCapped, type Timer } from "../util";
 import { documentError } from "./file-source";
 import type { SourceReport } from "./pod-config";
 import type { PodSource } from "./types";
 import { SnapshotEmitter } from "./snapshot-emitter";
-import { errorMessage } from "../util/errors";
-import { readBodyCapped } from "../util/capped-body";
 import { MAX_MANIFEST_BYTES, MAX_PODS_PER_SOURCE, tooManyPodsMessage } from "./source-limits";
 import { SourceState } from "./source-state";
 

@@ -4,9 +4,7 @@
 // missing. It also keeps what the watch saw of each name since the last scan, which is how a file
 // renamed into place in the same tick as it was written settles at once (settle.ts).
 import { basename, dirname } from "node:path";
-import type { Clock, Timer } from "../util/clock";
-import { errorMessage } from "../util/errors";
-import type { Logger } from "../util/log";
+import { type Clock, errorMessage, type Logger, type Timer } from "../util";
 import type { WatchEventKind, Watcher, WatchFn } from "./watched-directory";
 
 /** What the watch saw of a name since the last scan. */

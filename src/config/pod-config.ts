@@ -13,12 +13,9 @@
 // merged again, so the pod is admitted then (first come, first served; nothing waits for a new SET).
 // A UID that cannot be used in a path (podUIDProblem) is refused the same way, whatever the source.
 import type { Pod } from "kubernetes-types/core/v1";
-import { CONFIG_MIRROR_ANNOTATION, CONFIG_SEEN_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "../api/annotations";
-import { podKey } from "../api/pod";
-import { podUIDProblem } from "../manifest/static-pod";
-import type { ManifestError, PodSourceName } from "../manifest/types";
-import type { Clock } from "../util/clock";
-import type { Logger } from "../util/log";
+import { CONFIG_MIRROR_ANNOTATION, CONFIG_SEEN_ANNOTATION, CONFIG_SOURCE_ANNOTATION, podKey } from "../api";
+import { type ManifestError, type PodSourceName, podUIDProblem } from "../manifest";
+import type { Clock, Logger } from "../util";
 import type { PodOperation, PodUpdate, SourceReport } from "./types";
 
 // SourceReport lives in types.ts (which imports nothing back from here); the sources import it from here.

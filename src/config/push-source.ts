@@ -10,12 +10,10 @@
 // --max-pods) before it is kept; the set is bounded (MAX_PUSHED_PODS); and a state file that cannot
 // be read makes the source "not seen" rather than empty, so that no running pod is lost to it.
 import { chmodSync, copyFileSync, existsSync, readFileSync, statSync } from "node:fs";
-import { writeFileAtomic } from "../util/atomic-file";
+import { errorMessage, type Logger, writeFileAtomic } from "../util";
 import type { Pod, PodList } from "kubernetes-types/core/v1";
-import { podKey, type PushResult } from "../api/pod";
-import { formatManifestError, type LoadResult, type PodLoader } from "../manifest/types";
-import type { Logger } from "../util/log";
-import { errorMessage } from "../util/errors";
+import { podKey, type PushResult } from "../api";
+import { formatManifestError, type LoadResult, type PodLoader } from "../manifest";
 import type { PodConfig, SourceReport } from "./pod-config";
 import type { PushCheck, PushRefusal } from "./push-policy";
 import type { PodSource } from "./types";

@@ -1,9 +1,6 @@
 // The pod sources' settings (static pods from a folder or a URL, and the push policy of the HTTP
 // source), declared once as rows (util/settings.ts) and resolved here.
-import { DURATION, STRING, STRINGS } from "../util/field-types";
-import { formatDuration } from "../util/duration";
-import type { Setting, SettingsReader } from "../util/settings";
-import { fileDuration, fileMap, fileString, fileStringList, Invalid, mustExist, oneOf, positiveDuration } from "../util/settings-parsers";
+import { DURATION, fileDuration, fileMap, fileString, fileStringList, formatDuration, Invalid, mustExist, oneOf, positiveDuration, type Setting, type SettingsReader, STRING, STRINGS } from "../util";
 import { PUSH_POLICIES, type PushPolicy } from "./push-policy";
 
 export interface SourceSettings {

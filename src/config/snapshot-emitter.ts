@@ -1,8 +1,8 @@
 // What the polling sources share about handing their sets on: a snapshot goes to the listener only
 // when it differs from the last one, and each error is logged once, when it first appears (the
 // kubelet logs every failed read; a node with a broken manifest would log it every 20 s).
-import { formatManifestError } from "../manifest/types";
-import type { Logger } from "../util/log";
+import { formatManifestError } from "../manifest";
+import type { Logger } from "../util";
 import type { SourceReport } from "./pod-config";
 
 export class SnapshotEmitter {

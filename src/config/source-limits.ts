@@ -6,8 +6,8 @@
 import type { BigIntStats } from "node:fs";
 import { open } from "node:fs/promises";
 import { constants } from "node:fs";
-import { MAX_MANIFEST_BYTES, tooLargeMessage } from "../manifest/decode";
-import { errorCode, errorMessage } from "../util/errors";
+import { MAX_MANIFEST_BYTES, tooLargeMessage } from "../manifest";
+import { errorCode, errorMessage } from "../util";
 
 export { MAX_MANIFEST_BYTES, tooLargeMessage };
 

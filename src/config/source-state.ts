@@ -19,8 +19,7 @@
 import { chmodSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Pod } from "kubernetes-types/core/v1";
-import { writeFileAtomic } from "../util/atomic-file";
-import { errorCode, errorMessage } from "../util/errors";
+import { errorCode, errorMessage, writeFileAtomic } from "../util";
 
 /** What one manifest (a file, or the URL's body) last gave that loaded. */
 export interface LastGood {

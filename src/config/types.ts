@@ -1,6 +1,6 @@
 // What pod sources deliver and PodConfig emits: the kubelet's PodUpdate operations per source.
 import type { Pod } from "kubernetes-types/core/v1";
-import type { ManifestError, PodSourceName } from "../manifest/types";
+import type { ManifestError, PodSourceName } from "../manifest";
 
 /** The kubelet's kubetypes.PodOperation. */
 export type PodOperation = "ADD" | "UPDATE" | "DELETE" | "REMOVE" | "RECONCILE";

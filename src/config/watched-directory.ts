@@ -2,8 +2,7 @@
 // --local-objects (src/objects): their options, which names are read, and the fs.watch they use.
 import { watch } from "node:fs";
 import { stat } from "node:fs/promises";
-import type { Clock } from "../util/clock";
-import type { Logger } from "../util/log";
+import type { Clock, Logger } from "../util";
 
 /**
  * Names that are almost always an editor's or package manager's leftover. The kubelet runs them as

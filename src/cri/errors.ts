@@ -1,5 +1,5 @@
 // CRI errors as types the rest of the code can test with `instanceof`, mapped from gRPC status codes.
-import { errorMessage } from "../util/errors";
+import { errorMessage } from "../util";
 import { goCodeName, GrpcStatus } from "./grpc-status";
 
 export { GrpcStatus };

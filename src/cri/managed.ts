@@ -6,8 +6,7 @@
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { writeFileAtomic } from "../util/atomic-file";
-import type { Logger } from "../util/log";
+import { type Logger, writeFileAtomic } from "../util";
 import { CriClient } from "./client";
 import { bridgeCniConflist, containerdConfigToml } from "./containerd-config";
 

@@ -1,7 +1,7 @@
 // Which runtime a command talks to: the --runtime-endpoint given, else a CRI socket at a standard
 // path, else a containerd that nodeagent starts itself under --root-dir (ManagedContainerd).
 import { existsSync, statSync } from "node:fs";
-import type { Logger } from "../util/log";
+import type { Logger } from "../util";
 import { ManagedContainerd, findContainerd } from "./managed";
 
 export const STANDARD_ENDPOINTS = ["/run/containerd/containerd.sock", "/var/run/crio/crio.sock"];

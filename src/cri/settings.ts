@@ -1,10 +1,7 @@
 // The container runtime's settings, shared by every command that talks to the runtime (agent, pleg,
 // probe): declared once as rows (util/settings.ts), resolved here for the agent. (--root-dir, where
 // a managed containerd keeps its data, is the agent's: src/agent/agent-settings.ts.)
-import { DURATION, STRING } from "../util/field-types";
-import { formatDuration } from "../util/duration";
-import { defaultOf, type Setting, type SettingsReader } from "../util/settings";
-import { fileDuration, positiveDuration } from "../util/settings-parsers";
+import { defaultOf, DURATION, fileDuration, formatDuration, positiveDuration, type Setting, type SettingsReader, STRING } from "../util";
 
 export interface RuntimeSettings {
   /** The CRI socket; without one, a standard socket or a containerd started under rootDir. */

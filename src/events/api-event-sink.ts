@@ -6,8 +6,7 @@
 // no answer → transport (retried).
 import { PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import type { Event } from "kubernetes-types/core/v1";
-import { apiErrorCode, apiStatusMessage } from "../kube/errors";
-import type { KubeClient } from "../kube/client";
+import { apiErrorCode, apiStatusMessage, type KubeClient } from "../kube";
 import { EventSinkError, type EventPatch, type EventSink } from "./types";
 
 export class ApiEventSink implements EventSink {

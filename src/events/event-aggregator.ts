@@ -4,8 +4,7 @@
 // by one aggregate event, "(combined from similar events): <message>", keyed by the group, so that the
 // following ones become repeats (count++) of it rather than new objects.
 import type { Event } from "kubernetes-types/core/v1";
-import type { Clock } from "../util/clock";
-import { apiTime } from "../util/time";
+import { apiTime, type Clock } from "../util";
 import { CACHE_SIZE, keyHasUid } from "./spam-filter";
 import { LruCache } from "./lru";
 

@@ -10,9 +10,7 @@
 // never holds a pod sync. The state machine of a worker: idle → draining (one write at a time,
 // sleeping between tries) → idle when the queue is empty; stop() ends it after the write in flight.
 import type { Event, ObjectReference } from "kubernetes-types/core/v1";
-import type { Clock } from "../util/clock";
-import type { Logger } from "../util/log";
-import { apiTime } from "../util/time";
+import { apiTime, type Clock, type Logger } from "../util";
 import { eventName } from "./event-aggregator";
 import { EventCorrelator, type EventCorrelatorOptions } from "./event-correlator";
 import { EventSinkError, type EventRecorder, type EventSink, type EventSource, type EventType } from "./types";

@@ -10,12 +10,11 @@
 // After a sink stored an event, updateState() records what it answered (name, count, resourceVersion),
 // so the next repeat patches that object.
 import type { Event } from "kubernetes-types/core/v1";
-import type { Clock } from "../util/clock";
-import { EventAggregator } from "./event-aggregator";
+import type { Clock } from "../util";
+import { EventAggregator, eventKey } from "./event-aggregator";
 import { LruCache } from "./lru";
 import { CACHE_SIZE, keyHasUid, SpamFilter } from "./spam-filter";
 import type { EventPatch } from "./types";
-import { eventKey } from "./event-aggregator";
 
 export interface CorrelateResult {
   /** The event to write: new (count 1) or a repeat (count > 1, with `patch`). */

@@ -3,7 +3,7 @@
 // that finds the bucket empty is dropped. It runs after aggregation and dedup, so a repeat that would
 // only be a count++ costs a token too, as in client-go.
 import type { Event } from "kubernetes-types/core/v1";
-import type { Clock } from "../util/clock";
+import type { Clock } from "../util";
 import { LruCache } from "./lru";
 
 export const SPAM_BURST = 25;

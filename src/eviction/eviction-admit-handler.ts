@@ -12,8 +12,8 @@
 // rule, which would turn the check off, so there — as for eviction itself (local-storage.ts) — file,
 // URL and pushed pods are judged by their priority like API pods.
 import type { Pod, Toleration } from "kubernetes-types/core/v1";
-import type { PodAdmitAttributes, PodAdmitHandler, PodAdmitResult } from "../admission/types";
-import { isCriticalPod } from "../api/pod-priority";
+import type { PodAdmitAttributes, PodAdmitHandler, PodAdmitResult } from "../admission";
+import { isCriticalPod } from "../api";
 import { EVICTED_REASON } from "./local-storage";
 import type { PressureCondition } from "./signals";
 

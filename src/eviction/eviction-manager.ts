@@ -33,13 +33,10 @@
 // filter has nothing to drop; with no threshold at all (--eviction-hard= and no soft ones) no stats
 // are collected, only the local-storage check runs (the kubelet still collects them).
 import type { Pod } from "kubernetes-types/core/v1";
-import { podKey } from "../api/pod";
-import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from "../api/defaults";
-import type { NodeEventRecorder } from "../events/types";
-import type { Summary } from "../stats/types";
-import type { Clock } from "../util/clock";
-import type { Logger } from "../util/log";
-import { isCriticalPod } from "../api/pod-priority";
+import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS, isCriticalPod, podKey } from "../api";
+import type { NodeEventRecorder } from "../events";
+import type { Summary } from "../stats";
+import type { Clock, Logger } from "../util";
 import { EVICTED_REASON, EVICTION_MONITORING_PERIOD_MS, type EvictionTarget } from "./local-storage";
 import { NO_NODE_RECLAIM, nodeReclaimSteps, type NodeReclaim } from "./node-reclaim";
 import { evictionMessage, rankFuncFor } from "./ranking";

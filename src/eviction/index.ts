@@ -1,9 +1,6 @@
-// src/eviction owns the kubelet's eviction manager (eviction-manager.ts): thresholds on the node's
-// pressure signals (thresholds.ts, signals.ts) observed in the stats provider's Summary, the
-// MemoryPressure/DiskPressure/PIDPressure node conditions, node-level reclaim through the GC's seam
-// (node-reclaim.ts, the seam src/gc's collectors fill), ranking and evicting one pod per cycle
-// (ranking.ts), the emptyDir sizeLimit check (local-storage.ts) and the admit handler that refuses pods
-// under pressure (eviction-admit-handler.ts). The agent wires it in and acts for it through EvictionTarget.
+// src/eviction owns the kubelet's eviction manager: thresholds on the node's pressure signals, the
+// Memory/Disk/PIDPressure conditions, node-level reclaim through the GC's seam, ranking and evicting one
+// pod per cycle, the emptyDir sizeLimit check and the admit handler that refuses pods under pressure.
 export {
   LocalStorageEviction,
   emptyDirLimitMessage,

@@ -26,13 +26,9 @@
 // and pushed pods are evicted like API pods unless their priority is critical (see src/api/pod-priority.ts).
 // An evicted pod stays listed, Failed, until its source deletes it.
 import type { Pod, Volume } from "kubernetes-types/core/v1";
-import { podKey, podRef } from "../api/pod";
-import { isCriticalPod } from "../api/pod-priority";
-import { tryParseQuantity, QuantityError, type Quantity } from "../api/quantity";
-import { runUntil, type Clock } from "../util/clock";
-import type { Logger } from "../util/log";
-import { volumeDir } from "../api/pod-dirs";
-import type { DiskUsage } from "../stats/disk-usage";
+import { isCriticalPod, podKey, podRef, type Quantity, QuantityError, tryParseQuantity, volumeDir } from "../api";
+import { type Clock, type Logger, runUntil } from "../util";
+import type { DiskUsage } from "../stats";
 import type { PressureCondition } from "./signals";
 
 /** The kubelet's evictionMonitoringPeriod (pkg/kubelet/kubelet.go): how often usage is measured. */

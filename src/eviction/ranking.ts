@@ -11,9 +11,8 @@
 //            filesystem, all three.
 // A pod without stats ranks first in each comparison that needs them, as the kubelet's.
 import type { Pod, Volume } from "kubernetes-types/core/v1";
-import { Quantity, tryParseQuantity, QuantityError } from "../api/quantity";
-import { podPriority } from "../api/pod-priority";
-import type { PodStats } from "../stats/types";
+import { podPriority, Quantity, QuantityError, tryParseQuantity } from "../api";
+import type { PodStats } from "../stats";
 import type { PodStatsLookup, Signal, StarvedResource } from "./signals";
 
 type Cmp = (a: Pod, b: Pod) => number;

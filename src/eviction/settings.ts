@@ -2,10 +2,7 @@
 // fields), declared once as rows (util/settings.ts) and resolved here beside the code that uses
 // them: the four threshold maps through the kubelet's ParseThresholdConfig, the pressure transition
 // period and the soft evictions' grace cap, and nodeagent's own monitoring period.
-import { DURATION, INT, QUANTITIES } from "../util/field-types";
-import { formatDuration } from "../util/duration";
-import type { Setting, SettingsReader } from "../util/settings";
-import { fileInt, fileDuration, fileQuantityEntries, Invalid, positiveDuration } from "../util/settings-parsers";
+import { DURATION, fileDuration, fileInt, fileQuantityEntries, formatDuration, INT, Invalid, positiveDuration, QUANTITIES, type Setting, type SettingsReader } from "../util";
 import { DEFAULT_EVICTION_HARD, parseEqualsMap, parseLangleMap, parseThresholds, ThresholdEntryError, ThresholdError, type Threshold, type ThresholdSetting } from "./thresholds";
 
 /**

@@ -3,7 +3,7 @@
 // signalToNodeCondition, signalToResource). An observation is the signal's available amount and the
 // capacity a percentage threshold is taken of, both in the signal's unit (bytes, inodes, pids).
 import type { Pod } from "kubernetes-types/core/v1";
-import type { FsStats, PodStats, Summary } from "../stats/types";
+import type { FsStats, PodStats, Summary } from "../stats";
 
 export const SIGNALS = [
   "memory.available",

@@ -9,9 +9,8 @@
 // hard threshold acts as soon as it is met (grace period 0); a soft one only once it has been met for
 // its grace period without a break. A threshold with a minimum reclaim, once met, stays met until the
 // signal is above value + minimum reclaim.
-import { tryParseQuantity, QuantityError } from "../api/quantity";
-import { parseDuration } from "../util/duration";
-import { errorMessage } from "../util/errors";
+import { tryParseQuantity, QuantityError } from "../api";
+import { errorMessage, parseDuration } from "../util";
 import { isSignal, SIGNAL_CONDITION, type Observations, type PressureCondition, type Signal } from "./signals";
 
 /** A quantity in the signal's unit (bytes, inodes, pids), or a fraction (0–1) of its capacity. */

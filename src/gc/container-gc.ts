@@ -36,15 +36,9 @@
 // would go). A sandbox's pod is its metadata's UID, as for the kubelet and the agent's PLEG.
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import type { CriClient } from "../cri/client";
-import { NotFoundError } from "../cri/errors";
-import { isDNS1123Label, isDNS1123Subdomain, podUIDProblem } from "../api/validation";
-import { CONTAINER_NAME, POD_UID } from "../cri/labels";
-import type { Container, PodSandbox } from "../cri/types";
-import type { Clock } from "../util/clock";
-import { confinedPath, PathEscapeError, removeInside } from "../util/confined-path";
-import { errorMessage } from "../util/errors";
-import type { Logger } from "../util/log";
+import { type Container, CONTAINER_NAME, type CriClient, NotFoundError, POD_UID, type PodSandbox } from "../cri";
+import { isDNS1123Label, isDNS1123Subdomain, podUIDProblem } from "../api";
+import { type Clock, confinedPath, errorMessage, type Logger, PathEscapeError, removeInside } from "../util";
 import { cleanContainerLogs } from "../logs";
 import type { GCEvent } from "./image-gc-manager";
 

@@ -26,12 +26,9 @@
 // deleteUnusedImages() is the eviction manager's node-level reclaim (DeleteUnusedImages): the same
 // choice, with no amount to stop at. Its Node events go through the onEvent hook (the node
 // records them, src/events); the reason and message are logged too.
-import type { CriClient } from "../cri/client";
-import type { ImageFsInfoResponse } from "../cri/types";
-import { fsStats, SYSTEM_HOST_FILES, type HostFiles } from "../stats/host";
-import { runUntil, type Clock } from "../util/clock";
-import { errorMessage } from "../util/errors";
-import type { Logger } from "../util/log";
+import type { CriClient, ImageFsInfoResponse } from "../cri";
+import { fsStats, SYSTEM_HOST_FILES, type HostFiles } from "../stats";
+import { type Clock, errorMessage, type Logger, runUntil } from "../util";
 
 /** The kubelet's ImageGCPeriod: how often images are detected and collected. */
 export const IMAGE_GC_PERIOD_MS = 5 * 60_000;

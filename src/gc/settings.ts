@@ -2,11 +2,8 @@
 // nodeagent's own periods), declared once as rows (util/settings.ts) and resolved beside the code.
 // The log rotation rows are here, beside GC's, because one resolver reads them all: its messages come
 // in the kubelet's order; src/logs (a lower layer) takes the resolved ContainerLogPolicy.
-import { INT, DURATION, STRING } from "../util/field-types";
-import { formatDuration } from "../util/duration";
-import type { Setting, SettingsReader } from "../util/settings";
-import { fileDuration, fileDurationOf, fileInt, fileString, intAtLeast, nonNegativeDuration, positiveDuration, wholeNumber } from "../util/settings-parsers";
-import { positiveBytes } from "../api/settings-parsers";
+import { DURATION, fileDuration, fileDurationOf, fileInt, fileString, formatDuration, INT, intAtLeast, nonNegativeDuration, positiveDuration, type Setting, type SettingsReader, STRING, wholeNumber } from "../util";
+import { positiveBytes } from "../api";
 import type { ContainerGCPolicy } from "./container-gc";
 import type { ContainerLogPolicy } from "../logs";
 import type { ImageGCPolicy } from "./image-gc-manager";

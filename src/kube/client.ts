@@ -6,7 +6,7 @@
 // own `tls` option, so the transport hands them over there, for requests and for watches alike.
 import * as k8s from "@kubernetes/client-node";
 import type { HttpLibrary, RequestContext } from "@kubernetes/client-node";
-import { errorMessage } from "../util/errors";
+import { errorMessage } from "../util";
 import pkg from "../../package.json" with { type: "json" };
 
 export interface KubeClientOptions {

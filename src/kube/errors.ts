@@ -1,7 +1,7 @@
 // The HTTP status and the Status message of a failed API call, whichever way client-node reports it:
 // an ApiException from the generated clients (code + body), or an Error with statusCode from a watch.
 import { ApiException } from "@kubernetes/client-node";
-import { errorMessage } from "../util/errors";
+import { errorMessage } from "../util";
 
 /** The HTTP status of a failed call, undefined for a transport error (refused, reset, timeout). */
 export function apiErrorCode(err: unknown): number | undefined {

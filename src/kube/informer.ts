@@ -4,8 +4,7 @@
 // backoff and keeps its store. So does this: the cache is never cleared because the server was away,
 // and the next successful list replaces it, reporting exactly what changed meanwhile.
 import { ListWatch, type KubernetesListObject, type KubernetesObject } from "@kubernetes/client-node";
-import type { Clock, Timer } from "../util/clock";
-import type { Logger } from "../util/log";
+import type { Clock, Logger, Timer } from "../util";
 import type { KubeClient } from "./client";
 import { apiErrorMessage } from "./errors";
 

@@ -7,7 +7,7 @@ import { checkPractices, isControlPlanePod } from "./practices";
 import { isRuleId, ruleById } from "./rules";
 import { parseIgnoreAnnotation } from "./suppress";
 import type { FileReport, Finding, PodIdentity } from "./types";
-import { closest } from "../util/suggest";
+import { closest } from "../util";
 
 export interface ManifestLintOptions {
   /** The node the kubelet runs on: the pod's name gets "-<node>" before it is validated. */

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parse } from "yaml";
-import { errorMessage } from "../util/errors";
+import { errorMessage } from "../util";
 import { isRuleId } from "./rules";
 import { SEVERITIES, type Finding, type Severity } from "./types";
 

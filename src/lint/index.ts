@@ -1,6 +1,6 @@
 // src/lint owns `nodeagent staticpod lint`: the rules, file selection, the configuration file and the
-// suppression annotation, parallel runs (worker threads), and the reporters (text, json, sarif, github, junit). It
-// imports src/manifest and src/api, whose decoder and pod checks it shares with the agent, never cmd/.
+// suppression annotation, parallel runs (worker threads) and the reporters (text, json, sarif, github,
+// junit); it shares src/manifest's decoder and src/api's pod checks with the agent.
 export { lintManifest, type ManifestLintOptions } from "./check-manifest";
 export { applyConfig, CONFIG_FILE_NAME, ConfigError, findConfig, loadConfig, parseConfig, type LintConfig, type RuleSetting } from "./config";
 export { InputError, isBackupName, selectInputs, type ManifestInput } from "./inputs";

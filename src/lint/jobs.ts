@@ -37,7 +37,7 @@
 // thread (nor was it with the child processes this replaced). Were this thread's stack the smaller
 // one (ulimit -s under 4 MB), a file a worker decodes could fail here: not handled, nothing real
 // nests that deep.
-import { errorMessage } from "../util/errors";
+import { errorMessage } from "../util";
 import { decodeFailed, type ManifestLintOptions } from "./check-manifest";
 import { InputError, type ManifestInput } from "./inputs";
 import { lintInput, lintInputs } from "./run";

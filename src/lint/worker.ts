@@ -2,7 +2,7 @@
 // is sent one JobsRequest, lints the batches it claims, answers with its reports (handing back the
 // files its smaller stack may have failed on) and is terminated.
 // `make build` embeds it as the binary's second entry point.
-import { useNormalJitPolicy } from "../util/jit-policy";
+import { useNormalJitPolicy } from "../util";
 import { lintClaimed, type JobsRequest, type JobsResponse } from "./jobs";
 
 // The binary starts with the agent's JIT policy; linting wants JavaScriptCore's normal one.

@@ -26,11 +26,8 @@ import { createReadStream, createWriteStream, readdirSync, renameSync, statSync,
 import { basename, dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
-import type { CriClient } from "../cri/client";
-import { runUntil, type Clock } from "../util/clock";
-import { assertInside } from "../util/confined-path";
-import { errorMessage } from "../util/errors";
-import type { Logger } from "../util/log";
+import type { CriClient } from "../cri";
+import { assertInside, type Clock, errorMessage, type Logger, runUntil } from "../util";
 
 /** The kubelet's logMonitorPeriod. */
 export const LOG_MONITOR_PERIOD_MS = 10_000;

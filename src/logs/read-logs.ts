@@ -21,7 +21,7 @@
 // space; `since` skips lines written before it (by the line's first fragment); `limitBytes` counts
 // what is written, prefixes included, and cuts the last line short. A line that parses as neither
 // format is skipped and reported through onMalformed — the kubelet logs it and goes on.
-import type { Clock } from "../util/clock";
+import type { Clock } from "../util";
 import { formatLogTime, logTimeBefore, MalformedLineError, parseLogLine, type LogStream, type LogTime } from "./log-line";
 import type { Closer, LogFile, LogFiles } from "./log-files";
 import type { LogOptions } from "./log-options";

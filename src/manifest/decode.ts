@@ -4,7 +4,7 @@
 // kubelet, every problem comes back with a line and column, and field paths can be mapped back to
 // where they are written.
 import { isAlias, isCollection, isMap, isScalar, isSeq, parseAllDocuments, type Alias, type Document, type Node, type Pair, type Tags } from "yaml";
-import { errorMessage } from "../util/errors";
+import { errorMessage } from "../util";
 import { FastYaml } from "./fast-yaml";
 import type { ManifestError } from "./types";
 

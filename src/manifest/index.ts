@@ -1,6 +1,5 @@
 // src/manifest owns YAML/JSON decoding with positions, and static pod naming, UID and annotations: the
-// loader every pod source runs on a manifest's text. It imports src/api and src/util (and the annotation
-// names from src/config/types, a leaf module of constants and types).
+// loader every pod source runs on a manifest's text.
 export {
   decodeDocument, parseFieldPath, parseManifest, tooLargeMessage, KUBELET_EMPTY_MANIFEST, MAX_MANIFEST_BYTES,
   type DecodeProblem, type DecodeProblemCode, type DecodeResult, type Locator, type ParsedManifest, type SourcePosition, type SourceRange,
@@ -9,3 +8,4 @@ export { checkManifestKind, checkPodObject, loadStaticPods, type PodCheck, type 
 export { fnv128a, keepsManifestUID, MAX_POD_UID_LENGTH, podUIDProblem, stableStringify, staticPodName, staticPodUID, toStaticPod } from "./static-pod";
 export * from "./types";
 export { loadObjects, MAX_OBJECT_DATA_BYTES, type LocalObject, type ObjectsResult } from "./objects";
+export { loadStaticPodsWithLocalObjects } from "./load";

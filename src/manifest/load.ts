@@ -4,7 +4,7 @@
 // the kubelet's applyDefaults, ValidatePodCreate, then PreventStaticPodAPIReferences.
 import type { Pod } from "kubernetes-types/core/v1";
 import { applyPodDefaults, decodePodFields, fieldErrorBody, fieldErrorMessage, jsonKind, staticPodApiReferenceErrors, validatePod, type FieldError, type UnknownField } from "../api";
-import { errorMessage } from "../util/errors";
+import { errorMessage } from "../util";
 import { decodeDocument, type SourcePosition } from "./decode";
 import { keepsManifestUID, podUIDProblem, toStaticPod } from "./static-pod";
 import type { LoadResult, ManifestError, PodLoader, PodOrigin } from "./types";

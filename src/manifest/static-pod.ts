@@ -3,7 +3,7 @@
 // the node name, the default namespace, binding to this node, the config annotations, a toleration of
 // every NoExecute taint for file pods, and phase Pending.
 import type { Pod, Toleration } from "kubernetes-types/core/v1";
-import { CONFIG_HASH_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "../api/annotations";
+import { CONFIG_HASH_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from "../api";
 import type { PodOrigin } from "./types";
 
 // FNV-1a, 128 bits (hash/fnv New128a), as eight 16-bit limbs, least significant first, held in
@@ -82,7 +82,7 @@ export function staticPodUID(pod: Pod, origin: PodOrigin): string {
 }
 
 // The UID check lives with the API's validators (src/api/validation.ts); re-exported for the manifest's callers.
-export { MAX_POD_UID_LENGTH, podUIDProblem } from "../api/validation";
+export { MAX_POD_UID_LENGTH, podUIDProblem } from "../api";
 
 /**
  * Whether the source's pods keep a uid written in their manifest. The kubelet keeps it for every

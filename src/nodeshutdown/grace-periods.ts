@@ -9,7 +9,7 @@
 // podPriority: spec.priority, else a built-in class it names (a kubeadm static pod names
 // system-node-critical and carries no priority; the API server would have resolved it), else 0.
 import type { Pod } from "kubernetes-types/core/v1";
-import { podPriority, SYSTEM_CRITICAL_PRIORITY } from "../api/pod-priority";
+import { podPriority, SYSTEM_CRITICAL_PRIORITY } from "../api";
 
 /** One entry of shutdownGracePeriodByPodPriority (kubeletconfig.ShutdownGracePeriodByPodPriority). */
 export interface ShutdownGracePeriodByPodPriority {

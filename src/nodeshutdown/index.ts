@@ -1,9 +1,6 @@
-// src/nodeshutdown owns graceful node shutdown (the kubelet's pkg/kubelet/nodeshutdown): the
-// ShutdownManager that stops the pods by priority group within their budgets and refuses new pods
-// meanwhile (a PodAdmitHandler, last in the chain), how the budgets are shared (grace-periods.ts), and
-// what starts a shutdown — systemd-logind's PrepareForShutdown behind a delay lock (logind.ts, the
-// ShutdownSignal seam), or SIGTERM with --shutdown-pods (src/agent/node.ts). It imports src/api,
-// src/admission's types and src/util (the critical priority is src/api's); never src/agent.
+// src/nodeshutdown owns graceful node shutdown (pkg/kubelet/nodeshutdown): the ShutdownManager that stops
+// pods by priority group within their budgets and refuses new ones meanwhile, how budgets are shared, and
+// what starts a shutdown (logind's PrepareForShutdown behind a delay lock, or SIGTERM with --shutdown-pods).
 export { groupByPriority, migrateGracePeriods, periodRequestedSeconds, sortGroups, type PodShutdownGroup, type ShutdownGracePeriodByPodPriority } from "./grace-periods";
 export {
   NODE_SHUTDOWN_MESSAGE,

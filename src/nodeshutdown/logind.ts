@@ -23,8 +23,7 @@
 import { mkdirSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { streamLines } from "../util/lines";
-import type { Logger } from "../util/log";
+import { type Logger, streamLines } from "../util";
 import type { ShutdownSignal } from "./shutdown-manager";
 
 const LOGIND = ["org.freedesktop.login1", "/org/freedesktop/login1", "org.freedesktop.login1.Manager"] as const;

@@ -2,11 +2,7 @@
 // shutdownGracePeriod and shutdownGracePeriodCriticalPods (KubeletConfiguration fields only in the
 // kubelet; --shutdown-grace-period and --shutdown-grace-period-critical-pods are nodeagent's own
 // flags for them), shutdownGracePeriodByPodPriority (file only), and --shutdown-pods (nodeagent's own).
-import { DURATION, INT, struct } from "../util/field-types";
-import { formatDuration } from "../util/duration";
-import { errorMessage } from "../util/errors";
-import type { Setting, SettingsReader } from "../util/settings";
-import { describe, durationText, fileDurationOf, fileInt, fileMap, Invalid } from "../util/settings-parsers";
+import { describe, DURATION, durationText, errorMessage, fileDurationOf, fileInt, fileMap, formatDuration, INT, Invalid, type Setting, type SettingsReader, struct } from "../util";
 import { migrateGracePeriods, type ShutdownGracePeriodByPodPriority } from "./grace-periods";
 
 export interface ShutdownConfig {

@@ -23,11 +23,10 @@
 // always from 1.31 (GA). 1.24 sets none, and neither does this. The kubelet also persists the start and
 // end times in <root-dir>/graceful_node_shutdown_state for its metrics; the agent keeps no such file.
 import type { Pod } from "kubernetes-types/core/v1";
-import { podKey } from "../api/pod";
-import type { PodAdmitAttributes, PodAdmitHandler, PodAdmitResult } from "../admission/types";
-import type { NodeEventRecorder } from "../events/types";
-import type { Clock, Timer } from "../util/clock";
-import type { Logger } from "../util/log";
+import { podKey } from "../api";
+import type { PodAdmitAttributes, PodAdmitHandler, PodAdmitResult } from "../admission";
+import type { NodeEventRecorder } from "../events";
+import type { Clock, Logger, Timer } from "../util";
 import { groupByPriority, periodRequestedSeconds, sortGroups, type ShutdownGracePeriodByPodPriority } from "./grace-periods";
 
 /** The status reason of a pod stopped for the shutdown (nodeShutdownReason). */

@@ -3,8 +3,8 @@
 // the hard eviction thresholds hold back (cm.GetNodeAllocatableReservation), clamped at zero as the
 // kubelet does. The thresholds are the caller's input, as the kubelet's container manager gets them
 // from its config: src/nodestatus sits below the eviction manager and does not import it.
-import { parseQuantity } from "../api/quantity";
-import { errorMessage } from "../util/errors";
+import { parseQuantity } from "../api";
+import { errorMessage } from "../util";
 import type { HostFacts } from "./host-facts";
 
 const BINARY_SUFFIX: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };

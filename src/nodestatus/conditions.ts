@@ -3,9 +3,8 @@
 // words (kubelet.go updateRuntimeUp): for the node's Ready condition and the network readiness gate
 // of pod syncs (src/agent/runtime-state.ts).
 import type { Node, NodeCondition } from "kubernetes-types/core/v1";
-import type { CriClient } from "../cri";
-import type { StatusResponse } from "../cri/types";
-import { errorMessage } from "../util/errors";
+import type { CriClient, StatusResponse } from "../cri";
+import { errorMessage } from "../util";
 
 export interface RuntimeConditionErrors {
   /** "container runtime not ready: RuntimeReady=false reason:… message:…", when it is not. */

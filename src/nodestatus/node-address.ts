@@ -25,7 +25,7 @@ import * as dns from "node:dns";
 import { readFileSync } from "node:fs";
 import { networkInterfaces, type NetworkInterfaceInfo } from "node:os";
 import type { NodeAddress } from "kubernetes-types/core/v1";
-import { isGlobalUnicastIP, isLinkLocalUnicastIP, isLoopbackIP, isMulticastIP, isUnspecifiedIP, parseIP, type ParsedIP } from "../util/ip";
+import { isGlobalUnicastIP, isLinkLocalUnicastIP, isLoopbackIP, isMulticastIP, isUnspecifiedIP, parseIP, type ParsedIP } from "../util";
 
 /** A default route (/proc/net/route, /proc/net/ipv6_route): the interface holding it, and its family. */
 export interface DefaultRoute {

@@ -6,7 +6,7 @@
 // (node-address.ts's, resolved once at start).
 import type { ContainerImage, Node, NodeAddress, Taint } from "kubernetes-types/core/v1";
 import type { CriClient } from "../cri";
-import { apiTime } from "../util/time";
+import { apiTime } from "../util";
 import { nodeResources, type NodeResourceOptions } from "./capacity";
 import { condition, pressureConditions, runtimeErrors } from "./conditions";
 import { readHostFacts, type HostFacts } from "./host-facts";

@@ -3,15 +3,8 @@
 // Future home (issue 25): src/nodestatus/settings.ts, with node-info.ts and node-address.ts.
 import { hostname } from "node:os";
 import type { Taint } from "kubernetes-types/core/v1";
-import { forbiddenNodeLabelsError } from "../api/node-labels";
-import { parseQuantity } from "../api/quantity";
-import { isDNS1123Subdomain } from "../api/validation";
-import { DURATION, INT, QUANTITIES, STRING, struct } from "../util/field-types";
-import { formatDuration } from "../util/duration";
-import { errorMessage } from "../util/errors";
-import { isUnspecifiedIP, parseIP } from "../util/ip";
-import type { Setting, SettingsReader } from "../util/settings";
-import { describe, fileDuration, fileInt, fileMap, fileQuantityEntries, fileString, Invalid, positiveDuration, wholeNumber } from "../util/settings-parsers";
+import { forbiddenNodeLabelsError, isDNS1123Subdomain, parseQuantity } from "../api";
+import { describe, DURATION, errorMessage, fileDuration, fileInt, fileMap, fileQuantityEntries, fileString, formatDuration, INT, Invalid, isUnspecifiedIP, parseIP, positiveDuration, QUANTITIES, type Setting, type SettingsReader, STRING, struct, wholeNumber } from "../util";
 import { nodeIPProblem, parseNodeIPs, realHostNetwork, type HostNetwork } from "./node-address";
 import { parseLabels, parseTaint } from "./labels-taints";
 

@@ -24,12 +24,9 @@
 // strategy) instead of the watch-based manager's `object "ns"/"name" not registered` error.
 import type { TokenRequest as ApiTokenRequest } from "kubernetes-types/authentication/v1";
 import type { ConfigMap, Pod, Secret } from "kubernetes-types/core/v1";
-import { podConfigMapNames, podSecretNames } from "../api/pod-references";
-import type { KubeClient } from "../kube/client";
-import { apiStatusMessage, isNotFound } from "../kube/errors";
-import { KubeInformer } from "../kube/informer";
-import type { Clock, Timer } from "../util/clock";
-import type { Logger } from "../util/log";
+import { podConfigMapNames, podSecretNames } from "../api";
+import { apiStatusMessage, isNotFound, type KubeClient, KubeInformer } from "../kube";
+import type { Clock, Logger, Timer } from "../util";
 import { TokenManager } from "./token-manager";
 import { ObjectNotFoundError, ObjectSourceError, type ObjectRef, type ObjectSource, type ServiceAccountToken, type TokenRequest } from "./types";
 

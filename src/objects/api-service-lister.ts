@@ -13,10 +13,8 @@
 //
 // This module brings the Kubernetes client: the node imports it only with --kubeconfig.
 import type { Service } from "kubernetes-types/core/v1";
-import type { KubeClient } from "../kube/client";
-import { KubeInformer } from "../kube/informer";
-import type { Clock } from "../util/clock";
-import type { Logger } from "../util/log";
+import { type KubeClient, KubeInformer } from "../kube";
+import type { Clock, Logger } from "../util";
 import type { ServiceLister } from "./types";
 
 export interface ApiServiceListerOptions {

@@ -26,10 +26,8 @@
 // variable as envFrom set it (or unset). Only NotFound is forgiven by `optional`: any other failure to
 // read the object (forbidden, no object source) fails the container, as in the kubelet.
 import type { ConfigMap, Container, EnvVarSource, Pod, Secret } from "kubernetes-types/core/v1";
-import { expandVars } from "../api/expansion";
-import { isStaticPod } from "../api/pod";
-import { isEnvVarName } from "../api/validation";
-import { errorMessage } from "../util/errors";
+import { expandVars, isEnvVarName, isStaticPod } from "../api";
+import { errorMessage } from "../util";
 import { secretData } from "./secret-data";
 import { SERVICES_NOT_SYNCED, serviceEnvVarMap } from "./service-env";
 import { ObjectNotFoundError, type ObjectSource, type ServiceLister } from "./types";

@@ -12,8 +12,7 @@
 //   with limits the container does not set taken from the node's allocatable
 //   (MergeContainerResourceLimits, defaultPodLimitsForDownwardAPI).
 import type { Container, Pod, ResourceFieldSelector } from "kubernetes-types/core/v1";
-import { podRef } from "../api/pod";
-import { parseQuantity, type Quantity } from "../api/quantity";
+import { parseQuantity, podRef, type Quantity } from "../api";
 
 /** What a downward API value of a running pod needs beyond the pod object. */
 export interface DownwardContext {

@@ -23,16 +23,10 @@ import type { BigIntStats } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { ConfigMap, Pod, Secret } from "kubernetes-types/core/v1";
-import { podConfigMapNames, podSecretNames } from "../api/pod-references";
-import { newVersion, noteRead, readVersion, settleVerdict, type FileVersion } from "../config/settle";
-import { statKey } from "../config/source-limits";
-import { byteOrder, fsWatch, isBackupFileName, type WatchedDirectoryOptions, type Watcher } from "../config/watched-directory";
-import { loadObjects, type LocalObject } from "../manifest/objects";
-import { formatManifestError, type ManifestError } from "../manifest/types";
-import type { Clock, Timer } from "../util/clock";
-import { errorCode, errorMessage } from "../util/errors";
-import type { Logger } from "../util/log";
-import { Mutex } from "../util/queue";
+import { podConfigMapNames, podSecretNames } from "../api";
+import { byteOrder, type FileVersion, fsWatch, isBackupFileName, newVersion, noteRead, readVersion, settleVerdict, statKey, type WatchedDirectoryOptions, type Watcher } from "../config";
+import { formatManifestError, loadObjects, type LocalObject, type ManifestError } from "../manifest";
+import { type Clock, errorCode, errorMessage, type Logger, Mutex, type Timer } from "../util";
 import { ObjectNotFoundError, ObjectSourceError, type ObjectRef, type ObjectSource, type ServiceAccountToken, type TokenRequest } from "./types";
 
 export interface LocalObjectSourceOptions extends WatchedDirectoryOptions {

@@ -3,7 +3,7 @@
 // resyncs the pods that use an object when it changes (ObjectSource.onChange), so that a waiting
 // volume or container is retried at once rather than at its backoff's end.
 import type { Pod, Volume } from "kubernetes-types/core/v1";
-import { podReferences, volumeReferences, type PodReference } from "../api/pod-references";
+import { podReferences, volumeReferences, type PodReference } from "../api";
 import type { ObjectRef } from "./types";
 
 function toObjectRefs(pod: Pod, refs: readonly PodReference[]): ObjectRef[] {

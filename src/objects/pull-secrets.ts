@@ -11,9 +11,8 @@
 //   without auth; otherwise each matching credential in turn until a pull succeeds, the errors of
 //   the failed tries aggregated (utilerrors.NewAggregate) when none does.
 import type { Pod, Secret } from "kubernetes-types/core/v1";
-import type { AuthConfigInput } from "../cri/types";
-import { errorMessage } from "../util/errors";
-import type { Logger } from "../util/log";
+import type { AuthConfigInput } from "../cri";
+import { errorMessage, type Logger } from "../util";
 import { DockerKeyring, imageRepository, parseDockerConfig } from "./docker-keyring";
 import { secretData } from "./secret-data";
 import type { ObjectSource } from "./types";

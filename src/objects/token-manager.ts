@@ -16,9 +16,7 @@
 // here a timer at the refresh time calls `onRefreshDue`, so the owner can rewrite the token file then.
 // Concurrent requests for one key share one API call.
 import type { TokenRequest } from "kubernetes-types/authentication/v1";
-import type { Clock, Timer } from "../util/clock";
-import { errorMessage } from "../util/errors";
-import type { Logger } from "../util/log";
+import { type Clock, errorMessage, type Logger, type Timer } from "../util";
 
 /** maxTTL, gcPeriod, maxJitter of token_manager.go. */
 export const MAX_TOKEN_TTL_MS = 24 * 3600_000;

@@ -11,8 +11,7 @@
 // reads the whole buffer and would report them again at each restart). /dev/kmsg is read non-blocking
 // on a timer rather than streamed, so stopping the agent never waits on a read (src/oom/kmsg.ts).
 import { readFileSync } from "node:fs";
-import { runUntil, type Clock } from "../util/clock";
-import type { Logger } from "../util/log";
+import { type Clock, type Logger, runUntil } from "../util";
 import type { KernelLog } from "./kmsg";
 import { OomParser, type OomInstance } from "./oom-parser";
 

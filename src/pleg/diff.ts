@@ -1,7 +1,6 @@
 // Pure parts of the relist: grouping the runtime's sandboxes and containers into pods, and the
 // event each container's state change produces (the kubelet's generateEvents in pleg/generic.go).
-import * as labels from "../cri/labels";
-import type { Container, PodSandbox } from "../cri/types";
+import { type Container, labels, type PodSandbox } from "../cri";
 import type { PodLifecycleEventType, RecordedState, RuntimeContainer, RuntimePod } from "./types";
 
 export function sandboxState(s: PodSandbox["state"]): RecordedState {

@@ -2,10 +2,8 @@
 // hint. It never touches the pod status cache. After `maxRetries` consecutive stream failures, or at
 // once when the runtime answers UNIMPLEMENTED, it gives up and says why (the caller falls back to
 // 1 s relisting). Reconnects follow the KEP-3386 beta schedule: at once, then 1 s, 2 s, 4 s, 8 s.
-import { CriError, UnavailableError, UnimplementedError } from "../cri/errors";
-import type { CriClient } from "../cri/client";
-import type { ContainerEvent } from "../cri/types";
-import type { Clock } from "../util/clock";
+import { type ContainerEvent, type CriClient, CriError, UnavailableError, UnimplementedError } from "../cri";
+import type { Clock } from "../util";
 
 export type EventStreamRuntime = Pick<CriClient, "containerEvents">;
 

@@ -1,7 +1,7 @@
 // src/pleg owns the pod lifecycle event generator: relisting (the only writer of the pod status
 // cache), the runtime's event stream used as relist hints, and the events the sync loop consumes.
-// It may import src/cri, src/api (a pod's identity) and src/util.
 export { Pleg, EventedPlegUnavailableError, type ModeChange, type PlegModeSetting, type PlegOptions, type PlegRuntime } from "./pleg";
 export { PodStatusCache } from "./cache";
 export { Relister, type RelistRuntime } from "./relist";
 export type * from "./types";
+export { loadPleg } from "./lazy";

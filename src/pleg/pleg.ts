@@ -2,11 +2,8 @@
 // relists every second. Evented mode (containerd 1.7+) relists every 300 s and, for each runtime
 // event, relists just that pod at once: events are hints, the Relister stays the cache's only
 // writer. Auto starts evented and falls back to generic for good, saying why, as the kubelet does.
-import type { CriError } from "../cri/errors";
-import type { ContainerEvent } from "../cri/types";
-import type { Clock, Timer } from "../util/clock";
-import { formatDuration } from "../util/duration";
-import { BoundedQueue } from "../util/queue";
+import type { ContainerEvent, CriError } from "../cri";
+import { BoundedQueue, type Clock, formatDuration, type Timer } from "../util";
 import { PodStatusCache } from "./cache";
 import { ContainerEventWatcher, type EventStreamRuntime, type WatcherOptions } from "./evented";
 import { Relister, type RelistRuntime } from "./relist";

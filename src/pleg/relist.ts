@@ -2,13 +2,9 @@
 // relistPod re-reads the sandboxes of one pod (the hint a runtime event or the agent's own action
 // gives). Both diff against the last recorded state, refresh the cache for pods that changed, and
 // emit lifecycle events. They run one at a time, so the records and the cache never see two writers.
-import { NotFoundError } from "../cri/errors";
-import type { ContainerStatus, PodSandboxStatus } from "../cri/types";
-import type { CriClient } from "../cri/client";
-import type { Clock } from "../util/clock";
-import { Limiter, Mutex } from "../util/queue";
+import { type ContainerStatus, type CriClient, NotFoundError, POD_UID, type PodSandboxStatus } from "../cri";
+import { type Clock, Limiter, Mutex } from "../util";
 import type { PodStatusCache } from "./cache";
-import { POD_UID } from "../cri/labels";
 import { computePodEvents, groupPods, hasHiddenChange, type ContainerTransition } from "./diff";
 import type { PlegMode, PodLifecycleEvent, PodStatus, RelistStats, RuntimePod } from "./types";
 

@@ -1,6 +1,6 @@
 // The PLEG's vocabulary: what a relist sees of a pod, the status it caches, and the events it emits.
-import type { PodRef } from "../api/pod";
-import type { ContainerStatus, PodSandboxStatus } from "../cri/types";
+import type { PodRef } from "../api";
+import type { ContainerStatus, PodSandboxStatus } from "../cri";
 
 /** The lifecycle events the kubelet's PLEG sends to the sync loop (ContainerChanged is never sent). */
 export type PodLifecycleEventType = "ContainerStarted" | "ContainerDied" | "ContainerRemoved" | "PodSync";
@@ -9,7 +9,7 @@ export type PodLifecycleEventType = "ContainerStarted" | "ContainerDied" | "Cont
 export type PlegMode = "generic" | "evented";
 
 /** A pod's identity (src/api): uid, name and namespace, as the runtime's labels give them. */
-export type { PodRef } from "../api/pod";
+export type { PodRef } from "../api";
 
 export interface PodLifecycleEvent {
   type: PodLifecycleEventType;

@@ -28,8 +28,7 @@
 // answers the second when most other containers' ExecSyncs in the same time were slow too. Slots
 // being busy is no such evidence: a container whose probe hangs holds a slot for its whole timeout,
 // and "the slots were full" would excuse exactly the containers that fill them.
-import type { Clock } from "../util/clock";
-import { formatDuration } from "../util/duration";
+import { type Clock, formatDuration } from "../util";
 
 /** A probe that could not be run, through no fault of its container: thrown away, never retried. */
 export class ProbeSkippedError extends Error {}

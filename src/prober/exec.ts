@@ -14,8 +14,8 @@
 // In the agent the call first takes one of the node's exec slots (ExecLimiter), waiting its turn
 // before the clock starts; a timeout while the runtime was slow for every container is marked
 // `excused` (the worker decides what that is worth).
-import { DeadlineExceededError } from "../cri/errors";
-import type { Clock } from "../util/clock";
+import { DeadlineExceededError } from "../cri";
+import type { Clock } from "../util";
 import type { ExecLimiter, ExecRun } from "./exec-limiter";
 import { withTimeout } from "./timeout";
 import type { HandlerResult } from "./types";

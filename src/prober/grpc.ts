@@ -6,8 +6,7 @@
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import type { INamespace } from "protobufjs";
-import type { Clock } from "../util/clock";
-import { formatDuration } from "../util/duration";
+import { type Clock, formatDuration } from "../util";
 import { joinHostPort, PROBE_USER_AGENT } from "./spec";
 import { withTimeout } from "./timeout";
 import type { HandlerResult } from "./types";

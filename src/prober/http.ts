@@ -9,8 +9,7 @@
 // its top, and the agent would load them at start whether any pod has an httpGet probe or not.
 import type * as Http from "node:http";
 import type * as Https from "node:https";
-import type { Clock } from "../util/clock";
-import { errorMessage } from "../util/errors";
+import { type Clock, errorMessage } from "../util";
 import { PROBE_USER_AGENT } from "./spec";
 import { dialError, isDialError } from "./tcp";
 import { withTimeout } from "./timeout";

@@ -1,7 +1,6 @@
-// src/prober owns container probes: the exec (CRI ExecSync), httpGet, tcpSocket and grpc handlers,
-// the threshold state machine, per-instance probe workers, the ProbeManager the agent drives, and
-// on-demand probe sessions and their plan (`probe run`). It may import src/cri, src/api and src/util,
-// never src/agent.
+// src/prober owns container probes: the exec (CRI ExecSync), httpGet, tcpSocket and grpc handlers, the
+// threshold state machine, per-instance probe workers, the ProbeManager the agent drives, and on-demand
+// probe sessions (`probe run`).
 export { EXEC_RUNTIME_GRACE_MS, MAX_EXEC_OUTPUT_BYTES, type ContainerCommandRunner, type ExecSlotOptions } from "./exec";
 export { ExecLimiter, ProbeSkippedError, type ExecRun } from "./exec-limiter";
 export { MAX_HTTP_BODY_BYTES, probeRequestHeaders } from "./http";
@@ -15,3 +14,7 @@ export { initialResult, ProbeThresholds, type ThresholdStep } from "./thresholds
 export { STALL_TOLERANCE_MS } from "./timeout";
 export { ProbeWorker, type ProbeTarget } from "./worker";
 export * from "./types";
+export { execProbe } from "./exec";
+export { httpProbe } from "./http";
+export { withTimeout } from "./timeout";
+export { loadProber } from "./lazy";

@@ -2,9 +2,8 @@
 // and name (and UID, when the spec says which instance), its running container by name, the
 // address network probes dial (the sandbox's IP, or 127.0.0.1 for a host-network pod), and when it
 // started (initialDelaySeconds counts from there).
-import type { CriClient } from "../cri/client";
-import { CONTAINER_NAME, POD_NAME, POD_NAMESPACE, POD_UID } from "../cri/labels";
-import { ConfigError } from "../util/errors";
+import { CONTAINER_NAME, type CriClient, POD_NAME, POD_NAMESPACE, POD_UID } from "../cri";
+import { ConfigError } from "../util";
 
 /** The pod, container or probe asked for is not there: bad input (exit 2), not a probe failure. */
 export class LookupError extends ConfigError {}

@@ -15,9 +15,7 @@
 // are made with the first worker, and there are no timers without workers.
 import { availableParallelism } from "node:os";
 import type { Container, Pod } from "kubernetes-types/core/v1";
-import type { Clock } from "../util/clock";
-import { formatDuration } from "../util/duration";
-import type { Logger } from "../util/log";
+import { type Clock, formatDuration, type Logger } from "../util";
 import type { ContainerCommandRunner } from "./exec";
 import { ExecLimiter } from "./exec-limiter";
 import { Prober } from "./prober";
@@ -27,8 +25,7 @@ import type { PodProber, ProbeAttempt, ProbeObservation, ProbeResult, ProbeSeed,
 
 export type { RunningContainer } from "./types";
 import { ProbeWorker, type ProbeTarget } from "./worker";
-import { containerReference } from "../events/object-ref";
-import type { EventRecorder } from "../events/types";
+import { containerReference, type EventRecorder } from "../events";
 
 
 export interface ProbeManagerOptions {

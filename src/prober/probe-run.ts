@@ -2,10 +2,10 @@
 // syntax (--http-get, --tcp, --grpc) as a v1 Probe, the pod spec read from the agent (probes are in
 // the spec, which CRI does not keep), and the plan of a session — which probe, with which timing,
 // against which address — with the verdict explained in the threshold code's own terms.
-import type { AgentClient } from "../client/agent-client";
+import type { AgentClient } from "../client";
 import type { Container, Pod, Probe } from "kubernetes-types/core/v1";
-import { REDACTED } from "../api/pod";
-import { ConfigError, errorMessage } from "../util/errors";
+import { REDACTED } from "../api";
+import { ConfigError, errorMessage } from "../util";
 import { LookupError, type FoundContainer } from "./lookup";
 import type { AttemptReport } from "./session";
 import { describeAction, probeAction, probeOf, probeTiming } from "./spec";

@@ -5,7 +5,7 @@
 //
 // The network handlers are loaded on their first use (their modules pull in node:http, node:https
 // and node:net, megabytes of an agent's memory that a node without such probes never needs).
-import type { Clock } from "../util/clock";
+import type { Clock } from "../util";
 import { execProbe, type ContainerCommandRunner } from "./exec";
 import { ProbeSkippedError, type ExecLimiter } from "./exec-limiter";
 import type { HandlerResult, ProbeAction, ProbeAttempt } from "./types";

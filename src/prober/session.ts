@@ -3,7 +3,7 @@
 // leaves. It stops after `count` attempts, at the caller's signal (watch), or by default as soon as
 // the thresholds settle (a run of successThreshold successes or failureThreshold failures), giving
 // up after successThreshold + failureThreshold attempts that never settle (a flapping probe).
-import type { Clock } from "../util/clock";
+import type { Clock } from "../util";
 import type { Prober } from "./prober";
 import { initialResult, ProbeThresholds } from "./thresholds";
 import { ProbeTicker } from "./ticker";

@@ -1,7 +1,7 @@
 // From a container's probe spec to what is run: timing with the API defaults, and the action for one
 // container instance (the kubelet's ProberAction builders in prober.go and pkg/probe/http/request.go).
 import type { Container, Probe } from "kubernetes-types/core/v1";
-import { errorMessage } from "../util/errors";
+import { errorMessage } from "../util";
 import type { ProbeAction, ProbeTiming, ProbeType } from "./types";
 
 /** The kubelet's User-Agent for HTTP and gRPC probes, "kube-probe/<major>.<minor>" of the API followed. */

@@ -2,8 +2,7 @@
 // pkg/probe/tcp DoTCPProbe). A refused or timed-out dial is a failure whose output is the dial error,
 // worded as the kubelet's Go errors are, so events read the same as on a kubelet node. node:net is
 // imported on the first probe, not with this module (see http.ts: a bundle hoists static imports).
-import type { Clock } from "../util/clock";
-import { formatDuration } from "../util/duration";
+import { type Clock, formatDuration } from "../util";
 import { joinHostPort } from "./spec";
 import { withTimeout } from "./timeout";
 import type { HandlerResult } from "./types";

@@ -1,7 +1,7 @@
 // The probe period as Go's time.Ticker keeps it for the kubelet's workers: ticks on a fixed grid from
 // the first probe, whatever each probe takes; a probe that overruns a tick runs the next one at once,
 // and ticks missed meanwhile are dropped (the ticker's channel holds one).
-import type { Clock } from "../util/clock";
+import type { Clock } from "../util";
 
 export class ProbeTicker {
   private next: number;

@@ -6,7 +6,7 @@
 // meanwhile may be waiting behind the timer, unread. The deadline then moves on by as long as the
 // timer was late, at most by the timeout once more in all, and only an answer still missing when the
 // agent did look in time is a timeout.
-import type { Clock, Timer } from "../util/clock";
+import type { Clock, Timer } from "../util";
 
 /** Timer lateness below this is the event loop's ordinary jitter, not the agent being stalled. */
 export const STALL_TOLERANCE_MS = 50;

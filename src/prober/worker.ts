@@ -20,7 +20,7 @@
 //   that really hangs while every other one does too is still restarted, failureThreshold periods
 //   later than the kubelet would.
 import type { Container, Pod } from "kubernetes-types/core/v1";
-import type { Clock } from "../util/clock";
+import type { Clock } from "../util";
 import type { Prober } from "./prober";
 import { probeAction, probeOf, probeTiming } from "./spec";
 import { ProbeThresholds } from "./thresholds";

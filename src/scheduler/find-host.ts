@@ -11,7 +11,7 @@ import type { Framework, ScoreOutcome } from "./framework/runtime";
 import { Code, Status } from "./framework/status";
 import type { NodeInfo } from "./model/node-info";
 import type { PodInfo } from "./model/pod-info";
-import type { LogFields } from "../util/log";
+import type { LogFields } from "../util";
 
 /** minFeasibleNodesToFind: at least this many nodes are scored when there are that many. */
 export const MIN_FEASIBLE_NODES_TO_FIND = 100;

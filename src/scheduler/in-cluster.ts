@@ -5,8 +5,7 @@
 // Only cluster mode loads this module: it pulls in @kubernetes/client-node.
 import { hostname } from "node:os";
 import { apiErrorCode, apiErrorMessage, type KubeClient } from "../kube";
-import { RealClock, type Clock } from "../util/clock";
-import type { Logger } from "../util/log";
+import { type Clock, type Logger, RealClock } from "../util";
 import type { SchedulerConfig } from "./config/types";
 import type { AttemptResult } from "./framework/result";
 import { Scheduler } from "./scheduler";

@@ -1,9 +1,6 @@
-// src/scheduler owns the scheduling framework (extension points, statuses, CycleState, profiles from
-// KubeSchedulerConfiguration), the scheduling queue, the cache and snapshot, the default plugins, and
-// the explanations; it talks to nodes only through ClusterClient (in memory, agents over HTTP, or a
-// cluster's API server). It may import src/api, src/manifest (decoding) and src/util — never
-// src/agent. The cluster mode (in-cluster.ts, sources/kube-*.ts) also imports src/kube; it is not
-// exported here, so that only `schedule --kubeconfig` loads @kubernetes/client-node (`await import`).
+// src/scheduler owns the scheduling framework (extension points, statuses, CycleState, profiles), the
+// queue, the cache and snapshot, the default plugins and the explanations; it reaches nodes only through
+// ClusterClient. The cluster mode (in-cluster.ts) is loaded on its own, by `schedule --kubeconfig`.
 export { defaultConfig, defaultProfile, parseSchedulerConfig, profilesFor, ConfigError, DEFAULT_MULTIPOINT, DEFAULT_SCHEDULER_NAME } from "./config/config";
 export type { SchedulerConfig, Profile, PluginsConfig, ExtensionPoint } from "./config/types";
 export { Scheduler, type SchedulerOptions, type SchedulerLog } from "./scheduler";
@@ -18,5 +15,16 @@ export { PendingDir, BOUND_SUBDIR } from "./sources/pending-dir";
 export { collectObjects, parseObjects, preparePod, readPaths, InputError, type ClusterObjects } from "./sources/input";
 export { formatReports, formatAttempt, type OutputFormat } from "./report";
 export { UNSUPPORTED_PLUGINS } from "./plugins/names";
-export { seededRandom } from "../util/random";
+export { seededRandom } from "../util";
 export { runUntilIdle } from "./once";
+export { findUntoleratedTaint, RequiredNodeAffinity } from "./model/labels";
+export { NodeInfo } from "./model/node-info";
+export { PodInfo } from "./model/pod-info";
+export { podRequests } from "./model/resource";
+export { Names } from "./plugins/names";
+export { ERR_REASON_POD } from "./plugins/node-affinity";
+export { ERR_REASON_NODE_NAME } from "./plugins/node-name";
+export { ERR_REASON_PORTS } from "./plugins/node-ports";
+export { fitsRequest, type InsufficientResource } from "./plugins/noderesources/fit";
+export { ERR_REASON_NOT_MATCH } from "./plugins/taint-toleration";
+export { loadInClusterScheduler } from "./lazy";

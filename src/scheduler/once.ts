@@ -3,7 +3,7 @@
 // the clock jumps to the end of their backoff instead of waiting for it, so the same retries happen
 // as in a live scheduler (after preemption, after a binding error), in milliseconds.
 import type { Namespace, Node, Pod } from "kubernetes-types/core/v1";
-import { FakeClock } from "../util/clock";
+import { FakeClock } from "../util";
 import { InMemoryCluster } from "./cluster";
 import type { SchedulerConfig } from "./config/types";
 import type { ClusterClient } from "./framework/interface";

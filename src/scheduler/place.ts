@@ -7,7 +7,7 @@
 // namespace/name twice among the pending pods is an input error. Binding through agents gives each
 // pod 5 attempts (each one a real request); a simulation, 10.
 import type { Node, Pod } from "kubernetes-types/core/v1";
-import { isPodTerminal } from "../api/pod";
+import { isPodTerminal } from "../api";
 import type { SchedulerConfig } from "./config/types";
 import { scheduleOnce, type PodReport } from "./once";
 import type { SchedulerLog } from "./scheduler";

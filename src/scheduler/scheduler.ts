@@ -6,8 +6,7 @@
 // to the queue. Cluster changes (nodes, bound pods, pending pods) come in through on*() handlers.
 // Picking the node (snapshot to selectHost) is find-host.ts.
 import type { Node, Pod } from "kubernetes-types/core/v1";
-import type { Clock } from "../util/clock";
-import { errorMessage } from "../util/errors";
+import { type Clock, errorMessage, type LogFields } from "../util";
 import { Cache, podCacheKey } from "./cache/cache";
 import { Snapshot } from "./cache/snapshot";
 import type { SchedulerConfig } from "./config/types";
@@ -27,7 +26,6 @@ import { inTreeRegistry } from "./plugins/registry";
 import type { NominatingInfo } from "./queue/nominator";
 import type { QueueHint } from "./queue/queueing-hints";
 import { SchedulingQueue } from "./queue/scheduling-queue";
-import type { LogFields } from "../util/log";
 
 export interface SchedulerLog {
   info(message: string, fields?: LogFields): void;

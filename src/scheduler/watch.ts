@@ -2,7 +2,7 @@
 // agents, pods come from the pending directory; each goes through the queue (backoff, unschedulable
 // pods retried on cluster events, scheduling gates) and placed pods are bound to their agent.
 import type { PriorityClass } from "kubernetes-types/scheduling/v1";
-import { RealClock, type Clock } from "../util/clock";
+import { RealClock, type Clock } from "../util";
 import type { SchedulerConfig } from "./config/types";
 import type { AttemptResult } from "./framework/result";
 import { Scheduler, type SchedulerLog } from "./scheduler";

@@ -15,9 +15,7 @@
 // credential is never anonymous). Otherwise the caller is unauthenticated: 401 (auth.ts).
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { TokenReview } from "kubernetes-types/authentication/v1";
-import type { Clock } from "../util/clock";
-import { errorMessage } from "../util/errors";
-import { ExpiringCache } from "../util/expiring-cache";
+import { type Clock, errorMessage, ExpiringCache } from "../util";
 import type { UserInfo } from "./request-attributes";
 
 export const ANONYMOUS_USER: UserInfo = { name: "system:anonymous", groups: ["system:unauthenticated"] };

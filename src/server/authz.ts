@@ -11,8 +11,7 @@
 // In every mode the push token's user ("nodeagent:push-token") is allowed everything: it is the
 // standalone agent's operator credential, already root on this host through POST /pods.
 import type { SubjectAccessReview } from "kubernetes-types/authorization/v1";
-import type { Clock } from "../util/clock";
-import { ExpiringCache } from "../util/expiring-cache";
+import { type Clock, ExpiringCache } from "../util";
 import { PUSH_TOKEN_USER } from "./authn";
 import type { RequestAttributes } from "./request-attributes";
 

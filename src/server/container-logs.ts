@@ -19,13 +19,12 @@
 // Who may read: the gate (auth.ts) has authenticated the caller and authorized nodes/proxy, as the
 // kubelet does for this path. Logs are the containers' own output, secrets and all, so they are never
 // served to the anonymous read-only view (--anonymous-read-only), which the gate lets in for reads.
-import type { Clock } from "../util/clock";
-import { errorMessage } from "../util/errors";
+import { type Clock, errorMessage } from "../util";
 import {
   ContainerLogStatusError, containerIdForLogs, hasContainer, LogQueryError, NodeLogFiles, openLogs, parsePodLogOptions, runtimeContainerId, toLogOptions,
   type LogFiles, type OpenedLogs,
 } from "../logs";
-import { podRef } from "../api/pod";
+import { podRef } from "../api";
 import type { Caller } from "./auth";
 import type { AgentView } from "./types";
 

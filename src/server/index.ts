@@ -1,8 +1,6 @@
-// src/server owns the agent's HTTP API: health, pods, node, metrics, stats, container logs, the
-// streaming endpoints and the push endpoint; it sees the agent only through AgentView. It may import
-// src/cri (types, for the node's runtime facts), src/logs (the log reader), src/stats (types), src/api
-// and src/util. Who may do what is decided by the gate in auth.ts (authn.ts, authz.ts); what anonymous
-// readers see, in redact.ts.
+// src/server owns the agent's HTTP API: health, pods, node, metrics, stats, container logs, the streaming
+// and push endpoints, as one route table that the authentication and authorization gate shares; it
+// sees the agent only through AgentView.
 export type { AgentView, ContainerLogInfo, HealthCheck } from "./types";
 export { serveContainerLogs, type ContainerLogsContext } from "./container-logs";
 export { checkRequest, isLoopbackAddress, servingExposureError, UNAUTHORIZED_BODY, type Caller, type AuthRefusal } from "./auth";

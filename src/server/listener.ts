@@ -15,7 +15,7 @@ import { createServer as createHttpServer, type IncomingMessage, type ServerResp
 import type { Server as NetServer, Socket } from "node:net";
 import { Readable, type Duplex } from "node:stream";
 import { createServer as createTlsServer, type TLSSocket } from "node:tls";
-import { errorMessage } from "../util/errors";
+import { errorMessage } from "../util";
 import type { PeerCertificate } from "./authn";
 import { answerConnect, answerMalformedRequest, answerUnsupportedVersion, type ParserError } from "./malformed-request";
 import { proxyUpgrade, upgradeTargetOf } from "./streaming";

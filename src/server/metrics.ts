@@ -8,7 +8,7 @@
 // agents in one process (tests) must not share or collide on series.
 import { heapStats } from "bun:jsc";
 import { Counter, Gauge, Histogram, Registry } from "../metrics";
-import type { PodStatusReader } from "../pleg/types";
+import type { PodStatusReader } from "../pleg";
 
 /** component-base metrics.DefBuckets (= Prometheus DefBuckets), used by the kubelet's PLEG histograms. */
 export const DEFAULT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

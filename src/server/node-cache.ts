@@ -16,9 +16,7 @@
 //   the build throws   → the error (the server answers 500): that is a bug, not a slow runtime,
 //                        since buildNode turns runtime errors into conditions itself.
 import type { Node, NodeCondition } from "kubernetes-types/core/v1";
-import type { Clock } from "../util/clock";
-import { formatDuration } from "../util/duration";
-import { apiTime } from "../util/time";
+import { apiTime, type Clock, formatDuration } from "../util";
 
 /** How long GET /node waits for a node to be built: a few seconds, under Bun's 10 s idle timeout. */
 export const NODE_DEADLINE_MS = 5_000;

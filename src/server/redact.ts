@@ -22,8 +22,7 @@
 //     explanations (a container's own termination message is shown as it wrote it).
 import type { Container, EphemeralContainer, HTTPGetAction, Lifecycle, LifecycleHandler, Pod, Probe, Volume } from "kubernetes-types/core/v1";
 
-import { LAST_APPLIED_ANNOTATION } from "../api/annotations";
-import { REDACTED } from "../api/pod";
+import { LAST_APPLIED_ANNOTATION, REDACTED } from "../api";
 
 /** The placeholder that replaces a redacted value, and the annotation of kubectl's manifest copy. */
 export { REDACTED, LAST_APPLIED_ANNOTATION };

@@ -12,10 +12,8 @@
 import * as fs from "node:fs";
 import { parseAllDocuments } from "yaml";
 import type { Pod } from "kubernetes-types/core/v1";
-import { podKey, podRef } from "../api/pod";
-import { RealClock, type Clock } from "../util/clock";
-import { readBodyCapped } from "../util/capped-body";
-import { errorMessage } from "../util/errors";
+import { podKey, podRef } from "../api";
+import { type Clock, errorMessage, readBodyCapped, RealClock } from "../util";
 import { serveContainerLogs } from "./container-logs";
 import { isUpgradeRequest, parseStreamRequest, upgradeResponse } from "./streaming";
 import { checkRequest, isRead, isRefusal, servingExposureError, type AuthRefusal, type Caller } from "./auth";
@@ -30,6 +28,7 @@ import { failure, json, methodNotAllowed, oneLine, segment, statusObject, warnin
 import { allowedMethods, findRoute, routeAllows, type RouteName } from "./route-table";
 import { REDACTION_WARNING, redactPod } from "./redact";
 import type { AgentView } from "./types";
+import { loadResourceMetrics } from "../stats";
 
 export { statusObject };
 
@@ -227,7 +226,7 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port">): 
    */
   async function stats(summary: NonNullable<AgentView["summary"]>, path: string, url: URL): Promise<Response> {
     if (path === "/metrics/resource") {
-      const { renderResourceMetrics, RESOURCE_METRICS_CONTENT_TYPE } = await import("../stats/resource-metrics");
+      const { renderResourceMetrics, RESOURCE_METRICS_CONTENT_TYPE } = await loadResourceMetrics();
       const s = await summary(true).catch((err) => {
         log.warn(`/metrics/resource: ${errorMessage(err)}`);
         return undefined;

@@ -2,11 +2,7 @@
 // authorization flags with the file's `authentication`/`authorization` blocks), declared once as
 // rows (util/settings.ts) and resolved here, beside the server that uses them.
 import { existsSync } from "node:fs";
-import { BOOL, DURATION, INT, isZeroValue, STRING } from "../util/field-types";
-import { formatDuration } from "../util/duration";
-import { errorMessage } from "../util/errors";
-import { defaultOf, type Setting, type SettingsReader } from "../util/settings";
-import { describe, fileDuration, fileInt, ipAddress, mustExist, positiveDuration, wholeNumber } from "../util/settings-parsers";
+import { BOOL, defaultOf, describe, DURATION, errorMessage, fileDuration, fileInt, formatDuration, INT, ipAddress, isZeroValue, mustExist, positiveDuration, type Setting, type SettingsReader, STRING, wholeNumber } from "../util";
 import { AUTHORIZATION_MODES, type AuthorizationMode } from "./authz";
 import { readTokenFile } from "./token-file";
 

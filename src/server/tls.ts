@@ -15,8 +15,7 @@ import { generateKeyPairSync, X509Certificate } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { join } from "node:path";
-import { writeFileAtomic } from "../util/atomic-file";
-import { errorMessage } from "../util/errors";
+import { errorMessage, writeFileAtomic } from "../util";
 import { certificatePem, createCertificate } from "./x509";
 
 export interface ServingCertificate {

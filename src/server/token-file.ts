@@ -4,7 +4,7 @@
 // share the host's namespaces and mount / with hostPath), so a token file that another local user
 // can read hands them the host, and one they can write lets them choose it.
 import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
-import { errorMessage } from "../util/errors";
+import { errorMessage } from "../util";
 
 export class TokenFileError extends Error {
   override name = "TokenFileError";

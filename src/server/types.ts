@@ -1,8 +1,8 @@
 // What the HTTP server sees of the agent. The agent (src/agent) implements AgentView; the server
 // never reaches into pod workers, the PLEG or the runtime itself, so it can be tested with a fake.
 import type { Event, Node, Pod } from "kubernetes-types/core/v1";
-import type { PushResult } from "../api/pod";
-import type { Summary } from "../stats/types";
+import type { PushResult } from "../api";
+import type { Summary } from "../stats";
 import type { StreamRefusal, StreamRequest } from "./streaming";
 
 /** What the log endpoint needs of a container: where its log file is, and whether it runs. */

@@ -8,7 +8,7 @@
 // the encoding is checked by a real parser, and by TLS clients verifying the chain.
 import { createHash, randomBytes, sign, type KeyObject } from "node:crypto";
 import { isIP } from "node:net";
-import { bitString, boolean, explicit, integer, octetString, oid, sequence, set, time, tlv, utf8String, ipBytes, pemBlock } from "../util/der";
+import { bitString, boolean, explicit, integer, octetString, oid, sequence, set, time, tlv, utf8String, ipBytes, pemBlock } from "../util";
 
 // ---------------------------------------------------------------------------------------------
 // Certificates

@@ -16,13 +16,9 @@
 // is cached for volumeStatsAggPeriod (1 min), as the kubelet's fsResourceAnalyzer, since a walk of a
 // big volume is the one costly part.
 import type { Pod } from "kubernetes-types/core/v1";
-import { podRef } from "../api/pod";
-import { confinedPath } from "../util/confined-path";
-import type { ContainerStats as CriContainerStats, ImageFsInfoResponse, PodSandbox, PodSandboxFilterInput, PodSandboxStats } from "../cri/types";
-import type { Clock } from "../util/clock";
-import type { Logger } from "../util/log";
-import { apiTime } from "../util/time";
-import { pluginKind, uidSegment, volumeDir } from "../api/pod-dirs";
+import { pluginKind, podRef, uidSegment, volumeDir } from "../api";
+import { apiTime, type Clock, confinedPath, type Logger } from "../util";
+import type { ContainerStats as CriContainerStats, ImageFsInfoResponse, PodSandbox, PodSandboxFilterInput, PodSandboxStats } from "../cri";
 import { CpuUsageCache } from "./cpu-usage-cache";
 import { WalkDiskUsage, type DiskUsage, type FolderUsage } from "./disk-usage";
 import { fsStats, meminfo, readCgroupUsage, readNetwork, readPidLimits, SYSTEM_HOST_FILES, type CgroupUsage, type HostFiles } from "./host";

@@ -1,12 +1,12 @@
 // computeApiPodStatus: the v1 PodStatus the kubelet reports (generateAPIPodStatus): phase, conditions,
 // and every container's state, last state, restart count and readiness, from the runtime status the
 // PLEG cached plus what the last sync learned (why a container is waiting).
-import { qosClass } from "../cm/qos";
+import { qosClass } from "../cm";
 import type { Container, ContainerState, ContainerStatus as ApiContainerStatus, Pod, PodCondition, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
-import { isTerminalPhase } from "../api/pod";
-import type { ContainerStatus } from "../cri/types";
-import type { PodStatus } from "../pleg/types";
-import { apiTime } from "../util/time";
+import { isTerminalPhase } from "../api";
+import type { ContainerStatus } from "../cri";
+import type { PodStatus } from "../pleg";
+import { apiTime } from "../util";
 import * as ann from "./container-annotations";
 import { isInit, isSidecar, neverRan } from "./container-kinds";
 

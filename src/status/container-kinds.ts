@@ -2,7 +2,7 @@
 // an init container, an instance the agent's own start cut short. Both the sync (computePodActions) and
 // the status computation ask these; they live here, below the agent, so the status need not import it.
 import type { Container } from "kubernetes-types/core/v1";
-import type { ContainerStatus } from "../cri/types";
+import type { ContainerStatus } from "../cri";
 import { CONTAINER_TYPE } from "./container-annotations";
 
 /** A native sidecar: an init container with restartPolicy Always (KEP-753, the kubelet's IsRestartableInitContainer). */

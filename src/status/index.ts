@@ -1,6 +1,6 @@
-// src/status: the pods' status, as pkg/kubelet/status — the v1 PodStatus computed from the spec, the runtime
-// and the last sync (computeApiPodStatus), the PodStatusManager seam statuses leave through, and the
-// API server's StatusManager that patches them (with the mirror pods' view of the API it reads).
+// src/status owns the pods' status, as pkg/kubelet/status: the v1 PodStatus computed from the spec, the
+// runtime and the last sync (computeApiPodStatus), the PodStatusManager seam statuses leave through, and
+// the API server's StatusManager that patches them (loaded on demand: it brings the Kubernetes client).
 export { computeApiPodStatus, readinessGateMessage, qosClass, type PodFailure, type StatusInputs, type Waiting } from "./api-status";
 export { NO_STATUS_MANAGER, type PodStatusManager } from "./pod-status-manager";
 export { isInit, isSidecar, neverRan } from "./container-kinds";
@@ -9,10 +9,4 @@ export type { ApiPodEvent, ApiPodView } from "./api-pod-view";
 export { podStatusPatch, wireJson, sameJson, type StatusPatch } from "./pod-status-patch";
 export type { MirrorPodLookup, StatusManager, StatusManagerOptions } from "./status-manager";
 
-/**
- * The API server's StatusManager, loaded when a cluster node is made: it brings @kubernetes/client-node,
- * which a standalone agent (whose sync imports this module for computeApiPodStatus) never loads.
- */
-export async function loadStatusManager(): Promise<typeof import("./status-manager")> {
-  return import("./status-manager");
-}
+export { loadStatusManager } from "./lazy";

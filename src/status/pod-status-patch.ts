@@ -3,7 +3,7 @@
 // a pod recreated under the same name. This is what the kubelet's statusutil.PatchPodStatus sends
 // (strategicpatch.CreateTwoWayMergePatch of {metadata.uid, status} old vs new), for PodStatus only.
 import type { PodStatus } from "kubernetes-types/core/v1";
-import { apiTime } from "../util/time";
+import { apiTime } from "../util";
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonMap = { [key: string]: Json };

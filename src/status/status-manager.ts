@@ -11,12 +11,9 @@
 import type { Pod, PodCondition, PodStatus } from "kubernetes-types/core/v1";
 import type { V1DeleteOptions } from "@kubernetes/client-node";
 import { PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
-import { isStaticPod, isTerminalPhase, podKey } from "../api/pod";
-import type { KubeClient } from "../kube/client";
-import { apiErrorMessage, isConflict, isForbidden, isNotFound } from "../kube/errors";
-import type { Clock, Timer } from "../util/clock";
-import type { Logger } from "../util/log";
-import { errorMessage } from "../util/errors";
+import { isStaticPod, isTerminalPhase, podKey } from "../api";
+import { apiErrorMessage, isConflict, isForbidden, isNotFound, type KubeClient } from "../kube";
+import { type Clock, errorMessage, type Logger, type Timer } from "../util";
 import type { ApiPodView } from "./api-pod-view";
 import { podStatusPatch, sameJson, wireJson } from "./pod-status-patch";
 

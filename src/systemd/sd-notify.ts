@@ -13,9 +13,7 @@
 // systemd's PID lookup). So the datagram is sent by libc itself through bun:ffi (socket, sendto,
 // close), which works in the compiled binary too.
 import { dlopen, FFIType, ptr } from "bun:ffi";
-import type { Clock } from "../util/clock";
-import { runUntil } from "../util/clock";
-import type { Logger } from "../util/log";
+import { type Clock, type Logger, runUntil } from "../util";
 
 /** Where notifications go: the libc datagram socket on a node, a recorder in tests. */
 export interface NotifySocket {

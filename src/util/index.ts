@@ -1,7 +1,6 @@
 // src/util owns what every module needs and nothing Kubernetes-specific: the clock (real and fake),
-// durations, bounded queues and a mutex, logging, atomic state files, paths confined to a root, IP address
-// classes as Go sees them, the bad-input error (ConfigError), "did you mean" suggestions, and the setting row
-// (settings.ts: one row per flag and config field, its reader and parsers). It imports nothing else from src/.
+// durations, queues, the structured logger, atomic files, paths confined to a root, IP classes as Go
+// sees them, bad-input errors, "did you mean", and the setting row every subsystem declares its settings in.
 export * from "./atomic-file";
 export * from "./clock";
 export * from "./confined-path";
@@ -21,3 +20,8 @@ export {
 } from "./settings-parsers";
 export { BOOL, DURATION, fieldPath, INT, isZeroValue, QUANTITIES, STRING, STRINGS, struct, typeProblems, type FieldType, type TypeProblem } from "./field-types";
 export * from "./capped-body";
+export { bitString, boolean, explicit, integer, ipBytes, octetString, oid, pemBlock, sequence, set, time, tlv, utf8String } from "./der";
+export { ExpiringCache } from "./expiring-cache";
+export { AGENT_JIT_POLICY, useNormalJitPolicy } from "./jit-policy";
+export { streamLines } from "./lines";
+export { describe } from "./settings-parsers";

@@ -16,8 +16,7 @@
 import { randomInt } from "node:crypto";
 import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, posix } from "node:path";
-import type { Clock } from "../util/clock";
-import { errorCode } from "../util/errors";
+import { type Clock, errorCode } from "../util";
 import type { Payload } from "./types";
 
 /** The link to the current version; names starting with ".." are reserved for the writer. */

@@ -4,10 +4,9 @@
 // then the volume is mounted empty. Both `data` and `binaryData` become files. The volume itself
 // lives on disk (the plugin wraps a disk emptyDir), unlike secrets.
 import type { ConfigMap, ConfigMapProjection, ConfigMapVolumeSource, Pod } from "kubernetes-types/core/v1";
-import { podRef } from "../api/pod";
-import { decodeBase64 } from "../objects/secret-data";
+import { podRef } from "../api";
+import { decodeBase64, type ObjectSource } from "../objects";
 import { DEFAULT_MODE, makePayload, objectOrEmpty } from "./payload";
-import type { ObjectSource } from "../objects/types";
 import type { Payload } from "./types";
 
 /** A ConfigMap's keys as bytes: data (UTF-8) then binaryData (base64-decoded). */

@@ -2,7 +2,7 @@
 // value the downward API's (src/objects/downward-api.ts, shared with container env as the kubelet
 // shares pkg/fieldpath between makeEnvironmentVariables and the downwardAPI plugin).
 import type { Container, DownwardAPIVolumeFile, Pod } from "kubernetes-types/core/v1";
-import { DownwardAPIError, metadataFieldValue, resourceFieldValue, type ResourceList } from "../objects/downward-api";
+import { DownwardAPIError, metadataFieldValue, resourceFieldValue, type ResourceList } from "../objects";
 import type { Payload } from "./types";
 
 /** The container a volume's resourceFieldRef names (validation requires containerName there). */

@@ -6,8 +6,8 @@
 // (calculateEmptyDirMemorySize); a value ≤ 0 does not count. With none of them the kernel's default
 // applies (half the RAM).
 import type { Pod } from "kubernetes-types/core/v1";
-import { parseQuantity } from "../api/quantity";
-import { resourceConfigForPod } from "../cm/resource-config";
+import { parseQuantity } from "../api";
+import { resourceConfigForPod } from "../cm";
 
 /** A disk emptyDir's mode (empty_dir.go `perm`): any user of the pod may write. */
 export const EMPTY_DIR_MODE = 0o777;

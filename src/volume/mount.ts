@@ -9,7 +9,7 @@
 // fake in test/fakes/mounter.ts.
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
-import { assertInside, removeInside } from "../util/confined-path";
+import { assertInside, removeInside } from "../util";
 
 /** One line of /proc/self/mountinfo (proc(5)); paths with their octal escapes decoded. */
 export interface MountInfo {

@@ -4,7 +4,7 @@
 // only the listed keys are, at their `path`, with their own `mode` or defaultMode, and a listed key
 // the object lacks is an error unless the source is optional (then the item is skipped).
 import type { KeyToPath } from "kubernetes-types/core/v1";
-import { ObjectNotFoundError } from "../objects/types";
+import { ObjectNotFoundError } from "../objects";
 import { type Payload } from "./types";
 
 /** The API default of every defaultMode (Secret/ConfigMap/Projected/DownwardAPIVolumeSourceDefaultMode). */

@@ -9,13 +9,12 @@
 // Its file takes defaultMode, or 0600 when the pod has an fsGroup (then SetVolumeOwnership makes it
 // 0640), so a token is never world-readable through group ownership.
 import type { Pod, ProjectedVolumeSource, ServiceAccountTokenProjection } from "kubernetes-types/core/v1";
-import { podServiceAccountName } from "../api/pod-references";
+import { podServiceAccountName } from "../api";
 import { configMapPayload } from "./configmap";
-import { type ResourceList } from "../objects/downward-api";
+import type { ObjectSource, ResourceList, TokenRequest } from "../objects";
 import { aggregateMessage, downwardAPIPayload } from "./downward-api";
 import { DEFAULT_MODE } from "./payload";
 import { secretPayload } from "./secret";
-import type { ObjectSource, TokenRequest } from "../objects/types";
 import type { Payload } from "./types";
 
 /** expirationSeconds when the source leaves it out (pkg/apis/core/v1/defaults.go). */

@@ -3,10 +3,9 @@
 // unless the volume is optional, then the volume is mounted empty. Its files live on tmpfs (the
 // plugin wraps a Memory emptyDir), so a secret never reaches the node's disk.
 import type { Pod, Secret, SecretProjection, SecretVolumeSource } from "kubernetes-types/core/v1";
-import { podRef } from "../api/pod";
-import { secretData } from "../objects/secret-data";
+import { podRef } from "../api";
+import { type ObjectSource, secretData } from "../objects";
 import { DEFAULT_MODE, makePayload, objectOrEmpty } from "./payload";
-import type { ObjectSource } from "../objects/types";
 import type { Payload } from "./types";
 
 /** The kubelet's message for a listed key the Secret lacks. */

@@ -18,13 +18,11 @@
 // volume manager reports as FailedMount: never silently dropped (issue 15).
 import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, statSync } from "node:fs";
 import type { HostPathVolumeSource, Pod, Volume } from "kubernetes-types/core/v1";
-import { podRef } from "../api/pod";
-import type { Clock } from "../util/clock";
-import { mkdirInside } from "../util/confined-path";
-import { errorCode } from "../util/errors";
+import { type PluginKind, podRef, podVolumesDir, volumeDir } from "../api";
+import { type Clock, errorCode, mkdirInside } from "../util";
 import { AtomicWriter } from "./atomic-writer";
 import { configMapPayload } from "./configmap";
-import { type ResourceList } from "../objects/downward-api";
+import type { ObjectSource, ResourceList } from "../objects";
 import { downwardAPIPayload } from "./downward-api";
 import { EMPTY_DIR_MODE, memoryVolumeSizeBytes } from "./empty-dir";
 import { canonicalPath, isTmpfsMountPoint, unmountAndRemove, type Mounter } from "./mount";
@@ -32,9 +30,7 @@ import { DEFAULT_MODE } from "./payload";
 import { setVolumeOwnership } from "./ownership";
 import { projectedPayload } from "./projected";
 import { secretPayload } from "./secret";
-import type { ObjectSource } from "../objects/types";
 import type { Payload } from "./types";
-import { podVolumesDir, volumeDir, type PluginKind } from "../api/pod-dirs";
 
 /** What setting up a volume needs from the node. */
 export interface VolumeHost {

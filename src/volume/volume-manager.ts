@@ -35,15 +35,10 @@
 import { existsSync, readdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import type { Pod, Volume } from "kubernetes-types/core/v1";
-import { podRef } from "../api/pod";
-import { podUIDProblem } from "../manifest/static-pod";
-import type { Clock } from "../util/clock";
-import { assertInside, confinedPath, removeInside } from "../util/confined-path";
-import { errorMessage } from "../util/errors";
-import type { Logger } from "../util/log";
-import { refKey, volumeObjectRefs } from "../objects/object-refs";
-import { podVolumesDir } from "../api/pod-dirs";
-import { type ObjectRef, type ObjectSource } from "../objects/types";
+import { podRef, podVolumesDir } from "../api";
+import { podUIDProblem } from "../manifest";
+import { assertInside, type Clock, confinedPath, errorMessage, type Logger, removeInside } from "../util";
+import { type ObjectRef, type ObjectSource, refKey, volumeObjectRefs } from "../objects";
 import { VolumeMountError, type MountTable, type PodVolumes, type VolumePlugin } from "./types";
 
 /** The operation executor's backoff for a failed mount (k/k pkg/util/goroutinemap/exponentialbackoff). */

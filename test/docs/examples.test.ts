@@ -16,7 +16,6 @@ import { checkMake, checkNodeagent, codeBlocks, docFiles, examples, isNodeagent,
 
 const REPO = resolve(import.meta.dir, "../..");
 /** Files linked before they exist on this branch: docs/agent-settings.md comes with the settings table (issue 25). */
-const PENDING_LINKS = new Set(["docs/agent-settings.md"]);
 
 const files = docFiles(REPO);
 const all: Example[] = files.flatMap((f) => codeBlocks(f, readFileSync(join(REPO, f), "utf8")).flatMap(examples));
@@ -61,7 +60,7 @@ describe("the examples' commands", () => {
         const target = m[1]!;
         if (/^[a-z]+:/.test(target)) continue;
         const path = join(dirname(f), target);
-        if (!existsSync(join(REPO, path)) && !PENDING_LINKS.has(path)) broken.push(`${f}: ${target}`);
+        if (!existsSync(join(REPO, path))) broken.push(`${f}: ${target}`);
       }
     }
     expect(broken).toEqual([]);

@@ -3,7 +3,7 @@
 // already counts it while binding runs; binding's failure forgets it, the cluster's confirmation
 // (the pod seen bound) makes it a plain pod. updateSnapshot copies only the nodes that changed.
 import type { Node, Pod } from "kubernetes-types/core/v1";
-import { podKey } from "../../api/pod";
+import { podKey } from "../../api";
 import { Workloads } from "../model/default-selector";
 import type { Labels } from "../model/labels";
 import { NodeInfo, type ImageState } from "../model/node-info";

@@ -3,10 +3,10 @@
 // plugin enabled through multiPoint, with its weight; defaults.go: backoff 1 s/10 s, adaptive
 // percentageOfNodesToScore, plugin args), and mergePlugins: a profile's multiPoint list overrides or
 // disables default plugins in place, extension points add to or disable them.
-import { parseManifest, type Locator } from "../../manifest/decode";
+import { parseManifest, type Locator } from "../../manifest";
 import { Names, UNSUPPORTED_PLUGINS } from "../plugins/names";
 import { emptyPlugins, EXTENSION_POINTS, type PluginRef, type PluginSet, type PluginsConfig, type Profile, type SchedulerConfig } from "./types";
-import { ConfigError as BadInput } from "../../util/errors";
+import { ConfigError as BadInput } from "../../util";
 
 export const DEFAULT_SCHEDULER_NAME = "default-scheduler";
 

@@ -1,8 +1,19 @@
 // CycleState (k8s.io/kube-scheduler/framework cycle_state.go): what plugins share within one
 // scheduling cycle of one pod. Values that implement clone() are copied by clone(), as StateData is,
 // so preemption can simulate removing pods on a copy without touching the real cycle.
+import type { NodeInfo } from "../model/node-info";
+import type { PodInfo } from "../model/pod-info";
 import type { CycleRecorder } from "./explain";
-import type { FilterPlugin } from "./interface";
+import type { MaybeStatus } from "./status";
+
+/**
+ * A Filter plugin as the cycle keeps it: interface.ts's FilterPlugin, written out structurally here
+ * because FilterPlugin's methods take a CycleState, and the two files must not import each other.
+ */
+export interface CycleFilterPlugin {
+  readonly name: string;
+  filter(state: CycleState, pod: PodInfo, nodeInfo: NodeInfo): MaybeStatus;
+}
 
 export interface StateData {
   clone(): StateData;
@@ -17,7 +28,7 @@ export class CycleState {
   /** PreFilter plugins that returned Skip: their Filter (and PreFilterExtensions) do not run. */
   skipFilterPlugins: ReadonlySet<string> = new Set();
   /** The Filter plugins to run this cycle (the profile's minus skipFilterPlugins), set after PreFilter. */
-  filterPluginsToRun: readonly FilterPlugin[] | undefined;
+  filterPluginsToRun: readonly CycleFilterPlugin[] | undefined;
   /** PreScore plugins that returned Skip: their Score does not run. */
   skipScorePlugins: ReadonlySet<string> = new Set();
   /**

@@ -1,8 +1,7 @@
 // The explanation of one scheduling attempt: every extension point's verdicts, per plugin and, for
 // Filter and Score, per node, untruncated. kube-scheduler keeps only a histogram of reasons (capped
 // at 1024 bytes in the event); this is what --explain prints and what -o json carries.
-import type { CodeName, MaybeStatus } from "./status";
-import { CODE_NAMES } from "./status";
+import { CODE_NAMES, type CodeName, type MaybeStatus } from "./status";
 
 export interface PluginVerdict {
   plugin: string;

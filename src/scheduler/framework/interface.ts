@@ -4,7 +4,7 @@
 // interfaces. The scheduling cycle is synchronous (PreEnqueue … Permit); only the binding cycle
 // (WaitOnPermit, PreBind, Bind) awaits.
 import type { Pod } from "kubernetes-types/core/v1";
-import type { Clock } from "../../util/clock";
+import type { Clock } from "../../util";
 import type { Workloads } from "../model/default-selector";
 import type { Labels } from "../model/labels";
 import type { NodeInfo } from "../model/node-info";

@@ -2,19 +2,13 @@
 // plugins a profile enables (which point runs which plugins is plugin-lists.ts), and runs each
 // extension point with upstream's status handling: which codes stop a point, which are
 // remembered, which become errors, Unreserve in reverse order, Permit waits with a timeout.
-import type { Clock } from "../../util/clock";
+import { type Clock, errorMessage } from "../../util";
 import { EXTENSION_POINTS, type ExtensionPoint, type Profile } from "../config/types";
 import type { NodeInfo } from "../model/node-info";
 import type { PodInfo } from "../model/pod-info";
-import { errorMessage } from "../../util/errors";
 import { CycleState } from "./cycle-state";
 import type { NodeToStatus } from "./diagnosis";
-import type {
-  BindPlugin, ClusterClient, ClusterEventWithHint, EnqueueExtensions, FilterPlugin, Handle, NodeScore, Plugin, PluginFactory, PostBindPlugin,
-  PostFilterPlugin, PostFilterResult, PreBindPlugin, PreEnqueuePlugin, PreFilterPlugin, PreScorePlugin, QueueSortPlugin, ReservePlugin, ScorePlugin,
-  SnapshotLister, WaitingPod, PermitPlugin,
-} from "./interface";
-import { MAX_NODE_SCORE, MIN_NODE_SCORE } from "./interface";
+import { type BindPlugin, type ClusterClient, type ClusterEventWithHint, type EnqueueExtensions, type FilterPlugin, type Handle, MAX_NODE_SCORE, MIN_NODE_SCORE, type NodeScore, type PermitPlugin, type Plugin, type PluginFactory, type PostBindPlugin, type PostFilterPlugin, type PostFilterResult, type PreBindPlugin, type PreEnqueuePlugin, type PreFilterPlugin, type PreScorePlugin, type QueueSortPlugin, type ReservePlugin, type ScorePlugin, type SnapshotLister, type WaitingPod } from "./interface";
 import { asStatus, Code, Status, type MaybeStatus } from "./status";
 import { pluginsByPoint, scoreWeights } from "./plugin-lists";
 import { MAX_PERMIT_TIMEOUT_MS, WaitingPodEntry, WaitingPods } from "./waiting-pods";

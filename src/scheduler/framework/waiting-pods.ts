@@ -1,8 +1,7 @@
 // Pods that a Permit plugin asked to wait (runtime/waiting_pods_map.go). Each waiting plugin has a
 // timer; the pod goes on when every one of them allowed it, and is rejected when any rejects it or
 // its time runs out. The binding cycle awaits `decision`.
-import { formatDuration } from "../../util/duration";
-import type { Clock, Timer } from "../../util/clock";
+import { type Clock, formatDuration, type Timer } from "../../util";
 import type { WaitingPod } from "./interface";
 import type { PodInfo } from "../model/pod-info";
 import { Code, Status, type MaybeStatus } from "./status";

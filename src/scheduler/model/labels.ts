@@ -3,7 +3,7 @@
 // ANDed requirements, metadata.name through matchFields), and taints against tolerations.
 import type { LabelSelector } from "kubernetes-types/meta/v1";
 import type { Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod, PreferredSchedulingTerm, Taint, Toleration } from "kubernetes-types/core/v1";
-import { errorMessage } from "../../util/errors";
+import { errorMessage } from "../../util";
 
 export type Labels = Readonly<Record<string, string>>;
 export const NO_LABELS: Labels = Object.freeze({});

@@ -2,7 +2,7 @@
 // once: its priority, its inter-pod (anti-)affinity terms, its requests (real and "non-zero") and its
 // host ports.
 import type { Pod, PodAffinityTerm, WeightedPodAffinityTerm } from "kubernetes-types/core/v1";
-import { errorMessage } from "../../util/errors";
+import { errorMessage } from "../../util";
 import { labelSelectorAsSelector, NO_LABELS, Selector, type Labels } from "./labels";
 import { DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, podRequests, Resource, resourceOfRequests } from "./resource";
 

@@ -4,8 +4,7 @@
 // containers and sidecars, or the largest init container plus the sidecars started before it,
 // whichever is larger, plus the pod overhead.
 import type { Container, Pod } from "kubernetes-types/core/v1";
-import { aggregateContainers } from "../../api/pod-resources";
-import { parseQuantity } from "../../api/quantity";
+import { aggregateContainers, parseQuantity } from "../../api";
 
 export type ResourceList = Readonly<Record<string, string | number>>;
 

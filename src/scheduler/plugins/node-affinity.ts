@@ -4,8 +4,7 @@
 // matches, normalised so the best node scores 100.
 import type { NodeAffinity as NodeAffinitySpec, NodeSelector } from "kubernetes-types/core/v1";
 import { Action } from "../framework/events";
-import type { ClusterEventWithHint, EnqueueExtensions, FilterPlugin, NodeScore, PreFilterPlugin, PreFilterReturn, PreScorePlugin, ScorePlugin } from "../framework/interface";
-import { MAX_NODE_SCORE } from "../framework/interface";
+import { type ClusterEventWithHint, type EnqueueExtensions, type FilterPlugin, MAX_NODE_SCORE, type NodeScore, type PreFilterPlugin, type PreFilterReturn, type PreScorePlugin, type ScorePlugin } from "../framework/interface";
 import type { CycleState } from "../framework/cycle-state";
 import { Code, Status, type MaybeStatus } from "../framework/status";
 import { NodeSelectorMatcher, PreferredSchedulingTerms, RequiredNodeAffinity } from "../model/labels";

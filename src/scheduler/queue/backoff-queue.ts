@@ -1,7 +1,7 @@
 // backoffQ (pkg/scheduler/backend/queue/backoff_queue.go): pods that failed an attempt wait here until
 // their backoff — initial × 2^(count−1), capped — ends. Two heaps ordered by backoff expiry: pods
 // rejected by plugins, and pods that hit an error, which an idle scheduler never pops early.
-import type { Clock } from "../../util/clock";
+import type { Clock } from "../../util";
 import type { QueuedPodInfo } from "../framework/interface";
 import { KeyedHeap } from "./heap";
 

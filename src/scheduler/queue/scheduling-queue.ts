@@ -4,7 +4,7 @@
 // may help (QueueingHints, queueing-hints.ts), or for 5 minutes. PreEnqueue plugins (scheduling gates) keep pods out of activeQ.
 // Events that arrive while a pod is being scheduled are replayed when it comes back.
 import type { Pod } from "kubernetes-types/core/v1";
-import type { Clock, Timer } from "../../util/clock";
+import type { Clock, Timer } from "../../util";
 import {
   EVENT_ASSIGNED_POD_ADD, EVENT_FORCE_ACTIVATE, EVENT_UNSCHEDULABLE_TIMEOUT, matchAnyClusterEvent, matchClusterEvents, podUpdateEvents,
   QueueEvent, Action, type ClusterEvent,

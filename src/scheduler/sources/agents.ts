@@ -5,13 +5,13 @@
 // agent's code: the HTTP API and the v1 objects are the whole contract.
 import type { Node, Pod, PodList } from "kubernetes-types/core/v1";
 import type { Status as ApiStatus } from "kubernetes-types/meta/v1";
-import { isPodTerminal, podKey } from "../../api/pod";
+import { isPodTerminal, podKey } from "../../api";
 import { nodeUpdateEvents } from "../framework/events";
 import type { ClusterClient } from "../framework/interface";
 import type { PodInfo } from "../model/pod-info";
 import type { Scheduler, SchedulerLog } from "../scheduler";
 import { boundCopy } from "../cluster";
-import { errorMessage } from "../../util/errors";
+import { errorMessage } from "../../util";
 
 export type ClusterEvents = Pick<Scheduler, "onNodeAdd" | "onNodeUpdate" | "onNodeDelete" | "onPodAdd" | "onPodUpdate" | "onPodDelete">;
 

@@ -10,9 +10,8 @@ import { LineCounter, parseAllDocuments } from "yaml";
 import type { ReplicaSet, StatefulSet } from "kubernetes-types/apps/v1";
 import type { Namespace, Node, Pod, ReplicationController, Service } from "kubernetes-types/core/v1";
 import type { PriorityClass } from "kubernetes-types/scheduling/v1";
-import { applyPodDefaults } from "../../api/defaults";
-import { SYSTEM_PRIORITY_CLASSES } from "../../api/pod-priority";
-import { ConfigError, errorMessage } from "../../util/errors";
+import { applyPodDefaults, SYSTEM_PRIORITY_CLASSES } from "../../api";
+import { ConfigError, errorMessage } from "../../util";
 import { Workloads } from "../model/default-selector";
 
 /** Objects that cannot be read or used: bad input (src/util ConfigError, exit 2). */

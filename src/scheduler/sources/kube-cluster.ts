@@ -6,10 +6,9 @@
 // confirms the assumed pod in the cache, as upstream. Only cluster mode loads this (it imports
 // @kubernetes/client-node through src/kube).
 import type { Namespace, Node, Pod } from "kubernetes-types/core/v1";
-import { isPodTerminal } from "../../api/pod";
+import { isPodTerminal } from "../../api";
 import { KubeInformer, apiErrorMessage, isNotFound, type InformerEvent, type KubeClient } from "../../kube";
-import type { Clock } from "../../util/clock";
-import type { Logger } from "../../util/log";
+import type { Clock, Logger } from "../../util";
 import type { ClusterClient } from "../framework/interface";
 import type { Labels } from "../model/labels";
 import type { PodInfo } from "../model/pod-info";

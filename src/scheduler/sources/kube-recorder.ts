@@ -7,8 +7,7 @@
 import { PatchStrategy, V1MicroTime, setHeaderOptions, type EventsV1Event } from "@kubernetes/client-node";
 import type { Pod, PodCondition } from "kubernetes-types/core/v1";
 import { apiErrorMessage, isNotFound, type KubeClient } from "../../kube";
-import type { Clock } from "../../util/clock";
-import type { Logger } from "../../util/log";
+import type { Clock, Logger } from "../../util";
 import type { AttemptResult } from "../framework/result";
 
 /** validation.NoteLengthLimit: an event's note is cut to 1024 bytes, ending " ..." (truncateMessage). */

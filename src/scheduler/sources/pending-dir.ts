@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { Pod } from "kubernetes-types/core/v1";
 import type { PriorityClass } from "kubernetes-types/scheduling/v1";
 import type { SchedulerLog } from "../scheduler";
-import { errorMessage } from "../../util/errors";
+import { errorMessage } from "../../util";
 import type { ClusterEvents } from "./agents";
 import { collectObjects, parseObjects, preparePod } from "./input";
 

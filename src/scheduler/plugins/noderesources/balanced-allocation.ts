@@ -1,8 +1,7 @@
 // NodeResourcesBalancedAllocation (plugins/noderesources/balanced_allocation.go): prefers nodes where
 // the pod leaves the resources equally used: score = (1 − std of the requested/allocatable fractions)
 // × 100; for two resources std is |f1 − f2| / 2. Best-effort pods are not scored (k/k #129138).
-import type { PreScorePlugin, ScorePlugin } from "../../framework/interface";
-import { MAX_NODE_SCORE } from "../../framework/interface";
+import { MAX_NODE_SCORE, type PreScorePlugin, type ScorePlugin } from "../../framework/interface";
 import type { CycleState } from "../../framework/cycle-state";
 import { Code, Status, type MaybeStatus } from "../../framework/status";
 import type { NodeInfo } from "../../model/node-info";

@@ -1,0 +1,5 @@
+// What src/api loads only on demand, each an import() of its own chunk of the binary: the door
+// re-exports these loaders from this file, so that only the commands that call one get its import()
+// (a loader written in index.ts would be in every chunk that imports anything through the door).
+/** Why pods wait, for `pleg watch --agent`. */
+export const loadPodWaits = () => import("./pod-waits");

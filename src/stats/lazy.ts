@@ -1,0 +1,7 @@
+// What src/stats loads only on demand, each an import() of its own chunk of the binary: the door
+// re-exports these loaders from this file, so that only the commands that call one get its import()
+// (a loader written in index.ts would be in every chunk that imports anything through the door).
+/** The stats provider, made at the first stats read. */
+export const loadSummaryProvider = () => import("./summary-provider");
+/** /metrics/resource's rendering, at its first request. */
+export const loadResourceMetrics = () => import("./resource-metrics");
