@@ -1,7 +1,8 @@
 // The module walls of docs/architecture.md, checked on the real tree, and the checker shown to catch
 // each kind of breach on a copy of the tree with one planted.
 import { describe, expect, test } from "bun:test";
-import { resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { checkBoundaries, findCycles, readDeclarations, readSourceTree, scanImports, type SourceTree } from "./import-graph";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -118,5 +119,19 @@ describe("reading imports", () => {
       ["e", new Set(["a"])],
     ]);
     expect(findCycles(edges)).toEqual([["a", "b", "c"], ["d"]]);
+  });
+});
+
+describe("docs/architecture.md", () => {
+  test("its layer table is the modules' module.json: layer and neighbours of each", () => {
+    const doc = readFileSync(join(ROOT, "docs/architecture.md"), "utf8");
+    const rows = [...doc.matchAll(/^\| (\d+) \| `([a-z]+)\/?` \| [^|]* \| ([^|]+) \|$/gm)].map(([, layer, mod, imports]) => ({
+      mod: mod!,
+      layer: Number(layer),
+      imports: imports!.trim() === "—" ? [] : imports!.split(",").map((s) => s.trim()),
+    }));
+    const decls = readDeclarations(tree);
+    expect(rows.map((r) => r.mod).sort()).toEqual([...decls.keys()].sort());
+    for (const r of rows) expect({ mod: r.mod, layer: r.layer, imports: r.imports }).toEqual({ mod: r.mod, layer: decls.get(r.mod)!.layer, imports: decls.get(r.mod)!.imports });
   });
 });
