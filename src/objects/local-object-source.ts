@@ -155,7 +155,7 @@ export class LocalObjectSource implements ObjectSource {
       this.closeWatch();
       return;
     }
-    if (this.dirProblem) this.o.log.info(`--local-objects ${this.dir} is readable again`);
+    if (this.dirProblem) this.o.log.info("--local-objects is readable again", { path: this.dir });
     this.dirProblem = undefined;
     this.ensureWatch();
     const present = new Set<string>();
@@ -269,7 +269,7 @@ export class LocalObjectSource implements ObjectSource {
     try {
       const w = (this.o.watch ?? fsWatch)(this.dir, () => this.onWatchEvent());
       w.on("error", (e) => {
-        this.o.log.warn(`--local-objects ${this.dir}: watch failed (${errorMessage(e)}); rescanning every ${(this.o.checkFrequencyMs ?? 20_000) / 1000}s until it is back`);
+        this.o.log.warn("--local-objects: watch failed; rescanning periodically until it is back", { path: this.dir, every: `${(this.o.checkFrequencyMs ?? 20_000) / 1000}s`, err: e });
         this.closeWatch();
       });
       this.watcher = w;
