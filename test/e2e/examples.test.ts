@@ -66,8 +66,8 @@ describe("the docs' examples on make run's pods (containerd 1.6)", () => {
   test("probe run: the readiness probe of web's spec succeeds", async () => {
     const r = await probeRun(node, agent, ["--pod", `web-${NODE_NAME}`, "--probe", "readiness"]);
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain(`readiness probe of default/web-${NODE_NAME} container httpd`);
-    expect(r.stderr).toMatch(/httpGet http:\/\/[0-9.]+:8080\/, every 5s, timeout 1s, successThreshold 1, failureThreshold 3/);
+    expect(r.stderr).toContain(`info probing probe=readiness pod=default/web-${NODE_NAME} container=httpd `);
+    expect(r.stderr).toMatch(/handler=httpGet target=http:\/\/[0-9.]+:8080\/ period=5s timeout=1s successThreshold=1 failureThreshold=3/);
     expect(r.stdout).toContain("verdict: success (1 success in a row reached successThreshold 1)");
   }, 30_000);
 
