@@ -222,12 +222,19 @@ async function probeAndReport(o: {
   const stop = () => ac.abort();
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
-  const where = what.pod ? ` of ${what.pod} container ${what.container?.containerName} (${what.container?.containerId.slice(0, 13)})` : "";
-  o.log.info(
-    `${what.type} probe${where}: ${what.handler} ${what.target}, every ${formatDuration(timing.periodMs)}, timeout ${formatDuration(timing.timeoutMs)}, ` +
-      `successThreshold ${timing.successThreshold}, failureThreshold ${timing.failureThreshold}` +
-      (timing.initialDelayMs ? `, initialDelay ${formatDuration(timing.initialDelayMs)}` : ""),
-  );
+  o.log.info("probing", {
+    probe: what.type,
+    pod: what.pod,
+    container: what.container?.containerName,
+    id: what.container?.containerId.slice(0, 13),
+    handler: what.handler,
+    target: what.target,
+    period: formatDuration(timing.periodMs),
+    timeout: formatDuration(timing.timeoutMs),
+    successThreshold: timing.successThreshold,
+    failureThreshold: timing.failureThreshold,
+    initialDelay: timing.initialDelayMs ? formatDuration(timing.initialDelayMs) : undefined,
+  });
   if (!json) out(row(["TIME", "ATTEMPT", "RESULT", "LATENCY", "VERDICT", "REASON"]));
   let last: AttemptReport | undefined;
   let warned = false;

@@ -158,10 +158,10 @@ export class CriticalPodAdmissionHandler implements AdmissionFailureHandler {
     // Asked only (a push being checked): the pod would be admitted; the preemption happens when it is.
     if (dryRun) return { failures: [] };
     for (const v of victims) {
-      this.o.log?.warn(`admission: preempting pod ${podKey(v)} to admit critical pod ${podKey(pod)} (missing ${describe(reqs)})`);
+      this.o.log?.warn("admission: preempting a pod to admit a critical pod", { pod: podKey(v), critical: podKey(pod), missing: describe(reqs) });
       // A pod already on its way out cannot be stopped again; the kubelet logs and goes on too.
       if (!this.o.target.evictPod(v, { reason: PREEMPTING_REASON, message: PREEMPTED_MESSAGE }, v.spec?.terminationGracePeriodSeconds ?? DEFAULT_GRACE_PERIOD_SECONDS)) {
-        this.o.log?.warn(`admission: pod ${podKey(v)} could not be preempted (not running any more)`);
+        this.o.log?.warn("admission: pod could not be preempted (not running any more)", { pod: podKey(v) });
       }
     }
     return { failures: [] };

@@ -25,7 +25,7 @@
 import type { Node, Pod } from "kubernetes-types/core/v1";
 import { isExtendedResourceName, isStaticPod } from "../api";
 import { ERR_REASON_NODE_NAME, ERR_REASON_NOT_MATCH, ERR_REASON_POD as NODE_AFFINITY_REASON, ERR_REASON_PORTS, findUntoleratedTaint, fitsRequest, type InsufficientResource, Names, NodeInfo, PodInfo, RequiredNodeAffinity } from "../scheduler";
-import { errorMessage, type Logger } from "../util";
+import type { Logger } from "../util";
 import type { PodAdmitAttributes, PodAdmitHandler, PodAdmitResult } from "./types";
 
 /** The node label the OS checks read (v1.LabelOSStable). */
@@ -122,7 +122,7 @@ export class PredicateAdmitHandler implements PodAdmitHandler {
     try {
       node = this.o.node();
     } catch (err) {
-      this.o.log?.warn(`admission: cannot get the node: ${errorMessage(err)}`);
+      this.o.log?.warn("admission: cannot get the node", { err });
     }
     if (!node) return { admit: false, reason: "InvalidNodeInfo", message: "Kubelet cannot get node info." };
     const nodeInfo = new NodeInfo(node);

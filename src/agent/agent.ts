@@ -25,7 +25,7 @@ import { podReference } from "../events";
 import { type EvictionStatus, IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS } from "../eviction";
 import type { ContainerGC } from "../gc";
 import type { ProbeSeed, ProbeUpdate, RunningContainer } from "../prober";
-import { errorMessage, type Timer } from "../util";
+import type { Timer } from "../util";
 import { type ObjectRef, type ResourceList, usesObject } from "../objects";
 import type { VolumeManager } from "../volume";
 import { NODE_WAIT_MS, SHUTDOWN_GRACE_MS, type AgentOptions, type EvictionLoop } from "./agent-options";
@@ -88,7 +88,7 @@ export class Agent implements SyncHandler {
         this.o.hooks?.sourceReported?.(report);
       });
     }
-    const plegDone = pleg.run(signal).catch((err) => this.o.log.error(`PLEG stopped: ${errorMessage(err)}`));
+    const plegDone = pleg.run(signal).catch((err) => this.o.log.error("PLEG stopped", { err }));
     const runtimeStateDone = this.runtimeState.run(signal);
     const evictionDone = this.eviction.run(signal);
     const gcDone = Promise.all([this.containerGC?.run(signal), ...(this.o.backgroundLoops ?? []).map((l) => l.run(signal))]);
@@ -105,7 +105,7 @@ export class Agent implements SyncHandler {
     const late = new Promise<false>((resolve) => (timer = clock.setTimer(SHUTDOWN_GRACE_MS, () => resolve(false))));
     const finished = await Promise.race([drained, late]);
     timer?.cancel();
-    if (!finished) this.o.log.warn(`stopping with work still in flight after ${SHUTDOWN_GRACE_MS / 1000}s (the runtime is not answering); the next start adopts what runs`);
+    if (!finished) this.o.log.warn("stopping with work still in flight (the runtime is not answering); the next start adopts what runs", { after: `${SHUTDOWN_GRACE_MS / 1000}s` });
     this.p.notes.flush();
     // Sources stop last: a cluster node's status manager may still write what the drain reported.
     await Promise.all(sources.map(async (s) => s.stop()));
@@ -121,7 +121,7 @@ export class Agent implements SyncHandler {
   private async firstNode(signal: AbortSignal): Promise<void> {
     const built = this.node().then(
       () => true,
-      (err) => this.o.log.warn(`the node cannot be built (${errorMessage(err)}): new pods are refused (InvalidNodeInfo) until it can`),
+      (err) => this.o.log.warn("the node cannot be built: new pods are refused (InvalidNodeInfo) until it can", { err }),
     );
     const stopWaiting = new AbortController();
     const onAbort = () => stopWaiting.abort();
@@ -130,7 +130,7 @@ export class Agent implements SyncHandler {
     const inTime = await Promise.race([built, waited]);
     stopWaiting.abort();
     signal.removeEventListener("abort", onAbort);
-    if (inTime === false && !this.builtNode && !signal.aborted) this.o.log.warn(`the node is not built after ${NODE_WAIT_MS / 1000}s (the runtime is not answering): new pods are refused (InvalidNodeInfo) until it is`);
+    if (inTime === false && !this.builtNode && !signal.aborted) this.o.log.warn("the node is not built yet (the runtime is not answering): new pods are refused (InvalidNodeInfo) until it is", { after: `${NODE_WAIT_MS / 1000}s` });
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -199,9 +199,9 @@ export class Agent implements SyncHandler {
       const restarted = sidecar || (spec?.restartPolicy ?? "Always") !== "Never";
       const message = `Container ${u.containerName} failed ${u.probeType} probe, will ${restarted ? "" : "not "}be restarted: ${u.reason}`;
       this.p.notes.update(u.containerId, { killMessage: message });
-      this.o.log.info(`pod ${u.namespace}/${u.podName}: ${message}`);
+      this.o.log.info("container failed its probe", { pod: `${u.namespace}/${u.podName}`, container: u.containerName, probe: u.probeType, restart: restarted, reason: u.reason });
     } else if (u.probeType === "readiness") {
-      this.o.log.info(`pod ${u.namespace}/${u.podName}: container ${u.containerName} is ${u.result === "success" ? "ready" : `not ready: ${u.reason}`}`);
+      this.o.log.info(u.result === "success" ? "container is ready" : "container is not ready", { pod: `${u.namespace}/${u.podName}`, container: u.containerName, reason: u.result === "success" ? undefined : u.reason });
     }
     this.workers.syncPod(u.podUid);
   }
@@ -209,7 +209,7 @@ export class Agent implements SyncHandler {
   handleObjectChange(ref: ObjectRef): void {
     const uids = new Set(this.p.volumes.objectChanged(ref));
     for (const s of this.workers.states()) if (s.phase === "syncing" && usesObject(s.pod, ref)) uids.add(s.uid);
-    if (uids.size) this.o.log.info(`${ref.kind.toLowerCase()} ${ref.namespace}/${ref.name} changed: syncing the ${uids.size} pod(s) that use it`);
+    if (uids.size) this.o.log.info("API object changed: syncing the pods that use it", { kind: ref.kind, object: `${ref.namespace}/${ref.name}`, pods: uids.size });
     for (const uid of uids) this.workers.syncPod(uid);
   }
 
@@ -376,7 +376,7 @@ export class Agent implements SyncHandler {
     try {
       return (await this.node()).status?.allocatable;
     } catch (err) {
-      this.o.log.warn(`the node's allocatable is unknown (${errorMessage(err)}): resource values of unset limits stay empty`);
+      this.o.log.warn("the node's allocatable is unknown: resource values of unset limits stay empty", { err });
       return undefined;
     }
   }

@@ -1,6 +1,7 @@
 // Stopping containers and pods (the kubelet's killContainer and killPod): the Killing event, the preStop
 // hook within the grace period, the sidecars' termination order, the minimum grace, then the sandboxes.
 import type { Container, Pod } from "kubernetes-types/core/v1";
+import { podKey } from "../api";
 import { type ContainerStatus, POD_NAME as POD_NAME_LABEL, POD_NAMESPACE as POD_NAMESPACE_LABEL, POD_UID as POD_UID_LABEL } from "../cri";
 import { containerReference, type EventRecorder } from "../events";
 import type { PodStatus } from "../pleg";
@@ -48,9 +49,9 @@ export class ContainerKiller {
       const container = spec ?? { name: status?.metadata?.name ?? id.slice(0, 12) };
       const target = { pod: pod ?? { metadata: { name: status?.labels[POD_NAME_LABEL] ?? "", namespace: status?.labels[POD_NAMESPACE_LABEL] ?? "", uid: status?.labels[POD_UID_LABEL] ?? "" } }, container, containerId: id, podIP: pod ? hookHost(pod, podIP, this.d.opts.hostIP) : podIP };
       const failure = await this.d.hooks.run(target, preStop, grace * 1000);
-      if (failure?.timedOut) this.d.log.info(`preStop hook of container ${container.name} (${id.slice(0, 12)}) not completed in its grace period (${grace}s): ${failure.message}`);
+      if (failure?.timedOut) this.d.log.info("preStop hook not completed in its grace period", { pod: podKey(target.pod), container: container.name, id: id.slice(0, 12), gracePeriod: `${grace}s`, err: failure.message });
       else if (failure) {
-        this.d.log.warn(`FailedPreStopHook: ${failure.message}`);
+        this.d.log.warn("FailedPreStopHook", { pod: podKey(target.pod), container: container.name, id: id.slice(0, 12), err: failure.message });
         if (pod) this.d.events.event(containerReference(pod, container.name), "Warning", "FailedPreStopHook", failure.message);
       }
       grace -= Math.floor((this.d.clock.now() - start) / 1000);

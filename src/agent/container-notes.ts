@@ -4,7 +4,7 @@
 // keeps none of this: a restart flipped ready pods to NotReady (k/k #100277) and let unready ones look
 // Ready before their probe workers ran (#135795).
 import { readFileSync } from "node:fs";
-import { errorMessage, type Logger, writeFileAtomic } from "../util";
+import { type Logger, writeFileAtomic } from "../util";
 
 export interface ContainerNote {
   /** The readiness last reported in the pod status. */
@@ -27,7 +27,7 @@ export class ContainerNotes {
       if (data && typeof data === "object") this.notes = new Map(Object.entries(data));
     } catch (e) {
       // A missing file is a first start; an unreadable one costs only what it said, never a pod.
-      if ((e as NodeJS.ErrnoException).code !== "ENOENT") log?.warn(`${file}: container notes unreadable, starting without them: ${errorMessage(e)}`);
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") log?.warn("container notes unreadable, starting without them", { path: file, err: e });
     }
   }
 
@@ -75,7 +75,7 @@ export class ContainerNotes {
     try {
       writeFileAtomic(this.file, JSON.stringify(Object.fromEntries(this.notes)));
     } catch (e) {
-      this.log?.warn(`${this.file}: cannot keep container notes: ${errorMessage(e)}`);
+      this.log?.warn("cannot keep container notes", { path: this.file, err: e });
     }
   }
 }

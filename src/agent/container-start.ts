@@ -70,7 +70,7 @@ export class ContainerStarter {
     if (last && neverRan(last)) {
       // The agent's own start of this instance was cut short (it stopped or died mid-start): the
       // container never ran, so it is replaced under the same restart count and counts no restart.
-      this.d.log.info(`container ${c.name} (${last.id.slice(0, 12)}) of pod ${podKey(pod)} never ran (${last.state === "CONTAINER_CREATED" ? "created, not started" : `${last.reason}: ${last.message}`}): replacing it`);
+      this.d.log.info("container never ran: replacing it", { pod: podKey(pod), container: c.name, id: last.id.slice(0, 12), state: last.state === "CONTAINER_CREATED" ? "created, not started" : `${last.reason}: ${last.message}` });
       await this.d.cleanup.removeContainer(last);
       restartCount = Number(last.annotations[ann.CONTAINER_RESTART_COUNT] ?? 0);
       last = undefined;
@@ -131,7 +131,7 @@ export class ContainerStarter {
       this.inPostStart.delete(id);
       throw new ContainerStartError("RunContainerError", runtimeErrorMessage(err));
     }
-    this.d.log.info(`started container ${c.name} (${id.slice(0, 12)}) of pod ${podKey(pod)}${restartCount ? `, restart ${restartCount}` : ""}`);
+    this.d.log.info("started container", { pod: podKey(pod), container: c.name, id: id.slice(0, 12), restart: restartCount || undefined });
     if (restartCount > 0) this.d.onContainerRestart?.(pod, c.name);
     if (c.lifecycle?.postStart) await this.runPostStart(pod, c, id, podIP);
   }
@@ -154,13 +154,13 @@ export class ContainerStarter {
     // A failed instance stays "not started" while it is killed and after (a relist may still see it running).
     if (!failure) this.inPostStart.delete(id);
     if (!failure) return;
-    this.d.log.warn(`FailedPostStartHook: ${failure.message}`);
+    this.d.log.warn("FailedPostStartHook", { pod: podKey(pod), container: c.name, err: failure.message });
     this.d.events.event(containerReference(pod, c.name), "Warning", "FailedPostStartHook", failure.message);
     try {
       // The kubelet's kill message for this reason (reasonFailedPostStartHook).
       await this.d.killer.killContainer(pod, id, c, undefined, undefined, "FailedPostStartHook", undefined, podIP);
     } catch (err) {
-      this.d.log.warn(`pod ${podKey(pod)}: killing container ${c.name} after its failed postStart hook: ${errorMessage(err)}`);
+      this.d.log.warn("cannot kill a container after its failed postStart hook", { pod: podKey(pod), container: c.name, err });
     }
     throw new ContainerStartError("PostStartHookError", failure.message);
   }
@@ -192,7 +192,7 @@ export class ContainerStarter {
       const needsAllocatable = (c.env ?? []).some((e) => e.valueFrom?.resourceFieldRef);
       const allocatable = needsAllocatable ? await this.d.opts.nodeAllocatable?.() : undefined;
       const r = await makeEnvironmentVariables(pod, c, this.d.objects, downwardEnvValue(pod, c, this.d.opts, podIP, allocatable), this.d.services);
-      for (const w of r.warnings) this.d.log.warn(`pod ${podKey(pod)}: ${w.reason}: ${w.message}`);
+      for (const w of r.warnings) this.d.log.warn(w.reason, { pod: podKey(pod), container: c.name, message: w.message });
       return r.env;
     } catch (err) {
       if (err instanceof ContainerConfigError) throw new ContainerStartError(err.reason, err.message);

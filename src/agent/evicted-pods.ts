@@ -14,7 +14,7 @@
 // deadline) carry none and stay Failed.
 import { readFileSync } from "node:fs";
 import { PRESSURE_CONDITIONS, type PressureCondition } from "../eviction";
-import { errorMessage, type Logger, writeFileAtomic } from "../util";
+import { type Logger, writeFileAtomic } from "../util";
 import type { PodFailure } from "../status";
 
 /** What the node evicted a pod with: its status, and the pressure condition it relieved, if any. */
@@ -42,7 +42,7 @@ export class EvictedPods {
       }
     } catch (e) {
       // A missing file is a first start; an unreadable one is said, and costs at most a restart of an evicted pod.
-      if ((e as NodeJS.ErrnoException).code !== "ENOENT") log?.warn(`${file}: record of evicted pods unreadable, starting without it: ${errorMessage(e)}`);
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") log?.warn("record of evicted pods unreadable, starting without it", { path: file, err: e });
     }
   }
 
@@ -73,7 +73,7 @@ export class EvictedPods {
     try {
       writeFileAtomic(this.file, JSON.stringify(Object.fromEntries(this.pods)));
     } catch (e) {
-      this.log?.warn(`${this.file}: cannot keep the record of evicted pods: ${errorMessage(e)}`);
+      this.log?.warn("cannot keep the record of evicted pods", { path: this.file, err: e });
     }
   }
 }

@@ -63,13 +63,13 @@ export class Housekeeping {
     if (config.seenAllSources(names)) {
       if (!this.allSourcesSeen) {
         this.allSourcesSeen = true;
-        this.o.log.info(`every pod source has been seen (${names.join(", ")}): runtime pods that none of them has are removed from now on`);
+        this.o.log.info("every pod source has been seen: runtime pods that none of them has are removed from now on", { sources: names });
       }
       for (const uid of pleg.cache.uids()) {
         const st = pleg.cache.get(uid)?.status;
         if (known.has(uid) || !st) continue;
         if (st.containerStatuses.length === 0 && st.sandboxStatuses.length === 0) continue;
-        this.o.log.info(`pod ${st.namespace}/${st.name} (${uid.slice(0, 8)}) runs but no source has it: removing it`);
+        this.o.log.info("pod runs but no source has it: removing it", { pod: `${st.namespace}/${st.name}`, uid });
         const orphan: Pod = { metadata: { name: st.name, namespace: st.namespace, uid }, spec: { containers: [] } };
         this.o.workers.updatePod({ type: "kill", pod: orphan, remove: true });
       }
@@ -109,7 +109,7 @@ export class Housekeeping {
       const admitted = this.o.admission.canAdmitPod(s.pod);
       if (!admitted.admit) {
         const why = `${admitted.reason}: ${admitted.message}`;
-        if (this.recoveryRefusals.get(s.uid) !== why) this.o.log.info(`pod ${podKey(s.pod)}: its ${record.condition} is gone, but it is not admitted again yet (${why})`);
+        if (this.recoveryRefusals.get(s.uid) !== why) this.o.log.info("the pod's node condition is gone, but it is not admitted again yet", { pod: podKey(s.pod), condition: record.condition, reason: why });
         this.recoveryRefusals.set(s.uid, why);
         continue;
       }
@@ -117,7 +117,7 @@ export class Housekeeping {
       if (!this.o.workers.restartPod(s.uid)) continue;
       this.o.evicted.delete(s.uid);
       const message = evictionRecoveredMessage(record.condition);
-      this.o.log.info(`pod ${podKey(s.pod)}: ${message}`);
+      this.o.log.info("the node is no longer under pressure; the pod is started again", { pod: podKey(s.pod), condition: record.condition });
       this.o.events.event(podReference(s.pod), "Normal", EVICTION_RECOVERED_REASON, message);
     }
   }

@@ -69,7 +69,7 @@ export class ImagePuller {
       // The kubelet's image manager: the event and log say `Failed to pull image "x": <err>`,
       // the status message is the runtime's error alone, as its gRPC client prints it.
       const message = runtimeErrorText(err);
-      this.d.log.warn(`pod ${podKey(pod)}: Failed to pull image ${JSON.stringify(image)}: ${message}`);
+      this.d.log.warn("Failed to pull image", { pod: podKey(pod), image, err: message });
       this.d.events.event(ref, "Warning", "Failed", `Failed to pull image ${JSON.stringify(image)}: ${message}`);
       throw new ContainerStartError("ErrImagePull", message, this.d.clock.now() + 1000, "ErrImagePull");
     }

@@ -11,7 +11,6 @@ import type { ContainerManager } from "../cm";
 import { recordNodeConditionEvents, type EventBroadcaster, type EventRecorder, type NodeEventRecorder } from "../events";
 import { EvictionManager, hardEvictionReservation } from "../eviction";
 import { runtimeCounts, type AgentMetrics } from "../server";
-import { errorMessage } from "../util";
 import { Agent } from "./agent";
 import { agentHealth, type NodeContext } from "./node-context";
 import type { NodeManagers } from "./node-managers";
@@ -122,7 +121,7 @@ export function makeAgent(ctx: NodeContext, i: AgentInputs): Agent {
       probeObserved: (o) => metrics.observeProbe(o),
       afterHousekeeping: () => {
         if (pleg.relistStats.lastRelistTime) notifier.ready();
-        void cluster?.housekeeping(a.workers.states().map((s) => ({ pod: s.pod, terminating: a.workers.isPodTerminationRequested(s.uid) }))).catch((err) => log.warn(`mirror pods: ${errorMessage(err)}`));
+        void cluster?.housekeeping(a.workers.states().map((s) => ({ pod: s.pod, terminating: a.workers.isPodTerminationRequested(s.uid) }))).catch((err) => log.warn("mirror pods: housekeeping failed", { err }));
         const stats = pleg.relistStats;
         if (stats.lastRelistTime) metrics.setPlegLastSeen(stats.lastRelistTime);
         const { pods, containers } = runtimeCounts(pleg.cache);

@@ -8,7 +8,7 @@ import type { ShutdownManager, ShutdownSignal } from "../nodeshutdown";
 import type { KernelLog } from "../oom";
 import type { AgentServer } from "../server";
 import type { NotifySocket } from "../systemd";
-import { type Clock, errorMessage, type Logger } from "../util";
+import type { Clock, Logger } from "../util";
 import type { Agent } from "./agent";
 import type { AgentConfig } from "./agent-config";
 import type { ClusterNode } from "../cluster";
@@ -74,7 +74,7 @@ export class StartedThings {
       try {
         await stop();
       } catch (err) {
-        this.log.warn(`stopping ${what}: ${errorMessage(err)}`);
+        this.log.warn("stopping failed", { what, err });
       }
     }
   }

@@ -67,7 +67,7 @@ export function makeManagers(ctx: NodeContext, cluster: ClusterNode | undefined,
       events: nodeEvent,
     }));
     admitHandlers.push(shutdownManager);
-    log.info(`graceful node shutdown: ${shutdownManager.periods.map((p) => `priority ${p.priority} and up ${p.shutdownGracePeriodSeconds}s`).join(", ")}`);
+    log.info("graceful node shutdown", { periods: shutdownManager.periods.map((p) => ({ priority: p.priority, gracePeriod: `${p.shutdownGracePeriodSeconds}s` })) });
   }
   // sd_notify (src/systemd): READY=1 after the first housekeeping that follows the PLEG's first relist.
   const notifier = new SdNotifier({ env: deps.notifyEnv ?? process.env, pid: process.pid, clock, log, ...(deps.notifySocket ? { socket: deps.notifySocket } : {}) });

@@ -3,7 +3,7 @@
 import { CriClient, resolveRuntime, type ResolvedRuntime } from "../cri";
 import { Pleg } from "../pleg";
 import type { AgentMetrics } from "../server";
-import { errorMessage, type Logger } from "../util";
+import type { Logger } from "../util";
 import type { NodeContext } from "./node-context";
 
 /** How long the start waits for the runtime to say its name. */
@@ -20,7 +20,7 @@ async function askRuntimeName(client: CriClient, log: Logger): Promise<string> {
   try {
     return (await client.version(RUNTIME_NAME_DEADLINE_MS)).runtimeName || "containerd";
   } catch (err) {
-    log.warn(`the runtime at ${client.endpoint} did not say its name (${errorMessage(err)}); container IDs are reported as containerd://<id>`);
+    log.warn("the runtime did not say its name; container IDs are reported as containerd://<id>", { endpoint: client.endpoint, err });
     return "containerd";
   }
 }
@@ -42,9 +42,9 @@ export async function startRuntime(ctx: NodeContext, metrics: AgentMetrics): Pro
 
   const pleg = new Pleg(client, clock, {
     mode: config.plegMode,
-    onModeChange: (m) => log.info(`PLEG mode ${m.mode}: ${m.reason}`),
+    onModeChange: (m) => log.info("PLEG mode", { mode: m.mode, reason: m.reason }),
     onError: (what, err) => {
-      log.warn(`PLEG ${what}: ${errorMessage(err)}`);
+      log.warn("PLEG failed", { op: what, err });
       if (what.startsWith("event stream")) metrics.incEventedPlegConnectionErrors();
     },
     onRelist: (r) => {

@@ -34,7 +34,7 @@ function apiSecurity(config: AgentConfig, hostIPs: readonly string[], cluster: C
       hostname: config.nodeName,
       alternateNames: [...hostIPs, ...(isSpecificIP(server.address) ? [server.address] : [])],
     });
-    if (cert.generated) log.info(`made a self-signed serving certificate ${cert.certFile} (clients can trust that file)`);
+    if (cert.generated) log.info("made a self-signed serving certificate (clients can trust that file)", { path: cert.certFile });
     tls = { certFile: cert.certFile, keyFile: cert.keyFile, ...(authn.clientCAFile ? { clientCAFile: authn.clientCAFile } : {}) };
   }
   const client = cluster?.client;

@@ -68,8 +68,8 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     const managers = makeManagers(ctx, cluster, runtime.client, containerManager, events.nodeEvent);
     const agent = makeAgent(ctx, { cluster, runtime, sources, objects, services, managers, containerManager, addresses, hostIPs, ...events });
     const srv = await startServer(ctx, { agent, cluster, client: runtime.client, push: sources.push, stats: managers.stats, metrics: events.metrics, eventRing: events.eventRing, addresses, hostIPs });
-    log.info(`nodeagent ${pkg.version} on node ${config.nodeName}: API at ${srv.url}, runtime ${runtime.runtime.endpoint}, sources ${sources.sources.map((s) => s.name).join(", ")}, API objects from ${objects.description}`);
-    if (cluster) log.info(`joining the cluster at ${cluster.client.server} as node ${config.nodeName}`);
+    log.info("nodeagent started", { version: pkg.version, node: config.nodeName, api: srv.url, runtime: runtime.runtime.endpoint, sources: sources.sources.map((s) => s.name), objects: objects.description });
+    if (cluster) log.info("joining the cluster", { server: cluster.client.server, node: config.nodeName });
     runLoops(ctx, agent, managers.notifier, events);
     const { shutdownManager } = ctx.late;
     return {

@@ -7,7 +7,7 @@ import type { ContainerStatus } from "../cri";
 import { podUIDFromLogsDirectory } from "../gc";
 import { cleanContainerLogs } from "../logs";
 import type { PodStatus } from "../pleg";
-import { confinedPath, errorMessage, type Logger, PathEscapeError, removeInside } from "../util";
+import { confinedPath, type Logger, PathEscapeError, removeInside } from "../util";
 import type { PodVolumes } from "../volume";
 import { podDir, type RuntimeConfigOptions } from "./runtime-config";
 import { ignoreNotFound, type SyncRuntime } from "./sync-runtime";
@@ -39,7 +39,7 @@ export class PodCleanup {
         cleanContainerLogs(this.d.opts.podLogsRoot, c.logPath);
       } catch (err) {
         if (!(err instanceof PathEscapeError)) throw err;
-        this.d.log.warn(`the logs of container ${c.id.slice(0, 12)} are left alone: ${err.message}`);
+        this.d.log.warn("the logs of a container are left alone", { id: c.id.slice(0, 12), err });
       }
     }
     await ignoreNotFound(this.d.runtime.removeContainer(c.id));
@@ -65,7 +65,7 @@ export class PodCleanup {
       this.removePodLogDirs(uid);
     } catch (err) {
       if (!(err instanceof PathEscapeError)) throw err;
-      this.d.log.warn(`pod ${JSON.stringify(uid)}: its folders and cgroup are left alone: ${err.message}`);
+      this.d.log.warn("a pod's folders and cgroup are left alone", { uid, err });
     }
   }
 
@@ -77,7 +77,7 @@ export class PodCleanup {
     try {
       this.cgroups.housekeeping(known);
     } catch (err) {
-      this.d.log.warn(`cgroups: removing the cgroups of pods that are gone: ${errorMessage(err)}`);
+      this.d.log.warn("cgroups: removing the cgroups of pods that are gone failed", { err });
     }
   }
 

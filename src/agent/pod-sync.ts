@@ -147,7 +147,7 @@ export class PodSyncer {
       if (!actions.createSandbox) return result;
     }
     for (const k of actions.containersToKill) {
-      this.o.log.info(`killing container ${k.name} (${k.id.slice(0, 12)}) of pod ${podKey(pod)}: ${k.reason}`);
+      this.o.log.info("killing container", { pod: podKey(pod), container: k.name, id: k.id.slice(0, 12), reason: k.reason });
       await this.killer.killContainer(pod, k.id, findSpec(pod, k.name), k.gracePeriodSeconds, undefined, killingMessage(pod, k.name, k.reason), undefined, status?.ips[0] ?? "");
       result.changed = true;
     }
@@ -227,7 +227,7 @@ export class PodSyncer {
       // the sandbox's status for the pod status anyway.
       if (needsPodIP(pod)) podIP = (await this.o.runtime.podSandboxStatus(sandboxId).catch(() => undefined))?.status.network?.ip ?? "";
       else podIP = "";
-      this.o.log.info(`created sandbox ${sandboxId.slice(0, 12)} (attempt ${actions.attempt}) for pod ${podKey(pod)}${podIP ? `, IP ${podIP}` : ""}`);
+      this.o.log.info("created sandbox", { pod: podKey(pod), sandbox: sandboxId.slice(0, 12), attempt: actions.attempt, ip: podIP || undefined });
     }
     // getPullSecretsForPod: read at most once per sync, and only when an image is actually pulled.
     let keyring: Promise<DockerKeyring> | undefined;

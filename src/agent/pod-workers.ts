@@ -154,7 +154,7 @@ export class PodWorkerPool implements PodWorkers {
     } else if (w.state.phase === "syncing") {
       w.state.pod = pod;
     } else if (type === "create") {
-      this.o.log.info(`pod ${w.state.fullName} (${uid.slice(0, 8)}) is still terminating and was added again: it starts afresh once termination has finished`);
+      this.o.log.info("pod is still terminating and was added again: it starts afresh once termination has finished", { pod: w.state.fullName, uid });
       w.state.restartRequested = pod;
     } else if (w.state.restartRequested && type === "update") {
       w.state.restartRequested = pod;
@@ -179,7 +179,7 @@ export class PodWorkerPool implements PodWorkers {
     w.state.phase = "terminated";
     w.state.failed = failure;
     w.state.rejected = true;
-    this.o.log.warn(`pod ${w.state.fullName} (${w.state.uid.slice(0, 8)}) rejected: ${failure.reason}: ${failure.message}`);
+    this.o.log.warn("pod rejected", { pod: w.state.fullName, uid: w.state.uid, reason: failure.reason, message: failure.message });
     this.o.onSynced?.(w.state, undefined);
   }
 
@@ -189,7 +189,7 @@ export class PodWorkerPool implements PodWorkers {
     w.state.phase = "terminating";
     w.state.failed = o.status;
     w.state.evicted = { gracePeriodSeconds: o.gracePeriodSeconds };
-    this.o.log.warn(`pod ${w.state.fullName} (${uid.slice(0, 8)}) evicted (grace ${o.gracePeriodSeconds}s): ${o.status.reason}: ${o.status.message}`);
+    this.o.log.warn("pod evicted", { pod: w.state.fullName, uid, gracePeriod: `${o.gracePeriodSeconds}s`, reason: o.status.reason, message: o.status.message });
     this.schedule(w);
     return true;
   }
@@ -270,7 +270,7 @@ export class PodWorkerPool implements PodWorkers {
     if (s.phase !== "terminated" || (s.removed && !w.cleanedUp)) return;
     if (s.restartRequested) {
       const pod = s.restartRequested;
-      this.o.log.info(`pod ${s.fullName} (${s.uid.slice(0, 8)}) has terminated; starting it again as its source still has it`);
+      this.o.log.info("pod has terminated; starting it again as its source still has it", { pod: s.fullName, uid: s.uid });
       // Its first sync must see the runtime as the termination left it: the relist asked for after
       // the cleanup (or the kill). Not a later one: with the evented PLEG none may come for minutes.
       w.state = { ...this.freshState(pod), lastSyncTime: w.cleanedUpAt ?? s.lastSyncTime };
@@ -313,7 +313,7 @@ export class PodWorkerPool implements PodWorkers {
           const after = await cache.getNewerThan(s.uid, at);
           await this.removeTerminated(w, after.status);
         } catch (err) {
-          log.error(`removing pod ${s.fullName} failed: ${errorMessage(err)}`);
+          log.error("removing a pod failed", { pod: s.fullName, uid: s.uid, err });
           this.enqueue(s, KILL_RETRY_MS);
         }
         this.o.onSynced?.(s, undefined);
@@ -324,7 +324,7 @@ export class PodWorkerPool implements PodWorkers {
     if (s.phase === "syncing") {
       const blocker = this.blockedBy(w);
       if (blocker) {
-        log.info(`pod ${s.fullName} (${s.uid.slice(0, 8)}) waits for the previous instance (${blocker.uid.slice(0, 8)}) to terminate`);
+        log.info("pod waits for its previous instance to terminate", { pod: s.fullName, uid: s.uid, previous: blocker.uid });
         return;
       }
       let result: SyncResult | undefined;
@@ -335,14 +335,14 @@ export class PodWorkerPool implements PodWorkers {
         // An eviction that came while this sync ran keeps its status: the pod is Failed for good.
         if (!s.evicted) s.failed = result.failed ? { reason: "Failed", message: result.failed } : undefined;
         s.lastError = result.errors.join("; ") || undefined;
-        if (result.errors.length) log.warn(`sync of pod ${s.fullName}: ${result.errors.join("; ")}`);
+        if (result.errors.length) log.warn("sync of a pod had errors", { pod: s.fullName, uid: s.uid, errors: result.errors });
         // A backoff that ends is synced at its end; a sync that reported errors (CreateContainerError,
         // a failed sandbox…) after the kubelet's backOffPeriod, as one that threw; otherwise the resync.
         if (result.retryAt !== undefined) s.dueAt = result.retryAt;
         else this.enqueue(s, result.errors.length ? SYNC_ERROR_BACKOFF_MS : this.resyncIntervalMs);
       } catch (err) {
         s.lastError = errorMessage(err);
-        log.error(`sync of pod ${s.fullName} failed: ${s.lastError}`);
+        log.error("sync of a pod failed", { pod: s.fullName, uid: s.uid, err: s.lastError });
         this.enqueue(s, SYNC_ERROR_BACKOFF_MS);
       }
       s.syncs++;
@@ -364,10 +364,10 @@ export class PodWorkerPool implements PodWorkers {
         await this.removeTerminated(w, after.status ?? status.status);
       }
       s.lastSyncTime = killedAt;
-      log.info(`pod ${s.fullName} (${s.uid.slice(0, 8)}) terminated${s.removed ? " and removed" : ""}`);
+      log.info(s.removed ? "pod terminated and removed" : "pod terminated", { pod: s.fullName, uid: s.uid });
     } catch (err) {
       s.lastError = errorMessage(err);
-      log.error(`terminating pod ${s.fullName} failed: ${s.lastError}`);
+      log.error("terminating a pod failed", { pod: s.fullName, uid: s.uid, err: s.lastError });
       this.enqueue(s, KILL_RETRY_MS);
       s.lastSyncTime = clock.now();
     }

@@ -6,7 +6,7 @@
 // kubelet logs it and keeps what it knew), and the node's Ready condition says "runtime is down".
 import type { StatusResponse } from "../cri";
 import { runtimeConditionErrors } from "../nodestatus";
-import { type Clock, errorMessage, type Logger, runUntil } from "../util";
+import { type Clock, type Logger, runUntil } from "../util";
 
 /** The kubelet's runtime sync period (kubelet.go: wait.Until(kl.updateRuntimeUp, 5*time.Second, …)). */
 export const RUNTIME_STATE_PERIOD_MS = 5_000;
@@ -38,13 +38,13 @@ export class RuntimeState {
     try {
       status = await this.o.status();
     } catch (err) {
-      this.o.log.warn(`container runtime status check failed: ${errorMessage(err)}`);
+      this.o.log.warn("container runtime status check failed", { err });
       return;
     }
     const before = this.networkError;
     this.networkError = runtimeConditionErrors(status).network;
     if (this.networkError === before) return;
-    if (this.networkError) this.o.log.warn(`${this.networkError}: only host-network pods start until it is ready`);
+    if (this.networkError) this.o.log.warn("the container runtime's network is not ready: only host-network pods start until it is", { err: this.networkError });
     else this.o.log.info("the container runtime's network is ready");
   }
 

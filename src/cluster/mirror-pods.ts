@@ -84,7 +84,7 @@ export class MirrorPods {
     if (existing && isMirrorPodOf(existing, staticPod) && !existing.metadata?.deletionTimestamp) return;
     if (existing && !isMirrorPod(existing)) {
       // Never delete a pod someone created in the API: the name is taken, the static pod runs without one.
-      this.o.log.warn(`static pod ${fullName} has no mirror pod: an API pod that is not a mirror pod has its name`);
+      this.o.log.warn("static pod has no mirror pod: an API pod that is not a mirror pod has its name", { pod: fullName });
       return;
     }
     if (existing) {
@@ -111,11 +111,11 @@ export class MirrorPods {
     };
     try {
       await this.o.client.core.createNamespacedPod({ namespace: mirror.metadata!.namespace!, body: mirror as V1Pod });
-      this.o.log.info(`created mirror pod ${podKey(staticPod)} for static pod ${staticPodHash(staticPod).slice(0, 8)}`);
+      this.o.log.info("created mirror pod", { pod: podKey(staticPod), hash: staticPodHash(staticPod).slice(0, 8) });
     } catch (err) {
       // AlreadyExists: the informer has not shown our own earlier create yet; the next pass sees it.
       if (isConflict(err)) return;
-      this.o.log.warn(`creating mirror pod ${podKey(staticPod)}: ${apiErrorMessage(err)}`);
+      this.o.log.warn("creating a mirror pod failed", { pod: podKey(staticPod), err: apiErrorMessage(err) });
     }
   }
 
@@ -125,12 +125,12 @@ export class MirrorPods {
     const body: V1DeleteOptions = { gracePeriodSeconds: 0, preconditions: { uid } };
     try {
       await this.o.client.core.deleteNamespacedPod({ name: pod.metadata?.name ?? "", namespace: pod.metadata?.namespace ?? "default", body });
-      this.o.log.info(`deleted mirror pod ${podKey(pod)} (${uid.slice(0, 8)}) because ${why}`);
+      this.o.log.info("deleted mirror pod", { pod: podKey(pod), uid, reason: why });
       return true;
     } catch (err) {
       if (isNotFound(err)) return true;
       // A failed UID precondition: the name now holds another pod, which the next pass judges afresh.
-      if (!isConflict(err)) this.o.log.warn(`deleting mirror pod ${podKey(pod)}: ${apiErrorMessage(err)}`);
+      if (!isConflict(err)) this.o.log.warn("deleting a mirror pod failed", { pod: podKey(pod), err: apiErrorMessage(err) });
       return false;
     }
   }

@@ -7,7 +7,7 @@
 import type { V1Lease } from "@kubernetes/client-node";
 import type { Lease } from "kubernetes-types/coordination/v1";
 import { apiErrorMessage, isConflict, isNotFound, type KubeClient } from "../kube";
-import { apiMicroTime, type Clock, type Logger } from "../util";
+import { apiMicroTime, type Clock, type LogFields, type Logger } from "../util";
 import { ClockTask, nextBackoff } from "./loop";
 import { asBody, toWire, withTimeout } from "./wire";
 
@@ -36,6 +36,7 @@ export interface NodeLeaseOptions {
 export class NodeLease extends ClockTask {
   private readonly durationSeconds: number;
   private readonly renewIntervalMs: number;
+  private readonly leaseKey: string;
   /** The lease as the API last returned it; the next renewal starts from it (no GET in the steady state). */
   private latest?: Lease;
   /** Successful renewals (updates) and creations so far. */
@@ -47,6 +48,7 @@ export class NodeLease extends ClockTask {
     super(o.clock);
     this.durationSeconds = o.durationSeconds ?? NODE_LEASE_DURATION_SECONDS;
     this.renewIntervalMs = o.renewIntervalMs ?? this.durationSeconds * 1000 * NODE_LEASE_RENEW_FRACTION;
+    this.leaseKey = `${NODE_LEASE_NAMESPACE}/${o.nodeName}`;
   }
 
   /** The lease as last written. */
@@ -66,7 +68,7 @@ export class NodeLease extends ClockTask {
         await this.update(this.latest);
         return;
       } catch (err) {
-        this.failed(`failed to update lease using the latest lease, falling back to ensure lease: ${apiErrorMessage(err)}`);
+        this.failed("failed to update lease using the latest lease, falling back to ensure lease", apiErrorMessage(err));
       }
     }
     const ensured = await this.ensureWithBackoff();
@@ -77,7 +79,7 @@ export class NodeLease extends ClockTask {
         await this.update(lease);
         return;
       } catch (err) {
-        this.failed(`failed to update lease (attempt ${attempt} of ${MAX_UPDATE_RETRIES}): ${apiErrorMessage(err)}`);
+        this.failed("failed to update lease", apiErrorMessage(err), { attempt, of: MAX_UPDATE_RETRIES }, `failed to update lease (attempt ${attempt} of ${MAX_UPDATE_RETRIES})`);
         if (!isConflict(err)) continue;
         // Someone else wrote it (or our copy is stale): start again from the API's copy.
         const again = await this.ensureWithBackoff();
@@ -86,7 +88,7 @@ export class NodeLease extends ClockTask {
         lease = again.lease;
       }
     }
-    this.o.log.error(`failed ${MAX_UPDATE_RETRIES} attempts to update lease ${NODE_LEASE_NAMESPACE}/${this.o.nodeName}; next try in ${this.renewIntervalMs / 1000}s`);
+    this.o.log.error("failed every attempt to update the lease", { lease: this.leaseKey, attempts: MAX_UPDATE_RETRIES, retryIn: `${this.renewIntervalMs / 1000}s` });
   }
 
   /** GET the lease, creating it when it does not exist, until the API answers; undefined once stopped. */
@@ -97,7 +99,7 @@ export class NodeLease extends ClockTask {
         return await this.ensure();
       } catch (err) {
         backoff = nextBackoff(backoff, ENSURE_BACKOFF_FIRST_MS, ENSURE_BACKOFF_MAX_MS);
-        this.failed(`failed to ensure lease ${NODE_LEASE_NAMESPACE}/${this.o.nodeName} exists, will retry in ${backoff / 1000}s: ${apiErrorMessage(err)}`);
+        this.failed("failed to ensure lease exists, will retry", apiErrorMessage(err), { retryIn: `${backoff / 1000}s` }, `failed to ensure lease ${NODE_LEASE_NAMESPACE}/${this.o.nodeName} exists, will retry in ${backoff / 1000}s`);
         if (!(await this.loop.sleep(backoff))) return undefined;
       }
     }
@@ -113,7 +115,7 @@ export class NodeLease extends ClockTask {
     }
     const created = await coordination.createNamespacedLease({ namespace: NODE_LEASE_NAMESPACE, body: asBody<V1Lease>(this.renewed(undefined)) }, withTimeout());
     this.wrote(toWire<Lease>(created, "V1Lease"));
-    this.o.log.info(`created node lease ${NODE_LEASE_NAMESPACE}/${this.o.nodeName}`);
+    this.o.log.info("created node lease", { lease: this.leaseKey });
     return { lease: this.latest!, created: true };
   }
 
@@ -126,13 +128,14 @@ export class NodeLease extends ClockTask {
   private wrote(lease: Lease): void {
     this.latest = lease;
     this.renewals++;
-    if (this.lastError) this.o.log.info(`node lease ${NODE_LEASE_NAMESPACE}/${this.o.nodeName} renewed again`);
+    if (this.lastError) this.o.log.info("node lease renewed again", { lease: this.leaseKey });
     this.lastError = undefined;
   }
 
-  private failed(message: string): void {
-    this.lastError = message;
-    this.o.log.warn(message);
+  /** Logs `msg` with the lease and the error as fields; lastError (GET /healthz) keeps the sentence, `said` or `msg`, with the error. */
+  private failed(msg: string, err: string, fields: LogFields = {}, said = msg): void {
+    this.lastError = `${said}: ${err}`;
+    this.o.log.warn(msg, { lease: this.leaseKey, ...fields, err });
   }
 
   /** newLease: holder, duration and renewTime now; the Node as owner once its uid is known (setNodeOwnerFunc). */

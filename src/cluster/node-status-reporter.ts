@@ -91,7 +91,7 @@ export class NodeStatusReporter extends ClockTask {
         if (await this.tryRegister()) return true;
       } catch (err) {
         this.lastError = `unable to register node ${this.o.nodeName} with the API server: ${errorText(err)}`;
-        this.o.log.warn(`${this.lastError}; retrying in ${Math.min(backoff * 2, REGISTER_BACKOFF_MAX_MS) / 1000}s`);
+        this.o.log.warn("unable to register node with the API server", { node: this.o.nodeName, retryIn: `${Math.min(backoff * 2, REGISTER_BACKOFF_MAX_MS) / 1000}s`, err: errorText(err) });
       }
     }
   }
@@ -102,7 +102,7 @@ export class NodeStatusReporter extends ClockTask {
     const initial = await this.currentNode(undefined);
     try {
       const created = toWire<Node>(await client.core.createNode({ body: asBody<V1Node>(initial) }, withTimeout()), "V1Node");
-      log.info(`registered node ${nodeName} (uid ${created.metadata?.uid})`);
+      log.info("registered node", { node: nodeName, uid: created.metadata?.uid });
       this.adopt(created);
       return true;
     } catch (err) {
@@ -110,7 +110,7 @@ export class NodeStatusReporter extends ClockTask {
       if (!isConflict(err)) throw err;
     }
     const existing = toWire<Node>(await client.core.readNode({ name: nodeName }, withTimeout()), "V1Node");
-    log.info(`node ${nodeName} was registered before (uid ${existing.metadata?.uid}); adopting it`);
+    log.info("node was registered before; adopting it", { node: nodeName, uid: existing.metadata?.uid });
     const reconciled = reconcileExistingNode(existing, initial);
     if (reconciled) await this.patchStatus(existing, reconciled);
     this.adopt(existing);
@@ -126,10 +126,10 @@ export class NodeStatusReporter extends ClockTask {
         return;
       } catch (err) {
         this.lastError = `error updating node status: ${errorText(err)}`;
-        this.o.log.warn(`${this.lastError}${attempt < NODE_STATUS_UPDATE_RETRY ? ", will retry" : ""}`);
+        this.o.log.warn(attempt < NODE_STATUS_UPDATE_RETRY ? "error updating node status, will retry" : "error updating node status", { node: this.o.nodeName, err: errorText(err) });
       }
     }
-    this.o.log.error(`unable to update node status of ${this.o.nodeName}: update node status exceeds retry count`);
+    this.o.log.error("unable to update node status: update node status exceeds retry count", { node: this.o.nodeName });
   }
 
   private async tryUpdateNodeStatus(): Promise<void> {

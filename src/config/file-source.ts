@@ -161,7 +161,7 @@ export class FileSource implements PodSource {
     for (const [file, good] of restored.entries) this.files.set(file, restoredRecord(good));
     if (restored.entries.has(this.path)) this.lastKind = "file";
     else if (restored.entries.size > 0) this.lastKind = "dir";
-    if (restored.entries.size > 0) this.log.info(`static pod path ${this.path}: last good state of ${restored.entries.size} manifest(s) restored from ${this.state.file}`);
+    if (restored.entries.size > 0) this.log.info("static pod path: last good state restored", { path: this.path, manifests: restored.entries.size, state: this.state.file });
   }
 
   /** True while an inotify watch covers the path. */
@@ -197,7 +197,7 @@ export class FileSource implements PodSource {
     if (this.started) throw new Error("FileSource already started");
     this.started = true;
     this.emitter.listen(onSnapshot);
-    this.log.info(`watching static pod path ${this.path}`);
+    this.log.info("watching static pod path", { path: this.path });
     this.armPeriodic();
     void this.pump();
   }
@@ -279,7 +279,7 @@ export class FileSource implements PodSource {
       }
       const fst = got.st;
       if (fst.isDirectory()) {
-        this.log.debug(`not recursing into ${file}`);
+        this.log.debug("static pod path: not recursing into a directory", { path: file });
         continue;
       }
       if (!fst.isFile()) {
@@ -318,7 +318,7 @@ export class FileSource implements PodSource {
 
   /** The path was read as a directory or a file: it is no longer missing or unreadable. */
   private found(kind: "dir" | "file"): void {
-    if (this.missingSince !== undefined) this.log.info(`static pod path ${this.path} is back`);
+    if (this.missingSince !== undefined) this.log.info("static pod path is back", { path: this.path });
     this.pathKind = kind;
     this.lastKind = kind;
     this.missingSince = undefined;
@@ -459,7 +459,7 @@ export class FileSource implements PodSource {
         if (this.watch.ensure(this.pathKind, this.pathIno) && this.emitter.emitted) this.again = true;
       } while (this.again && !this.stopped);
     } catch (e) {
-      this.log.error(`static pod path ${this.path}: ${errorMessage(e)}`);
+      this.log.error("static pod path: scan failed", { path: this.path, err: e });
     } finally {
       this.pumping = false;
     }

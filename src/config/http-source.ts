@@ -108,7 +108,7 @@ export class HttpSource implements PodSource {
     const restored = this.state.restore();
     if (restored.status === "unreadable") {
       this.stateProblem = restored.problem;
-      this.log.warn(`${restored.problem}; the URL's pods count only from its first good answer`);
+      this.log.warn("manifest URL: the last good state is unusable; the URL's pods count only from its first good answer", { url: this.url, problem: restored.problem });
     }
     if (restored.status === "none" && restored.note) this.log.info(restored.note);
     const good = restored.entries.get(this.url);
@@ -117,7 +117,7 @@ export class HttpSource implements PodSource {
       this.lastBodyHash = good.hash;
       this.pods = good.pods;
       this.seen = true;
-      this.log.info(`manifest URL ${this.url}: last good set of ${good.pods.length} pod(s) restored from ${this.state.file}`);
+      this.log.info("manifest URL: last good set restored", { url: this.url, pods: good.pods.length, state: this.state.file });
     }
   }
 
@@ -147,7 +147,7 @@ export class HttpSource implements PodSource {
     if (this.started) throw new Error("HttpSource already started");
     this.started = true;
     this.emitter.listen(onSnapshot);
-    this.log.info(`watching manifest URL ${this.url}`);
+    this.log.info("watching manifest URL", { url: this.url });
     void this.poll();
   }
 
@@ -245,7 +245,7 @@ export class HttpSource implements PodSource {
       const snap = await this.scan();
       if (!this.stopped) this.emitter.emit(snap);
     } catch (e) {
-      this.log.error(`manifest URL ${this.url}: ${errorMessage(e)}`);
+      this.log.error("manifest URL: poll failed", { url: this.url, err: e });
     } finally {
       this.polling = false;
     }

@@ -161,7 +161,7 @@ export class PathWatch {
     this.lastFailureAt = now;
     const delay = Math.min(RETRY_MS * 2 ** this.failures, MAX_RETRY_MS);
     this.failures++;
-    this.o.log.warn(`watching ${this.o.path} failed, retrying in ${delay / 1000}s: ${errorMessage(e)}`);
+    this.o.log.warn("watching failed, retrying", { path: this.o.path, retryIn: `${delay / 1000}s`, err: e });
     this.failure = `cannot watch ${this.o.path} (${errorMessage(e)}): changes are seen by the rescan every ${this.o.checkFrequencyMs / 1000}s until it works again`;
     if (this.retryTimer || this.o.stopped()) return;
     this.retryTimer = this.o.clock.setTimer(delay, () => {

@@ -87,7 +87,7 @@ export class PodConfig {
       }
     }
     for (const u of updates) {
-      this.log.debug(`config: ${u.op} ${u.pods.map(podKey).join(", ")} from ${u.source}`);
+      this.log.debug("config: pod update", { op: u.op, pods: u.pods.map(podKey), source: u.source });
       for (const l of [...this.listeners]) l(u);
     }
     return updates;

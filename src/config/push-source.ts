@@ -124,7 +124,7 @@ export class PushSource implements PodSource {
     }
     this.replaceSet(items as Pod[]);
     this.restrictMode(file);
-    if (this.pods.size) this.log.info(`${this.pods.size} pushed pod(s) restored from ${file}`);
+    if (this.pods.size) this.log.info("pushed pods restored", { pods: this.pods.size, path: file });
   }
 
   /** The kept pods, as the set from now on (the file was read, or is gone). */
@@ -140,7 +140,7 @@ export class PushSource implements PodSource {
       if (!r.ok) {
         const problem = `${file}: pushed pod ${podKey(pod)} no longer loads and is dropped: ${r.message}`;
         this.restoreProblems.push(problem);
-        this.log.error(problem);
+        this.log.error("pushed pod no longer loads and is dropped", { path: file, pod: podKey(pod), err: r.message });
         continue;
       }
       // Admitted under the rules of its day: kept running, but said, so that an operator who turned
@@ -149,7 +149,7 @@ export class PushSource implements PodSource {
       if (refusal) {
         const problem = `${file}: pushed pod ${podKey(r.pod)} would be refused now (${refusal.status}: ${refusal.message}); it is kept: DELETE it to remove it`;
         this.restoreProblems.push(problem);
-        this.log.warn(problem);
+        this.log.warn("pushed pod would be refused now; it is kept: DELETE it to remove it", { path: file, pod: podKey(r.pod), status: refusal.status, reason: refusal.message });
       }
     }
   }
@@ -157,6 +157,7 @@ export class PushSource implements PodSource {
   private markUnreadable(file: string, why: string, copy: boolean): void {
     const first = this.unreadable === undefined;
     let kept = "";
+    let copied: { copy?: string; copyErr?: unknown } = {};
     if (copy && !this.setAside) {
       const aside = `${file}.unreadable-${Date.now()}`;
       try {
@@ -164,14 +165,19 @@ export class PushSource implements PodSource {
         chmodSync(aside, 0o600);
         this.setAside = true;
         kept = `; a copy is kept as ${aside}`;
+        copied = { copy: aside };
       } catch (e) {
         kept = `; no copy could be kept (${errorMessage(e)})`;
+        copied = { copyErr: e };
       }
     }
+    // The sentence is what POST/DELETE /pods answer and /healthz shows; the log has it as fields.
     this.unreadable =
       `${file}: the pushed pods cannot be read back (${why})${kept}. The push source counts as not seen, so no pod is removed ` +
       `as an orphan, and POST/DELETE /pods answer 503 until the file is fixed or removed (it is read again on each of them)`;
-    if (first || kept) this.log.error(this.unreadable);
+    if (first || kept) {
+      this.log.error("the pushed pods cannot be read back: the push source counts as not seen (no orphan is removed) and POST/DELETE /pods answer 503 until the file is fixed or removed", { path: file, reason: why, ...copied });
+    }
   }
 
   /** A state file from before it was kept 0600 (pods' env values may be secrets) is narrowed. */
@@ -179,7 +185,7 @@ export class PushSource implements PodSource {
     try {
       if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
     } catch (e) {
-      this.log.warn(`${file}: cannot make it private (0600): ${errorMessage(e)}`);
+      this.log.warn("cannot make the pushed pods' file private (0600)", { path: file, err: e });
     }
   }
 
@@ -192,8 +198,8 @@ export class PushSource implements PodSource {
     if (this.unreadable === undefined || !this.stateFile) return [];
     this.restore(this.stateFile);
     if (this.unreadable === undefined) {
-      const what = existsSync(this.stateFile) ? `readable again, ${this.pods.size} pushed pod(s) restored` : "removed: no pushed pods (their containers go as orphans)";
-      this.log.info(`${this.stateFile}: ${what}; the push source is seen`);
+      const what = existsSync(this.stateFile) ? "the pushed pods' file is readable again, its pods restored; the push source is seen" : "the pushed pods' file is removed: no pushed pods (their containers go as orphans); the push source is seen";
+      this.log.info(what, { path: this.stateFile, pods: this.pods.size });
       this.emit();
       return [];
     }
@@ -213,7 +219,7 @@ export class PushSource implements PodSource {
       // 0600 (writeFileAtomic's mode): pods' env values can be secrets.
       writeFileAtomic(this.stateFile, JSON.stringify(list));
     } catch (e) {
-      this.log.error(`${this.stateFile}: cannot keep the pushed pods: ${errorMessage(e)}`);
+      this.log.error("cannot keep the pushed pods", { path: this.stateFile, err: e });
     }
   }
 
@@ -293,7 +299,7 @@ export class PushSource implements PodSource {
     this.pods.set(key, loaded);
     this.pushed.set(key, pod);
     const changed = !before || JSON.stringify(before) !== JSON.stringify(loaded);
-    if (changed && this.started) this.log.info(`pod ${key} ${before ? "replaced" : "added"} through the API`);
+    if (changed && this.started) this.log.info(before ? "pod replaced through the API" : "pod added through the API", { pod: key });
     return { ok: true, pod: loaded, changed };
   }
 
@@ -303,7 +309,7 @@ export class PushSource implements PodSource {
     const key = `${namespace}/${name}`;
     if (!this.pods.delete(key)) return false;
     this.pushed.delete(key);
-    this.log.info(`pod ${key} removed through the API`);
+    this.log.info("pod removed through the API", { pod: key });
     this.persist();
     this.emit();
     return true;

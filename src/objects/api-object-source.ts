@@ -280,7 +280,7 @@ export class ApiObjectSource implements ObjectSource {
       try {
         l(ref);
       } catch (e) {
-        this.o.log.error(`object change listener failed for ${ref.kind} ${ref.namespace}/${ref.name}: ${(e as Error).message}`);
+        this.o.log.error("object change listener failed", { kind: ref.kind, object: `${ref.namespace}/${ref.name}`, err: e });
       }
     }
   }

@@ -26,7 +26,7 @@ import type { ConfigMap, Pod, Secret } from "kubernetes-types/core/v1";
 import { podConfigMapNames, podSecretNames } from "../api";
 import { byteOrder, type FileVersion, fsWatch, isBackupFileName, newVersion, noteRead, readVersion, settleVerdict, statKey, type WatchedDirectoryOptions, type Watcher } from "../config";
 import { formatManifestError, loadObjects, type LocalObject, type ManifestError } from "../manifest";
-import { type Clock, errorCode, errorMessage, type Logger, Mutex, type Timer } from "../util";
+import { type Clock, errorCode, errorMessage, type LogFields, type Logger, Mutex, type Timer } from "../util";
 import { ObjectNotFoundError, ObjectSourceError, type ObjectRef, type ObjectSource, type ServiceAccountToken, type TokenRequest } from "./types";
 
 export interface LocalObjectSourceOptions extends WatchedDirectoryOptions {
@@ -151,11 +151,11 @@ export class LocalObjectSource implements ObjectSource {
       names = await readdir(this.dir);
     } catch (e) {
       const why = errorCode(e) === "ENOENT" ? "no such directory" : errorMessage(e);
-      this.setDirProblem(`--local-objects ${this.dir}: ${why}; the objects last read from it are kept`);
+      this.setDirProblem(`--local-objects ${this.dir}: ${why}; the objects last read from it are kept`, why);
       this.closeWatch();
       return;
     }
-    if (this.dirProblem) this.o.log.info(`--local-objects ${this.dir} is readable again`);
+    if (this.dirProblem) this.o.log.info("--local-objects is readable again", { path: this.dir });
     this.dirProblem = undefined;
     this.ensureWatch();
     const present = new Set<string>();
@@ -230,8 +230,8 @@ export class LocalObjectSource implements ObjectSource {
       rec.errors = [];
     } else {
       rec.errors = rec.result.errors;
-      const kept = rec.objects.length ? `; its last good ${rec.objects.length} object(s) are kept` : "";
-      this.logOnce(`${file}:${rec.hash}`, `--local-objects: ${file} does not load${kept}:\n  ${rec.errors.map(formatManifestError).join("\n  ")}`);
+      const msg = rec.objects.length ? "--local-objects: a file does not load; its last good objects are kept" : "--local-objects: a file does not load";
+      this.logOnce(`${file}:${rec.hash}`, msg, { path: file, kept: rec.objects.length || undefined, errors: rec.errors.map(formatManifestError) });
     }
     return undefined;
   }
@@ -269,12 +269,12 @@ export class LocalObjectSource implements ObjectSource {
     try {
       const w = (this.o.watch ?? fsWatch)(this.dir, () => this.onWatchEvent());
       w.on("error", (e) => {
-        this.o.log.warn(`--local-objects ${this.dir}: watch failed (${errorMessage(e)}); rescanning every ${(this.o.checkFrequencyMs ?? 20_000) / 1000}s until it is back`);
+        this.o.log.warn("--local-objects: watch failed; rescanning periodically until it is back", { path: this.dir, every: `${(this.o.checkFrequencyMs ?? 20_000) / 1000}s`, err: e });
         this.closeWatch();
       });
       this.watcher = w;
     } catch (e) {
-      this.logOnce(`watch:${errorMessage(e)}`, `--local-objects ${this.dir}: cannot watch (${errorMessage(e)}); rescanning every ${(this.o.checkFrequencyMs ?? 20_000) / 1000}s`);
+      this.logOnce(`watch:${errorMessage(e)}`, "--local-objects: cannot watch; rescanning periodically", { path: this.dir, every: `${(this.o.checkFrequencyMs ?? 20_000) / 1000}s`, err: e });
     }
   }
 
@@ -307,15 +307,16 @@ export class LocalObjectSource implements ObjectSource {
     });
   }
 
-  private setDirProblem(problem: string): void {
-    if (this.dirProblem !== problem) this.o.log.warn(problem);
+  /** `problem` is the sentence problems() shows; the log has the directory and `why` as fields. */
+  private setDirProblem(problem: string, why: string): void {
+    if (this.dirProblem !== problem) this.o.log.warn("--local-objects: the directory cannot be read; the objects last read from it are kept", { path: this.dir, reason: why });
     this.dirProblem = problem;
   }
 
-  private logOnce(key: string, message: string): void {
+  private logOnce(key: string, message: string, fields: LogFields): void {
     if (this.logged.has(key)) return;
     this.logged.add(key);
-    this.o.log.warn(message);
+    this.o.log.warn(message, fields);
   }
 }
 

@@ -31,7 +31,7 @@ export async function podPullSecrets(pod: Pod, objects: ObjectSource, log: Logge
     try {
       out.push(await objects.getSecret(namespace, ref.name));
     } catch (err) {
-      log.warn(`Unable to retrieve pull secret, the image pull may not succeed. pod=${namespace}/${pod.metadata?.name ?? ""} secret=${namespace}/${ref.name} err=${JSON.stringify(errorMessage(err))}`);
+      log.warn("Unable to retrieve pull secret, the image pull may not succeed.", { pod: `${namespace}/${pod.metadata?.name ?? ""}`, secret: `${namespace}/${ref.name}`, err });
     }
   }
   return out;

@@ -77,7 +77,7 @@ export class TokenManager {
       const now = this.cache.get(key);
       if (!now) throw new Error(`failed to fetch token: ${errorMessage(e)}`);
       if (this.expired(now.tr)) throw new Error(`token ${key} expired and refresh failed: ${errorMessage(e)}`);
-      this.o.log.error(`couldn't update token ${key}: ${errorMessage(e)}; the current one is valid until ${now.tr.status?.expirationTimestamp}`);
+      this.o.log.error("couldn't update token; the current one is still valid", { token: key, validUntil: now.tr.status?.expirationTimestamp, err: e });
       return now.tr;
     }
     if (!this.closed) this.set(key, namespace, name, tr);
@@ -149,7 +149,7 @@ export class TokenManager {
   private requiresRefresh(tr: TokenRequest): boolean {
     const seconds = tr.spec.expirationSeconds;
     if (seconds === undefined) {
-      this.o.log.error(`expiration seconds was nil for the token request of ${tr.metadata?.namespace}/${tr.metadata?.name}`);
+      this.o.log.error("expiration seconds was nil for a token request", { request: `${tr.metadata?.namespace}/${tr.metadata?.name}` });
       return false;
     }
     const now = this.o.clock.now();

@@ -19,7 +19,7 @@
 // Who may read: the gate (auth.ts) has authenticated the caller and authorized nodes/proxy, as the
 // kubelet does for this path. Logs are the containers' own output, secrets and all, so they are never
 // served to the anonymous read-only view (--anonymous-read-only), which the gate lets in for reads.
-import { type Clock, errorMessage } from "../util";
+import { type Clock, errorMessage, type LogFields } from "../util";
 import {
   ContainerLogStatusError, containerIdForLogs, hasContainer, LogQueryError, NodeLogFiles, openLogs, parsePodLogOptions, runtimeContainerId, toLogOptions,
   type LogFiles, type OpenedLogs,
@@ -28,7 +28,7 @@ import { podRef } from "../api";
 import type { Caller } from "./auth";
 import type { AgentView } from "./types";
 
-type Log = Record<"info" | "warn" | "error" | "debug", (message: string) => void>;
+type Log = Record<"info" | "warn" | "error" | "debug", (message: string, fields?: LogFields) => void>;
 
 export interface ContainerLogsContext {
   view: Pick<AgentView, "pods" | "containerLog">;
@@ -78,7 +78,7 @@ export async function serveContainerLogs(req: Request, segments: string[], calle
     options = parsePodLogOptions(url.searchParams);
   } catch (err) {
     if (err instanceof LogQueryError) {
-      ctx.log.debug(`GET ${url.pathname}: ${err.status} (${err.detail})`);
+      ctx.log.debug("container logs: query refused", { path: url.pathname, status: err.status, reason: err.detail });
       return refusal(err.status, err.message);
     }
     throw err;
@@ -101,7 +101,7 @@ export async function serveContainerLogs(req: Request, segments: string[], calle
   try {
     path = (await ctx.view.containerLog(id)).path;
   } catch (err) {
-    ctx.log.debug(`GET ${url.pathname}: the runtime's status of ${apiId}: ${errorMessage(err)}`);
+    ctx.log.debug("container logs: the runtime's status of the container failed", { path: url.pathname, id: apiId, err });
     return refusal(400, `unable to retrieve container logs for ${apiId}`);
   }
 
@@ -117,7 +117,7 @@ export async function serveContainerLogs(req: Request, segments: string[], calle
       isRunning: async () => (await ctx.view.containerLog(id)).running,
       onMalformed: (note) => {
         // The kubelet logs each; one warning per request is enough to find the file.
-        if (malformed++ === 0) ctx.log.warn(`container logs of ${namespace}/${podName}/${containerName}: ${note}`);
+        if (malformed++ === 0) ctx.log.warn("container logs: malformed line", { pod: `${namespace}/${podName}`, container: containerName, reason: note });
       },
     }, ac.signal);
   } catch (err) {
@@ -130,7 +130,7 @@ export async function serveContainerLogs(req: Request, segments: string[], calle
     if (finished) return;
     finished = true;
     req.signal.removeEventListener("abort", onGone);
-    if (malformed > 1) ctx.log.warn(`container logs of ${namespace}/${podName}/${containerName}: ${malformed} malformed lines skipped in ${path}`);
+    if (malformed > 1) ctx.log.warn("container logs: malformed lines skipped", { pod: `${namespace}/${podName}`, container: containerName, lines: malformed, path });
   };
   // Lines are sent in batches of up to BATCH_BYTES: one write per line cost a 50 MB log 20× the time
   // of reading it. A batch ends early when the next line is not ready at once (a follow waiting for
@@ -171,7 +171,7 @@ export async function serveContainerLogs(req: Request, segments: string[], calle
         r = await readBatch();
       } catch (err) {
         finish();
-        ctx.log.warn(`container logs of ${namespace}/${podName}/${containerName}: reading ${path} failed: ${errorMessage(err)}`);
+        ctx.log.warn("container logs: reading the log file failed", { pod: `${namespace}/${podName}`, container: containerName, path, err });
         // The head is sent: all that is left is to cut the body short, as the kubelet does.
         try {
           controller.error(err);

@@ -13,7 +13,7 @@ import * as fs from "node:fs";
 import { parseAllDocuments } from "yaml";
 import type { Pod } from "kubernetes-types/core/v1";
 import { podKey, podRef } from "../api";
-import { type Clock, errorMessage, readBodyCapped, RealClock } from "../util";
+import { type Clock, errorMessage, type LogFields, readBodyCapped, RealClock } from "../util";
 import { serveContainerLogs } from "./container-logs";
 import { isUpgradeRequest, parseStreamRequest, upgradeResponse } from "./streaming";
 import { checkRequest, isRead, isRefusal, servingExposureError, type AuthRefusal, type Caller } from "./auth";
@@ -70,7 +70,7 @@ export interface AgentServerOptions {
   nodeDeadlineMs?: number;
 }
 
-export type ServerLog = Record<"info" | "warn" | "error" | "debug", (message: string) => void>;
+export type ServerLog = Record<"info" | "warn" | "error" | "debug", (message: string, fields?: LogFields) => void>;
 
 export interface AgentServer {
   /** Base URL, e.g. "https://127.0.0.1:10250". */
@@ -151,7 +151,7 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port">): 
 
   function refuse(req: Request, conn: Connection, r: AuthRefusal): Response {
     // The kubelet's filter logs each refusal; a missing or wrong credential may be an attack.
-    log.warn(`rejected ${req.method} ${new URL(req.url).pathname} from ${conn.remote}: ${r.code} ${r.reason}`);
+    log.warn("request rejected", { method: req.method, path: new URL(req.url).pathname, remote: conn.remote, status: r.code, reason: r.reason });
     // resp.WriteErrorString: the bare text, which Go's server labels text/plain.
     return new Response(r.body, { status: r.code, headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" } });
   }
@@ -202,10 +202,10 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port">): 
     }
     const result = await view.pushPod(decoded.value);
     if (!result.ok) {
-      log.info(`push refused (${result.status}): ${result.message}`);
+      log.info("push refused", { status: result.status, reason: result.message, remote: conn.remote });
       return failure(result.status, result.message);
     }
-    log.info(`pod ${podKey(result.pod)} pushed from ${conn.remote}`);
+    log.info("pod pushed", { pod: podKey(result.pod), remote: conn.remote });
     // 201 like the API server's create: the body is the pod as the agent accepted it (defaulted).
     return json(result.pod, 201);
   }
@@ -216,7 +216,7 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port">): 
     if (!(await view.deletePushedPod(namespace, name))) {
       return failure(404, `pods "${name}" not found: no pushed pod has that name in namespace "${namespace}"`);
     }
-    log.info(`pushed pod ${namespace}/${name} deleted by ${conn.remote}`);
+    log.info("pushed pod deleted", { pod: `${namespace}/${name}`, remote: conn.remote });
     return json(statusObject(200, `pod "${name}" deleted`, { name, kind: "pods" }));
   }
 
@@ -228,7 +228,7 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port">): 
     if (path === "/metrics/resource") {
       const { renderResourceMetrics, RESOURCE_METRICS_CONTENT_TYPE } = await loadResourceMetrics();
       const s = await summary(true).catch((err) => {
-        log.warn(`/metrics/resource: ${errorMessage(err)}`);
+        log.warn("/metrics/resource: no summary", { err });
         return undefined;
       });
       return new Response(renderResourceMetrics(s), { headers: { "Content-Type": RESOURCE_METRICS_CONTENT_TYPE } });
@@ -253,7 +253,7 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port">): 
     const target = await streamUrl(parsed);
     if (typeof target !== "string") return text(target.status, target.message);
     if (!isUpgradeRequest({ connection: req.headers.get("connection"), upgrade: req.headers.get("upgrade") })) return text(400, "Upgrade request required");
-    log.info(`${parsed.kind} ${parsed.namespace}/${parsed.pod}${parsed.container ? `/${parsed.container}` : ""} by ${caller.user.name}`);
+    log.info("streaming request", { kind: parsed.kind, pod: `${parsed.namespace}/${parsed.pod}`, container: parsed.container || undefined, user: caller.user.name });
     return upgradeResponse(new URL(target));
   }
 
@@ -350,10 +350,10 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port">): 
       // connection.
       const status = (err as { status?: unknown } | undefined)?.status;
       if (typeof status === "number" && status >= 400 && status < 600) {
-        log.warn(`${req.method} ${new URL(req.url).pathname}: ${status} ${errorMessage(err)}`);
+        log.warn("request failed", { method: req.method, path: new URL(req.url).pathname, status, err });
         return failure(status, errorMessage(err), status === 503 ? { "Retry-After": "10" } : {});
       }
-      log.error(`${req.method} ${new URL(req.url).pathname} failed: ${errorMessage(err)}`);
+      log.error("request failed with an internal error", { method: req.method, path: new URL(req.url).pathname, err });
       return failure(500, `internal error: ${errorMessage(err)}`);
     }
   };
@@ -381,7 +381,7 @@ export async function startAgentServer(o: AgentServerOptions): Promise<AgentServ
   const handle = createHandler(o);
   let listener;
   try {
-    listener = await listen({ address: o.address, port: o.port, tls, handle, onError: (m) => o.log.error(`HTTP server error: ${m}`) });
+    listener = await listen({ address: o.address, port: o.port, tls, handle, onError: (m) => o.log.error("HTTP server error", { err: m }) });
   } catch (err) {
     throw new Error(`cannot listen on ${o.address}:${o.port}: ${errorMessage(err)}`);
   }
@@ -390,7 +390,7 @@ export async function startAgentServer(o: AgentServerOptions): Promise<AgentServ
   const url = `${tls ? "https" : "http"}://${host}:${port}`;
   const who = [o.tls?.clientCAFile ? "client certificates" : "", o.token ? "the push token" : "", o.authenticator?.acceptsCredentials && !o.tls?.clientCAFile && !o.token ? "bearer tokens (TokenReview)" : ""].filter(Boolean);
   const access = `${who.length ? `authenticating ${who.join(", ")}` : "no credential accepted"}; authorization ${o.authorizer?.mode ?? "PushTokenOnly"}${o.anonymousReadOnly ? "; anonymous reads redacted (--anonymous-read-only)" : ""}`;
-  o.log.info(`HTTP API listening on ${url} (${access})`);
+  o.log.info("HTTP API listening", { url, access });
   const running = listener;
   return {
     url,

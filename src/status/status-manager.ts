@@ -13,7 +13,7 @@ import type { V1DeleteOptions } from "@kubernetes/client-node";
 import { PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { isStaticPod, isTerminalPhase, podKey } from "../api";
 import { apiErrorMessage, isConflict, isForbidden, isNotFound, type KubeClient } from "../kube";
-import { type Clock, errorMessage, type Logger, type Timer } from "../util";
+import type { Clock, LogFields, Logger, Timer } from "../util";
 import type { ApiPodView } from "./api-pod-view";
 import { podStatusPatch, sameJson, wireJson } from "./pod-status-patch";
 
@@ -176,7 +176,7 @@ export class StatusManager {
     const ours = (e.status.conditions ?? []).filter((c) => KUBELET_CONDITIONS.has(c.type));
     next.conditions = [...others, ...ours];
     if (isTerminalPhase(old.phase) && next.phase !== old.phase) {
-      this.warnOnce(`phase:${e.pod.metadata?.uid}`, `pod ${podKey(e.pod)}: keeping the API's terminal phase ${old.phase} (the agent computed ${next.phase})`);
+      this.warnOnce(`phase:${e.pod.metadata?.uid}`, "keeping the API's terminal phase of a pod", { pod: podKey(e.pod), phase: old.phase, computed: next.phase });
       next.phase = old.phase;
       next.reason = old.reason;
       next.message = old.message;
@@ -202,7 +202,7 @@ export class StatusManager {
           await this.syncPod(uid, e);
         } while (e.again && this.entries.get(uid) === e);
       } catch (err) {
-        this.o.log.warn(`status of pod ${podKey(e.pod)}: ${errorMessage(err)}`);
+        this.o.log.warn("status of a pod: sync failed", { pod: podKey(e.pod), err });
       } finally {
         e.inFlight = false;
       }
@@ -216,7 +216,7 @@ export class StatusManager {
     const name = target.metadata?.name ?? "";
     const namespace = target.metadata?.namespace ?? "default";
     if (this.recreated(e, target)) {
-      this.o.log.info(`pod ${podKey(e.pod)} was deleted and created again (uid ${target.metadata?.uid}): its old status is dropped`);
+      this.o.log.info("pod was deleted and created again: its old status is dropped", { pod: podKey(e.pod), uid: target.metadata?.uid });
       this.removePod(uid);
       return;
     }
@@ -238,20 +238,20 @@ export class StatusManager {
   }
 
   private failed(uid: string, e: PodEntry, err: unknown, version: number): void {
-    const what = `status of pod ${podKey(e.pod)}`;
+    const pod = podKey(e.pod);
     // The next try diffs against the informer's copy, the newest the agent has, not our last answer.
     e.acked = undefined;
     if (isNotFound(err)) {
       // The pod is gone; a static pod keeps its status for the mirror pod that replaces this one.
-      this.o.log.debug(`${what}: the pod no longer exists`);
+      this.o.log.debug("status of a pod: the pod no longer exists", { pod });
       if (!isStaticPod(e.pod)) this.removePod(uid);
     } else if (isForbidden(err)) {
       e.forbidden = version;
-      this.warnOnce(`forbidden:${uid}`, `${what}: ${apiErrorMessage(err)} (not retried until the status changes)`);
+      this.warnOnce(`forbidden:${uid}`, "status of a pod: forbidden (not retried until the status changes)", { pod, err: apiErrorMessage(err) });
     } else if (isConflict(err)) {
-      this.o.log.info(`${what}: ${apiErrorMessage(err)}; retrying at the next batch`);
+      this.o.log.info("status of a pod: conflict; retrying at the next batch", { pod, err: apiErrorMessage(err) });
     } else {
-      this.o.log.warn(`${what}: ${apiErrorMessage(err)}; retrying at the next batch`);
+      this.o.log.warn("status of a pod: update failed; retrying at the next batch", { pod, err: apiErrorMessage(err) });
     }
   }
 
@@ -261,19 +261,19 @@ export class StatusManager {
     const body: V1DeleteOptions = { gracePeriodSeconds: 0, preconditions: { uid: podUid } };
     try {
       await this.o.client.core.deleteNamespacedPod({ name: pod.metadata?.name ?? "", namespace: pod.metadata?.namespace ?? "default", body });
-      this.o.log.info(`pod ${podKey(e.pod)} terminated: removed from the API`);
+      this.o.log.info("pod terminated: removed from the API", { pod: podKey(e.pod) });
       this.removePod(uid);
     } catch (err) {
       // NotFound, or a failed uid precondition: this pod is gone either way.
       if (isNotFound(err) || isConflict(err)) this.removePod(uid);
-      else this.o.log.warn(`deleting terminated pod ${podKey(e.pod)}: ${apiErrorMessage(err)}; retrying at the next batch`);
+      else this.o.log.warn("deleting a terminated pod failed; retrying at the next batch", { pod: podKey(e.pod), err: apiErrorMessage(err) });
     }
   }
 
-  private warnOnce(key: string, message: string): void {
+  private warnOnce(key: string, message: string, fields: LogFields): void {
     if (this.warned.has(key)) return;
     this.warned.add(key);
-    this.o.log.warn(message);
+    this.o.log.warn(message, fields);
   }
 }
 

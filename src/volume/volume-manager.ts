@@ -35,7 +35,7 @@
 import { existsSync, readdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import type { Pod, Volume } from "kubernetes-types/core/v1";
-import { podRef, podVolumesDir } from "../api";
+import { podKey, podRef, podVolumesDir } from "../api";
 import { podUIDProblem } from "../manifest";
 import { assertInside, type Clock, confinedPath, errorMessage, type Logger, removeInside } from "../util";
 import { type ObjectRef, type ObjectSource, refKey, volumeObjectRefs } from "../objects";
@@ -208,13 +208,13 @@ export class VolumeManager implements PodVolumes {
         await this.serial(uid, async () => {
           // Asked again inside: a pod of that UID may have come meanwhile.
           if (isKnown(uid)) return;
-          this.o.log.info(`pod ${uid}: no pod of that UID exists any more; unmounting and removing its volumes and folder`);
+          this.o.log.info("no pod of that UID exists any more; unmounting and removing its volumes and folder", { uid });
           await this.tearDownPod(uid, { logUnmounts: true });
           const dir = join(this.o.podsDir, uid);
           // Mounts outside volumes/ (a subPath's bind, anything mounted into the folder): never removed through.
           await this.unmountAll(uid, dir, true);
           removeInside(this.o.podsDir, dir);
-        }).catch((err) => this.o.log.warn(`pod ${uid}: cleaning up its folder: ${errorMessage(err)}`));
+        }).catch((err) => this.o.log.warn("cleaning up the folder of a gone pod failed", { uid, err }));
       }
     } finally {
       this.cleaning = false;
@@ -231,7 +231,7 @@ export class VolumeManager implements PodVolumes {
     for (const m of this.o.mounts.mountPointsUnder(dir)) {
       try {
         await this.o.mounts.unmount(m);
-        if (log) this.o.log.info(`pod ${uid}: unmounted ${m}, still mounted after its pod was gone`);
+        if (log) this.o.log.info("unmounted a mount still there after its pod was gone", { uid, path: m });
       } catch (err) {
         problems.push(errorMessage(err));
       }
@@ -302,7 +302,7 @@ export class VolumeManager implements PodVolumes {
         assertInside(this.o.podsDir, d.dir);
         const hostPath = await d.plugin.setUp(pod, d.volume, d.dir);
         mounted.set(name, { plugin: d.plugin, dir: d.dir, hostPath, generation: (have?.generation ?? 0) + 1 });
-        if (failed) this.o.log.info(`pod ${podRef(pod).namespace}/${podRef(pod).name}: volume "${name}" is ${have ? "up to date" : "mounted"} again`);
+        if (failed) this.o.log.info(have ? "volume is up to date again" : "volume is mounted again", { pod: podKey(pod), volume: name });
         this.failed.delete(key);
       } catch (err) {
         // operation_generator's "MountVolume.SetUp failed for volume %q" + " : " + the plugin's error.
@@ -315,10 +315,10 @@ export class VolumeManager implements PodVolumes {
         // kubelet's reconstruction of its actual state does: a running pod is not held back.
         if (!have && d.plugin && d.dir && existsSync(join(d.dir, "..data"))) {
           mounted.set(name, { plugin: d.plugin, dir: d.dir, hostPath: d.dir, generation: 0 });
-          this.o.log.warn(`pod ${podRef(pod).namespace}/${podRef(pod).name}: ${message}; keeping the content an earlier run of the agent made`);
+          this.o.log.warn("MountVolume.SetUp failed; keeping the content an earlier run of the agent made", { pod: podKey(pod), volume: name, err });
           continue;
         }
-        if (message !== failed?.message) this.o.log.warn(`pod ${podRef(pod).namespace}/${podRef(pod).name}: ${message}${have ? " (the volume keeps its last content)" : ""}`);
+        if (message !== failed?.message) this.o.log.warn(have ? "MountVolume.SetUp failed (the volume keeps its last content)" : "MountVolume.SetUp failed", { pod: podKey(pod), volume: name, err });
         if (have) continue;
         unmounted.push(name);
         errors.push(message);
@@ -356,7 +356,7 @@ export class VolumeManager implements PodVolumes {
     } catch (err) {
       // A pod folder that is a link out of the root holds none of the agent's volumes: left alone
       // (the caller removes the link itself).
-      this.o.log.warn(`pod ${uid}: its volumes are left alone: ${errorMessage(err)}`);
+      this.o.log.warn("a pod's volumes are left alone", { uid, err });
       return;
     }
     const dirs = new Map<string, VolumePlugin | undefined>();
@@ -384,6 +384,6 @@ export class VolumeManager implements PodVolumes {
       }
     }
     removeInside(this.o.podsDir, root);
-    if (problems.length) this.o.log.warn(`pod ${uid}: ${problems.join("; ")}`);
+    if (problems.length) this.o.log.warn("tearing down a pod's volumes had problems", { uid, problems });
   }
 }

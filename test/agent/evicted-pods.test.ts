@@ -2,8 +2,8 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createConsola } from "consola";
 import { EvictedPods } from "../../src/agent/evicted-pods";
+import { ALL_LEVELS, linesLog } from "../fakes/recording-log";
 
 const root = mkdtempSync(join(tmpdir(), "evicted-pods-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -26,13 +26,12 @@ test("evictions are kept in a 0600 file across instances; delete and prune forge
 });
 
 test("an unreadable file is said and ignored; malformed entries are skipped", () => {
-  const lines: string[] = [];
-  const log = createConsola({ level: 5, reporters: [{ log: (o) => lines.push(`${o.type} ${o.args.join(" ")}`) }] });
+  const { log, lines } = linesLog(ALL_LEVELS);
   const bad = join(root, "bad.json");
   writeFileSync(bad, "{not json");
   expect(new EvictedPods(bad, log).get("u1")).toBeUndefined();
   expect(lines).toHaveLength(1);
-  expect(lines[0]).toStartWith(`warn ${bad}: record of evicted pods unreadable, starting without it: `);
+  expect(lines[0]).toStartWith(`warn record of evicted pods unreadable, starting without it path=${bad} err=`);
   const mixed = join(root, "mixed.json");
   writeFileSync(mixed, JSON.stringify({ u1: evicted, u2: { reason: 7 }, u3: null }));
   const pods = new EvictedPods(mixed, log);

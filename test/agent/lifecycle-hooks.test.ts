@@ -13,7 +13,7 @@ import { PodSyncer } from "../../src/agent/pod-sync";
 import type { RuntimeConfigOptions } from "../../src/agent/runtime-config";
 import { ApiRuntimeClasses, type RuntimeClassLookup } from "../../src/agent/runtime-class-manager";
 import { FakeClock, flushMicrotasks } from "../../src/util/clock";
-import { createLogger, type Logger } from "../../src/util/log";
+import { createLogger, type LogFields, type Logger, textFields } from "../../src/util/log";
 import { FakeRuntime } from "../fakes/runtime";
 import { relistFake as relist } from "./fixtures";
 import { volumesFor } from "../fakes/volumes";
@@ -49,7 +49,7 @@ function setup() {
   const rt = new FakeRuntime(clock);
   const warnings: string[] = [];
   const quiet = createLogger("text", -999);
-  const log = { ...quiet, warn: (m: string) => void warnings.push(String(m)) } as Logger;
+  const log = { ...quiet, warn: (m: string, f?: LogFields) => void warnings.push(m + textFields(f)) } as Logger;
   const o = options();
   const events = new FakeRecorder();
   const syncer = new PodSyncer({ runtime: rt, clock, crashBackoff: new Backoff(clock), imageBackoff: new Backoff(clock), config: o, log, volumes: volumesFor(o, clock, log), events });
@@ -107,7 +107,7 @@ describe("postStart", () => {
     const message = `Exec lifecycle hook ([sh -c exit 3]) for Container "app" in Pod "web_default(uid-hooks)" failed - error: command 'sh -c exit 3' exited with 3: no config, message: "no config"`;
     expect(r.waiting.get("app")).toEqual({ reason: "PostStartHookError", message });
     expect(r.errors).toEqual([`app: PostStartHookError: ${message}`]);
-    expect(warnings).toContain(`FailedPostStartHook: ${message}`);
+    expect(warnings).toContain(`FailedPostStartHook pod=default/web container=app err=${JSON.stringify(message)}`);
     // The kubelet's events: the hook's failure, the kill it causes; no "Failed" start error.
     expect(events.lines().filter((l) => !/ (Created|Started|Pulled|Pulling):/.test(l))).toEqual([`Warning FailedPostStartHook: ${message}`, "Normal Killing: FailedPostStartHook"]);
     const [c] = rt.containersNamed("app");
@@ -211,7 +211,7 @@ describe("preStop", () => {
       "Normal Killing: Stopping container app",
       `Warning FailedPreStopHook: Exec lifecycle hook ([nginx -s quit]) for Container "app" in Pod "web_default(uid-hooks)" failed - error: command 'nginx -s quit' exited with 1: nginx: not found, message: "nginx: not found"`,
     ]);
-    expect(warnings).toContain(`FailedPreStopHook: Exec lifecycle hook ([nginx -s quit]) for Container "app" in Pod "web_default(uid-hooks)" failed - error: command 'nginx -s quit' exited with 1: nginx: not found, message: "nginx: not found"`);
+    expect(warnings.filter((w) => w.startsWith("FailedPreStopHook "))).toEqual([`FailedPreStopHook pod=default/web container=app id=${status.containerStatuses[0]!.id.slice(0, 12)} err=${JSON.stringify(`Exec lifecycle hook ([nginx -s quit]) for Container "app" in Pod "web_default(uid-hooks)" failed - error: command 'nginx -s quit' exited with 1: nginx: not found, message: "nginx: not found"`)}`]);
     expect(rt.containersNamed("app")[0]?.state).toBe("CONTAINER_EXITED");
     // The exec is bounded by the grace period in the runtime too.
     expect((rt.callsOf("execSync")[0] as { timeoutSeconds: number }).timeoutSeconds).toBe(30);

@@ -11,7 +11,7 @@ import { PodSyncer } from "../../src/agent/pod-sync";
 import type { RuntimeConfigOptions } from "../../src/agent/runtime-config";
 import type { AuthConfigInput, ContainerConfigInput, ImageSpecInput, PodSandboxConfigInput } from "../../src/cri/types";
 import { FakeClock } from "../../src/util/clock";
-import { createLogger, type Logger } from "../../src/util/log";
+import { createLogger, type LogFields, type Logger, textFields } from "../../src/util/log";
 import type { ObjectSource } from "../../src/objects/types";
 import { grpcStatusError } from "../fakes/grpc";
 import { FakeObjectSource } from "../fakes/object-source";
@@ -31,7 +31,7 @@ function options(): RuntimeConfigOptions {
 function recordingLog(): { log: Logger; warnings: string[] } {
   const warnings: string[] = [];
   const quiet = createLogger("text", -999);
-  return { log: { ...quiet, warn: (m: string) => void warnings.push(String(m)) } as Logger, warnings };
+  return { log: { ...quiet, warn: (m: string, f?: LogFields) => void warnings.push(m + textFields(f)) } as Logger, warnings };
 }
 
 /** A runtime that records the AuthConfig of every pull and refuses the credentials a test names. */
@@ -151,7 +151,7 @@ describe("PodSyncer: env from configMaps and secrets", () => {
     const { rt, syncer, warnings } = setup(objects);
     await syncer.syncPod(envPod(), undefined);
     expect(createdConfigs(rt)[0]?.envs?.map((e) => e.key)).toEqual(["DB_user", "LEVEL", "DSN", "POD"]);
-    expect(warnings).toContain("pod shop/web: InvalidEnvironmentVariableNames: Keys [DB_bad key] from the EnvFrom secret shop/db were skipped since they are considered invalid environment variable names.");
+    expect(warnings).toContain('InvalidEnvironmentVariableNames pod=shop/web container=app message="Keys [DB_bad key] from the EnvFrom secret shop/db were skipped since they are considered invalid environment variable names."');
   });
 });
 

@@ -14,7 +14,7 @@ import { PodConfig, PushSource } from "../../src/config";
 import { loadStaticPods } from "../../src/manifest/load";
 import { Pleg } from "../../src/pleg/pleg";
 import { FakeClock } from "../../src/util/clock";
-import { createLogger, type Logger } from "../../src/util/log";
+import { createLogger, type LogFields, type Logger, textFields } from "../../src/util/log";
 import { FakeRuntime } from "../fakes/runtime";
 import { volumesFor } from "../fakes/volumes";
 import { runAgent, pod } from "./fixtures";
@@ -38,7 +38,7 @@ function layout(name: string): { dir: string; opts: RuntimeConfigOptions; victim
 function recordingLog(): { log: Logger; warnings: string[] } {
   const warnings: string[] = [];
   const base = createLogger("text", -999);
-  return { log: { ...base, warn: (m: string) => void warnings.push(String(m)) } as Logger, warnings };
+  return { log: { ...base, warn: (m: string, f?: LogFields) => void warnings.push(m + textFields(f)) } as Logger, warnings };
 }
 
 describe("PodSyncer.removePod with a UID from runtime labels", () => {
@@ -58,7 +58,7 @@ describe("PodSyncer.removePod with a UID from runtime labels", () => {
       expect(existsSync(sentinel)).toBe(true);
       expect(existsSync(opts.podsDir)).toBe(true);
       expect(readdirSync(dir).sort()).toEqual(["root", "victim"]);
-      expect(warnings.some((w) => w.includes("its folders and cgroup are left alone"))).toBe(true);
+      expect(warnings.some((w) => w.startsWith(`a pod's folders and cgroup are left alone${textFields({ uid })} err=`))).toBe(true);
     });
   }
 

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { Node } from "kubernetes-types/core/v1";
 import { loadKubeClient, type KubeClient } from "../../src/kube";
 import { FakeClock } from "../../src/util/clock";
-import { createLogger, type Logger } from "../../src/util/log";
+import { createLogger, type LogFields, type Logger, textFields } from "../../src/util/log";
 import { TestApiServer } from "../fakes/apiserver";
 
 export interface HeartbeatEnv {
@@ -27,7 +27,7 @@ export async function heartbeatEnv(nodeName = "n1"): Promise<HeartbeatEnv> {
   api.writeKubeconfig(kubeconfig, api.nodeToken(nodeName));
   const client = await loadKubeClient(kubeconfig);
   const warnings: string[] = [];
-  const keep = (msg: string) => void warnings.push(msg);
+  const keep = (msg: string, fields?: LogFields) => void warnings.push(msg + textFields(fields));
   const log = { ...createLogger("text", -999), error: keep, warn: keep };
   return {
     api,

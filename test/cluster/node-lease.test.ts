@@ -92,7 +92,7 @@ describe("NodeLease", () => {
     env.api.store.update("leases", { ...other, spec: { ...other.spec, holderIdentity: "n1", renewTime: "2026-01-01T00:00:05.000000Z" } });
     await advance(l, 10_000);
     expect(storedLease()!.spec!.renewTime).toBe("2026-01-01T00:00:10.000000Z");
-    expect(env.warnings.some((w) => w.includes("falling back to ensure lease: 409"))).toBe(true);
+    expect(env.warnings.some((w) => w.startsWith('failed to update lease using the latest lease, falling back to ensure lease lease=kube-node-lease/n1 err="409'))).toBe(true);
   });
 
   test("403 for another node's lease is logged and retried, never thrown", async () => {

@@ -132,7 +132,7 @@ describe("status updates", () => {
     await period();
     expect(storedNode(env.api)!.status!.capacity!.cpu).toBe("6");
     expect(reporter.lastError).toBeUndefined();
-    expect(env.warnings.some((w) => w.includes("error updating node status: 409"))).toBe(true);
+    expect(env.warnings.some((w) => w.startsWith('error updating node status, will retry node=n1 err="409'))).toBe(true);
   });
 
   test("gives up after 5 attempts and tries again next period, without throwing", async () => {

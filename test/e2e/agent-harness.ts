@@ -80,7 +80,7 @@ export class TestAgent {
       "--pod-logs-dir", join(this.dir, "logs"), "--cgroup-root", this.cgroupRoot, "--hostname-override", NODE_NAME, "--port", "0",
       "--file-check-frequency", "2s", "--log-format", "json", ...own, ...this.extraArgs,
     ], this.opts.env ?? {}, this.binary);
-    const line = await this.proc.waitFor("the agent's API address", () => /API at (https?:\/\/[0-9.:]+)/.exec(this.proc.stderr) ?? undefined, 30_000);
+    const line = await this.proc.waitFor("the agent's API address", () => /"msg":"nodeagent started",.*?"api":"(https?:\/\/[0-9.:]+)"/.exec(this.proc.stderr) ?? undefined, 30_000);
     this.url = line[1]!;
     if (this.opts.https) this.servingCert = readFileSync(join(this.dir, "root", "pki", "kubelet.crt"), "utf8");
   }

@@ -31,6 +31,7 @@ function mountsUnder(dir: string): string[] {
 
 /** How many log lines contain every one of the parts. */
 const linesWith = (log: string, ...parts: string[]) => log.split("\n").filter((l) => parts.every((p) => l.includes(p))).length;
+const REMOVING = '"msg":"cgroups: removing the cgroup of a pod that is gone"';
 
 const PROJECTED_POD = `apiVersion: v1
 kind: Pod
@@ -70,8 +71,9 @@ for (const version of ["1.6", "1.7"] as const) {
       writeFileSync(join(tmpfs, "token"), "secret");
       expect(mountsUnder(podDir)).toEqual([tmpfs]);
       await eventually("the missed tmpfs unmounted and its pod folder removed", async () => (mountsUnder(podDir).length === 0 && !existsSync(podDir) ? true : undefined), 30_000, 250);
-      await eventually("the log line", async () => (linesWith(agent.proc.stderr, `unmounted ${tmpfs}`) > 0 ? true : undefined), 5_000, 100);
-      expect(linesWith(agent.proc.stderr, `unmounted ${tmpfs}`, "still mounted after its pod was gone")).toBe(1);
+      const unmounted = ['"msg":"unmounted a mount still there after its pod was gone"', `"path":${JSON.stringify(tmpfs)}`];
+      await eventually("the log line", async () => (linesWith(agent.proc.stderr, ...unmounted) > 0 ? true : undefined), 5_000, 100);
+      expect(linesWith(agent.proc.stderr, ...unmounted)).toBe(1);
     });
 
     test("a pod with a projected (kube-api-access-x) and a memory-backed volume: both tmpfs mounted while it runs, gone with its folder once it is deleted", async () => {
@@ -107,8 +109,8 @@ for (const version of ["1.6", "1.7"] as const) {
         await eventually("the empty orphan removed from every hierarchy", async () => (hierarchies.every((h) => !existsSync(join(MOUNT, h, empty))) ? true : undefined), 30_000, 250);
         await Bun.sleep(8_000);
         expect(hierarchies.every((h) => existsSync(join(MOUNT, h, busy, "sandbox")))).toBe(true);
-        expect(linesWith(agent.proc.stderr, `removing ${empty}`)).toBe(1);
-        expect(linesWith(agent.proc.stderr, `removing ${busy}`)).toBe(1);
+        expect(linesWith(agent.proc.stderr, REMOVING, `"cgroup":"${empty}`)).toBe(1);
+        expect(linesWith(agent.proc.stderr, REMOVING, `"cgroup":"${busy}`)).toBe(1);
         expect(linesWith(agent.proc.stderr, busy)).toBe(2);
       } finally {
         sleeper.kill("SIGKILL");
@@ -116,8 +118,8 @@ for (const version of ["1.6", "1.7"] as const) {
       }
       // The process is gone: the next retry (backoff 2 s doubling, here at most ~30 s) removes the whole subtree.
       await eventually("the busy orphan removed once its process is gone", async () => (hierarchies.every((h) => !existsSync(join(MOUNT, h, busy))) ? true : undefined), 60_000, 500);
-      await eventually("the removal said", async () => (linesWith(agent.proc.stderr, `removed ${busy}`) > 0 ? true : undefined), 5_000, 100);
-      expect(linesWith(agent.proc.stderr, `removing ${busy}`)).toBe(1);
+      await eventually("the removal said", async () => (linesWith(agent.proc.stderr, '"msg":"cgroups: removed the cgroup of a pod that is gone"', `"cgroup":"${busy}`) > 0 ? true : undefined), 5_000, 100);
+      expect(linesWith(agent.proc.stderr, REMOVING, `"cgroup":"${busy}`)).toBe(1);
       expect(linesWith(agent.proc.stderr, busy)).toBe(3);
     }, 150_000);
   });

@@ -88,7 +88,7 @@ spec:
       agent.writeManifest("badhook.yaml", stoppablePod("badhook", 2, [], ["lifecycle:", '  postStart: { exec: { command: ["sh", "-c", "echo no config >&2; exit 7"] } }']));
       const p = await agent.waitPod("badhook", "restarted after its hook failed", (x) => (x.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1, 60_000);
       expect(p.status?.containerStatuses?.[0]?.lastState?.terminated).toBeDefined();
-      expect(agent.proc.stderr).toContain(`FailedPostStartHook: Exec lifecycle hook ([sh -c echo no config >&2; exit 7]) for Container \\"main\\" in Pod \\"badhook-${NODE_NAME}_default(`);
+      expect(agent.proc.stderr).toContain(`"msg":"FailedPostStartHook","pod":"default/badhook-${NODE_NAME}","container":"main","err":"Exec lifecycle hook ([sh -c echo no config >&2; exit 7]) for Container \\"main\\" in Pod \\"badhook-${NODE_NAME}_default(`);
       expect(agent.proc.stderr).toContain("failed - error: command 'sh -c echo no config >&2; exit 7' exited with 7: no config");
       // Never started as far as the status goes: the hook fails every time.
       expect(p.status?.containerStatuses?.[0]?.ready).toBe(false);

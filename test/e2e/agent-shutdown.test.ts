@@ -87,8 +87,9 @@ for (const version of ["1.6", "1.7"] as const) {
       const log = agent.proc.stderr;
       expect(log).toContain("Shutdown: Shutdown manager detected shutdown event");
       expect(log).toContain("nodeagent stopped after the node shutdown stopped its pods");
-      expect(log.indexOf("stopping pod default/normal-e2e-node with grace period 6s")).toBeGreaterThan(-1);
-      expect(log.indexOf("stopping pod default/critical-e2e-node with grace period 4s")).toBeGreaterThan(log.indexOf("stopping pod default/normal-e2e-node with grace period 6s"));
+      const normalStop = log.indexOf('"msg":"shutdown: stopping pod","pod":"default/normal-e2e-node","gracePeriod":"6s"');
+      expect(normalStop).toBeGreaterThan(-1);
+      expect(log.indexOf('"msg":"shutdown: stopping pod","pod":"default/critical-e2e-node","gracePeriod":"4s"')).toBeGreaterThan(normalStop);
       // Their containers have stopped; the runtime has them exited, nothing running.
       const containers = await node.client.listContainers({});
       expect(containers.filter((c) => c.metadata?.name === "main" && c.state === "CONTAINER_RUNNING")).toEqual([]);

@@ -246,7 +246,7 @@ describe("agent --config with kubeadm's /var/lib/kubelet/config.yaml", () => {
     }
     agent = new BinaryProcess(args);
     // HTTPS by default, with the self-signed certificate the agent made under its root.
-    const url = (await agent.waitFor("the agent's API address", () => /API at (https:\/\/[0-9.:]+)/.exec(agent!.stderr) ?? undefined, 30_000))[1]!;
+    const url = (await agent.waitFor("the agent's API address", () => /"msg":"nodeagent started",.*?"api":"(https:\/\/[0-9.:]+)"/.exec(agent!.stderr) ?? undefined, 30_000))[1]!;
     const tls = { ca: readFileSync(join(dir, "root", "pki", "kubelet.crt"), "utf8") };
     const pod = await eventually("the static pod of the file's staticPodPath to run", async () => {
       const list = (await (await fetch(`${url}/pods`, { headers: { Authorization: "Bearer kubeadm-e2e-token" }, tls })).json()) as PodList;

@@ -66,8 +66,8 @@ describe("the docs' examples on make run's pods (containerd 1.6)", () => {
   test("probe run: the readiness probe of web's spec succeeds", async () => {
     const r = await probeRun(node, agent, ["--pod", `web-${NODE_NAME}`, "--probe", "readiness"]);
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain(`readiness probe of default/web-${NODE_NAME} container httpd`);
-    expect(r.stderr).toMatch(/httpGet http:\/\/[0-9.]+:8080\/, every 5s, timeout 1s, successThreshold 1, failureThreshold 3/);
+    expect(r.stderr).toContain(`info probing probe=readiness pod=default/web-${NODE_NAME} container=httpd `);
+    expect(r.stderr).toMatch(/handler=httpGet target=http:\/\/[0-9.]+:8080\/ period=5s timeout=1s successThreshold=1 failureThreshold=3/);
     expect(r.stdout).toContain("verdict: success (1 success in a row reached successThreshold 1)");
   }, 30_000);
 
@@ -109,6 +109,6 @@ describe("the docs' examples on make run's pods (containerd 1.6)", () => {
     // The log line docs/commands/agent.md shows. (On the same directory the file source still knows the manifest
     // from its last good state and reports it gone; on another directory, as the docs do it, the
     // pod is an orphan first: "runs but no source has it". Either way it ends like this.)
-    expect(agent.proc.stderr).toMatch(new RegExp(`pod default/web-${NODE_NAME} \\([0-9a-f]{8}\\) terminated and removed`));
+    expect(agent.proc.stderr).toMatch(new RegExp(`"msg":"pod terminated and removed","pod":"default/web-${NODE_NAME}","uid":"[0-9a-f-]{36}"`));
   }, 90_000);
 });

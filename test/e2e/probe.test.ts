@@ -223,7 +223,7 @@ for (const version of ["1.6", "1.7"] as const) {
       const failing = await probeRun(node, ["--pod", "e2e/web", "--container", "tcp", "--probe", "readiness", "-o", "json"], agentUrl);
       expect(failing.code).toBe(1);
       expect(failing.attempts.map((a) => [a.result, a.run, a.settled])).toEqual([["failure", 1, false], ["failure", 2, true]]);
-      expect(failing.stderr).toContain("every 1s, timeout 1s, successThreshold 1, failureThreshold 2");
+      expect(failing.stderr).toContain("period=1s timeout=1s successThreshold=1 failureThreshold=2");
 
       // The spec's timeoutSeconds: 1 against a command that takes 5 s.
       const slow = await probeRun(node, ["--pod", "e2e/web", "--container", "silent", "--probe", "readiness", "--count", "1", "-o", "json"], agentUrl);

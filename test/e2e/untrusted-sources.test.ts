@@ -247,7 +247,7 @@ for (const version of ["1.6", "1.7"] as const) {
 
       mkdirSync(agent.manifests);
       for (const [f, text] of saved) agent.writeManifest(f, text);
-      await agent.proc.waitFor("the directory back", () => agent.proc.stderr.includes(`static pod path ${agent.manifests} is back`) || undefined, 10_000);
+      await agent.proc.waitFor("the directory back", () => agent.proc.stderr.includes(`"msg":"static pod path is back","path":${JSON.stringify(agent.manifests)}`) || undefined, 10_000);
       await keeps("keep", keep, 3_000);
       await keeps("half", half, 0);
       expect((await node.client.listPodSandbox({ labelSelector: { [POD_NAME]: `keep-${NODE_NAME}` } })).map((s) => s.state)).toEqual(["SANDBOX_READY"]);

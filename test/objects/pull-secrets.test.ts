@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { createConsola } from "consola";
 import type { Pod, Secret } from "kubernetes-types/core/v1";
 import type { AuthConfigInput } from "../../src/cri/types";
 import { DockerConfigError, DockerKeyring, globMatch, imageRepository, parseDockerConfig } from "../../src/objects/docker-keyring";
 import { makeDockerKeyring, podPullSecrets, pullWithCredentials } from "../../src/objects/pull-secrets";
 import { FakeObjectSource } from "../fakes/object-source";
+import { ALL_LEVELS, linesLog } from "../fakes/recording-log";
 
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 
@@ -18,12 +18,6 @@ function dockerSecret(name: string, auths: Record<string, unknown>, type = "kube
   const key = type === "kubernetes.io/dockercfg" ? ".dockercfg" : ".dockerconfigjson";
   const body = type === "kubernetes.io/dockercfg" ? auths : { auths };
   return { metadata: { name, namespace: "shop" }, type, data: { [key]: b64(JSON.stringify(body)) } };
-}
-
-function capturingLog() {
-  const lines: string[] = [];
-  const log = createConsola({ level: 5, reporters: [{ log: (o) => lines.push(`${o.type}: ${o.args.join(" ")}`) }] });
-  return { log, lines };
 }
 
 describe("imageRepository (ParseNormalizedNamed(...).Name())", () => {
@@ -117,11 +111,11 @@ describe("podPullSecrets", () => {
     const o = new FakeObjectSource();
     o.putSecret("shop", "there", { ".dockerconfigjson": "{}" }, "kubernetes.io/dockerconfigjson");
     const pod: Pod = { metadata: { name: "web", namespace: "shop" }, spec: { containers: [], imagePullSecrets: [{ name: "gone" }, { name: "" }, { name: "there" }] } };
-    const { log, lines } = capturingLog();
+    const { log, lines } = linesLog(ALL_LEVELS);
     const secrets = await podPullSecrets(pod, o, log);
     expect(secrets.map((s) => s.metadata?.name)).toEqual(["there"]);
     expect(o.reads).toEqual(["Secret/shop/gone", "Secret/shop/there"]);
-    expect(lines).toEqual(['warn: Unable to retrieve pull secret, the image pull may not succeed. pod=shop/web secret=shop/gone err="secret \\"gone\\" not found"']);
+    expect(lines).toEqual(['warn Unable to retrieve pull secret, the image pull may not succeed. pod=shop/web secret=shop/gone err="secret \\"gone\\" not found"']);
   });
 });
 

@@ -100,7 +100,7 @@ describe("StatusManager", () => {
     // A new status is tried again, but the warning is not repeated.
     manager.setPodStatus(pod, pendingStatus());
     await env.until(() => statusPatches() === 2, "the second patch");
-    expect(env.warnings.filter((w) => w.includes("status of pod default/web")).length).toBe(1);
+    expect(env.warnings.filter((w) => w.startsWith("status of a pod: forbidden (not retried until the status changes) pod=default/web ")).length).toBe(1);
   });
 
   test("a pod deleted and created again under the same name is never patched with the old status", async () => {

@@ -242,7 +242,7 @@ describe("housekeeping: mounts of pods that are gone (issue 24, finding 7)", () 
     expect(mounts.unmounted).toEqual([tmpfs]);
     expect(existsSync(join(podsDir, "uid-late"))).toBe(false);
     expect(vm.hostPath(p, "work")).toBeUndefined();
-    expect(lines.filter((l) => l.includes(tmpfs))).toEqual([`info pod uid-late: unmounted ${tmpfs}, still mounted after its pod was gone`]);
+    expect(lines.filter((l) => l.includes(tmpfs))).toEqual([`info unmounted a mount still there after its pod was gone uid=uid-late path=${tmpfs}`]);
     // The next pass finds nothing and says nothing.
     const before = lines.length;
     await vm.cleanupOrphans(() => false);
@@ -276,7 +276,7 @@ describe("housekeeping: mounts of pods that are gone (issue 24, finding 7)", () 
     mounts.stuck.add(tmpfs);
     await vm.cleanupOrphans(() => false);
     expect(existsSync(tmpfs)).toBe(true);
-    expect(lines.some((l) => l.startsWith("warn pod uid-stuck: cleaning up its folder") && l.includes("still mounted"))).toBe(true);
+    expect(lines.some((l) => l.startsWith("warn cleaning up the folder of a gone pod failed uid=uid-stuck err=") && l.includes("still mounted"))).toBe(true);
     mounts.stuck.clear();
     await vm.cleanupOrphans(() => false);
     expect(existsSync(join(podsDir, "uid-stuck"))).toBe(false);
