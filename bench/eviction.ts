@@ -42,10 +42,15 @@ try {
   await agent.start();
   for (let i = 0; i < PODS; i++) agent.writeManifest(`idle-${i}.yaml`, manifest(`idle-${i}`, "exec sleep 3600"));
   const t0 = performance.now();
-  const first = await eventually(`${PODS} pods running`, async () => {
-    const ids = containerIds(await agent!.pods());
-    return ids.size >= PODS ? ids : undefined;
-  }, 600_000, 1000);
+  const first = await eventually(
+    `${PODS} pods running`,
+    async () => {
+      const ids = containerIds(await agent!.pods());
+      return ids.size >= PODS ? ids : undefined;
+    },
+    600_000,
+    1000,
+  );
   console.log(`${PODS} pods running after ${((performance.now() - t0) / 1000).toFixed(0)} s`);
 
   for (let round = 0; round < ROUNDS; round++) {
@@ -54,10 +59,15 @@ try {
       agent = new TestAgent(node, [...MODES[mode]]);
       await agent.start();
       // Adopted, not restarted: every pod running with the container it had.
-      await eventually(`${mode}: the ${PODS} pods adopted`, async () => {
-        const ids = containerIds(await agent!.pods());
-        return ids.size >= PODS && [...first].every(([n, id]) => ids.get(n) === id);
-      }, 120_000, 500);
+      await eventually(
+        `${mode}: the ${PODS} pods adopted`,
+        async () => {
+          const ids = containerIds(await agent!.pods());
+          return ids.size >= PODS && [...first].every(([n, id]) => ids.get(n) === id);
+        },
+        120_000,
+        500,
+      );
       await Bun.sleep(SETTLE_S * 1000);
       const [u] = await usageOver([agent.proc.proc.pid], CPU_S);
       results[mode].push(u!);

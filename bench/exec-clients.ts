@@ -49,13 +49,19 @@ interface GrpcExecClient extends grpc.Client {
 
 function grpcJs(endpoint: string): ExecClient {
   const definition = protoLoader.fromJSON(descriptor as INamespace, LOADER_OPTIONS);
-  const pkg = grpc.loadPackageDefinition(definition) as unknown as { runtime: { v1: { RuntimeService: new (target: string, creds: grpc.ChannelCredentials, options: object) => GrpcExecClient } } };
-  const client = new pkg.runtime.v1.RuntimeService(`unix://${socketPath(endpoint)}`, grpc.credentials.createInsecure(), { "grpc.max_receive_message_length": 16 * 1024 * 1024 });
+  const pkg = grpc.loadPackageDefinition(definition) as unknown as {
+    runtime: { v1: { RuntimeService: new (target: string, creds: grpc.ChannelCredentials, options: object) => GrpcExecClient } };
+  };
+  const client = new pkg.runtime.v1.RuntimeService(`unix://${socketPath(endpoint)}`, grpc.credentials.createInsecure(), {
+    "grpc.max_receive_message_length": 16 * 1024 * 1024,
+  });
   return {
     name: "grpc-js",
     exec: (id) =>
       new Promise((resolve, reject) =>
-        client.ExecSync({ containerId: id, cmd: ["true"], timeout: 1 }, { deadline: Date.now() + 30_000 }, (err, res) => (err ? reject(err) : resolve(res?.exitCode === 0))),
+        client.ExecSync({ containerId: id, cmd: ["true"], timeout: 1 }, { deadline: Date.now() + 30_000 }, (err, res) =>
+          err ? reject(err) : resolve(res?.exitCode === 0),
+        ),
       ),
     close: () => client.close(),
   };
@@ -65,7 +71,10 @@ function crictl(endpoint: string, path: string): ExecClient {
   return {
     name: "crictl",
     exec: async (id) => {
-      const p = Bun.spawn([path, "--runtime-endpoint", endpoint, "--timeout", "30s", "exec", "--sync", "--timeout", "1", id, "true"], { stdout: "ignore", stderr: "ignore" });
+      const p = Bun.spawn([path, "--runtime-endpoint", endpoint, "--timeout", "30s", "exec", "--sync", "--timeout", "1", id, "true"], {
+        stdout: "ignore",
+        stderr: "ignore",
+      });
       return (await p.exited) === 0;
     },
     close: () => {},
@@ -82,15 +91,17 @@ interface Turn {
 async function turn(c: ExecClient, ids: string[], inFlight: number, seconds: number): Promise<Turn> {
   const out: Turn = { done: 0, failed: 0, took: [] };
   const end = performance.now() + seconds * 1000;
-  await Promise.all(Array.from({ length: inFlight }, async (_, w) => {
-    for (let k = w; performance.now() < end; k += inFlight) {
-      const t = performance.now();
-      const ok = await c.exec(ids[k % ids.length]!).catch(() => false);
-      out.took.push(performance.now() - t);
-      out.done++;
-      if (!ok) out.failed++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: inFlight }, async (_, w) => {
+      for (let k = w; performance.now() < end; k += inFlight) {
+        const t = performance.now();
+        const ok = await c.exec(ids[k % ids.length]!).catch(() => false);
+        out.took.push(performance.now() - t);
+        out.done++;
+        if (!ok) out.failed++;
+      }
+    }),
+  );
   return out;
 }
 
@@ -135,12 +146,17 @@ export async function compareExecClients(node: TestNode, ids: string[]): Promise
 
 /** The rows as text: each client's rate and p50, and ours as a ratio to each other client. */
 export function formatExecClients(rows: ExecClientRow[]): string {
-  const lines = [`  ExecSync a second by client, same containerd and containers (${TURN_S} s turns, ABAB)${Bun.which("crictl") ? "" : "; crictl is not on PATH"}:`];
+  const lines = [
+    `  ExecSync a second by client, same containerd and containers (${TURN_S} s turns, ABAB)${Bun.which("crictl") ? "" : "; crictl is not on PATH"}:`,
+  ];
   for (const inFlight of [...new Set(rows.map((r) => r.inFlight))]) {
     const at = rows.filter((r) => r.inFlight === inFlight);
     const mine = at.find((r) => r.client === "ours")!;
     const each = at.map((r) => `${r.client} ${r.perSecond.toFixed(1)}/s (p50 ${r.p50Ms.toFixed(0)} ms${r.failed ? `, ${r.failed} failed` : ""})`).join(", ");
-    const ratios = at.filter((r) => r !== mine).map((r) => `ours/${r.client} ${(mine.perSecond / r.perSecond).toFixed(2)}×`).join(", ");
+    const ratios = at
+      .filter((r) => r !== mine)
+      .map((r) => `ours/${r.client} ${(mine.perSecond / r.perSecond).toFixed(2)}×`)
+      .join(", ");
     lines.push(`  ${String(inFlight).padStart(2)} in flight: ${each}; ${ratios}`);
   }
   return lines.join("\n");

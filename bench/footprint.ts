@@ -70,7 +70,12 @@ function dropFromPageCache(path: string): void {
 class BenchAgent {
   proc: ReturnType<typeof Bun.spawn> | undefined;
   stderr = "";
-  constructor(readonly bin: Binary, readonly dir: string, readonly port: number, readonly node: TestNode) {
+  constructor(
+    readonly bin: Binary,
+    readonly dir: string,
+    readonly port: number,
+    readonly node: TestNode,
+  ) {
     mkdirSync(join(dir, "manifests"), { recursive: true });
   }
   get url(): string {
@@ -92,12 +97,34 @@ class BenchAgent {
   start(cold = false): void {
     this.stderr = "";
     if (cold) dropFromPageCache(this.bin.path);
-    const proc = Bun.spawn([
-      this.bin.path, "agent", "--runtime-endpoint", this.node.endpoint, "--root-dir", join(this.dir, "root"),
-      "--pod-manifest-path", join(this.dir, "manifests"), "--pod-logs-dir", join(this.dir, "logs"), "--cgroup-root", AGENT_CGROUP,
-      "--hostname-override", NODE_NAME, "--port", String(this.port), "--file-check-frequency", "2s", "--log-format", "json", "--pleg-mode", "auto",
-      ...this.apiFlags(),
-    ], { stdin: "ignore", stdout: "ignore", stderr: "pipe" });
+    const proc = Bun.spawn(
+      [
+        this.bin.path,
+        "agent",
+        "--runtime-endpoint",
+        this.node.endpoint,
+        "--root-dir",
+        join(this.dir, "root"),
+        "--pod-manifest-path",
+        join(this.dir, "manifests"),
+        "--pod-logs-dir",
+        join(this.dir, "logs"),
+        "--cgroup-root",
+        AGENT_CGROUP,
+        "--hostname-override",
+        NODE_NAME,
+        "--port",
+        String(this.port),
+        "--file-check-frequency",
+        "2s",
+        "--log-format",
+        "json",
+        "--pleg-mode",
+        "auto",
+        ...this.apiFlags(),
+      ],
+      { stdin: "ignore", stdout: "ignore", stderr: "pipe" },
+    );
     this.proc = proc;
     void (async () => {
       const dec = new TextDecoder();
@@ -160,7 +187,10 @@ async function atRest(node: TestNode, bins: Binary[]): Promise<Record<string, { 
   try {
     for (const a of agents) await until(`${a.bin.label} healthy`, () => a.healthy(), 30_000, 50);
     await Bun.sleep(SETTLE_S * 1000);
-    const usage = await usageOver(agents.map((a) => a.pid), CPU_S);
+    const usage = await usageOver(
+      agents.map((a) => a.pid),
+      CPU_S,
+    );
     return Object.fromEntries(agents.map((a, i) => [a.bin.label, usage[i]!]));
   } finally {
     for (const a of agents) await a.kill("SIGINT");
@@ -202,17 +232,27 @@ async function restart(agent: BenchAgent, before: Map<string, string>, container
   agent.start();
   await until(`${agent.bin.label} healthy after kill -9`, () => agent.healthy(), 30_000, 5);
   const healthyMs = performance.now() - t0;
-  await until(`${agent.bin.label} reporting every pod adopted`, async () => {
-    const now = runningContainers(await agent.pods());
-    return now.size === before.size && [...before].every(([k, v]) => now.get(k) === v);
-  }, 60_000, 5);
+  await until(
+    `${agent.bin.label} reporting every pod adopted`,
+    async () => {
+      const now = runningContainers(await agent.pods());
+      return now.size === before.size && [...before].every(([k, v]) => now.get(k) === v);
+    },
+    60_000,
+    5,
+  );
   const adoptedMs = performance.now() - t0;
   const after = (await node.client.listContainers()).length;
-  if (after !== containers) throw new Error(`${agent.bin.label}: the runtime has ${after} containers after the restart, ${containers} before: adoption started something`);
+  if (after !== containers)
+    throw new Error(`${agent.bin.label}: the runtime has ${after} containers after the restart, ${containers} before: adoption started something`);
   return { healthyMs, adoptedMs };
 }
 
-const bins: Binary[] = [...(BEFORE ? [{ label: "before", path: BEFORE }] : []), ...(MAIN ? [{ label: "main", path: MAIN }] : []), { label: "after", path: AFTER }];
+const bins: Binary[] = [
+  ...(BEFORE ? [{ label: "before", path: BEFORE }] : []),
+  ...(MAIN ? [{ label: "main", path: MAIN }] : []),
+  { label: "after", path: AFTER },
+];
 for (const b of bins) if (!existsSync(b.path)) throw new Error(`${b.label} binary ${b.path} not found${b.label === "after" ? ": run make build" : ""}`);
 
 const node = await startNode("1.6");
@@ -234,17 +274,25 @@ try {
     }
     for (const b of bins) {
       const r = rss[b.label]!;
-      console.log(`  ${b.label.padEnd(7)} RSS ${[0, half, PODS].map((n) => `${n} pods ${r[n]!.toFixed(1)} MiB`).join(", ")}; CPU at 0 pods ${rest[b.label]!.cpuPercent.toFixed(2)}% of a core`);
+      console.log(
+        `  ${b.label.padEnd(7)} RSS ${[0, half, PODS].map((n) => `${n} pods ${r[n]!.toFixed(1)} MiB`).join(", ")}; CPU at 0 pods ${rest[b.label]!.cpuPercent.toFixed(2)}% of a core`,
+      );
     }
     if (BEFORE) {
       const [a, b] = [rss.after!, rss.before!];
-      console.log(`  after / before: RSS ${[0, half, PODS].map((n) => `${ratio(a[n]!, b[n]!)} at ${n}`).join(", ")}; CPU at 0 pods ${ratio(rest.after!.cpuPercent, rest.before!.cpuPercent)}`);
+      console.log(
+        `  after / before: RSS ${[0, half, PODS].map((n) => `${ratio(a[n]!, b[n]!)} at ${n}`).join(", ")}; CPU at 0 pods ${ratio(rest.after!.cpuPercent, rest.before!.cpuPercent)}`,
+      );
     }
     if (MAIN) {
       const [a, m] = [rss.after!, rss.main!];
-      console.log(`  after / main: RSS ${[0, half, PODS].map((n) => `${ratio(a[n]!, m[n]!)} at ${n}`).join(", ")}; CPU at 0 pods ${ratio(rest.after!.cpuPercent, rest.main!.cpuPercent)}`);
+      console.log(
+        `  after / main: RSS ${[0, half, PODS].map((n) => `${ratio(a[n]!, m[n]!)} at ${n}`).join(", ")}; CPU at 0 pods ${ratio(rest.after!.cpuPercent, rest.main!.cpuPercent)}`,
+      );
     }
-    console.log(`  targets: RSS ≤ 50 MiB at 0 pods ${rss.after![0]! <= 50 ? "met" : "NOT met"}, ≤ 80 MiB at ${PODS} ${rss.after![PODS]! <= 80 ? "met" : "NOT met"}`);
+    console.log(
+      `  targets: RSS ≤ 50 MiB at 0 pods ${rss.after![0]! <= 50 ? "met" : "NOT met"}, ≤ 80 MiB at ${PODS} ${rss.after![PODS]! <= 80 ? "met" : "NOT met"}`,
+    );
   }
 
   const times: Record<string, Restart[]> = Object.fromEntries(bins.map((b) => [b.label, []]));
@@ -254,10 +302,15 @@ try {
     const shared = new BenchAgent(bins.at(-1)!, join(node.rootDir, "restart"), await freePort(), node);
     shared.start();
     for (let i = 0; i < PODS; i++) shared.write(`idle-${i}`);
-    const pods = await until(`${PODS} pods running`, async () => {
-      const m = runningContainers(await shared.pods());
-      return m.size >= PODS && m;
-    }, 300_000, 500);
+    const pods = await until(
+      `${PODS} pods running`,
+      async () => {
+        const m = runningContainers(await shared.pods());
+        return m.size >= PODS && m;
+      },
+      300_000,
+      500,
+    );
     const containers = (await node.client.listContainers()).length;
     let current = shared;
     const turn = async (b: Binary) => {
@@ -282,16 +335,25 @@ try {
     }
     await current.kill("SIGINT");
     if (process.env.FOOTPRINT_LOG) console.log(current.stderr);
-    const median = (l: string, k: keyof Restart) => percentile(times[l]!.map((x) => x[k]), 50);
+    const median = (l: string, k: keyof Restart) =>
+      percentile(
+        times[l]!.map((x) => x[k]),
+        50,
+      );
     console.log(`\n  kill -9 → /healthz ok with ${PODS} pods adopted (median of ${RESTARTS}; then every pod reported running with its containers):`);
     for (const b of bins) {
-      console.log(`  ${b.label.padEnd(7)} healthz ${median(b.label, "healthyMs").toFixed(0)} ms, all pods ${median(b.label, "adoptedMs").toFixed(0)} ms  (healthz each: ${times[b.label]!.map((x) => x.healthyMs.toFixed(0)).join(", ")})`);
+      console.log(
+        `  ${b.label.padEnd(7)} healthz ${median(b.label, "healthyMs").toFixed(0)} ms, all pods ${median(b.label, "adoptedMs").toFixed(0)} ms  (healthz each: ${times[b.label]!.map((x) => x.healthyMs.toFixed(0)).join(", ")})`,
+      );
     }
     console.log(`\n  CPU at rest with the ${PODS} adopted pods (${CPU_S} s, two turns each):`);
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-    for (const b of bins) console.log(`  ${b.label.padEnd(7)} ${mean(cpu[b.label]!).toFixed(2)}% of a core  (each: ${cpu[b.label]!.map((c) => c.toFixed(2)).join(", ")})`);
+    for (const b of bins)
+      console.log(`  ${b.label.padEnd(7)} ${mean(cpu[b.label]!).toFixed(2)}% of a core  (each: ${cpu[b.label]!.map((c) => c.toFixed(2)).join(", ")})`);
     if (BEFORE) {
-      console.log(`  after / before: healthz ${ratio(median("after", "healthyMs"), median("before", "healthyMs"))}, all pods ${ratio(median("after", "adoptedMs"), median("before", "adoptedMs"))}; CPU at ${PODS} pods ${ratio(mean(cpu.after!), mean(cpu.before!))}`);
+      console.log(
+        `  after / before: healthz ${ratio(median("after", "healthyMs"), median("before", "healthyMs"))}, all pods ${ratio(median("after", "adoptedMs"), median("before", "adoptedMs"))}; CPU at ${PODS} pods ${ratio(mean(cpu.after!), mean(cpu.before!))}`,
+      );
     }
     console.log(`  target: healthz ≤ 1 s after kill -9 ${median("after", "healthyMs") <= 1000 ? "met" : "NOT met"}`);
   }

@@ -41,7 +41,9 @@ function binary(dir: string, jobs: number): number {
 const dir = mkdtempSync(join(tmpdir(), "nodeagent-bench-lint-"));
 try {
   generateLintCorpus(dir, FILES);
-  const paths = readdirSync(dir).sort().map((f) => join(dir, f));
+  const paths = readdirSync(dir)
+    .sort()
+    .map((f) => join(dir, f));
   const lines = paths.reduce((n, p) => n + readFileSync(p, "utf8").split("\n").length, 0);
   console.log(`${FILES} manifests, ${Math.round(lines / FILES)} lines each on average; ${cpus().length} cores; median of ${ROUNDS} rounds`);
 
@@ -63,7 +65,9 @@ try {
   const perSecond = (s: number): number => FILES / s;
   console.log(`${"".padEnd(42)} ${"seconds".padStart(8)} ${"manifests/s".padStart(12)} ${"vs yaml.parse".padStart(14)}`);
   for (const [name, s] of rows) {
-    console.log(`${name.padEnd(42)} ${s.toFixed(3).padStart(8)} ${Math.round(perSecond(s)).toString().padStart(12)} ${(perSecond(s) / perSecond(baseline)).toFixed(2).padStart(13)}x`);
+    console.log(
+      `${name.padEnd(42)} ${s.toFixed(3).padStart(8)} ${Math.round(perSecond(s)).toString().padStart(12)} ${(perSecond(s) / perSecond(baseline)).toFixed(2).padStart(13)}x`,
+    );
   }
   const two = perSecond(rows.at(-1)![1]);
   console.log(`target: ≥ ${TARGET_PER_SECOND} manifests/s with --jobs 2 — ${two >= TARGET_PER_SECOND ? "met" : "NOT met"} (${Math.round(two)}/s)`);

@@ -139,14 +139,18 @@ try {
   const g = results.latency_generic as { p50: number; p99: number };
   const e = results.latency_evented as { p50: number; p99: number };
   const f = results.latency_runtime_event as { p50: number; p99: number };
-  console.log(`  evented / raw event: p50 ${(e.p50 / f.p50).toFixed(2)}×, p99 ${(e.p99 / f.p99).toFixed(2)}×; evented / generic: p50 ${(e.p50 / g.p50).toFixed(3)}×`);
+  console.log(
+    `  evented / raw event: p50 ${(e.p50 / f.p50).toFixed(2)}×, p99 ${(e.p99 / f.p99).toFixed(2)}×; evented / generic: p50 ${(e.p50 / g.p50).toFixed(3)}×`,
+  );
   console.log(`  target evented p99 ≤ 50 ms: ${e.p99 <= 50 ? "met" : "NOT met"}\n`);
 
   console.log(`Relist time, median of ${RELIST_ROUNDS}, against the raw ListPodSandbox + ListContainers:`);
   for (const pods of [0, 50, 100]) {
     const r = await relistRatio(node, pods);
     results[`relist_${pods}`] = { ...r, ratio: r.relist / r.raw };
-    console.log(`  ${String(pods).padStart(3)} pods  raw ${ms(r.raw).padStart(9)}  relist ${ms(r.relist).padStart(9)}  ratio ${(r.relist / r.raw).toFixed(2)}×   (target ≤ 1.5×: ${r.relist / r.raw <= 1.5 ? "met" : "NOT met"})`);
+    console.log(
+      `  ${String(pods).padStart(3)} pods  raw ${ms(r.raw).padStart(9)}  relist ${ms(r.relist).padStart(9)}  ratio ${(r.relist / r.raw).toFixed(2)}×   (target ≤ 1.5×: ${r.relist / r.raw <= 1.5 ? "met" : "NOT met"})`,
+    );
   }
   console.log("\n" + JSON.stringify(results));
 } finally {

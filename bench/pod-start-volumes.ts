@@ -30,21 +30,27 @@ function benchPod(name: string, volumes: boolean): Pod {
       nodeName: NODE_NAME,
       serviceAccountName: "default",
       terminationGracePeriodSeconds: 1,
-      containers: [{ name: "main", image: "localhost/nodeagent/busybox:1.35", command: ["sh", "-c", "sleep 3600"], ...(volumes ? { volumeMounts: mounts } : {}) }],
-      ...(volumes ? {
-        volumes: [
-          { name: "cfg", configMap: { name: "app-config" } },
-          { name: "sec", secret: { secretName: "app-secret" } },
-          {
-            name: "kube-api-access",
-            projected: { sources: [
-              { serviceAccountToken: { expirationSeconds: 3607, path: "token" } },
-              { configMap: { name: "kube-root-ca.crt", items: [{ key: "ca.crt", path: "ca.crt" }] } },
-              { downwardAPI: { items: [{ path: "namespace", fieldRef: { fieldPath: "metadata.namespace" } }] } },
-            ] },
-          },
-        ],
-      } : {}),
+      containers: [
+        { name: "main", image: "localhost/nodeagent/busybox:1.35", command: ["sh", "-c", "sleep 3600"], ...(volumes ? { volumeMounts: mounts } : {}) },
+      ],
+      ...(volumes
+        ? {
+            volumes: [
+              { name: "cfg", configMap: { name: "app-config" } },
+              { name: "sec", secret: { secretName: "app-secret" } },
+              {
+                name: "kube-api-access",
+                projected: {
+                  sources: [
+                    { serviceAccountToken: { expirationSeconds: 3607, path: "token" } },
+                    { configMap: { name: "kube-root-ca.crt", items: [{ key: "ca.crt", path: "ca.crt" }] } },
+                    { downwardAPI: { items: [{ path: "namespace", fieldRef: { fieldPath: "metadata.namespace" } }] } },
+                  ],
+                },
+              },
+            ],
+          }
+        : {}),
     },
   };
 }
@@ -72,8 +78,18 @@ try {
   const create = (resource: string, o: object) => api.store.create(resource, o as KubernetesObject);
   create("serviceaccounts", { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "default", namespace: "default" } });
   create("configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "kube-root-ca.crt", namespace: "default" }, data: { "ca.crt": api.caPem } });
-  create("configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "app-config", namespace: "default" }, data: { greeting: "hello", color: "blue" } });
-  create("secrets", { apiVersion: "v1", kind: "Secret", metadata: { name: "app-secret", namespace: "default" }, data: { password: Buffer.from("s3cret").toString("base64") } });
+  create("configmaps", {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "app-config", namespace: "default" },
+    data: { greeting: "hello", color: "blue" },
+  });
+  create("secrets", {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: "app-secret", namespace: "default" },
+    data: { password: Buffer.from("s3cret").toString("base64") },
+  });
   agent = new TestAgent(node, ["--kubeconfig", kubeconfig, "--pleg-mode", "generic"]);
   await agent.start();
   // The first pod of each kind warms up what a first pod pays once (the image, the informers).

@@ -64,7 +64,13 @@ async function floorContender(node: TestNode): Promise<Contender> {
   // A burst on a busy machine can keep one RunPodSandbox waiting past the test client's 30 s.
   const client = new CriClient(node.endpoint, { timeoutMs: 300_000 });
   clients.push(client);
-  const options: RuntimeConfigOptions = { podLogsRoot: node.logDir, podsDir: join(node.rootDir, "floor-pods"), cgroupRoot: CGROUP_PARENT, nodeName: NODE_NAME, hostIP: "127.0.0.1" };
+  const options: RuntimeConfigOptions = {
+    podLogsRoot: node.logDir,
+    podsDir: join(node.rootDir, "floor-pods"),
+    cgroupRoot: CGROUP_PARENT,
+    nodeName: NODE_NAME,
+    hostIP: "127.0.0.1",
+  };
   const imageRef = (await client.imageStatus({ image: BUSYBOX_IMAGE })).image?.id ?? BUSYBOX_IMAGE;
   const podNamed = (name: string): Pod => {
     const loaded = loadStaticPods(manifest(name, "sleep 3600"), { source: "file", location: `/floor/${name}.yaml`, nodeName: NODE_NAME });
@@ -80,7 +86,11 @@ async function floorContender(node: TestNode): Promise<Contender> {
     mkdirSync(join(options.podsDir, pod.metadata!.uid!, "containers", container.name), { recursive: true });
     const sb = sandboxConfig(pod, 0, options);
     const sandboxId = await client.runPodSandbox(sb);
-    const id = await client.createContainer(sandboxId, containerConfig({ pod, container, init: false, restartCount: 0, podIP: "", imageRef, options, volumePath }), sb);
+    const id = await client.createContainer(
+      sandboxId,
+      containerConfig({ pod, container, init: false, restartCount: 0, podIP: "", imageRef, options, volumePath }),
+      sb,
+    );
     await client.startContainer(id);
   };
   return {
@@ -95,10 +105,12 @@ async function floorContender(node: TestNode): Promise<Contender> {
     async burst(round) {
       const pods = Array.from({ length: BURST }, (_, i) => podNamed(`raw-par${round}-${i}`));
       const t0 = performance.now();
-      return Promise.all(pods.map(async (p) => {
-        await start(p);
-        return performance.now() - t0;
-      }));
+      return Promise.all(
+        pods.map(async (p) => {
+          await start(p);
+          return performance.now() - t0;
+        }),
+      );
     },
   };
 }
@@ -161,7 +173,9 @@ try {
   const floorNode = await startNode("1.6");
   nodes.push(floorNode);
   const v = await floorNode.client.version();
-  console.log(`nodeagent pod start benchmark on ${v.runtimeName} ${v.runtimeVersion}, CNI bridge network: ${N} pods one at a time, ${BURSTS} burst(s) of ${BURST}, each contender on a containerd of its own, taking turns`);
+  console.log(
+    `nodeagent pod start benchmark on ${v.runtimeName} ${v.runtimeVersion}, CNI bridge network: ${N} pods one at a time, ${BURSTS} burst(s) of ${BURST}, each contender on a containerd of its own, taking turns`,
+  );
   for (const [name, bin] of binaries) console.log(`  ${name}: ${bin}`);
   console.log("");
   const contenders: Contender[] = [await floorContender(floorNode)];
@@ -199,18 +213,29 @@ try {
     const seq50 = pct(s.seq, 50);
     const f = burstFigure(s, first);
     const a = burstFigure(s, last);
-    console.log(`  ${c.name.padEnd(18)} ${ms(seq50)}${r(seq50, fseq)} ${ms(pct(s.seq, 99))}${r(pct(s.seq, 99), pct(floor.seq, 99))} │ ${ms(f)}${r(f, fFirst)}  ${ms(a)}${r(a, fAll)}`);
+    console.log(
+      `  ${c.name.padEnd(18)} ${ms(seq50)}${r(seq50, fseq)} ${ms(pct(s.seq, 99))}${r(pct(s.seq, 99), pct(floor.seq, 99))} │ ${ms(f)}${r(f, fFirst)}  ${ms(a)}${r(a, fAll)}`,
+    );
   }
-  if (BURSTS > 0) for (const c of contenders) console.log(`  ${c.name.padEnd(18)} each burst: first ${c.samples.bursts.map((b) => first(b).toFixed(0)).join(", ")} ms; all ${c.samples.bursts.map((b) => last(b).toFixed(0)).join(", ")} ms`);
+  if (BURSTS > 0)
+    for (const c of contenders)
+      console.log(
+        `  ${c.name.padEnd(18)} each burst: first ${c.samples.bursts.map((b) => first(b).toFixed(0)).join(", ")} ms; all ${c.samples.bursts.map((b) => last(b).toFixed(0)).join(", ")} ms`,
+      );
   const seqRatio = pct(after.seq, 50) / fseq;
   const firstVsOwn = burstFigure(after, first) / pct(after.seq, 50);
   console.log(`\n  (ratios: to the floor's same figure)`);
   console.log(`  one at a time: p50 ${seqRatio.toFixed(2)}× the floor (target ≤ 1.10×): ${seqRatio <= 1.1 ? "met" : "NOT met"}`);
-  if (BURSTS > 0) console.log(`  burst: first running ${firstVsOwn.toFixed(2)}× the agent's own one-at-a-time p50 (target ≤ 1.5×): ${firstVsOwn <= 1.5 ? "met" : "NOT met"}`);
+  if (BURSTS > 0)
+    console.log(`  burst: first running ${firstVsOwn.toFixed(2)}× the agent's own one-at-a-time p50 (target ≤ 1.5×): ${firstVsOwn <= 1.5 ? "met" : "NOT met"}`);
   if (before && BURSTS > 0) {
     const allVsBefore = burstFigure(after, last) / burstFigure(before, last);
-    console.log(`  burst: all running ${allVsBefore.toFixed(2)}× before (target ≤ 1.00×): ${allVsBefore <= 1 ? "met" : "NOT met"}; first running ${(burstFigure(after, first) / burstFigure(before, first)).toFixed(2)}× before`);
-    console.log(`  one at a time: p50 ${(pct(after.seq, 50) / pct(before.seq, 50)).toFixed(2)}× before; before's first running ${(burstFigure(before, first) / pct(before.seq, 50)).toFixed(2)}× its own one-at-a-time p50`);
+    console.log(
+      `  burst: all running ${allVsBefore.toFixed(2)}× before (target ≤ 1.00×): ${allVsBefore <= 1 ? "met" : "NOT met"}; first running ${(burstFigure(after, first) / burstFigure(before, first)).toFixed(2)}× before`,
+    );
+    console.log(
+      `  one at a time: p50 ${(pct(after.seq, 50) / pct(before.seq, 50)).toFixed(2)}× before; before's first running ${(burstFigure(before, first) / pct(before.seq, 50)).toFixed(2)}× its own one-at-a-time p50`,
+    );
   }
 
   if (IDLE > 0) {
@@ -224,7 +249,19 @@ try {
     console.log("\n" + idleLines.join("\n") + "  (the kubelet's CI ceiling at 100 pods: 0.35 core p50, 300 MiB)");
   }
   const summary = (s: Samples) => ({ seqP50: pct(s.seq, 50), seqP99: pct(s.seq, 99), burstFirst: burstFigure(s, first), burstAll: burstFigure(s, last) });
-  console.log("\n" + JSON.stringify({ pods: N, burst: BURST, bursts: BURSTS, floor: summary(floor), after: summary(after), ...(before ? { before: summary(before) } : {}), seqRatio, firstVsOwn }));
+  console.log(
+    "\n" +
+      JSON.stringify({
+        pods: N,
+        burst: BURST,
+        bursts: BURSTS,
+        floor: summary(floor),
+        after: summary(after),
+        ...(before ? { before: summary(before) } : {}),
+        seqRatio,
+        firstVsOwn,
+      }),
+  );
 } finally {
   const first = agents[0];
   await cleanup();

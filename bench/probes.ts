@@ -42,7 +42,7 @@ const CEILING = (process.env.BENCH_CEILING ?? "1,2,4,8,16,32").split(",").filter
 const CEILING_S = 5;
 const STARTUP_S = Number(process.env.BENCH_STARTUP_S ?? 300);
 
-const EXEC_PROBE = "      readinessProbe:\n        exec: { command: [\"true\"] }\n        periodSeconds: 1\n";
+const EXEC_PROBE = '      readinessProbe:\n        exec: { command: ["true"] }\n        periodSeconds: 1\n';
 
 async function podList(agent: TestAgent): Promise<PodList> {
   return (await (await agent.fetch("/pods", { signal: AbortSignal.timeout(10_000) })).json()) as PodList;
@@ -51,7 +51,8 @@ async function podList(agent: TestAgent): Promise<PodList> {
 /** Ready pods of the configuration (named `prefix-N`); undefined when the agent did not answer in time. */
 async function readyCount(agent: TestAgent, prefix = "probed"): Promise<number | undefined> {
   const list = await podList(agent).catch(() => undefined);
-  return list?.items.filter((p) => p.metadata?.name?.startsWith(`${prefix}-`) && p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True")).length;
+  return list?.items.filter((p) => p.metadata?.name?.startsWith(`${prefix}-`) && p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"))
+    .length;
 }
 
 /** The agent's last word on probes it could not count (its once-a-minute warning), if any. */
@@ -71,7 +72,12 @@ function lastShortOfTime(agent: TestAgent): string | undefined {
  * minute, since an agent on a swamped node can take longer than one read's 10 s to answer.
  */
 async function metricSums(agent: TestAgent, metric: string, label?: string): Promise<Record<string, number>> {
-  const text = await eventually(`${metric} from the agent`, async () => (await agent.fetch("/metrics", { signal: AbortSignal.timeout(10_000) })).text(), 60_000, 1000);
+  const text = await eventually(
+    `${metric} from the agent`,
+    async () => (await agent.fetch("/metrics", { signal: AbortSignal.timeout(10_000) })).text(),
+    60_000,
+    1000,
+  );
   const out: Record<string, number> = {};
   for (const m of text.matchAll(new RegExp(`^${metric}\\{([^}]*)\\} ([0-9.e+-]+)$`, "gm"))) {
     const key = label ? (new RegExp(`${label}="(\\w+)"`).exec(m[1]!)?.[1] ?? "") : "";
@@ -90,7 +96,10 @@ async function startPods(agent: TestAgent, prefix: string, n: number, probe: boo
   let running = 0;
   const deadline = Date.now() + STARTUP_S * 1000;
   while (Date.now() < deadline) {
-    const pods = await podList(agent).then((l) => l.items.filter((p) => p.metadata?.name?.startsWith(`${prefix}-`)), () => []);
+    const pods = await podList(agent).then(
+      (l) => l.items.filter((p) => p.metadata?.name?.startsWith(`${prefix}-`)),
+      () => [],
+    );
     running = pods.filter((p) => p.status?.containerStatuses?.length && p.status.containerStatuses.every((c) => c.state?.running)).length;
     if (running === n) break;
     await Bun.sleep(500);
@@ -109,10 +118,15 @@ async function teardown(agent: TestAgent, node: TestNode, prefix: string, n: num
   for (let i = 0; i < n; i++) agent.removeManifest(`${prefix}-${i}.yaml`);
   // Until the runtime is empty: under load a removal can time out, and a pod left over would count
   // against the next agent's capacity (110 pods).
-  await eventually("an empty runtime", async () => {
-    await removeAllPods(node.client);
-    return (await node.client.listPodSandbox()).length === 0;
-  }, 600_000, 1000);
+  await eventually(
+    "an empty runtime",
+    async () => {
+      await removeAllPods(node.client);
+      return (await node.client.listPodSandbox()).length === 0;
+    },
+    600_000,
+    1000,
+  );
   agent.cleanup();
 }
 
@@ -172,8 +186,20 @@ async function probedRun(name: string, agent: TestAgent, containerdPid: number, 
   const failed = delta("failed") + delta("unknown");
   const cpu = (i: number) => ((u1[i]!.cpuTicks - u0[i]!.cpuTicks) / 100 / seconds) * 100;
   return {
-    binary: name, pods: n, running: runningPods, due, successful, failed, notCounted: Math.max(0, due - successful - failed), successRate: successful / due,
-    allReadyAfterS, readyMin, readyEnd, agentCpuPercent: cpu(0), agentRssMiB: u1[0]!.rssMiB, containerdCpuPercent: cpu(1),
+    binary: name,
+    pods: n,
+    running: runningPods,
+    due,
+    successful,
+    failed,
+    notCounted: Math.max(0, due - successful - failed),
+    successRate: successful / due,
+    allReadyAfterS,
+    readyMin,
+    readyEnd,
+    agentCpuPercent: cpu(0),
+    agentRssMiB: u1[0]!.rssMiB,
+    containerdCpuPercent: cpu(1),
   };
 }
 
@@ -211,14 +237,16 @@ async function ceiling(node: TestNode): Promise<{ rows: { inFlight: number; perS
     const took: number[] = [];
     let failed = 0;
     const end = performance.now() + CEILING_S * 1000;
-    await Promise.all(Array.from({ length: inFlight }, async (_, w) => {
-      for (let k = w; performance.now() < end; k += inFlight) {
-        const t = performance.now();
-        const r = await node.client.execSync(ids[k % ids.length]!, ["true"], 1).catch(() => undefined);
-        took.push(performance.now() - t);
-        if (r?.exitCode !== 0) failed++;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: inFlight }, async (_, w) => {
+        for (let k = w; performance.now() < end; k += inFlight) {
+          const t = performance.now();
+          const r = await node.client.execSync(ids[k % ids.length]!, ["true"], 1).catch(() => undefined);
+          took.push(performance.now() - t);
+          if (r?.exitCode !== 0) failed++;
+        }
+      }),
+    );
     out.push({ inFlight, perSecond: took.length / CEILING_S, p50Ms: percentile(took, 50), failed });
   }
   const clients = await compareExecClients(node, ids);
@@ -242,11 +270,15 @@ try {
   const containerdPid = Number(readFileSync(join(node.rootDir, "run", "containerd.pid"), "utf8"));
   const v = await node.client.version();
   const most = Math.max(...COUNTS);
-  console.log(`nodeagent exec probe benchmark on ${v.runtimeName} ${v.runtimeVersion}: ${COUNTS.join(" and ")} pods, an exec readiness probe each every 1 s; ` +
-    `${SETTLE_S} s to settle, then a ${WINDOW_S} s window\n`);
+  console.log(
+    `nodeagent exec probe benchmark on ${v.runtimeName} ${v.runtimeVersion}: ${COUNTS.join(" and ")} pods, an exec readiness probe each every 1 s; ` +
+      `${SETTLE_S} s to settle, then a ${WINDOW_S} s window\n`,
+  );
   if (CEILING.length) {
     ({ rows: ceil, clients } = await ceiling(node));
-    console.log(`  the runtime's ceiling, bare ExecSyncs (no agent): ${ceil.map((c) => `${c.inFlight} in flight ${c.perSecond.toFixed(0)}/s (p50 ${c.p50Ms.toFixed(0)} ms${c.failed ? `, ${c.failed} failed` : ""})`).join("; ")}`);
+    console.log(
+      `  the runtime's ceiling, bare ExecSyncs (no agent): ${ceil.map((c) => `${c.inFlight} in flight ${c.perSecond.toFixed(0)}/s (p50 ${c.p50Ms.toFixed(0)} ms${c.failed ? `, ${c.failed} failed` : ""})`).join("; ")}`,
+    );
     if (clients.length) console.log(formatExecClients(clients));
     console.log("");
   }
@@ -264,8 +296,10 @@ try {
       await agent.start();
       const r = await probedRun(name, agent, containerdPid, n);
       results.push(r);
-      console.log(`  ${name.padEnd(6)} ${String(n).padStart(3)} pods: ${r.successful}/${r.due} due probes succeeded (${(r.successRate * 100).toFixed(1)} %), ${r.failed} failed, ` +
-        `${r.notCounted} not counted; Ready ≥ ${r.readyMin}/${n} over the window, ${r.readyEnd}/${n} at its end`);
+      console.log(
+        `  ${name.padEnd(6)} ${String(n).padStart(3)} pods: ${r.successful}/${r.due} due probes succeeded (${(r.successRate * 100).toFixed(1)} %), ${r.failed} failed, ` +
+          `${r.notCounted} not counted; Ready ≥ ${r.readyMin}/${n} over the window, ${r.readyEnd}/${n} at its end`,
+      );
       const said = lastShortOfTime(agent);
       if (said) console.log(`         the agent said: ${said}`);
       if (name === "after" && n === most) lat = await latency(node, agent);
@@ -276,10 +310,15 @@ try {
   // An error midway (an agent that stopped answering) still leaves nothing behind: the agent, then
   // every pod, before containerd stops (node.stop gives up on removals that fail).
   if (current?.proc) await current.stop().catch(() => {});
-  await eventually("an empty runtime", async () => {
-    await removeAllPods(node.client);
-    return (await node.client.listPodSandbox()).length === 0;
-  }, 600_000, 1000).catch((e: unknown) => console.log(`cleanup: ${String(e)}`));
+  await eventually(
+    "an empty runtime",
+    async () => {
+      await removeAllPods(node.client);
+      return (await node.client.listPodSandbox()).length === 0;
+    },
+    600_000,
+    1000,
+  ).catch((e: unknown) => console.log(`cleanup: ${String(e)}`));
   current?.cleanup();
   await node.stop();
 }
@@ -287,22 +326,47 @@ try {
 console.log(`\n  binary  pods   due  success  failed  not counted  success rate  all Ready after  Ready min/end  agent CPU (× no probes)  containerd CPU`);
 for (const r of results) {
   const p = plain[r.binary]!;
-  console.log(`  ${r.binary.padEnd(6)} ${String(r.pods).padStart(5)} ${String(r.due).padStart(5)} ${String(r.successful).padStart(8)} ${String(r.failed).padStart(7)} ${String(r.notCounted).padStart(12)}` +
-    `  ${`${(r.successRate * 100).toFixed(1)} %`.padStart(12)}  ${(r.allReadyAfterS === undefined ? "never" : `${r.allReadyAfterS.toFixed(1)} s`).padStart(15)}` +
-    `  ${`${r.readyMin}/${r.readyEnd}`.padStart(13)}  ${`${r.agentCpuPercent.toFixed(1)} % (${(r.agentCpuPercent / Math.max(p.cpuPercent, 0.01)).toFixed(1)}×)`.padStart(23)}` +
-    `  ${`${r.containerdCpuPercent.toFixed(1)} %`.padStart(14)}`);
+  console.log(
+    `  ${r.binary.padEnd(6)} ${String(r.pods).padStart(5)} ${String(r.due).padStart(5)} ${String(r.successful).padStart(8)} ${String(r.failed).padStart(7)} ${String(r.notCounted).padStart(12)}` +
+      `  ${`${(r.successRate * 100).toFixed(1)} %`.padStart(12)}  ${(r.allReadyAfterS === undefined ? "never" : `${r.allReadyAfterS.toFixed(1)} s`).padStart(15)}` +
+      `  ${`${r.readyMin}/${r.readyEnd}`.padStart(13)}  ${`${r.agentCpuPercent.toFixed(1)} % (${(r.agentCpuPercent / Math.max(p.cpuPercent, 0.01)).toFixed(1)}×)`.padStart(23)}` +
+      `  ${`${r.containerdCpuPercent.toFixed(1)} %`.padStart(14)}`,
+  );
 }
 for (const [name, p] of Object.entries(plain)) {
-  console.log(`  ${name}: ${Math.max(...COUNTS)} pods without probes: agent ${p.cpuPercent.toFixed(2)} % of a core, RSS ${p.rssMiB.toFixed(1)} MiB; containerd ${p.containerdCpuPercent.toFixed(2)} %`);
+  console.log(
+    `  ${name}: ${Math.max(...COUNTS)} pods without probes: agent ${p.cpuPercent.toFixed(2)} % of a core, RSS ${p.rssMiB.toFixed(1)} MiB; containerd ${p.containerdCpuPercent.toFixed(2)} %`,
+  );
 }
 if (lat) {
   const bareMean = lat.bare.reduce((a, b) => a + b, 0) / lat.bare.length;
-  console.log(`\n  latency under ${Math.max(...COUNTS)} probed pods (after): ${lat.bareFailed} of ${LATENCY_SAMPLES} bare ExecSyncs and ${lat.probeFailed} prober attempts failed`);
+  console.log(
+    `\n  latency under ${Math.max(...COUNTS)} probed pods (after): ${lat.bareFailed} of ${LATENCY_SAMPLES} bare ExecSyncs and ${lat.probeFailed} prober attempts failed`,
+  );
   console.log(`  bare ExecSync                 p50 ${fmtMs(percentile(lat.bare, 50))}  p99 ${fmtMs(percentile(lat.bare, 99))}  mean ${fmtMs(bareMean)}`);
-  console.log(`  prober exec attempt           p50 ${fmtMs(percentile(lat.probed, 50))}  p99 ${fmtMs(percentile(lat.probed, 99))}  (${(percentile(lat.probed, 50) / percentile(lat.bare, 50)).toFixed(2)}× bare at p50, ${(percentile(lat.probed, 99) / percentile(lat.bare, 99)).toFixed(2)}× at p99)`);
-  console.log(`  the agent's own probes, mean                        ${fmtMs(lat.agentMeanMs)}  (${(lat.agentMeanMs / bareMean).toFixed(2)}× the bare mean; ${lat.agentCount} probes)`);
+  console.log(
+    `  prober exec attempt           p50 ${fmtMs(percentile(lat.probed, 50))}  p99 ${fmtMs(percentile(lat.probed, 99))}  (${(percentile(lat.probed, 50) / percentile(lat.bare, 50)).toFixed(2)}× bare at p50, ${(percentile(lat.probed, 99) / percentile(lat.bare, 99)).toFixed(2)}× at p99)`,
+  );
+  console.log(
+    `  the agent's own probes, mean                        ${fmtMs(lat.agentMeanMs)}  (${(lat.agentMeanMs / bareMean).toFixed(2)}× the bare mean; ${lat.agentCount} probes)`,
+  );
 }
-console.log("\n" + JSON.stringify({
-  window_s: WINDOW_S, settle_s: SETTLE_S, ceiling: ceil, clients, runs: results, plain,
-  latencyMs: lat && { bareP50: percentile(lat.bare, 50), bareP99: percentile(lat.bare, 99), proberP50: percentile(lat.probed, 50), proberP99: percentile(lat.probed, 99), agentMean: lat.agentMeanMs, failures: { bare: lat.bareFailed, prober: lat.probeFailed } },
-}));
+console.log(
+  "\n" +
+    JSON.stringify({
+      window_s: WINDOW_S,
+      settle_s: SETTLE_S,
+      ceiling: ceil,
+      clients,
+      runs: results,
+      plain,
+      latencyMs: lat && {
+        bareP50: percentile(lat.bare, 50),
+        bareP99: percentile(lat.bare, 99),
+        proberP50: percentile(lat.probed, 50),
+        proberP99: percentile(lat.probed, 99),
+        agentMean: lat.agentMeanMs,
+        failures: { bare: lat.bareFailed, prober: lat.probeFailed },
+      },
+    }),
+);

@@ -66,7 +66,9 @@ export function findControlPlane(): Availability {
   const missing = ["kube-apiserver", "kube-scheduler", "etcd/usr/bin/etcd"].filter((b) => !existsSync(join(kubeBin, b)));
   if (missing.length > 0) return { ok: false, why: `no ${missing.join(", ")} under ${kubeBin} (run ../shared/control-plane/build.sh, or set KUBE_BIN)` };
   // The shared folder sits beside the main checkout; a worktree is one level deeper.
-  const candidates = [process.env.CONTROL_PLANE_DIR, join(REPO, "../shared/control-plane"), join(REPO, "../../shared/control-plane")].filter((d): d is string => !!d);
+  const candidates = [process.env.CONTROL_PLANE_DIR, join(REPO, "../shared/control-plane"), join(REPO, "../../shared/control-plane")].filter(
+    (d): d is string => !!d,
+  );
   const clusterSh = candidates.map((d) => join(d, "cluster.sh")).find((f) => existsSync(f));
   if (!clusterSh) return { ok: false, why: `no cluster.sh in ${candidates.join(" or ")} (set CONTROL_PLANE_DIR)` };
   return { ok: true, clusterSh, kubeBin };
@@ -135,7 +137,11 @@ export class ApiBench {
   /** Starts etcd and kube-apiserver in a new folder (cluster.sh up); stop() takes them down. */
   static async start(cp: { clusterSh: string; kubeBin: string }, ports: Ports, nodeagent: string): Promise<ApiBench> {
     const rundir = mkdtempSync(join(tmpdir(), "nodeagent-bench-schedule-"));
-    const up = Bun.spawnSync(["bash", cp.clusterSh, "up", rundir], { env: { ...process.env, KUBE_BIN: cp.kubeBin, API_PORT: String(ports.api), ETCD_PORT: String(ports.etcd) }, stdout: "pipe", stderr: "pipe" });
+    const up = Bun.spawnSync(["bash", cp.clusterSh, "up", rundir], {
+      env: { ...process.env, KUBE_BIN: cp.kubeBin, API_PORT: String(ports.api), ETCD_PORT: String(ports.etcd) },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     if (up.exitCode !== 0) {
       downCluster(cp.clusterSh, rundir);
       throw new Error(`cluster.sh up failed (${up.exitCode}): ${up.stderr.toString().trim()} ${up.stdout.toString().trim()}; logs in ${rundir}`);
@@ -205,10 +211,15 @@ export class ApiBench {
   async deletePods(namespace: string, phase: string): Promise<void> {
     const labelSelector = `${PHASE_LABEL}=${phase}`;
     await this.client.core.deleteCollectionNamespacedPod({ namespace, labelSelector, gracePeriodSeconds: 0 });
-    await eventually(`pods ${labelSelector} in ${namespace} gone`, async () => {
-      const list = await this.client.getJson<{ items: Pod[] }>(`/api/v1/namespaces/${namespace}/pods`, { labelSelector, limit: "1" });
-      return list.items.length === 0;
-    }, 120_000, 200);
+    await eventually(
+      `pods ${labelSelector} in ${namespace} gone`,
+      async () => {
+        const list = await this.client.getJson<{ items: Pod[] }>(`/api/v1/namespaces/${namespace}/pods`, { labelSelector, limit: "1" });
+        return list.items.length === 0;
+      },
+      120_000,
+      200,
+    );
   }
 
   /**
@@ -285,7 +296,18 @@ export class ApiBench {
     const sched = join(this.rundir, "sched.kubeconfig");
     const argv =
       contender === "kube-scheduler"
-        ? [join(this.cp.kubeBin, "kube-scheduler"), "--config", join(this.rundir, "kube-scheduler.yaml"), "--authentication-kubeconfig", sched, "--authorization-kubeconfig", sched, "--bind-address=127.0.0.1", `--secure-port=${this.ports.scheduler}`, "-v=2"]
+        ? [
+            join(this.cp.kubeBin, "kube-scheduler"),
+            "--config",
+            join(this.rundir, "kube-scheduler.yaml"),
+            "--authentication-kubeconfig",
+            sched,
+            "--authorization-kubeconfig",
+            sched,
+            "--bind-address=127.0.0.1",
+            `--secure-port=${this.ports.scheduler}`,
+            "-v=2",
+          ]
         : [this.nodeagent, "schedule", "--kubeconfig", sched];
     const proc = Bun.spawn(argv, { stdin: "ignore", stdout: log("out"), stderr: log("err") });
     this.live.add(proc);

@@ -22,7 +22,10 @@ export class FloorScheduler {
   private nextStart = 0;
 
   /** numToFind: how many feasible nodes to score before choosing (numFeasibleNodesToFind for these nodes). */
-  constructor(nodes: readonly Node[], private readonly numToFind: number) {
+  constructor(
+    nodes: readonly Node[],
+    private readonly numToFind: number,
+  ) {
     const n = nodes.length;
     this.names = nodes.map((node) => node.metadata!.name!);
     this.names.forEach((name, i) => this.index.set(name, i));

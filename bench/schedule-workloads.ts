@@ -51,7 +51,13 @@ function makePod(namespace: string, name: string, phase: "init" | "measured", la
     metadata: { name, namespace, labels: { ...labels, [PHASE_LABEL]: phase } },
     spec: {
       schedulerName: "default-scheduler",
-      containers: [{ name: "pause", image: "registry.k8s.io/pause:3.10", resources: { requests: { cpu: "100m", memory: "500Mi" }, limits: { cpu: "100m", memory: "500Mi" } } }],
+      containers: [
+        {
+          name: "pause",
+          image: "registry.k8s.io/pause:3.10",
+          resources: { requests: { cpu: "100m", memory: "500Mi" }, limits: { cpu: "100m", memory: "500Mi" } },
+        },
+      ],
       ...extra,
     },
   };
@@ -59,7 +65,13 @@ function makePod(namespace: string, name: string, phase: "init" | "measured", la
 
 const plainInit = (namespace: string, i: number, nodeName: string) => makePod(namespace, `init-${i}`, "init", {}, { nodeName });
 
-const antiAffinity = { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchExpressions: [{ key: "color", operator: "In", values: ["green"] }] }, topologyKey: HOSTNAME_LABEL }] } };
+const antiAffinity = {
+  podAntiAffinity: {
+    requiredDuringSchedulingIgnoredDuringExecution: [
+      { labelSelector: { matchExpressions: [{ key: "color", operator: "In", values: ["green"] }] }, topologyKey: HOSTNAME_LABEL },
+    ],
+  },
+};
 
 export const SCHEDULING_BASIC: Shape = {
   name: "SchedulingBasic",
@@ -71,9 +83,17 @@ export const TOPOLOGY_SPREADING: Shape = {
   name: "TopologySpreading",
   initPod: plainInit,
   measuredPod: (ns, i) =>
-    makePod(ns, `pod-${i}`, "measured", { color: "blue" }, {
-      topologySpreadConstraints: [{ maxSkew: 5, topologyKey: ZONE_LABEL, whenUnsatisfiable: "DoNotSchedule", labelSelector: { matchLabels: { color: "blue" } } }],
-    }),
+    makePod(
+      ns,
+      `pod-${i}`,
+      "measured",
+      { color: "blue" },
+      {
+        topologySpreadConstraints: [
+          { maxSkew: 5, topologyKey: ZONE_LABEL, whenUnsatisfiable: "DoNotSchedule", labelSelector: { matchLabels: { color: "blue" } } },
+        ],
+      },
+    ),
 };
 
 export const POD_ANTI_AFFINITY: Shape = {
@@ -108,7 +128,8 @@ export function placementProblem(w: Workload, placed: ReadonlyMap<string, string
   }
   const full = [...perNode].find(([, n]) => n > PODS_PER_NODE);
   if (full) return `${full[0]} has ${full[1]} pods, room for ${PODS_PER_NODE}`;
-  if (w.shape === TOPOLOGY_SPREADING && Math.max(...perZone) - Math.min(...perZone) > MAX_SKEW) return `zones hold ${perZone.join("/")} measured pods, skew above ${MAX_SKEW}`;
+  if (w.shape === TOPOLOGY_SPREADING && Math.max(...perZone) - Math.min(...perZone) > MAX_SKEW)
+    return `zones hold ${perZone.join("/")} measured pods, skew above ${MAX_SKEW}`;
   if (w.shape === POD_ANTI_AFFINITY && measuredPerNode.size !== placed.size) return `${placed.size} anti-affine pods on only ${measuredPerNode.size} nodes`;
   return undefined;
 }

@@ -119,7 +119,8 @@ const failures: string[] = [];
 async function inMemoryRow(w: Workload): Promise<Row> {
   const o = await bestOf(ROUNDS, () => ours(w));
   const f = await bestOf(ROUNDS, () => floor(w, o.numToFind));
-  if (o.scheduled !== w.measured) failures.push(`${w.shape.name} (${w.nodes} nodes) in memory: only ${o.scheduled} of ${w.measured} measured pods were scheduled`);
+  if (o.scheduled !== w.measured)
+    failures.push(`${w.shape.name} (${w.nodes} nodes) in memory: only ${o.scheduled} of ${w.measured} measured pods were scheduled`);
   if (o.problem) failures.push(`${w.shape.name} (${w.nodes} nodes) in memory: ${o.problem}`);
   if (f.scheduled !== w.measured) failures.push(`${w.shape.name} (${w.nodes} nodes) floor: only ${f.scheduled} of ${w.measured} measured pods were placed`);
   return { w, ours: o, floor: f };
@@ -176,7 +177,19 @@ function ratio(a: number | undefined, b: number | undefined): string {
 }
 
 function printTable(rows: Row[]): void {
-  const cols: Array<[string, number]> = [["workload", 26], ["nodes", 6], ["pods", 6], ["ours", 7], ["floor", 7], ["÷floor", 7], ["ours API", 9], ["kube API", 9], ["÷kube", 7], ["threshold", 10], ["÷thr", 7]];
+  const cols: Array<[string, number]> = [
+    ["workload", 26],
+    ["nodes", 6],
+    ["pods", 6],
+    ["ours", 7],
+    ["floor", 7],
+    ["÷floor", 7],
+    ["ours API", 9],
+    ["kube API", 9],
+    ["÷kube", 7],
+    ["threshold", 10],
+    ["÷thr", 7],
+  ];
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(cols[i]![1]) : c.padStart(cols[i]![1]))).join(" ");
   console.log(line(cols.map(([h]) => h)));
   for (const r of rows) {
@@ -184,10 +197,17 @@ function printTable(rows: Row[]): void {
     const kubeApi = r.api?.["kube-scheduler"]?.podsPerSecond;
     console.log(
       line([
-        r.w.shape.name, String(r.w.nodes), String(r.w.measured),
-        pps(r.ours.podsPerSecond), pps(r.floor.podsPerSecond), ratio(r.ours.podsPerSecond, r.floor.podsPerSecond),
-        pps(oursApi), pps(kubeApi), ratio(oursApi, kubeApi),
-        r.w.threshold === undefined ? "–" : String(r.w.threshold), ratio(r.ours.podsPerSecond, r.w.threshold),
+        r.w.shape.name,
+        String(r.w.nodes),
+        String(r.w.measured),
+        pps(r.ours.podsPerSecond),
+        pps(r.floor.podsPerSecond),
+        ratio(r.ours.podsPerSecond, r.floor.podsPerSecond),
+        pps(oursApi),
+        pps(kubeApi),
+        ratio(oursApi, kubeApi),
+        r.w.threshold === undefined ? "–" : String(r.w.threshold),
+        ratio(r.ours.podsPerSecond, r.w.threshold),
       ]),
     );
   }

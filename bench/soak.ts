@@ -46,7 +46,8 @@ const CGROUP_ROOT = process.env.SOAK_CGROUP_ROOT ?? "/nodeagent-soak";
 const CHURN_PERIOD_MS = Number(process.env.SOAK_CHURN_PERIOD_S ?? 0) * 1000;
 /** Where to save GET /debug/heap (type counts after a full GC) at each sample: heap-<minute>.json. */
 const HEAP_DIR = process.env.SOAK_HEAP_DIR;
-if (!Number.isInteger(MINUTES) || MINUTES < 2) throw new Error(`--minutes: want a whole number of minutes ≥ 2, got ${flags.minutes ?? process.env.SOAK_MINUTES}`);
+if (!Number.isInteger(MINUTES) || MINUTES < 2)
+  throw new Error(`--minutes: want a whole number of minutes ≥ 2, got ${flags.minutes ?? process.env.SOAK_MINUTES}`);
 
 const version = (process.env.SOAK_CONTAINERD as "1.6" | "1.7" | undefined) ?? (missingForRealNode("1.7") ? "1.6" : "1.7");
 
@@ -144,7 +145,9 @@ async function main(): Promise<void> {
     });
   }
   try {
-    console.log(`soak: ${MINUTES} min, ${PODS} pods with probes (${CRASHING} crash-looping), ${CHURN} pushed and deleted and a manifest added and removed every minute; containerd ${version}; ${BINARY_PATH}`);
+    console.log(
+      `soak: ${MINUTES} min, ${PODS} pods with probes (${CRASHING} crash-looping), ${CHURN} pushed and deleted and a manifest added and removed every minute; containerd ${version}; ${BINARY_PATH}`,
+    );
     node = await startNode(version);
     agent = new TestAgent(node, [], BINARY_PATH, { cgroupRoot: CGROUP_ROOT });
     await agent.start();
@@ -153,10 +156,17 @@ async function main(): Promise<void> {
     console.log(`containerd ${version} at ${node.endpoint}; agent PID ${pid} at ${a.url}; bench PID ${process.pid}`);
     for (let i = 0; i < PODS; i++) a.writeManifest(`soak-${i}.yaml`, steadyPod(i));
     const steady = PODS - CRASHING;
-    await eventually(`${steady} steady pods running`, async () => {
-      const n = (await a.pods()).filter((p) => p.metadata?.name?.startsWith("soak-") && !p.metadata.name.includes("crash") && p.status?.phase === "Running").length;
-      return n >= steady ? n : undefined;
-    }, 600_000, 2_000);
+    await eventually(
+      `${steady} steady pods running`,
+      async () => {
+        const n = (await a.pods()).filter(
+          (p) => p.metadata?.name?.startsWith("soak-") && !p.metadata.name.includes("crash") && p.status?.phase === "Running",
+        ).length;
+        return n >= steady ? n : undefined;
+      },
+      600_000,
+      2_000,
+    );
     console.log(`all ${steady} steady pods running; sampling every ${SAMPLE_MS / 1000} s\n`);
 
     const samples: Sample[] = [];
@@ -172,7 +182,11 @@ async function main(): Promise<void> {
       wave++;
       for (let i = 0; i < CHURN; i++) {
         const name = `push-${wave}-${i}`;
-        const r = await a.fetch("/pods", { method: "POST", headers: { "content-type": "application/yaml" }, body: manifest(name, "exec sleep 100000", { container: EXEC_PROBES }) });
+        const r = await a.fetch("/pods", {
+          method: "POST",
+          headers: { "content-type": "application/yaml" },
+          body: manifest(name, "exec sleep 100000", { container: EXEC_PROBES }),
+        });
         if (r.status !== 201 && r.status !== 200) console.log(`  POST ${name}: ${r.status} ${await r.text()}`);
         else pushed.push(name);
       }
@@ -193,13 +207,17 @@ async function main(): Promise<void> {
         metricsBytes: Buffer.byteLength(text),
       };
     };
-    console.log(`${pad("min", 4)} ${pad("RSS MiB", 8)} ${pad("heap objects", 12)} ${pad("timers", 7)} ${pad("fds", 5)} ${pad("events", 7)} ${pad("pods", 5)} ${pad("metrics KiB", 11)}`);
+    console.log(
+      `${pad("min", 4)} ${pad("RSS MiB", 8)} ${pad("heap objects", 12)} ${pad("timers", 7)} ${pad("fds", 5)} ${pad("events", 7)} ${pad("pods", 5)} ${pad("metrics KiB", 11)}`,
+    );
     let busy = false;
     if (CHURN_PERIOD_MS) {
       churning = setInterval(() => {
         if (busy) return;
         busy = true;
-        void churn().catch((e) => console.log(`  churn: ${e}`)).finally(() => (busy = false));
+        void churn()
+          .catch((e) => console.log(`  churn: ${e}`))
+          .finally(() => (busy = false));
       }, CHURN_PERIOD_MS);
     }
     const t0 = Date.now();
@@ -213,7 +231,9 @@ async function main(): Promise<void> {
         mkdirSync(HEAP_DIR, { recursive: true });
         writeFileSync(`${HEAP_DIR}/heap-${String(minute).padStart(3, "0")}.json`, await (await a.fetch("/debug/heap")).text());
       }
-      console.log(`${pad(minute, 4)} ${pad((s.rssKiB / 1024).toFixed(1), 8)} ${pad(s.heapObjects, 12)} ${pad(s.timers, 7)} ${pad(s.fds, 5)} ${pad(s.eventRing, 7)} ${pad(s.pods, 5)} ${pad((s.metricsBytes / 1024).toFixed(1), 11)}`);
+      console.log(
+        `${pad(minute, 4)} ${pad((s.rssKiB / 1024).toFixed(1), 8)} ${pad(s.heapObjects, 12)} ${pad(s.timers, 7)} ${pad(s.fds, 5)} ${pad(s.eventRing, 7)} ${pad(s.pods, 5)} ${pad((s.metricsBytes / 1024).toFixed(1), 11)}`,
+      );
       if (minute < MINUTES && !CHURN_PERIOD_MS) await churn();
     }
 
@@ -221,7 +241,9 @@ async function main(): Promise<void> {
     // The last 40 minutes (the first 20 are the warm-up: caches, the crash loops' backoff reaching its cap).
     const windowStart = MINUTES >= 60 ? MINUTES - 40 : Math.floor(MINUTES / 3);
     const window = samples.filter((s) => s.minute >= windowStart);
-    console.log(`\nover minutes ${windowStart}–${MINUTES} (${window.length} samples): start, end, least-squares slope per hour; flat = |slope × 1 h| ≤ max(5 % of the mean, floor)`);
+    console.log(
+      `\nover minutes ${windowStart}–${MINUTES} (${window.length} samples): start, end, least-squares slope per hour; flat = |slope × 1 h| ≤ max(5 % of the mean, floor)`,
+    );
     console.log(`${"".padEnd(13)} ${pad("start", 12)} ${pad("end", 12)} ${pad("slope/h", 12)} ${pad("mean", 12)}  verdict`);
     for (const m of METRICS) {
       const xs = window.map((s) => s.minute);
@@ -232,7 +254,9 @@ async function main(): Promise<void> {
       const flat = Math.abs(perHour) <= bound;
       // The ring holds at most EVENT_RING_SIZE events: one that fills up within the window is bounded, not leaking.
       const capped = m.key === "eventRing" && ys.at(-1) === EVENT_RING_SIZE ? `; at the ring's cap of ${EVENT_RING_SIZE}` : "";
-      console.log(`${m.label.padEnd(13)} ${pad(m.unit(ys[0]!), 12)} ${pad(m.unit(ys.at(-1)!), 12)} ${pad(`${perHour >= 0 ? "+" : "−"}${m.unit(Math.abs(perHour))}`, 12)} ${pad(m.unit(mean), 12)}  ${flat ? "flat" : `NOT flat (bound ${m.unit(bound)}/h)`}${capped}`);
+      console.log(
+        `${m.label.padEnd(13)} ${pad(m.unit(ys[0]!), 12)} ${pad(m.unit(ys.at(-1)!), 12)} ${pad(`${perHour >= 0 ? "+" : "−"}${m.unit(Math.abs(perHour))}`, 12)} ${pad(m.unit(mean), 12)}  ${flat ? "flat" : `NOT flat (bound ${m.unit(bound)}/h)`}${capped}`,
+      );
     }
     const restarts = (await a.pods()).filter((p) => p.metadata?.name?.includes("crash")).map((p) => p.status?.containerStatuses?.[0]?.restartCount ?? 0);
     console.log(`\ncrash-looping pods' restarts at the end: ${restarts.join(", ")}; churn waves: ${wave}`);

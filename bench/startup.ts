@@ -84,7 +84,9 @@ const ms = (x: number) => `${x.toFixed(1)} ms`;
 function table(rows: Row[], ratioTo: (r: Row) => string): void {
   console.log(`  ${"".padEnd(44)} ${"p50".padStart(10)} ${"p90".padStart(10)} ${"cpu p50".padStart(10)}   ratio`);
   for (const r of rows) {
-    console.log(`  ${r.name.padEnd(44)} ${ms(p50(r)).padStart(10)} ${ms(quantile(r.wallMs, 0.9)).padStart(10)} ${ms(quantile(r.cpuMs, 0.5)).padStart(10)}   ${ratioTo(r)}`);
+    console.log(
+      `  ${r.name.padEnd(44)} ${ms(p50(r)).padStart(10)} ${ms(quantile(r.wallMs, 0.9)).padStart(10)} ${ms(quantile(r.cpuMs, 0.5)).padStart(10)}   ${ratioTo(r)}`,
+    );
   }
 }
 
@@ -113,10 +115,17 @@ try {
 
   // The floor: the smallest program this bun compiles, built now so that it is the same bun.
   writeFileSync(join(tmp, "hello.ts"), 'console.log("hello");\n');
-  const build = Bun.spawnSync([process.execPath, "build", "--compile", join(tmp, "hello.ts"), "--outfile", join(tmp, "hello")], { stdout: "pipe", stderr: "pipe" });
+  const build = Bun.spawnSync([process.execPath, "build", "--compile", join(tmp, "hello.ts"), "--outfile", join(tmp, "hello")], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   if (build.exitCode !== 0) throw new Error(`building the hello-world floor failed: ${build.stderr.toString()}`);
 
-  console.log(`nodeagent start-up: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}, bun ${Bun.version}`);
+  console.log(
+    `nodeagent start-up: ${cpus().length} cores, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}, bun ${Bun.version}`,
+  );
   console.log(`after:  ${AFTER}`);
   console.log(BASELINE.note);
   console.log(`floor:  a Bun hello-world, bun build --compile (${process.execPath})`);
@@ -145,8 +154,10 @@ try {
   console.log(`target: --version ≤ 4× the floor — ${verdict(v <= 4)} (${v.toFixed(1)}×)`);
   console.log(`target: one-file lint ≤ 6× the floor — ${verdict(l <= 6)} (${l.toFixed(1)}×)`);
   if (before) {
-    console.log(`before → after: --version ${ms(p50(versions[1]!))} → ${ms(p50(versions[0]!))} (${(p50(versions[1]!) / p50(versions[0]!)).toFixed(1)}× faster), ` +
-      `one-file lint ${ms(p50(lints[1]!))} → ${ms(p50(lints[0]!))} (${(p50(lints[1]!) / p50(lints[0]!)).toFixed(1)}× faster)`);
+    console.log(
+      `before → after: --version ${ms(p50(versions[1]!))} → ${ms(p50(versions[0]!))} (${(p50(versions[1]!) / p50(versions[0]!)).toFixed(1)}× faster), ` +
+        `one-file lint ${ms(p50(lints[1]!))} → ${ms(p50(lints[0]!))} (${(p50(lints[1]!) / p50(lints[0]!)).toFixed(1)}× faster)`,
+    );
   }
   if (kubeconform) {
     console.log(`one-file lint vs kubeconform -strict: ${(p50(lints[0]!) / p50(peers[1]!)).toFixed(2)}×`);
@@ -162,7 +173,13 @@ try {
       const n = (JSON.parse(out) as { filesChecked: number }).filesChecked;
       return n === FILES ? undefined : `checked ${n} files, not ${FILES}`;
     };
-    const jobs = (bin: string, label: string, n: number) => row(`${label}staticpod lint --jobs ${n} (${FILES} files)`, [bin, "staticpod", "lint", dir, "-o", "json", "--node-name", "node1", "--jobs", String(n)], 1, checked);
+    const jobs = (bin: string, label: string, n: number) =>
+      row(
+        `${label}staticpod lint --jobs ${n} (${FILES} files)`,
+        [bin, "staticpod", "lint", dir, "-o", "json", "--node-name", "node1", "--jobs", String(n)],
+        1,
+        checked,
+      );
     const rows = [jobs(AFTER, "", 1), jobs(AFTER, "", 2)];
     if (before) rows.push(jobs(before, "before: ", 1), jobs(before, "before: ", 2));
     // What two threads give at this moment, on this machine: a plain allocating JS loop split over
@@ -186,11 +203,19 @@ try {
     console.log("");
     // On a quiet machine ≈1.4: JavaScriptCore compiles the lint on a thread of its own, on the core a
     // second lint thread (which compiles everything again, src/lint/jobs.ts) would need.
-    console.log(`--jobs 1 used ${cores.toFixed(2)} cores on average (cpu / wall): its JIT compiles on another thread, which a second lint thread competes with`);
-    console.log(`target: --jobs 2 ≥ 1.5× faster than --jobs 1 — ${verdict(speedup >= 1.5)} (${speedup.toFixed(2)}×; with ${FILES} files --jobs 2 runs ${threadsFor(FILES, 2)} thread${threadsFor(FILES, 2) > 1 ? "s" : ""}, one per ${FILES_PER_THREAD} files)`);
+    console.log(
+      `--jobs 1 used ${cores.toFixed(2)} cores on average (cpu / wall): its JIT compiles on another thread, which a second lint thread competes with`,
+    );
+    console.log(
+      `target: --jobs 2 ≥ 1.5× faster than --jobs 1 — ${verdict(speedup >= 1.5)} (${speedup.toFixed(2)}×; with ${FILES} files --jobs 2 runs ${threadsFor(FILES, 2)} thread${threadsFor(FILES, 2) > 1 ? "s" : ""}, one per ${FILES_PER_THREAD} files)`,
+    );
     if (before) console.log(`before: --jobs 2 was ${(p50(rows[2]!) / p50(rows[3]!)).toFixed(2)}× --jobs 1's speed`);
   }
-  console.log(`load average at the end: ${loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+  console.log(
+    `load average at the end: ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(" ")}`,
+  );
 } finally {
   rmSync(tmp, { recursive: true, force: true });
 }

@@ -48,7 +48,7 @@ try {
     const a = await session(url, options);
     const t0 = performance.now();
     const runtimeUrl = await cri.exec({ containerId: boxId, cmd: ["true"], tty: false, stdin: false, stdout: true, stderr: true });
-    const b = (performance.now() - t0) + (await session(runtimeUrl, {}));
+    const b = performance.now() - t0 + (await session(runtimeUrl, {}));
     // The first two turns warm both paths (TLS session, JIT) and are not counted.
     if (i >= 2) {
       viaAgent.push(a);
@@ -57,21 +57,28 @@ try {
   }
   const pa = percentile(viaAgent, 50);
   const pb = percentile(direct, 50);
-  console.log(`exec round trip (${EXEC_TURNS} each, interleaved): through the agent p50 ${fmtMs(pa)} p90 ${fmtMs(percentile(viaAgent, 90))}; ` +
-    `straight to the runtime p50 ${fmtMs(pb)} p90 ${fmtMs(percentile(direct, 90))}; ratio ${(pa / pb).toFixed(2)}×`);
+  console.log(
+    `exec round trip (${EXEC_TURNS} each, interleaved): through the agent p50 ${fmtMs(pa)} p90 ${fmtMs(percentile(viaAgent, 90))}; ` +
+      `straight to the runtime p50 ${fmtMs(pb)} p90 ${fmtMs(percentile(direct, 90))}; ratio ${(pa / pb).toFixed(2)}×`,
+  );
 
   // Log streaming: wait until the chatty pod's log stops growing.
   const chatty = await agent.waitPod("chatty", "running", running, 60_000);
   const uid = chatty.metadata!.uid!;
   const logDir = join(agent.dir, "logs", `default_chatty-${NODE_NAME}_${uid}`, "main");
   let last = -1;
-  const size = await eventually("the chatty pod's log to stop growing", async () => {
-    const files = readdirSync(logDir).filter((f) => f.endsWith(".log"));
-    const total = files.reduce((n, f) => n + statSync(join(logDir, f)).size, 0);
-    const settled = total > LOG_MB * 1_000_000 && total === last;
-    last = total;
-    return settled ? total : undefined;
-  }, 180_000, 1000);
+  const size = await eventually(
+    "the chatty pod's log to stop growing",
+    async () => {
+      const files = readdirSync(logDir).filter((f) => f.endsWith(".log"));
+      const total = files.reduce((n, f) => n + statSync(join(logDir, f)).size, 0);
+      const settled = total > LOG_MB * 1_000_000 && total === last;
+      last = total;
+      return settled ? total : undefined;
+    },
+    180_000,
+    1000,
+  );
   const logFile = join(logDir, "0.log");
   const viaApi: number[] = [];
   const fromFile: number[] = [];
@@ -97,8 +104,10 @@ try {
   }
   const ma = percentile(viaApi, 50);
   const mb = percentile(fromFile, 50);
-  console.log(`log streaming (${(size / 1e6).toFixed(0)} MB file, ${LOG_TURNS} each): through the agent ${ma.toFixed(0)} MB/s; ` +
-    `reading the file ${mb.toFixed(0)} MB/s; ratio ${(ma / mb).toFixed(2)}× (higher is better for the agent)`);
+  console.log(
+    `log streaming (${(size / 1e6).toFixed(0)} MB file, ${LOG_TURNS} each): through the agent ${ma.toFixed(0)} MB/s; ` +
+      `reading the file ${mb.toFixed(0)} MB/s; ratio ${(ma / mb).toFixed(2)}× (higher is better for the agent)`,
+  );
   agent.removeManifest("box.yaml");
   agent.removeManifest("chatty.yaml");
   await eventually("both pods gone", async () => (await agent.pods()).length === 0, 60_000, 500);

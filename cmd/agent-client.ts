@@ -19,9 +19,20 @@ export const DEFAULT_AGENT_CERT = join(defaultOf([ROOT_DIR_SETTING], "root-dir")
 
 export const agentClientArgs = {
   server: { type: "string", valueHint: "url", default: DEFAULT_AGENT_SERVER, description: "The agent's API" },
-  "token-file": withDeprecatedAlias({ type: "string", valueHint: "file", description: "A file (mode 0600) holding the agent's push token, sent as a bearer token" }, "push-token-file"),
-  "certificate-authority": { type: "string", valueHint: "file", description: `The CA (or self-signed certificate) of the agent's serving certificate (default: ${DEFAULT_AGENT_CERT} when it exists)` },
-  "client-certificate": { type: "string", valueHint: "file", description: "A client certificate, for an agent started with --client-ca-file (with --client-key)" },
+  "token-file": withDeprecatedAlias(
+    { type: "string", valueHint: "file", description: "A file (mode 0600) holding the agent's push token, sent as a bearer token" },
+    "push-token-file",
+  ),
+  "certificate-authority": {
+    type: "string",
+    valueHint: "file",
+    description: `The CA (or self-signed certificate) of the agent's serving certificate (default: ${DEFAULT_AGENT_CERT} when it exists)`,
+  },
+  "client-certificate": {
+    type: "string",
+    valueHint: "file",
+    description: "A client certificate, for an agent started with --client-ca-file (with --client-key)",
+  },
   "client-key": { type: "string", valueHint: "file", description: "…and its key" },
   "insecure-skip-tls-verify": { type: "boolean", default: false, description: "Accept any serving certificate" },
 } as const;
@@ -62,8 +73,17 @@ export function agentClientFrom(args: AgentClientArgValues): AgentClient {
       throw new UsageError(errorMessage(e).replaceAll("--push-token-file", "--token-file"));
     }
   }
-  const ca = pem("certificate-authority") ?? (url.protocol === "https:" && existsSync(DEFAULT_AGENT_CERT) ? readPemFlag("certificate-authority", DEFAULT_AGENT_CERT) : undefined);
-  return new AgentClient({ server: args.server, token, ca, cert: pem("client-certificate"), key: pem("client-key"), insecureSkipTLSVerify: args["insecure-skip-tls-verify"] });
+  const ca =
+    pem("certificate-authority") ??
+    (url.protocol === "https:" && existsSync(DEFAULT_AGENT_CERT) ? readPemFlag("certificate-authority", DEFAULT_AGENT_CERT) : undefined);
+  return new AgentClient({
+    server: args.server,
+    token,
+    ca,
+    cert: pem("client-certificate"),
+    key: pem("client-key"),
+    insecureSkipTLSVerify: args["insecure-skip-tls-verify"],
+  });
 }
 
 /** NAMESPACE/POD, or POD with -n NAMESPACE (default namespace "default"). */

@@ -43,11 +43,26 @@ function lastSeen(e: Event, now: number): string {
 
 /** The table `kubectl get events` prints: NAMESPACE (with all namespaces), LAST SEEN, TYPE, REASON, OBJECT, MESSAGE. */
 export function eventTable(events: readonly Event[], now: number, o: { namespaces: boolean; header: boolean }): string {
-  const rows = events.map((e) => [...(o.namespaces ? [e.metadata.namespace ?? ""] : []), lastSeen(e, now), e.type ?? "", e.reason ?? "", objectOf(e), (e.message ?? "").replace(/\s*\n\s*/g, " ")]);
+  const rows = events.map((e) => [
+    ...(o.namespaces ? [e.metadata.namespace ?? ""] : []),
+    lastSeen(e, now),
+    e.type ?? "",
+    e.reason ?? "",
+    objectOf(e),
+    (e.message ?? "").replace(/\s*\n\s*/g, " "),
+  ]);
   const header = [...(o.namespaces ? ["NAMESPACE"] : []), "LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"];
   const all = o.header ? [header, ...rows] : rows;
   const widths = header.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
-  return all.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]! + 3))).join("").trimEnd() + "\n").join("");
+  return all
+    .map(
+      (r) =>
+        r
+          .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]! + 3)))
+          .join("")
+          .trimEnd() + "\n",
+    )
+    .join("");
 }
 
 /** The events a filter keeps: a namespace, and an object (NAME of a pod, or KIND/NAME as kubectl's --for). */
@@ -56,7 +71,8 @@ export function filterEvents(events: readonly Event[], f: { namespace?: string; 
   let name: string | undefined;
   if (f.forObject) {
     const parts = f.forObject.split("/");
-    if (parts.length > 2 || parts.some((p) => !p)) throw new UsageError(`--for ${JSON.stringify(f.forObject)}: use NAME (a pod) or KIND/NAME, e.g. pod/web or node/n1`);
+    if (parts.length > 2 || parts.some((p) => !p))
+      throw new UsageError(`--for ${JSON.stringify(f.forObject)}: use NAME (a pod) or KIND/NAME, e.g. pod/web or node/n1`);
     [kind, name] = parts.length === 2 ? [parts[0]!.toLowerCase(), parts[1]!] : ["pod", parts[0]!];
   }
   return events.filter((e) => {

@@ -64,7 +64,12 @@ export async function renderHelp(cmd: CommandDef<ArgsDef>, path: string): Promis
   const operands = Object.entries(args).filter(([, d]) => d.type === "positional");
   const out: string[] = [];
   if (meta.description) out.push(meta.description.trimEnd(), "");
-  const usage = [path, ...(subs ? ["<command>"] : []), ...(flags.length ? ["[flags]"] : []), ...operands.map(([n, d]) => (d.valueHint ?? n.toUpperCase()) + (d.required === false ? "…" : ""))];
+  const usage = [
+    path,
+    ...(subs ? ["<command>"] : []),
+    ...(flags.length ? ["[flags]"] : []),
+    ...operands.map(([n, d]) => (d.valueHint ?? n.toUpperCase()) + (d.required === false ? "…" : "")),
+  ];
   out.push("Usage:", `  ${usage.join(" ")}`, "");
   if (subs) {
     const rows: Array<[string, string]> = [];

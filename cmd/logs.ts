@@ -9,7 +9,6 @@ import { agentClientArgs, agentClientFrom, podArg, podContainer } from "./agent-
 import { AgentClientError } from "../src/client";
 import { EXIT_OK, UsageError } from "./exit";
 
-
 /** A failure to report (exit 1): the agent refused, or could not be reached. */
 
 function wholeNumber(flag: string, v: string | undefined, min: number): number | undefined {
@@ -19,7 +18,14 @@ function wholeNumber(flag: string, v: string | undefined, min: number): number |
 }
 
 /** The request's options from the flags; every mistake is a UsageError. */
-export function logOptionsOf(args: { follow?: boolean; previous?: boolean; timestamps?: boolean; tail?: string; since?: string; "limit-bytes"?: string }): PodLogOptions {
+export function logOptionsOf(args: {
+  follow?: boolean;
+  previous?: boolean;
+  timestamps?: boolean;
+  tail?: string;
+  since?: string;
+  "limit-bytes"?: string;
+}): PodLogOptions {
   const o: PodLogOptions = {};
   if (args.follow) o.follow = true;
   if (args.previous) o.previous = true;

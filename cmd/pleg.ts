@@ -68,7 +68,12 @@ Exit status: 0 on Ctrl-C or SIGTERM, 1 when the runtime cannot be used, 2 on a u
     const [{ CriClient }, { resolveRuntime }, { EventedPlegUnavailableError, Pleg }] = await Promise.all([loadCriClient(), loadRuntimeResolver(), loadPleg()]);
     const log = createLogger(args["log-format"] as LogFormat);
 
-    const runtime = await resolveRuntime({ endpoint: args["runtime-endpoint"], rootDir: args["root-dir"], podInfraImage: args["pod-infra-container-image"], log });
+    const runtime = await resolveRuntime({
+      endpoint: args["runtime-endpoint"],
+      rootDir: args["root-dir"],
+      podInfraImage: args["pod-infra-container-image"],
+      log,
+    });
     const client = new CriClient(runtime.endpoint, { timeoutMs });
     const ac = new AbortController();
     const stop = () => ac.abort();
@@ -83,7 +88,13 @@ Exit status: 0 on Ctrl-C or SIGTERM, 1 when the runtime cannot be used, 2 on a u
         return EXIT_FAILURE;
       }
       const out = (line: string) => process.stdout.write(line + "\n");
-      if (!json) out(["TIME", "MODE", "TYPE", "POD", "CONTAINER", "EXIT", "REASON"].map((h, i) => h.padEnd(WIDTHS[i]!)).join(" ").trimEnd());
+      if (!json)
+        out(
+          ["TIME", "MODE", "TYPE", "POD", "CONTAINER", "EXIT", "REASON"]
+            .map((h, i) => h.padEnd(WIDTHS[i]!))
+            .join(" ")
+            .trimEnd(),
+        );
       const pleg = new Pleg(client, new RealClock(), {
         mode: args.mode as PlegModeSetting,
         relistPeriodMs,
@@ -91,8 +102,10 @@ Exit status: 0 on Ctrl-C or SIGTERM, 1 when the runtime cannot be used, 2 on a u
           out(json ? JSON.stringify(modeJson(m)) : modeRow(m));
           if (m.mode === "evented") {
             // containerd 1.7 reads every subscriber's events off one channel (containerd#7318).
-            log.warn("the runtime hands each container event to only one GetContainerEvents stream: while this watch streams, " +
-              "an agent or kubelet with an evented PLEG on the same runtime misses the events it gets; use --mode generic beside one");
+            log.warn(
+              "the runtime hands each container event to only one GetContainerEvents stream: while this watch streams, " +
+                "an agent or kubelet with an evented PLEG on the same runtime misses the events it gets; use --mode generic beside one",
+            );
           }
         },
         onError: (what, err) => log.warn("PLEG: an operation failed", { op: what, err }),
@@ -100,9 +113,17 @@ Exit status: 0 on Ctrl-C or SIGTERM, 1 when the runtime cannot be used, 2 on a u
       const printer = (async () => {
         for await (const e of pleg.events) if (podFilter(e)) out(json ? JSON.stringify(eventJson(e)) : eventRow(e));
       })();
-      const waits = agent ? watchWaits(agent, relistPeriodMs, ac.signal, (c) => {
-        if (podFilter(c.wait)) out(json ? JSON.stringify(waitJson(c)) : waitRow(c));
-      }, (err) => log.warn("cannot read the agent's pods", { err })) : undefined;
+      const waits = agent
+        ? watchWaits(
+            agent,
+            relistPeriodMs,
+            ac.signal,
+            (c) => {
+              if (podFilter(c.wait)) out(json ? JSON.stringify(waitJson(c)) : waitRow(c));
+            },
+            (err) => log.warn("cannot read the agent's pods", { err }),
+          )
+        : undefined;
       try {
         await pleg.run(ac.signal);
       } catch (e) {
@@ -143,7 +164,13 @@ export const plegCommand = defineCommand({
  * Asks the agent's GET /pods every period and reports each wait that begins, changes or ends
  * (PodWaitTracker); a failing request is reported once until one succeeds again.
  */
-async function watchWaits(client: AgentClient, periodMs: number, signal: AbortSignal, emit: (c: PodWaitChange) => void, failed: (err: unknown) => void): Promise<void> {
+async function watchWaits(
+  client: AgentClient,
+  periodMs: number,
+  signal: AbortSignal,
+  emit: (c: PodWaitChange) => void,
+  failed: (err: unknown) => void,
+): Promise<void> {
   const { PodWaitTracker } = await loadPodWaits();
   const tracker = new PodWaitTracker();
   let failing = false;
@@ -168,13 +195,31 @@ async function watchWaits(client: AgentClient, periodMs: number, signal: AbortSi
 
 function waitJson(c: PodWaitChange): Record<string, unknown> {
   const w = c.wait;
-  return { time: new Date().toISOString(), type: c.type, pod: w.pod, ...(w.container ? { container: { name: w.container } } : {}), reason: w.reason, ...(w.message ? { message: w.message } : {}) };
+  return {
+    time: new Date().toISOString(),
+    type: c.type,
+    pod: w.pod,
+    ...(w.container ? { container: { name: w.container } } : {}),
+    reason: w.reason,
+    ...(w.message ? { message: w.message } : {}),
+  };
 }
 
 function waitRow(c: PodWaitChange): string {
   const w = c.wait;
-  const cols = [clockTime(Date.now()), "agent", c.type, `${w.pod.namespace}/${w.pod.name}`, w.container ?? "", "", `${w.reason}${w.message ? `: ${w.message}` : ""}`];
-  return cols.map((col, i) => col.padEnd(WIDTHS[i]!)).join(" ").trimEnd();
+  const cols = [
+    clockTime(Date.now()),
+    "agent",
+    c.type,
+    `${w.pod.namespace}/${w.pod.name}`,
+    w.container ?? "",
+    "",
+    `${w.reason}${w.message ? `: ${w.message}` : ""}`,
+  ];
+  return cols
+    .map((col, i) => col.padEnd(WIDTHS[i]!))
+    .join(" ")
+    .trimEnd();
 }
 
 function parsePodFilter(pod: string | undefined, namespace: string | undefined): (e: { pod: { namespace: string; name: string } }) => boolean {
@@ -215,7 +260,10 @@ const clockTime = (t: number) => new Date(t).toISOString().slice(11, 23);
 function eventRow(e: PodLifecycleEvent): string {
   const container = e.containerId ? `${e.sandbox ? "(sandbox)" : e.containerName}/${e.containerId.slice(0, 12)}` : "";
   const cols = [clockTime(e.time), e.mode, e.type, `${e.pod.namespace}/${e.pod.name}`, container, e.exitCode?.toString() ?? "", e.reason ?? ""];
-  return cols.map((c, i) => c.padEnd(WIDTHS[i]!)).join(" ").trimEnd();
+  return cols
+    .map((c, i) => c.padEnd(WIDTHS[i]!))
+    .join(" ")
+    .trimEnd();
 }
 
 function modeRow(m: ModeChange): string {

@@ -6,7 +6,26 @@
 import { defineCommand } from "citty";
 import type { Pod } from "kubernetes-types/core/v1";
 import type { CriClient, ResolvedRuntime } from "../src/cri";
-import { type AdHocProbe, type AttemptReport, type ContainerCommandRunner, type FoundContainer, PROBE_TYPES, type ProbeTiming, type ProbeType, type Prober, type TimingOverrides, fetchPodSpec, findRunningContainer, handlerName, loadProber, oneLine, parseAdHoc, planProbe, runProbeSession, verdictLine } from "../src/prober";
+import {
+  type AdHocProbe,
+  type AttemptReport,
+  type ContainerCommandRunner,
+  type FoundContainer,
+  PROBE_TYPES,
+  type ProbeTiming,
+  type ProbeType,
+  type Prober,
+  type TimingOverrides,
+  fetchPodSpec,
+  findRunningContainer,
+  handlerName,
+  loadProber,
+  oneLine,
+  parseAdHoc,
+  planProbe,
+  runProbeSession,
+  verdictLine,
+} from "../src/prober";
 import { agentClientArgs, agentClientFrom, DEFAULT_AGENT_SERVER } from "./agent-client";
 import { type LogFormat, type Logger, RealClock, createLogger, errorMessage, formatDuration, parseDuration } from "../src/util";
 import { EXIT_FAILURE, EXIT_OK, UsageError } from "./exit";
@@ -37,10 +56,16 @@ const noExec: ContainerCommandRunner = { execSync: () => Promise.reject(new Erro
 const WIDTHS = [12, 7, 8, 9, 8, 0];
 
 function row(cols: string[]): string {
-  return cols.map((c, i) => c.padEnd(WIDTHS[i]!)).join(" ").trimEnd();
+  return cols
+    .map((c, i) => c.padEnd(WIDTHS[i]!))
+    .join(" ")
+    .trimEnd();
 }
 
-function attemptJson(r: AttemptReport, what: { type: ProbeType; handler: string; target: string; pod?: string; container?: FoundContainer }): Record<string, unknown> {
+function attemptJson(
+  r: AttemptReport,
+  what: { type: ProbeType; handler: string; target: string; pod?: string; container?: FoundContainer },
+): Record<string, unknown> {
   return {
     time: new Date(r.time).toISOString(),
     attempt: r.attempt,
@@ -144,13 +169,33 @@ when the pod, container or probe cannot be found.`,
           const agent = agentClientFrom({ ...args, server: args.agent });
           spec = await fetchPodSpec(agent, req.pod.namespace, req.pod.name);
         }
-        runtime = await resolveRuntime({ endpoint: args["runtime-endpoint"], rootDir: args["root-dir"], podInfraImage: args["pod-infra-container-image"], log });
+        runtime = await resolveRuntime({
+          endpoint: args["runtime-endpoint"],
+          rootDir: args["root-dir"],
+          podInfraImage: args["pod-infra-container-image"],
+          log,
+        });
         client = new CriClient(runtime.endpoint, { timeoutMs });
         found = await findRunningContainer(client, { ...req.pod, container: args.container, uid: spec?.metadata?.uid });
       }
       const plan = planProbe({ type: req.type, adHoc: req.adHoc, spec, found, pod: req.pod, overrides: req.overrides });
-      const what = { type: req.type, handler: handlerName(plan.probe)!, target: plan.target, pod: req.pod && `${req.pod.namespace}/${req.pod.name}`, container: found };
-      return await probeAndReport({ args, log, prober: new Prober(client ?? noExec, new RealClock()), action: plan.action, timing: plan.timing, count: req.count, what, startedAt: req.adHoc ? undefined : found?.startedAt });
+      const what = {
+        type: req.type,
+        handler: handlerName(plan.probe)!,
+        target: plan.target,
+        pod: req.pod && `${req.pod.namespace}/${req.pod.name}`,
+        container: found,
+      };
+      return await probeAndReport({
+        args,
+        log,
+        prober: new Prober(client ?? noExec, new RealClock()),
+        action: plan.action,
+        timing: plan.timing,
+        count: req.count,
+        what,
+        startedAt: req.adHoc ? undefined : found?.startedAt,
+      });
     } finally {
       client?.close();
       await runtime?.release();
@@ -168,13 +213,26 @@ interface RunRequest {
 
 /** Checks the flags against each other; every mistake is a UsageError (exit 2). */
 function parseRequest(args: {
-  _: string[]; pod?: string; container?: string; probe?: string; "http-get"?: string; tcp?: string; grpc?: string; exec?: boolean;
-  period?: string; timeout?: string; "success-threshold"?: string; "failure-threshold"?: string; count?: string; watch?: boolean;
+  _: string[];
+  pod?: string;
+  container?: string;
+  probe?: string;
+  "http-get"?: string;
+  tcp?: string;
+  grpc?: string;
+  exec?: boolean;
+  period?: string;
+  timeout?: string;
+  "success-threshold"?: string;
+  "failure-threshold"?: string;
+  count?: string;
+  watch?: boolean;
 }): RunRequest {
   const adHocFlags = (["http-get", "tcp", "grpc"] as const).filter((k) => args[k] !== undefined);
   const handlers = adHocFlags.length + (args.exec ? 1 : 0);
   if (handlers > 1) throw new UsageError("give one of --http-get, --tcp, --grpc, --exec");
-  if (handlers === 0 && !args.probe) throw new UsageError("say which probe: --probe liveness|readiness|startup for the container's own, or --http-get, --tcp, --grpc or --exec");
+  if (handlers === 0 && !args.probe)
+    throw new UsageError("say which probe: --probe liveness|readiness|startup for the container's own, or --http-get, --tcp, --grpc or --exec");
   const command = args._.map(String);
   if (args.exec && command.length === 0) throw new UsageError("--exec needs the command after --, e.g. --exec -- cat /tmp/healthy");
   if (!args.exec && command.length > 0) throw new UsageError(`unexpected arguments: ${command.join(" ")}`);
@@ -188,7 +246,9 @@ function parseRequest(args: {
     if (parts.length > 2 || parts.some((p) => p === "")) throw new UsageError(`--pod ${JSON.stringify(args.pod)}: use NAMESPACE/NAME or NAME`);
     pod = parts.length === 2 ? { namespace: parts[0]!, name: parts[1]! } : { namespace: "default", name: parts[0]! };
   } else if (!adHoc || args.exec || !adHoc.host) {
-    throw new UsageError(adHoc && !args.exec ? "without --pod, give the host to probe, e.g. --tcp 127.0.0.1:5432" : "--pod NAMESPACE/NAME is needed to find the container");
+    throw new UsageError(
+      adHoc && !args.exec ? "without --pod, give the host to probe, e.g. --tcp 127.0.0.1:5432" : "--pod NAMESPACE/NAME is needed to find the container",
+    );
   }
   if (args.container !== undefined && !pod) throw new UsageError("--container needs --pod");
   return {

@@ -12,7 +12,21 @@ import { EXIT_FAILURE, EXIT_OK, UsageError } from "./exit";
 import { withDeprecatedAlias } from "./flags";
 import { invocation } from "./main";
 import { loadKube } from "../src/kube";
-import { AgentClient, collectObjects, type OutputFormat, type SchedulerConfig, defaultConfig, formatAttempt, formatReports, loadInClusterScheduler, parseSchedulerConfig, placePods, profilesFor, readPaths, runWatch } from "../src/scheduler";
+import {
+  AgentClient,
+  collectObjects,
+  type OutputFormat,
+  type SchedulerConfig,
+  defaultConfig,
+  formatAttempt,
+  formatReports,
+  loadInClusterScheduler,
+  parseSchedulerConfig,
+  placePods,
+  profilesFor,
+  readPaths,
+  runWatch,
+} from "../src/scheduler";
 
 export const scheduleCommand = defineCommand({
   meta: {
@@ -72,18 +86,36 @@ with --kubeconfig: 0 after Ctrl-C, 1 when the API server cannot be reached at st
     bind: { type: "boolean", description: "Push placed pods to their agents (needs --node and --token-file)" },
     watch: { type: "boolean", description: "Run as a scheduler over --pending-dir until stopped" },
     "pending-dir": { type: "string", description: "With --watch: the directory of pods to schedule" },
-    "token-file": withDeprecatedAlias({ type: "string", valueHint: "file", description: "File holding the agents' bearer token (their --push-token-file)" }, "push-token-file"),
-    "certificate-authority": { type: "string", valueHint: "file", description: "The CA of the agents' serving certificates (an agent's own <root-dir>/pki/kubelet.crt)" },
+    "token-file": withDeprecatedAlias(
+      { type: "string", valueHint: "file", description: "File holding the agents' bearer token (their --push-token-file)" },
+      "push-token-file",
+    ),
+    "certificate-authority": {
+      type: "string",
+      valueHint: "file",
+      description: "The CA of the agents' serving certificates (an agent's own <root-dir>/pki/kubelet.crt)",
+    },
     "insecure-skip-tls-verify": { type: "boolean", default: false, description: "Accept any serving certificate from the agents" },
     "poll-interval": { type: "string", default: "1s", description: "With --watch: how often the agents are polled" },
     kubeconfig: { type: "string", description: "Schedule in a Kubernetes cluster: the kubeconfig to reach its API server with" },
-    "scheduler-name": { type: "string", description: "With --kubeconfig: schedule the pods with this spec.schedulerName (default: the profile's, default-scheduler)" },
+    "scheduler-name": {
+      type: "string",
+      description: "With --kubeconfig: schedule the pods with this spec.schedulerName (default: the profile's, default-scheduler)",
+    },
     context: { type: "string", description: "With --kubeconfig: the kubeconfig context to use (default: its current-context)" },
     seed: { type: "string", description: "Seed for breaking equal scores, for reproducible runs (default: random)" },
     "log-format": { type: "enum", options: ["text", "json"], default: "text", description: "Log format on stderr: text | json" },
     pods: { type: "positional", required: false, valueHint: "POD-FILE", description: "Pods to place: files, directories, or - for standard input" },
   },
-  run: (ctx) => schedule(ctx.args, invocation(ctx).all("node").flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean)),
+  run: (ctx) =>
+    schedule(
+      ctx.args,
+      invocation(ctx)
+        .all("node")
+        .flatMap((v) => v.split(","))
+        .map((v) => v.trim())
+        .filter(Boolean),
+    ),
 });
 
 type ScheduleArgs = Parameters<NonNullable<typeof scheduleCommand.run>>[0]["args"];
@@ -102,7 +134,8 @@ function checkUsage(args: ScheduleArgs, nodeURLs: readonly string[], podPaths: r
   if (args.watch && !args["pending-dir"]) throw new UsageError("--watch needs --pending-dir DIR");
   if (args["pending-dir"] && !args.watch) throw new UsageError("--pending-dir is for --watch");
   if (args.watch && (args.cluster || podPaths.length > 0)) throw new UsageError("--watch takes pods from --pending-dir only, and nodes from --node only");
-  if (!args.watch && podPaths.length === 0 && !args.cluster) throw new UsageError("give pods to place (files, directories or -) and/or --cluster with pending pods");
+  if (!args.watch && podPaths.length === 0 && !args.cluster)
+    throw new UsageError("give pods to place (files, directories or -) and/or --cluster with pending pods");
   if (!args.watch && nodeURLs.length === 0 && !args.cluster) throw new UsageError("give nodes: --cluster FILE and/or --node URL");
 }
 
@@ -119,8 +152,10 @@ function checkClusterUsage(args: ScheduleArgs, nodeURLs: readonly string[], podP
     ["--seed", args.seed !== undefined],
   ];
   const given = others.filter(([, g]) => g).map(([f]) => f);
-  if (given.length > 0) throw new UsageError(`--kubeconfig takes nodes and pods from the cluster and binds there: it cannot be combined with ${given.join(", ")}`);
-  if (podPaths.length > 0) throw new UsageError(`--kubeconfig schedules the cluster's pending pods: create pods in the cluster instead of giving files (${podPaths.join(" ")})`);
+  if (given.length > 0)
+    throw new UsageError(`--kubeconfig takes nodes and pods from the cluster and binds there: it cannot be combined with ${given.join(", ")}`);
+  if (podPaths.length > 0)
+    throw new UsageError(`--kubeconfig schedules the cluster's pending pods: create pods in the cluster instead of giving files (${podPaths.join(" ")})`);
   if (args["scheduler-name"] === "") throw new UsageError("--scheduler-name needs a name");
 }
 
@@ -160,9 +195,13 @@ async function schedule(args: ScheduleArgs, nodeURLs: readonly string[]): Promis
     token = readFileOrUsage("token-file", args["token-file"]).trim();
     if (!token) throw new UsageError(`--token-file ${args["token-file"]} is empty`);
   }
-  const tls = args["certificate-authority"] || args["insecure-skip-tls-verify"]
-    ? { ...(args["certificate-authority"] ? { ca: readFileOrUsage("certificate-authority", args["certificate-authority"]) } : {}), rejectUnauthorized: !args["insecure-skip-tls-verify"] }
-    : undefined;
+  const tls =
+    args["certificate-authority"] || args["insecure-skip-tls-verify"]
+      ? {
+          ...(args["certificate-authority"] ? { ca: readFileOrUsage("certificate-authority", args["certificate-authority"]) } : {}),
+          rejectUnauthorized: !args["insecure-skip-tls-verify"],
+        }
+      : undefined;
   const agents = nodeURLs.map((u) => new AgentClient(u, token, undefined, tls));
   const format = args.output as OutputFormat;
   const explain = !!args.explain;
@@ -171,7 +210,16 @@ async function schedule(args: ScheduleArgs, nodeURLs: readonly string[]): Promis
     const ac = new AbortController();
     process.once("SIGINT", () => ac.abort());
     process.once("SIGTERM", () => ac.abort());
-    await runWatch({ config, agents, pendingDir: args["pending-dir"]!, pollIntervalMs: interval, explain, log, signal: ac.signal, onAttempt: (a) => out(formatAttempt(a, format, explain)) });
+    await runWatch({
+      config,
+      agents,
+      pendingDir: args["pending-dir"]!,
+      pollIntervalMs: interval,
+      explain,
+      log,
+      signal: ac.signal,
+      onAttempt: (a) => out(formatAttempt(a, format, explain)),
+    });
     return EXIT_OK;
   }
   return scheduleSnapshot({ args, podPaths, agents, config, random, log, out, format, explain });
@@ -202,13 +250,27 @@ async function scheduleInCluster(args: ScheduleArgs, config: SchedulerConfig, lo
     await sched.stop();
     return EXIT_FAILURE;
   }
-  log.info("scheduling pods in the cluster", { schedulerNames: config.profiles.map((p) => p.schedulerName), server: client.server, nodes: sched.source.nodeNames().length });
+  log.info("scheduling pods in the cluster", {
+    schedulerNames: config.profiles.map((p) => p.schedulerName),
+    server: client.server,
+    nodes: sched.source.nodeNames().length,
+  });
   await sched.run(ac.signal);
   return EXIT_OK;
 }
 
 /** One pass over the cluster as it is now (a dump and/or the agents), binding with --bind. */
-async function scheduleSnapshot(o: { args: ScheduleArgs; podPaths: readonly string[]; agents: AgentClient[]; config: SchedulerConfig; random: (() => number) | undefined; log: Logger; out: (text: string) => void; format: OutputFormat; explain: boolean }): Promise<number> {
+async function scheduleSnapshot(o: {
+  args: ScheduleArgs;
+  podPaths: readonly string[];
+  agents: AgentClient[];
+  config: SchedulerConfig;
+  random: (() => number) | undefined;
+  log: Logger;
+  out: (text: string) => void;
+  format: OutputFormat;
+  explain: boolean;
+}): Promise<number> {
   const readStdin = () => readFileSync(0, "utf8");
   const result = await placePods({
     config: o.config,

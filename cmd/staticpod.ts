@@ -3,8 +3,20 @@
 import { defineCommand, type ArgsDef, type ParsedArgs } from "citty";
 import pkg from "../package.json" with { type: "json" };
 import {
-  ConfigError, exitCodeFor, findConfig, formatResult, InputError, lintInWorkers, loadConfig, OUTPUT_FORMATS, RULES, runLint, SEVERITIES,
-  type LintConfig, type OutputFormat, type Severity,
+  ConfigError,
+  exitCodeFor,
+  findConfig,
+  formatResult,
+  InputError,
+  lintInWorkers,
+  loadConfig,
+  OUTPUT_FORMATS,
+  RULES,
+  runLint,
+  SEVERITIES,
+  type LintConfig,
+  type OutputFormat,
+  type Severity,
 } from "../src/lint";
 import { EXIT_USAGE, UsageError } from "./exit";
 

@@ -128,7 +128,13 @@ function byDistance(candidates: readonly Pod[], reqs: Requirements): Pod[] | str
 }
 
 /** getPodsToPreempt: the pods to stop so that reqs are freed, or why there are none. */
-export function podsToPreempt(preemptor: Pod, active: readonly Pod[], reqs: Requirements, qosClass: (pod: Pod) => QOSClass, critical: CriticalPodOptions = { cluster: false }): Pod[] | string {
+export function podsToPreempt(
+  preemptor: Pod,
+  active: readonly Pod[],
+  reqs: Requirements,
+  qosClass: (pod: Pod) => QOSClass,
+  critical: CriticalPodOptions = { cluster: false },
+): Pod[] | string {
   const byClass: Record<QOSClass, Pod[]> = { BestEffort: [], Burstable: [], Guaranteed: [] };
   for (const p of active) if (isPreemptable(preemptor, p, critical)) byClass[qosClass(p)].push(p);
   const { BestEffort: bestEffort, Burstable: burstable, Guaranteed: guaranteed } = byClass;
@@ -146,13 +152,20 @@ export function podsToPreempt(preemptor: Pod, active: readonly Pod[], reqs: Requ
 export class CriticalPodAdmissionHandler implements AdmissionFailureHandler {
   constructor(private readonly o: CriticalPodAdmissionOptions) {}
 
-  handleAdmissionFailure(pod: Pod, failures: readonly PredicateFailure[], otherPods: readonly Pod[], dryRun: boolean): { failures: readonly PredicateFailure[] } | { error: string } {
+  handleAdmissionFailure(
+    pod: Pod,
+    failures: readonly PredicateFailure[],
+    otherPods: readonly Pod[],
+    dryRun: boolean,
+  ): { failures: readonly PredicateFailure[] } | { error: string } {
     const critical = { cluster: this.o.cluster ?? false };
     if (!isCriticalPod(pod, critical)) return { failures };
     const others = failures.filter((f) => f.kind !== "resource");
     // Only the failures that are not about resources count against a critical pod.
     if (others.length > 0) return { failures: others };
-    const reqs: Requirements = failures.flatMap((f) => (f.kind === "resource" ? [{ resource: f.resource.resourceName, quantity: f.resource.requested - (f.resource.capacity - f.resource.used) }] : []));
+    const reqs: Requirements = failures.flatMap((f) =>
+      f.kind === "resource" ? [{ resource: f.resource.resourceName, quantity: f.resource.requested - (f.resource.capacity - f.resource.used) }] : [],
+    );
     const victims = podsToPreempt(pod, otherPods, reqs, this.o.qosClass, critical);
     if (typeof victims === "string") return { error: `preemption: error finding a set of pods to preempt: ${victims}` };
     // Asked only (a push being checked): the pod would be admitted; the preemption happens when it is.
@@ -160,7 +173,13 @@ export class CriticalPodAdmissionHandler implements AdmissionFailureHandler {
     for (const v of victims) {
       this.o.log?.warn("admission: preempting a pod to admit a critical pod", { pod: podKey(v), critical: podKey(pod), missing: describe(reqs) });
       // A pod already on its way out cannot be stopped again; the kubelet logs and goes on too.
-      if (!this.o.target.evictPod(v, { reason: PREEMPTING_REASON, message: PREEMPTED_MESSAGE }, v.spec?.terminationGracePeriodSeconds ?? DEFAULT_GRACE_PERIOD_SECONDS)) {
+      if (
+        !this.o.target.evictPod(
+          v,
+          { reason: PREEMPTING_REASON, message: PREEMPTED_MESSAGE },
+          v.spec?.terminationGracePeriodSeconds ?? DEFAULT_GRACE_PERIOD_SECONDS,
+        )
+      ) {
         this.o.log?.warn("admission: pod could not be preempted (not running any more)", { pod: podKey(v) });
       }
     }

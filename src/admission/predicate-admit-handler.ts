@@ -24,7 +24,19 @@
 //      and a spec.os.name that is not linux (PodOSNotSupported).
 import type { Node, Pod } from "kubernetes-types/core/v1";
 import { isExtendedResourceName, isStaticPod } from "../api";
-import { ERR_REASON_NODE_NAME, ERR_REASON_NOT_MATCH, ERR_REASON_POD as NODE_AFFINITY_REASON, ERR_REASON_PORTS, findUntoleratedTaint, fitsRequest, type InsufficientResource, Names, NodeInfo, PodInfo, RequiredNodeAffinity } from "../scheduler";
+import {
+  ERR_REASON_NODE_NAME,
+  ERR_REASON_NOT_MATCH,
+  ERR_REASON_POD as NODE_AFFINITY_REASON,
+  ERR_REASON_PORTS,
+  findUntoleratedTaint,
+  fitsRequest,
+  type InsufficientResource,
+  Names,
+  NodeInfo,
+  PodInfo,
+  RequiredNodeAffinity,
+} from "../scheduler";
 import type { Logger } from "../util";
 import type { PodAdmitAttributes, PodAdmitHandler, PodAdmitResult } from "./types";
 
@@ -37,9 +49,7 @@ const NODE_OS = "linux";
  * A reason GeneralPredicates gave: a resource the node is short of (lifecycle.InsufficientResourceError),
  * or a predicate that failed (lifecycle.PredicateFailureError, named after the scheduler plugin).
  */
-export type PredicateFailure =
-  | { kind: "resource"; resource: InsufficientResource }
-  | { kind: "predicate"; name: string; reason: string };
+export type PredicateFailure = { kind: "resource"; resource: InsufficientResource } | { kind: "predicate"; name: string; reason: string };
 
 /** InsufficientResourceError.Error(). */
 export function insufficientResourceMessage(r: Pick<InsufficientResource, "resourceName" | "requested" | "used" | "capacity">): string {
@@ -51,7 +61,12 @@ export function insufficientResourceMessage(r: Pick<InsufficientResource, "resou
  * pod). An error is a refusal of its own (UnexpectedAdmissionError).
  */
 export interface AdmissionFailureHandler {
-  handleAdmissionFailure(pod: Pod, failures: readonly PredicateFailure[], otherPods: readonly Pod[], dryRun: boolean): { failures: readonly PredicateFailure[] } | { error: string };
+  handleAdmissionFailure(
+    pod: Pod,
+    failures: readonly PredicateFailure[],
+    otherPods: readonly Pod[],
+    dryRun: boolean,
+  ): { failures: readonly PredicateFailure[] } | { error: string };
 }
 
 /** lifecycle.NewAdmissionFailureHandlerStub: every failure stands. */
@@ -132,7 +147,11 @@ export class PredicateAdmitHandler implements PodAdmitHandler {
     if (failures.length > 0) {
       const handled = this.failureHandler.handleAdmissionFailure(pod, failures, otherPods, dryRun);
       if ("error" in handled) {
-        return { admit: false, reason: "UnexpectedAdmissionError", message: `Unexpected error while attempting to recover from admission failure: ${handled.error}` };
+        return {
+          admit: false,
+          reason: "UnexpectedAdmissionError",
+          message: `Unexpected error while attempting to recover from admission failure: ${handled.error}`,
+        };
       }
       failures = handled.failures;
     }
@@ -143,7 +162,11 @@ export class PredicateAdmitHandler implements PodAdmitHandler {
     // comparison is always with linux.
     const podOS = pod.metadata?.labels?.[OS_LABEL];
     if (podOS !== undefined && podOS !== NODE_OS) {
-      return { admit: false, reason: "PodOSSelectorNodeLabelDoesNotMatch", message: "Failed to admit pod as the `kubernetes.io/os` label doesn't match node label" };
+      return {
+        admit: false,
+        reason: "PodOSSelectorNodeLabelDoesNotMatch",
+        message: "Failed to admit pod as the `kubernetes.io/os` label doesn't match node label",
+      };
     }
     // rejectPodAdmissionBasedOnOSField.
     const osName = pod.spec?.os?.name;

@@ -4,9 +4,14 @@ import { errorMessage, fileStringList, Invalid, listFlag, type Setting, type Set
 import { SysctlAllowlist } from "./sysctls";
 
 export const SYSCTL_SETTINGS: ReadonlyArray<Setting<{ allowedUnsafeSysctls: string[] }>> = [
-  { flag: "allowed-unsafe-sysctls", field: "allowedUnsafeSysctls", fieldType: STRINGS, valueHint: "name|prefix*,…",
+  {
+    flag: "allowed-unsafe-sysctls",
+    field: "allowedUnsafeSysctls",
+    fieldType: STRINGS,
+    valueHint: "name|prefix*,…",
     show: (c) => (c.allowedUnsafeSysctls.length ? c.allowedUnsafeSysctls : undefined),
-    doc: "Sysctls pods may set beyond the safe set (kernel.shm_rmid_forced, net.ipv4.ip_local_port_range, …), each namespaced (kernel.shm*, kernel.msg*, kernel.sem, fs.mqueue.*, net.*); others are refused SysctlForbidden" },
+    doc: "Sysctls pods may set beyond the safe set (kernel.shm_rmid_forced, net.ipv4.ip_local_port_range, …), each namespaced (kernel.shm*, kernel.msg*, kernel.sem, fs.mqueue.*, net.*); others are refused SysctlForbidden",
+  },
 ];
 
 /** The patterns, each checked as the kubelet's NewAllowlist checks it (malformed, or not namespaced: it refuses to start). */
@@ -19,5 +24,11 @@ export function resolveAllowedUnsafeSysctls(s: SettingsReader): string[] {
     }
     return list;
   };
-  return s.get("allowed-unsafe-sysctls", (t) => patterns(listFlag(t)), (v) => patterns(fileStringList(v))) ?? [];
+  return (
+    s.get(
+      "allowed-unsafe-sysctls",
+      (t) => patterns(listFlag(t)),
+      (v) => patterns(fileStringList(v)),
+    ) ?? []
+  );
 }

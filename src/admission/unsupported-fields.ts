@@ -22,16 +22,20 @@ export const FIELD_NOT_SUPPORTED_REASON = "PodFieldNotSupported";
 export function unsupportedFieldProblem(pod: Pod): string | undefined {
   const spec = pod.spec;
   if (!spec) return undefined;
-  if ((spec.hostAliases ?? []).length > 0) return "spec.hostAliases is not supported by nodeagent: the kubelet writes them into the pod's /etc/hosts, which nodeagent leaves to the container runtime";
+  if ((spec.hostAliases ?? []).length > 0)
+    return "spec.hostAliases is not supported by nodeagent: the kubelet writes them into the pod's /etc/hosts, which nodeagent leaves to the container runtime";
   if (spec.hostUsers === false) return "spec.hostUsers: false is not supported by nodeagent: it does not run pods in a user namespace";
   if ((spec.resourceClaims ?? []).length > 0) return "spec.resourceClaims is not supported by nodeagent: it has no dynamic resource allocation drivers";
   for (const c of [...(spec.initContainers ?? []), ...spec.containers]) {
-    if ((c.resources?.claims ?? []).length > 0) return `resources.claims of container "${c.name}" is not supported by nodeagent: it has no dynamic resource allocation drivers`;
+    if ((c.resources?.claims ?? []).length > 0)
+      return `resources.claims of container "${c.name}" is not supported by nodeagent: it has no dynamic resource allocation drivers`;
   }
   for (const c of [...(spec.initContainers ?? []), ...spec.containers]) {
-    if ((c.volumeDevices ?? []).length > 0) return `volumeDevices of container "${c.name}" is not supported by nodeagent: it has no raw block volumes (persistentVolumeClaim and ephemeral volumes are not made)`;
+    if ((c.volumeDevices ?? []).length > 0)
+      return `volumeDevices of container "${c.name}" is not supported by nodeagent: it has no raw block volumes (persistentVolumeClaim and ephemeral volumes are not made)`;
   }
-  if (spec.setHostnameAsFQDN === true && spec.subdomain) return "spec.setHostnameAsFQDN with a subdomain is not supported by nodeagent: it sets the pod's short hostname only";
+  if (spec.setHostnameAsFQDN === true && spec.subdomain)
+    return "spec.setHostnameAsFQDN with a subdomain is not supported by nodeagent: it sets the pod's short hostname only";
   return undefined;
 }
 

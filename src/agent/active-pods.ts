@@ -49,7 +49,10 @@ export class ActivePods {
   activePods(): Pod[] {
     return this.o.workers
       .states()
-      .filter((s) => s.phase === "syncing" && !s.removed && !s.restartRequested && !s.pod.metadata?.deletionTimestamp && !isTerminalPhase(this.o.lastStatus(s)?.phase))
+      .filter(
+        (s) =>
+          s.phase === "syncing" && !s.removed && !s.restartRequested && !s.pod.metadata?.deletionTimestamp && !isTerminalPhase(this.o.lastStatus(s)?.phase),
+      )
       .map((s) => s.pod);
   }
 

@@ -24,9 +24,28 @@ import { EVICTION_SETTINGS, resolveEviction, resolveEvictionMonitoringPeriod, ty
 import { resolveShutdown, SHUTDOWN_SETTINGS, type ShutdownConfig } from "../nodeshutdown";
 import type { PlegModeSetting } from "../pleg";
 import { resolvePushToken, resolveServer, resolveTls, SERVER_SETTINGS, type ServerSettings, servingExposureError } from "../server";
-import { NODE_SETTINGS, realHostLookup, resolveMaxPods, resolveNodeIdentity, resolveNodeRegistration, resolveNodeStatusUpdateFrequency, type HostLookup, type NodeSettings } from "../nodestatus";
+import {
+  NODE_SETTINGS,
+  realHostLookup,
+  resolveMaxPods,
+  resolveNodeIdentity,
+  resolveNodeRegistration,
+  resolveNodeStatusUpdateFrequency,
+  type HostLookup,
+  type NodeSettings,
+} from "../nodestatus";
 import { ConfigError, defaultOf, defaultsOf, type FieldType, fieldTypes, type Flags, type LogFormat, type Setting, SettingsReader } from "../util";
-import { AGENT_OWN_SETTINGS, resolveClusterDNS, resolveLocalObjects, resolveRootDir, resolveLogFormat, resolvePlegMode, resolvePodLogsDir, resolveSyncFrequency, type PodSettings } from "./agent-settings";
+import {
+  AGENT_OWN_SETTINGS,
+  resolveClusterDNS,
+  resolveLocalObjects,
+  resolveRootDir,
+  resolveLogFormat,
+  resolvePlegMode,
+  resolvePodLogsDir,
+  resolveSyncFrequency,
+  type PodSettings,
+} from "./agent-settings";
 import { CLUSTER_SETTINGS, resolveCertDir, resolveClusterAccess, type ClusterCertificates } from "./cluster-settings";
 import { readKubeletConfigFile } from "./kubelet-config-file";
 
@@ -105,7 +124,6 @@ export interface AgentConfig {
   warnings: string[];
 }
 
-
 /** A subsystem's rows, with where they live (for the docs page). */
 export interface SettingGroup {
   title: string;
@@ -158,7 +176,12 @@ export type AgentFlags = Flags;
  * of the flags given on the command line, and the text of the --config file (flags.config names it).
  * Throws ConfigError listing every mistake.
  */
-export function resolveAgentConfig(flags: AgentFlags, explicitFlags: ReadonlySet<string>, configFileText?: string, host: HostLookup = realHostLookup): AgentConfig {
+export function resolveAgentConfig(
+  flags: AgentFlags,
+  explicitFlags: ReadonlySet<string>,
+  configFileText?: string,
+  host: HostLookup = realHostLookup,
+): AgentConfig {
   const configPath = typeof flags.config === "string" ? flags.config : "--config";
   const file = configFileText === undefined ? undefined : readKubeletConfigFile(configPath, configFileText, KUBELET_CONFIG_TYPES);
   const s = new SettingsReader(AGENT_SETTINGS, flags, explicitFlags, file?.fields);

@@ -84,7 +84,10 @@ export function buildAgentParts(o: AgentOptions, agent: AgentCallbacks): AgentPa
   };
   const volumes = new VolumeManager({
     podsDir: o.runtimeConfig.podsDir,
-    plugins: [...(o.volumePlugins ?? []), ...nodeVolumePlugins({ podsDir: o.runtimeConfig.podsDir, objects, mounter, clock, nodeAllocatable: config.nodeAllocatable })],
+    plugins: [
+      ...(o.volumePlugins ?? []),
+      ...nodeVolumePlugins({ podsDir: o.runtimeConfig.podsDir, objects, mounter, clock, nodeAllocatable: config.nodeAllocatable }),
+    ],
     objects,
     mounts: o.mountTable ?? new ProcMountTable(mounter),
     clock,
@@ -92,9 +95,17 @@ export function buildAgentParts(o: AgentOptions, agent: AgentCallbacks): AgentPa
   });
   const terminationMessages = new TerminationMessages(o.runtimeConfig);
   const syncer = new PodSyncer({
-    runtime: o.runtime, clock, crashBackoff, imageBackoff, config, log, volumes,
+    runtime: o.runtime,
+    clock,
+    crashBackoff,
+    imageBackoff,
+    config,
+    log,
+    volumes,
     onContainerRestart: (pod, c) => o.hooks?.containerRestarted?.(pod, c),
-    objects, services: o.services ?? new NoServiceLister(), events,
+    objects,
+    services: o.services ?? new NoServiceLister(),
+    events,
   });
   const workerOptions: PodWorkerPoolOptions = {
     actions: {
@@ -112,8 +123,14 @@ export function buildAgentParts(o: AgentOptions, agent: AgentCallbacks): AgentPa
   };
   const workers = o.podWorkers ? o.podWorkers(workerOptions) : new PodWorkerPool(workerOptions);
   const statuses = new ApiStatuses({
-    runtimeName: o.runtimeName ?? "containerd", cache: o.pleg.cache, probes, notes, terminationMessages,
-    postStartRunning: (id) => syncer.postStartRunning(id), runtimeConfig: o.runtimeConfig, clock,
+    runtimeName: o.runtimeName ?? "containerd",
+    cache: o.pleg.cache,
+    probes,
+    notes,
+    terminationMessages,
+    postStartRunning: (id) => syncer.postStartRunning(id),
+    runtimeConfig: o.runtimeConfig,
+    clock,
   });
   const active = new ActivePods({ workers, lastStatus: (s) => statuses.last(s), admitHandlers: o.admitHandlers ?? [], events, evicted });
   const evictionTarget: EvictionTarget = {
@@ -132,8 +149,24 @@ export function buildAgentParts(o: AgentOptions, agent: AgentCallbacks): AgentPa
   });
   const eviction = o.evictionManager ? o.evictionManager(evictionTarget, localStorage) : localStorage;
   const housekeeping = new Housekeeping({
-    config: o.config, pleg: o.pleg, sources: o.sources, workers, syncer, volumes, probes, notes, terminationMessages, evicted, eviction,
-    crashBackoff, imageBackoff, admission: active, events, hooks: o.hooks, log, startedAt: clock.now(),
+    config: o.config,
+    pleg: o.pleg,
+    sources: o.sources,
+    workers,
+    syncer,
+    volumes,
+    probes,
+    notes,
+    terminationMessages,
+    evicted,
+    eviction,
+    crashBackoff,
+    imageBackoff,
+    admission: active,
+    events,
+    hooks: o.hooks,
+    log,
+    startedAt: clock.now(),
   });
   const containerGC = o.containerGC
     ? new ContainerGC({
@@ -148,7 +181,24 @@ export function buildAgentParts(o: AgentOptions, agent: AgentCallbacks): AgentPa
       })
     : undefined;
   return {
-    notes, evicted, events, probes, crashBackoff, imageBackoff, objects, runtimeState, volumes, deadlines: new ActiveDeadline(clock), terminationMessages,
-    syncer, workers, statuses, active, eviction, housekeeping, containerGC, statusManager: o.statusManager ?? NO_STATUS_MANAGER,
+    notes,
+    evicted,
+    events,
+    probes,
+    crashBackoff,
+    imageBackoff,
+    objects,
+    runtimeState,
+    volumes,
+    deadlines: new ActiveDeadline(clock),
+    terminationMessages,
+    syncer,
+    workers,
+    statuses,
+    active,
+    eviction,
+    housekeeping,
+    containerGC,
+    statusManager: o.statusManager ?? NO_STATUS_MANAGER,
   };
 }

@@ -56,7 +56,13 @@ export class Agent implements SyncHandler {
       syncPod: (pod, st) => this.syncPod(pod, st),
       afterSync: (s, r) => this.afterSync(s, r),
     });
-    this.loop = new SyncLoop({ handler: this, duePods: () => this.p.workers.getDuePods(), clock: o.clock, log: o.log, housekeepingPeriodMs: o.housekeepingPeriodMs });
+    this.loop = new SyncLoop({
+      handler: this,
+      duePods: () => this.p.workers.getDuePods(),
+      clock: o.clock,
+      log: o.log,
+      housekeepingPeriodMs: o.housekeepingPeriodMs,
+    });
   }
 
   get workers(): PodWorkers {
@@ -105,7 +111,10 @@ export class Agent implements SyncHandler {
     const late = new Promise<false>((resolve) => (timer = clock.setTimer(SHUTDOWN_GRACE_MS, () => resolve(false))));
     const finished = await Promise.race([drained, late]);
     timer?.cancel();
-    if (!finished) this.o.log.warn("stopping with work still in flight (the runtime is not answering); the next start adopts what runs", { after: `${SHUTDOWN_GRACE_MS / 1000}s` });
+    if (!finished)
+      this.o.log.warn("stopping with work still in flight (the runtime is not answering); the next start adopts what runs", {
+        after: `${SHUTDOWN_GRACE_MS / 1000}s`,
+      });
     this.p.notes.flush();
     // Sources stop last: a cluster node's status manager may still write what the drain reported.
     await Promise.all(sources.map(async (s) => s.stop()));
@@ -126,11 +135,17 @@ export class Agent implements SyncHandler {
     const stopWaiting = new AbortController();
     const onAbort = () => stopWaiting.abort();
     signal.addEventListener("abort", onAbort, { once: true });
-    const waited = this.o.clock.sleep(NODE_WAIT_MS, stopWaiting.signal).then(() => false, () => false);
+    const waited = this.o.clock.sleep(NODE_WAIT_MS, stopWaiting.signal).then(
+      () => false,
+      () => false,
+    );
     const inTime = await Promise.race([built, waited]);
     stopWaiting.abort();
     signal.removeEventListener("abort", onAbort);
-    if (inTime === false && !this.builtNode && !signal.aborted) this.o.log.warn("the node is not built yet (the runtime is not answering): new pods are refused (InvalidNodeInfo) until it is", { after: `${NODE_WAIT_MS / 1000}s` });
+    if (inTime === false && !this.builtNode && !signal.aborted)
+      this.o.log.warn("the node is not built yet (the runtime is not answering): new pods are refused (InvalidNodeInfo) until it is", {
+        after: `${NODE_WAIT_MS / 1000}s`,
+      });
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -147,7 +162,10 @@ export class Agent implements SyncHandler {
         // started (its containers, already stopped, are stopped again at once if one still runs).
         // An eviction for node pressure is undone once the pressure is observed gone (recoverEvictedPods).
         this.workers.updatePod({ type: "create", pod });
-        this.workers.evictPod(podRef(pod).uid, { status: { reason: evicted.reason, message: evicted.message }, gracePeriodSeconds: IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS });
+        this.workers.evictPod(podRef(pod).uid, {
+          status: { reason: evicted.reason, message: evicted.message },
+          gracePeriodSeconds: IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS,
+        });
         continue;
       }
       // Admission is for pods that would start: a known UID (a restart request) was admitted before,
@@ -199,9 +217,19 @@ export class Agent implements SyncHandler {
       const restarted = sidecar || (spec?.restartPolicy ?? "Always") !== "Never";
       const message = `Container ${u.containerName} failed ${u.probeType} probe, will ${restarted ? "" : "not "}be restarted: ${u.reason}`;
       this.p.notes.update(u.containerId, { killMessage: message });
-      this.o.log.info("container failed its probe", { pod: `${u.namespace}/${u.podName}`, container: u.containerName, probe: u.probeType, restart: restarted, reason: u.reason });
+      this.o.log.info("container failed its probe", {
+        pod: `${u.namespace}/${u.podName}`,
+        container: u.containerName,
+        probe: u.probeType,
+        restart: restarted,
+        reason: u.reason,
+      });
     } else if (u.probeType === "readiness") {
-      this.o.log.info(u.result === "success" ? "container is ready" : "container is not ready", { pod: `${u.namespace}/${u.podName}`, container: u.containerName, reason: u.result === "success" ? undefined : u.reason });
+      this.o.log.info(u.result === "success" ? "container is ready" : "container is not ready", {
+        pod: `${u.namespace}/${u.podName}`,
+        container: u.containerName,
+        reason: u.result === "success" ? undefined : u.reason,
+      });
     }
     this.workers.syncPod(u.podUid);
   }
@@ -209,7 +237,8 @@ export class Agent implements SyncHandler {
   handleObjectChange(ref: ObjectRef): void {
     const uids = new Set(this.p.volumes.objectChanged(ref));
     for (const s of this.workers.states()) if (s.phase === "syncing" && usesObject(s.pod, ref)) uids.add(s.uid);
-    if (uids.size) this.o.log.info("API object changed: syncing the pods that use it", { kind: ref.kind, object: `${ref.namespace}/${ref.name}`, pods: uids.size });
+    if (uids.size)
+      this.o.log.info("API object changed: syncing the pods that use it", { kind: ref.kind, object: `${ref.namespace}/${ref.name}`, pods: uids.size });
     for (const uid of uids) this.workers.syncPod(uid);
   }
 
@@ -283,10 +312,23 @@ export class Agent implements SyncHandler {
     const exceeded = this.p.deadlines.shouldEvict(pod, seen);
     if (exceeded) {
       this.evictPod(pod, exceeded, pod.spec?.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS);
-      const actions = { killPod: false, createSandbox: false, sandboxId: "", attempt: 0, initContainersToStart: [], containersToStart: [], containersToKill: [] };
+      const actions = {
+        killPod: false,
+        createSandbox: false,
+        sandboxId: "",
+        attempt: 0,
+        initContainersToStart: [],
+        containersToStart: [],
+        containersToKill: [],
+      };
       return { actions, waiting: new Map(), changed: false, errors: [] };
     }
-    const r = await this.p.syncer.syncPod(pod, st, (_name, id) => this.probeFailure(id), (name, id) => this.p.probes.started(podRef(pod).uid, name, id) ?? this.p.notes.get(id)?.started);
+    const r = await this.p.syncer.syncPod(
+      pod,
+      st,
+      (_name, id) => this.probeFailure(id),
+      (name, id) => this.p.probes.started(podRef(pod).uid, name, id) ?? this.p.notes.get(id)?.started,
+    );
     const at = this.p.deadlines.deadline(pod, seen);
     if (at !== undefined) {
       const next = r.retryAt ?? this.o.clock.now() + (r.errors.length ? SYNC_ERROR_BACKOFF_MS : (this.o.syncFrequencyMs ?? 60_000));
@@ -327,7 +369,12 @@ export class Agent implements SyncHandler {
    * over the runtime's running pods: the running container of that name, or the ready sandbox; the
    * kubelet's refusals otherwise (404 `pod does not exist`, 500 `container not found ("c")`).
    */
-  streamTarget(namespace: string, name: string, uid: string | undefined, container: string | undefined): { sandboxId: string; containerId?: string } | { status: number; message: string } {
+  streamTarget(
+    namespace: string,
+    name: string,
+    uid: string | undefined,
+    container: string | undefined,
+  ): { sandboxId: string; containerId?: string } | { status: number; message: string } {
     const w = this.workers.states().find((s) => {
       const r = podRef(s.pod);
       return r.namespace === namespace && r.name === name && !s.removed;
@@ -396,7 +443,11 @@ export class Agent implements SyncHandler {
     return [
       { name: "ping", ok: true, message: "ok" },
       { name: "PLEG", ok: pleg.ok, message: pleg.message },
-      { name: "syncloop", ok: loopOk, message: loopOk ? "ok" : last === 0 ? "sync loop has not run yet" : `sync loop last ran ${Math.round(since / 1000)}s ago` },
+      {
+        name: "syncloop",
+        ok: loopOk,
+        message: loopOk ? "ok" : last === 0 ? "sync loop has not run yet" : `sync loop last ran ${Math.round(since / 1000)}s ago`,
+      },
       { name: "sources", ok: true, message: "ok", ...(problems.length ? { warning: problems.join("; ") } : {}) },
     ];
   }

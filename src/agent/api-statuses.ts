@@ -76,9 +76,21 @@ export class ApiStatuses {
     // A pod added again while its previous instance (same UID) terminates: it waits, and says why.
     if (s.restartRequested) {
       const pod = s.restartRequested;
-      const why: Waiting = { reason: "ContainerCreating", message: "the pod's previous instance (same UID) is still terminating; it starts again once that has finished" };
+      const why: Waiting = {
+        reason: "ContainerCreating",
+        message: "the pod's previous instance (same UID) is still terminating; it starts again once that has finished",
+      };
       const waiting = new Map([...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].map((c) => [c.name, why]));
-      return computeApiPodStatus({ pod, runtimeName: o.runtimeName, runtime: undefined, waiting, hostIP: o.runtimeConfig.hostIP, hostIPs: o.runtimeConfig.hostIPs, startTime: s.seen, now: apiTime(o.clock.now()) });
+      return computeApiPodStatus({
+        pod,
+        runtimeName: o.runtimeName,
+        runtime: undefined,
+        waiting,
+        hostIP: o.runtimeConfig.hostIP,
+        hostIPs: o.runtimeConfig.hostIPs,
+        startTime: s.seen,
+        now: apiTime(o.clock.now()),
+      });
     }
     const probed = (name: string) => [...(s.pod.spec?.containers ?? []), ...(s.pod.spec?.initContainers ?? [])].find((c) => c.name === name);
     // GET /pods asks for every pod's status each time, and a monitor may ask every few milliseconds:
@@ -92,7 +104,12 @@ export class ApiStatuses {
       const note = o.notes.get(c.id);
       // A note counts only where the prober has no result (as ready/started below read them): noting
       // what was reported must not itself make the next read a new status.
-      inputs.push(o.probes.readiness(s.uid, name, c.id) ?? note?.ready, o.probes.started(s.uid, name, c.id) ?? note?.started, note?.killMessage, o.postStartRunning(c.id));
+      inputs.push(
+        o.probes.readiness(s.uid, name, c.id) ?? note?.ready,
+        o.probes.started(s.uid, name, c.id) ?? note?.started,
+        note?.killMessage,
+        o.postStartRunning(c.id),
+      );
     }
     const previous = this.reported.get(s);
     const memo = this.statusMemo.get(s);
@@ -103,7 +120,9 @@ export class ApiStatuses {
       // Until the prober has the pod (just after a restart) the last reported value stands.
       // A container whose postStart hook still runs is neither started nor ready (the kubelet's pod
       // worker reports it only after startContainer, hook included, has returned).
-      ready: (name, id) => !o.postStartRunning(id) && (o.probes.readiness(s.uid, name, id) ?? o.notes.get(id)?.ready ?? !(probed(name)?.readinessProbe || probed(name)?.startupProbe)),
+      ready: (name, id) =>
+        !o.postStartRunning(id) &&
+        (o.probes.readiness(s.uid, name, id) ?? o.notes.get(id)?.ready ?? !(probed(name)?.readinessProbe || probed(name)?.startupProbe)),
       started: (name, id) => !o.postStartRunning(id) && (o.probes.started(s.uid, name, id) ?? o.notes.get(id)?.started ?? !probed(name)?.startupProbe),
       killMessage: (id) => o.notes.get(id)?.killMessage,
       terminationMessage: (c) => o.terminationMessages.get(s.pod, c),

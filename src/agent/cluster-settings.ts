@@ -20,20 +20,30 @@ export interface ClusterView {
 }
 
 export const CLUSTER_SETTINGS: ReadonlyArray<Setting<ClusterView>> = [
-  { flag: "kubeconfig", valueHint: "file",
-    doc: "Join a Kubernetes cluster as a node with these credentials" },
-  { flag: "context", valueHint: "name",
-    doc: "The --kubeconfig context to use (default: its current-context)" },
-  { flag: "bootstrap-kubeconfig", valueHint: "file",
-    doc: "Credentials to request a client certificate with when --kubeconfig is missing or its certificate expired; --kubeconfig is then written" },
-  { flag: "cert-dir", valueHint: "dir",
-    doc: "Where issued certificates and the self-signed serving pair live (default: <root-dir>/pki)" },
-  { flag: "rotate-certificates", field: "rotateCertificates", fieldType: BOOL, kind: "boolean",
+  { flag: "kubeconfig", valueHint: "file", doc: "Join a Kubernetes cluster as a node with these credentials" },
+  { flag: "context", valueHint: "name", doc: "The --kubeconfig context to use (default: its current-context)" },
+  {
+    flag: "bootstrap-kubeconfig",
+    valueHint: "file",
+    doc: "Credentials to request a client certificate with when --kubeconfig is missing or its certificate expired; --kubeconfig is then written",
+  },
+  { flag: "cert-dir", valueHint: "dir", doc: "Where issued certificates and the self-signed serving pair live (default: <root-dir>/pki)" },
+  {
+    flag: "rotate-certificates",
+    field: "rotateCertificates",
+    fieldType: BOOL,
+    kind: "boolean",
     show: (c) => c.cluster?.certificates.rotateCertificates,
-    doc: "Renew the client certificate from the cluster before it expires (default false)" },
-  { flag: "rotate-server-certificates", field: "serverTLSBootstrap", fieldType: BOOL, kind: "boolean",
+    doc: "Renew the client certificate from the cluster before it expires (default false)",
+  },
+  {
+    flag: "rotate-server-certificates",
+    field: "serverTLSBootstrap",
+    fieldType: BOOL,
+    kind: "boolean",
     show: (c) => c.cluster?.certificates.serverTLSBootstrap,
-    doc: "Request the serving certificate from the cluster (signer kubernetes.io/kubelet-serving) and renew it (default false)" },
+    doc: "Request the serving certificate from the cluster (signer kubernetes.io/kubelet-serving) and renew it (default false)",
+  },
 ];
 
 export interface ClusterAccess {
@@ -51,12 +61,16 @@ export function resolveClusterAccess(s: SettingsReader, o: { tlsCertFile?: strin
   // With --bootstrap-kubeconfig, --kubeconfig is where the bootstrapped kubeconfig goes: it may not exist yet.
   const bootstrapKubeconfig = s.string("bootstrap-kubeconfig", mustExist);
   const kubeconfig = s.string("kubeconfig", bootstrapKubeconfig ? (p) => p : mustExist);
-  if (bootstrapKubeconfig && !kubeconfig) s.fail("--bootstrap-kubeconfig needs --kubeconfig: the path where the node's kubeconfig (pointing at the issued client certificate) is written");
+  if (bootstrapKubeconfig && !kubeconfig)
+    s.fail("--bootstrap-kubeconfig needs --kubeconfig: the path where the node's kubeconfig (pointing at the issued client certificate) is written");
   const rotateCertificates = s.get("rotate-certificates", boolFlag, fileBool) ?? false;
   const serverTLSBootstrap = s.get("rotate-server-certificates", boolFlag, fileBool) ?? false;
   // Without a cluster there is no one to ask: an error on the command line; in a file (kubeadm's sets
   // rotateCertificates: true) a warning, as the standalone kubelet ignores them.
-  for (const [flag, on] of [["rotate-certificates", rotateCertificates], ["rotate-server-certificates", serverTLSBootstrap]] as const) {
+  for (const [flag, on] of [
+    ["rotate-certificates", rotateCertificates],
+    ["rotate-server-certificates", serverTLSBootstrap],
+  ] as const) {
     if (kubeconfig || !on) continue;
     if (s.isGiven(flag)) s.fail(`--${flag} asks the API server for certificates: give --kubeconfig (or --bootstrap-kubeconfig) too`);
     else {
@@ -64,9 +78,13 @@ export function resolveClusterAccess(s: SettingsReader, o: { tlsCertFile?: strin
       s.warn(`${f ? `${f.at}: ${f.name}` : s.fieldOf(flag)}: ignored without --kubeconfig (there is no API server to issue certificates)`);
     }
   }
-  if (serverTLSBootstrap && o.tlsCertFile) s.fail("--rotate-server-certificates requests the serving certificate from the cluster: drop --tls-cert-file and --tls-private-key-file");
+  if (serverTLSBootstrap && o.tlsCertFile)
+    s.fail("--rotate-server-certificates requests the serving certificate from the cluster: drop --tls-cert-file and --tls-private-key-file");
   const context = s.string("context");
-  if (o.localObjects && kubeconfig) s.fail("--local-objects serves the static and pushed pods of a node without --kubeconfig; with --kubeconfig configMaps and secrets come from the API server: give one of the two");
+  if (o.localObjects && kubeconfig)
+    s.fail(
+      "--local-objects serves the static and pushed pods of a node without --kubeconfig; with --kubeconfig configMaps and secrets come from the API server: give one of the two",
+    );
   if (context && !kubeconfig) s.fail("--context chooses a context of --kubeconfig: give --kubeconfig too");
   return { kubeconfig, context, certificates: { ...(bootstrapKubeconfig ? { bootstrapKubeconfig } : {}), rotateCertificates, serverTLSBootstrap } };
 }

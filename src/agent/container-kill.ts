@@ -38,18 +38,47 @@ export class ContainerKiller {
    * `turn`, the container then waits for its turn to stop (a sidecar: termination-order.ts), and the
    * wait counts against the grace too.
    */
-  async killContainer(pod: Pod | undefined, id: string, spec: Container | undefined, graceOverride: number | undefined, status?: ContainerStatus, message?: string, turn?: (graceSeconds: number) => Promise<number>, podIP = ""): Promise<void> {
+  async killContainer(
+    pod: Pod | undefined,
+    id: string,
+    spec: Container | undefined,
+    graceOverride: number | undefined,
+    status?: ContainerStatus,
+    message?: string,
+    turn?: (graceSeconds: number) => Promise<number>,
+    podIP = "",
+  ): Promise<void> {
     const name = spec?.name ?? status?.metadata?.name;
     if (pod && name) this.d.events.event(containerReference(pod, name), "Normal", "Killing", message ?? `Stopping container ${name}`);
     let grace = graceOverride ?? pod?.spec?.terminationGracePeriodSeconds ?? Number(status?.annotations[ann.POD_TERMINATION_GRACE_PERIOD] ?? 30);
     const start = this.d.clock.now();
-    const preStop = spec?.lifecycle?.preStop ?? (status?.annotations[ann.CONTAINER_PRESTOP_HANDLER] ? JSON.parse(status.annotations[ann.CONTAINER_PRESTOP_HANDLER]!) : undefined);
+    const preStop =
+      spec?.lifecycle?.preStop ??
+      (status?.annotations[ann.CONTAINER_PRESTOP_HANDLER] ? JSON.parse(status.annotations[ann.CONTAINER_PRESTOP_HANDLER]!) : undefined);
     if (preStop && grace > 0) {
       // A container the spec no longer has (an orphan) is known by its runtime name alone.
       const container = spec ?? { name: status?.metadata?.name ?? id.slice(0, 12) };
-      const target = { pod: pod ?? { metadata: { name: status?.labels[POD_NAME_LABEL] ?? "", namespace: status?.labels[POD_NAMESPACE_LABEL] ?? "", uid: status?.labels[POD_UID_LABEL] ?? "" } }, container, containerId: id, podIP: pod ? hookHost(pod, podIP, this.d.opts.hostIP) : podIP };
+      const target = {
+        pod: pod ?? {
+          metadata: {
+            name: status?.labels[POD_NAME_LABEL] ?? "",
+            namespace: status?.labels[POD_NAMESPACE_LABEL] ?? "",
+            uid: status?.labels[POD_UID_LABEL] ?? "",
+          },
+        },
+        container,
+        containerId: id,
+        podIP: pod ? hookHost(pod, podIP, this.d.opts.hostIP) : podIP,
+      };
       const failure = await this.d.hooks.run(target, preStop, grace * 1000);
-      if (failure?.timedOut) this.d.log.info("preStop hook not completed in its grace period", { pod: podKey(target.pod), container: container.name, id: id.slice(0, 12), gracePeriod: `${grace}s`, err: failure.message });
+      if (failure?.timedOut)
+        this.d.log.info("preStop hook not completed in its grace period", {
+          pod: podKey(target.pod),
+          container: container.name,
+          id: id.slice(0, 12),
+          gracePeriod: `${grace}s`,
+          err: failure.message,
+        });
       else if (failure) {
         this.d.log.warn("FailedPreStopHook", { pod: podKey(target.pod), container: container.name, id: id.slice(0, 12), err: failure.message });
         if (pod) this.d.events.event(containerReference(pod, container.name), "Warning", "FailedPreStopHook", failure.message);
@@ -66,12 +95,28 @@ export class ContainerKiller {
    */
   async killPod(pod: Pod | undefined, status: PodStatus | undefined, graceOverride: number | undefined): Promise<void> {
     const running = (status?.containerStatuses ?? []).filter((c) => c.state === "CONTAINER_RUNNING" || c.state === "CONTAINER_CREATED");
-    const order = pod && hasSidecars(pod) ? new TerminationOrder(pod, running.map((c) => c.metadata?.name ?? ""), this.d.clock) : undefined;
+    const order =
+      pod && hasSidecars(pod)
+        ? new TerminationOrder(
+            pod,
+            running.map((c) => c.metadata?.name ?? ""),
+            this.d.clock,
+          )
+        : undefined;
     await Promise.all(
       running.map(async (c) => {
         const name = c.metadata?.name ?? "";
         try {
-          await this.killContainer(pod, c.id, pod ? findSpec(pod, name) : undefined, graceOverride, c, undefined, order && ((grace) => order.waitForTurn(name, grace)), status?.ips[0] ?? "");
+          await this.killContainer(
+            pod,
+            c.id,
+            pod ? findSpec(pod, name) : undefined,
+            graceOverride,
+            c,
+            undefined,
+            order && ((grace) => order.waitForTurn(name, grace)),
+            status?.ips[0] ?? "",
+          );
         } finally {
           order?.terminated(name);
         }

@@ -20,7 +20,10 @@ export class ContainerNotes {
   private pendingSave: ReturnType<typeof setTimeout> | undefined;
 
   /** With no file the notes live in memory only (tests, or a root directory that cannot be written). */
-  constructor(private readonly file: string | undefined, private readonly log?: Logger) {
+  constructor(
+    private readonly file: string | undefined,
+    private readonly log?: Logger,
+  ) {
     if (!file) return;
     try {
       const data = JSON.parse(readFileSync(file, "utf8")) as Record<string, ContainerNote>;

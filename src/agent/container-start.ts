@@ -64,13 +64,29 @@ export class ContainerStarter {
     for (const [id, since] of [...this.inPostStart]) if (!live.has(id) && since < listedAt) this.inPostStart.delete(id);
   }
 
-  async startContainer(pod: Pod, c: Container, init: boolean, status: PodStatus | undefined, sandboxId: string, sb: ReturnType<typeof sandboxConfig>, podIP: string, keyring: PullKeyring, images?: ImageLookups, place?: PodStartPlace): Promise<void> {
+  async startContainer(
+    pod: Pod,
+    c: Container,
+    init: boolean,
+    status: PodStatus | undefined,
+    sandboxId: string,
+    sb: ReturnType<typeof sandboxConfig>,
+    podIP: string,
+    keyring: PullKeyring,
+    images?: ImageLookups,
+    place?: PodStartPlace,
+  ): Promise<void> {
     let last = findContainerStatus(status, c.name, init);
     let restartCount = last ? Number(last.annotations[ann.CONTAINER_RESTART_COUNT] ?? 0) + 1 : 0;
     if (last && neverRan(last)) {
       // The agent's own start of this instance was cut short (it stopped or died mid-start): the
       // container never ran, so it is replaced under the same restart count and counts no restart.
-      this.d.log.info("container never ran: replacing it", { pod: podKey(pod), container: c.name, id: last.id.slice(0, 12), state: last.state === "CONTAINER_CREATED" ? "created, not started" : `${last.reason}: ${last.message}` });
+      this.d.log.info("container never ran: replacing it", {
+        pod: podKey(pod),
+        container: c.name,
+        id: last.id.slice(0, 12),
+        state: last.state === "CONTAINER_CREATED" ? "created, not started" : `${last.reason}: ${last.message}`,
+      });
       await this.d.cleanup.removeContainer(last);
       restartCount = Number(last.annotations[ann.CONTAINER_RESTART_COUNT] ?? 0);
       last = undefined;
@@ -86,7 +102,11 @@ export class ContainerStarter {
         const delay = this.d.crashBackoff.get(key);
         const r = podRef(pod);
         this.d.events.event(containerReference(pod, c.name), "Warning", "BackOff", "Back-off restarting failed container");
-        throw new ContainerStartError("CrashLoopBackOff", `back-off ${formatDuration(delay)} restarting failed container=${c.name} pod=${r.name}_${r.namespace}(${r.uid})`, this.d.crashBackoff.backOffEnds(key, finished));
+        throw new ContainerStartError(
+          "CrashLoopBackOff",
+          `back-off ${formatDuration(delay)} restarting failed container=${c.name} pod=${r.name}_${r.namespace}(${r.uid})`,
+          this.d.crashBackoff.backOffEnds(key, finished),
+        );
       }
       this.d.crashBackoff.next(key, finished);
     }
@@ -106,7 +126,17 @@ export class ContainerStarter {
     }
     let config: ReturnType<typeof containerConfig>;
     try {
-      config = containerConfig({ pod, container: c, init, restartCount, podIP, imageRef, options: this.d.opts, env, volumePath: (name, subPath) => this.d.volumes.mountSource(pod, name, subPath) });
+      config = containerConfig({
+        pod,
+        container: c,
+        init,
+        restartCount,
+        podIP,
+        imageRef,
+        options: this.d.opts,
+        env,
+        volumePath: (name, subPath) => this.d.volumes.mountSource(pod, name, subPath),
+      });
     } catch (err) {
       // A subPath leading out of its volume, a subPathExpr whose expansion is unset, absolute or has
       // '..', a mount of no volume: the kubelet's CreateContainerConfigError (makeMounts).
@@ -146,7 +176,11 @@ export class ContainerStarter {
   private async runPostStart(pod: Pod, c: Container, id: string, podIP: string): Promise<void> {
     let failure: Awaited<ReturnType<HandlerRunner["run"]>>;
     try {
-      failure = await this.d.hooks.run({ pod, container: c, containerId: id, podIP: hookHost(pod, podIP, this.d.opts.hostIP) }, c.lifecycle!.postStart!, Infinity);
+      failure = await this.d.hooks.run(
+        { pod, container: c, containerId: id, podIP: hookHost(pod, podIP, this.d.opts.hostIP) },
+        c.lifecycle!.postStart!,
+        Infinity,
+      );
     } catch (err) {
       this.inPostStart.delete(id);
       throw err;

@@ -53,7 +53,11 @@ export function effectiveDnsPolicy(pod: Pod, cluster: ClusterDnsOptions | undefi
  * The sandbox's DNS config, or null to let the runtime copy the host's resolv.conf unchanged (the
  * Default policy with nothing to merge: the same file, without reading it here).
  */
-export function podDnsConfig(pod: Pod, cluster: ClusterDnsOptions | undefined, readHost: (path: string) => string = (p) => readFileSync(p, "utf8")): DnsConfig | null {
+export function podDnsConfig(
+  pod: Pod,
+  cluster: ClusterDnsOptions | undefined,
+  readHost: (path: string) => string = (p) => readFileSync(p, "utf8"),
+): DnsConfig | null {
   const policy = effectiveDnsPolicy(pod, cluster);
   const extra = pod.spec?.dnsConfig;
   let base: DnsConfig;
@@ -76,7 +80,10 @@ export function podDnsConfig(pod: Pod, cluster: ClusterDnsOptions | undefined, r
   const merged: DnsConfig = {
     servers: dedupe([...base.servers, ...(extra?.nameservers ?? [])]).slice(0, MAX_NAMESERVERS),
     searches: dedupe([...base.searches, ...(extra?.searches ?? [])]).slice(0, MAX_SEARCHES),
-    options: mergeOptions(base.options, (extra?.options ?? []).map((o) => (o.value !== undefined ? `${o.name}:${o.value}` : (o.name ?? "")))),
+    options: mergeOptions(
+      base.options,
+      (extra?.options ?? []).map((o) => (o.value !== undefined ? `${o.name}:${o.value}` : (o.name ?? ""))),
+    ),
   };
   return merged;
 }

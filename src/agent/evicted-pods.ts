@@ -30,7 +30,10 @@ export class EvictedPods {
   private pods = new Map<string, EvictionRecord>();
 
   /** With no file the record lives in memory only (tests). */
-  constructor(private readonly file: string | undefined, private readonly log?: Logger) {
+  constructor(
+    private readonly file: string | undefined,
+    private readonly log?: Logger,
+  ) {
     if (!file) return;
     try {
       const data = JSON.parse(readFileSync(file, "utf8")) as Record<string, EvictionRecord>;

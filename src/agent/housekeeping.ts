@@ -109,7 +109,12 @@ export class Housekeeping {
       const admitted = this.o.admission.canAdmitPod(s.pod);
       if (!admitted.admit) {
         const why = `${admitted.reason}: ${admitted.message}`;
-        if (this.recoveryRefusals.get(s.uid) !== why) this.o.log.info("the pod's node condition is gone, but it is not admitted again yet", { pod: podKey(s.pod), condition: record.condition, reason: why });
+        if (this.recoveryRefusals.get(s.uid) !== why)
+          this.o.log.info("the pod's node condition is gone, but it is not admitted again yet", {
+            pod: podKey(s.pod),
+            condition: record.condition,
+            reason: why,
+          });
         this.recoveryRefusals.set(s.uid, why);
         continue;
       }

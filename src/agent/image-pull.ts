@@ -36,7 +36,14 @@ export class ImagePuller {
    * pod's pull secrets. A pull gives the pod's place at the PodStartGate back first: it waits for the
    * network, not the CPU.
    */
-  async ensureImage(pod: Pod, c: Container, sb: ReturnType<typeof sandboxConfig>, keyring: PullKeyring, images?: ImageLookups, place?: PodStartPlace): Promise<string> {
+  async ensureImage(
+    pod: Pod,
+    c: Container,
+    sb: ReturnType<typeof sandboxConfig>,
+    keyring: PullKeyring,
+    images?: ImageLookups,
+    place?: PodStartPlace,
+  ): Promise<string> {
     const image = c.image ?? "";
     const policy = c.imagePullPolicy ?? "IfNotPresent";
     const present = policy === "Always" ? undefined : ((await images?.get(image)) ?? (await this.d.runtime.imageStatus({ image })).image);
@@ -80,12 +87,21 @@ export class ImagePuller {
    * app containers), one per image; a failed lookup resolves to undefined and is asked again later.
    */
   lookUpImages(pod: Pod, actions: PodActions): ImageLookups {
-    const containers = [...actions.initContainersToStart.map((i) => pod.spec!.initContainers![i]!), ...actions.containersToStart.map((i) => pod.spec!.containers[i]!)];
+    const containers = [
+      ...actions.initContainersToStart.map((i) => pod.spec!.initContainers![i]!),
+      ...actions.containersToStart.map((i) => pod.spec!.containers[i]!),
+    ];
     const lookups: ImageLookups = new Map();
     for (const c of containers) {
       const image = c.image ?? "";
       if ((c.imagePullPolicy ?? "IfNotPresent") === "Always" || lookups.has(image)) continue;
-      lookups.set(image, this.d.runtime.imageStatus({ image }).then((r) => r.image ?? undefined, () => undefined));
+      lookups.set(
+        image,
+        this.d.runtime.imageStatus({ image }).then(
+          (r) => r.image ?? undefined,
+          () => undefined,
+        ),
+      );
     }
     return lookups;
   }

@@ -6,7 +6,19 @@ export { SyncLoop, type SyncHandler, type SyncLoopEvent, type SyncLoopOptions } 
 export { Backoff } from "./backoff";
 export { computePodActions, neverRan, type PodActions } from "./pod-actions";
 export { PodSyncer, type SyncResult, type SyncRuntime } from "./pod-sync";
-export { PodWorkerPool, SYNC_ERROR_BACKOFF_MS, type EvictOptions, type PodWorkers, type PodWorkerPoolOptions, type PodWorkerState, type PodWorkerView, type PodSyncActions, type UpdatePodOptions, type UpdateType, type WorkerPhase } from "./pod-workers";
+export {
+  PodWorkerPool,
+  SYNC_ERROR_BACKOFF_MS,
+  type EvictOptions,
+  type PodWorkers,
+  type PodWorkerPoolOptions,
+  type PodWorkerState,
+  type PodWorkerView,
+  type PodSyncActions,
+  type UpdatePodOptions,
+  type UpdateType,
+  type WorkerPhase,
+} from "./pod-workers";
 export type { RuntimeConfigOptions } from "./runtime-config";
 export { AGENT_DEFAULTS, AGENT_SETTINGS, resolveAgentConfig, SETTING_GROUPS, type AgentConfig, type AgentFlags, type SettingGroup } from "./agent-config";
 export { settingsMarkdown } from "./settings-doc";

@@ -6,7 +6,15 @@ import { createHash } from "node:crypto";
 import type { Container } from "kubernetes-types/core/v1";
 import { stableStringify } from "../manifest";
 
-export { CONTAINER_HASH, CONTAINER_RESTART_COUNT, CONTAINER_TERMINATION_MESSAGE_PATH, CONTAINER_TERMINATION_MESSAGE_POLICY, POD_TERMINATION_GRACE_PERIOD, CONTAINER_PRESTOP_HANDLER, CONTAINER_TYPE } from "../status";
+export {
+  CONTAINER_HASH,
+  CONTAINER_RESTART_COUNT,
+  CONTAINER_TERMINATION_MESSAGE_PATH,
+  CONTAINER_TERMINATION_MESSAGE_POLICY,
+  POD_TERMINATION_GRACE_PERIOD,
+  CONTAINER_PRESTOP_HANDLER,
+  CONTAINER_TYPE,
+} from "../status";
 
 /**
  * The hash of a container's spec. A running container whose hash differs from its spec's is

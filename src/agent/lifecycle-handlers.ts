@@ -70,7 +70,10 @@ export class HandlerRunner {
         const r = await execProbe(this.runner, t.containerId, command, timeoutMs, this.clock, signal);
         if (r.status === "success") return undefined;
         const err = r.error ? errorMessage(r.error) : r.output;
-        return { message: `Exec lifecycle hook (${goList(command)}) for Container ${name} in Pod ${JSON.stringify(pod)} failed - error: ${err}, message: ${JSON.stringify(r.commandOutput ?? "")}`, timedOut: timedOut(r) };
+        return {
+          message: `Exec lifecycle hook (${goList(command)}) for Container ${name} in Pod ${JSON.stringify(pod)} failed - error: ${err}, message: ${JSON.stringify(r.commandOutput ?? "")}`,
+          timedOut: timedOut(r),
+        };
       }
       case "httpGet": {
         const path = h.httpGet!.path ?? "";
@@ -86,14 +89,30 @@ export class HandlerRunner {
         // Any answer will do (runHTTPHandler returns only the request's error).
         if (answered) return undefined;
         const err = r.error ? errorMessage(r.error) : r.output;
-        return { message: `HTTP lifecycle hook (${path}) for Container ${name} in Pod ${JSON.stringify(pod)} failed - error: ${err}`, timedOut: /context deadline exceeded/.test(r.output) };
+        return {
+          message: `HTTP lifecycle hook (${path}) for Container ${name} in Pod ${JSON.stringify(pod)} failed - error: ${err}`,
+          timedOut: /context deadline exceeded/.test(r.output),
+        };
       }
       case "sleep": {
         const seconds = h.sleep!.seconds;
-        const done = await withTimeout(this.clock, timeoutMs, signal, (s) => this.clock.sleep(seconds * 1000, s).then(() => true, () => false), () => false);
+        const done = await withTimeout(
+          this.clock,
+          timeoutMs,
+          signal,
+          (s) =>
+            this.clock.sleep(seconds * 1000, s).then(
+              () => true,
+              () => false,
+            ),
+          () => false,
+        );
         if (done) return undefined;
         // runSleepHandler: the wait was cut short (the grace period ran out, the agent stopping).
-        return { message: `Sleep lifecycle hook (${seconds}) for Container ${name} in Pod ${JSON.stringify(pod)} failed - error: container terminated before sleep hook finished`, timedOut: true };
+        return {
+          message: `Sleep lifecycle hook (${seconds}) for Container ${name} in Pod ${JSON.stringify(pod)} failed - error: container terminated before sleep hook finished`,
+          timedOut: true,
+        };
       }
       default:
         return { message: `Cannot run handler: invalid handler: ${JSON.stringify(h)}`, timedOut: false };

@@ -52,7 +52,12 @@ export function makeAgent(ctx: NodeContext, i: AgentInputs): Agent {
     log,
     runtimeName,
     runtimeConfig: {
-      podLogsRoot: config.pods.logsDir, podsDir: join(config.rootDir, "pods"), cgroupRoot: config.pods.cgroupRoot, nodeName, hostIP: hostIPs[0]!, hostIPs,
+      podLogsRoot: config.pods.logsDir,
+      podsDir: join(config.rootDir, "pods"),
+      cgroupRoot: config.pods.cgroupRoot,
+      nodeName,
+      hostIP: hostIPs[0]!,
+      hostIPs,
       // The kubelet's seccomp-profile-root: Localhost seccomp profiles are <root-dir>/seccomp/<localhostProfile>.
       seccompProfileRoot: join(config.rootDir, "seccomp"),
       podCgroups: containerManager,
@@ -66,25 +71,31 @@ export function makeAgent(ctx: NodeContext, i: AgentInputs): Agent {
     // The eviction manager: the configured thresholds over the shared stats provider, and the
     // local-storage check, in one loop. Node-level reclaim for disk signals is the
     // image GC's and the container GC's (src/eviction/node-reclaim.ts).
-    evictionManager: (target, localStorage) => (ctx.late.evictionManager = new EvictionManager({
-      ...config.eviction,
-      summary: { get: async (only) => (await stats()).get(only) },
-      target,
-      localStorage,
-      reclaim: { images: imageGC, containers: { deleteAllUnusedContainers: async () => a.containerGC?.deleteAllUnusedContainers() } },
-      dedicatedImageFs: async () => {
-        const mountpoint = (await client.imageFsInfo()).imageFilesystems?.[0]?.fsId?.mountpoint;
-        return !!mountpoint && statSync(mountpoint).dev !== statSync(config.rootDir).dev;
-      },
-      clock,
-      log,
-      monitoringPeriodMs: config.evictionMonitoringPeriodMs,
-      events: nodeEvent,
-      cluster: !!config.cluster,
-    })),
+    evictionManager: (target, localStorage) =>
+      (ctx.late.evictionManager = new EvictionManager({
+        ...config.eviction,
+        summary: { get: async (only) => (await stats()).get(only) },
+        target,
+        localStorage,
+        reclaim: { images: imageGC, containers: { deleteAllUnusedContainers: async () => a.containerGC?.deleteAllUnusedContainers() } },
+        dedicatedImageFs: async () => {
+          const mountpoint = (await client.imageFsInfo()).imageFilesystems?.[0]?.fsId?.mountpoint;
+          return !!mountpoint && statSync(mountpoint).dev !== statSync(config.rootDir).dev;
+        },
+        clock,
+        log,
+        monitoringPeriodMs: config.evictionMonitoringPeriodMs,
+        events: nodeEvent,
+        cluster: !!config.cluster,
+      })),
     // Garbage collection and log rotation (the kubelet's StartGarbageCollection and container log
     // manager), each a loop beside the sync loop for as long as the agent runs.
-    containerGC: { runtime: client, policy: config.gc.container, periodMs: config.gc.containerPeriodMs, onEvent: (e) => nodeEvent("Warning", e.reason, e.message) },
+    containerGC: {
+      runtime: client,
+      policy: config.gc.container,
+      periodMs: config.gc.containerPeriodMs,
+      onEvent: (e) => nodeEvent("Warning", e.reason, e.message),
+    },
     backgroundLoops: [imageGC, new ContainerLogManager({ runtime: client, policy: config.gc.containerLogs, podLogsRoot: config.pods.logsDir, clock, log })],
     node: async () => {
       const health = agentHealth(ctx);
@@ -94,8 +105,18 @@ export function makeAgent(ctx: NodeContext, i: AgentInputs): Agent {
       // the agent's own status writes, and each build would record the same change again.
       const previous = lastNode ?? cluster?.apiNode();
       lastNode = await buildNode({
-        nodeName, labels: config.node.labels, taints: config.node.taints, runtime: client, maxPods: config.node.maxPods, reserved: config.node.reserved,
-        now: clock.now(), version: pkg.version, runtimeName, addresses, port: ctx.late.server?.port, previous: lastNode,
+        nodeName,
+        labels: config.node.labels,
+        taints: config.node.taints,
+        runtime: client,
+        maxPods: config.node.maxPods,
+        reserved: config.node.reserved,
+        now: clock.now(),
+        version: pkg.version,
+        runtimeName,
+        addresses,
+        port: ctx.late.server?.port,
+        previous: lastNode,
         conditions: { ready: { ok: health.ready, message: health.message }, pressure: ctx.late.evictionManager?.pressure() },
         evictionReservation: (capacity) => hardEvictionReservation(config.eviction.thresholds, capacity),
       });
@@ -121,7 +142,9 @@ export function makeAgent(ctx: NodeContext, i: AgentInputs): Agent {
       probeObserved: (o) => metrics.observeProbe(o),
       afterHousekeeping: () => {
         if (pleg.relistStats.lastRelistTime) notifier.ready();
-        void cluster?.housekeeping(a.workers.states().map((s) => ({ pod: s.pod, terminating: a.workers.isPodTerminationRequested(s.uid) }))).catch((err) => log.warn("mirror pods: housekeeping failed", { err }));
+        void cluster
+          ?.housekeeping(a.workers.states().map((s) => ({ pod: s.pod, terminating: a.workers.isPodTerminationRequested(s.uid) })))
+          .catch((err) => log.warn("mirror pods: housekeeping failed", { err }));
         const stats = pleg.relistStats;
         if (stats.lastRelistTime) metrics.setPlegLastSeen(stats.lastRelistTime);
         const { pods, containers } = runtimeCounts(pleg.cache);

@@ -19,7 +19,15 @@ export async function connectCluster(ctx: NodeContext): Promise<ClusterNode | un
   if (bootstrapKubeconfig) {
     const { bootstrapClientCertificate } = await loadBootstrap();
     try {
-      await bootstrapClientCertificate({ kubeconfig: config.cluster.kubeconfig, bootstrapKubeconfig, certDir: config.certDir, nodeName, clock, log, userAgent: `nodeagent/${pkg.version} (agent on ${nodeName})` });
+      await bootstrapClientCertificate({
+        kubeconfig: config.cluster.kubeconfig,
+        bootstrapKubeconfig,
+        certDir: config.certDir,
+        nodeName,
+        clock,
+        log,
+        userAgent: `nodeagent/${pkg.version} (agent on ${nodeName})`,
+      });
     } catch (e) {
       throw new ConfigError(`TLS bootstrap with --bootstrap-kubeconfig ${bootstrapKubeconfig}: ${errorMessage(e)}`);
     }
@@ -40,8 +48,14 @@ export async function connectCluster(ctx: NodeContext): Promise<ClusterNode | un
     throw new ConfigError(`--kubeconfig ${config.cluster.kubeconfig}: ${errorMessage(e)}`);
   }
   if (config.cluster.certificates.rotateCertificates) {
-    
-    const rotation = startClientCertificateRotation({ certDir: config.certDir, nodeName, clock, log, kubeconfig: config.cluster.kubeconfig, client: cluster.client });
+    const rotation = startClientCertificateRotation({
+      certDir: config.certDir,
+      nodeName,
+      clock,
+      log,
+      kubeconfig: config.cluster.kubeconfig,
+      client: cluster.client,
+    });
     if (rotation) ctx.started.add("the client certificate rotation", () => rotation.stop());
   }
   return cluster;

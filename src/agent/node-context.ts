@@ -104,7 +104,13 @@ export interface NodeContext {
 export function nodeContext(config: AgentConfig, deps: NodeDeps, log: Logger, clock: Clock): NodeContext {
   const late: LateParts = {};
   return {
-    config, deps, log, clock, nodeName: config.nodeName, started: new StartedThings(log), late,
+    config,
+    deps,
+    log,
+    clock,
+    nodeName: config.nodeName,
+    started: new StartedThings(log),
+    late,
     theAgent: () => {
       if (!late.agent) throw new Error("the agent is starting");
       return late.agent;
@@ -118,7 +124,11 @@ export function nodeContext(config: AgentConfig, deps: NodeDeps, log: Logger, cl
  * manager's status as one of its errors).
  */
 export function agentHealth(ctx: NodeContext): { ready: boolean; message: string } {
-  const bad = ctx.theAgent().healthChecks().filter((c) => !c.ok).map((c) => `${c.name}: ${c.message}`);
+  const bad = ctx
+    .theAgent()
+    .healthChecks()
+    .filter((c) => !c.ok)
+    .map((c) => `${c.name}: ${c.message}`);
   const shutdown = ctx.late.shutdownManager?.shutdownStatus();
   if (shutdown) bad.push(shutdown);
   return { ready: bad.length === 0, message: bad.join("; ") };

@@ -33,7 +33,14 @@ function reservedAmounts(r: AgentConfig["node"]["kubeReserved"]): { milliCpu?: n
  * systemd driver without systemd stops the start here, before a containerd is started for nothing;
  * kubepods, its limits and the QoS cgroups are in place before any pod.
  */
-export function startContainerManager(config: AgentConfig, deps: NodeDeps, activePods: () => Pod[], log: Logger, events: NodeEventRecorder, clock: Clock): ContainerManager {
+export function startContainerManager(
+  config: AgentConfig,
+  deps: NodeDeps,
+  activePods: () => Pod[],
+  log: Logger,
+  events: NodeEventRecorder,
+  clock: Clock,
+): ContainerManager {
   const host = readHostFacts(config.rootDir);
   const cm = new ContainerManager({
     cgroupRoot: config.pods.cgroupRoot,

@@ -2,7 +2,15 @@
 // services behind containers' service-link variables, each registered as started (closed on stop).
 import type { ClusterNode } from "../cluster";
 import type { Clock, Logger } from "../util";
-import { LocalObjectSource, NoObjectSource, NoServiceLister, type ObjectSource, type ServiceLister, loadApiObjectSource, loadApiServiceLister } from "../objects";
+import {
+  LocalObjectSource,
+  NoObjectSource,
+  NoServiceLister,
+  type ObjectSource,
+  type ServiceLister,
+  loadApiObjectSource,
+  loadApiServiceLister,
+} from "../objects";
 import type { AgentConfig } from "./agent-config";
 import type { NodeContext, VolumeWiring } from "./node-context";
 
@@ -28,7 +36,13 @@ export async function chooseServiceLister(cluster: ClusterNode | undefined, wiri
  * runs without it). The API source is imported here only with --kubeconfig: it brings the Kubernetes
  * client, which an agent without a cluster never loads.
  */
-export async function chooseObjectSource(config: AgentConfig, cluster: ClusterNode | undefined, wiring: VolumeWiring, clock: Clock, log: Logger): Promise<ObjectSource> {
+export async function chooseObjectSource(
+  config: AgentConfig,
+  cluster: ClusterNode | undefined,
+  wiring: VolumeWiring,
+  clock: Clock,
+  log: Logger,
+): Promise<ObjectSource> {
   if (cluster) {
     if (wiring.apiObjects) return wiring.apiObjects(cluster);
     const { ApiObjectSource } = await loadApiObjectSource();

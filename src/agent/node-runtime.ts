@@ -34,7 +34,12 @@ export interface NodeRuntime {
 
 export async function startRuntime(ctx: NodeContext, metrics: AgentMetrics): Promise<NodeRuntime> {
   const { config, deps, clock, log } = ctx;
-  const runtime = await (deps.resolveRuntime ?? resolveRuntime)({ endpoint: config.runtime.endpoint, rootDir: config.rootDir, podInfraImage: config.runtime.podInfraImage, log });
+  const runtime = await (deps.resolveRuntime ?? resolveRuntime)({
+    endpoint: config.runtime.endpoint,
+    rootDir: config.rootDir,
+    podInfraImage: config.runtime.podInfraImage,
+    log,
+  });
   ctx.started.add("the runtime", () => runtime.release());
   const client = new CriClient(runtime.endpoint, { timeoutMs: config.runtime.requestTimeoutMs });
   ctx.started.add("the CRI client", () => client.close());

@@ -6,7 +6,16 @@ import { startServingCertificateRotation, storedServingCertificate } from "../ce
 import type { CriClient } from "../cri";
 import type { EventRing } from "../events";
 import type { PushSource } from "../config";
-import { Authenticator, Authorizer, isSpecificIP, servingCertificate, startAgentServer, type AgentMetrics, type AgentServer, type AgentServerOptions } from "../server";
+import {
+  Authenticator,
+  Authorizer,
+  isSpecificIP,
+  servingCertificate,
+  startAgentServer,
+  type AgentMetrics,
+  type AgentServer,
+  type AgentServerOptions,
+} from "../server";
 import type { SummaryProvider } from "../stats";
 import { type Clock, errorMessage, type Logger } from "../util";
 import type { Agent } from "./agent";
@@ -21,7 +30,13 @@ import type { NodeContext } from "./node-context";
  * credentials, as the kubelet sends them (the Node authorizer lets a node create both: its static
  * rules are the system:node ClusterRole's, which has tokenreviews and subjectaccessreviews create).
  */
-function apiSecurity(config: AgentConfig, hostIPs: readonly string[], cluster: ClusterNode | undefined, clock: Clock, log: Logger): Pick<AgentServerOptions, "tls" | "nodeName" | "authenticator" | "authorizer"> {
+function apiSecurity(
+  config: AgentConfig,
+  hostIPs: readonly string[],
+  cluster: ClusterNode | undefined,
+  clock: Clock,
+  log: Logger,
+): Pick<AgentServerOptions, "tls" | "nodeName" | "authenticator" | "authorizer"> {
   const { server } = config;
   const authn = server.authentication;
   let tls: AgentServerOptions["tls"];
@@ -42,7 +57,12 @@ function apiSecurity(config: AgentConfig, hostIPs: readonly string[], cluster: C
     x509: !!authn.clientCAFile,
     pushToken: config.pushToken,
     ...(client && authn.webhook.enabled
-      ? { webhook: { reviewer: { createTokenReview: (r) => client.postJson("/apis/authentication.k8s.io/v1/tokenreviews", r) }, cacheTTLMs: authn.webhook.cacheTTLMs } }
+      ? {
+          webhook: {
+            reviewer: { createTokenReview: (r) => client.postJson("/apis/authentication.k8s.io/v1/tokenreviews", r) },
+            cacheTTLMs: authn.webhook.cacheTTLMs,
+          },
+        }
       : {}),
     anonymous: authn.anonymous,
     clock,
@@ -51,7 +71,12 @@ function apiSecurity(config: AgentConfig, hostIPs: readonly string[], cluster: C
   const authorizer = new Authorizer({
     mode: authz.mode,
     ...(client && authz.mode === "Webhook"
-      ? { webhook: { reviewer: { createSubjectAccessReview: (r) => client.postJson("/apis/authorization.k8s.io/v1/subjectaccessreviews", r) }, ...authz.webhook } }
+      ? {
+          webhook: {
+            reviewer: { createSubjectAccessReview: (r) => client.postJson("/apis/authorization.k8s.io/v1/subjectaccessreviews", r) },
+            ...authz.webhook,
+          },
+        }
       : {}),
     clock,
   });
@@ -111,7 +136,15 @@ export async function startServer(ctx: NodeContext, i: ServerInputs): Promise<Ag
   ctx.started.add("the HTTP API", () => srv.stop());
   // serverTLSBootstrap: the serving certificate from the cluster, served once issued and on each renewal.
   if (cluster && config.cluster?.certificates.serverTLSBootstrap) {
-        const serving = startServingCertificateRotation({ certDir: config.certDir, nodeName, clock, log, client: cluster.client, addresses, serve: (cert, key) => srv.setServingCertificate(cert, key) });
+    const serving = startServingCertificateRotation({
+      certDir: config.certDir,
+      nodeName,
+      clock,
+      log,
+      client: cluster.client,
+      addresses,
+      serve: (cert, key) => srv.setServingCertificate(cert, key),
+    });
     ctx.started.add("the serving certificate rotation", () => serving.stop());
   }
   return srv;

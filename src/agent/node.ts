@@ -67,8 +67,25 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     const sources = makeSources(ctx, cluster);
     const managers = makeManagers(ctx, cluster, runtime.client, containerManager, events.nodeEvent);
     const agent = makeAgent(ctx, { cluster, runtime, sources, objects, services, managers, containerManager, addresses, hostIPs, ...events });
-    const srv = await startServer(ctx, { agent, cluster, client: runtime.client, push: sources.push, stats: managers.stats, metrics: events.metrics, eventRing: events.eventRing, addresses, hostIPs });
-    log.info("nodeagent started", { version: pkg.version, node: config.nodeName, api: srv.url, runtime: runtime.runtime.endpoint, sources: sources.sources.map((s) => s.name), objects: objects.description });
+    const srv = await startServer(ctx, {
+      agent,
+      cluster,
+      client: runtime.client,
+      push: sources.push,
+      stats: managers.stats,
+      metrics: events.metrics,
+      eventRing: events.eventRing,
+      addresses,
+      hostIPs,
+    });
+    log.info("nodeagent started", {
+      version: pkg.version,
+      node: config.nodeName,
+      api: srv.url,
+      runtime: runtime.runtime.endpoint,
+      sources: sources.sources.map((s) => s.name),
+      objects: objects.description,
+    });
     if (cluster) log.info("joining the cluster", { server: cluster.client.server, node: config.nodeName });
     runLoops(ctx, agent, managers.notifier, events);
     const { shutdownManager } = ctx.late;
@@ -98,14 +115,26 @@ function runLoops(ctx: NodeContext, agent: Agent, notifier: { stopping(): void; 
   const ac = new AbortController();
   const loop = agent.run(ac.signal);
   // The OOM watcher (src/oom): a kill the kernel logs is counted and, for the node's own, logged.
-  const oomWatcher = new OomWatcher({ openKernelLog: deps.kernelLog ?? (() => new KmsgReader()), clock, log, onOom: (k, system) => {
-    metrics.incOomKill(system);
-    // The kubelet's SystemOOM event on the Node (oom_watcher_linux.go), for the node's own kills only.
-    if (system) nodeEvent("Warning", "SystemOOM", k.processName && k.pid ? `System OOM encountered, victim process: ${k.processName}, pid: ${k.pid}` : "System OOM encountered");
-  } });
+  const oomWatcher = new OomWatcher({
+    openKernelLog: deps.kernelLog ?? (() => new KmsgReader()),
+    clock,
+    log,
+    onOom: (k, system) => {
+      metrics.incOomKill(system);
+      // The kubelet's SystemOOM event on the Node (oom_watcher_linux.go), for the node's own kills only.
+      if (system)
+        nodeEvent(
+          "Warning",
+          "SystemOOM",
+          k.processName && k.pid ? `System OOM encountered, victim process: ${k.processName}, pid: ${k.pid}` : "System OOM encountered",
+        );
+    },
+  });
   const oomLoop = oomWatcher.run(ac.signal);
   const watchdog = notifier.runWatchdog(ac.signal);
-  const shutdownWatch = shutdownManager ? watchShutdownSignal(shutdownManager, deps.shutdownSignal ?? new LogindShutdownSignal({ log }), ac.signal, log) : Promise.resolve();
+  const shutdownWatch = shutdownManager
+    ? watchShutdownSignal(shutdownManager, deps.shutdownSignal ?? new LogindShutdownSignal({ log }), ac.signal, log)
+    : Promise.resolve();
   ctx.started.add("the sync loop", async () => {
     notifier.stopping();
     ac.abort();

@@ -107,7 +107,15 @@ export function computePodActions(pod: Pod, status: PodStatus | undefined, probe
   const spec = pod.spec!;
   const restartPolicy = spec.restartPolicy ?? "Always";
   const inits = spec.initContainers ?? [];
-  const actions: PodActions = { killPod: false, createSandbox: false, sandboxId: "", attempt: 0, initContainersToStart: [], containersToStart: [], containersToKill: [] };
+  const actions: PodActions = {
+    killPod: false,
+    createSandbox: false,
+    sandboxId: "",
+    attempt: 0,
+    initContainersToStart: [],
+    containersToStart: [],
+    containersToKill: [],
+  };
   const sb = sandboxChanged(pod, status);
 
   if (sb.changed) {
@@ -169,7 +177,8 @@ export function computePodActions(pod: Pod, status: PodStatus | undefined, probe
   for (const c of status!.containerStatuses) {
     if (c.state !== "CONTAINER_RUNNING" || isInit(c)) continue;
     const name = c.metadata?.name ?? "";
-    if (!specNames.has(name) || seen.has(name)) actions.containersToKill.push({ id: c.id, name, reason: specNames.has(name) ? "duplicate container" : "not in the pod's spec" });
+    if (!specNames.has(name) || seen.has(name))
+      actions.containersToKill.push({ id: c.id, name, reason: specNames.has(name) ? "duplicate container" : "not in the pod's spec" });
     seen.add(name);
   }
   // Nothing running and nothing to start: the pod is done; kill its sandbox (the kubelet does the same),
@@ -208,7 +217,13 @@ function killReason(container: Container, c: ContainerStatus, probeFailure: Prob
  * sidecar that runs and has started, lets the next one start. From that point on (and once an app
  * container exists) only sidecars matter: each is kept running.
  */
-function computeInitContainerActions(pod: Pod, status: PodStatus | undefined, actions: PodActions, probeFailure: ProbeFailureLookup | undefined, started: StartedLookup | undefined): boolean {
+function computeInitContainerActions(
+  pod: Pod,
+  status: PodStatus | undefined,
+  actions: PodActions,
+  probeFailure: ProbeFailureLookup | undefined,
+  started: StartedLookup | undefined,
+): boolean {
   const spec = pod.spec!;
   const inits = spec.initContainers ?? [];
   if (inits.length === 0) return true;
@@ -283,7 +298,15 @@ function computeInitContainerActions(pod: Pod, status: PodStatus | undefined, ac
  * failed. True when it has started (its startupProbe succeeded, or it has none): it then counts as
  * done for the ordering of the init containers.
  */
-function keepSidecar(c: Container, s: ContainerStatus, i: number, start: number[], actions: PodActions, probeFailure: ProbeFailureLookup | undefined, started: StartedLookup | undefined): boolean {
+function keepSidecar(
+  c: Container,
+  s: ContainerStatus,
+  i: number,
+  start: number[],
+  actions: PodActions,
+  probeFailure: ProbeFailureLookup | undefined,
+  started: StartedLookup | undefined,
+): boolean {
   const kill = killReason(c, s, probeFailure);
   if (kill) {
     actions.containersToKill.push({ ...kill, reason: kill.reason.replace(/^Container /, "Init container ") });

@@ -57,9 +57,14 @@ const NO_OBJECT_SOURCE: ObjectSource = {
   description: "no object source",
   registerPod: () => {},
   unregisterPod: () => {},
-  getConfigMap: (namespace, name) => Promise.reject(new ObjectSourceError({ kind: "ConfigMap", namespace, name }, `couldn't get configMap ${namespace}/${name}, no kubeClient defined`)),
-  getSecret: (namespace, name) => Promise.reject(new ObjectSourceError({ kind: "Secret", namespace, name }, `couldn't get secret ${namespace}/${name}, no kubeClient defined`)),
-  getServiceAccountToken: (pod, req) => Promise.reject(new ObjectSourceError({ kind: "ServiceAccount", namespace: pod.metadata?.namespace ?? "default", name: req.serviceAccountName }, "no object source")),
+  getConfigMap: (namespace, name) =>
+    Promise.reject(new ObjectSourceError({ kind: "ConfigMap", namespace, name }, `couldn't get configMap ${namespace}/${name}, no kubeClient defined`)),
+  getSecret: (namespace, name) =>
+    Promise.reject(new ObjectSourceError({ kind: "Secret", namespace, name }, `couldn't get secret ${namespace}/${name}, no kubeClient defined`)),
+  getServiceAccountToken: (pod, req) =>
+    Promise.reject(
+      new ObjectSourceError({ kind: "ServiceAccount", namespace: pod.metadata?.namespace ?? "default", name: req.serviceAccountName }, "no object source"),
+    ),
   onChange: () => () => {},
   close: () => {},
 };
@@ -110,8 +115,17 @@ export class PodSyncer {
     this.killer = new ContainerKiller({ ...base, opts: o.config, hooks });
     this.cleanup = new PodCleanup({ runtime: o.runtime, log: o.log, opts: o.config, volumes: o.volumes });
     this.starter = new ContainerStarter({
-      ...base, opts: o.config, crashBackoff: o.crashBackoff, volumes: o.volumes, objects: this.objects, services: o.services ?? new NoServiceLister(),
-      hooks, images: this.images, killer: this.killer, cleanup: this.cleanup, onContainerRestart: o.onContainerRestart,
+      ...base,
+      opts: o.config,
+      crashBackoff: o.crashBackoff,
+      volumes: o.volumes,
+      objects: this.objects,
+      services: o.services ?? new NoServiceLister(),
+      hooks,
+      images: this.images,
+      killer: this.killer,
+      cleanup: this.cleanup,
+      onContainerRestart: o.onContainerRestart,
     });
   }
 
@@ -148,7 +162,16 @@ export class PodSyncer {
     }
     for (const k of actions.containersToKill) {
       this.o.log.info("killing container", { pod: podKey(pod), container: k.name, id: k.id.slice(0, 12), reason: k.reason });
-      await this.killer.killContainer(pod, k.id, findSpec(pod, k.name), k.gracePeriodSeconds, undefined, killingMessage(pod, k.name, k.reason), undefined, status?.ips[0] ?? "");
+      await this.killer.killContainer(
+        pod,
+        k.id,
+        findSpec(pod, k.name),
+        k.gracePeriodSeconds,
+        undefined,
+        killingMessage(pod, k.name, k.reason),
+        undefined,
+        status?.ips[0] ?? "",
+      );
       result.changed = true;
     }
 
@@ -159,7 +182,8 @@ export class PodSyncer {
         this.cleanup.cgroups.ensure(pod);
       } catch (err) {
         const message = errorMessage(err);
-        for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) result.waiting.set(c.name, { reason: "ContainerCreating", message });
+        for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])])
+          result.waiting.set(c.name, { reason: "ContainerCreating", message });
         result.errors.push(message);
         return result;
       }
@@ -196,7 +220,13 @@ export class PodSyncer {
   }
 
   /** The sandbox when the pod needs one, then the next init container or the app containers. */
-  private async startPod(pod: Pod, status: PodStatus | undefined, actions: PodActions, result: SyncResult, start: { place?: PodStartPlace }): Promise<SyncResult> {
+  private async startPod(
+    pod: Pod,
+    status: PodStatus | undefined,
+    actions: PodActions,
+    result: SyncResult,
+    start: { place?: PodStartPlace },
+  ): Promise<SyncResult> {
     let sandboxId = actions.sandboxId;
     let imageLookups: ImageLookups | undefined;
     let podIP = status?.ips[0] ?? "";
@@ -241,7 +271,8 @@ export class PodSyncer {
         if (err instanceof ContainerStartError) {
           // startContainer's "Error: …" event (the crash-loop backoff has its own BackOff event, a failed
           // postStart hook its FailedPostStartHook).
-          if (err.reason !== "CrashLoopBackOff" && err.reason !== "PostStartHookError") this.events.event(containerReference(pod, container.name), "Warning", "Failed", `Error: ${err.eventMessage ?? err.message}`);
+          if (err.reason !== "CrashLoopBackOff" && err.reason !== "PostStartHookError")
+            this.events.event(containerReference(pod, container.name), "Warning", "Failed", `Error: ${err.eventMessage ?? err.message}`);
           result.waiting.set(container.name, { reason: err.reason, message: err.message });
           if (err.retryAt) result.retryAt = Math.min(result.retryAt ?? Infinity, err.retryAt);
           else result.errors.push(`${container.name}: ${err.reason}: ${err.message}`);
@@ -300,8 +331,9 @@ export class PodSyncer {
 
 /** Whether any container's env reads the pod IP through the downward API, or its httpGet postStart hook dials it. */
 function needsPodIP(pod: Pod): boolean {
-  return [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].some((c) =>
-    (c.env ?? []).some((e) => e.valueFrom?.fieldRef?.fieldPath === "status.podIP" || e.valueFrom?.fieldRef?.fieldPath === "status.podIPs") ||
-    (c.lifecycle?.postStart?.httpGet !== undefined && !c.lifecycle.postStart.httpGet.host),
+  return [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].some(
+    (c) =>
+      (c.env ?? []).some((e) => e.valueFrom?.fieldRef?.fieldPath === "status.podIP" || e.valueFrom?.fieldRef?.fieldPath === "status.podIPs") ||
+      (c.lifecycle?.postStart?.httpGet !== undefined && !c.lifecycle.postStart.httpGet.host),
   );
 }

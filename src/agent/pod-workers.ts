@@ -48,9 +48,27 @@ import type { PodStatus, PodStatusReader } from "../pleg";
 import { apiTime, type Clock, errorMessage, type Logger } from "../util";
 import type { SyncResult } from "./pod-sync";
 import type { PodFailure } from "../status";
-import { workerAnswers, type EvictOptions, type PodSyncActions, type PodWorkers, type PodWorkerState, type PodWorkerView, type UpdatePodOptions } from "./pod-worker-types";
+import {
+  workerAnswers,
+  type EvictOptions,
+  type PodSyncActions,
+  type PodWorkers,
+  type PodWorkerState,
+  type PodWorkerView,
+  type UpdatePodOptions,
+} from "./pod-worker-types";
 
-export { workerAnswers, type EvictOptions, type PodSyncActions, type PodWorkers, type PodWorkerState, type PodWorkerView, type UpdatePodOptions, type UpdateType, type WorkerPhase } from "./pod-worker-types";
+export {
+  workerAnswers,
+  type EvictOptions,
+  type PodSyncActions,
+  type PodWorkers,
+  type PodWorkerState,
+  type PodWorkerView,
+  type UpdatePodOptions,
+  type UpdateType,
+  type WorkerPhase,
+} from "./pod-worker-types";
 
 export interface PodWorkerPoolOptions {
   actions: PodSyncActions;
@@ -231,7 +249,17 @@ export class PodWorkerPool implements PodWorkers {
   }
 
   private freshState(pod: Pod): PodWorkerState {
-    return { uid: podRef(pod).uid, fullName: podKey(pod), pod, phase: "syncing", removed: false, waiting: new Map(), lastSyncTime: 0, syncs: 0, seen: apiTime(this.o.clock.now()) };
+    return {
+      uid: podRef(pod).uid,
+      fullName: podKey(pod),
+      pod,
+      phase: "syncing",
+      removed: false,
+      waiting: new Map(),
+      lastSyncTime: 0,
+      syncs: 0,
+      seen: apiTime(this.o.clock.now()),
+    };
   }
 
   /** Queues the worker's next sync after delayMs, with the kubelet's jitter. */

@@ -48,7 +48,8 @@ export function runAsNonRootProblem(pod: Pod, c: Container, image: ImageUser | u
   const who = `(pod: ${JSON.stringify(formatPod(pod))}, container: ${c.name})`;
   if (e.runAsUser !== undefined) return e.runAsUser === 0 ? `container's runAsUser breaks non-root policy ${who}` : undefined;
   const u = image ?? { uid: 0 };
-  if (u.uid === undefined) return u.username ? `container has runAsNonRoot and image has non-numeric user (${u.username}), cannot verify user is non-root ${who}` : undefined;
+  if (u.uid === undefined)
+    return u.username ? `container has runAsNonRoot and image has non-numeric user (${u.username}), cannot verify user is non-root ${who}` : undefined;
   if (u.uid === 0) return `container has runAsNonRoot and image will run as root ${who}`;
   // validation.IsValidUserID.
   if (u.uid < 0 || u.uid > MAX_INT32 || !Number.isInteger(u.uid)) {

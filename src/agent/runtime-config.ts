@@ -14,7 +14,14 @@ import { mustMountReadOnly } from "../volume";
 import { confinedPath, PathEscapeError, pathSegmentProblem } from "../util";
 import * as ann from "./labels";
 import { podDnsConfig, type ClusterDnsOptions } from "./dns";
-import { containerAppArmorProfile, containerSeccompProfile, containerSeLinuxOption, procMountPaths, SANDBOX_SECCOMP_PROFILE, seLinuxOption } from "./security-context";
+import {
+  containerAppArmorProfile,
+  containerSeccompProfile,
+  containerSeLinuxOption,
+  procMountPaths,
+  SANDBOX_SECCOMP_PROFILE,
+  seLinuxOption,
+} from "./security-context";
 import type { RuntimeClassLookup } from "./runtime-class-manager";
 
 export interface RuntimeConfigOptions {
@@ -68,7 +75,6 @@ export interface RuntimeConfigOptions {
 
 // Every path below is built from pod data with confinedPath, which throws PathEscapeError rather
 // than leave its root (issue 12); a UID must also pass uidSegment (podUIDProblem) before it names anything.
-
 
 /** A container name as a path segment (validated by the sources; checked again, as it names folders). */
 function nameSegment(name: string): string {
@@ -213,7 +219,12 @@ export type VolumePathLookup = (volumeName: string, subPath: string) => string |
  * that is set), the period always and a quota only with a cpu limit, the memory limit, and the OOM
  * score adjustment of the pod's QoS class (src/cm/oom-score.ts).
  */
-export function linuxResources(pod: Pod, c: Container, memoryCapacityBytes: number = totalmem(), cluster = false): NonNullable<NonNullable<ContainerConfigInput["linux"]>["resources"]> {
+export function linuxResources(
+  pod: Pod,
+  c: Container,
+  memoryCapacityBytes: number = totalmem(),
+  cluster = false,
+): NonNullable<NonNullable<ContainerConfigInput["linux"]>["resources"]> {
   const req = c.resources?.requests ?? {};
   const lim = c.resources?.limits ?? {};
   const milli = (q: string | number | undefined) => (q === undefined ? 0 : parseQuantity(q).milli());
@@ -277,11 +288,19 @@ export function containerConfig(a: ContainerConfigArgs): ContainerConfigInput {
     // containerd 1.6 and 1.7 cannot make a mount recursively read-only (their RuntimeHandlers do not
     // offer RecursiveReadOnlyMounts): the kubelet's resolveRecursiveReadOnly refuses Enabled with this
     // message and takes IfPossible as a plain read-only mount.
-    if (m.recursiveReadOnly === "Enabled") throw new Error(`failed to resolve recursive read-only mode: volume ${JSON.stringify(m.name)} requested recursive read-only mode, but it is not supported by the runtime`);
+    if (m.recursiveReadOnly === "Enabled")
+      throw new Error(
+        `failed to resolve recursive read-only mode: volume ${JSON.stringify(m.name)} requested recursive read-only mode, but it is not supported by the runtime`,
+      );
     return { containerPath: m.mountPath, hostPath, readonly, propagation: mountPropagation(m.mountPropagation) };
   });
   if (c.terminationMessagePath) {
-    mounts.push({ containerPath: c.terminationMessagePath, hostPath: confinedPath(terminationLogDir(pod, c.name, o), `${a.restartCount}-termination-log`), readonly: false, propagation: "PROPAGATION_PRIVATE" });
+    mounts.push({
+      containerPath: c.terminationMessagePath,
+      hostPath: confinedPath(terminationLogDir(pod, c.name, o), `${a.restartCount}-termination-log`),
+      readonly: false,
+      propagation: "PROPAGATION_PRIVATE",
+    });
   }
   const preStop = c.lifecycle?.preStop;
   // seccomp, AppArmor, SELinux and /proc masking as the kubelet's determineEffectiveSecurityContext

@@ -44,7 +44,8 @@ export class RuntimeState {
     const before = this.networkError;
     this.networkError = runtimeConditionErrors(status).network;
     if (this.networkError === before) return;
-    if (this.networkError) this.o.log.warn("the container runtime's network is not ready: only host-network pods start until it is", { err: this.networkError });
+    if (this.networkError)
+      this.o.log.warn("the container runtime's network is not ready: only host-network pods start until it is", { err: this.networkError });
     else this.o.log.info("the container runtime's network is ready");
   }
 

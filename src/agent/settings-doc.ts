@@ -24,12 +24,19 @@ export function settingsMarkdown(groups: readonly SettingGroup[]): string {
     "Every setting is one row beside the code that uses it; the flags, `--help`, the `--config` file's",
     "known fields and their type checks, `/configz` and this page are made from the rows. A flag given",
     "on the command line wins over the `--config` file (a KubeletConfiguration, kubelet.config.k8s.io/v1beta1),",
-    "and the file over the default; a field at its zero value (`0s`, `\"\"`, `{}`) is the default, as",
+    'and the file over the default; a field at its zero value (`0s`, `""`, `{}`) is the default, as',
     "v1beta1 defaulting has it. A field of a block is written with dots (`authentication.webhook.enabled`).",
     "",
   ];
   for (const g of groups) {
-    out.push(`## ${g.title}`, "", `Declared and resolved in \`${g.home}\`.`, "", "| Flag | Config field | Default | Description |", "| --- | --- | --- | --- |");
+    out.push(
+      `## ${g.title}`,
+      "",
+      `Declared and resolved in \`${g.home}\`.`,
+      "",
+      "| Flag | Config field | Default | Description |",
+      "| --- | --- | --- | --- |",
+    );
     for (const r of g.rows) {
       const field = r.field ? `\`${r.field}\`` : "—";
       const dflt = r.default !== undefined && r.default !== "" ? `\`${cell(r.default)}\`` : "—";

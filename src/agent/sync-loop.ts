@@ -179,13 +179,21 @@ export class SyncLoop {
       }
       case "pleg": {
         const e = event.event;
-        if (debug) log.debug("SyncLoop (PLEG): event for pod", { pod: `${e.pod.namespace}/${e.pod.name}`, uid: e.pod.uid, event: e.type, container: e.containerName });
+        if (debug)
+          log.debug("SyncLoop (PLEG): event for pod", { pod: `${e.pod.namespace}/${e.pod.name}`, uid: e.pod.uid, event: e.type, container: e.containerName });
         h.handlePodSyncs([e.pod.uid]);
         return;
       }
       case "probe": {
         const u = event.update;
-        if (debug) log.debug("SyncLoop (probe)", { probe: u.probeType, result: u.result, pod: `${u.namespace}/${u.podName}`, uid: u.podUid, container: u.containerName });
+        if (debug)
+          log.debug("SyncLoop (probe)", {
+            probe: u.probeType,
+            result: u.result,
+            pod: `${u.namespace}/${u.podName}`,
+            uid: u.podUid,
+            container: u.containerName,
+          });
         h.handleProbeResult(u);
         return;
       }
@@ -205,7 +213,8 @@ export class SyncLoop {
         const start = clock.now();
         h.handlePodCleanups();
         const took = clock.now() - start;
-        if (took > HOUSEKEEPING_WARNING_MS) log.warn("housekeeping took longer than expected", { expected: `${HOUSEKEEPING_WARNING_MS / 1000}s`, actual: `${took / 1000}s` });
+        if (took > HOUSEKEEPING_WARNING_MS)
+          log.warn("housekeeping took longer than expected", { expected: `${HOUSEKEEPING_WARNING_MS / 1000}s`, actual: `${took / 1000}s` });
         if (debug) log.debug("SyncLoop (housekeeping) end");
         return;
       }

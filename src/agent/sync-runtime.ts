@@ -4,8 +4,17 @@ import { type CriClient, NotFoundError } from "../cri";
 
 export type SyncRuntime = Pick<
   CriClient,
-  | "runPodSandbox" | "stopPodSandbox" | "removePodSandbox" | "podSandboxStatus" | "createContainer" | "startContainer"
-  | "stopContainer" | "removeContainer" | "execSync" | "pullImage" | "imageStatus"
+  | "runPodSandbox"
+  | "stopPodSandbox"
+  | "removePodSandbox"
+  | "podSandboxStatus"
+  | "createContainer"
+  | "startContainer"
+  | "stopContainer"
+  | "removeContainer"
+  | "execSync"
+  | "pullImage"
+  | "imageStatus"
 >;
 
 /** A stop or removal of what is already gone succeeded. */

@@ -98,7 +98,8 @@ export class TerminationMessages {
     const name = c.metadata?.name ?? "";
     const restart = c.annotations[ann.CONTAINER_RESTART_COUNT] ?? "0";
     const path = c.annotations[ann.CONTAINER_TERMINATION_MESSAGE_PATH] ?? "";
-    const fallbackToLogs = c.annotations[ann.CONTAINER_TERMINATION_MESSAGE_POLICY] === "FallbackToLogsOnError" && c.exitCode !== 0 && c.reason !== "ContainerCannotRun";
+    const fallbackToLogs =
+      c.annotations[ann.CONTAINER_TERMINATION_MESSAGE_POLICY] === "FallbackToLogsOnError" && c.exitCode !== 0 && c.reason !== "ContainerCannotRun";
     let message = "";
     let checkLogs = fallbackToLogs;
     if (path && /^\d+$/.test(restart)) {
@@ -119,7 +120,11 @@ export class TerminationMessages {
     }
     if (checkLogs && /^\d+$/.test(restart)) {
       try {
-        message = lastLogLines(confinedPath(containerLogDir(pod, name, this.opts), `${restart}.log`), MAX_TERMINATION_MESSAGE_LOG_LINES, MAX_TERMINATION_MESSAGE_LOG_BYTES);
+        message = lastLogLines(
+          confinedPath(containerLogDir(pod, name, this.opts), `${restart}.log`),
+          MAX_TERMINATION_MESSAGE_LOG_LINES,
+          MAX_TERMINATION_MESSAGE_LOG_BYTES,
+        );
       } catch (err) {
         message = `Error on reading termination message from logs: ${errorMessage(err)}`;
       }

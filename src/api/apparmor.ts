@@ -19,13 +19,19 @@ export function appArmorAnnotationProfile(annotations: Record<string, string> | 
   if (value === undefined) return undefined;
   if (value === APPARMOR_ANNOTATION_RUNTIME_DEFAULT) return { type: "RuntimeDefault" };
   if (value === APPARMOR_ANNOTATION_UNCONFINED) return { type: "Unconfined" };
-  if (value.startsWith(APPARMOR_ANNOTATION_LOCALHOST_PREFIX)) return { type: "Localhost", localhostProfile: value.slice(APPARMOR_ANNOTATION_LOCALHOST_PREFIX.length) };
+  if (value.startsWith(APPARMOR_ANNOTATION_LOCALHOST_PREFIX))
+    return { type: "Localhost", localhostProfile: value.slice(APPARMOR_ANNOTATION_LOCALHOST_PREFIX.length) };
   return undefined;
 }
 
 /** The container's effective profile (GetProfile), undefined when nothing asks for one. */
 export function appArmorProfileOf(pod: Pod, container: Container): AppArmorProfile | undefined {
-  return container.securityContext?.appArmorProfile ?? appArmorAnnotationProfile(pod.metadata?.annotations, container.name) ?? pod.spec?.securityContext?.appArmorProfile ?? undefined;
+  return (
+    container.securityContext?.appArmorProfile ??
+    appArmorAnnotationProfile(pod.metadata?.annotations, container.name) ??
+    pod.spec?.securityContext?.appArmorProfile ??
+    undefined
+  );
 }
 
 /**

@@ -27,8 +27,14 @@ const present = (v: unknown): boolean => v !== undefined && v !== null;
 // The secret references of the non-kubelet volume types, as VisitPodSecretNames lists them: the
 // volume field and the field of its secret reference.
 const SECRET_REF_VOLUMES = [
-  ["cephfs", "secretRef"], ["cinder", "secretRef"], ["flexVolume", "secretRef"], ["rbd", "secretRef"],
-  ["scaleIO", "secretRef"], ["iscsi", "secretRef"], ["storageos", "secretRef"], ["csi", "nodePublishSecretRef"],
+  ["cephfs", "secretRef"],
+  ["cinder", "secretRef"],
+  ["flexVolume", "secretRef"],
+  ["rbd", "secretRef"],
+  ["scaleIO", "secretRef"],
+  ["iscsi", "secretRef"],
+  ["storageos", "secretRef"],
+  ["csi", "nodePublishSecretRef"],
 ] as const;
 
 /**

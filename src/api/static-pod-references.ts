@@ -7,9 +7,28 @@ import { podReferences } from "./pod-references";
 
 /** Volume types that need nothing from the API server (HasAPIObjectReference's allow list). */
 const LOCAL_VOLUME_TYPES = [
-  "awsElasticBlockStore", "azureDisk", "cephfs", "cinder", "downwardAPI", "emptyDir", "fc", "flexVolume", "flocker",
-  "gcePersistentDisk", "gitRepo", "hostPath", "image", "iscsi", "nfs", "photonPersistentDisk", "portworxVolume",
-  "quobyte", "rbd", "scaleIO", "storageos", "vsphereVolume",
+  "awsElasticBlockStore",
+  "azureDisk",
+  "cephfs",
+  "cinder",
+  "downwardAPI",
+  "emptyDir",
+  "fc",
+  "flexVolume",
+  "flocker",
+  "gcePersistentDisk",
+  "gitRepo",
+  "hostPath",
+  "image",
+  "iscsi",
+  "nfs",
+  "photonPersistentDisk",
+  "portworxVolume",
+  "quobyte",
+  "rbd",
+  "scaleIO",
+  "storageos",
+  "vsphereVolume",
 ];
 const API_VOLUME_TYPES: ReadonlyArray<readonly [string, string]> = [
   ["configMap", "configmaps (via configmap volumes)"],

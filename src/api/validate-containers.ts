@@ -101,7 +101,12 @@ function checkHostPortConflicts(containers: Container[], path: string, errs: Fie
   });
 }
 
-export function validateContainers(spec: PodSpec, volumes: Map<string, Record<string, unknown>>, opts: Required<PodValidationOptions>, errs: FieldError[]): void {
+export function validateContainers(
+  spec: PodSpec,
+  volumes: Map<string, Record<string, unknown>>,
+  opts: Required<PodValidationOptions>,
+  errs: FieldError[],
+): void {
   const path = "spec.containers";
   const containers = spec.containers ?? [];
   if (containers.length === 0) {
@@ -120,7 +125,12 @@ export function validateContainers(spec: PodSpec, volumes: Map<string, Record<st
   checkHostPortConflicts(containers, path, errs);
 }
 
-export function validateInitContainers(spec: PodSpec, volumes: Map<string, Record<string, unknown>>, opts: Required<PodValidationOptions>, errs: FieldError[]): void {
+export function validateInitContainers(
+  spec: PodSpec,
+  volumes: Map<string, Record<string, unknown>>,
+  opts: Required<PodValidationOptions>,
+  errs: FieldError[],
+): void {
   const path = "spec.initContainers";
   const names = new Set((spec.containers ?? []).map((c) => c.name ?? ""));
   (spec.initContainers ?? []).forEach((c, i) => {

@@ -13,16 +13,26 @@ export interface PodValidationOptions {
 }
 
 const ENV_FIELD_PATHS = [
-  "metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName", "spec.serviceAccountName",
-  "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs",
+  "metadata.name",
+  "metadata.namespace",
+  "metadata.uid",
+  "spec.nodeName",
+  "spec.serviceAccountName",
+  "status.hostIP",
+  "status.hostIPs",
+  "status.podIP",
+  "status.podIPs",
 ];
 /** The labels ConvertDownwardAPIFieldLabel knows for v1 pods; others fail conversion. */
 const CONVERTIBLE_FIELD_PATHS = new Set([
-  ...ENV_FIELD_PATHS, "metadata.annotations", "metadata.labels", "spec.restartPolicy", "spec.schedulerName", "status.phase",
+  ...ENV_FIELD_PATHS,
+  "metadata.annotations",
+  "metadata.labels",
+  "spec.restartPolicy",
+  "spec.schedulerName",
+  "status.phase",
 ]);
-const RESOURCE_FIELD_PATHS = [
-  "limits.cpu", "limits.ephemeral-storage", "limits.memory", "requests.cpu", "requests.ephemeral-storage", "requests.memory",
-];
+const RESOURCE_FIELD_PATHS = ["limits.cpu", "limits.ephemeral-storage", "limits.memory", "requests.cpu", "requests.ephemeral-storage", "requests.memory"];
 
 export function validateEnv(env: EnvVar[], path: string, opts: Required<PodValidationOptions>, errs: FieldError[]): void {
   env.forEach((ev, i) => {
@@ -65,7 +75,10 @@ export function validateEnv(env: EnvVar[], path: string, opts: Required<PodValid
         errs.push(notSupported(child(rfPath, "resource"), rf.resource, RESOURCE_FIELD_PATHS));
       }
     }
-    for (const [name, ref] of [["configMapKeyRef", from.configMapKeyRef], ["secretKeyRef", from.secretKeyRef]] as const) {
+    for (const [name, ref] of [
+      ["configMapKeyRef", from.configMapKeyRef],
+      ["secretKeyRef", from.secretKeyRef],
+    ] as const) {
       if (!ref) continue;
       sources++;
       const refPath = child(fromPath, name);
@@ -91,7 +104,10 @@ export function validateEnvFrom(c: Container, path: string, opts: Required<PodVa
       for (const m of msgs) errs.push(invalid(child(idx, "prefix"), ef.prefix, m));
     }
     let sources = 0;
-    for (const [name, ref] of [["configMapRef", ef.configMapRef], ["secretRef", ef.secretRef]] as const) {
+    for (const [name, ref] of [
+      ["configMapRef", ef.configMapRef],
+      ["secretRef", ef.secretRef],
+    ] as const) {
       if (!ref) continue;
       sources++;
       if (!ref.name) errs.push(required(child(child(idx, name), "name")));

@@ -18,7 +18,11 @@ function validateHTTPGet(h: HTTPGetAction, path: string, errs: FieldError[]): vo
   for (const header of h.httpHeaders ?? []) {
     if (!/^[-A-Za-z0-9]+$/.test(header.name ?? "")) {
       errs.push(
-        invalid(child(path, "httpHeaders"), header.name ?? "", regexError("a valid HTTP header must consist of alphanumeric characters or '-'", "[-A-Za-z0-9]+", "X-Header-Name")),
+        invalid(
+          child(path, "httpHeaders"),
+          header.name ?? "",
+          regexError("a valid HTTP header must consist of alphanumeric characters or '-'", "[-A-Za-z0-9]+", "X-Header-Name"),
+        ),
       );
     }
   }

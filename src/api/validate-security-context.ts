@@ -1,7 +1,12 @@
 // The securityContext rules that decide what a container runs with: seccomp and AppArmor profiles
 // (fields and the deprecated annotations) and procMount.
 import type { AppArmorProfile, Pod, PodSpec, SeccompProfile } from "kubernetes-types/core/v1";
-import { APPARMOR_ANNOTATION_LOCALHOST_PREFIX, APPARMOR_ANNOTATION_PREFIX, APPARMOR_ANNOTATION_RUNTIME_DEFAULT, APPARMOR_ANNOTATION_UNCONFINED } from "./apparmor";
+import {
+  APPARMOR_ANNOTATION_LOCALHOST_PREFIX,
+  APPARMOR_ANNOTATION_PREFIX,
+  APPARMOR_ANNOTATION_RUNTIME_DEFAULT,
+  APPARMOR_ANNOTATION_UNCONFINED,
+} from "./apparmor";
 import { child, type FieldError, goQuote, index, invalid, key, notSupported, required } from "./field-error";
 import { validateLocalDescendingPath } from "./validate-volumes";
 
@@ -49,7 +54,10 @@ export function validateSecurityContexts(pod: Pod, errs: FieldError[]): void {
   validateSeccompProfile(spec.securityContext?.seccompProfile, "spec.securityContext.seccompProfile", errs);
   validateAppArmorProfile(spec.securityContext?.appArmorProfile, "spec.securityContext.appArmorProfile", errs);
   const hostUsers = spec.hostUsers !== false;
-  for (const [list, path] of [[spec.initContainers ?? [], "spec.initContainers"], [spec.containers ?? [], "spec.containers"]] as const) {
+  for (const [list, path] of [
+    [spec.initContainers ?? [], "spec.initContainers"],
+    [spec.containers ?? [], "spec.containers"],
+  ] as const) {
     list.forEach((c, i) => {
       const sc = c.securityContext;
       if (!sc) return;
@@ -57,8 +65,10 @@ export function validateSecurityContexts(pod: Pod, errs: FieldError[]): void {
       validateSeccompProfile(sc.seccompProfile, child(scPath, "seccompProfile"), errs);
       validateAppArmorProfile(sc.appArmorProfile, child(scPath, "appArmorProfile"), errs);
       if (sc.procMount !== undefined && sc.procMount !== null) {
-        if (sc.procMount !== "Default" && sc.procMount !== "Unmasked") errs.push(notSupported(child(scPath, "procMount"), sc.procMount, ["Default", "Unmasked"]));
-        else if (sc.procMount === "Unmasked" && hostUsers) errs.push(invalid(child(scPath, "procMount"), sc.procMount, "`hostUsers` must be false to use `Unmasked`"));
+        if (sc.procMount !== "Default" && sc.procMount !== "Unmasked")
+          errs.push(notSupported(child(scPath, "procMount"), sc.procMount, ["Default", "Unmasked"]));
+        else if (sc.procMount === "Unmasked" && hostUsers)
+          errs.push(invalid(child(scPath, "procMount"), sc.procMount, "`hostUsers` must be false to use `Unmasked`"));
       }
     });
   }
@@ -67,7 +77,8 @@ export function validateSecurityContexts(pod: Pod, errs: FieldError[]): void {
     if (!k.startsWith(APPARMOR_ANNOTATION_PREFIX)) continue;
     const container = k.slice(APPARMOR_ANNOTATION_PREFIX.length);
     if (!names.has(container)) errs.push(invalid(key("metadata.annotations", k), container, "container not found"));
-    const known = v === "" || v === APPARMOR_ANNOTATION_RUNTIME_DEFAULT || v === APPARMOR_ANNOTATION_UNCONFINED || v.startsWith(APPARMOR_ANNOTATION_LOCALHOST_PREFIX);
+    const known =
+      v === "" || v === APPARMOR_ANNOTATION_RUNTIME_DEFAULT || v === APPARMOR_ANNOTATION_UNCONFINED || v.startsWith(APPARMOR_ANNOTATION_LOCALHOST_PREFIX);
     if (!known) errs.push(invalid(key("metadata.annotations", k), v, `invalid AppArmor profile name: ${goQuote(v)}`));
   }
 }

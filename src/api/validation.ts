@@ -131,7 +131,10 @@ function validateSpec(pod: Pod, opts: Required<PodValidationOptions>, errs: Fiel
     errs.push(forbidden("spec.nodeName", "cannot be set until all schedulingGates have been cleared"));
   }
   // validateContainersOnlyForPod.
-  for (const [list, path] of [[spec.containers ?? [], "spec.containers"], [spec.initContainers ?? [], "spec.initContainers"]] as const) {
+  for (const [list, path] of [
+    [spec.containers ?? [], "spec.containers"],
+    [spec.initContainers ?? [], "spec.initContainers"],
+  ] as const) {
     list.forEach((c, i) => {
       const image = c.image ?? "";
       if (image !== image.trim()) errs.push(invalid(child(index(path, i), "image"), image, "must not have leading or trailing whitespace"));

@@ -177,7 +177,12 @@ export async function bootstrapClientCertificate(o: BootstrapOptions): Promise<B
   const subject = nodeSubject(o.nodeName);
   const usages = [...CLIENT_USAGES];
   const name = digestedName(createPublicKey(key), subject, usages);
-  const csr = await requestCertificate(api, { name, requestPem: certificateRequestPem({ ...subject, privateKey: key }), signerName: KUBELET_CLIENT_SIGNER, usages });
+  const csr = await requestCertificate(api, {
+    name,
+    requestPem: certificateRequestPem({ ...subject, privateKey: key }),
+    signerName: KUBELET_CLIENT_SIGNER,
+    usages,
+  });
   o.log.info("certificate signing request created; waiting for it to be approved and signed", { csr: csr.name });
   const certPem = await waitForCertificate(api, csr, o.clock, o.waitMs ?? BOOTSTRAP_WAIT_MS);
   const pair = store.update(certPem, privateKeyPem(key), o.clock.now());

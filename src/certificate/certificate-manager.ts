@@ -99,7 +99,8 @@ export class CertificateManager {
     const pair = this.pair;
     const deadline = delayMs !== undefined ? now + delayMs : pair && now < pair.notAfter ? rotationDeadline(pair, this.o.random ?? Math.random) : now;
     this.nextDeadline = deadline;
-    if (delayMs === undefined && pair) this.o.log.info("certificate rotation deadline set", { certificate: this.o.what, notAfter: new Date(pair.notAfter), deadline: new Date(deadline) });
+    if (delayMs === undefined && pair)
+      this.o.log.info("certificate rotation deadline set", { certificate: this.o.what, notAfter: new Date(pair.notAfter), deadline: new Date(deadline) });
     this.timer = this.o.clock.setTimer(Math.max(0, deadline - now), () => void this.rotate());
   }
 

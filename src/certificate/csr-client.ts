@@ -79,7 +79,9 @@ export async function requestCertificate(api: CsrApi, spec: CertificateRequestSp
   } catch (err) {
     throw new Error(`certificate signing request ${spec.name} exists but cannot be read: ${apiMessage(err)}`);
   }
-  const same = existing.spec.request === request && existing.spec.signerName === spec.signerName &&
+  const same =
+    existing.spec.request === request &&
+    existing.spec.signerName === spec.signerName &&
     [...(existing.spec.usages ?? [])].sort().join(",") === [...spec.usages].sort().join(",");
   if (!same) throw new Error(`certificate signing request ${spec.name} exists with a different request, signer or usages`);
   return { name: spec.name, uid: existing.metadata?.uid ?? "" };
@@ -103,7 +105,8 @@ export async function waitForCertificate(api: CsrApi, csr: RequestedCsr, clock: 
       lastError = apiMessage(err);
     }
     if (got) {
-      if (csr.uid && got.metadata?.uid && got.metadata.uid !== csr.uid) throw new Error(`certificate signing request ${csr.name} was replaced (uid ${got.metadata.uid}, ours ${csr.uid})`);
+      if (csr.uid && got.metadata?.uid && got.metadata.uid !== csr.uid)
+        throw new Error(`certificate signing request ${csr.name} was replaced (uid ${got.metadata.uid}, ours ${csr.uid})`);
       const denied = condition(got, "Denied");
       if (denied) throw new Error(`certificate signing request ${csr.name} is denied, reason: ${denied.reason ?? ""}, message: ${denied.message ?? ""}`);
       const failed = condition(got, "Failed");
@@ -111,7 +114,9 @@ export async function waitForCertificate(api: CsrApi, csr: RequestedCsr, clock: 
       if (condition(got, "Approved") && got.status?.certificate) return Buffer.from(got.status.certificate, "base64").toString("utf8");
     }
     if (clock.now() >= deadline) {
-      throw new Error(`timed out after ${Math.round(timeoutMs / 1000)}s waiting for certificate signing request ${csr.name} to be approved and issued${lastError ? ` (last error: ${lastError})` : got ? (condition(got, "Approved") ? " (approved, not yet signed)" : " (still pending approval)") : ""}`);
+      throw new Error(
+        `timed out after ${Math.round(timeoutMs / 1000)}s waiting for certificate signing request ${csr.name} to be approved and issued${lastError ? ` (last error: ${lastError})` : got ? (condition(got, "Approved") ? " (approved, not yet signed)" : " (still pending approval)") : ""}`,
+      );
     }
     await clock.sleep(Math.min(POLL_MS, Math.max(0, deadline - clock.now())), signal);
   }

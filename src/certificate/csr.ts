@@ -44,10 +44,13 @@ function distinguishedName(s: CsrSubject): Buffer {
 /** The request, DER. Throws when a name cannot go into the request. */
 export function createCertificateRequest(o: CsrOptions): Buffer {
   const spki = createPublicKey(o.privateKey).export({ type: "spki", format: "der" });
-  const names = [...(o.dnsNames ?? []).map((d) => tlv(0x82, Buffer.from(d, "ascii"))), ...(o.ipAddresses ?? []).map((ip) => {
-    if (!isIP(ip)) throw new Error(`${JSON.stringify(ip)} is not an IP address`);
-    return tlv(0x87, ipBytes(ip));
-  })];
+  const names = [
+    ...(o.dnsNames ?? []).map((d) => tlv(0x82, Buffer.from(d, "ascii"))),
+    ...(o.ipAddresses ?? []).map((ip) => {
+      if (!isIP(ip)) throw new Error(`${JSON.stringify(ip)} is not an IP address`);
+      return tlv(0x87, ipBytes(ip));
+    }),
+  ];
   // attributes [0] IMPLICIT SET OF Attribute: the extensionRequest (PKCS#9) carrying subjectAltName.
   const attributes = names.length
     ? explicit(0, sequence(oid(OID.extensionRequest), set(sequence(sequence(oid(OID.subjectAltName), octetString(sequence(...names)))))))

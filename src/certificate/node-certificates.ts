@@ -32,7 +32,11 @@ export interface NodeCertificateOptions {
 /** The kubeconfig's client-certificate path (absolute), if it names one. */
 function kubeconfigCertPath(path: string): string | undefined {
   try {
-    const kc = parse(readFileSync(path, "utf8")) as { users?: Array<{ name?: string; user?: Record<string, unknown> }>; contexts?: Array<{ name?: string; context?: { user?: string } }>; "current-context"?: string };
+    const kc = parse(readFileSync(path, "utf8")) as {
+      users?: Array<{ name?: string; user?: Record<string, unknown> }>;
+      contexts?: Array<{ name?: string; context?: { user?: string } }>;
+      "current-context"?: string;
+    };
     const ctx = kc.contexts?.find((c) => c.name === kc["current-context"]);
     const user = kc.users?.find((u) => u.name === ctx?.context?.user)?.user;
     const file = user?.["client-certificate"];
@@ -49,7 +53,10 @@ function kubeconfigCertPath(path: string): string | undefined {
 export function startClientCertificateRotation(o: NodeCertificateOptions & { kubeconfig: string; client: KubeClient }): CertificateManager | undefined {
   const store = new CertificateStore(o.certDir, "kubelet-client");
   if (kubeconfigCertPath(o.kubeconfig) !== store.currentPath) {
-    o.log.warn("rotateCertificates: the kubeconfig's client certificate is not the one --bootstrap-kubeconfig made; it is not rotated", { kubeconfig: o.kubeconfig, expected: store.currentPath });
+    o.log.warn("rotateCertificates: the kubeconfig's client certificate is not the one --bootstrap-kubeconfig made; it is not rotated", {
+      kubeconfig: o.kubeconfig,
+      expected: store.currentPath,
+    });
     return undefined;
   }
   const manager = new CertificateManager({
@@ -91,7 +98,9 @@ export function storedServingCertificate(certDir: string, now: number, log: Logg
 }
 
 /** The serving certificate's manager, started: `serve` gets each pair issued. */
-export function startServingCertificateRotation(o: NodeCertificateOptions & { client: KubeClient; addresses: readonly NodeAddress[]; serve: (certPem: string, keyPem: string) => void }): CertificateManager {
+export function startServingCertificateRotation(
+  o: NodeCertificateOptions & { client: KubeClient; addresses: readonly NodeAddress[]; serve: (certPem: string, keyPem: string) => void },
+): CertificateManager {
   const manager = new CertificateManager({
     store: new CertificateStore(o.certDir, "kubelet-server"),
     signerName: KUBELET_SERVING_SIGNER,

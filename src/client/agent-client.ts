@@ -24,7 +24,10 @@ export interface AgentClientOptions {
 /** The agent could not be reached, or refused: the message says which, and what to try. */
 export class AgentClientError extends Error {
   override name = "AgentClientError";
-  constructor(message: string, readonly status?: number) {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
     super(message);
   }
 }

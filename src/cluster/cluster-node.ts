@@ -49,7 +49,14 @@ export class ClusterNode {
   ) {
     const fieldSelector = `spec.nodeName=${o.nodeName}`;
     this.informer = new KubeInformer<Pod>({ client, path: "/api/v1/pods", fieldSelector, clock: o.clock, log: o.log, what: `pods bound to ${o.nodeName}` });
-    this.nodeInformer = new KubeInformer<Node>({ client, path: "/api/v1/nodes", fieldSelector: `metadata.name=${o.nodeName}`, clock: o.clock, log: o.log, what: `node ${o.nodeName}` });
+    this.nodeInformer = new KubeInformer<Node>({
+      client,
+      path: "/api/v1/nodes",
+      fieldSelector: `metadata.name=${o.nodeName}`,
+      clock: o.clock,
+      log: o.log,
+      what: `node ${o.nodeName}`,
+    });
     this.source = new ApiserverSource(this.informer, o.nodeName);
     this.mirrorPods = new MirrorPods({ client, apiPods: this.informer, nodeName: o.nodeName, nodeUid: () => this.heartbeat!.nodeUid(), log: o.log });
     this.statusManager = new statusManager({ client, apiPods: this.informer, mirrorPods: this.mirrorPods, clock: o.clock, log: o.log });
@@ -109,7 +116,10 @@ export class ClusterNode {
     const terminating = new Set(statics.filter((p) => p.terminating).map((p) => p.pod.metadata?.uid));
     // Orphans are only known once the informer has listed; before that, nothing is deleted.
     if (!this.informer.hasSynced) return Promise.resolve();
-    return this.mirrorPods.reconcile(statics.map((p) => p.pod), (p) => terminating.has(p.metadata?.uid));
+    return this.mirrorPods.reconcile(
+      statics.map((p) => p.pod),
+      (p) => terminating.has(p.metadata?.uid),
+    );
   }
 
   /** The informer's and heartbeat's last errors, for the health checks and logs. */
@@ -128,4 +138,3 @@ export class ClusterNode {
     await Promise.all([this.informer.stop(), this.nodeInformer.stop(), this.heartbeat?.stop()]);
   }
 }
-

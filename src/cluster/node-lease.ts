@@ -79,7 +79,12 @@ export class NodeLease extends ClockTask {
         await this.update(lease);
         return;
       } catch (err) {
-        this.failed("failed to update lease", apiErrorMessage(err), { attempt, of: MAX_UPDATE_RETRIES }, `failed to update lease (attempt ${attempt} of ${MAX_UPDATE_RETRIES})`);
+        this.failed(
+          "failed to update lease",
+          apiErrorMessage(err),
+          { attempt, of: MAX_UPDATE_RETRIES },
+          `failed to update lease (attempt ${attempt} of ${MAX_UPDATE_RETRIES})`,
+        );
         if (!isConflict(err)) continue;
         // Someone else wrote it (or our copy is stale): start again from the API's copy.
         const again = await this.ensureWithBackoff();
@@ -88,7 +93,11 @@ export class NodeLease extends ClockTask {
         lease = again.lease;
       }
     }
-    this.o.log.error("failed every attempt to update the lease", { lease: this.leaseKey, attempts: MAX_UPDATE_RETRIES, retryIn: `${this.renewIntervalMs / 1000}s` });
+    this.o.log.error("failed every attempt to update the lease", {
+      lease: this.leaseKey,
+      attempts: MAX_UPDATE_RETRIES,
+      retryIn: `${this.renewIntervalMs / 1000}s`,
+    });
   }
 
   /** GET the lease, creating it when it does not exist, until the API answers; undefined once stopped. */
@@ -99,7 +108,12 @@ export class NodeLease extends ClockTask {
         return await this.ensure();
       } catch (err) {
         backoff = nextBackoff(backoff, ENSURE_BACKOFF_FIRST_MS, ENSURE_BACKOFF_MAX_MS);
-        this.failed("failed to ensure lease exists, will retry", apiErrorMessage(err), { retryIn: `${backoff / 1000}s` }, `failed to ensure lease ${NODE_LEASE_NAMESPACE}/${this.o.nodeName} exists, will retry in ${backoff / 1000}s`);
+        this.failed(
+          "failed to ensure lease exists, will retry",
+          apiErrorMessage(err),
+          { retryIn: `${backoff / 1000}s` },
+          `failed to ensure lease ${NODE_LEASE_NAMESPACE}/${this.o.nodeName} exists, will retry in ${backoff / 1000}s`,
+        );
         if (!(await this.loop.sleep(backoff))) return undefined;
       }
     }
@@ -113,7 +127,10 @@ export class NodeLease extends ClockTask {
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
-    const created = await coordination.createNamespacedLease({ namespace: NODE_LEASE_NAMESPACE, body: asBody<V1Lease>(this.renewed(undefined)) }, withTimeout());
+    const created = await coordination.createNamespacedLease(
+      { namespace: NODE_LEASE_NAMESPACE, body: asBody<V1Lease>(this.renewed(undefined)) },
+      withTimeout(),
+    );
     this.wrote(toWire<Lease>(created, "V1Lease"));
     this.o.log.info("created node lease", { lease: this.leaseKey });
     return { lease: this.latest!, created: true };
@@ -121,7 +138,10 @@ export class NodeLease extends ClockTask {
 
   /** PUT the lease with a new renewTime; a 409 means our resourceVersion is stale. */
   private async update(base: Lease): Promise<void> {
-    const updated = await this.o.client.coordination.replaceNamespacedLease({ name: this.o.nodeName, namespace: NODE_LEASE_NAMESPACE, body: asBody<V1Lease>(this.renewed(base)) }, withTimeout());
+    const updated = await this.o.client.coordination.replaceNamespacedLease(
+      { name: this.o.nodeName, namespace: NODE_LEASE_NAMESPACE, body: asBody<V1Lease>(this.renewed(base)) },
+      withTimeout(),
+    );
     this.wrote(toWire<Lease>(updated, "V1Lease"));
   }
 
@@ -140,7 +160,11 @@ export class NodeLease extends ClockTask {
 
   /** newLease: holder, duration and renewTime now; the Node as owner once its uid is known (setNodeOwnerFunc). */
   private renewed(base: Lease | undefined): Lease {
-    const lease: Lease = structuredClone(base) ?? { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: this.o.nodeName, namespace: NODE_LEASE_NAMESPACE } };
+    const lease: Lease = structuredClone(base) ?? {
+      apiVersion: "coordination.k8s.io/v1",
+      kind: "Lease",
+      metadata: { name: this.o.nodeName, namespace: NODE_LEASE_NAMESPACE },
+    };
     lease.spec = { ...lease.spec, holderIdentity: this.o.nodeName, leaseDurationSeconds: this.durationSeconds, renewTime: apiMicroTime(this.o.clock.now()) };
     const uid = this.o.nodeUid();
     if (uid && (lease.metadata?.ownerReferences ?? []).length === 0) {

@@ -91,7 +91,11 @@ export class NodeStatusReporter extends ClockTask {
         if (await this.tryRegister()) return true;
       } catch (err) {
         this.lastError = `unable to register node ${this.o.nodeName} with the API server: ${errorText(err)}`;
-        this.o.log.warn("unable to register node with the API server", { node: this.o.nodeName, retryIn: `${Math.min(backoff * 2, REGISTER_BACKOFF_MAX_MS) / 1000}s`, err: errorText(err) });
+        this.o.log.warn("unable to register node with the API server", {
+          node: this.o.nodeName,
+          retryIn: `${Math.min(backoff * 2, REGISTER_BACKOFF_MAX_MS) / 1000}s`,
+          err: errorText(err),
+        });
       }
     }
   }
@@ -126,7 +130,10 @@ export class NodeStatusReporter extends ClockTask {
         return;
       } catch (err) {
         this.lastError = `error updating node status: ${errorText(err)}`;
-        this.o.log.warn(attempt < NODE_STATUS_UPDATE_RETRY ? "error updating node status, will retry" : "error updating node status", { node: this.o.nodeName, err: errorText(err) });
+        this.o.log.warn(attempt < NODE_STATUS_UPDATE_RETRY ? "error updating node status, will retry" : "error updating node status", {
+          node: this.o.nodeName,
+          err: errorText(err),
+        });
       }
     }
     this.o.log.error("unable to update node status: update node status exceeds retry count", { node: this.o.nodeName });
@@ -147,7 +154,10 @@ export class NodeStatusReporter extends ClockTask {
   private async patchStatus(before: Node, after: Node): Promise<void> {
     const body = nodeStatusPatch(before, after);
     if (!body) return;
-    await this.o.client.core.patchNodeStatus({ name: this.o.nodeName, body }, withTimeout(undefined, setHeaderOptions("Content-Type", PatchStrategy.StrategicMergePatch)));
+    await this.o.client.core.patchNodeStatus(
+      { name: this.o.nodeName, body },
+      withTimeout(undefined, setHeaderOptions("Content-Type", PatchStrategy.StrategicMergePatch)),
+    );
     this.reports++;
   }
 

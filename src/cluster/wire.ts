@@ -13,7 +13,10 @@ import { ObjectSerializer } from "@kubernetes/client-node/dist/gen/models/Object
 export const HEARTBEAT_REQUEST_TIMEOUT_MS = 10_000;
 
 /** Call options that abort the request after ms (real time: it bounds the network, not the schedule). */
-export function withTimeout(ms: number = HEARTBEAT_REQUEST_TIMEOUT_MS, options: ConfigurationOptions<ObservableMiddleware> = {}): ConfigurationOptions<ObservableMiddleware> {
+export function withTimeout(
+  ms: number = HEARTBEAT_REQUEST_TIMEOUT_MS,
+  options: ConfigurationOptions<ObservableMiddleware> = {},
+): ConfigurationOptions<ObservableMiddleware> {
   // Shaped like client-node's own setHeaderOptions middleware, so the two chain.
   const deadline: ObservableMiddleware = {
     pre: (request) => {

@@ -160,15 +160,18 @@ export class FsCgroupManager implements CgroupManager {
         const quota = config.cpuQuota !== undefined && config.cpuQuota > 0 ? String(config.cpuQuota) : "max";
         write(this.mount, join(dir, "cpu.max"), `${quota} ${config.cpuPeriod}`);
       }
-      if (config.memoryLimitBytes !== undefined && config.memoryLimitBytes !== 0) write(this.mount, join(dir, "memory.max"), config.memoryLimitBytes < 0 ? "max" : String(config.memoryLimitBytes));
-      if (config.pidsLimit !== undefined && config.pidsLimit !== 0) write(this.mount, join(dir, "pids.max"), config.pidsLimit < 0 ? "max" : String(config.pidsLimit));
+      if (config.memoryLimitBytes !== undefined && config.memoryLimitBytes !== 0)
+        write(this.mount, join(dir, "memory.max"), config.memoryLimitBytes < 0 ? "max" : String(config.memoryLimitBytes));
+      if (config.pidsLimit !== undefined && config.pidsLimit !== 0)
+        write(this.mount, join(dir, "pids.max"), config.pidsLimit < 0 ? "max" : String(config.pidsLimit));
       return;
     }
     const at = (h: string) => this.confined(join(this.mount, h), path);
     if (config.cpuShares !== undefined && config.cpuShares !== 0) write(this.mount, join(at("cpu"), "cpu.shares"), String(config.cpuShares));
     if (config.cpuPeriod !== undefined && config.cpuPeriod !== 0) {
       const period = () => write(this.mount, join(at("cpu"), "cpu.cfs_period_us"), String(config.cpuPeriod));
-      const quota = () => config.cpuQuota !== undefined && config.cpuQuota !== 0 && write(this.mount, join(at("cpu"), "cpu.cfs_quota_us"), String(config.cpuQuota));
+      const quota = () =>
+        config.cpuQuota !== undefined && config.cpuQuota !== 0 && write(this.mount, join(at("cpu"), "cpu.cfs_quota_us"), String(config.cpuQuota));
       // The kernel refuses a period that would leave the current quota over it: then quota first (runc's order).
       try {
         period();
@@ -178,8 +181,10 @@ export class FsCgroupManager implements CgroupManager {
         period();
       }
     }
-    if (config.memoryLimitBytes !== undefined && config.memoryLimitBytes !== 0) write(this.mount, join(at("memory"), "memory.limit_in_bytes"), String(config.memoryLimitBytes));
-    if (config.pidsLimit !== undefined && config.pidsLimit !== 0 && existsSync(join(this.mount, "pids"))) write(this.mount, join(at("pids"), "pids.max"), config.pidsLimit < 0 ? "max" : String(config.pidsLimit));
+    if (config.memoryLimitBytes !== undefined && config.memoryLimitBytes !== 0)
+      write(this.mount, join(at("memory"), "memory.limit_in_bytes"), String(config.memoryLimitBytes));
+    if (config.pidsLimit !== undefined && config.pidsLimit !== 0 && existsSync(join(this.mount, "pids")))
+      write(this.mount, join(at("pids"), "pids.max"), config.pidsLimit < 0 ? "max" : String(config.pidsLimit));
   }
 
   destroy(name: CgroupName): void {
@@ -196,7 +201,9 @@ export class FsCgroupManager implements CgroupManager {
     const path = this.name(name);
     const dir = this.unified ? this.confined(this.mount, path) : this.confined(join(this.mount, "memory"), path);
     try {
-      return readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+      return readdirSync(dir, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name);
     } catch {
       return [];
     }
@@ -215,7 +222,9 @@ function hierarchyRoots(mount: string): string[] {
 
 function subfolders(dir: string): string[] | undefined {
   try {
-    return readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
   } catch {
     return undefined;
   }

@@ -92,7 +92,8 @@ export function cgroupPathProblem(path: string): string | undefined {
   if (path === "/") return undefined;
   for (const segment of path.slice(1).split("/")) {
     if (segment === "") return "must not have an empty segment (a trailing or doubled /): write it as /a/b";
-    if (segment === "." || segment === "..") return `must not have a ${JSON.stringify(segment)} segment: a cgroup path names a cgroup below the root, e.g. /nodeagent`;
+    if (segment === "." || segment === "..")
+      return `must not have a ${JSON.stringify(segment)} segment: a cgroup path names a cgroup below the root, e.g. /nodeagent`;
   }
   return undefined;
 }

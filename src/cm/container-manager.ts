@@ -91,7 +91,11 @@ export function flatPodCgroupParent(cgroupRoot: string, uid: string): string {
 export function flatPodCgroups(cgroupRoot: string, cgroups: CgroupManager = new FsCgroupManager("cgroupfs")): PodCgroups {
   const none = { milliCpu: 0, memoryBytes: 0 };
   return new ContainerManager({
-    cgroupRoot, cgroupsPerQOS: false, cgroups, activePods: () => [], log: NO_LOG,
+    cgroupRoot,
+    cgroupsPerQOS: false,
+    cgroups,
+    activePods: () => [],
+    log: NO_LOG,
     allocatable: { capacity: none, kubeReserved: {}, systemReserved: {}, enforce: [] },
   });
 }
@@ -147,7 +151,12 @@ export class ContainerManager implements PodCgroups {
     }
     for (const done of enforceReservedCgroups(this.o.allocatable, cgroups, cgroups.driver)) log.info("Updated limits on reserved cgroup", done);
     this.qos.start();
-    log.info("cgroups: pods and QoS cgroups in place", { pods: this.podsCgroup, driver: cgroups.driver, burstable: this.o.cgroups.name(this.qos.info.Burstable), besteffort: this.o.cgroups.name(this.qos.info.BestEffort) });
+    log.info("cgroups: pods and QoS cgroups in place", {
+      pods: this.podsCgroup,
+      driver: cgroups.driver,
+      burstable: this.o.cgroups.name(this.qos.info.Burstable),
+      besteffort: this.o.cgroups.name(this.qos.info.BestEffort),
+    });
   }
 
   /**
@@ -234,7 +243,12 @@ export class ContainerManager implements PodCgroups {
       }
       orphan.failures++;
       orphan.retryAt = now + Math.min(ORPHAN_RETRY_INITIAL_MS * 2 ** (orphan.failures - 1), ORPHAN_RETRY_MAX_MS);
-      if (orphan.failures === 1) log.warn("cgroups: cgroup of a gone pod cannot be removed yet; retrying with backoff", { cgroup: key, reason, maxInterval: `${ORPHAN_RETRY_MAX_MS / 1000}s` });
+      if (orphan.failures === 1)
+        log.warn("cgroups: cgroup of a gone pod cannot be removed yet; retrying with backoff", {
+          cgroup: key,
+          reason,
+          maxInterval: `${ORPHAN_RETRY_MAX_MS / 1000}s`,
+        });
     }
     // Gone by other means (the pod's own removal, or someone else): forgotten.
     for (const key of this.orphanCgroups.keys()) if (!present.has(key)) this.orphanCgroups.delete(key);

@@ -33,7 +33,11 @@ export interface NodeAllocatableOptions {
 
 /** capacity − kube-reserved − system-reserved, never below zero. */
 export function allocatableAbsolute(o: NodeAllocatableOptions): Required<Amounts> {
-  const left = (cap: number, ...reserved: (number | undefined)[]) => Math.max(0, reserved.reduce<number>((n, r) => n - (r ?? 0), cap));
+  const left = (cap: number, ...reserved: (number | undefined)[]) =>
+    Math.max(
+      0,
+      reserved.reduce<number>((n, r) => n - (r ?? 0), cap),
+    );
   return {
     milliCpu: left(o.capacity.milliCpu, o.kubeReserved.milliCpu, o.systemReserved.milliCpu),
     memoryBytes: left(o.capacity.memoryBytes, o.kubeReserved.memoryBytes, o.systemReserved.memoryBytes),

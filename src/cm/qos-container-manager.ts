@@ -57,7 +57,8 @@ export class QosContainerManager {
   update(onlyIfChanged = false): void {
     const shares = burstableShares(this.activePods());
     if (onlyIfChanged && shares === this.written && this.cgroups.exists(this.info.Burstable) && this.cgroups.exists(this.info.BestEffort)) return;
-    const set = (name: CgroupName, config: ResourceConfig) => (this.cgroups.exists(name) ? this.cgroups.update(name, config) : this.cgroups.create(name, config));
+    const set = (name: CgroupName, config: ResourceConfig) =>
+      this.cgroups.exists(name) ? this.cgroups.update(name, config) : this.cgroups.create(name, config);
     set(this.info.BestEffort, { cpuShares: MIN_SHARES });
     set(this.info.Burstable, { cpuShares: shares });
     this.written = shares;

@@ -25,24 +25,59 @@ export interface CgroupView {
 }
 
 export const CGROUP_SETTINGS: ReadonlyArray<Setting<CgroupView>> = [
-  { flag: "cgroup-root", field: "cgroupRoot", fieldType: STRING, valueHint: "path", default: "/nodeagent",
+  {
+    flag: "cgroup-root",
+    field: "cgroupRoot",
+    fieldType: STRING,
+    valueHint: "path",
+    default: "/nodeagent",
     show: (v) => v.cgroupRoot,
-    doc: "cgroupfs path every pod's cgroup is below (kubepods/… or, without --cgroups-per-qos, pod<uid>); made when missing" },
-  { flag: "cgroup-driver", field: "cgroupDriver", fieldType: STRING, kind: "enum", options: ["cgroupfs", "systemd"], default: "cgroupfs",
+    doc: "cgroupfs path every pod's cgroup is below (kubepods/… or, without --cgroups-per-qos, pod<uid>); made when missing",
+  },
+  {
+    flag: "cgroup-driver",
+    field: "cgroupDriver",
+    fieldType: STRING,
+    kind: "enum",
+    options: ["cgroupfs", "systemd"],
+    default: "cgroupfs",
     show: (v) => v.cgroups.driver,
-    doc: "How pod cgroups are named, as the runtime's (containerd SystemdCgroup): cgroupfs paths or systemd slices (needs systemd as init)" },
-  { flag: "cgroups-per-qos", field: "cgroupsPerQOS", fieldType: BOOL, kind: "boolean", default: "true",
+    doc: "How pod cgroups are named, as the runtime's (containerd SystemdCgroup): cgroupfs paths or systemd slices (needs systemd as init)",
+  },
+  {
+    flag: "cgroups-per-qos",
+    field: "cgroupsPerQOS",
+    fieldType: BOOL,
+    kind: "boolean",
+    default: "true",
     show: (v) => v.cgroups.perQOS,
-    doc: "The kubelet's kubepods, kubepods/burstable, kubepods/besteffort cgroups with a cgroup per pod and its limits; false: <cgroup-root>/pod<uid> only" },
-  { flag: "enforce-node-allocatable", field: "enforceNodeAllocatable", fieldType: STRINGS, valueHint: "pods,system-reserved,kube-reserved", default: "pods",
+    doc: "The kubelet's kubepods, kubepods/burstable, kubepods/besteffort cgroups with a cgroup per pod and its limits; false: <cgroup-root>/pod<uid> only",
+  },
+  {
+    flag: "enforce-node-allocatable",
+    field: "enforceNodeAllocatable",
+    fieldType: STRINGS,
+    valueHint: "pods,system-reserved,kube-reserved",
+    default: "pods",
     show: (v) => v.cgroups.enforceNodeAllocatable,
-    doc: "pods: kubepods is capped at capacity − kube-reserved − system-reserved; system-reserved, kube-reserved: those cgroups at what is reserved; empty or none: nothing" },
-  { flag: "system-reserved-cgroup", field: "systemReservedCgroup", fieldType: STRING, valueHint: "path",
+    doc: "pods: kubepods is capped at capacity − kube-reserved − system-reserved; system-reserved, kube-reserved: those cgroups at what is reserved; empty or none: nothing",
+  },
+  {
+    flag: "system-reserved-cgroup",
+    field: "systemReservedCgroup",
+    fieldType: STRING,
+    valueHint: "path",
     show: (v) => v.cgroups.systemReservedCgroup,
-    doc: "The existing cgroup held to --system-reserved with --enforce-node-allocatable=system-reserved" },
-  { flag: "kube-reserved-cgroup", field: "kubeReservedCgroup", fieldType: STRING, valueHint: "path",
+    doc: "The existing cgroup held to --system-reserved with --enforce-node-allocatable=system-reserved",
+  },
+  {
+    flag: "kube-reserved-cgroup",
+    field: "kubeReservedCgroup",
+    fieldType: STRING,
+    valueHint: "path",
     show: (v) => v.cgroups.kubeReservedCgroup,
-    doc: "The existing cgroup held to --kube-reserved with --enforce-node-allocatable=kube-reserved" },
+    doc: "The existing cgroup held to --kube-reserved with --enforce-node-allocatable=kube-reserved",
+  },
 ];
 
 /** --cgroup-root and the reserved cgroups: a clean absolute cgroup path (cgroup-name.ts). */
@@ -62,19 +97,39 @@ export function resolveCgroupRoot(s: SettingsReader): string | undefined {
  * kube-reserved need the cgroup to hold to what is reserved.
  */
 export function resolveCgroups(s: SettingsReader): CgroupSettings {
-  const driver = (s.get("cgroup-driver", (t) => oneOf(t, CGROUP_DRIVERS), (v) => oneOf(fileString(v), CGROUP_DRIVERS)) ?? "cgroupfs") as CgroupDriver;
+  const driver = (s.get(
+    "cgroup-driver",
+    (t) => oneOf(t, CGROUP_DRIVERS),
+    (v) => oneOf(fileString(v), CGROUP_DRIVERS),
+  ) ?? "cgroupfs") as CgroupDriver;
   const perQOS = s.get("cgroups-per-qos", boolFlag, fileBool) ?? true;
   const keys = [...ENFORCEMENT_KEYS, "none"];
   const checkKeys = (list: string[]): string[] => {
-    for (const k of list) if (!keys.includes(k)) throw new Invalid(`invalid option ${JSON.stringify(k)}: valid options are ${keys.map((x) => JSON.stringify(x)).join(", ")}`);
+    for (const k of list)
+      if (!keys.includes(k)) throw new Invalid(`invalid option ${JSON.stringify(k)}: valid options are ${keys.map((x) => JSON.stringify(x)).join(", ")}`);
     if (list.includes("none") && list.length > 1) throw new Invalid(`may not contain additional enforcements when "none" is specified`);
     return list.filter((k) => k !== "none");
   };
-  const enforce = (s.get("enforce-node-allocatable", (t) => checkKeys(listFlag(t)), (v) => checkKeys(fileStringList(v))) ?? ["pods"]) as EnforcementKey[];
+  const enforce = (s.get(
+    "enforce-node-allocatable",
+    (t) => checkKeys(listFlag(t)),
+    (v) => checkKeys(fileStringList(v)),
+  ) ?? ["pods"]) as EnforcementKey[];
   const systemReservedCgroup = s.string("system-reserved-cgroup", cgroupPath);
   const kubeReservedCgroup = s.string("kube-reserved-cgroup", cgroupPath);
-  if (enforce.length && !perQOS) s.fail("--enforce-node-allocatable is not supported unless --cgroups-per-qos is turned on: give --enforce-node-allocatable= (empty) with --cgroups-per-qos=false");
-  if (enforce.includes("system-reserved") && !systemReservedCgroup) s.fail(`--system-reserved-cgroup must be specified when "system-reserved" is in --enforce-node-allocatable (the cgroup held to --system-reserved)`);
-  if (enforce.includes("kube-reserved") && !kubeReservedCgroup) s.fail(`--kube-reserved-cgroup must be specified when "kube-reserved" is in --enforce-node-allocatable (the cgroup held to --kube-reserved)`);
-  return { driver, perQOS, enforceNodeAllocatable: enforce, ...(systemReservedCgroup ? { systemReservedCgroup } : {}), ...(kubeReservedCgroup ? { kubeReservedCgroup } : {}) };
+  if (enforce.length && !perQOS)
+    s.fail(
+      "--enforce-node-allocatable is not supported unless --cgroups-per-qos is turned on: give --enforce-node-allocatable= (empty) with --cgroups-per-qos=false",
+    );
+  if (enforce.includes("system-reserved") && !systemReservedCgroup)
+    s.fail(`--system-reserved-cgroup must be specified when "system-reserved" is in --enforce-node-allocatable (the cgroup held to --system-reserved)`);
+  if (enforce.includes("kube-reserved") && !kubeReservedCgroup)
+    s.fail(`--kube-reserved-cgroup must be specified when "kube-reserved" is in --enforce-node-allocatable (the cgroup held to --kube-reserved)`);
+  return {
+    driver,
+    perQOS,
+    enforceNodeAllocatable: enforce,
+    ...(systemReservedCgroup ? { systemReservedCgroup } : {}),
+    ...(kubeReservedCgroup ? { kubeReservedCgroup } : {}),
+  };
 }

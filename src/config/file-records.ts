@@ -23,7 +23,17 @@ export interface FileRecord extends FileVersion {
 
 /** A record restored from the state: its file is read at the first scan, and until then it gives its last good pods. */
 export function restoredRecord(good: LastGood): FileRecord {
-  return { statKey: "", statSince: 0, hash: "", result: { ok: true, pods: good.pods }, final: false, settled: false, goodHash: good.hash, pods: good.pods, errors: [] };
+  return {
+    statKey: "",
+    statSince: 0,
+    hash: "",
+    result: { ok: true, pods: good.pods },
+    final: false,
+    settled: false,
+    goodHash: good.hash,
+    pods: good.pods,
+    errors: [],
+  };
 }
 
 /** Records not found by this read (not in `present`): gone once they have been missing for the settle window. */
@@ -91,7 +101,13 @@ export function assembleRecords(
       if (rec.goneSince !== undefined && present.has(key)) continue;
       const first = owner.get(key);
       if (first !== undefined) {
-        errors.push({ file, line: 1, column: 1, field: "metadata.name", message: `duplicate pod name "${key}": ${first} already defines it; this file is not run` });
+        errors.push({
+          file,
+          line: 1,
+          column: 1,
+          field: "metadata.name",
+          message: `duplicate pod name "${key}": ${first} already defines it; this file is not run`,
+        });
         continue;
       }
       owner.set(key, file);

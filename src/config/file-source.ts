@@ -48,7 +48,17 @@ import { SnapshotEmitter } from "./snapshot-emitter";
 import { MAX_MANIFEST_BYTES, statKey } from "./source-limits";
 import { SourceState, type RestoredState } from "./source-state";
 import type { PodSource } from "./types";
-import { BACKUP_FILE_MESSAGE, BACKUP_SUFFIXES, byteOrder, fsWatch, isBackupFileName, isDirectory, type WatchedDirectoryOptions, type WatchFn, type Watcher } from "./watched-directory";
+import {
+  BACKUP_FILE_MESSAGE,
+  BACKUP_SUFFIXES,
+  byteOrder,
+  fsWatch,
+  isBackupFileName,
+  isDirectory,
+  type WatchedDirectoryOptions,
+  type WatchFn,
+  type Watcher,
+} from "./watched-directory";
 
 export { BACKUP_FILE_MESSAGE, BACKUP_SUFFIXES, MAX_MANIFEST_BYTES, documentError, isBackupFileName, type WatchedDirectoryOptions, type WatchFn, type Watcher };
 
@@ -161,7 +171,8 @@ export class FileSource implements PodSource {
     for (const [file, good] of restored.entries) this.files.set(file, restoredRecord(good));
     if (restored.entries.has(this.path)) this.lastKind = "file";
     else if (restored.entries.size > 0) this.lastKind = "dir";
-    if (restored.entries.size > 0) this.log.info("static pod path: last good state restored", { path: this.path, manifests: restored.entries.size, state: this.state.file });
+    if (restored.entries.size > 0)
+      this.log.info("static pod path: last good state restored", { path: this.path, manifests: restored.entries.size, state: this.state.file });
   }
 
   /** True while an inotify watch covers the path. */
@@ -260,7 +271,14 @@ export class FileSource implements PodSource {
     // Every name is stat'ed at once: one at a time, a directory of a hundred manifests costs a hundred
     // round trips to the I/O threads before a new manifest's pod can start.
     const stats = await Promise.all(
-      names.map((name) => (isBackupFileName(name) ? undefined : stat(join(this.path, name), { bigint: true }).then((st) => ({ st }), (error: unknown) => ({ error })))),
+      names.map((name) =>
+        isBackupFileName(name)
+          ? undefined
+          : stat(join(this.path, name), { bigint: true }).then(
+              (st) => ({ st }),
+              (error: unknown) => ({ error }),
+            ),
+      ),
     );
     for (const [i, name] of names.entries()) {
       const file = join(this.path, name);
@@ -330,10 +348,17 @@ export class FileSource implements PodSource {
    * file no longer exists. A record that only the watch's events could settle is added to
    * `awaitingEvents`, for settleByEvents after the grace.
    */
-  private async readOne(file: string, now: number, st: BigIntStats, events: ReadonlyMap<string, NameEvents>, awaitingEvents: AwaitingEvents[]): Promise<boolean> {
+  private async readOne(
+    file: string,
+    now: number,
+    st: BigIntStats,
+    events: ReadonlyMap<string, NameEvents>,
+    awaitingEvents: AwaitingEvents[],
+  ): Promise<boolean> {
     let rec = this.files.get(file);
     if (rec && rec.statKey === statKey(st)) {
-      if (!rec.settled && this.trySettle(rec, st, now) === "events" && this.watch.movedIn(basename(file), events)) awaitingEvents.push([rec, basename(file), performance.now()]);
+      if (!rec.settled && this.trySettle(rec, st, now) === "events" && this.watch.movedIn(basename(file), events))
+        awaitingEvents.push([rec, basename(file), performance.now()]);
       return true;
     }
     this.stats.reads++;
@@ -351,7 +376,8 @@ export class FileSource implements PodSource {
       else rec.result = this.load(r.text, file);
     }
     const readSt = r.st;
-    if (!rec.settled && this.trySettle(rec, readSt, now) === "events" && this.watch.movedIn(basename(file), events)) awaitingEvents.push([rec, basename(file), readAt]);
+    if (!rec.settled && this.trySettle(rec, readSt, now) === "events" && this.watch.movedIn(basename(file), events))
+      awaitingEvents.push([rec, basename(file), readAt]);
     return true;
   }
 

@@ -108,7 +108,10 @@ export class HttpSource implements PodSource {
     const restored = this.state.restore();
     if (restored.status === "unreadable") {
       this.stateProblem = restored.problem;
-      this.log.warn("manifest URL: the last good state is unusable; the URL's pods count only from its first good answer", { url: this.url, problem: restored.problem });
+      this.log.warn("manifest URL: the last good state is unusable; the URL's pods count only from its first good answer", {
+        url: this.url,
+        problem: restored.problem,
+      });
     }
     if (restored.status === "none" && restored.note) this.log.info(restored.note);
     const good = restored.entries.get(this.url);

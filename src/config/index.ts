@@ -2,7 +2,18 @@
 // which merges them into per-source ADD/UPDATE/DELETE/REMOVE/RECONCILE operations; and the settle state
 // machine a watched file goes through before it is read (settle.ts), shared with src/objects' local source.
 export { FileSource, MAX_MANIFEST_BYTES, documentError, type FileSourceOptions } from "./file-source";
-export { BACKUP_FILE_MESSAGE, BACKUP_SUFFIXES, byteOrder, fsWatch, isBackupFileName, isDirectory, type WatchedDirectoryOptions, type WatchEventKind, type WatchFn, type Watcher } from "./watched-directory";
+export {
+  BACKUP_FILE_MESSAGE,
+  BACKUP_SUFFIXES,
+  byteOrder,
+  fsWatch,
+  isBackupFileName,
+  isDirectory,
+  type WatchedDirectoryOptions,
+  type WatchEventKind,
+  type WatchFn,
+  type Watcher,
+} from "./watched-directory";
 export { newVersion, noteRead, readVersion, settleVerdict, type FileRead, type FileVersion } from "./settle";
 export { readFileCapped, statKey, type CappedFile } from "./source-limits";
 export { HttpSource, type HttpSourceOptions } from "./http-source";

@@ -129,13 +129,21 @@ export class PodConfig {
       const uid = incoming.metadata?.uid ?? "";
       const bad = podUIDProblem(uid);
       if (bad) {
-        refused.push(sourceError(source, "metadata.uid", `pod ${podKey(incoming)} from source ${source} is refused: metadata.uid ${JSON.stringify(uid)} ${bad}`));
+        refused.push(
+          sourceError(source, "metadata.uid", `pod ${podKey(incoming)} from source ${source} is refused: metadata.uid ${JSON.stringify(uid)} ${bad}`),
+        );
         continue;
       }
       const conflict = this.conflict(incoming, source);
       if (conflict) {
         conflicts++;
-        refused.push(sourceError(source, conflict.field, `pod ${podKey(incoming)} (UID ${uid}) from source ${source} is refused: ${conflict.message}; it is admitted when that pod goes`));
+        refused.push(
+          sourceError(
+            source,
+            conflict.field,
+            `pod ${podKey(incoming)} (UID ${uid}) from source ${source} is refused: ${conflict.message}; it is admitted when that pod goes`,
+          ),
+        );
         continue;
       }
       // The kubelet marks the source before any comparison, so a source that sets it differently
@@ -218,7 +226,11 @@ function dropDuplicateNames(pods: readonly Pod[], source: PodSourceName): { pods
     const first = firstByName.get(name);
     if (first) {
       duplicates.push(
-        sourceError(source, "metadata.name", `duplicate pod name "${name}" from source ${source} (UID ${pod.metadata?.uid ?? "?"}): ignoring it, the pod with UID ${first.metadata?.uid ?? "?"} is kept`),
+        sourceError(
+          source,
+          "metadata.name",
+          `duplicate pod name "${name}" from source ${source} (UID ${pod.metadata?.uid ?? "?"}): ignoring it, the pod with UID ${first.metadata?.uid ?? "?"} is kept`,
+        ),
       );
       continue;
     }

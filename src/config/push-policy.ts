@@ -20,7 +20,19 @@ export type PushCheck = (pod: Pod) => PushRefusal | undefined;
 
 /** check_capabilities_baseline.go: the capabilities a baseline pod may add. */
 const BASELINE_CAPABILITIES: ReadonlySet<string> = new Set([
-  "AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD", "NET_BIND_SERVICE", "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT",
+  "AUDIT_WRITE",
+  "CHOWN",
+  "DAC_OVERRIDE",
+  "FOWNER",
+  "FSETID",
+  "KILL",
+  "MKNOD",
+  "NET_BIND_SERVICE",
+  "SETFCAP",
+  "SETGID",
+  "SETPCAP",
+  "SETUID",
+  "SYS_CHROOT",
 ]);
 
 /** The fields of `pod` that --push-policy restricted refuses, each as "field: why". */
@@ -32,7 +44,8 @@ export function restrictedViolations(pod: Pod): string[] {
   if (spec.hostPID) out.push("spec.hostPID: the host's PID namespace is not allowed");
   if (spec.hostIPC) out.push("spec.hostIPC: the host's IPC namespace is not allowed");
   (spec.volumes ?? []).forEach((v, i) => {
-    if (v.hostPath) out.push(`spec.volumes[${i}].hostPath: host folders are not allowed (volume ${JSON.stringify(v.name)}, path ${JSON.stringify(v.hostPath.path)})`);
+    if (v.hostPath)
+      out.push(`spec.volumes[${i}].hostPath: host folders are not allowed (volume ${JSON.stringify(v.name)}, path ${JSON.stringify(v.hostPath.path)})`);
   });
   const containers: [string, Container[] | undefined][] = [
     ["spec.initContainers", spec.initContainers],

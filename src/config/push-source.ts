@@ -149,7 +149,12 @@ export class PushSource implements PodSource {
       if (refusal) {
         const problem = `${file}: pushed pod ${podKey(r.pod)} would be refused now (${refusal.status}: ${refusal.message}); it is kept: DELETE it to remove it`;
         this.restoreProblems.push(problem);
-        this.log.warn("pushed pod would be refused now; it is kept: DELETE it to remove it", { path: file, pod: podKey(r.pod), status: refusal.status, reason: refusal.message });
+        this.log.warn("pushed pod would be refused now; it is kept: DELETE it to remove it", {
+          path: file,
+          pod: podKey(r.pod),
+          status: refusal.status,
+          reason: refusal.message,
+        });
       }
     }
   }
@@ -176,7 +181,10 @@ export class PushSource implements PodSource {
       `${file}: the pushed pods cannot be read back (${why})${kept}. The push source counts as not seen, so no pod is removed ` +
       `as an orphan, and POST/DELETE /pods answer 503 until the file is fixed or removed (it is read again on each of them)`;
     if (first || kept) {
-      this.log.error("the pushed pods cannot be read back: the push source counts as not seen (no orphan is removed) and POST/DELETE /pods answer 503 until the file is fixed or removed", { path: file, reason: why, ...copied });
+      this.log.error(
+        "the pushed pods cannot be read back: the push source counts as not seen (no orphan is removed) and POST/DELETE /pods answer 503 until the file is fixed or removed",
+        { path: file, reason: why, ...copied },
+      );
     }
   }
 
@@ -198,7 +206,9 @@ export class PushSource implements PodSource {
     if (this.unreadable === undefined || !this.stateFile) return [];
     this.restore(this.stateFile);
     if (this.unreadable === undefined) {
-      const what = existsSync(this.stateFile) ? "the pushed pods' file is readable again, its pods restored; the push source is seen" : "the pushed pods' file is removed: no pushed pods (their containers go as orphans); the push source is seen";
+      const what = existsSync(this.stateFile)
+        ? "the pushed pods' file is readable again, its pods restored; the push source is seen"
+        : "the pushed pods' file is removed: no pushed pods (their containers go as orphans); the push source is seen";
       this.log.info(what, { path: this.stateFile, pods: this.pods.size });
       this.emit();
       return [];
@@ -278,7 +288,10 @@ export class PushSource implements PodSource {
     return { status: 403, message: `pod ${podKey(pod)} is refused: the agent keeps at most ${this.maxPods} pushed pods; DELETE one first` };
   }
 
-  private admit(pod: Pod, check?: (loaded: Pod) => PushRefusal | undefined): { ok: true; pod: Pod; changed: boolean } | { ok: false; status: number; message: string } {
+  private admit(
+    pod: Pod,
+    check?: (loaded: Pod) => PushRefusal | undefined,
+  ): { ok: true; pod: Pod; changed: boolean } | { ok: false; status: number; message: string } {
     const bound = pod.spec?.nodeName;
     if (bound && bound !== this.nodeName) {
       return { ok: false, status: 403, message: `pod ${podKey(pod)} is bound to node "${bound}"; this is node "${this.nodeName}"` };

@@ -1,6 +1,21 @@
 // The pod sources' settings (static pods from a folder or a URL, and the push policy of the HTTP
 // source), declared once as rows (util/settings.ts) and resolved here.
-import { DURATION, fileDuration, fileMap, fileString, fileStringList, formatDuration, Invalid, mustExist, oneOf, positiveDuration, type Setting, type SettingsReader, STRING, STRINGS } from "../util";
+import {
+  DURATION,
+  fileDuration,
+  fileMap,
+  fileString,
+  fileStringList,
+  formatDuration,
+  Invalid,
+  mustExist,
+  oneOf,
+  positiveDuration,
+  type Setting,
+  type SettingsReader,
+  STRING,
+  STRINGS,
+} from "../util";
 import { PUSH_POLICIES, type PushPolicy } from "./push-policy";
 
 export interface SourceSettings {
@@ -14,24 +29,56 @@ export interface SourceSettings {
 }
 
 export const SOURCE_SETTINGS: ReadonlyArray<Setting<SourceSettings>> = [
-  { flag: "pod-manifest-path", field: "staticPodPath", fieldType: STRING, valueHint: "path",
+  {
+    flag: "pod-manifest-path",
+    field: "staticPodPath",
+    fieldType: STRING,
+    valueHint: "path",
     show: (c) => c.manifestPath,
-    doc: "Static pod directory (or one file); it must exist" },
-  { flag: "manifest-url", field: "staticPodURL", fieldType: STRING, valueHint: "url",
+    doc: "Static pod directory (or one file); it must exist",
+  },
+  {
+    flag: "manifest-url",
+    field: "staticPodURL",
+    fieldType: STRING,
+    valueHint: "url",
     show: (c) => c.manifestUrl,
-    doc: "URL serving a Pod or a PodList, polled every --http-check-frequency" },
-  { flag: "manifest-url-header", field: "staticPodURLHeader", fieldType: { kind: "map", of: STRINGS }, valueHint: "Name:Value,…",
+    doc: "URL serving a Pod or a PodList, polled every --http-check-frequency",
+  },
+  {
+    flag: "manifest-url-header",
+    field: "staticPodURLHeader",
+    fieldType: { kind: "map", of: STRINGS },
+    valueHint: "Name:Value,…",
     // The values are often a credential to a third party: never shown (the kubelet shows them).
     show: (c) => (c.manifestUrl ? Object.fromEntries(Object.entries(c.manifestUrlHeaders).map(([k, v]) => [k, v.map(() => "<redacted>")])) : undefined),
-    doc: "Headers for --manifest-url" },
-  { flag: "file-check-frequency", field: "fileCheckFrequency", fieldType: DURATION, valueHint: "duration", default: "20s",
+    doc: "Headers for --manifest-url",
+  },
+  {
+    flag: "file-check-frequency",
+    field: "fileCheckFrequency",
+    fieldType: DURATION,
+    valueHint: "duration",
+    default: "20s",
     show: (c) => formatDuration(c.fileCheckFrequencyMs),
-    doc: "Static pod directory rescan period" },
-  { flag: "http-check-frequency", field: "httpCheckFrequency", fieldType: DURATION, valueHint: "duration", default: "20s",
+    doc: "Static pod directory rescan period",
+  },
+  {
+    flag: "http-check-frequency",
+    field: "httpCheckFrequency",
+    fieldType: DURATION,
+    valueHint: "duration",
+    default: "20s",
     show: (c) => formatDuration(c.httpCheckFrequencyMs),
-    doc: "--manifest-url poll period" },
-  { flag: "push-policy", kind: "enum", options: ["unrestricted", "restricted"], default: "unrestricted",
-    doc: "restricted: POST /pods refuses privileged containers, host namespaces, hostPath volumes and added capabilities (403)" },
+    doc: "--manifest-url poll period",
+  },
+  {
+    flag: "push-policy",
+    kind: "enum",
+    options: ["unrestricted", "restricted"],
+    default: "unrestricted",
+    doc: "restricted: POST /pods refuses privileged containers, host namespaces, hostPath volumes and added capabilities (403)",
+  },
 ];
 
 function headersFlag(text: string): Record<string, string[]> {

@@ -83,7 +83,13 @@ export function noteRead(rec: FileVersion, read: { hash: string; key: string; fa
  * the watch could settle it now (it may have been renamed into place in the same tick as written),
  * "wait" when it is still changing; `waitMs` is how long until the window ends.
  */
-export function settleVerdict(rec: FileVersion, st: BigIntStats, now: number, wallNow: number, settleMs: number): { verdict: "settled" } | { verdict: "events" | "wait"; waitMs: number } {
+export function settleVerdict(
+  rec: FileVersion,
+  st: BigIntStats,
+  now: number,
+  wallNow: number,
+  settleMs: number,
+): { verdict: "settled" } | { verdict: "events" | "wait"; waitMs: number } {
   // Still since we first saw this version, or since its ctime (any write moves it) by the wall clock.
   const stillFor = Math.max(now - rec.statSince, wallNow - Number(st.ctimeNs / 1_000_000n));
   const changing = rec.statKey.startsWith("changing:");

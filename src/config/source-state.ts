@@ -133,7 +133,8 @@ export class SourceState {
 /** Why a parsed state file cannot be used, or undefined when it can. */
 function checkStateFile(doc: unknown): string | undefined {
   if (!isRecord(doc)) return "not an object";
-  if (doc.apiVersion !== API_VERSION || doc.kind !== "SourceState") return `apiVersion/kind ${String(doc.apiVersion)}/${String(doc.kind)}, want ${API_VERSION}/SourceState`;
+  if (doc.apiVersion !== API_VERSION || doc.kind !== "SourceState")
+    return `apiVersion/kind ${String(doc.apiVersion)}/${String(doc.kind)}, want ${API_VERSION}/SourceState`;
   if (typeof doc.source !== "string" || typeof doc.location !== "string") return "source and location must be strings";
   if (!isRecord(doc.entries)) return "entries must be an object";
   for (const [k, v] of Object.entries(doc.entries)) {
@@ -150,5 +151,3 @@ function checkStateFile(doc: unknown): string | undefined {
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
-
-

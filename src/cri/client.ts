@@ -12,11 +12,27 @@ import { GrpcChannel } from "./grpc-channel";
 import type { RuntimeServiceDefinition } from "./generated/runtime/v1/RuntimeService";
 import type { ImageServiceDefinition } from "./generated/runtime/v1/ImageService";
 import type {
-  AuthConfigInput, Container, ContainerConfigInput, ContainerEvent, ContainerFilterInput,
-  ContainerStats, ContainerStatsFilterInput, ContainerStatus, ExecSyncResponse, Image,
-  ImageFsInfoResponse, ImageSpecInput, ImageStatusResponse, PodSandbox, PodSandboxConfigInput,
-  PodSandboxFilterInput, PodSandboxStats, PodSandboxStatsFilterInput, PodSandboxStatus,
-  StatusResponse, VersionResponse,
+  AuthConfigInput,
+  Container,
+  ContainerConfigInput,
+  ContainerEvent,
+  ContainerFilterInput,
+  ContainerStats,
+  ContainerStatsFilterInput,
+  ContainerStatus,
+  ExecSyncResponse,
+  Image,
+  ImageFsInfoResponse,
+  ImageSpecInput,
+  ImageStatusResponse,
+  PodSandbox,
+  PodSandboxConfigInput,
+  PodSandboxFilterInput,
+  PodSandboxStats,
+  PodSandboxStatsFilterInput,
+  PodSandboxStatus,
+  StatusResponse,
+  VersionResponse,
 } from "./types";
 
 // Request (input form) and response (decoded form) of a generated method definition (the generated
@@ -70,7 +86,11 @@ export class CriClient {
     this.endpoint = endpoint;
     this.timeoutMs = opts.timeoutMs ?? 2 * 60_000;
     this.pullTimeoutMs = opts.pullTimeoutMs ?? 15 * 60_000;
-    this.channel = new GrpcChannel(socketPath(endpoint), { maxReceiveMessageBytes: MAX_MESSAGE_BYTES, minReconnectBackoffMs: 100, maxReconnectBackoffMs: 1000 });
+    this.channel = new GrpcChannel(socketPath(endpoint), {
+      maxReceiveMessageBytes: MAX_MESSAGE_BYTES,
+      minReconnectBackoffMs: 100,
+      maxReconnectBackoffMs: 1000,
+    });
   }
 
   close(): void {
@@ -86,12 +106,16 @@ export class CriClient {
     }
   }
   private rt<M extends keyof RuntimeServiceDefinition & string>(
-    method: M, req: RequestOf<RuntimeServiceDefinition, M>, timeoutMs = this.timeoutMs,
+    method: M,
+    req: RequestOf<RuntimeServiceDefinition, M>,
+    timeoutMs = this.timeoutMs,
   ): Promise<ResponseOf<RuntimeServiceDefinition, M>> {
     return this.unary(RUNTIME_SERVICE, method, req as object, timeoutMs);
   }
   private img<M extends keyof ImageServiceDefinition & string>(
-    method: M, req: RequestOf<ImageServiceDefinition, M>, timeoutMs = this.timeoutMs,
+    method: M,
+    req: RequestOf<ImageServiceDefinition, M>,
+    timeoutMs = this.timeoutMs,
   ): Promise<ResponseOf<ImageServiceDefinition, M>> {
     return this.unary(IMAGE_SERVICE, method, req as object, timeoutMs);
   }
@@ -113,7 +137,10 @@ export class CriClient {
   async removePodSandbox(podSandboxId: string): Promise<void> {
     await this.rt("RemovePodSandbox", { podSandboxId });
   }
-  async podSandboxStatus(podSandboxId: string, verbose = false): Promise<{ status: PodSandboxStatus; info: Record<string, string>; containersStatuses: ContainerStatus[]; timestamp: number }> {
+  async podSandboxStatus(
+    podSandboxId: string,
+    verbose = false,
+  ): Promise<{ status: PodSandboxStatus; info: Record<string, string>; containersStatuses: ContainerStatus[]; timestamp: number }> {
     const r = await this.rt("PodSandboxStatus", { podSandboxId, verbose });
     if (!r.status) throw toCriError("PodSandboxStatus", { code: GrpcStatus.NOT_FOUND, details: `no status for sandbox ${podSandboxId}` });
     return { status: r.status, info: r.info, containersStatuses: r.containersStatuses, timestamp: r.timestamp };

@@ -50,13 +50,27 @@ export function tomlString(s: string): string {
     }
     if (c >= 0xdc00 && c <= 0xdfff) throw new Error(`tomlString: lone surrogate at ${i} in ${JSON.stringify(s)}`);
     switch (c) {
-      case 0x22: out += '\\"'; break;
-      case 0x5c: out += "\\\\"; break;
-      case 0x08: out += "\\b"; break;
-      case 0x09: out += "\\t"; break;
-      case 0x0a: out += "\\n"; break;
-      case 0x0c: out += "\\f"; break;
-      case 0x0d: out += "\\r"; break;
+      case 0x22:
+        out += '\\"';
+        break;
+      case 0x5c:
+        out += "\\\\";
+        break;
+      case 0x08:
+        out += "\\b";
+        break;
+      case 0x09:
+        out += "\\t";
+        break;
+      case 0x0a:
+        out += "\\n";
+        break;
+      case 0x0c:
+        out += "\\f";
+        break;
+      case 0x0d:
+        out += "\\r";
+        break;
       default:
         if (c < 0x20 || c === 0x7f) out += "\\u" + c.toString(16).toUpperCase().padStart(4, "0");
         else out += s[i]!;

@@ -54,7 +54,7 @@ export function toCriError(method: string, err: unknown): CriError {
   if (err instanceof CriError) return err;
   const e = err as { code?: unknown; details?: string };
   const code = typeof e.code === "number" ? e.code : GrpcStatus.UNKNOWN;
-  const details = e.details ?? (errorMessage(err));
+  const details = e.details ?? errorMessage(err);
   switch (code) {
     case GrpcStatus.NOT_FOUND:
       return new NotFoundError(method, code, details);

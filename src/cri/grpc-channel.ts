@@ -305,7 +305,8 @@ export class GrpcChannel {
    * Whatever fails on the way ends the call with UNAVAILABLE: nothing is left to reject unhandled.
    */
   private start(reader: ResponseReader, over: () => boolean, open: (conn: H2Connection) => void): void {
-    const fail = (err: unknown) => reader.end(err instanceof GrpcCallError ? err : new GrpcCallError(GrpcStatus.UNAVAILABLE, err instanceof Error ? err.message : String(err)));
+    const fail = (err: unknown) =>
+      reader.end(err instanceof GrpcCallError ? err : new GrpcCallError(GrpcStatus.UNAVAILABLE, err instanceof Error ? err.message : String(err)));
     this.connection().then((conn) => {
       if (over()) return;
       try {
@@ -342,10 +343,14 @@ export class GrpcChannel {
         stream?.cancel();
         reader.end(new GrpcCallError(GrpcStatus.DEADLINE_EXCEEDED, `Deadline exceeded after ${timeoutMs} ms`));
       }, timeoutMs);
-      this.start(reader, () => done, (conn) => {
-        stream = conn.request(this.headers(path, deadline - Date.now()), GrpcChannel.frame(request), reader);
-        reader.cancelStream = () => stream?.cancel();
-      });
+      this.start(
+        reader,
+        () => done,
+        (conn) => {
+          stream = conn.request(this.headers(path, deadline - Date.now()), GrpcChannel.frame(request), reader);
+          reader.cancelStream = () => stream?.cancel();
+        },
+      );
     });
   }
 
@@ -366,10 +371,14 @@ export class GrpcChannel {
         wake?.();
       },
     );
-    this.start(reader, () => end !== undefined, (conn) => {
-      stream = conn.request(this.headers(path, undefined), GrpcChannel.frame(request), reader);
-      reader.cancelStream = () => stream?.cancel();
-    });
+    this.start(
+      reader,
+      () => end !== undefined,
+      (conn) => {
+        stream = conn.request(this.headers(path, undefined), GrpcChannel.frame(request), reader);
+        reader.cancelStream = () => stream?.cancel();
+      },
+    );
     return {
       cancel() {
         stream?.cancel();

@@ -14,7 +14,21 @@
 //    finish, and no new stream starts here. Stream ids run out after 2^31: the connection then also
 //    stops taking streams, and the channel opens another, as after a GOAWAY.
 // Any protocol error from the peer ends the connection and every stream on it (onClose).
-import { ACK, ConnectionError, END_HEADERS, END_STREAM, Frame, H2Error, PADDED, PREFACE, PRIORITY_FLAG, Setting, settingsPayload, u32, unpad } from "./h2-frames";
+import {
+  ACK,
+  ConnectionError,
+  END_HEADERS,
+  END_STREAM,
+  Frame,
+  H2Error,
+  PADDED,
+  PREFACE,
+  PRIORITY_FLAG,
+  Setting,
+  settingsPayload,
+  u32,
+  unpad,
+} from "./h2-frames";
 import { encodeHeaders, HEADER_TABLE_SIZE, HpackDecoder, HpackError, type HeaderField } from "./hpack";
 
 /** The code onReset gets when the connection itself ended (closed, lost, or a protocol error). */
@@ -131,11 +145,16 @@ export class H2Connection {
 
   private start(): void {
     this.write(PREFACE);
-    this.writeFrame(Frame.SETTINGS, 0, 0, settingsPayload([
-      [Setting.HEADER_TABLE_SIZE, HEADER_TABLE_SIZE],
-      [Setting.ENABLE_PUSH, 0],
-      [Setting.INITIAL_WINDOW_SIZE, RECEIVE_WINDOW],
-    ]));
+    this.writeFrame(
+      Frame.SETTINGS,
+      0,
+      0,
+      settingsPayload([
+        [Setting.HEADER_TABLE_SIZE, HEADER_TABLE_SIZE],
+        [Setting.ENABLE_PUSH, 0],
+        [Setting.INITIAL_WINDOW_SIZE, RECEIVE_WINDOW],
+      ]),
+    );
     // The connection window can only grow by WINDOW_UPDATE.
     this.writeFrame(Frame.WINDOW_UPDATE, 0, 0, u32(RECEIVE_WINDOW - DEFAULT_WINDOW));
   }
@@ -299,7 +318,12 @@ export class H2Connection {
       this.inbuf = pos === this.inbuf.length ? Buffer.alloc(0) : Buffer.from(this.inbuf.subarray(pos));
     } catch (err) {
       // A protocol error from the peer (or a bug here): the connection cannot be trusted any more.
-      const e = err instanceof ConnectionError ? err : err instanceof HpackError ? new ConnectionError(H2Error.COMPRESSION_ERROR, err.message) : new ConnectionError(H2Error.INTERNAL_ERROR, String(err));
+      const e =
+        err instanceof ConnectionError
+          ? err
+          : err instanceof HpackError
+            ? new ConnectionError(H2Error.COMPRESSION_ERROR, err.message)
+            : new ConnectionError(H2Error.INTERNAL_ERROR, String(err));
       this.writeFrame(Frame.GOAWAY, 0, 0, Buffer.concat([u32(0), u32(e.code)]));
       this.shutdown(`HTTP/2 protocol error: ${e.message}`);
     }

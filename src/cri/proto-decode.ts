@@ -74,7 +74,7 @@ class Reader {
 function int64(lo: number, hi: number, signed: boolean): number {
   if (signed && hi >>> 31) {
     // Two's complement: negate the 64-bit value.
-    lo = ~lo + 1 >>> 0;
+    lo = (~lo + 1) >>> 0;
     hi = ~hi >>> 0;
     if (lo === 0) hi = (hi + 1) >>> 0;
     return -(lo + hi * 4294967296);

@@ -98,7 +98,7 @@ function writeScalar(w: Writer, s: Scalar, v: unknown, field: string): void {
     case "sint64": {
       const [lo, hi] = int64Bits(v, field);
       const sign = hi >>> 31 ? 0xffffffff : 0;
-      return w.varint64((((lo << 1) ^ sign) >>> 0), (((hi << 1) | (lo >>> 31)) ^ sign) >>> 0);
+      return w.varint64(((lo << 1) ^ sign) >>> 0, (((hi << 1) | (lo >>> 31)) ^ sign) >>> 0);
     }
     case "fixed32":
       return w.fixed(4, (d, at) => d.setUint32(at, Number(v) >>> 0, true));

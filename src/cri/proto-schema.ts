@@ -24,11 +24,39 @@ interface JsonNamespace {
 
 const ROOT = descriptor as unknown as JsonNamespace;
 
-export type Scalar = "double" | "float" | "int32" | "int64" | "uint32" | "uint64" | "sint32" | "sint64" | "fixed32" | "fixed64" | "sfixed32" | "sfixed64" | "bool" | "string" | "bytes";
+export type Scalar =
+  | "double"
+  | "float"
+  | "int32"
+  | "int64"
+  | "uint32"
+  | "uint64"
+  | "sint32"
+  | "sint64"
+  | "fixed32"
+  | "fixed64"
+  | "sfixed32"
+  | "sfixed64"
+  | "bool"
+  | "string"
+  | "bytes";
 
 export const WIRE: Record<Scalar, number> = {
-  double: 1, float: 5, int32: 0, int64: 0, uint32: 0, uint64: 0, sint32: 0, sint64: 0,
-  fixed32: 5, fixed64: 1, sfixed32: 5, sfixed64: 1, bool: 0, string: 2, bytes: 2,
+  double: 1,
+  float: 5,
+  int32: 0,
+  int64: 0,
+  uint32: 0,
+  uint64: 0,
+  sint32: 0,
+  sint64: 0,
+  fixed32: 5,
+  fixed64: 1,
+  sfixed32: 5,
+  sfixed64: 1,
+  bool: 0,
+  string: 2,
+  bytes: 2,
 };
 
 export interface EnumSchema {
@@ -59,7 +87,6 @@ export interface MessageSchema {
 }
 
 export class CodecError extends Error {}
-
 
 const messages = new Map<string, MessageSchema>();
 const enums = new Map<string, EnumSchema>();
@@ -151,5 +178,10 @@ export function methodInfo(service: string, method: string): MethodInfo {
     if (!t?.node.fields) throw new CodecError(`message ${name} of ${service}/${method} is not in the descriptor`);
     return compile(t.path, t.node);
   };
-  return { path: `/${found.path.join(".")}/${method}`, request: type(m.requestType), response: type(m.responseType), responseStream: m.responseStream === true };
+  return {
+    path: `/${found.path.join(".")}/${method}`,
+    request: type(m.requestType),
+    response: type(m.responseType),
+    responseStream: m.responseStream === true,
+  };
 }

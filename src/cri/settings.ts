@@ -11,14 +11,31 @@ export interface RuntimeSettings {
 }
 
 export const RUNTIME_SETTINGS: ReadonlyArray<Setting<RuntimeSettings>> = [
-  { flag: "runtime-endpoint", field: "containerRuntimeEndpoint", fieldType: STRING, valueHint: "unix:///path",
+  {
+    flag: "runtime-endpoint",
+    field: "containerRuntimeEndpoint",
+    fieldType: STRING,
+    valueHint: "unix:///path",
     show: (r) => r.endpoint,
-    doc: "CRI socket (default: containerd's or CRI-O's standard socket, else a containerd started under --root-dir)" },
-  { flag: "pod-infra-container-image", field: "podInfraContainerImage", fieldType: STRING, valueHint: "image", default: "localhost/nodeagent/pause:1.0",
-    doc: "Sandbox (pause) image of the managed containerd" },
-  { flag: "runtime-request-timeout", field: "runtimeRequestTimeout", fieldType: DURATION, valueHint: "duration", default: "2m",
+    doc: "CRI socket (default: containerd's or CRI-O's standard socket, else a containerd started under --root-dir)",
+  },
+  {
+    flag: "pod-infra-container-image",
+    field: "podInfraContainerImage",
+    fieldType: STRING,
+    valueHint: "image",
+    default: "localhost/nodeagent/pause:1.0",
+    doc: "Sandbox (pause) image of the managed containerd",
+  },
+  {
+    flag: "runtime-request-timeout",
+    field: "runtimeRequestTimeout",
+    fieldType: DURATION,
+    valueHint: "duration",
+    default: "2m",
     show: (r) => formatDuration(r.requestTimeoutMs),
-    doc: "Deadline of each CRI call" },
+    doc: "Deadline of each CRI call",
+  },
 ];
 
 export function resolveRuntimeSettings(s: SettingsReader): RuntimeSettings {

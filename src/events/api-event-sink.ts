@@ -24,7 +24,10 @@ export class ApiEventSink implements EventSink {
   async patch(event: Event, patch: EventPatch): Promise<Event> {
     const ns = event.metadata.namespace ?? "default";
     try {
-      const answer = await this.client.core.patchNamespacedEvent({ name: event.metadata.name ?? "", namespace: ns, body: patch }, setHeaderOptions("Content-Type", PatchStrategy.StrategicMergePatch));
+      const answer = await this.client.core.patchNamespacedEvent(
+        { name: event.metadata.name ?? "", namespace: ns, body: patch },
+        setHeaderOptions("Content-Type", PatchStrategy.StrategicMergePatch),
+      );
       // The generated client turns timestamps into Dates; the correlator keeps the API's strings.
       return JSON.parse(JSON.stringify(answer)) as Event;
     } catch (err) {

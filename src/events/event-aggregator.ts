@@ -15,13 +15,17 @@ export const COMBINED_PREFIX = "(combined from similar events): ";
 /** getEventKey: everything that makes two events the same one, message included. */
 export function eventKey(e: Event): string {
   const o = e.involvedObject;
-  return [e.source?.component, e.source?.host, o.kind, o.namespace, o.name, o.fieldPath, o.uid, o.apiVersion, e.type, e.reason, e.message].map((v) => v ?? "").join("\u0000");
+  return [e.source?.component, e.source?.host, o.kind, o.namespace, o.name, o.fieldPath, o.uid, o.apiVersion, e.type, e.reason, e.message]
+    .map((v) => v ?? "")
+    .join("\u0000");
 }
 
 /** EventAggregatorByReasonFunc: the group key (no message, no fieldPath) and the message. */
 export function aggregateKey(e: Event): string {
   const o = e.involvedObject;
-  return [e.source?.component, e.source?.host, o.kind, o.namespace, o.name, o.uid, o.apiVersion, e.type, e.reason, e.reportingComponent, e.reportingInstance].map((v) => v ?? "").join("\u0000");
+  return [e.source?.component, e.source?.host, o.kind, o.namespace, o.name, o.uid, o.apiVersion, e.type, e.reason, e.reportingComponent, e.reportingInstance]
+    .map((v) => v ?? "")
+    .join("\u0000");
 }
 
 interface AggregateRecord {

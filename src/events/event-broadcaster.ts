@@ -133,7 +133,12 @@ class SinkWorker {
       if (tries >= MAX_TRIES_PER_EVENT) {
         this.drops.failed++;
         this.o.onDrop?.(this.name, "failed");
-        this.o.log.warn("events: unable to write event (retry limit exceeded)", { sink: this.name, reason: r.event.reason, kind: r.event.involvedObject.kind, object: objectKey(r.event.involvedObject) });
+        this.o.log.warn("events: unable to write event (retry limit exceeded)", {
+          sink: this.name,
+          reason: r.event.reason,
+          kind: r.event.involvedObject.kind,
+          object: objectKey(r.event.involvedObject),
+        });
         return;
       }
       const wait = tries === 1 ? RETRY_SLEEP_MS * (this.o.random ?? Math.random)() : RETRY_SLEEP_MS;
@@ -165,7 +170,13 @@ class SinkWorker {
     } catch (err) {
       if (err instanceof EventSinkError && err.kind === "transport") return "retry";
       if (!(err instanceof EventSinkError)) return "retry";
-      this.o.log.warn("events: server rejected event (will not retry)", { sink: this.name, reason: e.reason, kind: e.involvedObject.kind, object: objectKey(e.involvedObject), err });
+      this.o.log.warn("events: server rejected event (will not retry)", {
+        sink: this.name,
+        reason: e.reason,
+        kind: e.involvedObject.kind,
+        object: objectKey(e.involvedObject),
+        err,
+      });
       return "refused";
     }
   }

@@ -67,7 +67,12 @@ export class EventCorrelator {
       };
       patch = { count: event.count!, lastTimestamp: event.lastTimestamp!, message: event.message ?? "" };
     }
-    this.observed.set(key, { count: event.count ?? 1, firstTimestamp: event.firstTimestamp ?? "", name: event.metadata.name ?? "", ...(event.metadata.resourceVersion ? { resourceVersion: event.metadata.resourceVersion } : {}) });
+    this.observed.set(key, {
+      count: event.count ?? 1,
+      firstTimestamp: event.firstTimestamp ?? "",
+      name: event.metadata.name ?? "",
+      ...(event.metadata.resourceVersion ? { resourceVersion: event.metadata.resourceVersion } : {}),
+    });
     this.keysByName.set(event.metadata.name ?? "", key);
     if (this.spam.filter(event)) return { event, skip: true };
     return { event, ...(patch ? { patch } : {}), skip: false };
@@ -97,6 +102,11 @@ export class EventCorrelator {
    */
   updateState(stored: Event): void {
     const key = this.keysByName.get(stored.metadata.name ?? "") ?? eventKey(stored);
-    this.observed.set(key, { count: stored.count ?? 1, firstTimestamp: stored.firstTimestamp ?? "", name: stored.metadata.name ?? "", ...(stored.metadata.resourceVersion ? { resourceVersion: stored.metadata.resourceVersion } : {}) });
+    this.observed.set(key, {
+      count: stored.count ?? 1,
+      firstTimestamp: stored.firstTimestamp ?? "",
+      name: stored.metadata.name ?? "",
+      ...(stored.metadata.resourceVersion ? { resourceVersion: stored.metadata.resourceVersion } : {}),
+    });
   }
 }

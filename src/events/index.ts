@@ -8,7 +8,16 @@ export { EVENT_RING_SIZE, EventRing } from "./event-ring";
 export { containerReference, nodeReference, podReference } from "./object-ref";
 export * as reasons from "./reasons";
 export { SpamFilter } from "./spam-filter";
-export { EventSinkError, NO_EVENTS, type EventPatch, type EventRecorder, type EventSink, type EventSource, type EventType, type NodeEventRecorder } from "./types";
+export {
+  EventSinkError,
+  NO_EVENTS,
+  type EventPatch,
+  type EventRecorder,
+  type EventSink,
+  type EventSource,
+  type EventType,
+  type NodeEventRecorder,
+} from "./types";
 export { nodeConditionEventReasons, recordNodeConditionEvents } from "./node-condition-events";
 export type { ApiEventSink } from "./api-event-sink";
 export { loadApiEventSink } from "./lazy";

@@ -45,7 +45,10 @@ export class EvictionAdmitHandler implements PodAdmitHandler {
    * `pressure`: the conditions the eviction manager reports now (EvictionManager.pressure); `cluster`:
    * the node belongs to a cluster (its static pods are critical).
    */
-  constructor(private readonly pressure: () => ReadonlySet<PressureCondition>, private readonly o: { cluster?: boolean } = {}) {}
+  constructor(
+    private readonly pressure: () => ReadonlySet<PressureCondition>,
+    private readonly o: { cluster?: boolean } = {},
+  ) {}
 
   admit({ pod }: PodAdmitAttributes): PodAdmitResult {
     const conditions = this.pressure();

@@ -40,7 +40,15 @@ import type { Clock, Logger } from "../util";
 import { EVICTED_REASON, EVICTION_MONITORING_PERIOD_MS, type EvictionTarget } from "./local-storage";
 import { NO_NODE_RECLAIM, nodeReclaimSteps, type NodeReclaim } from "./node-reclaim";
 import { evictionMessage, rankFuncFor } from "./ranking";
-import { makeSignalObservations, PRESSURE_CONDITIONS, SIGNAL_CONDITION, SIGNAL_RESOURCE, type Observations, type PressureCondition, type Signal } from "./signals";
+import {
+  makeSignalObservations,
+  PRESSURE_CONDITIONS,
+  SIGNAL_CONDITION,
+  SIGNAL_RESOURCE,
+  type Observations,
+  type PressureCondition,
+  type Signal,
+} from "./signals";
 import {
   DEFAULT_PRESSURE_TRANSITION_PERIOD_MS,
   isHard,
@@ -189,7 +197,11 @@ export class EvictionManager {
     // byEvictionPriority: memory signals first, then the others in the order they were given.
     const toReclaim = acting.find((t) => SIGNAL_RESOURCE[t.signal] === "memory") ?? acting[0]!;
     const resource = SIGNAL_RESOURCE[toReclaim.signal];
-    o.log.warn("eviction manager: threshold met, attempting to reclaim", { signal: toReclaim.signal, observed: describe(observations, toReclaim.signal), resource });
+    o.log.warn("eviction manager: threshold met, attempting to reclaim", {
+      signal: toReclaim.signal,
+      observed: describe(observations, toReclaim.signal),
+      resource,
+    });
     o.events?.("Warning", "EvictionThresholdMet", `Attempting to reclaim ${resource}`);
     if (await this.reclaimNodeLevelResources(toReclaim.signal)) {
       o.log.info("eviction manager: able to reduce resource pressure without evicting pods", { resource });
@@ -233,7 +245,9 @@ export class EvictionManager {
     const steps = nodeReclaimSteps(signal, this.o.reclaim ?? NO_NODE_RECLAIM, this.dedicatedImageFs ?? false);
     if (steps.length === 0) return false;
     for (const step of steps) {
-      await step().catch((err) => this.o.log.warn("eviction manager: unexpected error when attempting to reduce resource pressure", { resource: SIGNAL_RESOURCE[signal], err }));
+      await step().catch((err) =>
+        this.o.log.warn("eviction manager: unexpected error when attempting to reduce resource pressure", { resource: SIGNAL_RESOURCE[signal], err }),
+      );
     }
     let summary: Summary;
     try {

@@ -102,10 +102,12 @@ export class LocalStorageEviction {
 
   /** Checks every monitoring period, the first time at once, until the signal aborts. */
   async run(signal: AbortSignal): Promise<void> {
-    await runUntil(this.o.clock, this.monitoringPeriodMs, signal, () => this.synchronize().then(
-      () => {},
-      (err) => this.o.log.error("eviction manager: synchronize failed", { err }),
-    ));
+    await runUntil(this.o.clock, this.monitoringPeriodMs, signal, () =>
+      this.synchronize().then(
+        () => {},
+        (err) => this.o.log.error("eviction manager: synchronize failed", { err }),
+      ),
+    );
   }
 
   /** One check of every active pod's disk emptyDirs; the pods it evicted. */

@@ -2,8 +2,29 @@
 // fields), declared once as rows (util/settings.ts) and resolved here beside the code that uses
 // them: the four threshold maps through the kubelet's ParseThresholdConfig, the pressure transition
 // period and the soft evictions' grace cap, and nodeagent's own monitoring period.
-import { DURATION, fileDuration, fileInt, fileQuantityEntries, formatDuration, INT, Invalid, positiveDuration, QUANTITIES, type Setting, type SettingsReader } from "../util";
-import { DEFAULT_EVICTION_HARD, parseEqualsMap, parseLangleMap, parseThresholds, ThresholdEntryError, ThresholdError, type Threshold, type ThresholdSetting } from "./thresholds";
+import {
+  DURATION,
+  fileDuration,
+  fileInt,
+  fileQuantityEntries,
+  formatDuration,
+  INT,
+  Invalid,
+  positiveDuration,
+  QUANTITIES,
+  type Setting,
+  type SettingsReader,
+} from "../util";
+import {
+  DEFAULT_EVICTION_HARD,
+  parseEqualsMap,
+  parseLangleMap,
+  parseThresholds,
+  ThresholdEntryError,
+  ThresholdError,
+  type Threshold,
+  type ThresholdSetting,
+} from "./thresholds";
 
 /**
  * --eviction-hard, --eviction-soft (with --eviction-soft-grace-period), --eviction-minimum-reclaim as
@@ -19,26 +40,63 @@ export interface EvictionSettings {
 
 /** The rows; --eviction-monitoring-period is resolved by the agent (a top-level option of AgentConfig). */
 export const EVICTION_SETTINGS: ReadonlyArray<Setting<EvictionSettings>> = [
-  { flag: "eviction-monitoring-period", valueHint: "duration", default: "10s",
-    doc: "How often the eviction manager checks the thresholds and the emptyDir sizeLimits; the kubelet's fixed evictionMonitoringPeriod" },
-  { flag: "eviction-hard", field: "evictionHard", fieldType: QUANTITIES, valueHint: "signal<value,…", default: DEFAULT_EVICTION_HARD,
+  {
+    flag: "eviction-monitoring-period",
+    valueHint: "duration",
+    default: "10s",
+    doc: "How often the eviction manager checks the thresholds and the emptyDir sizeLimits; the kubelet's fixed evictionMonitoringPeriod",
+  },
+  {
+    flag: "eviction-hard",
+    field: "evictionHard",
+    fieldType: QUANTITIES,
+    valueHint: "signal<value,…",
+    default: DEFAULT_EVICTION_HARD,
     show: (e) => e.maps.hard ?? {},
-    doc: "Thresholds that evict a pod at once (grace 0) when met: memory.available, allocatableMemory.available, nodefs.available, nodefs.inodesFree, imagefs.available, imagefs.inodesFree, pid.available; a quantity or a % of capacity. Given, it replaces the whole default; --eviction-hard= sets none (no stats collected then). Also taken off allocatable" },
-  { flag: "eviction-soft", field: "evictionSoft", fieldType: QUANTITIES, valueHint: "signal<value,…",
+    doc: "Thresholds that evict a pod at once (grace 0) when met: memory.available, allocatableMemory.available, nodefs.available, nodefs.inodesFree, imagefs.available, imagefs.inodesFree, pid.available; a quantity or a % of capacity. Given, it replaces the whole default; --eviction-hard= sets none (no stats collected then). Also taken off allocatable",
+  },
+  {
+    flag: "eviction-soft",
+    field: "evictionSoft",
+    fieldType: QUANTITIES,
+    valueHint: "signal<value,…",
     show: (e) => e.maps.soft,
-    doc: "Thresholds that evict once met for their --eviction-soft-grace-period" },
-  { flag: "eviction-soft-grace-period", field: "evictionSoftGracePeriod", fieldType: QUANTITIES, valueHint: "signal=duration,…",
+    doc: "Thresholds that evict once met for their --eviction-soft-grace-period",
+  },
+  {
+    flag: "eviction-soft-grace-period",
+    field: "evictionSoftGracePeriod",
+    fieldType: QUANTITIES,
+    valueHint: "signal=duration,…",
     show: (e) => e.maps.softGracePeriod,
-    doc: "How long each soft threshold must be met before a pod is evicted" },
-  { flag: "eviction-minimum-reclaim", field: "evictionMinimumReclaim", fieldType: QUANTITIES, valueHint: "signal=value,…",
+    doc: "How long each soft threshold must be met before a pod is evicted",
+  },
+  {
+    flag: "eviction-minimum-reclaim",
+    field: "evictionMinimumReclaim",
+    fieldType: QUANTITIES,
+    valueHint: "signal=value,…",
     show: (e) => e.maps.minimumReclaim,
-    doc: "Once met, a threshold stays met until the signal is this much above it" },
-  { flag: "eviction-pressure-transition-period", field: "evictionPressureTransitionPeriod", fieldType: DURATION, valueHint: "duration", default: "5m",
+    doc: "Once met, a threshold stays met until the signal is this much above it",
+  },
+  {
+    flag: "eviction-pressure-transition-period",
+    field: "evictionPressureTransitionPeriod",
+    fieldType: DURATION,
+    valueHint: "duration",
+    default: "5m",
     show: (e) => formatDuration(e.pressureTransitionPeriodMs),
-    doc: "How long a pressure condition stays true after its threshold was last met" },
-  { flag: "eviction-max-pod-grace-period", field: "evictionMaxPodGracePeriod", fieldType: INT, valueHint: "seconds", default: "0",
+    doc: "How long a pressure condition stays true after its threshold was last met",
+  },
+  {
+    flag: "eviction-max-pod-grace-period",
+    field: "evictionMaxPodGracePeriod",
+    fieldType: INT,
+    valueHint: "seconds",
+    default: "0",
     show: (e) => e.maxPodGracePeriodSeconds,
-    doc: "Soft evictions stop a pod within min(its grace period, this); negative: its own" },
+    doc: "Soft evictions stop a pod within min(its grace period, this); negative: its own",
+  },
 ];
 
 const EVICTION_MAP_FLAGS: Record<ThresholdSetting, string> = {

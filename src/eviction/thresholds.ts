@@ -112,7 +112,11 @@ export type ThresholdSetting = keyof ThresholdMaps;
 
 /** A ThresholdError from one setting's entry. */
 export class ThresholdEntryError extends ThresholdError {
-  constructor(readonly setting: ThresholdSetting, readonly entry: string, message: string) {
+  constructor(
+    readonly setting: ThresholdSetting,
+    readonly entry: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -221,7 +225,11 @@ export function nodeConditions(met: readonly Threshold[]): Set<PressureCondition
 }
 
 /** nodeConditionsLastObservedAt: the last time each condition was seen, the current ones now. */
-export function nodeConditionsLastObservedAt(current: ReadonlySet<PressureCondition>, last: ReadonlyMap<PressureCondition, number>, now: number): Map<PressureCondition, number> {
+export function nodeConditionsLastObservedAt(
+  current: ReadonlySet<PressureCondition>,
+  last: ReadonlyMap<PressureCondition, number>,
+  now: number,
+): Map<PressureCondition, number> {
   const out = new Map(last);
   for (const c of current) out.set(c, now);
   return out;
@@ -239,7 +247,10 @@ export function nodeConditionsObservedSince(lastObservedAt: ReadonlyMap<Pressure
  * hardEvictionReservation: what the hard memory.available and nodefs.available thresholds take off
  * the node's allocatable memory and ephemeral storage (percentages of capacity).
  */
-export function hardEvictionReservation(thresholds: readonly Threshold[], capacity: { memoryBytes: number; ephemeralStorageBytes?: number }): { memoryBytes: number; ephemeralStorageBytes: number } {
+export function hardEvictionReservation(
+  thresholds: readonly Threshold[],
+  capacity: { memoryBytes: number; ephemeralStorageBytes?: number },
+): { memoryBytes: number; ephemeralStorageBytes: number } {
   let memoryBytes = 0;
   let ephemeralStorageBytes = 0;
   for (const t of thresholds) {

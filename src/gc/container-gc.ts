@@ -58,7 +58,10 @@ export interface ContainerGCPolicy {
 export const DEFAULT_CONTAINER_GC_POLICY: ContainerGCPolicy = { minAgeMs: 0, maxPerPodContainer: 1, maxContainers: -1 };
 
 /** The CRI calls container GC makes: the CriClient on a node, a fake in tests. */
-export type ContainerGCRuntime = Pick<CriClient, "listContainers" | "listPodSandbox" | "containerStatus" | "stopContainer" | "removeContainer" | "removePodSandbox">;
+export type ContainerGCRuntime = Pick<
+  CriClient,
+  "listContainers" | "listPodSandbox" | "containerStatus" | "stopContainer" | "removeContainer" | "removePodSandbox"
+>;
 
 /** What the GC asks of the agent about a pod (the kubelet's podStateProvider and sourcesReady). */
 export interface PodStateProvider {
@@ -134,7 +137,12 @@ const newestFirst = (a: { createdAt: number }, b: { createdAt: number }) => b.cr
  * Which evictable containers go (evictContainers). `removable(uid)` says whether a pod's content may
  * all go; it is asked only when every source has been seen.
  */
-export function planContainerEviction(units: EvictUnits, policy: Pick<ContainerGCPolicy, "maxPerPodContainer" | "maxContainers">, allSourcesReady: boolean, removable: (uid: string) => boolean): ContainerGCPlan {
+export function planContainerEviction(
+  units: EvictUnits,
+  policy: Pick<ContainerGCPolicy, "maxPerPodContainer" | "maxContainers">,
+  allSourcesReady: boolean,
+  removable: (uid: string) => boolean,
+): ContainerGCPlan {
   const out: DeadContainer[] = [];
   // Each unit keeps its newest `keep`: the rest (its oldest) go.
   const cut = (unit: DeadContainer[], keep: number): DeadContainer[] => {
@@ -314,7 +322,9 @@ export class ContainerGC implements ContainerGCer {
     const root = this.o.podLogsRoot;
     let names: string[];
     try {
-      names = readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+      names = readdirSync(root, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name);
     } catch {
       return;
     }

@@ -232,7 +232,8 @@ export class ImageGCManager implements ImageGC {
       freed += record.size;
       if (freed >= bytesToFree) break;
     }
-    if (errors.length) throw new Error(`wanted to free ${bytesToFree} bytes, but freed ${freed} bytes space with errors in image deletion: ${errors.join("; ")}`);
+    if (errors.length)
+      throw new Error(`wanted to free ${bytesToFree} bytes, but freed ${freed} bytes space with errors in image deletion: ${errors.join("; ")}`);
     return freed;
   }
 
@@ -249,7 +250,12 @@ export class ImageGCManager implements ImageGC {
  * or after freeTime (a detection at freeTime marked every image in use), not pinned, and first
  * detected at least minAge before.
  */
-export function imageGCCandidates(records: ReadonlyMap<string, ImageRecord>, inUse: ReadonlySet<string>, freeTime: number, minAgeMs: number): { id: string; record: ImageRecord }[] {
+export function imageGCCandidates(
+  records: ReadonlyMap<string, ImageRecord>,
+  inUse: ReadonlySet<string>,
+  freeTime: number,
+  minAgeMs: number,
+): { id: string; record: ImageRecord }[] {
   return [...records]
     .filter(([id, r]) => !inUse.has(id) && !r.pinned && r.lastUsed < freeTime && freeTime - r.firstDetected >= minAgeMs)
     .map(([id, record]) => ({ id, record }))

@@ -71,7 +71,8 @@ export async function kubeClientFromConfig(kc: k8s.KubeConfig, opts: KubeClientO
   }
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error(`${origin}: no current cluster (set current-context, or pass a context)`);
-  if (!/^https?:\/\//.test(cluster.server)) throw new Error(`${origin}: cluster ${cluster.name} has server ${JSON.stringify(cluster.server)}, want an http(s) URL`);
+  if (!/^https?:\/\//.test(cluster.server))
+    throw new Error(`${origin}: cluster ${cluster.name} has server ${JSON.stringify(cluster.server)}, want an http(s) URL`);
   const tls = await bunTls(kc);
   const userAgent = opts.userAgent ?? `nodeagent/${pkg.version}`;
   const configuration = k8s.createConfiguration({
@@ -85,7 +86,12 @@ export async function kubeClientFromConfig(kc: k8s.KubeConfig, opts: KubeClientO
     for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== "") url.searchParams.set(k, v);
     const ctx = new k8s.RequestContext(url.toString(), method === "GET" ? k8s.HttpMethod.GET : k8s.HttpMethod.POST);
     await kc.applySecurityAuthentication(ctx);
-    const headers: Record<string, string> = { "User-Agent": userAgent, Accept: "application/json", ...ctx.getHeaders(), ...(body !== undefined ? { "Content-Type": "application/json" } : {}) };
+    const headers: Record<string, string> = {
+      "User-Agent": userAgent,
+      Accept: "application/json",
+      ...ctx.getHeaders(),
+      ...(body !== undefined ? { "Content-Type": "application/json" } : {}),
+    };
     const init: BunRequestInit = { method, headers, tls, proxy: cluster.proxyUrl, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) };
     const resp = await fetchRetryingAfter(url, init);
     const text = await resp.text();
@@ -142,7 +148,11 @@ export function retryAfterSeconds(status: number, retryAfter: string | null): nu
  * up to MAX_RETRY_AFTER_RETRIES times; the request's own signal cuts the wait short. Bodies here are
  * strings or absent, so a request can be sent again as it is.
  */
-export async function fetchRetryingAfter(url: string | URL, init: BunRequestInit, sleep: (ms: number, signal?: AbortSignal) => Promise<void> = abortableSleep): Promise<Response> {
+export async function fetchRetryingAfter(
+  url: string | URL,
+  init: BunRequestInit,
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void> = abortableSleep,
+): Promise<Response> {
   for (let attempt = 0; ; attempt++) {
     const resp = await fetch(url, init);
     const wait = attempt < MAX_RETRY_AFTER_RETRIES ? retryAfterSeconds(resp.status, resp.headers.get("Retry-After")) : undefined;
@@ -244,13 +254,21 @@ class BunWatch extends k8s.Watch {
     };
     const armSilence = () => {
       if (silentTimer) clearTimeout(silentTimer);
-      silentTimer = setTimeout(() => finish(Object.assign(new Error(`watch ${path}: no data for ${timeoutSeconds + 30}s`), { name: "TimeoutError" })), (timeoutSeconds + 30) * 1000);
+      silentTimer = setTimeout(
+        () => finish(Object.assign(new Error(`watch ${path}: no data for ${timeoutSeconds + 30}s`), { name: "TimeoutError" })),
+        (timeoutSeconds + 30) * 1000,
+      );
       silentTimer.unref?.();
     };
 
     const ctx = new k8s.RequestContext(url.toString(), k8s.HttpMethod.GET);
     await this.config.applySecurityAuthentication(ctx);
-    const init: BunRequestInit = { headers: { "User-Agent": this.userAgent, ...ctx.getHeaders() }, signal: controller.signal, tls: this.tls, proxy: this.proxy };
+    const init: BunRequestInit = {
+      headers: { "User-Agent": this.userAgent, ...ctx.getHeaders() },
+      signal: controller.signal,
+      tls: this.tls,
+      proxy: this.proxy,
+    };
     void (async () => {
       try {
         armSilence();

@@ -132,7 +132,11 @@ export class KubeInformer<T extends ApiObject> {
     for (const l of this.errorListeners) l(err);
     const min = this.o.minBackoffMs ?? 1000;
     this.backoffMs = Math.min(this.backoffMs ? this.backoffMs * 2 : min, this.o.maxBackoffMs ?? 30_000);
-    this.o.log.warn("watch failed; what is known is kept", { resource: this.o.what, err: this.lastError, retryIn: `${Math.round(this.backoffMs / 100) / 10}s` });
+    this.o.log.warn("watch failed; what is known is kept", {
+      resource: this.o.what,
+      err: this.lastError,
+      retryIn: `${Math.round(this.backoffMs / 100) / 10}s`,
+    });
     this.retryTimer?.cancel();
     this.retryTimer = this.o.clock.setTimer(this.backoffMs, () => {
       if (!this.stopped) void this.lw.start().catch((e) => this.failed(e));

@@ -104,7 +104,18 @@ export function lintManifest(text: string, file: string, options: ManifestLintOp
   const report = new ReportBuilder(file, parsed.locate);
   for (const p of parsed.problems) {
     const rule = DECODE_RULES[p.code];
-    report.findings.push({ file, line: p.line, column: p.column, endLine: p.endLine, endColumn: p.endColumn, field: "", rule, severity: ruleById(rule)!.severity, message: p.message, hint: ruleById(rule)!.hint });
+    report.findings.push({
+      file,
+      line: p.line,
+      column: p.column,
+      endLine: p.endLine,
+      endColumn: p.endColumn,
+      field: "",
+      rule,
+      severity: ruleById(rule)!.severity,
+      message: p.message,
+      hint: ruleById(rule)!.hint,
+    });
   }
   let pod: PodIdentity | undefined;
   let ignored: string[] = [];
@@ -125,12 +136,18 @@ export function lintManifest(text: string, file: string, options: ManifestLintOp
       for (const u of check.unknownFields) {
         const near = suggestion(u.field, u.known);
         const message = `${u.field}: unknown field; the kubelet drops it${near ? ` (did you mean ${JSON.stringify(near)}?)` : ""}`;
-        report.add("unknown-field", u.field, message, { part: "key", ...(near ? { hint: `Did you mean ${JSON.stringify(near)}? The kubelet ignores the field as written.` } : {}) });
+        report.add("unknown-field", u.field, message, {
+          part: "key",
+          ...(near ? { hint: `Did you mean ${JSON.stringify(near)}? The kubelet ignores the field as written.` } : {}),
+        });
       }
       for (const p of check.problems) {
         const { rule, message } = podProblemRule(p, pod?.name ?? "", options.nodeName);
         // The kubelet sets spec.nodeName itself: show the gates that make it an error instead.
-        report.add(rule, p.field, message, { at: rule === "scheduling-gates" ? "spec.schedulingGates" : p.at, ...(rule === "scheduling-gates" ? { part: "key" as const } : {}) });
+        report.add(rule, p.field, message, {
+          at: rule === "scheduling-gates" ? "spec.schedulingGates" : p.at,
+          ...(rule === "scheduling-gates" ? { part: "key" as const } : {}),
+        });
       }
       if (check.pod) {
         const exempt = isControlPlanePod(check.pod);

@@ -4,7 +4,19 @@
 export { lintManifest, type ManifestLintOptions } from "./check-manifest";
 export { applyConfig, CONFIG_FILE_NAME, ConfigError, findConfig, loadConfig, parseConfig, type LintConfig, type RuleSetting } from "./config";
 export { InputError, isBackupName, selectInputs, type ManifestInput } from "./inputs";
-export { FILES_PER_THREAD, jobsRequest, JOBS_BATCH, lintClaimed, lintInWorkers, mergeResponses, threadsFor, workerEntry, type JobFailure, type JobsRequest, type JobsResponse } from "./jobs";
+export {
+  FILES_PER_THREAD,
+  jobsRequest,
+  JOBS_BATCH,
+  lintClaimed,
+  lintInWorkers,
+  mergeResponses,
+  threadsFor,
+  workerEntry,
+  type JobFailure,
+  type JobsRequest,
+  type JobsResponse,
+} from "./jobs";
 export { isControlPlanePod } from "./practices";
 export { formatResult, OUTPUT_FORMATS, type OutputFormat, type ReportOptions } from "./reporters";
 export { isRuleId, ruleById, RULES, type Rule } from "./rules";

@@ -104,7 +104,9 @@ export function selectInputs(args: readonly string[], options: { recursive?: boo
   for (const input of selection.inputs) {
     const name = basename(input.path);
     if (input.path !== "-" && isBackupName(name)) {
-      selection.findings.push(fileFinding("backup-file", input.display, `${name} looks like a backup or editor file, and the kubelet runs it as a pod like any other file`));
+      selection.findings.push(
+        fileFinding("backup-file", input.display, `${name} looks like a backup or editor file, and the kubelet runs it as a pod like any other file`),
+      );
     }
   }
   return selection;

@@ -71,7 +71,8 @@ function resources({ container, path }: ContainerAt): PracticeFinding[] {
 function probes({ container, path }: ContainerAt): PracticeFinding[] {
   const out: PracticeFinding[] = [];
   if (!container.livenessProbe) out.push({ rule: "missing-liveness-probe", field: path, message: `container ${quote(container.name)} has no liveness probe` });
-  if (!container.readinessProbe) out.push({ rule: "missing-readiness-probe", field: path, message: `container ${quote(container.name)} has no readiness probe` });
+  if (!container.readinessProbe)
+    out.push({ rule: "missing-readiness-probe", field: path, message: `container ${quote(container.name)} has no readiness probe` });
   return out;
 }
 
@@ -100,7 +101,11 @@ function privileges({ container, path }: ContainerAt): PracticeFinding[] {
   const at = `${path}.securityContext`;
   if (sc?.privileged === true) out.push({ rule: "privileged", field: `${at}.privileged`, message: `container ${quote(container.name)} is privileged` });
   if (sc?.allowPrivilegeEscalation === true) {
-    out.push({ rule: "privilege-escalation", field: `${at}.allowPrivilegeEscalation`, message: `container ${quote(container.name)} allows privilege escalation` });
+    out.push({
+      rule: "privilege-escalation",
+      field: `${at}.allowPrivilegeEscalation`,
+      message: `container ${quote(container.name)} allows privilege escalation`,
+    });
   }
   (sc?.capabilities?.add ?? []).forEach((cap, i) => {
     const name = cap.toUpperCase().replace(/^CAP_/, "");
@@ -118,7 +123,13 @@ function runAsRoot(pod: Pod, { container, path }: ContainerAt): PracticeFinding[
   if (user === 0) return [{ rule: "run-as-non-root", field: userField, message: `container ${quote(container.name)} runs as root (runAsUser: 0)` }];
   const nonRoot = sc?.runAsNonRoot ?? podSc?.runAsNonRoot;
   if (nonRoot === true || (user !== undefined && user > 0)) return [];
-  return [{ rule: "run-as-non-root", field: path, message: `container ${quote(container.name)} may run as root: neither runAsNonRoot nor a non-zero runAsUser is set` }];
+  return [
+    {
+      rule: "run-as-non-root",
+      field: path,
+      message: `container ${quote(container.name)} may run as root: neither runAsNonRoot nor a non-zero runAsUser is set`,
+    },
+  ];
 }
 
 function hostMounts(pod: Pod): PracticeFinding[] {
@@ -135,7 +146,11 @@ function hostMounts(pod: Pod): PracticeFinding[] {
 
 function hostNamespaces(pod: Pod): PracticeFinding[] {
   const out: PracticeFinding[] = [];
-  for (const [field, what] of [["hostNetwork", "network"], ["hostPID", "process (PID)"], ["hostIPC", "IPC"]] as const) {
+  for (const [field, what] of [
+    ["hostNetwork", "network"],
+    ["hostPID", "process (PID)"],
+    ["hostIPC", "IPC"],
+  ] as const) {
     if (pod.spec?.[field] === true) out.push({ rule: "host-namespaces", field: `spec.${field}`, message: `the pod shares the host's ${what} namespace` });
   }
   return out;
@@ -146,7 +161,11 @@ export function checkPractices(pod: Pod): PracticeFinding[] {
   const { all, app } = containersOf(pod);
   const out: PracticeFinding[] = [];
   if (pod.metadata?.uid) {
-    out.push({ rule: "fixed-uid", field: "metadata.uid", message: `metadata.uid is set to ${quote(pod.metadata.uid)}; the kubelet then keeps it across edits and nodes` });
+    out.push({
+      rule: "fixed-uid",
+      field: "metadata.uid",
+      message: `metadata.uid is set to ${quote(pod.metadata.uid)}; the kubelet then keeps it across edits and nodes`,
+    });
   }
   out.push(...hostNamespaces(pod), ...hostMounts(pod));
   for (const c of all) out.push(...imageTag(c), ...resources(c), ...privileges(c), ...runAsRoot(pod, c));

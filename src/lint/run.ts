@@ -23,8 +23,16 @@ export function lintInput(input: ManifestInput, options: ManifestLintOptions): F
   if ("tooLarge" in read) {
     const r = ruleById("file-too-large")!;
     const finding: Finding = {
-      file: input.display, line: 1, column: 1, endLine: 1, endColumn: 1, field: "", rule: r.id, severity: r.severity,
-      message: tooLargeMessage(read.tooLarge), hint: r.hint,
+      file: input.display,
+      line: 1,
+      column: 1,
+      endLine: 1,
+      endColumn: 1,
+      field: "",
+      rule: r.id,
+      severity: r.severity,
+      message: tooLargeMessage(read.tooLarge),
+      hint: r.hint,
     };
     return { file: input.display, findings: [finding], ignored: [], excerpts: {} };
   }
@@ -56,7 +64,12 @@ function duplicatePodNames(reports: readonly FileReport[], inputs: readonly Mani
     const r = ruleById("duplicate-pod-name")!;
     const at = earlier.pod!.at;
     report.findings.push({
-      file: report.file, ...pod.at, field: "metadata.name", rule: r.id, severity: r.severity, hint: r.hint,
+      file: report.file,
+      ...pod.at,
+      field: "metadata.name",
+      rule: r.id,
+      severity: r.severity,
+      hint: r.hint,
       message: `pod ${JSON.stringify(key)} is also defined in ${earlier.file}:${at.line}:${at.column}; the kubelet runs only one of the two, and which one is undefined`,
     });
   }

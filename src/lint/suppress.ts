@@ -15,6 +15,12 @@ export function parseIgnoreAnnotation(manifest: Record<string, unknown>): Ignore
   const meta = manifest.metadata;
   const annotations = typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>).annotations : undefined;
   const value = typeof annotations === "object" && annotations !== null ? (annotations as Record<string, unknown>)[IGNORE_ANNOTATION] : undefined;
-  const rules = typeof value === "string" ? value.split(",").map((r) => r.trim()).filter((r) => r !== "") : [];
+  const rules =
+    typeof value === "string"
+      ? value
+          .split(",")
+          .map((r) => r.trim())
+          .filter((r) => r !== "")
+      : [];
   return { key: IGNORE_ANNOTATION, field, rules };
 }

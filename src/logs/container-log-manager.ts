@@ -75,7 +75,10 @@ function rotatedFiles(log: string): string[] {
   } catch {
     return [];
   }
-  return names.filter((n) => n.startsWith(prefix)).map((n) => join(dir, n)).sort();
+  return names
+    .filter((n) => n.startsWith(prefix))
+    .map((n) => join(dir, n))
+    .sort();
 }
 
 /** filterUnusedLogs: temporary files, and uncompressed files that a `.gz` twin replaced, are unused. */
@@ -164,7 +167,11 @@ export class ContainerLogManager {
       try {
         renameSync(rotated, log);
       } catch (back) {
-        this.o.log.error("container log rotation: renaming the rotated log back failed, the runtime writes to the rotated file", { path: log, rotated, err: back });
+        this.o.log.error("container log rotation: renaming the rotated log back failed, the runtime writes to the rotated file", {
+          path: log,
+          rotated,
+          err: back,
+        });
       }
       throw new Error(`failed to reopen container log ${id.slice(0, 12)}: ${errorMessage(err)}`);
     }

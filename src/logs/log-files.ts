@@ -36,7 +36,10 @@ export interface LogFiles {
 }
 
 class NodeLogFile implements LogFile {
-  constructor(private readonly fh: FileHandle, readonly id: number) {}
+  constructor(
+    private readonly fh: FileHandle,
+    readonly id: number,
+  ) {}
   async read(buf: Uint8Array, position: number): Promise<number> {
     return (await this.fh.read(buf, 0, buf.byteLength, position)).bytesRead;
   }

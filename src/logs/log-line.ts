@@ -37,7 +37,11 @@ export function parseLogTime(text: string): LogTime | undefined {
   const m = TIME.exec(text);
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s, frac, zone] = m;
-  const month = Number(mo), day = Number(d), hour = Number(h), minute = Number(mi), second = Number(s);
+  const month = Number(mo),
+    day = Number(d),
+    hour = Number(h),
+    minute = Number(mi),
+    second = Number(s);
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return undefined;
   let offsetMin = 0;
   if (zone!.toUpperCase() !== "Z") {
@@ -93,7 +97,8 @@ const digit = (b: number | undefined) => b !== undefined && b >= 0x30 && b <= 0x
 let lastSecondKey = -1;
 let lastSecond = 0;
 function parseFixedUtc(line: Uint8Array): LogTime | undefined {
-  if (line[29] !== 0x5a /* Z */ || line[4] !== 0x2d || line[7] !== 0x2d || line[10] !== 0x54 || line[13] !== 0x3a || line[16] !== 0x3a || line[19] !== 0x2e) return undefined;
+  if (line[29] !== 0x5a /* Z */ || line[4] !== 0x2d || line[7] !== 0x2d || line[10] !== 0x54 || line[13] !== 0x3a || line[16] !== 0x3a || line[19] !== 0x2e)
+    return undefined;
   let key = 0;
   for (const i of [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18]) {
     if (!digit(line[i])) return undefined;
@@ -128,7 +133,8 @@ export function parseCriLine(line: Uint8Array): LogLine {
   if (!time) throw new MalformedLineError(`unexpected timestamp format ${JSON.stringify(decoder.decode(line.subarray(0, Math.min(a, 40))))}`);
   const b = line.indexOf(SPACE, a + 1);
   if (b < 0) throw new MalformedLineError("stream type is not found");
-  const stream: LogStream | undefined = b - a - 1 !== 6 ? undefined : isWord(line, a + 1, STDOUT) ? "stdout" : isWord(line, a + 1, STDERR) ? "stderr" : undefined;
+  const stream: LogStream | undefined =
+    b - a - 1 !== 6 ? undefined : isWord(line, a + 1, STDOUT) ? "stdout" : isWord(line, a + 1, STDERR) ? "stderr" : undefined;
   if (!stream) throw new MalformedLineError(`unexpected stream type ${JSON.stringify(decoder.decode(line.subarray(a + 1, Math.min(b, a + 21))))}`);
   // An empty line is written as "<time> stdout F" followed by a space and nothing, but a runtime that
   // trims the trailing space leaves the tag last: both are an empty full line.
@@ -136,7 +142,7 @@ export function parseCriLine(line: Uint8Array): LogLine {
   if (c < 0) c = line.length;
   if (c === b + 1) throw new MalformedLineError("log tag is not found");
   // Tags are ":"-separated; the first says whether the line is partial (P) or full (F).
-  const partial = line[b + 1] === 0x50 /* P */ && (c === b + 2 || line[b + 2] === 0x3a /* : */);
+  const partial = line[b + 1] === 0x50 /* P */ && (c === b + 2 || line[b + 2] === 0x3a) /* : */;
   return { time, stream, partial, content: line.subarray(Math.min(c + 1, line.length)) };
 }
 
@@ -149,7 +155,8 @@ export function parseDockerJsonLine(line: Uint8Array): LogLine {
     throw new MalformedLineError(`not a CRI log line, nor Docker JSON: ${(err as Error).message}`);
   }
   const o = v as { log?: unknown; stream?: unknown; time?: unknown } | null;
-  if (!o || typeof o !== "object" || typeof o.log !== "string" || typeof o.time !== "string") throw new MalformedLineError("not a CRI log line, nor a Docker JSON log entry");
+  if (!o || typeof o !== "object" || typeof o.log !== "string" || typeof o.time !== "string")
+    throw new MalformedLineError("not a CRI log line, nor a Docker JSON log entry");
   const time = parseLogTime(o.time);
   if (!time) throw new MalformedLineError(`unexpected timestamp ${JSON.stringify(o.time.slice(0, 40))}`);
   if (o.stream !== "stdout" && o.stream !== "stderr") throw new MalformedLineError(`unexpected stream type ${JSON.stringify(String(o.stream).slice(0, 20))}`);

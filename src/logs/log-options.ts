@@ -31,7 +31,11 @@ export interface PodLogOptions {
 /** Why a query was refused: the kubelet's status and body. */
 export class LogQueryError extends Error {
   override name = "LogQueryError";
-  constructor(readonly status: 400 | 422, message: string, readonly detail: string) {
+  constructor(
+    readonly status: 400 | 422,
+    message: string,
+    readonly detail: string,
+  ) {
     super(message);
   }
 }
@@ -61,11 +65,15 @@ export function parsePodLogOptions(query: URLSearchParams): PodLogOptions {
     if (tail !== "all") q.set("tailLines", tail);
   }
   const o: PodLogOptions = {};
-  const follow = bool(q, "follow"), previous = bool(q, "previous"), timestamps = bool(q, "timestamps");
+  const follow = bool(q, "follow"),
+    previous = bool(q, "previous"),
+    timestamps = bool(q, "timestamps");
   if (follow !== undefined) o.follow = follow;
   if (previous !== undefined) o.previous = previous;
   if (timestamps !== undefined) o.timestamps = timestamps;
-  const tailLines = int64(q, "tailLines"), limitBytes = int64(q, "limitBytes"), sinceSeconds = int64(q, "sinceSeconds");
+  const tailLines = int64(q, "tailLines"),
+    limitBytes = int64(q, "limitBytes"),
+    sinceSeconds = int64(q, "sinceSeconds");
   if (tailLines !== undefined) o.tailLines = tailLines;
   if (limitBytes !== undefined) o.limitBytes = limitBytes;
   if (sinceSeconds !== undefined) o.sinceSeconds = sinceSeconds;
@@ -79,7 +87,8 @@ export function parsePodLogOptions(query: URLSearchParams): PodLogOptions {
   // ValidatePodLogOptions.
   if (o.tailLines !== undefined && o.tailLines < 0) throw new LogQueryError(422, INVALID_ERROR, "tailLines: must be greater than or equal to 0");
   if (o.limitBytes !== undefined && o.limitBytes < 1) throw new LogQueryError(422, INVALID_ERROR, "limitBytes: must be greater than 0");
-  if (o.sinceSeconds !== undefined && o.sinceTime !== undefined) throw new LogQueryError(422, INVALID_ERROR, "at most one of `sinceTime` or `sinceSeconds` may be specified");
+  if (o.sinceSeconds !== undefined && o.sinceTime !== undefined)
+    throw new LogQueryError(422, INVALID_ERROR, "at most one of `sinceTime` or `sinceSeconds` may be specified");
   if (o.sinceSeconds !== undefined && o.sinceSeconds < 1) throw new LogQueryError(422, INVALID_ERROR, "sinceSeconds: must be greater than 0");
   return o;
 }

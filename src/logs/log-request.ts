@@ -41,4 +41,3 @@ export function logsQuery(o: PodLogOptions): string {
   const s = q.toString();
   return s ? `?${s}` : "";
 }
-

@@ -85,7 +85,14 @@ export async function openLogs(path: string, opts: LogOptions, deps: ReadLogsDep
   return { lines: readFrom(path, file, start, opts, deps, signal) };
 }
 
-async function* readFrom(path: string, first: LogFile, start: number, opts: LogOptions, deps: ReadLogsDeps, signal: AbortSignal): AsyncGenerator<Uint8Array, void, undefined> {
+async function* readFrom(
+  path: string,
+  first: LogFile,
+  start: number,
+  opts: LogOptions,
+  deps: ReadLogsDeps,
+  signal: AbortSignal,
+): AsyncGenerator<Uint8Array, void, undefined> {
   let file = first;
   let pos = start;
   let watcher: Closer | undefined;

@@ -9,7 +9,7 @@ import { FastYaml } from "./fast-yaml";
 import type { ManifestError } from "./types";
 
 /** The kubelet's maxConfigLength (pkg/kubelet/config/common.go): 10 MB. */
-export const MAX_MANIFEST_BYTES = 10 * 1 << 20;
+export const MAX_MANIFEST_BYTES = (10 * 1) << 20;
 
 /** What the kubelet logs for an empty or whitespace-only manifest (a half-written file, often). */
 export const KUBELET_EMPTY_MANIFEST = "couldn't parse as pod(Object 'Kind' is missing in 'null')";
@@ -21,9 +21,7 @@ export interface SourcePosition {
   column: number;
 }
 
-export type DecodeResult =
-  | { ok: true; value: unknown; positionOf(field: string): SourcePosition }
-  | { ok: false; errors: ManifestError[] };
+export type DecodeResult = { ok: true; value: unknown; positionOf(field: string): SourcePosition } | { ok: false; errors: ManifestError[] };
 
 /** A stretch of the source; the end is exclusive (the position after the last character), as in SARIF. */
 export interface SourceRange extends SourcePosition {

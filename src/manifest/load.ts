@@ -3,7 +3,17 @@
 // (k/k pkg/kubelet/config/common.go): decode, check the kind, "name is needed for the pod", defaults,
 // the kubelet's applyDefaults, ValidatePodCreate, then PreventStaticPodAPIReferences.
 import type { Pod } from "kubernetes-types/core/v1";
-import { applyPodDefaults, decodePodFields, fieldErrorBody, fieldErrorMessage, jsonKind, staticPodApiReferenceErrors, validatePod, type FieldError, type UnknownField } from "../api";
+import {
+  applyPodDefaults,
+  decodePodFields,
+  fieldErrorBody,
+  fieldErrorMessage,
+  jsonKind,
+  staticPodApiReferenceErrors,
+  validatePod,
+  type FieldError,
+  type UnknownField,
+} from "../api";
 import { errorMessage } from "../util";
 import { decodeDocument, type SourcePosition } from "./decode";
 import { keepsManifestUID, podUIDProblem, toStaticPod } from "./static-pod";
@@ -141,7 +151,13 @@ function located(where: Located, p: PodProblem): ManifestError {
 }
 
 /** One pod of a manifest: the static pod the kubelet would run, or the errors, positioned. */
-function loadPod(raw: Record<string, unknown>, prefix: string, origin: PodOrigin, where: Located, localObjects: boolean): { pod?: Pod; errors: ManifestError[] } {
+function loadPod(
+  raw: Record<string, unknown>,
+  prefix: string,
+  origin: PodOrigin,
+  where: Located,
+  localObjects: boolean,
+): { pod?: Pod; errors: ManifestError[] } {
   const check = checkPodObject(raw, origin, { prefix, localObjects });
   if (check.problems.length > 0 || !check.staticPod) return { errors: check.problems.map((p) => located(where, p)) };
   return { pod: check.staticPod, errors: [] };

@@ -61,10 +61,14 @@ export function loadObjects(text: string, file: string): ObjectsResult {
       return { file, line: p.line + doc.firstLine - 1, column: p.column, field, message };
     };
     const value = decoded.value;
-    const items: Array<[unknown, string]> = isRecord(value) && value.kind === "List" && value.apiVersion === "v1" && Array.isArray(value.items) ? value.items.map((v, i) => [v, `items[${i}]`]) : [[value, ""]];
+    const items: Array<[unknown, string]> =
+      isRecord(value) && value.kind === "List" && value.apiVersion === "v1" && Array.isArray(value.items)
+        ? value.items.map((v, i) => [v, `items[${i}]`])
+        : [[value, ""]];
     for (const [item, prefix] of items) {
       const checked = checkObject(item, prefix);
-      if ("errors" in checked) errors.push(...checked.errors.map((e) => (e.at ? at(e.at, "key", e.message, e.field) : at(e.field, "value", e.message, e.field))));
+      if ("errors" in checked)
+        errors.push(...checked.errors.map((e) => (e.at ? at(e.at, "key", e.message, e.field) : at(e.field, "value", e.message, e.field))));
       else objects.push({ object: checked.object, line: decoded.positionOf(prefix).line + doc.firstLine - 1 });
     }
   }
@@ -87,7 +91,14 @@ function checkObject(value: unknown, prefix: string): { object: LocalObject } | 
   const { kind, apiVersion } = value;
   if ((kind !== "ConfigMap" && kind !== "Secret") || apiVersion !== "v1") {
     const field = kind !== "ConfigMap" && kind !== "Secret" ? "kind" : "apiVersion";
-    return { errors: [err(path(prefix, field), `--local-objects serves only kind ConfigMap and Secret in apiVersion v1, not kind ${JSON.stringify(kind ?? "")} in apiVersion ${JSON.stringify(apiVersion ?? "")}`)] };
+    return {
+      errors: [
+        err(
+          path(prefix, field),
+          `--local-objects serves only kind ConfigMap and Secret in apiVersion v1, not kind ${JSON.stringify(kind ?? "")} in apiVersion ${JSON.stringify(apiVersion ?? "")}`,
+        ),
+      ],
+    };
   }
   const errors: ObjectError[] = [];
   const meta = isRecord(value.metadata) ? value.metadata : {};
@@ -96,7 +107,9 @@ function checkObject(value: unknown, prefix: string): { object: LocalObject } | 
   else for (const m of isDNS1123Subdomain(name)) errors.push(fieldErr({ field: path(prefix, "metadata.name"), type: "Invalid", value: name, detail: m }));
   const namespace = meta.namespace === undefined || meta.namespace === "" ? "default" : meta.namespace;
   if (typeof namespace !== "string") errors.push(err(path(prefix, "metadata.namespace"), `must be a string, not ${jsonKind(namespace)}`));
-  else for (const m of isDNS1123Label(namespace)) errors.push(fieldErr({ field: path(prefix, "metadata.namespace"), type: "Invalid", value: namespace, detail: m }));
+  else
+    for (const m of isDNS1123Label(namespace))
+      errors.push(fieldErr({ field: path(prefix, "metadata.namespace"), type: "Invalid", value: namespace, detail: m }));
 
   const maps: Record<string, Record<string, string>> = {};
   const mapFields = kind === "ConfigMap" ? ["data", "binaryData"] : ["data", "stringData"];
@@ -122,7 +135,13 @@ function checkObject(value: unknown, prefix: string): { object: LocalObject } | 
   }
   if (kind === "ConfigMap") {
     for (const k of Object.keys(maps.binaryData ?? {})) {
-      if (maps.data && k in maps.data) errors.push(fieldErr({ field: path(prefix, "binaryData"), type: "Invalid", value: k, detail: "duplicate of key present in data" }, `${path(prefix, "binaryData")}[${k}]`));
+      if (maps.data && k in maps.data)
+        errors.push(
+          fieldErr(
+            { field: path(prefix, "binaryData"), type: "Invalid", value: k, detail: "duplicate of key present in data" },
+            `${path(prefix, "binaryData")}[${k}]`,
+          ),
+        );
     }
   }
   const type = value.type === undefined || value.type === "" ? "Opaque" : value.type;
@@ -131,9 +150,17 @@ function checkObject(value: unknown, prefix: string): { object: LocalObject } | 
 
   const metadata = { ...meta, name, namespace: namespace as string };
   if (kind === "ConfigMap") {
-    const cm: ConfigMap = { apiVersion: "v1", kind: "ConfigMap", metadata, ...(maps.data ? { data: maps.data } : {}), ...(maps.binaryData ? { binaryData: maps.binaryData } : {}) };
+    const cm: ConfigMap = {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata,
+      ...(maps.data ? { data: maps.data } : {}),
+      ...(maps.binaryData ? { binaryData: maps.binaryData } : {}),
+    };
     if (value.immutable === true) cm.immutable = true;
-    const size = Object.entries(cm.data ?? {}).reduce((n, [k, v]) => n + k.length + Buffer.byteLength(v), 0) + Object.entries(cm.binaryData ?? {}).reduce((n, [k, v]) => n + k.length + Buffer.from(v, "base64").length, 0);
+    const size =
+      Object.entries(cm.data ?? {}).reduce((n, [k, v]) => n + k.length + Buffer.byteLength(v), 0) +
+      Object.entries(cm.binaryData ?? {}).reduce((n, [k, v]) => n + k.length + Buffer.from(v, "base64").length, 0);
     if (size > MAX_OBJECT_DATA_BYTES) return { errors: [err(prefix, `Too long: must have at most ${MAX_OBJECT_DATA_BYTES} bytes`)] };
     return { object: cm };
   }

@@ -15,7 +15,14 @@ const FNV128_PRIME_LOW = 0x13b;
 /** FNV-1a 128 over bytes; returns 32 lowercase hex digits (hex.EncodeToString(hasher.Sum(nil))). */
 export function fnv128a(...chunks: Uint8Array[]): string {
   // The offset basis, 0x6c62272e07bb014262b821756295c58d.
-  let a0 = 0xc58d, a1 = 0x6295, a2 = 0x2175, a3 = 0x62b8, a4 = 0x0142, a5 = 0x07bb, a6 = 0x272e, a7 = 0x6c62;
+  let a0 = 0xc58d,
+    a1 = 0x6295,
+    a2 = 0x2175,
+    a3 = 0x62b8,
+    a4 = 0x0142,
+    a5 = 0x07bb,
+    a6 = 0x272e,
+    a7 = 0x6c62;
   const p = FNV128_PRIME_LOW;
   for (const bytes of chunks) {
     for (let n = 0; n < bytes.length; n++) {
@@ -113,7 +120,10 @@ const FILE_POD_TOLERATION: Toleration = { operator: "Exists", effect: "NoExecute
 /** helper.AddOrUpdateTolerationInPod: replace a matching toleration (key, operator, value, effect), else append. */
 function addOrUpdateToleration(tolerations: Toleration[], t: Toleration): Toleration[] {
   const same = (a: Toleration): boolean =>
-    (a.key ?? "") === (t.key ?? "") && (a.operator ?? "") === (t.operator ?? "") && (a.value ?? "") === (t.value ?? "") && (a.effect ?? "") === (t.effect ?? "");
+    (a.key ?? "") === (t.key ?? "") &&
+    (a.operator ?? "") === (t.operator ?? "") &&
+    (a.value ?? "") === (t.value ?? "") &&
+    (a.effect ?? "") === (t.effect ?? "");
   const i = tolerations.findIndex(same);
   if (i < 0) return [...tolerations, { ...t }];
   const out = tolerations.slice();

@@ -1,7 +1,14 @@
 // src/nodeshutdown owns graceful node shutdown (pkg/kubelet/nodeshutdown): the ShutdownManager that stops
 // pods by priority group within their budgets and refuses new ones meanwhile, how budgets are shared, and
 // what starts a shutdown (logind's PrepareForShutdown behind a delay lock, or SIGTERM with --shutdown-pods).
-export { groupByPriority, migrateGracePeriods, periodRequestedSeconds, sortGroups, type PodShutdownGroup, type ShutdownGracePeriodByPodPriority } from "./grace-periods";
+export {
+  groupByPriority,
+  migrateGracePeriods,
+  periodRequestedSeconds,
+  sortGroups,
+  type PodShutdownGroup,
+  type ShutdownGracePeriodByPodPriority,
+} from "./grace-periods";
 export {
   NODE_SHUTDOWN_MESSAGE,
   NODE_SHUTDOWN_NOT_ADMITTED_MESSAGE,

@@ -27,7 +27,8 @@ import { type Logger, streamLines } from "../util";
 import type { ShutdownSignal } from "./shutdown-manager";
 
 const LOGIND = ["org.freedesktop.login1", "/org/freedesktop/login1", "org.freedesktop.login1.Manager"] as const;
-const PREPARE_FOR_SHUTDOWN_MATCH = "type='signal',sender='org.freedesktop.login1',interface='org.freedesktop.login1.Manager',member='PrepareForShutdown',path='/org/freedesktop/login1'";
+const PREPARE_FOR_SHUTDOWN_MATCH =
+  "type='signal',sender='org.freedesktop.login1',interface='org.freedesktop.login1.Manager',member='PrepareForShutdown',path='/org/freedesktop/login1'";
 /** The system bus's socket when DBUS_SYSTEM_BUS_ADDRESS does not name another. */
 export const SYSTEM_BUS_SOCKET = "/run/dbus/system_bus_socket";
 export const LOGIND_CONFIG_DIR = "/etc/systemd/logind.conf.d";
@@ -85,15 +86,29 @@ export class LogindShutdownSignal implements ShutdownSignal {
     const dir = this.o.configDir ?? LOGIND_CONFIG_DIR;
     mkdirSync(dir, { recursive: true, mode: 0o755 });
     writeFileSync(join(dir, LOGIND_OVERRIDE_FILE), `# Kubelet logind override\n[Login]\nInhibitDelayMaxSec=${Math.round(seconds)}\n`, { mode: 0o644 });
-    await this.run(this.busctl(["call", "org.freedesktop.systemd1", "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager", "KillUnit", "ssi", "systemd-logind.service", "all", "1"]));
+    await this.run(
+      this.busctl([
+        "call",
+        "org.freedesktop.systemd1",
+        "/org/freedesktop/systemd1",
+        "org.freedesktop.systemd1.Manager",
+        "KillUnit",
+        "ssi",
+        "systemd-logind.service",
+        "all",
+        "1",
+      ]),
+    );
   }
 
   async inhibit(): Promise<void> {
     const before = this.lock;
-    const lock = Bun.spawn(
-      ["systemd-inhibit", "--what=shutdown", "--who=kubelet", "--why=Kubelet needs time to handle node shutdown", "--mode=delay", "cat"],
-      { stdin: "pipe", stdout: "ignore", stderr: "pipe", env: { ...process.env, DBUS_SYSTEM_BUS_ADDRESS: this.address } },
-    );
+    const lock = Bun.spawn(["systemd-inhibit", "--what=shutdown", "--who=kubelet", "--why=Kubelet needs time to handle node shutdown", "--mode=delay", "cat"], {
+      stdin: "pipe",
+      stdout: "ignore",
+      stderr: "pipe",
+      env: { ...process.env, DBUS_SYSTEM_BUS_ADDRESS: this.address },
+    });
     this.lock = lock;
     void lock.exited.then(async (code) => {
       if (this.lock !== lock) return;
@@ -129,7 +144,8 @@ export class LogindShutdownSignal implements ShutdownSignal {
       for await (const line of streamLines(p.stdout)) {
         const v = prepareForShutdown(line);
         if (v === undefined) {
-          if (line.trim()) this.o.log.warn("failed obtaining shutdown event, PrepareForShutdown event was not bool type as expected", { line: line.slice(0, 200) });
+          if (line.trim())
+            this.o.log.warn("failed obtaining shutdown event, PrepareForShutdown event was not bool type as expected", { line: line.slice(0, 200) });
           continue;
         }
         onEvent(v);

@@ -2,7 +2,21 @@
 // shutdownGracePeriod and shutdownGracePeriodCriticalPods (KubeletConfiguration fields only in the
 // kubelet; --shutdown-grace-period and --shutdown-grace-period-critical-pods are nodeagent's own
 // flags for them), shutdownGracePeriodByPodPriority (file only), and --shutdown-pods (nodeagent's own).
-import { describe, DURATION, durationText, errorMessage, fileDurationOf, fileInt, fileMap, formatDuration, INT, Invalid, type Setting, type SettingsReader, struct } from "../util";
+import {
+  describe,
+  DURATION,
+  durationText,
+  errorMessage,
+  fileDurationOf,
+  fileInt,
+  fileMap,
+  formatDuration,
+  INT,
+  Invalid,
+  type Setting,
+  type SettingsReader,
+  struct,
+} from "../util";
 import { migrateGracePeriods, type ShutdownGracePeriodByPodPriority } from "./grace-periods";
 
 export interface ShutdownConfig {
@@ -18,14 +32,30 @@ export interface ShutdownConfig {
 }
 
 export const SHUTDOWN_SETTINGS: ReadonlyArray<Setting<ShutdownConfig>> = [
-  { flag: "shutdown-grace-period", field: "shutdownGracePeriod", fieldType: DURATION, valueHint: "duration", default: "0s",
+  {
+    flag: "shutdown-grace-period",
+    field: "shutdownGracePeriod",
+    fieldType: DURATION,
+    valueHint: "duration",
+    default: "0s",
     show: (c) => formatDuration(c.gracePeriodMs),
-    doc: "Graceful node shutdown: how long the node's shutdown is delayed (logind delay lock) to stop the pods, the critical pods' part last; 0: off. The kubelet's shutdownGracePeriod field" },
-  { flag: "shutdown-grace-period-critical-pods", field: "shutdownGracePeriodCriticalPods", fieldType: DURATION, valueHint: "duration", default: "0s",
+    doc: "Graceful node shutdown: how long the node's shutdown is delayed (logind delay lock) to stop the pods, the critical pods' part last; 0: off. The kubelet's shutdownGracePeriod field",
+  },
+  {
+    flag: "shutdown-grace-period-critical-pods",
+    field: "shutdownGracePeriodCriticalPods",
+    fieldType: DURATION,
+    valueHint: "duration",
+    default: "0s",
     show: (c) => formatDuration(c.criticalPodsMs),
-    doc: "The part of --shutdown-grace-period kept for critical pods (priority >= 2000000000), stopped after the others. The kubelet's shutdownGracePeriodCriticalPods" },
-  { flag: "shutdown-pods", kind: "boolean", default: "false",
-    doc: "On SIGTERM, stop every pod as a node shutdown does (by priority, within --shutdown-grace-period; Failed, reason Terminated) before exiting, for hosts without systemd-logind. Default: SIGTERM leaves the pods running" },
+    doc: "The part of --shutdown-grace-period kept for critical pods (priority >= 2000000000), stopped after the others. The kubelet's shutdownGracePeriodCriticalPods",
+  },
+  {
+    flag: "shutdown-pods",
+    kind: "boolean",
+    default: "false",
+    doc: "On SIGTERM, stop every pod as a node shutdown does (by priority, within --shutdown-grace-period; Failed, reason Terminated) before exiting, for hosts without systemd-logind. Default: SIGTERM leaves the pods running",
+  },
   {
     field: "shutdownGracePeriodByPodPriority",
     fieldType: { kind: "list", of: struct({ priority: INT, shutdownGracePeriodSeconds: INT }) },
@@ -48,13 +78,18 @@ export function resolveShutdown(s: SettingsReader): ShutdownConfig {
   const fileDurationOrZero = fileDurationOf(duration, "30s");
   const graceMs = s.get("shutdown-grace-period", duration, fileDurationOrZero) ?? 0;
   const criticalMs = s.get("shutdown-grace-period-critical-pods", duration, fileDurationOrZero) ?? 0;
-  if (criticalMs > graceMs) s.fail(`--shutdown-grace-period-critical-pods (shutdownGracePeriodCriticalPods) ${criticalMs / 1000}s must be <= --shutdown-grace-period (shutdownGracePeriod) ${graceMs / 1000}s`);
+  if (criticalMs > graceMs)
+    s.fail(
+      `--shutdown-grace-period-critical-pods (shutdownGracePeriodCriticalPods) ${criticalMs / 1000}s must be <= --shutdown-grace-period (shutdownGracePeriod) ${graceMs / 1000}s`,
+    );
   let periods = migrateGracePeriods(graceMs, criticalMs);
   const byPriority = s.field("shutdownGracePeriodByPodPriority");
   let byPodPriority = false;
   if (byPriority) {
     if (graceMs > 0 || criticalMs > 0) {
-      s.fail(`${byPriority.at}: shutdownGracePeriodByPodPriority: cannot be given with shutdownGracePeriod (--shutdown-grace-period) or shutdownGracePeriodCriticalPods at the same time`);
+      s.fail(
+        `${byPriority.at}: shutdownGracePeriodByPodPriority: cannot be given with shutdownGracePeriod (--shutdown-grace-period) or shutdownGracePeriodCriticalPods at the same time`,
+      );
     } else {
       try {
         if (!Array.isArray(byPriority.value)) throw new Invalid(`expected a list of {priority, shutdownGracePeriodSeconds}, got ${describe(byPriority.value)}`);
@@ -62,7 +97,10 @@ export function resolveShutdown(s: SettingsReader): ShutdownConfig {
           const m = fileMap(entry);
           const at = `entry ${i + 1}`;
           try {
-            return { priority: fileInt(-(2 ** 31), 2 ** 31 - 1)(m.priority ?? 0), shutdownGracePeriodSeconds: fileInt(0, 2 ** 31 - 1)(m.shutdownGracePeriodSeconds ?? 0) };
+            return {
+              priority: fileInt(-(2 ** 31), 2 ** 31 - 1)(m.priority ?? 0),
+              shutdownGracePeriodSeconds: fileInt(0, 2 ** 31 - 1)(m.shutdownGracePeriodSeconds ?? 0),
+            };
           } catch (e) {
             throw new Invalid(`${at}: ${errorMessage(e)}`);
           }
@@ -75,6 +113,9 @@ export function resolveShutdown(s: SettingsReader): ShutdownConfig {
     }
   }
   const shutdownPods = s.flags["shutdown-pods"] === true;
-  if (shutdownPods && periods.length === 0) s.fail("--shutdown-pods stops the pods within the graceful shutdown's budget: give --shutdown-grace-period (or shutdownGracePeriodByPodPriority in --config)");
+  if (shutdownPods && periods.length === 0)
+    s.fail(
+      "--shutdown-pods stops the pods within the graceful shutdown's budget: give --shutdown-grace-period (or shutdownGracePeriodByPodPriority in --config)",
+    );
   return { periods, gracePeriodMs: graceMs, criticalPodsMs: criticalMs, byPodPriority, shutdownPods };
 }

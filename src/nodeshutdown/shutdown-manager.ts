@@ -126,7 +126,11 @@ export class ShutdownManager implements PodAdmitHandler {
     for (const group of groups) {
       // No pods in a range: nothing to wait for there.
       if (group.pods.length === 0) continue;
-      log.info("shutdown: stopping the pods of a priority group", { pods: group.pods.length, priority: group.priority, gracePeriod: `${group.shutdownGracePeriodSeconds}s` });
+      log.info("shutdown: stopping the pods of a priority group", {
+        pods: group.pods.length,
+        priority: group.priority,
+        gracePeriod: `${group.shutdownGracePeriodSeconds}s`,
+      });
       const stopped = group.pods.map(async (pod) => {
         // The pod's own grace period when it is shorter than the group's budget.
         const grace = Math.min(group.shutdownGracePeriodSeconds, pod.spec?.terminationGracePeriodSeconds ?? DEFAULT_GRACE_PERIOD_SECONDS);
@@ -141,7 +145,11 @@ export class ShutdownManager implements PodAdmitHandler {
       const timedOut = new Promise<boolean>((resolve) => (timer = clock.setTimer(group.shutdownGracePeriodSeconds * 1000, () => resolve(true))));
       const late = await Promise.race([Promise.all(stopped).then(() => false), timedOut]);
       timer?.cancel();
-      if (late) log.warn("shutdown: pods of a priority group still stopping after its grace period; going on", { priority: group.priority, gracePeriod: `${group.shutdownGracePeriodSeconds}s` });
+      if (late)
+        log.warn("shutdown: pods of a priority group still stopping after its grace period; going on", {
+          priority: group.priority,
+          gracePeriod: `${group.shutdownGracePeriodSeconds}s`,
+        });
     }
     log.info("shutdown: every pod group has been handled; the node may shut down");
   }
@@ -187,23 +195,27 @@ export async function watchShutdownSignal(manager: ShutdownManager, source: Shut
       await source.overrideInhibitDelay(requested);
       const updated = await source.inhibitDelayMaxSeconds();
       if (requested > updated) {
-        throw new Error(`node shutdown manager was unable to update logind InhibitDelayMaxSec to ${requested}s (ShutdownGracePeriod), current value of InhibitDelayMaxSec (${updated}s) is less than requested ShutdownGracePeriod`);
+        throw new Error(
+          `node shutdown manager was unable to update logind InhibitDelayMaxSec to ${requested}s (ShutdownGracePeriod), current value of InhibitDelayMaxSec (${updated}s) is less than requested ShutdownGracePeriod`,
+        );
       }
     }
     await source.inhibit();
     let queue = Promise.resolve();
     await source.watch((shuttingDown) => {
       // One event at a time, in order, as the kubelet's single select loop handles them.
-      queue = queue.then(async () => {
-        if (shuttingDown) {
-          await manager.shutdown();
-          await source.release();
-          log.info("shutdown manager completed processing shutdown event, node will shutdown shortly");
-        } else {
-          manager.cancel();
-          await source.inhibit();
-        }
-      }).catch((err) => log.warn("node shutdown failed", { err }));
+      queue = queue
+        .then(async () => {
+          if (shuttingDown) {
+            await manager.shutdown();
+            await source.release();
+            log.info("shutdown manager completed processing shutdown event, node will shutdown shortly");
+          } else {
+            manager.cancel();
+            await source.inhibit();
+          }
+        })
+        .catch((err) => log.warn("node shutdown failed", { err }));
     }, abort);
     await queue;
   } catch (err) {

@@ -40,7 +40,16 @@ function readText(path: string): string | undefined {
 
 /** Node's process.arch → the GOARCH names Kubernetes uses in kubernetes.io/arch. */
 export function goArch(arch: string = process.arch): string {
-  const map: Record<string, string> = { x64: "amd64", arm64: "arm64", arm: "arm", ia32: "386", ppc64: "ppc64le", s390x: "s390x", riscv64: "riscv64", loong64: "loong64" };
+  const map: Record<string, string> = {
+    x64: "amd64",
+    arm64: "arm64",
+    arm: "arm",
+    ia32: "386",
+    ppc64: "ppc64le",
+    s390x: "s390x",
+    riscv64: "riscv64",
+    loong64: "loong64",
+  };
   return map[arch] ?? arch;
 }
 

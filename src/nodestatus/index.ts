@@ -8,11 +8,37 @@ export { condition, pressureConditions, runtimeConditionErrors, runtimeErrors, t
 export { parseLabels, parseTaint, parseTaints } from "./labels-taints";
 export { KUBERNETES_VERSION, kubeletVersion } from "./version";
 export {
-  chooseHostInterface, nodeIPProblem, parseDefaultRoutes, parseNodeIPs, realHostNetwork, resolveNodeAddresses,
-  type DefaultRoute, type HostNetwork, type NodeAddressOptions, type ResolvedNodeAddresses,
+  chooseHostInterface,
+  nodeIPProblem,
+  parseDefaultRoutes,
+  parseNodeIPs,
+  realHostNetwork,
+  resolveNodeAddresses,
+  type DefaultRoute,
+  type HostNetwork,
+  type NodeAddressOptions,
+  type ResolvedNodeAddresses,
 } from "./node-address";
 export {
-  applyHealth, DEFAULT_LABELS, nodeStatusChanged, nodeStatusPatch, OWNED_CONDITIONS, reconcileExistingNode, withReportedStatus,
+  applyHealth,
+  DEFAULT_LABELS,
+  nodeStatusChanged,
+  nodeStatusPatch,
+  OWNED_CONDITIONS,
+  reconcileExistingNode,
+  withReportedStatus,
   type NodeHealth,
 } from "./status-update";
-export { NODE_SETTINGS, realHostLookup, resolveMaxPods, resolveNodeIdentity, resolveNodeRegistration, resolveNodeStatusUpdateFrequency, sumReserved, type HostLookup, type NodeSettings, type NodeView, type ReservedResources } from "./settings";
+export {
+  NODE_SETTINGS,
+  realHostLookup,
+  resolveMaxPods,
+  resolveNodeIdentity,
+  resolveNodeRegistration,
+  resolveNodeStatusUpdateFrequency,
+  sumReserved,
+  type HostLookup,
+  type NodeSettings,
+  type NodeView,
+  type ReservedResources,
+} from "./settings";

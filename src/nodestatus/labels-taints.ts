@@ -32,10 +32,14 @@ const TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"] as const;
 export function parseTaint(spec: string): Taint {
   const s = spec.trim();
   const colon = s.split(":");
-  if (colon.length === 1) throw new Error(`invalid taint ${JSON.stringify(s)}: missing effect; expected key=value:effect or key:effect with effect one of ${TAINT_EFFECTS.join(", ")}`);
+  if (colon.length === 1)
+    throw new Error(
+      `invalid taint ${JSON.stringify(s)}: missing effect; expected key=value:effect or key:effect with effect one of ${TAINT_EFFECTS.join(", ")}`,
+    );
   if (colon.length > 2) throw new Error(`invalid taint ${JSON.stringify(s)}: expected key=value:effect or key:effect`);
   const effect = colon[1]!;
-  if (!(TAINT_EFFECTS as readonly string[]).includes(effect)) throw new Error(`invalid taint ${JSON.stringify(s)}: effect ${JSON.stringify(effect)} must be one of ${TAINT_EFFECTS.join(", ")}`);
+  if (!(TAINT_EFFECTS as readonly string[]).includes(effect))
+    throw new Error(`invalid taint ${JSON.stringify(s)}: effect ${JSON.stringify(effect)} must be one of ${TAINT_EFFECTS.join(", ")}`);
   const kv = colon[0]!.split("=");
   if (kv.length > 2) throw new Error(`invalid taint ${JSON.stringify(s)}: expected key=value:effect or key:effect`);
   const key = kv[0]!;

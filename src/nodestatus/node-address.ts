@@ -186,7 +186,10 @@ export async function resolveNodeAddresses(o: NodeAddressOptions): Promise<Resol
   const preferIPv4 = !first || first.family === 4;
   const families: (4 | 6)[] = preferIPv4 ? [4, 6] : [6, 4];
   const specified = (ip: ParsedIP | undefined): ip is ParsedIP => ip !== undefined && !isUnspecifiedIP(ip);
-  for (const [ip, what] of [[first, "nodeIP"], [second, "secondaryNodeIP"]] as const) {
+  for (const [ip, what] of [
+    [first, "nodeIP"],
+    [second, "secondaryNodeIP"],
+  ] as const) {
     if (!specified(ip)) continue;
     const problem = nodeIPProblem(ip, o.net, true);
     if (problem) throw new Error(`failed to validate ${what}: ${problem}`);

@@ -4,7 +4,28 @@
 import { hostname } from "node:os";
 import type { Taint } from "kubernetes-types/core/v1";
 import { forbiddenNodeLabelsError, isDNS1123Subdomain, parseQuantity } from "../api";
-import { describe, DURATION, errorMessage, fileDuration, fileInt, fileMap, fileQuantityEntries, fileString, formatDuration, INT, Invalid, isUnspecifiedIP, parseIP, positiveDuration, QUANTITIES, type Setting, type SettingsReader, STRING, struct, wholeNumber } from "../util";
+import {
+  describe,
+  DURATION,
+  errorMessage,
+  fileDuration,
+  fileInt,
+  fileMap,
+  fileQuantityEntries,
+  fileString,
+  formatDuration,
+  INT,
+  Invalid,
+  isUnspecifiedIP,
+  parseIP,
+  positiveDuration,
+  QUANTITIES,
+  type Setting,
+  type SettingsReader,
+  STRING,
+  struct,
+  wholeNumber,
+} from "../util";
 import { nodeIPProblem, parseNodeIPs, realHostNetwork, type HostNetwork } from "./node-address";
 import { parseLabels, parseTaint } from "./labels-taints";
 
@@ -32,25 +53,53 @@ export interface NodeView {
 }
 
 export const NODE_SETTINGS: ReadonlyArray<Setting<NodeView>> = [
-  { flag: "hostname-override", valueHint: "name",
-    doc: "Node name and its Hostname address, lower-cased (default: the hostname)" },
-  { flag: "node-ip", valueHint: "ip[,ip]",
-    doc: "The Node's InternalIP, the address the API server dials and the pods' hostIP: one IP of this host, or an IPv4,IPv6 pair (0.0.0.0 or :: alone: pick one of that family). Default: the node name's address, else the default route's interface's, as the kubelet" },
-  { flag: "node-labels", valueHint: "key=value,…",
-    doc: "Labels of the node; in kubernetes.io and k8s.io only those a kubelet may set itself" },
-  { flag: "register-with-taints", field: "registerWithTaints", fieldType: { kind: "list", of: struct({ key: STRING, value: STRING, effect: STRING, timeAdded: STRING }) }, valueHint: "key=value:Effect,…",
+  { flag: "hostname-override", valueHint: "name", doc: "Node name and its Hostname address, lower-cased (default: the hostname)" },
+  {
+    flag: "node-ip",
+    valueHint: "ip[,ip]",
+    doc: "The Node's InternalIP, the address the API server dials and the pods' hostIP: one IP of this host, or an IPv4,IPv6 pair (0.0.0.0 or :: alone: pick one of that family). Default: the node name's address, else the default route's interface's, as the kubelet",
+  },
+  { flag: "node-labels", valueHint: "key=value,…", doc: "Labels of the node; in kubernetes.io and k8s.io only those a kubelet may set itself" },
+  {
+    flag: "register-with-taints",
+    field: "registerWithTaints",
+    fieldType: { kind: "list", of: struct({ key: STRING, value: STRING, effect: STRING, timeAdded: STRING }) },
+    valueHint: "key=value:Effect,…",
     show: (c) => (c.node.taints.length ? c.node.taints : undefined),
-    doc: "Taints of the node" },
-  { flag: "max-pods", field: "maxPods", fieldType: INT, valueHint: "int", default: "110",
+    doc: "Taints of the node",
+  },
+  {
+    flag: "max-pods",
+    field: "maxPods",
+    fieldType: INT,
+    valueHint: "int",
+    default: "110",
     show: (c) => c.node.maxPods,
-    doc: "Pods this node can run (its pods capacity)" },
-  { flag: "kube-reserved", field: "kubeReserved", fieldType: QUANTITIES, valueHint: "cpu=…,memory=…",
-    doc: "Resources kept for Kubernetes daemons (cpu, memory, ephemeral-storage): taken off allocatable" },
-  { flag: "system-reserved", field: "systemReserved", fieldType: QUANTITIES, valueHint: "cpu=…,memory=…",
-    doc: "Resources kept for the OS, same form: taken off allocatable" },
-  { flag: "node-status-update-frequency", field: "nodeStatusUpdateFrequency", fieldType: DURATION, valueHint: "duration", default: "10s",
+    doc: "Pods this node can run (its pods capacity)",
+  },
+  {
+    flag: "kube-reserved",
+    field: "kubeReserved",
+    fieldType: QUANTITIES,
+    valueHint: "cpu=…,memory=…",
+    doc: "Resources kept for Kubernetes daemons (cpu, memory, ephemeral-storage): taken off allocatable",
+  },
+  {
+    flag: "system-reserved",
+    field: "systemReserved",
+    fieldType: QUANTITIES,
+    valueHint: "cpu=…,memory=…",
+    doc: "Resources kept for the OS, same form: taken off allocatable",
+  },
+  {
+    flag: "node-status-update-frequency",
+    field: "nodeStatusUpdateFrequency",
+    fieldType: DURATION,
+    valueHint: "duration",
+    default: "10s",
     show: (c) => (c.cluster ? formatDuration(c.cluster.nodeStatusUpdateFrequencyMs) : undefined),
-    doc: "With --kubeconfig: how often the node status is computed and written when it changed" },
+    doc: "With --kubeconfig: how often the node status is computed and written when it changed",
+  },
 ];
 
 /**
@@ -87,7 +136,12 @@ export function resolveNodeIdentity(s: SettingsReader, host: HostLookup): { node
   const nodeName = (s.string("hostname-override") ?? host.hostname()).trim().toLowerCase();
   const nameErrors = isDNS1123Subdomain(nodeName);
   if (nameErrors.length) s.fail(`node name ${JSON.stringify(nodeName)} (--hostname-override, else the host's name): ${nameErrors.join("; ")}`);
-  const nodeIPs = s.get("node-ip", (t) => nodeIPsFlag(t, host.network), () => []) ?? [];
+  const nodeIPs =
+    s.get(
+      "node-ip",
+      (t) => nodeIPsFlag(t, host.network),
+      () => [],
+    ) ?? [];
   return { nodeName, nodeIPs };
 }
 
@@ -111,15 +165,23 @@ export function sumReserved(entries: Iterable<[string, string]>): ReservedResour
     else if (name === "ephemeral-storage") storage += q.value();
     else throw new Invalid(`${JSON.stringify(name)}: only cpu, memory and ephemeral-storage can be reserved`);
   }
-  return { ...(milliCPU ? { cpu: `${milliCPU}m` } : {}), ...(memory ? { memory: String(memory) } : {}), ...(storage ? { ephemeralStorage: String(storage) } : {}) };
+  return {
+    ...(milliCPU ? { cpu: `${milliCPU}m` } : {}),
+    ...(memory ? { memory: String(memory) } : {}),
+    ...(storage ? { ephemeralStorage: String(storage) } : {}),
+  };
 }
 
 function reservedFlag(text: string): Array<[string, string]> {
-  return text.split(",").map((x) => x.trim()).filter(Boolean).map((item) => {
-    const eq = item.indexOf("=");
-    if (eq <= 0 || eq === item.length - 1) throw new Invalid(`${JSON.stringify(item)}: use name=quantity, e.g. cpu=500m`);
-    return [item.slice(0, eq).trim(), item.slice(eq + 1).trim()];
-  });
+  return text
+    .split(",")
+    .map((x) => x.trim())
+    .filter(Boolean)
+    .map((item) => {
+      const eq = item.indexOf("=");
+      if (eq <= 0 || eq === item.length - 1) throw new Invalid(`${JSON.stringify(item)}: use name=quantity, e.g. cpu=500m`);
+      return [item.slice(0, eq).trim(), item.slice(eq + 1).trim()];
+    });
 }
 
 /** --node-labels (NodeRestriction's rules), --register-with-taints, --kube-reserved and --system-reserved. */

@@ -10,6 +10,10 @@ export const KUBERNETES_VERSION = "1.24.1";
  * ("-nodeagent…") would make it older than v1.24.1 in every version-gated check.
  */
 export function kubeletVersion(agentVersion: string): string {
-  const build = agentVersion.replace(/^v/, "").replace(/[^0-9A-Za-z.-]/g, "-").replace(/\.{2,}/g, ".").replace(/^\.|\.$/g, "");
+  const build = agentVersion
+    .replace(/^v/, "")
+    .replace(/[^0-9A-Za-z.-]/g, "-")
+    .replace(/\.{2,}/g, ".")
+    .replace(/^\.|\.$/g, "");
   return `v${KUBERNETES_VERSION}+nodeagent${build ? `.${build}` : ""}`;
 }

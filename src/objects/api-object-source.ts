@@ -223,7 +223,8 @@ export class ApiObjectSource implements ObjectSource {
     const item = this.items.get(itemKey(kind, namespace, name));
     if (!item) return this.getDirect(ref);
     if (!item.informer.hasSynced && !item.frozen) await this.waitForSync(item);
-    if (this.items.get(itemKey(kind, namespace, name)) !== item) throw new ObjectSourceError(ref, `${kind.toLowerCase()} ${namespace}/${name} is no longer referenced by any pod`);
+    if (this.items.get(itemKey(kind, namespace, name)) !== item)
+      throw new ObjectSourceError(ref, `${kind.toLowerCase()} ${namespace}/${name} is no longer referenced by any pod`);
     if (!item.informer.hasSynced && !item.frozen) {
       const why = item.error !== undefined ? apiStatusMessage(item.error) : "timed out waiting for the condition";
       item.failedBeforeSync = true;
@@ -249,7 +250,9 @@ export class ApiObjectSource implements ObjectSource {
 
   private async getDirect(ref: ObjectRef & { kind: CachedKind }): Promise<CachedObject> {
     try {
-      return await this.o.client.getJson<CachedObject>(`/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/${PLURAL[ref.kind]}/${encodeURIComponent(ref.name)}`);
+      return await this.o.client.getJson<CachedObject>(
+        `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/${PLURAL[ref.kind]}/${encodeURIComponent(ref.name)}`,
+      );
     } catch (e) {
       if (isNotFound(e)) throw new ObjectNotFoundError(ref);
       throw new ObjectSourceError(ref, apiStatusMessage(e));

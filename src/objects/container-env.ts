@@ -72,7 +72,13 @@ export type DownwardEnvValue = (source: EnvVarSource) => string;
  * Resolves the container's environment (see the top of the file).
  * @throws ContainerConfigError, with the kubelet's message
  */
-export async function makeEnvironmentVariables(pod: Pod, container: Container, objects: ObjectSource, downward: DownwardEnvValue, services: ServiceLister): Promise<ContainerEnv> {
+export async function makeEnvironmentVariables(
+  pod: Pod,
+  container: Container,
+  objects: ObjectSource,
+  downward: DownwardEnvValue,
+  services: ServiceLister,
+): Promise<ContainerEnv> {
   const namespace = pod.metadata?.namespace ?? "default";
   if (!isStaticPod(pod) && !services.hasSynced()) throw new ContainerConfigError(SERVICES_NOT_SYNCED);
   // The API server defaults enableServiceLinks to true; only an explicit false turns the links off.

@@ -24,7 +24,19 @@ import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { ConfigMap, Pod, Secret } from "kubernetes-types/core/v1";
 import { podConfigMapNames, podSecretNames } from "../api";
-import { byteOrder, type FileVersion, fsWatch, isBackupFileName, newVersion, noteRead, readVersion, settleVerdict, statKey, type WatchedDirectoryOptions, type Watcher } from "../config";
+import {
+  byteOrder,
+  type FileVersion,
+  fsWatch,
+  isBackupFileName,
+  newVersion,
+  noteRead,
+  readVersion,
+  settleVerdict,
+  statKey,
+  type WatchedDirectoryOptions,
+  type Watcher,
+} from "../config";
 import { formatManifestError, loadObjects, type LocalObject, type ManifestError } from "../manifest";
 import { type Clock, errorCode, errorMessage, type LogFields, type Logger, Mutex, type Timer } from "../util";
 import { ObjectNotFoundError, ObjectSourceError, type ObjectRef, type ObjectSource, type ServiceAccountToken, type TokenRequest } from "./types";
@@ -100,7 +112,10 @@ export class LocalObjectSource implements ObjectSource {
 
   registerPod(pod: Pod): void {
     const ns = pod.metadata?.namespace ?? "default";
-    this.pods.set(pod.metadata?.uid ?? "", [...podConfigMapNames(pod).map((n) => keyOf("ConfigMap", ns, n)), ...podSecretNames(pod).map((n) => keyOf("Secret", ns, n))]);
+    this.pods.set(pod.metadata?.uid ?? "", [
+      ...podConfigMapNames(pod).map((n) => keyOf("ConfigMap", ns, n)),
+      ...podSecretNames(pod).map((n) => keyOf("Secret", ns, n)),
+    ]);
   }
 
   unregisterPod(pod: Pod): void {
@@ -116,7 +131,10 @@ export class LocalObjectSource implements ObjectSource {
   }
 
   async getServiceAccountToken(pod: Pod, req: TokenRequest): Promise<ServiceAccountToken> {
-    throw new ObjectSourceError({ kind: "ServiceAccount", namespace: pod.metadata?.namespace ?? "default", name: req.serviceAccountName }, TOKENS_NEED_KUBECONFIG);
+    throw new ObjectSourceError(
+      { kind: "ServiceAccount", namespace: pod.metadata?.namespace ?? "default", name: req.serviceAccountName },
+      TOKENS_NEED_KUBECONFIG,
+    );
   }
 
   onChange(listener: (ref: ObjectRef) => void): () => void {
@@ -269,12 +287,20 @@ export class LocalObjectSource implements ObjectSource {
     try {
       const w = (this.o.watch ?? fsWatch)(this.dir, () => this.onWatchEvent());
       w.on("error", (e) => {
-        this.o.log.warn("--local-objects: watch failed; rescanning periodically until it is back", { path: this.dir, every: `${(this.o.checkFrequencyMs ?? 20_000) / 1000}s`, err: e });
+        this.o.log.warn("--local-objects: watch failed; rescanning periodically until it is back", {
+          path: this.dir,
+          every: `${(this.o.checkFrequencyMs ?? 20_000) / 1000}s`,
+          err: e,
+        });
         this.closeWatch();
       });
       this.watcher = w;
     } catch (e) {
-      this.logOnce(`watch:${errorMessage(e)}`, "--local-objects: cannot watch; rescanning periodically", { path: this.dir, every: `${(this.o.checkFrequencyMs ?? 20_000) / 1000}s`, err: e });
+      this.logOnce(`watch:${errorMessage(e)}`, "--local-objects: cannot watch; rescanning periodically", {
+        path: this.dir,
+        every: `${(this.o.checkFrequencyMs ?? 20_000) / 1000}s`,
+        err: e,
+      });
     }
   }
 
@@ -309,7 +335,8 @@ export class LocalObjectSource implements ObjectSource {
 
   /** `problem` is the sentence problems() shows; the log has the directory and `why` as fields. */
   private setDirProblem(problem: string, why: string): void {
-    if (this.dirProblem !== problem) this.o.log.warn("--local-objects: the directory cannot be read; the objects last read from it are kept", { path: this.dir, reason: why });
+    if (this.dirProblem !== problem)
+      this.o.log.warn("--local-objects: the directory cannot be read; the objects last read from it are kept", { path: this.dir, reason: why });
     this.dirProblem = problem;
   }
 

@@ -31,7 +31,11 @@ export async function podPullSecrets(pod: Pod, objects: ObjectSource, log: Logge
     try {
       out.push(await objects.getSecret(namespace, ref.name));
     } catch (err) {
-      log.warn("Unable to retrieve pull secret, the image pull may not succeed.", { pod: `${namespace}/${pod.metadata?.name ?? ""}`, secret: `${namespace}/${ref.name}`, err });
+      log.warn("Unable to retrieve pull secret, the image pull may not succeed.", {
+        pod: `${namespace}/${pod.metadata?.name ?? ""}`,
+        secret: `${namespace}/${ref.name}`,
+        err,
+      });
     }
   }
   return out;
@@ -57,7 +61,11 @@ export function makeDockerKeyring(secrets: Secret[]): DockerKeyring {
  * Pulls the image with the keyring's credentials for it: without auth when none match, else with each
  * in turn until one pull succeeds. Rejects with the one error, or `[e1, e2]` for several distinct ones.
  */
-export async function pullWithCredentials(image: string, keyring: DockerKeyring, pull: (auth: AuthConfigInput | undefined) => Promise<string>): Promise<string> {
+export async function pullWithCredentials(
+  image: string,
+  keyring: DockerKeyring,
+  pull: (auth: AuthConfigInput | undefined) => Promise<string>,
+): Promise<string> {
   const creds = keyring.lookup(imageRepository(image));
   if (creds.length === 0) return pull(undefined);
   const errors: unknown[] = [];

@@ -78,10 +78,14 @@ export class PodStatusCache implements PodStatusReader {
     return new Promise((resolve, reject) => {
       const w: Waiter = { uid, minTime, resolve };
       this.waiters.add(w);
-      signal?.addEventListener("abort", () => {
-        this.waiters.delete(w);
-        reject(signal.reason);
-      }, { once: true });
+      signal?.addEventListener(
+        "abort",
+        () => {
+          this.waiters.delete(w);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
     });
   }
 

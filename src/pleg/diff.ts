@@ -36,7 +36,14 @@ export function groupPods(sandboxes: PodSandbox[], containers: Container[]): Map
     if (!uid) continue;
     const pod = podFor(uid, s.metadata?.name ?? s.labels[labels.POD_NAME] ?? "", s.metadata?.namespace ?? s.labels[labels.POD_NAMESPACE] ?? "");
     podOfSandbox.set(s.id, pod);
-    pod.containers.set(s.id, { id: s.id, podSandboxId: s.id, name: labels.SANDBOX_CONTAINER_NAME, sandbox: true, state: sandboxState(s.state), createdAt: s.createdAt });
+    pod.containers.set(s.id, {
+      id: s.id,
+      podSandboxId: s.id,
+      name: labels.SANDBOX_CONTAINER_NAME,
+      sandbox: true,
+      state: sandboxState(s.state),
+      createdAt: s.createdAt,
+    });
   }
   for (const c of containers) {
     let pod = podOfSandbox.get(c.podSandboxId);

@@ -29,10 +29,7 @@ export interface WatcherOptions {
   retryDelaysMs?: number[];
 }
 
-export type WatchEnd =
-  | { kind: "stopped" }
-  | { kind: "unimplemented"; reason: string }
-  | { kind: "failed"; reason: string };
+export type WatchEnd = { kind: "stopped" } | { kind: "unimplemented"; reason: string } | { kind: "failed"; reason: string };
 
 export class ContainerEventWatcher {
   private readonly maxRetries: number;

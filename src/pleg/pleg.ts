@@ -133,20 +133,25 @@ export class Pleg implements PodLifecycleEventGenerator {
     const watcherAbort = new AbortController();
     const stopWatcher = () => watcherAbort.abort();
     signal.addEventListener("abort", stopWatcher, { once: true });
-    const watcher = new ContainerEventWatcher(this.runtime, this.clock, {
-      onEvent: (ev) => this.onRuntimeEvent(ev),
-      onStreaming: () => {
-        this.options.onStreamConnected?.();
-        this.setMode("evented", "the runtime streams container events; full relist every " + formatDuration(this.opts.eventedRelistPeriodMs));
-        this.setPeriod(this.opts.eventedRelistPeriodMs);
+    const watcher = new ContainerEventWatcher(
+      this.runtime,
+      this.clock,
+      {
+        onEvent: (ev) => this.onRuntimeEvent(ev),
+        onStreaming: () => {
+          this.options.onStreamConnected?.();
+          this.setMode("evented", "the runtime streams container events; full relist every " + formatDuration(this.opts.eventedRelistPeriodMs));
+          this.setPeriod(this.opts.eventedRelistPeriodMs);
+        },
+        onStreamError: (err: CriError, attempt: number) => {
+          this.streamErrors++;
+          this.options.onError?.(`event stream (failure ${attempt})`, err);
+          // As the kubelet: relist everything at once, events may have been lost with the stream.
+          this.relistNow();
+        },
       },
-      onStreamError: (err: CriError, attempt: number) => {
-        this.streamErrors++;
-        this.options.onError?.(`event stream (failure ${attempt})`, err);
-        // As the kubelet: relist everything at once, events may have been lost with the stream.
-        this.relistNow();
-      },
-    }, this.options.watcher);
+      this.options.watcher,
+    );
     const end = await watcher.run(watcherAbort.signal);
     signal.removeEventListener("abort", stopWatcher);
     if (end.kind !== "stopped") {

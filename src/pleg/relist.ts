@@ -225,7 +225,10 @@ export class Relister {
 }
 
 function settle(p: Promise<PodStatus>): Promise<StatusRead> {
-  return p.then((status) => ({ status }), (error: unknown) => ({ error }));
+  return p.then(
+    (status) => ({ status }),
+    (error: unknown) => ({ error }),
+  );
 }
 
 function podIPs(s: PodSandboxStatus | undefined): string[] {

@@ -147,7 +147,10 @@ export class ExecLimiter {
   /** The skip when the owner's last ExecSync is still in the runtime. */
   private previousOf(owner: unknown): ProbeSkippedError | undefined {
     for (const r of this.running) {
-      if (r.owner === owner) return new ProbeSkippedError(`not run: this probe's previous exec, started ${formatDuration(this.clock.now() - r.startedAt)} ago, has not returned from the runtime`);
+      if (r.owner === owner)
+        return new ProbeSkippedError(
+          `not run: this probe's previous exec, started ${formatDuration(this.clock.now() - r.startedAt)} ago, has not returned from the runtime`,
+        );
     }
     return undefined;
   }

@@ -88,18 +88,28 @@ export async function execProbe(
     timedOut = true;
     return { status: "failure", output: `command ${JSON.stringify(command.join(" "))} timed out` };
   };
-  const result = await withTimeout(clock, wholeSeconds ? timeoutMs + EXEC_RUNTIME_GRACE_MS : timeoutMs, signal, async (): Promise<HandlerResult> => {
-    try {
-      const r = await call;
-      const output = combinedOutput(r.stdout, r.stderr);
-      if (r.exitCode === 0) return { status: "success", output };
-      return { status: "failure", output: `command '${command.join(" ")}' exited with ${r.exitCode}${output ? `: ${output.trimEnd()}` : ""}`, commandOutput: output };
-    } catch (err) {
-      // The runtime ended the command at its own deadline: a timeout, not an error.
-      if (err instanceof DeadlineExceededError) return timeout();
-      return { status: "unknown", output: "", error: err as Error };
-    }
-  }, timeout);
+  const result = await withTimeout(
+    clock,
+    wholeSeconds ? timeoutMs + EXEC_RUNTIME_GRACE_MS : timeoutMs,
+    signal,
+    async (): Promise<HandlerResult> => {
+      try {
+        const r = await call;
+        const output = combinedOutput(r.stdout, r.stderr);
+        if (r.exitCode === 0) return { status: "success", output };
+        return {
+          status: "failure",
+          output: `command '${command.join(" ")}' exited with ${r.exitCode}${output ? `: ${output.trimEnd()}` : ""}`,
+          commandOutput: output,
+        };
+      } catch (err) {
+        // The runtime ended the command at its own deadline: a timeout, not an error.
+        if (err instanceof DeadlineExceededError) return timeout();
+        return { status: "unknown", output: "", error: err as Error };
+      }
+    },
+    timeout,
+  );
   if (timedOut && run && !signal?.aborted && slots!.limiter.runtimeWasSlow(run, timeoutMs)) {
     result.excused = "most other containers' execs were as slow at the time: the runtime, not this container, was slow";
   }

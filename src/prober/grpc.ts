@@ -85,18 +85,24 @@ export function grpcProbe(host: string, port: number, service: string, timeoutMs
     async (abort) => {
       abort.addEventListener("abort", () => client.close(), { once: true });
       const ready = await new Promise<Error | undefined>((resolve) => client.waitForReady(backstop(), (err) => resolve(err)));
-      if (ready) return { status: "failure", output: `timeout: failed to connect service ${JSON.stringify(address)} within ${within}: context deadline exceeded` };
+      if (ready)
+        return { status: "failure", output: `timeout: failed to connect service ${JSON.stringify(address)} within ${within}: context deadline exceeded` };
       connected = true;
       return await new Promise<HandlerResult>((resolve) => {
         const call = client.Check({ service }, new grpc.Metadata(), { deadline: backstop() }, (err, res) => {
           if (err) {
             if (err.code === grpc.status.UNIMPLEMENTED) {
-              return resolve({ status: "failure", output: `error: this server does not implement the grpc health protocol (grpc.health.v1.Health): ${err.details}` });
+              return resolve({
+                status: "failure",
+                output: `error: this server does not implement the grpc health protocol (grpc.health.v1.Health): ${err.details}`,
+              });
             }
-            if (err.code === grpc.status.DEADLINE_EXCEEDED) return resolve({ status: "failure", output: `timeout: health rpc did not complete within ${within}` });
+            if (err.code === grpc.status.DEADLINE_EXCEEDED)
+              return resolve({ status: "failure", output: `timeout: health rpc did not complete within ${within}` });
             return resolve({ status: "failure", output: `error: health rpc probe failed: rpc error: code = ${goCodeName(err.code)} desc = ${err.details}` });
           }
-          if (res?.status !== "SERVING") return resolve({ status: "failure", output: `service unhealthy (responded with ${JSON.stringify(res?.status ?? "UNKNOWN")})` });
+          if (res?.status !== "SERVING")
+            return resolve({ status: "failure", output: `service unhealthy (responded with ${JSON.stringify(res?.status ?? "UNKNOWN")})` });
           resolve({ status: "success", output: "service healthy" });
         });
         abort.addEventListener("abort", () => call.cancel(), { once: true });

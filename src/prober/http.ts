@@ -113,7 +113,14 @@ function requestError(url: URL, err: unknown): string {
  * `answered` is told the status code of the final answer, whatever it is: a lifecycle hook's GET
  * (src/agent/lifecycle-handlers.ts) succeeds on any answer, where a probe wants 200–399.
  */
-export async function httpProbe(url: URL, given: [string, string][], timeoutMs: number, clock: Clock, signal?: AbortSignal, answered?: (status: number) => void): Promise<HandlerResult> {
+export async function httpProbe(
+  url: URL,
+  given: [string, string][],
+  timeoutMs: number,
+  clock: Clock,
+  signal?: AbortSignal,
+  answered?: (status: number) => void,
+): Promise<HandlerResult> {
   const { headers, host } = probeRequestHeaders(given);
   let current = url;
   // Loaded before the clock starts: the probe's timeout is not the agent's module loading.

@@ -27,7 +27,6 @@ export type { RunningContainer } from "./types";
 import { ProbeWorker, type ProbeTarget } from "./worker";
 import { containerReference, type EventRecorder } from "../events";
 
-
 export interface ProbeManagerOptions {
   /** Runs exec probes: the CriClient. */
   runner: ContainerCommandRunner;
@@ -201,7 +200,12 @@ export class ProbeManager implements PodProber {
   /** The workers running now: a read-only view of the manager's state (the prober's tests assert on it). */
   activeWorkers(): { podUid: string; containerName: string; containerId: string; type: ProbeType }[] {
     return [...this.workers.values()].flatMap((slot) =>
-      [...slot.values()].map((w) => ({ podUid: w.target.pod.metadata?.uid ?? "", containerName: w.target.container.name, containerId: w.containerId, type: w.type })),
+      [...slot.values()].map((w) => ({
+        podUid: w.target.pod.metadata?.uid ?? "",
+        containerName: w.target.container.name,
+        containerId: w.containerId,
+        type: w.type,
+      })),
     );
   }
 
@@ -327,7 +331,13 @@ export class ProbeManager implements PodProber {
   /** An attempt thrown away: at debug, and counted when it was for lack of time. */
   private discardedAttempt(w: ProbeWorker, a: ProbeAttempt): void {
     const md = w.target.pod.metadata;
-    this.o.log?.debug("probe attempt not counted", { probe: w.type, pod: `${md?.namespace}/${md?.name}`, container: w.target.container.name, output: a.output, excused: a.excused });
+    this.o.log?.debug("probe attempt not counted", {
+      probe: w.type,
+      pod: `${md?.namespace}/${md?.name}`,
+      container: w.target.container.name,
+      output: a.output,
+      excused: a.excused,
+    });
     if (a.skipped) this.shortOfTime("skipped", 1, a.output);
     else if (a.excused !== undefined) this.shortOfTime("excused", 1, `${a.output} (${a.excused})`);
   }
@@ -390,7 +400,14 @@ export class ProbeManager implements PodProber {
       const md = w.target.pod.metadata;
       const spec = probeOf(w.target.container, w.type);
       const grace = w.type !== "readiness" && result === "failure" ? spec?.terminationGracePeriodSeconds : undefined;
-      this.o.log?.debug("probe result changed", { probe: w.type, pod: `${md?.namespace}/${md?.name}`, container: w.target.container.name, from: before ?? "none", to: result, output: a.output || undefined });
+      this.o.log?.debug("probe result changed", {
+        probe: w.type,
+        pod: `${md?.namespace}/${md?.name}`,
+        container: w.target.container.name,
+        from: before ?? "none",
+        to: result,
+        output: a.output || undefined,
+      });
       this.o.onUpdate?.({
         podUid: md?.uid ?? "",
         namespace: md?.namespace ?? "",

@@ -52,8 +52,10 @@ export async function fetchPodSpec(client: AgentClient, namespace: string, name:
   try {
     res = await client.fetch(path, { signal: AbortSignal.timeout(10_000) });
   } catch (e) {
-    throw new LookupError(`cannot read the spec of pod ${namespace}/${name}: ${errorMessage(e)}; ` +
-      "probes are in the pod spec, which the runtime does not keep; start the agent, point --agent at it, or give the probe with --http-get, --tcp, --grpc or --exec");
+    throw new LookupError(
+      `cannot read the spec of pod ${namespace}/${name}: ${errorMessage(e)}; ` +
+        "probes are in the pod spec, which the runtime does not keep; start the agent, point --agent at it, or give the probe with --http-get, --tcp, --grpc or --exec",
+    );
   }
   if (res.status === 404) throw new LookupError(`the agent at ${agent} has no pod ${namespace}/${name}`);
   if (res.status === 401) throw new LookupError(`the agent at ${agent} needs its bearer token to read pods: give --token-file`);
@@ -84,11 +86,20 @@ export interface ProbePlan {
  * the overrides over its timing. An ad-hoc probe starts at once; the spec's waits out its initial
  * delay from the container's start. Throws LookupError when there is nothing to probe.
  */
-export function planProbe(o: { type: ProbeType; adHoc?: AdHocProbe; spec?: Pod; found?: FoundContainer; pod?: { namespace: string; name: string }; overrides: TimingOverrides }): ProbePlan {
+export function planProbe(o: {
+  type: ProbeType;
+  adHoc?: AdHocProbe;
+  spec?: Pod;
+  found?: FoundContainer;
+  pod?: { namespace: string; name: string };
+  overrides: TimingOverrides;
+}): ProbePlan {
   const { spec, found } = o;
-  const container: Container =
-    (spec && found && (spec.spec?.containers.find((c) => c.name === found.containerName) ?? spec.spec?.initContainers?.find((c) => c.name === found.containerName))) ??
-    { name: found?.containerName ?? "" };
+  const container: Container = (spec &&
+    found &&
+    (spec.spec?.containers.find((c) => c.name === found.containerName) ?? spec.spec?.initContainers?.find((c) => c.name === found.containerName))) ?? {
+    name: found?.containerName ?? "",
+  };
   const probe = o.adHoc?.probe ?? probeOf(container, o.type);
   if (!probe) throw new LookupError(`container ${JSON.stringify(container.name)} of pod ${o.pod?.namespace}/${o.pod?.name} has no ${o.type} probe`);
   // An unauthenticated read of the agent hides header values: never send the placeholder.
@@ -120,5 +131,7 @@ export function verdictLine(verdict: string, timing: ProbeTiming, last: AttemptR
   if (last.result === "error") return `verdict: ${verdict} (unchanged: the last attempt errored)`;
   const [threshold, limit] = last.result === "success" ? ["successThreshold", timing.successThreshold] : ["failureThreshold", timing.failureThreshold];
   const runText = `${last.run} ${last.result === "success" ? (last.run === 1 ? "success" : "successes") : last.run === 1 ? "failure" : "failures"} in a row`;
-  return last.settled ? `verdict: ${verdict} (${runText} reached ${threshold} ${limit})` : `verdict: ${verdict} (unchanged: ${runText}, below ${threshold} ${limit})`;
+  return last.settled
+    ? `verdict: ${verdict} (${runText} reached ${threshold} ${limit})`
+    : `verdict: ${verdict} (unchanged: ${runText}, below ${threshold} ${limit})`;
 }

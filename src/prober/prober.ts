@@ -70,6 +70,12 @@ export class Prober {
     if (last.error) return { result: "error", output: last.error.message, ...timing };
     if (last.status === "success") return { result: "success", output: last.output, ...timing };
     if (last.status === "warning") return { result: "success", warning: true, output: last.output, ...timing };
-    return { result: "failure", output: last.output, ...timing, ...(last.excused ? { excused: last.excused } : {}), ...(last.commandOutput !== undefined ? { commandOutput: last.commandOutput } : {}) };
+    return {
+      result: "failure",
+      output: last.output,
+      ...timing,
+      ...(last.excused ? { excused: last.excused } : {}),
+      ...(last.commandOutput !== undefined ? { commandOutput: last.commandOutput } : {}),
+    };
   }
 }

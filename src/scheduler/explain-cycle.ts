@@ -16,7 +16,15 @@ export interface SearchFacts {
   nominated?: string;
 }
 
-export function explainFilters(fwk: Framework, state: CycleState, pod: PodInfo, nodes: readonly NodeInfo[], processed: ReadonlySet<string>, diagnosis: Diagnosis, search: SearchFacts): void {
+export function explainFilters(
+  fwk: Framework,
+  state: CycleState,
+  pod: PodInfo,
+  nodes: readonly NodeInfo[],
+  processed: ReadonlySet<string>,
+  diagnosis: Diagnosis,
+  search: SearchFacts,
+): void {
   const rec = state.recorder!.explanation;
   const records = nodes.map((ni) => {
     const evaluated = processed.has(ni.name);

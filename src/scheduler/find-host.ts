@@ -104,7 +104,9 @@ export class HostFinder {
     let nodes: readonly NodeInfo[] = all;
     if (pre.nodeNames) {
       nodes = [...pre.nodeNames].map((n) => this.snapshot.get(n)).filter((n): n is NodeInfo => !!n);
-      diagnosis.nodeToStatus.absentNodesStatus = new Status(Code.UnschedulableAndUnresolvable, [`node(s) didn't satisfy plugin(s) [${[...pre.unschedulablePlugins].sort().join(" ")}]`]);
+      diagnosis.nodeToStatus.absentNodesStatus = new Status(Code.UnschedulableAndUnresolvable, [
+        `node(s) didn't satisfy plugin(s) [${[...pre.unschedulablePlugins].sort().join(" ")}]`,
+      ]);
     }
     const startIndex = this.nextStartNodeIndex;
     const r = this.findNodesThatPassFilters(fwk, state, pod, diagnosis, nodes, false);
@@ -186,4 +188,5 @@ export class HostFinder {
       }
     }
     return { host: s.nodes[best]!.name, score: s.totals[best]!, tied };
-  }}
+  }
+}

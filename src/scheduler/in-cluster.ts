@@ -52,7 +52,13 @@ export class InClusterScheduler {
     });
     this.source = new KubeClusterSource(o.client, this.scheduler, this.scheduler.cache.namespaces, o.log, this.clock);
     this.scheduler.setClient(this.source);
-    this.recorder = new KubeRecorder({ client: o.client, schedulerName: o.config.profiles[0]!.schedulerName, hostname: o.hostname ?? hostname(), clock: this.clock, log: o.log });
+    this.recorder = new KubeRecorder({
+      client: o.client,
+      schedulerName: o.config.profiles[0]!.schedulerName,
+      hostname: o.hostname ?? hostname(),
+      clock: this.clock,
+      log: o.log,
+    });
   }
 
   /**
@@ -70,7 +76,10 @@ export class InClusterScheduler {
       } catch (e) {
         const code = apiErrorCode(e);
         const why = apiErrorMessage(e);
-        if (code === 401 || code === 403) throw new ApiServerUnreachable(`API server ${client.server} refused to list nodes: ${why} (check the kubeconfig's credentials: the scheduler needs kube-scheduler's rights)`);
+        if (code === 401 || code === 403)
+          throw new ApiServerUnreachable(
+            `API server ${client.server} refused to list nodes: ${why} (check the kubeconfig's credentials: the scheduler needs kube-scheduler's rights)`,
+          );
         if (i >= attempts) throw new ApiServerUnreachable(`cannot reach the API server ${client.server} after ${attempts} tries: ${why}`);
         log.warn("API server not reachable; retrying", { server: client.server, err: why, retryIn: `${delay / 1000}s` });
         await this.clock.sleep(delay);

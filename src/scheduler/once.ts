@@ -113,7 +113,13 @@ export async function scheduleOnce(o: OnceOptions): Promise<{ reports: PodReport
       const fwk = scheduler.frameworkFor(pod);
       if (!fwk) {
         const names = [...scheduler.profiles.keys()].join(", ");
-        return { ...base, outcome: "Ignored", message: `no profile for schedulerName ${JSON.stringify(pod.spec?.schedulerName)} (profiles: ${names})`, attempts: 0, results: [] };
+        return {
+          ...base,
+          outcome: "Ignored",
+          message: `no profile for schedulerName ${JSON.stringify(pod.spec?.schedulerName)} (profiles: ${names})`,
+          attempts: 0,
+          results: [],
+        };
       }
       const gate = fwk.runPreEnqueuePlugins(new PodInfo(pod));
       return { ...base, outcome: "Gated", message: gate?.message() ?? "not attempted", attempts: 0, results: [] };

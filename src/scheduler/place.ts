@@ -51,7 +51,11 @@ export async function placePods(o: PlaceOptions): Promise<PlaceResult> {
       pending.push({ pod, origin });
       continue;
     }
-    log.warn("pod is already bound; it counts on that node and is not scheduled", { origin, pod: `${pod.metadata?.namespace || "default"}/${pod.metadata?.name}`, node: pod.spec.nodeName });
+    log.warn("pod is already bound; it counts on that node and is not scheduled", {
+      origin,
+      pod: `${pod.metadata?.namespace || "default"}/${pod.metadata?.name}`,
+      node: pod.spec.nodeName,
+    });
     bound.push(pod);
   }
 
@@ -59,7 +63,18 @@ export async function placePods(o: PlaceOptions): Promise<PlaceResult> {
   if (o.agents.length > 0) {
     const seen = { nodes: [] as Node[], pods: [] as Pod[] };
     const ignore = () => {};
-    const c = new AgentCluster(o.agents, { onNodeAdd: (n: Node) => seen.nodes.push(n), onPodAdd: (p: Pod) => seen.pods.push(p), onNodeUpdate: ignore, onNodeDelete: ignore, onPodUpdate: ignore, onPodDelete: ignore }, log);
+    const c = new AgentCluster(
+      o.agents,
+      {
+        onNodeAdd: (n: Node) => seen.nodes.push(n),
+        onPodAdd: (p: Pod) => seen.pods.push(p),
+        onNodeUpdate: ignore,
+        onNodeDelete: ignore,
+        onPodUpdate: ignore,
+        onPodDelete: ignore,
+      },
+      log,
+    );
     await c.sync();
     const answered = new Set(c.nodeNames().map((n) => c.agentFor(n)));
     const missing = o.agents.filter((a) => !answered.has(a));

@@ -12,10 +12,24 @@ export type OutputFormat = "table" | "json" | "yaml";
 function pad(cells: string[][]): string[] {
   const widths: number[] = [];
   for (const row of cells) row.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
-  return cells.map((row) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join("  ").trimEnd());
+  return cells.map((row) =>
+    row
+      .map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd(),
+  );
 }
 
-function summary(r: { outcome: string; node?: string; message: string; nominatedNode?: string; preempted?: string[]; feasibleNodes?: number; evaluatedNodes?: number; score?: number }): string {
+function summary(r: {
+  outcome: string;
+  node?: string;
+  message: string;
+  nominatedNode?: string;
+  preempted?: string[];
+  feasibleNodes?: number;
+  evaluatedNodes?: number;
+  score?: number;
+}): string {
   if (r.outcome === "Scheduled") {
     const parts: string[] = [];
     if (r.score !== undefined) parts.push(`score ${r.score}`);
@@ -71,7 +85,8 @@ function filterLines(nodes: readonly NodeFilterRecord[]): string[] {
     }
     const [first, ...rest] = failing;
     out.push(`    ${n.node}  ${state}: ${first!.plugin} ${verdictText(first!)}${first!.ranByScheduler ? "" : "  [not run by the scheduler]"}`);
-    for (const v of rest) out.push(`    ${" ".repeat(n.node.length)}  also ${v.plugin} ${verdictText(v)}${v.ranByScheduler ? "" : "  [not run by the scheduler]"}`);
+    for (const v of rest)
+      out.push(`    ${" ".repeat(n.node.length)}  also ${v.plugin} ${verdictText(v)}${v.ranByScheduler ? "" : "  [not run by the scheduler]"}`);
   }
   return out;
 }
@@ -93,12 +108,16 @@ export function explainAttempt(a: AttemptResult): string[] {
   if (e.preFilterNodeNames) out.push(`    PreFilter narrowed the nodes to: ${e.preFilterNodeNames.join(", ")}`);
   if (e.filter) {
     const f = e.filter;
-    out.push(`    Filter: ${f.evaluated} of ${f.nodes.length} nodes evaluated from index ${f.startIndex}, looking for ${f.numNodesToFind} feasible; ${f.feasible} feasible${f.nominatedNode ? `; nominated node ${f.nominatedNode} tried first` : ""}`);
+    out.push(
+      `    Filter: ${f.evaluated} of ${f.nodes.length} nodes evaluated from index ${f.startIndex}, looking for ${f.numNodesToFind} feasible; ${f.feasible} feasible${f.nominatedNode ? `; nominated node ${f.nominatedNode} tried first` : ""}`,
+    );
     out.push(...filterLines(f.nodes).map((l) => `  ${l}`));
   }
   if (e.postFilter) {
     const p = e.postFilter;
-    out.push(`    PostFilter ${p.plugin}: ${verdictText(p)}${p.nominatedNode ? `; nominated ${p.nominatedNode}` : ""}${p.victims?.length ? `; preempting ${p.victims.join(", ")}` : ""}`);
+    out.push(
+      `    PostFilter ${p.plugin}: ${verdictText(p)}${p.nominatedNode ? `; nominated ${p.nominatedNode}` : ""}${p.victims?.length ? `; preempting ${p.victims.join(", ")}` : ""}`,
+    );
   }
   if (e.preScore) {
     const skippedScore = e.preScore.filter((v) => v.code === "Skip").map((v) => v.plugin);
@@ -111,7 +130,10 @@ export function explainAttempt(a: AttemptResult): string[] {
     for (const n of e.score.nodes) rows.push([n.node, String(n.total), ...n.scores.map(scoreCell)]);
     out.push(...pad(rows).map((l) => `      ${l}`));
   }
-  if (e.selected) out.push(`    Selected ${e.selected.node}${e.score ? ` (score ${e.selected.score}${e.selected.tiedWith ? `, tied with ${e.selected.tiedWith} other node(s), picked at random` : ""})` : " (the only feasible node)"}`);
+  if (e.selected)
+    out.push(
+      `    Selected ${e.selected.node}${e.score ? ` (score ${e.selected.score}${e.selected.tiedWith ? `, tied with ${e.selected.tiedWith} other node(s), picked at random` : ""})` : " (the only feasible node)"}`,
+    );
   for (const point of ["reserve", "permit", "preBind", "bind"] as const) {
     const vs = e[point];
     if (vs?.length) out.push(`    ${point[0]!.toUpperCase()}${point.slice(1)}: ${vs.map((v) => `${v.plugin} ${verdictText(v)}`).join("; ")}`);

@@ -12,9 +12,7 @@ import { Snapshot } from "./cache/snapshot";
 import type { SchedulerConfig } from "./config/types";
 import { CycleState } from "./framework/cycle-state";
 import { Diagnosis, FitError } from "./framework/diagnosis";
-import {
-  EVENT_ASSIGNED_POD_DELETE, EVENT_NODE_ADD, EVENT_NODE_DELETE, nodeUpdateEvents, podUpdateEvents,
-} from "./framework/events";
+import { EVENT_ASSIGNED_POD_DELETE, EVENT_NODE_ADD, EVENT_NODE_DELETE, nodeUpdateEvents, podUpdateEvents } from "./framework/events";
 import { CycleRecorder, verdict, type AttemptExplanation } from "./framework/explain";
 import type { ClusterClient, PluginFactory, QueuedPodInfo } from "./framework/interface";
 import type { AttemptResult } from "./framework/result";
@@ -106,7 +104,10 @@ export class Scheduler {
     const frameworks = [...this.profiles.values()];
     const sort = frameworks[0]!.queueSortPlugins[0]!;
     for (const f of frameworks) {
-      if (f.queueSortPlugins[0]!.name !== sort.name) throw new Error(`different queue sort plugins for profile ${JSON.stringify(f.profileName)}: ${f.queueSortPlugins[0]!.name}, first profile: ${sort.name}`);
+      if (f.queueSortPlugins[0]!.name !== sort.name)
+        throw new Error(
+          `different queue sort plugins for profile ${JSON.stringify(f.profileName)}: ${f.queueSortPlugins[0]!.name}, first profile: ${sort.name}`,
+        );
     }
     const hints = new Map<string, QueueHint[]>();
     for (const f of frameworks) hints.set(f.profileName, f.eventsToRegister());
@@ -282,7 +283,11 @@ export class Scheduler {
       const rec = state.recorder?.explanation;
       if (rec) {
         const plugin = pf.status?.plugin || fwk.postFilterPlugins[0]?.name || "";
-        rec.postFilter = { ...verdict(plugin, pf.status), nominatedNode: pf.result?.nominatedNodeName || undefined, victims: pf.result?.victims?.map((v) => v.key) };
+        rec.postFilter = {
+          ...verdict(plugin, pf.status),
+          nominatedNode: pf.result?.nominatedNodeName || undefined,
+          victims: pf.result?.victims?.map((v) => v.key),
+        };
       }
       if (pf.result?.victims?.length) {
         const node = pf.result.nominatedNodeName;
@@ -357,7 +362,13 @@ export class Scheduler {
     fwk.runReservePluginsUnreserve(state, assumed, host);
     this.cache.forgetPod(assumed.pod);
     // Forgetting the assumed pod frees its room: like a bound pod's deletion for the pods waiting.
-    const move = () => this.queue.moveAllToActiveOrBackoffQueue(EVENT_ASSIGNED_POD_DELETE, assumed.pod, undefined, status.isRejected() ? (p) => p.metadata?.uid !== assumed.uid : undefined);
+    const move = () =>
+      this.queue.moveAllToActiveOrBackoffQueue(
+        EVENT_ASSIGNED_POD_DELETE,
+        assumed.pod,
+        undefined,
+        status.isRejected() ? (p) => p.metadata?.uid !== assumed.uid : undefined,
+      );
     if (!status.isRejected()) move();
     this.handleSchedulingFailure(fwk, pInfo, status, CLEAR_NOMINATION, state.recorder?.explanation);
     if (status.isRejected()) move();
@@ -373,7 +384,13 @@ export class Scheduler {
    * the full message), remembers the rejecting plugins for the queue's hints, and requeues the pod
    * unless it was deleted or bound meanwhile.
    */
-  private handleSchedulingFailure(fwk: Framework, pInfo: QueuedPodInfo, status: Status, nominating: NominatingInfo | undefined, explanation: AttemptExplanation | undefined): void {
+  private handleSchedulingFailure(
+    fwk: Framework,
+    pInfo: QueuedPodInfo,
+    status: Status,
+    nominating: NominatingInfo | undefined,
+    explanation: AttemptExplanation | undefined,
+  ): void {
     const pod = pInfo.podInfo;
     const reason = status.isRejected() ? "Unschedulable" : "SchedulerError";
     const fitError = status.cause instanceof FitError ? status.cause : undefined;

@@ -68,7 +68,11 @@ export async function checkRequest(o: AuthGateOptions, method: string, path: str
   }
   if (!user) {
     if (readOnlyView) return { user: ANONYMOUS_USER, redacted: true };
-    return { code: 401, body: UNAUTHORIZED_BODY, reason: credentials.authorization === null && !credentials.peer ? "no credentials" : "no credential accepted" };
+    return {
+      code: 401,
+      body: UNAUTHORIZED_BODY,
+      reason: credentials.authorization === null && !credentials.peer ? "no credentials" : "no credential accepted",
+    };
   }
   // Authorized as the route table says the path's route is (the kubelet's prefix rule for no route).
   const attrs = requestAttributes(o.nodeName, user, method, path, routeSubresource(path));
@@ -76,7 +80,11 @@ export async function checkRequest(o: AuthGateOptions, method: string, path: str
   try {
     decision = await o.authorizer.authorize(attrs);
   } catch (e) {
-    return { code: 500, body: `Authorization error ${describe(user.name, attrs.verb, attrs.subresource)}`, reason: `authorization failed: ${e instanceof Error ? e.message : String(e)}` };
+    return {
+      code: 500,
+      body: `Authorization error ${describe(user.name, attrs.verb, attrs.subresource)}`,
+      reason: `authorization failed: ${e instanceof Error ? e.message : String(e)}`,
+    };
   }
   if (decision.decision === "allow") return { user, redacted: false };
   if (readOnlyView && user.name === ANONYMOUS_USER.name) return { user, redacted: true };
@@ -89,7 +97,10 @@ export async function checkRequest(o: AuthGateOptions, method: string, path: str
  * interface; any other address is reachable from the network it belongs to.
  */
 export function isLoopbackAddress(address: string): boolean {
-  const a = address.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  const a = address
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, "$1");
   if (a === "localhost") return true;
   const v4 = a.startsWith("::ffff:") ? a.slice(7) : a;
   if (isIP(v4) === 4) return v4.startsWith("127.");

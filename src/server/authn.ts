@@ -152,9 +152,17 @@ export class Authenticator {
     const s = answer.status;
     // A review that failed on the server's side (status.error without an answer) is an error, not cached.
     if (!s?.authenticated && s?.error) throw new AuthenticationError(`token review: ${s.error}`);
-    const review: Review = s?.authenticated && s.user?.username
-      ? { user: { name: s.user.username, groups: s.user.groups ?? [], ...(s.user.uid ? { uid: s.user.uid } : {}), ...(s.user.extra ? { extra: s.user.extra } : {}) } }
-      : { user: undefined };
+    const review: Review =
+      s?.authenticated && s.user?.username
+        ? {
+            user: {
+              name: s.user.username,
+              groups: s.user.groups ?? [],
+              ...(s.user.uid ? { uid: s.user.uid } : {}),
+              ...(s.user.extra ? { extra: s.user.extra } : {}),
+            },
+          }
+        : { user: undefined };
     // cache.New(tokenAuth, false, cacheTTL, cacheTTL): successes and failures alike.
     this.reviews.set(key, review, w.cacheTTLMs);
     return review.user;

@@ -42,7 +42,15 @@ export function subjectAccessReview(a: RequestAttributes): SubjectAccessReview {
       ...(a.user.uid ? { uid: a.user.uid } : {}),
       groups: a.user.groups,
       ...(a.user.extra ? { extra: a.user.extra } : {}),
-      resourceAttributes: { namespace: a.namespace, verb: a.verb, group: a.apiGroup, version: a.apiVersion, resource: a.resource, subresource: a.subresource, name: a.name },
+      resourceAttributes: {
+        namespace: a.namespace,
+        verb: a.verb,
+        group: a.apiGroup,
+        version: a.apiVersion,
+        resource: a.resource,
+        subresource: a.subresource,
+        name: a.name,
+      },
     },
   };
 }
@@ -63,7 +71,8 @@ export class Authorizer {
   async authorize(a: RequestAttributes): Promise<Decision> {
     if (a.user.name === PUSH_TOKEN_USER.name) return { decision: "allow", reason: "the push token may do everything" };
     if (this.o.mode === "AlwaysAllow") return { decision: "allow", reason: "" };
-    if (this.o.mode === "PushTokenOnly") return { decision: "no-opinion", reason: "without --kubeconfig only the push token is authorized (or --authorization-mode AlwaysAllow)" };
+    if (this.o.mode === "PushTokenOnly")
+      return { decision: "no-opinion", reason: "without --kubeconfig only the push token is authorized (or --authorization-mode AlwaysAllow)" };
     const w = this.o.webhook!;
     const review = subjectAccessReview(a);
     const key = JSON.stringify(review.spec);

@@ -21,8 +21,17 @@
 // served to the anonymous read-only view (--anonymous-read-only), which the gate lets in for reads.
 import { type Clock, errorMessage, type LogFields } from "../util";
 import {
-  ContainerLogStatusError, containerIdForLogs, hasContainer, LogQueryError, NodeLogFiles, openLogs, parsePodLogOptions, runtimeContainerId, toLogOptions,
-  type LogFiles, type OpenedLogs,
+  ContainerLogStatusError,
+  containerIdForLogs,
+  hasContainer,
+  LogQueryError,
+  NodeLogFiles,
+  openLogs,
+  parsePodLogOptions,
+  runtimeContainerId,
+  toLogOptions,
+  type LogFiles,
+  type OpenedLogs,
 } from "../logs";
 import { podRef } from "../api";
 import type { Caller } from "./auth";
@@ -111,15 +120,20 @@ export async function serveContainerLogs(req: Request, segments: string[], calle
   let malformed = 0;
   let opened: OpenedLogs;
   try {
-    opened = await openLogs(path, toLogOptions(options, ctx.clock.now()), {
-      files: ctx.files ?? new NodeLogFiles(),
-      clock: ctx.clock,
-      isRunning: async () => (await ctx.view.containerLog(id)).running,
-      onMalformed: (note) => {
-        // The kubelet logs each; one warning per request is enough to find the file.
-        if (malformed++ === 0) ctx.log.warn("container logs: malformed line", { pod: `${namespace}/${podName}`, container: containerName, reason: note });
+    opened = await openLogs(
+      path,
+      toLogOptions(options, ctx.clock.now()),
+      {
+        files: ctx.files ?? new NodeLogFiles(),
+        clock: ctx.clock,
+        isRunning: async () => (await ctx.view.containerLog(id)).running,
+        onMalformed: (note) => {
+          // The kubelet logs each; one warning per request is enough to find the file.
+          if (malformed++ === 0) ctx.log.warn("container logs: malformed line", { pod: `${namespace}/${podName}`, container: containerName, reason: note });
+        },
       },
-    }, ac.signal);
+      ac.signal,
+    );
   } catch (err) {
     req.signal.removeEventListener("abort", onGone);
     return refusal(400, `failed to open log file ${JSON.stringify(path)}: ${errorMessage(err)}`);
@@ -130,7 +144,8 @@ export async function serveContainerLogs(req: Request, segments: string[], calle
     if (finished) return;
     finished = true;
     req.signal.removeEventListener("abort", onGone);
-    if (malformed > 1) ctx.log.warn("container logs: malformed lines skipped", { pod: `${namespace}/${podName}`, container: containerName, lines: malformed, path });
+    if (malformed > 1)
+      ctx.log.warn("container logs: malformed lines skipped", { pod: `${namespace}/${podName}`, container: containerName, lines: malformed, path });
   };
   // Lines are sent in batches of up to BATCH_BYTES: one write per line cost a 50 MB log 20× the time
   // of reading it. A batch ends early when the next line is not ready at once (a follow waiting for

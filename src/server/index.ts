@@ -12,6 +12,15 @@ export { servingCertificate, readClientCA, isSpecificIP, type ServingCertificate
 export { NodeCache, NODE_DEADLINE_MS, type NodeAnswer } from "./node-cache";
 export { redactPod, REDACTED, LAST_APPLIED_ANNOTATION } from "./redact";
 export { readTokenFile, TokenFileError } from "./token-file";
-export { startAgentServer, createHandler, decodeManifest, statusObject, MAX_BODY_BYTES, type AgentServer, type AgentServerOptions, type ServerLog } from "./server";
+export {
+  startAgentServer,
+  createHandler,
+  decodeManifest,
+  statusObject,
+  MAX_BODY_BYTES,
+  type AgentServer,
+  type AgentServerOptions,
+  type ServerLog,
+} from "./server";
 export { AgentMetrics, runtimeCounts, CONTAINER_STATES, DEFAULT_BUCKETS, POD_STARTUP_BUCKETS, type ContainerStateLabel } from "./metrics";
 export { resolvePushToken, resolveServer, resolveTls, SERVER_SETTINGS, type ServerSettings } from "./settings";

@@ -193,7 +193,8 @@ export function listen(o: ListenOptions): Promise<Listener> {
       resolve({
         port: typeof addr === "object" && addr ? addr.port : o.port,
         setCertificate: (cert, key) => {
-          if (server !== http) (server as ReturnType<typeof createTlsServer>).setSecureContext({ cert, key, ...(o.tls?.clientCA ? { ca: o.tls.clientCA } : {}) });
+          if (server !== http)
+            (server as ReturnType<typeof createTlsServer>).setSecureContext({ cert, key, ...(o.tls?.clientCA ? { ca: o.tls.clientCA } : {}) });
         },
         close: () =>
           new Promise<void>((done) => {

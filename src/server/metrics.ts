@@ -94,7 +94,10 @@ export class AgentMetrics {
     registers: [this.registry],
   });
   /** Label sets of the prober series per "namespace/pod", dropped with the pod. */
-  private readonly probeSeries = new Map<string, Map<string, { probe_type: string; result: string; container: string; pod: string; namespace: string; pod_uid: string }>>();
+  private readonly probeSeries = new Map<
+    string,
+    Map<string, { probe_type: string; result: string; container: string; pod: string; namespace: string; pod_uid: string }>
+  >();
   private readonly sourceErrors = new Gauge({
     name: "nodeagent_source_errors",
     help: "Number of manifests a pod source currently fails to load (the pods they describe keep running as last loaded).",
@@ -104,14 +107,14 @@ export class AgentMetrics {
 
   private readonly oomKills = new Counter({
     name: "nodeagent_oom_kills_total",
-    help: "OOM kills the kernel logged since the agent started: scope \"container\" for a cgroup over its memory limit, \"system\" when the node ran out of memory.",
+    help: 'OOM kills the kernel logged since the agent started: scope "container" for a cgroup over its memory limit, "system" when the node ran out of memory.',
     labelNames: ["scope"] as const,
     registers: [this.registry],
   });
 
   private readonly eventsDropped = new Counter({
     name: "nodeagent_events_dropped_total",
-    help: "Events not written to a sink (\"memory\": GET /events, \"api\": the API server): reason \"queue_full\" (the sink's queue of 1000 was full), \"spam\" (client-go's spam filter), \"failed\" (refused, or still failing after 12 tries).",
+    help: 'Events not written to a sink ("memory": GET /events, "api": the API server): reason "queue_full" (the sink\'s queue of 1000 was full), "spam" (client-go\'s spam filter), "failed" (refused, or still failing after 12 tries).',
     labelNames: ["sink", "reason"] as const,
     registers: [this.registry],
   });
@@ -246,10 +249,19 @@ export class AgentMetrics {
    * One probe attempt. As the kubelet: every counted attempt is in prober_probe_total by result; the
    * duration histogram is observed for successful ones only.
    */
-  observeProbe(o: { probeType: string; result: string; durationSeconds: number; podUid: string; namespace: string; podName: string; containerName: string }): void {
+  observeProbe(o: {
+    probeType: string;
+    result: string;
+    durationSeconds: number;
+    podUid: string;
+    namespace: string;
+    podName: string;
+    containerName: string;
+  }): void {
     const labels = { probe_type: o.probeType, result: o.result, container: o.containerName, pod: o.podName, namespace: o.namespace, pod_uid: o.podUid };
     this.probeTotal.inc(labels);
-    if (o.result === "successful") this.probeDuration.observe({ probe_type: o.probeType, container: o.containerName, pod: o.podName, namespace: o.namespace }, o.durationSeconds);
+    if (o.result === "successful")
+      this.probeDuration.observe({ probe_type: o.probeType, container: o.containerName, pod: o.podName, namespace: o.namespace }, o.durationSeconds);
     const key = `${o.namespace}/${o.podName}`;
     let series = this.probeSeries.get(key);
     if (!series) this.probeSeries.set(key, (series = new Map()));

@@ -95,7 +95,12 @@ export class NodeCache {
     const since = apiTime(this.last.at);
     return {
       kind: "stale",
-      node: staleNode(this.last.node, now, this.staleSince, `container runtime is down: no answer within ${waited}; the rest of this node is as computed at ${since}`),
+      node: staleNode(
+        this.last.node,
+        now,
+        this.staleSince,
+        `container runtime is down: no answer within ${waited}; the rest of this node is as computed at ${since}`,
+      ),
       warning: `the container runtime did not answer within ${waited}: this node status is the one computed at ${since}, marked not ready`,
     };
   }

@@ -66,7 +66,12 @@ function withField<T extends object, K extends keyof T>(obj: T, key: K, value: T
 
 function redactedContainer<C extends Container | EphemeralContainer>(c: C): C {
   let out = c;
-  if (c.env?.some((e) => e.value)) out = withField(out, "env", c.env.map((e) => (e.value ? { ...e, value: REDACTED } : e)));
+  if (c.env?.some((e) => e.value))
+    out = withField(
+      out,
+      "env",
+      c.env.map((e) => (e.value ? { ...e, value: REDACTED } : e)),
+    );
   out = withField(out, "livenessProbe", redactedProbe(c.livenessProbe));
   out = withField(out, "readinessProbe", redactedProbe(c.readinessProbe));
   out = withField(out, "startupProbe", redactedProbe(c.startupProbe));

@@ -64,6 +64,12 @@ export function subresourceOf(path: string): string {
 }
 
 /** `subresource`: the route's (route-table.ts), which for every route is what the prefix rule gives. */
-export function requestAttributes(nodeName: string, user: UserInfo, method: string, path: string, subresource: string = subresourceOf(path)): RequestAttributes {
+export function requestAttributes(
+  nodeName: string,
+  user: UserInfo,
+  method: string,
+  path: string,
+  subresource: string = subresourceOf(path),
+): RequestAttributes {
   return { user, verb: apiVerb(method), namespace: "", apiGroup: "", apiVersion: "v1", resource: "nodes", subresource, name: nodeName, path };
 }

@@ -6,8 +6,19 @@ import { subresourceOf, type Subresource } from "./request-attributes";
 import { isStreamPath } from "./streaming";
 
 export type RouteName =
-  | "healthz" | "healthzCheck" | "containerLogs" | "stream" | "configz" | "debugHeap"
-  | "pods" | "pod" | "events" | "node" | "metrics" | "statsSummary" | "resourceMetrics";
+  | "healthz"
+  | "healthzCheck"
+  | "containerLogs"
+  | "stream"
+  | "configz"
+  | "debugHeap"
+  | "pods"
+  | "pod"
+  | "events"
+  | "node"
+  | "metrics"
+  | "statsSummary"
+  | "resourceMetrics";
 
 export interface Route {
   name: RouteName;
@@ -30,19 +41,46 @@ const exact = (p: string) => (path: string) => path === p;
 
 export const ROUTES: readonly Route[] = [
   { name: "healthz", pattern: "/healthz", example: "/healthz", match: exact("/healthz"), methods: ["GET"], subresource: "proxy" },
-  { name: "healthzCheck", pattern: "/healthz/{check}", example: "/healthz/syncloop", match: (_, s) => s[0] === "healthz" && s.length === 2 && !!s[1], methods: ["GET"], subresource: "proxy" },
-  { name: "containerLogs", pattern: "/containerLogs/{namespace}/{pod}/{container}", example: "/containerLogs/ns/p/c", match: (_, s) => s[0] === "containerLogs", subresource: "proxy" },
+  {
+    name: "healthzCheck",
+    pattern: "/healthz/{check}",
+    example: "/healthz/syncloop",
+    match: (_, s) => s[0] === "healthz" && s.length === 2 && !!s[1],
+    methods: ["GET"],
+    subresource: "proxy",
+  },
+  {
+    name: "containerLogs",
+    pattern: "/containerLogs/{namespace}/{pod}/{container}",
+    example: "/containerLogs/ns/p/c",
+    match: (_, s) => s[0] === "containerLogs",
+    subresource: "proxy",
+  },
   { name: "stream", pattern: "/{exec,attach,portForward,run}/…", example: "/exec/ns/p/c", match: (path) => isStreamPath(path), subresource: "proxy" },
   { name: "configz", pattern: "/configz", example: "/configz", match: exact("/configz"), methods: ["GET"], subresource: "proxy" },
   { name: "debugHeap", pattern: "/debug/heap", example: "/debug/heap", match: exact("/debug/heap"), methods: ["GET"], subresource: "proxy" },
   { name: "pods", pattern: "/pods", example: "/pods", match: exact("/pods"), methods: ["GET", "POST"], subresource: "proxy" },
-  { name: "pod", pattern: "/pods/{namespace}/{name}", example: "/pods/ns/p", match: (_, s) => s[0] === "pods" && s.length === 3 && !!s[1] && !!s[2], methods: ["GET", "DELETE"], subresource: "proxy" },
+  {
+    name: "pod",
+    pattern: "/pods/{namespace}/{name}",
+    example: "/pods/ns/p",
+    match: (_, s) => s[0] === "pods" && s.length === 3 && !!s[1] && !!s[2],
+    methods: ["GET", "DELETE"],
+    subresource: "proxy",
+  },
   // The kubelet has no /events (its events go to the API server): authorized as /pods are.
   { name: "events", pattern: "/events", example: "/events", match: exact("/events"), methods: ["GET"], subresource: "proxy" },
   { name: "node", pattern: "/node", example: "/node", match: exact("/node"), methods: ["GET"], subresource: "proxy" },
   { name: "metrics", pattern: "/metrics", example: "/metrics", match: exact("/metrics"), methods: ["GET"], subresource: "metrics" },
   { name: "statsSummary", pattern: "/stats/summary", example: "/stats/summary", match: exact("/stats/summary"), methods: ["GET"], subresource: "stats" },
-  { name: "resourceMetrics", pattern: "/metrics/resource", example: "/metrics/resource", match: exact("/metrics/resource"), methods: ["GET"], subresource: "metrics" },
+  {
+    name: "resourceMetrics",
+    pattern: "/metrics/resource",
+    example: "/metrics/resource",
+    match: exact("/metrics/resource"),
+    methods: ["GET"],
+    subresource: "metrics",
+  },
 ];
 
 /** The route that serves `path`, if any (the rows' paths do not overlap). */

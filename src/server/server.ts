@@ -244,7 +244,8 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port">): 
    * turns into the proxied connection; without an upgrade, the kubelet's proxy's 400.
    */
   async function stream(streamUrl: NonNullable<AgentView["streamUrl"]>, req: Request, caller: Caller, url: URL): Promise<Response> {
-    const text = (status: number, message: string) => new Response(message, { status, headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" } });
+    const text = (status: number, message: string) =>
+      new Response(message, { status, headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" } });
     // A WebSocket exec is a GET: the anonymous read-only view lets GETs in, but never to a container.
     if (caller.redacted) return text(403, "Forbidden: exec, attach and port-forward are not part of the anonymous read-only view (--anonymous-read-only)");
     if (req.method !== "GET" && req.method !== "POST") return methodNotAllowed(req.method, url.pathname, ["GET", "POST"]);
@@ -253,7 +254,12 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port">): 
     const target = await streamUrl(parsed);
     if (typeof target !== "string") return text(target.status, target.message);
     if (!isUpgradeRequest({ connection: req.headers.get("connection"), upgrade: req.headers.get("upgrade") })) return text(400, "Upgrade request required");
-    log.info("streaming request", { kind: parsed.kind, pod: `${parsed.namespace}/${parsed.pod}`, container: parsed.container || undefined, user: caller.user.name });
+    log.info("streaming request", {
+      kind: parsed.kind,
+      pod: `${parsed.namespace}/${parsed.pod}`,
+      container: parsed.container || undefined,
+      user: caller.user.name,
+    });
     return upgradeResponse(new URL(target));
   }
 
@@ -295,7 +301,8 @@ export function createHandler(o: Omit<AgentServerOptions, "address" | "port">): 
     },
     pod: {
       // A malformed name is refused before the method is looked at.
-      before: ({ path, segments }) => (segment(segments[1]!) === undefined || segment(segments[2]!) === undefined ? failure(400, `malformed path ${path}`) : undefined),
+      before: ({ path, segments }) =>
+        segment(segments[1]!) === undefined || segment(segments[2]!) === undefined ? failure(400, `malformed path ${path}`) : undefined,
       handle: ({ conn, caller, method, segments }) => {
         const namespace = segment(segments[1]!)!;
         const name = segment(segments[2]!)!;
@@ -388,7 +395,11 @@ export async function startAgentServer(o: AgentServerOptions): Promise<AgentServ
   const port = listener.port;
   const host = o.address.includes(":") ? `[${o.address}]` : o.address;
   const url = `${tls ? "https" : "http"}://${host}:${port}`;
-  const who = [o.tls?.clientCAFile ? "client certificates" : "", o.token ? "the push token" : "", o.authenticator?.acceptsCredentials && !o.tls?.clientCAFile && !o.token ? "bearer tokens (TokenReview)" : ""].filter(Boolean);
+  const who = [
+    o.tls?.clientCAFile ? "client certificates" : "",
+    o.token ? "the push token" : "",
+    o.authenticator?.acceptsCredentials && !o.tls?.clientCAFile && !o.token ? "bearer tokens (TokenReview)" : "",
+  ].filter(Boolean);
   const access = `${who.length ? `authenticating ${who.join(", ")}` : "no credential accepted"}; authorization ${o.authorizer?.mode ?? "PushTokenOnly"}${o.anonymousReadOnly ? "; anonymous reads redacted (--anonymous-read-only)" : ""}`;
   o.log.info("HTTP API listening", { url, access });
   const running = listener;

@@ -2,7 +2,25 @@
 // authorization flags with the file's `authentication`/`authorization` blocks), declared once as
 // rows (util/settings.ts) and resolved here, beside the server that uses them.
 import { existsSync } from "node:fs";
-import { BOOL, defaultOf, describe, DURATION, errorMessage, fileDuration, fileInt, formatDuration, INT, ipAddress, isZeroValue, mustExist, positiveDuration, type Setting, type SettingsReader, STRING, wholeNumber } from "../util";
+import {
+  BOOL,
+  defaultOf,
+  describe,
+  DURATION,
+  errorMessage,
+  fileDuration,
+  fileInt,
+  formatDuration,
+  INT,
+  ipAddress,
+  isZeroValue,
+  mustExist,
+  positiveDuration,
+  type Setting,
+  type SettingsReader,
+  STRING,
+  wholeNumber,
+} from "../util";
 import { AUTHORIZATION_MODES, type AuthorizationMode } from "./authz";
 import { readTokenFile } from "./token-file";
 
@@ -33,45 +51,103 @@ export interface ServerSettings {
 }
 
 export const SERVER_SETTINGS: ReadonlyArray<Setting<ServerSettings>> = [
-  { flag: "address", field: "address", fieldType: STRING, valueHint: "ip", default: "127.0.0.1",
-    show: (s) => s.address,
-    doc: "HTTP API address" },
-  { flag: "port", field: "port", fieldType: INT, valueHint: "int", default: "10250",
+  { flag: "address", field: "address", fieldType: STRING, valueHint: "ip", default: "127.0.0.1", show: (s) => s.address, doc: "HTTP API address" },
+  {
+    flag: "port",
+    field: "port",
+    fieldType: INT,
+    valueHint: "int",
+    default: "10250",
     show: (s) => s.port,
-    doc: "HTTP API port (0: any free port, printed at start)" },
-  { flag: "tls-cert-file", field: "tlsCertFile", fieldType: STRING, valueHint: "file",
+    doc: "HTTP API port (0: any free port, printed at start)",
+  },
+  {
+    flag: "tls-cert-file",
+    field: "tlsCertFile",
+    fieldType: STRING,
+    valueHint: "file",
     show: (s) => s.tls?.certFile,
-    doc: "Serve HTTPS with this certificate chain (with --tls-private-key-file); default: a self-signed pair made once in <root-dir>/pki" },
-  { flag: "tls-private-key-file", field: "tlsPrivateKeyFile", fieldType: STRING, valueHint: "file",
-    show: (s) => s.tls?.keyFile,
-    doc: "…and this key" },
-  { flag: "insecure-http", kind: "boolean", default: "false",
-    doc: "Serve plain HTTP instead of HTTPS: only with a loopback --address, for a standalone agent" },
-  { flag: "push-token-file", valueHint: "file",
-    doc: "File (mode 0600) holding a bearer token allowed every endpoint; without it pushing is off. The token is root on this host unless --push-policy restricted" },
-  { flag: "anonymous-read-only", kind: "boolean", default: "false",
-    doc: "Let callers without credentials read (GET) the view of the kubelet's read-only port, env values redacted" },
-  { flag: "anonymous-auth", field: "authentication.anonymous.enabled", fieldType: BOOL, kind: "boolean", default: "false",
+    doc: "Serve HTTPS with this certificate chain (with --tls-private-key-file); default: a self-signed pair made once in <root-dir>/pki",
+  },
+  { flag: "tls-private-key-file", field: "tlsPrivateKeyFile", fieldType: STRING, valueHint: "file", show: (s) => s.tls?.keyFile, doc: "…and this key" },
+  {
+    flag: "insecure-http",
+    kind: "boolean",
+    default: "false",
+    doc: "Serve plain HTTP instead of HTTPS: only with a loopback --address, for a standalone agent",
+  },
+  {
+    flag: "push-token-file",
+    valueHint: "file",
+    doc: "File (mode 0600) holding a bearer token allowed every endpoint; without it pushing is off. The token is root on this host unless --push-policy restricted",
+  },
+  {
+    flag: "anonymous-read-only",
+    kind: "boolean",
+    default: "false",
+    doc: "Let callers without credentials read (GET) the view of the kubelet's read-only port, env values redacted",
+  },
+  {
+    flag: "anonymous-auth",
+    field: "authentication.anonymous.enabled",
+    fieldType: BOOL,
+    kind: "boolean",
+    default: "false",
     show: (s) => s.authentication.anonymous,
-    doc: "Requests without credentials are system:anonymous (group system:unauthenticated) and authorized as such, instead of 401" },
-  { flag: "client-ca-file", field: "authentication.x509.clientCAFile", fieldType: STRING, valueHint: "file",
+    doc: "Requests without credentials are system:anonymous (group system:unauthenticated) and authorized as such, instead of 401",
+  },
+  {
+    flag: "client-ca-file",
+    field: "authentication.x509.clientCAFile",
+    fieldType: STRING,
+    valueHint: "file",
     show: (s) => s.authentication.clientCAFile,
-    doc: "Authenticate client certificates signed by this CA bundle: user = CN, groups = O" },
-  { flag: "authentication-token-webhook", field: "authentication.webhook.enabled", fieldType: BOOL, kind: "boolean",
+    doc: "Authenticate client certificates signed by this CA bundle: user = CN, groups = O",
+  },
+  {
+    flag: "authentication-token-webhook",
+    field: "authentication.webhook.enabled",
+    fieldType: BOOL,
+    kind: "boolean",
     show: (s) => s.authentication.webhook.enabled,
-    doc: "Authenticate bearer tokens with a TokenReview on the API server (default: on with --kubeconfig)" },
-  { flag: "authentication-token-webhook-cache-ttl", field: "authentication.webhook.cacheTTL", fieldType: DURATION, valueHint: "duration", default: "2m",
+    doc: "Authenticate bearer tokens with a TokenReview on the API server (default: on with --kubeconfig)",
+  },
+  {
+    flag: "authentication-token-webhook-cache-ttl",
+    field: "authentication.webhook.cacheTTL",
+    fieldType: DURATION,
+    valueHint: "duration",
+    default: "2m",
     show: (s) => formatDuration(s.authentication.webhook.cacheTTLMs),
-    doc: "How long a TokenReview's answer is kept" },
-  { flag: "authorization-mode", field: "authorization.mode", fieldType: STRING, kind: "enum", options: ["Webhook", "AlwaysAllow"],
+    doc: "How long a TokenReview's answer is kept",
+  },
+  {
+    flag: "authorization-mode",
+    field: "authorization.mode",
+    fieldType: STRING,
+    kind: "enum",
+    options: ["Webhook", "AlwaysAllow"],
     show: (s) => s.authorization.mode,
-    doc: "Webhook: a SubjectAccessReview per request (default with --kubeconfig); AlwaysAllow: every authenticated caller. Without either, only the push token is authorized" },
-  { flag: "authorization-webhook-cache-authorized-ttl", field: "authorization.webhook.cacheAuthorizedTTL", fieldType: DURATION, valueHint: "duration", default: "5m",
+    doc: "Webhook: a SubjectAccessReview per request (default with --kubeconfig); AlwaysAllow: every authenticated caller. Without either, only the push token is authorized",
+  },
+  {
+    flag: "authorization-webhook-cache-authorized-ttl",
+    field: "authorization.webhook.cacheAuthorizedTTL",
+    fieldType: DURATION,
+    valueHint: "duration",
+    default: "5m",
     show: (s) => formatDuration(s.authorization.webhook.cacheAuthorizedTTLMs),
-    doc: "How long an allowed SubjectAccessReview is kept" },
-  { flag: "authorization-webhook-cache-unauthorized-ttl", field: "authorization.webhook.cacheUnauthorizedTTL", fieldType: DURATION, valueHint: "duration", default: "30s",
+    doc: "How long an allowed SubjectAccessReview is kept",
+  },
+  {
+    flag: "authorization-webhook-cache-unauthorized-ttl",
+    field: "authorization.webhook.cacheUnauthorizedTTL",
+    fieldType: DURATION,
+    valueHint: "duration",
+    default: "30s",
     show: (s) => formatDuration(s.authorization.webhook.cacheUnauthorizedTTLMs),
-    doc: "How long a denied SubjectAccessReview is kept" },
+    doc: "How long a denied SubjectAccessReview is kept",
+  },
 ];
 
 /**
@@ -93,7 +169,8 @@ export function resolvePushToken(s: SettingsReader): string | undefined {
 export function resolveTls(s: SettingsReader): { certFile?: string; keyFile?: string } {
   const certFile = s.string("tls-cert-file", mustExist);
   const keyFile = s.string("tls-private-key-file", mustExist);
-  if (!!certFile !== !!keyFile) s.fail("--tls-cert-file and --tls-private-key-file go together: give both, or neither for a self-signed certificate under --root-dir");
+  if (!!certFile !== !!keyFile)
+    s.fail("--tls-cert-file and --tls-private-key-file go together: give both, or neither for a self-signed certificate under --root-dir");
   return { certFile, keyFile };
 }
 
@@ -170,7 +247,12 @@ function resolveApiAuth(s: SettingsReader, cluster: boolean, insecureHttp: boole
   }
   let mode: AuthorizationMode = cluster ? "Webhook" : "PushTokenOnly";
   const modeInFile = s.nested("authorization", ["mode"]);
-  if (s.isGiven("authorization-mode") && modeInFile && modeInFile.value !== "" && !(AUTHORIZATION_MODES as readonly string[]).includes(String(modeInFile.value))) {
+  if (
+    s.isGiven("authorization-mode") &&
+    modeInFile &&
+    modeInFile.value !== "" &&
+    !(AUTHORIZATION_MODES as readonly string[]).includes(String(modeInFile.value))
+  ) {
     s.fail(`${modeInFile.at}: use ${AUTHORIZATION_MODES.join(" or ")}`);
   }
   const modeFile = s.isGiven("authorization-mode") ? undefined : modeInFile;

@@ -60,13 +60,16 @@ export function isStreamPath(path: string): boolean {
  * asks to upgrade to WebSocket (port-forward then needs its ports in the query, as NewV4Options says).
  */
 export function parseStreamRequest(path: string, query: URLSearchParams, webSocket = false): StreamRequest | StreamRefusal {
-  const seg = path.split("/").slice(1).map((s) => {
-    try {
-      return decodeURIComponent(s);
-    } catch {
-      return "";
-    }
-  });
+  const seg = path
+    .split("/")
+    .slice(1)
+    .map((s) => {
+      try {
+        return decodeURIComponent(s);
+      } catch {
+        return "";
+      }
+    });
   const kind = seg[0] as StreamKind;
   const rest = seg.slice(1);
   if (rest.some((s) => s === "")) return { status: 404, message: `the server could not find the requested resource: ${path}` };
@@ -84,7 +87,11 @@ export function parseStreamRequest(path: string, query: URLSearchParams, webSock
   const on = (k: string) => query.get(k) === "1";
   const tty = on("tty");
   const req: StreamRequest = {
-    kind, namespace, pod, uid, container,
+    kind,
+    namespace,
+    pod,
+    uid,
+    container,
     command: kind === "exec" ? query.getAll("command") : [],
     ports: [],
     stdin: on("input"),
@@ -93,7 +100,8 @@ export function parseStreamRequest(path: string, query: URLSearchParams, webSock
     stderr: on("error") && !tty,
     tty,
   };
-  if (kind !== "portForward" && !req.stdin && !req.stdout && !req.stderr) return { status: 400, message: "you must specify at least 1 of stdin, stdout, stderr" };
+  if (kind !== "portForward" && !req.stdin && !req.stdout && !req.stderr)
+    return { status: 400, message: "you must specify at least 1 of stdin, stdout, stderr" };
   if (kind === "portForward" && webSocket) {
     // apimachinery's portforward NewV4Options, for WebSocket requests.
     const given = query.getAll("port");
@@ -110,7 +118,10 @@ export function parseStreamRequest(path: string, query: URLSearchParams, webSock
 
 /** Whether the request asks to switch protocols (Connection: Upgrade with an Upgrade header). */
 export function isUpgradeRequest(headers: { connection?: string | null; upgrade?: string | null }): boolean {
-  const conn = String(headers.connection ?? "").toLowerCase().split(",").map((s) => s.trim());
+  const conn = String(headers.connection ?? "")
+    .toLowerCase()
+    .split(",")
+    .map((s) => s.trim());
   return conn.includes("upgrade") && !!headers.upgrade;
 }
 
@@ -142,7 +153,11 @@ const NOT_FORWARDED = new Set(["authorization", "host", "proxy-authorization", "
  */
 export function proxyUpgrade(req: IncomingMessage, client: Duplex, head: Buffer, target: URL, onError: (message: string) => void): void {
   if (target.protocol !== "http:") {
-    refuseSocket(client, 502, `the runtime's streaming URL ${target.origin} is not plain HTTP on the local host; TLS streaming (enable_tls_streaming) is not supported`);
+    refuseSocket(
+      client,
+      502,
+      `the runtime's streaming URL ${target.origin} is not plain HTTP on the local host; TLS streaming (enable_tls_streaming) is not supported`,
+    );
     return;
   }
   const upstream: Socket = connect(Number(target.port || 80), target.hostname);
@@ -176,7 +191,18 @@ export function proxyUpgrade(req: IncomingMessage, client: Duplex, head: Buffer,
 
 /** A plain-text HTTP answer written on a raw socket (an upgrade request has no response object). */
 export function refuseSocket(socket: Duplex, status: number, message: string): void {
-  const reason = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable" }[status] ?? "Error";
+  const reason =
+    {
+      400: "Bad Request",
+      401: "Unauthorized",
+      403: "Forbidden",
+      404: "Not Found",
+      500: "Internal Server Error",
+      502: "Bad Gateway",
+      503: "Service Unavailable",
+    }[status] ?? "Error";
   const body = Buffer.from(message);
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${message}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${message}`,
+  );
 }

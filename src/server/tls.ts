@@ -55,7 +55,8 @@ function read(path: string, what: string): string {
 
 /** The serving certificate and key, read or made (see the file's comment). Throws with the file and reason. */
 export function servingCertificate(o: ServingCertificateOptions): ServingCertificate {
-  if (o.certFile && o.keyFile) return { certFile: o.certFile, keyFile: o.keyFile, cert: read(o.certFile, "certificate"), key: read(o.keyFile, "key"), generated: false };
+  if (o.certFile && o.keyFile)
+    return { certFile: o.certFile, keyFile: o.keyFile, cert: read(o.certFile, "certificate"), key: read(o.keyFile, "key"), generated: false };
   const certFile = join(o.certDir, "kubelet.crt");
   const keyFile = join(o.certDir, "kubelet.key");
   // certutil.CanReadCertAndKey: both present and readable; the kubelet does not look inside them.

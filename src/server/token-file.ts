@@ -41,7 +41,9 @@ export function readTokenFile(path: string, uid: number | undefined = process.ge
       );
     }
     if (st.uid !== 0 && st.uid !== uid) {
-      throw new TokenFileError(`${flag} ${path}: owned by uid ${st.uid}; it must belong to root${uid !== undefined && uid !== 0 ? ` or to the agent's user (uid ${uid})` : ""} (chown root ${path})`);
+      throw new TokenFileError(
+        `${flag} ${path}: owned by uid ${st.uid}; it must belong to root${uid !== undefined && uid !== 0 ? ` or to the agent's user (uid ${uid})` : ""} (chown root ${path})`,
+      );
     }
     const token = readFileSync(fd, "utf8").trim();
     if (!token) throw new TokenFileError(`${flag} ${path} is empty`);

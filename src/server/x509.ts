@@ -57,7 +57,9 @@ function keyIdentifier(spkiDer: Buffer): Buffer {
   const outer = skip(spkiDer, 0);
   const alg = skip(spkiDer, outer.start);
   const bits = skip(spkiDer, alg.end);
-  return createHash("sha1").update(spkiDer.subarray(bits.start + 1, bits.end)).digest();
+  return createHash("sha1")
+    .update(spkiDer.subarray(bits.start + 1, bits.end))
+    .digest();
 }
 
 export interface CertificateRequest {

@@ -92,16 +92,40 @@ export function readCgroupUsage(files: HostFiles, path: string, mount = CGROUP_M
       if (mem.total !== undefined && mem.free !== undefined) usage = mem.total - mem.free;
     }
     const max = files.read(join(dir, "memory.max"))?.trim();
-    return usageFrom(cpu === undefined ? undefined : cpu * 1000, usage, stat.get("inactive_file"), stat.get("anon"), stat.get("pgfault"), stat.get("pgmajfault"), max && max !== "max" ? num(max) : undefined);
+    return usageFrom(
+      cpu === undefined ? undefined : cpu * 1000,
+      usage,
+      stat.get("inactive_file"),
+      stat.get("anon"),
+      stat.get("pgfault"),
+      stat.get("pgmajfault"),
+      max && max !== "max" ? num(max) : undefined,
+    );
   }
   const cpu = num(files.read(join(mount, "cpuacct", path, "cpuacct.usage")));
   const memDir = join(mount, "memory", path);
   const stat = parseFlatKeyed(files.read(join(memDir, "memory.stat")));
   const limit = num(files.read(join(memDir, "memory.limit_in_bytes")));
-  return usageFrom(cpu, num(files.read(join(memDir, "memory.usage_in_bytes"))), stat.get("total_inactive_file"), stat.get("total_rss"), stat.get("total_pgfault"), stat.get("total_pgmajfault"), limit !== undefined && limit < V1_UNLIMITED ? limit : undefined);
+  return usageFrom(
+    cpu,
+    num(files.read(join(memDir, "memory.usage_in_bytes"))),
+    stat.get("total_inactive_file"),
+    stat.get("total_rss"),
+    stat.get("total_pgfault"),
+    stat.get("total_pgmajfault"),
+    limit !== undefined && limit < V1_UNLIMITED ? limit : undefined,
+  );
 }
 
-function usageFrom(cpuNanos: number | undefined, usage: number | undefined, inactiveFile: number | undefined, rss: number | undefined, pgfault: number | undefined, pgmajfault: number | undefined, limitBytes: number | undefined): CgroupUsage {
+function usageFrom(
+  cpuNanos: number | undefined,
+  usage: number | undefined,
+  inactiveFile: number | undefined,
+  rss: number | undefined,
+  pgfault: number | undefined,
+  pgmajfault: number | undefined,
+  limitBytes: number | undefined,
+): CgroupUsage {
   // cAdvisor's working set: usage less the inactive file cache, which the kernel reclaims first.
   const workingSetBytes = usage === undefined ? undefined : Math.max(0, usage - (inactiveFile ?? 0));
   return { cpuNanos, usageBytes: usage, workingSetBytes, rssBytes: rss, pageFaults: pgfault, majorPageFaults: pgmajfault, limitBytes };

@@ -130,7 +130,14 @@ export class SummaryProvider {
     };
     const pods = readCgroupUsage(files, this.o.cgroupRoot);
     if (pods.cpuNanos !== undefined || pods.usageBytes !== undefined) {
-      node.systemContainers = [{ name: "pods", startTime: node.startTime, cpu: this.cpuStats("sys/pods", pods.cpuNanos, nowMs, time), memory: memoryStats(pods, time, pods.limitBytes ?? capacity) }];
+      node.systemContainers = [
+        {
+          name: "pods",
+          startTime: node.startTime,
+          cpu: this.cpuStats("sys/pods", pods.cpuNanos, nowMs, time),
+          memory: memoryStats(pods, time, pods.limitBytes ?? capacity),
+        },
+      ];
     }
     if (onlyCpuAndMemory) return node;
     const net = readNetwork(files);
@@ -158,7 +165,14 @@ export class SummaryProvider {
     return { time, usageNanoCores, usageCoreNanoSeconds };
   }
 
-  private async podStats(pod: Pod, sandboxes: PodSandboxStats[], containers: CriContainerStats[], nowMs: number, time: string, onlyCpuAndMemory: boolean): Promise<PodStats | undefined> {
+  private async podStats(
+    pod: Pod,
+    sandboxes: PodSandboxStats[],
+    containers: CriContainerStats[],
+    nowMs: number,
+    time: string,
+    onlyCpuAndMemory: boolean,
+  ): Promise<PodStats | undefined> {
     const ref = podRef(pod);
     const sandbox = sandboxes.find((s) => s.attributes?.metadata?.uid === ref.uid);
     if (!sandbox) return undefined;
@@ -187,7 +201,11 @@ export class SummaryProvider {
       if (!onlyCpuAndMemory) {
         const layer = c.writableLayer;
         const nodefs = fsStats(this.files, this.o.rootDir, time);
-        cs.rootfs = { ...fsStats(this.files, layer?.fsId?.mountpoint || this.o.rootDir, time), usedBytes: num(layer?.usedBytes) ?? 0, inodesUsed: num(layer?.inodesUsed) };
+        cs.rootfs = {
+          ...fsStats(this.files, layer?.fsId?.mountpoint || this.o.rootDir, time),
+          usedBytes: num(layer?.usedBytes) ?? 0,
+          inodesUsed: num(layer?.inodesUsed),
+        };
         // The container's log folder, <podLogsRoot>/<ns>_<name>_<uid>/<container>, as the runtime config names it.
         const logs = await this.folderUsage(confinedPath(this.o.podLogsRoot, `${ref.namespace}_${ref.name}_${uidSegment(ref.uid)}`, known.name), nowMs);
         cs.logs = { ...nodefs, usedBytes: logs?.bytes ?? 0, inodesUsed: logs?.inodes };
@@ -287,9 +305,18 @@ function criMemory(m: CriContainerStats["memory"] | undefined, time: string): Me
 }
 
 function criNetwork(n: NonNullable<NonNullable<PodSandboxStats["linux"]>["network"]>, time: string): NetworkStats {
-  const iface = (i: { name: string; rxBytes: { value: number } | null; rxErrors: { value: number } | null; txBytes: { value: number } | null; txErrors: { value: number } | null }) => ({
-    name: i.name, rxBytes: num(i.rxBytes), rxErrors: num(i.rxErrors), txBytes: num(i.txBytes), txErrors: num(i.txErrors),
+  const iface = (i: {
+    name: string;
+    rxBytes: { value: number } | null;
+    rxErrors: { value: number } | null;
+    txBytes: { value: number } | null;
+    txErrors: { value: number } | null;
+  }) => ({
+    name: i.name,
+    rxBytes: num(i.rxBytes),
+    rxErrors: num(i.rxErrors),
+    txBytes: num(i.txBytes),
+    txErrors: num(i.txErrors),
   });
   return { time, ...(n.defaultInterface ? iface(n.defaultInterface) : {}), interfaces: n.interfaces.map(iface) };
 }
-

@@ -102,7 +102,14 @@ function containerApiStatus(i: StatusInputs, spec: Container, init: boolean): Ap
     ...(latest ? { containerID: containerID(i, latest.id) } : {}),
   };
   if (!latest) {
-    return { ...base, ready: false, started: false, state: { waiting: { reason: waiting?.reason ?? (init ? "PodInitializing" : "ContainerCreating"), ...(waiting?.message ? { message: waiting.message } : {}) } } };
+    return {
+      ...base,
+      ready: false,
+      started: false,
+      state: {
+        waiting: { reason: waiting?.reason ?? (init ? "PodInitializing" : "ContainerCreating"), ...(waiting?.message ? { message: waiting.message } : {}) },
+      },
+    };
   }
   if (latest.state === "CONTAINER_RUNNING") {
     const prev = all.find((c, idx) => idx > 0 && c.state === "CONTAINER_EXITED");
@@ -117,13 +124,30 @@ function containerApiStatus(i: StatusInputs, spec: Container, init: boolean): Ap
   }
   if (latest.state === "CONTAINER_EXITED" && waiting) {
     // Waiting to run again (CrashLoopBackOff): the exit it is recovering from is the last state.
-    return { ...base, ready: false, started: false, state: { waiting: { reason: waiting.reason, message: waiting.message } }, lastState: terminatedState(latest, i) };
+    return {
+      ...base,
+      ready: false,
+      started: false,
+      state: { waiting: { reason: waiting.reason, message: waiting.message } },
+      lastState: terminatedState(latest, i),
+    };
   }
   if (latest.state === "CONTAINER_EXITED") {
     const prev = all.find((c, idx) => idx > 0 && c.state === "CONTAINER_EXITED");
-    return { ...base, ready: !probed && latest.exitCode === 0, started: false, state: terminatedState(latest, i), ...(prev ? { lastState: terminatedState(prev, i) } : {}) };
+    return {
+      ...base,
+      ready: !probed && latest.exitCode === 0,
+      started: false,
+      state: terminatedState(latest, i),
+      ...(prev ? { lastState: terminatedState(prev, i) } : {}),
+    };
   }
-  return { ...base, ready: false, started: false, state: { waiting: { reason: waiting?.reason ?? "ContainerCreating", ...(waiting?.message ? { message: waiting.message } : {}) } } };
+  return {
+    ...base,
+    ready: false,
+    started: false,
+    state: { waiting: { reason: waiting?.reason ?? "ContainerCreating", ...(waiting?.message ? { message: waiting.message } : {}) } },
+  };
 }
 
 /**
@@ -163,7 +187,8 @@ export function podPhase(pod: Pod, init: ApiContainerStatus[], app: ApiContainer
     else if (s.state?.terminated) {
       stopped++;
       if (s.state.terminated.exitCode === 0) succeeded++;
-    } else if (s.lastState?.terminated) stopped++; // waiting to restart after an exit
+    } else if (s.lastState?.terminated)
+      stopped++; // waiting to restart after an exit
     else waiting++;
   }
   if (failedInit > 0 && restartPolicy === "Never") return "Failed";

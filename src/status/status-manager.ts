@@ -23,7 +23,6 @@ export const STATUS_BATCH_PERIOD_MS = 10_000;
 /** Conditions the kubelet owns (kubetypes.PodConditionsByKubelet); others' conditions are left alone. */
 const KUBELET_CONDITIONS: ReadonlySet<string> = new Set(["PodScheduled", "Ready", "Initialized", "ContainersReady", "PodReadyToStartContainers"]);
 
-
 export interface MirrorPodLookup {
   /** The API pod that mirrors this version of a static pod, if there is one yet. */
   mirrorOf(staticPod: Pod): Pod | undefined;
@@ -176,7 +175,11 @@ export class StatusManager {
     const ours = (e.status.conditions ?? []).filter((c) => KUBELET_CONDITIONS.has(c.type));
     next.conditions = [...others, ...ours];
     if (isTerminalPhase(old.phase) && next.phase !== old.phase) {
-      this.warnOnce(`phase:${e.pod.metadata?.uid}`, "keeping the API's terminal phase of a pod", { pod: podKey(e.pod), phase: old.phase, computed: next.phase });
+      this.warnOnce(`phase:${e.pod.metadata?.uid}`, "keeping the API's terminal phase of a pod", {
+        pod: podKey(e.pod),
+        phase: old.phase,
+        computed: next.phase,
+      });
       next.phase = old.phase;
       next.reason = old.reason;
       next.message = old.message;
@@ -225,7 +228,10 @@ export class StatusManager {
     const patch = this.patchFor(e, target);
     if (patch) {
       try {
-        const answer = await this.o.client.core.patchNamespacedPodStatus({ name, namespace, body: patch }, setHeaderOptions("Content-Type", PatchStrategy.StrategicMergePatch));
+        const answer = await this.o.client.core.patchNamespacedPodStatus(
+          { name, namespace, body: patch },
+          setHeaderOptions("Content-Type", PatchStrategy.StrategicMergePatch),
+        );
         current = wireJson(answer) as Pod;
         e.acked = { pod: current, informerVersionBefore: target.metadata?.resourceVersion };
         e.forbidden = undefined;

@@ -54,7 +54,8 @@ export class LibcNotifySocket implements NotifySocket {
   private readonly address: { addr: Buffer; length: number };
 
   constructor(readonly path: string) {
-    if (!path.startsWith("/") && !path.startsWith("@")) throw new Error(`NOTIFY_SOCKET ${JSON.stringify(path)}: expected an absolute path or an @abstract name`);
+    if (!path.startsWith("/") && !path.startsWith("@"))
+      throw new Error(`NOTIFY_SOCKET ${JSON.stringify(path)}: expected an absolute path or an @abstract name`);
     this.address = notifyAddress(path);
   }
 

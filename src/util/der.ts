@@ -59,15 +59,20 @@ export function ipBytes(ip: string): Buffer {
   const h = head ? head.split(":") : [];
   const t = tail ? tail.split(":") : [];
   const groups = tail === undefined ? h : [...h, ...Array(8 - h.length - t.length).fill("0"), ...t];
-  return Buffer.concat(groups.map((g) => {
-    const b = Buffer.alloc(2);
-    b.writeUInt16BE(parseInt(g || "0", 16));
-    return b;
-  }));
+  return Buffer.concat(
+    groups.map((g) => {
+      const b = Buffer.alloc(2);
+      b.writeUInt16BE(parseInt(g || "0", 16));
+      return b;
+    }),
+  );
 }
 
 /** PEM of a DER block with the given label, 64-column base64. */
 export function pemBlock(label: string, der: Buffer): string {
-  const b64 = der.toString("base64").replace(/(.{64})/g, "$1\n").replace(/\n$/, "");
+  const b64 = der
+    .toString("base64")
+    .replace(/(.{64})/g, "$1\n")
+    .replace(/\n$/, "");
   return `-----BEGIN ${label}-----\n${b64}\n-----END ${label}-----\n`;
 }

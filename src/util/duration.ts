@@ -1,5 +1,5 @@
 // Go-style durations ("500ms", "1s", "1m30s", "2h") as the kubelet's flags and config take them.
-const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, "µs": 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** Parses a duration into milliseconds; a bare number is seconds. Throws with the offending text. */
 export function parseDuration(text: string): number {

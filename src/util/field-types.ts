@@ -68,7 +68,9 @@ export function typeProblems(type: FieldType, value: unknown, path: Array<string
     case "quantityMap":
       if (!isMapping(value)) return wrong();
       return Object.entries(value).flatMap(([k, v]) =>
-        v === null || typeof v === "string" || typeof v === "number" ? [] : [{ path: [...path, k], message: `expected a quantity (a string such as "100Mi" or "10%"), got ${describeValue(v)}` }],
+        v === null || typeof v === "string" || typeof v === "number"
+          ? []
+          : [{ path: [...path, k], message: `expected a quantity (a string such as "100Mi" or "10%"), got ${describeValue(v)}` }],
       );
     case "list":
       if (!Array.isArray(value)) return wrong();

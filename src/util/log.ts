@@ -44,7 +44,11 @@ export interface LogRecord {
  * A logger writing `format` lines at `level` and below (3, info, by default; -999 is silent) to stderr,
  * or to `write` (tests). Filtered lines cost one comparison: nothing is rendered.
  */
-export function createLogger(format: LogFormat = "text", level: number = LOG_LEVELS.info, write: (line: string) => void = (l) => void process.stderr.write(l)): Logger {
+export function createLogger(
+  format: LogFormat = "text",
+  level: number = LOG_LEVELS.info,
+  write: (line: string) => void = (l) => void process.stderr.write(l),
+): Logger {
   const render = format === "json" ? renderJson : renderText;
   const at = (name: LogLevelName) => (msg: string, fields?: LogFields) => {
     if (LOG_LEVELS[name] > logger.level) return;
@@ -88,7 +92,8 @@ const quoted = (s: string): string => (BARE.test(s) ? s : JSON.stringify(s));
 // An array or object is written as its JSON (self-delimiting: `pods=["ns/a","ns/b"]`) unless that
 // holds a space, when it is quoted like any other string.
 const SPACE = /[\s\p{Cc}]/u;
-const isStructured = (key: string, v: unknown): boolean => key !== "err" && typeof v === "object" && v !== null && !(v instanceof Error) && !(v instanceof Date);
+const isStructured = (key: string, v: unknown): boolean =>
+  key !== "err" && typeof v === "object" && v !== null && !(v instanceof Error) && !(v instanceof Date);
 
 /** `<time> <level> <msg> key=value key2="quoted value"`; the message's line breaks are escaped, so one record is one line. */
 export function renderText(r: LogRecord): string {

@@ -12,7 +12,8 @@ import { ownedFolderProblem } from "./system-folders";
 export class Invalid extends Error {}
 
 /** A decoded value in a message: "a list", "a mapping", "the string \"x\"", "5". */
-export const describe = (v: unknown): string => (Array.isArray(v) ? "a list" : v !== null && typeof v === "object" ? "a mapping" : typeof v === "string" ? `the string ${JSON.stringify(v)}` : String(v));
+export const describe = (v: unknown): string =>
+  Array.isArray(v) ? "a list" : v !== null && typeof v === "object" ? "a mapping" : typeof v === "string" ? `the string ${JSON.stringify(v)}` : String(v);
 
 /** A duration's text in ms, any sign; one that does not parse is Invalid. */
 export function durationText(text: string): number {
@@ -42,10 +43,12 @@ export function wholeNumber(text: string, min: number, max: number): number {
 }
 
 /** A whole number, negative allowed, of at least `min` (-1: no limit). */
-export const intAtLeast = (min: number) => (text: string): number => {
-  if (!/^-?\d+$/.test(text.trim()) || Number(text) < min) throw new Invalid(`expected a whole number of at least ${min}`);
-  return Number(text);
-};
+export const intAtLeast =
+  (min: number) =>
+  (text: string): number => {
+    if (!/^-?\d+$/.test(text.trim()) || Number(text) < min) throw new Invalid(`expected a whole number of at least ${min}`);
+    return Number(text);
+  };
 
 export function ipAddress(text: string): string {
   if (isIP(text.trim()) === 0) throw new Invalid("not an IP address");
@@ -53,7 +56,11 @@ export function ipAddress(text: string): string {
 }
 
 /** A comma-separated flag's items, trimmed, empty ones dropped. */
-export const listFlag = (text: string): string[] => text.split(",").map((x) => x.trim()).filter(Boolean);
+export const listFlag = (text: string): string[] =>
+  text
+    .split(",")
+    .map((x) => x.trim())
+    .filter(Boolean);
 
 export function mustExist(path: string): string {
   if (!existsSync(path)) throw new Invalid("no such file or directory");
@@ -70,11 +77,13 @@ export function mustBeDirectory(path: string): string {
  * A folder the agent owns and deletes in (--root-dir, --pod-logs-dir, --cert-dir): absolute, not
  * empty, not / or a system folder of the host (util/system-folders.ts).
  */
-export const ownedFolder = (example: string) => (path: string): string => {
-  const problem = ownedFolderProblem(path, example);
-  if (problem) throw new Invalid(problem);
-  return path;
-};
+export const ownedFolder =
+  (example: string) =>
+  (path: string): string => {
+    const problem = ownedFolderProblem(path, example);
+    if (problem) throw new Invalid(problem);
+    return path;
+  };
 
 export function oneOf(text: string, options: readonly string[]): string {
   if (!options.includes(text)) throw new Invalid(`use ${options.join(", ")}`);
@@ -101,14 +110,19 @@ export const fileDuration = (v: unknown): number => {
   return positiveDuration(v);
 };
 /** A file field holding a duration string, checked as its flag is. */
-export const fileDurationOf = (check: (text: string) => number, example: string) => (v: unknown): number => {
-  if (typeof v !== "string") throw new Invalid(`expected a duration such as "${example}", got ${describe(v)}`);
-  return check(v);
-};
-export const fileInt = (min: number, max: number) => (v: unknown): number => {
-  if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max) throw new Invalid(`expected a whole number from ${min} to ${max}, got ${describe(v)}`);
-  return v;
-};
+export const fileDurationOf =
+  (check: (text: string) => number, example: string) =>
+  (v: unknown): number => {
+    if (typeof v !== "string") throw new Invalid(`expected a duration such as "${example}", got ${describe(v)}`);
+    return check(v);
+  };
+export const fileInt =
+  (min: number, max: number) =>
+  (v: unknown): number => {
+    if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max)
+      throw new Invalid(`expected a whole number from ${min} to ${max}, got ${describe(v)}`);
+    return v;
+  };
 export const fileStringList = (v: unknown): string[] => {
   if (!Array.isArray(v) || v.some((x) => typeof x !== "string")) throw new Invalid(`expected a list of strings, got ${describe(v)}`);
   return v as string[];

@@ -143,7 +143,11 @@ export class SettingsReader {
 
   /** A string setting (a path, a name): empty means unset. */
   string(flag: string, check: (s: string) => string = (s) => s): string | undefined {
-    const v = this.get(flag, (t) => (t === "" ? "" : check(t)), (v) => check(fileString(v)));
+    const v = this.get(
+      flag,
+      (t) => (t === "" ? "" : check(t)),
+      (v) => check(fileString(v)),
+    );
     return v === "" ? undefined : v;
   }
 
@@ -201,7 +205,8 @@ export function fieldTypes(rows: readonly Setting[]): Record<string, FieldType> 
     for (const k of path.slice(0, -1)) node = (node[k] ??= {}) as Tree;
     node[path[path.length - 1]!] = r.fieldType;
   }
-  const build = (t: Tree | FieldType): FieldType => ("kind" in t && typeof t.kind === "string" ? (t as FieldType) : struct(Object.fromEntries(Object.entries(t as Tree).map(([k, v]) => [k, build(v)]))));
+  const build = (t: Tree | FieldType): FieldType =>
+    "kind" in t && typeof t.kind === "string" ? (t as FieldType) : struct(Object.fromEntries(Object.entries(t as Tree).map(([k, v]) => [k, build(v)])));
   return Object.fromEntries(Object.entries(tree).map(([k, v]) => [k, build(v)]));
 }
 

@@ -20,10 +20,24 @@ import { realpathOfExisting } from "./confined-path";
  */
 export const SYSTEM_FOLDERS: readonly string[] = [
   "/",
-  "/bin", "/boot", "/dev", "/etc", "/home",
-  "/lib", "/lib32", "/lib64", "/libx32",
-  "/proc", "/root", "/run", "/sbin", "/sys", "/usr",
-  "/var", "/var/lib", "/var/log",
+  "/bin",
+  "/boot",
+  "/dev",
+  "/etc",
+  "/home",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+  "/proc",
+  "/root",
+  "/run",
+  "/sbin",
+  "/sys",
+  "/usr",
+  "/var",
+  "/var/lib",
+  "/var/log",
 ];
 
 const SYSTEM_FOLDER_SET: ReadonlySet<string> = new Set(SYSTEM_FOLDERS);

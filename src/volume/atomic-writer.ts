@@ -41,7 +41,8 @@ export function validatePayloadPath(targetPath: string): void {
   const items = targetPath.split("/");
   for (const item of items) {
     if (item === "..") throw new PayloadPathError(`invalid path: must not contain '..': ${targetPath}`);
-    if (item.length > MAX_FILE_NAME_LENGTH) throw new PayloadPathError(`invalid path: filenames must be less than or equal to ${MAX_FILE_NAME_LENGTH} characters`);
+    if (item.length > MAX_FILE_NAME_LENGTH)
+      throw new PayloadPathError(`invalid path: filenames must be less than or equal to ${MAX_FILE_NAME_LENGTH} characters`);
   }
   if (items[0]!.startsWith("..") && items[0]!.length > 2) throw new PayloadPathError(`invalid path: must not start with '..': ${targetPath}`);
 }

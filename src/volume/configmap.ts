@@ -27,7 +27,12 @@ export function missingConfigMapKey(key: string): string {
  * The files of a configMap volume or projected configMap source.
  * @throws ObjectNotFoundError, ObjectSourceError, MissingKeyError
  */
-export async function configMapPayload(pod: Pod, source: ConfigMapVolumeSource | ConfigMapProjection, objects: ObjectSource, defaultMode?: number): Promise<Payload> {
+export async function configMapPayload(
+  pod: Pod,
+  source: ConfigMapVolumeSource | ConfigMapProjection,
+  objects: ObjectSource,
+  defaultMode?: number,
+): Promise<Payload> {
   const optional = source.optional === true;
   const { namespace } = podRef(pod);
   const name = source.name ?? "";

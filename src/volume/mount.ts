@@ -108,7 +108,7 @@ export class SystemMounter implements Mounter {
 async function run(argv: string[], what: string): Promise<void> {
   const proc = Bun.spawn(argv, { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  if (code !== 0) throw new MountError(`${what} failed: exit status ${code}: ${(err.trim() || out.trim()) || argv.join(" ")}`);
+  if (code !== 0) throw new MountError(`${what} failed: exit status ${code}: ${err.trim() || out.trim() || argv.join(" ")}`);
 }
 
 /** Whether a tmpfs is mounted exactly at `dir` (setupTmpfs's idempotence check, GetMountMedium). */

@@ -47,7 +47,12 @@ export function makePayload(
  * The object a configMap or secret volume (or projection) names, or an empty one of that name when it
  * is missing and `optional` (the plugins' rule: an optional missing object is an empty volume).
  */
-export async function objectOrEmpty<T extends { metadata?: { namespace?: string; name?: string } }>(get: () => Promise<T>, namespace: string, name: string, optional: boolean): Promise<T> {
+export async function objectOrEmpty<T extends { metadata?: { namespace?: string; name?: string } }>(
+  get: () => Promise<T>,
+  namespace: string,
+  name: string,
+  optional: boolean,
+): Promise<T> {
   try {
     return await get();
   } catch (e) {

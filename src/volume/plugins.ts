@@ -5,7 +5,15 @@
 // with FailedMount instead of running without the volume.
 import type { Pod, Volume } from "kubernetes-types/core/v1";
 import { unmountAndRemove } from "./mount";
-import { setUpConfigMapVolume, setUpDownwardAPIVolume, setUpEmptyDirVolume, setUpHostPathVolume, setUpProjectedVolume, setUpSecretVolume, type VolumeHost } from "./set-up";
+import {
+  setUpConfigMapVolume,
+  setUpDownwardAPIVolume,
+  setUpEmptyDirVolume,
+  setUpHostPathVolume,
+  setUpProjectedVolume,
+  setUpSecretVolume,
+  type VolumeHost,
+} from "./set-up";
 import type { VolumePlugin } from "./types";
 
 type SetUp = (pod: Pod, v: Volume, host: VolumeHost) => Promise<string> | string;
@@ -30,6 +38,12 @@ export function nodeVolumePlugins(host: VolumeHost): VolumePlugin[] {
     plugin("kubernetes.io/projected", true, (v) => v.projected !== undefined, setUpProjectedVolume, host),
     plugin("kubernetes.io/empty-dir", false, (v) => v.emptyDir !== undefined, setUpEmptyDirVolume, host),
     // The host's own path: nothing of the agent's to remove.
-    { name: "kubernetes.io/host-path", requiresRemount: false, canSupport: (v) => v.hostPath !== undefined, setUp: async (pod, v) => setUpHostPathVolume(pod, v, host), tearDown: async () => {} },
+    {
+      name: "kubernetes.io/host-path",
+      requiresRemount: false,
+      canSupport: (v) => v.hostPath !== undefined,
+      setUp: async (pod, v) => setUpHostPathVolume(pod, v, host),
+      tearDown: async () => {},
+    },
   ];
 }

@@ -137,7 +137,9 @@ export function setUpSecretVolume(pod: Pod, v: Volume, host: VolumeHost): Promis
 /** A downwardAPI volume: on tmpfs; labels and annotations files follow the pod on each call. */
 export function setUpDownwardAPIVolume(pod: Pod, v: Volume, host: VolumeHost): Promise<string> {
   const src = v.downwardAPI!;
-  return setUpContent(host, pod, v, "downwardAPI", true, async () => downwardAPIPayload(pod, src.items ?? [], src.defaultMode ?? DEFAULT_MODE, await host.nodeAllocatable?.()));
+  return setUpContent(host, pod, v, "downwardAPI", true, async () =>
+    downwardAPIPayload(pod, src.items ?? [], src.defaultMode ?? DEFAULT_MODE, await host.nodeAllocatable?.()),
+  );
 }
 
 /** A projected volume: on tmpfs, all its sources in one atomic directory. */

@@ -237,7 +237,8 @@ export class VolumeManager implements PodVolumes {
       }
     }
     const left = this.o.mounts.mountPointsUnder(dir);
-    if (left.length) throw new Error(`pod ${uid}: still mounted, its volumes are kept: ${left.join(", ")}${problems.length ? ` (${problems.join("; ")})` : ""}`);
+    if (left.length)
+      throw new Error(`pod ${uid}: still mounted, its volumes are kept: ${left.join(", ")}${problems.length ? ` (${problems.join("; ")})` : ""}`);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -318,7 +319,12 @@ export class VolumeManager implements PodVolumes {
           this.o.log.warn("MountVolume.SetUp failed; keeping the content an earlier run of the agent made", { pod: podKey(pod), volume: name, err });
           continue;
         }
-        if (message !== failed?.message) this.o.log.warn(have ? "MountVolume.SetUp failed (the volume keeps its last content)" : "MountVolume.SetUp failed", { pod: podKey(pod), volume: name, err });
+        if (message !== failed?.message)
+          this.o.log.warn(have ? "MountVolume.SetUp failed (the volume keeps its last content)" : "MountVolume.SetUp failed", {
+            pod: podKey(pod),
+            volume: name,
+            err,
+          });
         if (have) continue;
         unmounted.push(name);
         errors.push(message);
@@ -333,7 +339,11 @@ export class VolumeManager implements PodVolumes {
     // a volume counts as unattached until it has been set up once, as the kubelet's list of volumes
     // missing from its actual state.
     const unattached = [...desired.volumes.keys()].filter((n) => !mounted.has(n));
-    throw new VolumeMountError(unmounted[0]!, `Unable to attach or mount volumes: unmounted volumes=[${unmounted.join(" ")}], unattached volumes=[${unattached.join(" ")}]: ${errors.join("; ")}`, retryAt);
+    throw new VolumeMountError(
+      unmounted[0]!,
+      `Unable to attach or mount volumes: unmounted volumes=[${unmounted.join(" ")}], unattached volumes=[${unattached.join(" ")}]: ${errors.join("; ")}`,
+      retryAt,
+    );
   }
 
   /**

@@ -9,7 +9,10 @@ import { admitPod, AppArmorAdmitHandler, appArmorHostProblem } from "../../src/a
 
 const NOT_ENABLED = "AppArmor is not enabled on the host";
 const pod = (extra: (p: Pod) => void = () => {}): Pod => {
-  const p: Pod = { metadata: { name: "web", namespace: "default", uid: "u-1" }, spec: { containers: [{ name: "app", image: "busybox" }], initContainers: [{ name: "init", image: "busybox" }] } };
+  const p: Pod = {
+    metadata: { name: "web", namespace: "default", uid: "u-1" },
+    spec: { containers: [{ name: "app", image: "busybox" }], initContainers: [{ name: "init", image: "busybox" }] },
+  };
   extra(p);
   return p;
 };
@@ -26,22 +29,33 @@ describe("AppArmorAdmitHandler", () => {
 
   test("on a host without AppArmor, any profile but Unconfined is refused with the kubelet's reason and message", () => {
     for (const [what, set] of asking) {
-      expect({ what, r: admit(pod(set), NOT_ENABLED) }).toEqual({ what, r: { admit: false, reason: "AppArmor", message: "Cannot enforce AppArmor: AppArmor is not enabled on the host" } });
+      expect({ what, r: admit(pod(set), NOT_ENABLED) }).toEqual({
+        what,
+        r: { admit: false, reason: "AppArmor", message: "Cannot enforce AppArmor: AppArmor is not enabled on the host" },
+      });
     }
   });
 
   test("nothing asked, or Unconfined everywhere, is admitted on any host", () => {
     expect(admit(pod(), NOT_ENABLED)).toEqual({ admit: true });
-    expect(admit(pod((p) => {
-      p.spec!.securityContext = { appArmorProfile: { type: "Unconfined" } };
-      p.spec!.containers[0]!.securityContext = { appArmorProfile: { type: "Unconfined" } };
-      p.metadata!.annotations = { "container.apparmor.security.beta.kubernetes.io/app": "unconfined" };
-    }), NOT_ENABLED)).toEqual({ admit: true });
+    expect(
+      admit(
+        pod((p) => {
+          p.spec!.securityContext = { appArmorProfile: { type: "Unconfined" } };
+          p.spec!.containers[0]!.securityContext = { appArmorProfile: { type: "Unconfined" } };
+          p.metadata!.annotations = { "container.apparmor.security.beta.kubernetes.io/app": "unconfined" };
+        }),
+        NOT_ENABLED,
+      ),
+    ).toEqual({ admit: true });
   });
 
   test("on a host with AppArmor, profiles are admitted; an empty Localhost name is not", () => {
     for (const [what, set] of asking) expect({ what, r: admit(pod(set), null) }).toEqual({ what, r: { admit: true } });
-    const r = admit(pod((p) => (p.metadata!.annotations = { "container.apparmor.security.beta.kubernetes.io/app": "localhost/ " })), null);
+    const r = admit(
+      pod((p) => (p.metadata!.annotations = { "container.apparmor.security.beta.kubernetes.io/app": "localhost/ " })),
+      null,
+    );
     expect(r.admit).toBe(false);
     if (!r.admit) expect(r.message).toStartWith("Cannot enforce AppArmor: invalid empty AppArmor profile name:");
   });

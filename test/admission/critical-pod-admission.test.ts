@@ -33,7 +33,9 @@ describe("a critical pod short of resources", () => {
   test("only asked (a push being checked): admitted, nothing preempted", () => {
     const t = setup();
     const handler = new PredicateAdmitHandler({ node: () => node(), failureHandler: new CriticalPodAdmissionHandler({ target: t.target, qosClass }) });
-    expect(handler.admit({ pod: pod("crit", { requests: { cpu: "1" }, priority: CRITICAL }), otherPods: [burstable("b", "1500m")], dryRun: true })).toEqual({ admit: true });
+    expect(handler.admit({ pod: pod("crit", { requests: { cpu: "1" }, priority: CRITICAL }), otherPods: [burstable("b", "1500m")], dryRun: true })).toEqual({
+      admit: true,
+    });
     expect(t.target.evicted).toEqual([]);
   });
 
@@ -73,7 +75,11 @@ describe("a critical pod short of resources", () => {
   test("a failure other than resources stands, and only it is reported; nothing is preempted", () => {
     const t = setup();
     const others = [burstable("web", "1500m", { hostPort: { port: 80 } })];
-    expect(t.admit(pod("crit", { requests: { cpu: "1" }, priority: CRITICAL, hostPort: { port: 80 } }), others)).toEqual({ admit: false, reason: "NodePorts", message: "Predicate NodePorts failed" });
+    expect(t.admit(pod("crit", { requests: { cpu: "1" }, priority: CRITICAL, hostPort: { port: 80 } }), others)).toEqual({
+      admit: false,
+      reason: "NodePorts",
+      message: "Predicate NodePorts failed",
+    });
     expect(t.target.evicted).toEqual([]);
   });
 
@@ -88,13 +94,20 @@ describe("a critical pod short of resources", () => {
   test("a kubeadm-style pod (system-node-critical by name, no priority) is critical; in a cluster a static pod is critical by itself", () => {
     const t = setup();
     const others = [burstable("low", "1500m")];
-    expect(t.admit(pod("etcd", { requests: { cpu: "1" }, spec: { priorityClassName: "system-node-critical" }, source: "file" }), others)).toEqual({ admit: true });
+    expect(t.admit(pod("etcd", { requests: { cpu: "1" }, spec: { priorityClassName: "system-node-critical" }, source: "file" }), others)).toEqual({
+      admit: true,
+    });
     expect(t.target.evicted.map((e) => e.name)).toEqual(["low"]);
     const target = new FakePreemptionTarget();
     const inCluster = new PredicateAdmitHandler({ node: () => node(), failureHandler: new CriticalPodAdmissionHandler({ target, qosClass, cluster: true }) });
     // The victim must be an API pod: in a cluster a static one is critical too, never preempted.
-    expect(inCluster.admit({ pod: pod("static", { requests: { cpu: "1" }, source: "file" }), otherPods: [burstable("static-low", "1500m")] })).toMatchObject({ admit: false, reason: "UnexpectedAdmissionError" });
-    expect(inCluster.admit({ pod: pod("static", { requests: { cpu: "1" }, source: "file" }), otherPods: [burstable("low", "1500m", { source: "api" })] })).toEqual({ admit: true });
+    expect(inCluster.admit({ pod: pod("static", { requests: { cpu: "1" }, source: "file" }), otherPods: [burstable("static-low", "1500m")] })).toMatchObject({
+      admit: false,
+      reason: "UnexpectedAdmissionError",
+    });
+    expect(
+      inCluster.admit({ pod: pod("static", { requests: { cpu: "1" }, source: "file" }), otherPods: [burstable("low", "1500m", { source: "api" })] }),
+    ).toEqual({ admit: true });
     expect(target.evicted.map((e) => e.name)).toEqual(["low"]);
   });
 

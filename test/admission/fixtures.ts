@@ -5,7 +5,10 @@ import { CONFIG_SOURCE_ANNOTATION } from "../../src/api/annotations";
 
 export const NODE = "node-1";
 
-export function node(allocatable: Record<string, string> = { cpu: "2", memory: "4Gi", pods: "110", "ephemeral-storage": "10Gi" }, extra: { labels?: Record<string, string>; taints?: Taint[] } = {}): Node {
+export function node(
+  allocatable: Record<string, string> = { cpu: "2", memory: "4Gi", pods: "110", "ephemeral-storage": "10Gi" },
+  extra: { labels?: Record<string, string>; taints?: Taint[] } = {},
+): Node {
   return {
     metadata: { name: NODE, labels: { "kubernetes.io/hostname": NODE, "kubernetes.io/os": "linux", ...extra.labels } },
     spec: extra.taints ? { taints: extra.taints } : {},
@@ -30,10 +33,27 @@ export function pod(name: string, o: PodOptions = {}): Pod {
     name: "app",
     image: "busybox",
     ...(o.requests || o.limits ? { resources: { ...(o.requests ? { requests: o.requests } : {}), ...(o.limits ? { limits: o.limits } : {}) } } : {}),
-    ...(o.hostPort ? { ports: [{ containerPort: 80, hostPort: o.hostPort.port, ...(o.hostPort.protocol ? { protocol: o.hostPort.protocol } : {}), ...(o.hostPort.hostIP ? { hostIP: o.hostPort.hostIP } : {}) }] } : {}),
+    ...(o.hostPort
+      ? {
+          ports: [
+            {
+              containerPort: 80,
+              hostPort: o.hostPort.port,
+              ...(o.hostPort.protocol ? { protocol: o.hostPort.protocol } : {}),
+              ...(o.hostPort.hostIP ? { hostIP: o.hostPort.hostIP } : {}),
+            },
+          ],
+        }
+      : {}),
   };
   return {
-    metadata: { name, namespace: "default", uid: `uid-${name}`, annotations: { [CONFIG_SOURCE_ANNOTATION]: o.source ?? "file" }, ...(o.labels ? { labels: o.labels } : {}) },
+    metadata: {
+      name,
+      namespace: "default",
+      uid: `uid-${name}`,
+      annotations: { [CONFIG_SOURCE_ANNOTATION]: o.source ?? "file" },
+      ...(o.labels ? { labels: o.labels } : {}),
+    },
     spec: {
       containers: [c],
       ...(o.priority !== undefined ? { priority: o.priority } : {}),

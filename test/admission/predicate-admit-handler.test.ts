@@ -43,12 +43,24 @@ describe("resources against allocatable minus the other pods' requests", () => {
   });
 
   test("requests are max(sum of containers, largest init container) plus the overhead", () => {
-    const init = pod("init", { requests: { cpu: "500m" }, spec: { initContainers: [{ name: "setup", image: "busybox", resources: { requests: { cpu: "1500m" } } }] } });
-    expect(admit(init, [pod("o", { requests: { cpu: "1" } })])).toMatchObject({ reason: "OutOfcpu", message: "Node didn't have enough resource: cpu, requested: 1500, used: 1000, capacity: 2000" });
+    const init = pod("init", {
+      requests: { cpu: "500m" },
+      spec: { initContainers: [{ name: "setup", image: "busybox", resources: { requests: { cpu: "1500m" } } }] },
+    });
+    expect(admit(init, [pod("o", { requests: { cpu: "1" } })])).toMatchObject({
+      reason: "OutOfcpu",
+      message: "Node didn't have enough resource: cpu, requested: 1500, used: 1000, capacity: 2000",
+    });
     const overhead = pod("oh", { requests: { cpu: "1" }, spec: { overhead: { cpu: "250m" } } });
-    expect(admit(overhead, [pod("o", { requests: { cpu: "1" } })])).toMatchObject({ reason: "OutOfcpu", message: "Node didn't have enough resource: cpu, requested: 1250, used: 1000, capacity: 2000" });
+    expect(admit(overhead, [pod("o", { requests: { cpu: "1" } })])).toMatchObject({
+      reason: "OutOfcpu",
+      message: "Node didn't have enough resource: cpu, requested: 1250, used: 1000, capacity: 2000",
+    });
     // The other pods' init containers and overhead count the same way.
-    expect(admit(pod("p", { requests: { cpu: "600m" } }), [init])).toMatchObject({ reason: "OutOfcpu", message: "Node didn't have enough resource: cpu, requested: 600, used: 1500, capacity: 2000" });
+    expect(admit(pod("p", { requests: { cpu: "600m" } }), [init])).toMatchObject({
+      reason: "OutOfcpu",
+      message: "Node didn't have enough resource: cpu, requested: 600, used: 1500, capacity: 2000",
+    });
   });
 
   test("an extended resource the node has is checked; one it does not have at all is dropped from the request", () => {
@@ -75,7 +87,9 @@ describe("resources against allocatable minus the other pods' requests", () => {
 
   test("several failures: the first is reported, the pod count before cpu, resources before affinity", () => {
     const two = node({ cpu: "2", memory: "4Gi", pods: "1" });
-    expect(admit(pod("x", { requests: { cpu: "3", memory: "8Gi" }, spec: { nodeSelector: { disk: "ssd" } } }), [pod("a")], two)).toMatchObject({ reason: "OutOfpods" });
+    expect(admit(pod("x", { requests: { cpu: "3", memory: "8Gi" }, spec: { nodeSelector: { disk: "ssd" } } }), [pod("a")], two)).toMatchObject({
+      reason: "OutOfpods",
+    });
     expect(admit(pod("x", { requests: { cpu: "3", memory: "8Gi" }, spec: { nodeSelector: { disk: "ssd" } } }))).toMatchObject({ reason: "OutOfcpu" });
     expect(admit(pod("x", { requests: { memory: "8Gi" }, spec: { nodeSelector: { disk: "ssd" } } }))).toMatchObject({ reason: "OutOfmemory" });
   });
@@ -84,10 +98,18 @@ describe("resources against allocatable minus the other pods' requests", () => {
 describe("the other predicates: `Predicate <Name> failed`", () => {
   test("nodeSelector and required node affinity against the node's labels: NodeAffinity", () => {
     const ssd = node(undefined, { labels: { disk: "ssd" } });
-    expect(admit(pod("s", { spec: { nodeSelector: { disk: "hdd" } } }), [], ssd)).toEqual({ admit: false, reason: "NodeAffinity", message: "Predicate NodeAffinity failed" });
+    expect(admit(pod("s", { spec: { nodeSelector: { disk: "hdd" } } }), [], ssd)).toEqual({
+      admit: false,
+      reason: "NodeAffinity",
+      message: "Predicate NodeAffinity failed",
+    });
     expect(admit(pod("s", { spec: { nodeSelector: { disk: "ssd" } } }), [], ssd)).toEqual({ admit: true });
     const affinity = (values: string[]) => ({
-      affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: "disk", operator: "In", values }] }] } } },
+      affinity: {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: "disk", operator: "In", values }] }] },
+        },
+      },
     });
     expect(admit(pod("a", { spec: affinity(["nvme"]) }), [], ssd)).toMatchObject({ reason: "NodeAffinity" });
     expect(admit(pod("a", { spec: affinity(["nvme", "ssd"]) }), [], ssd)).toEqual({ admit: true });
@@ -141,7 +163,11 @@ describe("the node, the OS, and the failure handler", () => {
       message: "Failed to admit pod as the `kubernetes.io/os` label doesn't match node label",
     });
     expect(admit(pod("l", { labels: { "kubernetes.io/os": "linux" } }))).toEqual({ admit: true });
-    expect(admit(pod("w", { spec: { os: { name: "windows" } } }))).toEqual({ admit: false, reason: "PodOSNotSupported", message: "Failed to admit pod as the OS field doesn't match node OS" });
+    expect(admit(pod("w", { spec: { os: { name: "windows" } } }))).toEqual({
+      admit: false,
+      reason: "PodOSNotSupported",
+      message: "Failed to admit pod as the OS field doesn't match node OS",
+    });
     expect(admit(pod("l", { spec: { os: { name: "linux" } } }))).toEqual({ admit: true });
   });
 

@@ -12,7 +12,18 @@ function withSysctls(names: string[], spec: Partial<NonNullable<Pod["spec"]>> = 
 describe("SysctlAdmitHandler", () => {
   test("the safe sysctls are allowed; any other is SysctlForbidden, the first one in spec order named", () => {
     const h = new SysctlAdmitHandler();
-    expect(h.admit({ pod: withSysctls(["kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.ipv4.tcp_syncookies", "net.ipv4.ping_group_range", "net.ipv4.ip_unprivileged_port_start"]), otherPods: [] })).toEqual({ admit: true });
+    expect(
+      h.admit({
+        pod: withSysctls([
+          "kernel.shm_rmid_forced",
+          "net.ipv4.ip_local_port_range",
+          "net.ipv4.tcp_syncookies",
+          "net.ipv4.ping_group_range",
+          "net.ipv4.ip_unprivileged_port_start",
+        ]),
+        otherPods: [],
+      }),
+    ).toEqual({ admit: true });
     expect(h.admit({ pod: withSysctls(["net.ipv4.tcp_syncookies", "kernel.msgmax", "net.core.somaxconn"]), otherPods: [] })).toEqual({
       admit: false,
       reason: "SysctlForbidden",
@@ -24,7 +35,10 @@ describe("SysctlAdmitHandler", () => {
   test("--allowed-unsafe-sysctls: names and prefixes ending in *", () => {
     const h = new SysctlAdmitHandler(["kernel.msg*", "net.core.somaxconn"]);
     expect(h.admit({ pod: withSysctls(["kernel.msgmax", "kernel.msgmnb", "net.core.somaxconn"]), otherPods: [] })).toEqual({ admit: true });
-    expect(h.admit({ pod: withSysctls(["net.core.rmem_max"]), otherPods: [] })).toMatchObject({ reason: "SysctlForbidden", message: 'forbidden sysctl: "net.core.rmem_max" not allowlisted' });
+    expect(h.admit({ pod: withSysctls(["net.core.rmem_max"]), otherPods: [] })).toMatchObject({
+      reason: "SysctlForbidden",
+      message: 'forbidden sysctl: "net.core.rmem_max" not allowlisted',
+    });
   });
 
   test("hostNetwork pods may not set net.*, hostIPC pods no ipc sysctls", () => {
@@ -36,7 +50,9 @@ describe("SysctlAdmitHandler", () => {
     });
     expect(h.admit({ pod: withSysctls(["kernel.shm_rmid_forced"], { hostNetwork: true }), otherPods: [] })).toEqual({ admit: true });
     for (const name of ["kernel.shm_rmid_forced", "kernel.sem", "fs.mqueue.msg_max"]) {
-      expect(h.admit({ pod: withSysctls([name], { hostIPC: true }), otherPods: [] })).toMatchObject({ message: `forbidden sysctl: "${name}" not allowed with host ipc enabled` });
+      expect(h.admit({ pod: withSysctls([name], { hostIPC: true }), otherPods: [] })).toMatchObject({
+        message: `forbidden sysctl: "${name}" not allowed with host ipc enabled`,
+      });
     }
     expect(h.admit({ pod: withSysctls(["net.ipv4.tcp_syncookies"], { hostIPC: true }), otherPods: [] })).toEqual({ admit: true });
   });

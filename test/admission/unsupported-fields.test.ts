@@ -20,8 +20,14 @@ describe("UnsupportedFieldsAdmitHandler", () => {
       [{ hostAliases: [{ ip: "10.0.0.1", hostnames: ["db"] }] }, "spec.hostAliases is not supported by nodeagent"],
       [{ hostUsers: false }, "spec.hostUsers: false is not supported by nodeagent"],
       [{ resourceClaims: [{ name: "gpu" }] }, "spec.resourceClaims is not supported by nodeagent"],
-      [{ containers: [{ name: "app", image: "busybox", resources: { claims: [{ name: "gpu" }] } }] }, 'resources.claims of container "app" is not supported by nodeagent'],
-      [{ initContainers: [{ name: "init", image: "busybox", volumeDevices: [{ name: "disk", devicePath: "/dev/xvda" }] }] }, 'volumeDevices of container "init" is not supported by nodeagent'],
+      [
+        { containers: [{ name: "app", image: "busybox", resources: { claims: [{ name: "gpu" }] } }] },
+        'resources.claims of container "app" is not supported by nodeagent',
+      ],
+      [
+        { initContainers: [{ name: "init", image: "busybox", volumeDevices: [{ name: "disk", devicePath: "/dev/xvda" }] }] },
+        'volumeDevices of container "init" is not supported by nodeagent',
+      ],
       [{ setHostnameAsFQDN: true, subdomain: "svc" }, "spec.setHostnameAsFQDN with a subdomain is not supported by nodeagent"],
     ];
     for (const [spec, start] of cases) {

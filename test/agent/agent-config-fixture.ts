@@ -25,7 +25,8 @@ export function agentConfigFixture() {
   const clientCA = join(dir, "ca.crt");
   writeFileSync(clientCA, "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n");
   /** A kubeadm file whose staticPodPath and x509.clientCAFile exist on this machine. */
-  const kubeadm = (name: string) => readFileSync(join(FIXTURES, name), "utf8").replace("/etc/kubernetes/manifests", manifests).replace("/etc/kubernetes/pki/ca.crt", clientCA);
+  const kubeadm = (name: string) =>
+    readFileSync(join(FIXTURES, name), "utf8").replace("/etc/kubernetes/manifests", manifests).replace("/etc/kubernetes/pki/ca.crt", clientCA);
 
   /** The agent's flags as the command layer hands them over: defaults filled in, `given` the ones typed. */
   function resolve(given: Record<string, string | boolean>, text?: string, path = "/var/lib/kubelet/config.yaml") {

@@ -12,7 +12,7 @@ const { dir, manifests, host, clientCA, kubeadm, resolve, cleanup } = agentConfi
 afterAll(cleanup);
 
 describe("resolveAgentConfig with kubeadm's /var/lib/kubelet/config.yaml", () => {
-  test("the fields we implement are used; a zero value (0s, \"\") takes the default, as v1beta1 defaulting does", () => {
+  test('the fields we implement are used; a zero value (0s, "") takes the default, as v1beta1 defaulting does', () => {
     const c = resolve({}, kubeadm("kubeadm-config.yaml"));
     expect(c.manifestPath).toBe(manifests);
     expect(c.pods.clusterDNS).toEqual(["10.96.0.10"]);
@@ -26,7 +26,10 @@ describe("resolveAgentConfig with kubeadm's /var/lib/kubelet/config.yaml", () =>
     // authentication/authorization are kubeadm's: x509 with the cluster CA is used; the webhooks
     // need --kubeconfig, so without it they are warned about and only the push token is authorized.
     expect(c.server).toEqual({
-      address: "127.0.0.1", port: 10250, insecureHttp: false, anonymousReadOnly: false,
+      address: "127.0.0.1",
+      port: 10250,
+      insecureHttp: false,
+      anonymousReadOnly: false,
       authentication: { clientCAFile: clientCA, anonymous: false, webhook: { enabled: false, cacheTTLMs: 120_000 } },
       authorization: { mode: "PushTokenOnly", webhook: { cacheAuthorizedTTLMs: 300_000, cacheUnauthorizedTTLMs: 30_000 } },
     });
@@ -101,7 +104,9 @@ describe("flags, file and defaults", () => {
     expect(resolve({ "push-token-file": join(dir, "token") }).pushToken).toBe("s3cret");
     expect(errorOf(() => resolve({ "push-token-file": join(dir, "empty-token") })).message).toContain("empty");
     expect(errorOf(() => resolve({ "push-token-file": join(dir, "open-token") })).message).toContain("0644");
-    expect(errorOf(() => resolve({ "push-token-file": join(dir, "nope") })).message).toBe(`--push-token-file "${join(dir, "nope")}": no such file or directory`);
+    expect(errorOf(() => resolve({ "push-token-file": join(dir, "nope") })).message).toBe(
+      `--push-token-file "${join(dir, "nope")}": no such file or directory`,
+    );
   });
 
   test("--push-policy is checked; HTTPS may listen anywhere, --insecure-http only on loopback", () => {
@@ -111,7 +116,9 @@ describe("flags, file and defaults", () => {
     // Every request is authenticated over TLS, so a token is no longer what makes 0.0.0.0 safe.
     expect(resolve({ address: "0.0.0.0" }).server.address).toBe("0.0.0.0");
     expect(resolve({ address: "0.0.0.0", "anonymous-read-only": true }).server.anonymousReadOnly).toBe(true);
-    expect(errorOf(() => resolve({ address: "0.0.0.0", "insecure-http": true })).message).toContain("--insecure-http serves the API without TLS, for this host only, and --address 0.0.0.0 is not a loopback address");
+    expect(errorOf(() => resolve({ address: "0.0.0.0", "insecure-http": true })).message).toContain(
+      "--insecure-http serves the API without TLS, for this host only, and --address 0.0.0.0 is not a loopback address",
+    );
     expect(resolve({ "insecure-http": true }).server.insecureHttp).toBe(true);
     expect(errorOf(() => resolve({ "insecure-http": true, "client-ca-file": join(dir, "ca.crt") })).message).toContain("--client-ca-file needs TLS");
   });
@@ -141,15 +148,22 @@ authorization:
     const fromFile = resolve({ kubeconfig }, file).server;
     expect(fromFile.authentication).toEqual({ clientCAFile: join(dir, "ca.crt"), anonymous: true, webhook: { enabled: true, cacheTTLMs: 10_000 } });
     expect(fromFile.authorization).toEqual({ mode: "AlwaysAllow", webhook: { cacheAuthorizedTTLMs: 60_000, cacheUnauthorizedTTLMs: 5_000 } });
-    const overridden = resolve({ kubeconfig, "anonymous-auth": false, "authorization-mode": "Webhook", "authentication-token-webhook-cache-ttl": "30s" }, file).server;
+    const overridden = resolve(
+      { kubeconfig, "anonymous-auth": false, "authorization-mode": "Webhook", "authentication-token-webhook-cache-ttl": "30s" },
+      file,
+    ).server;
     expect(overridden.authentication.anonymous).toBe(false);
     expect(overridden.authentication.webhook.cacheTTLMs).toBe(30_000);
     expect(overridden.authorization.mode).toBe("Webhook");
     // Asking for a webhook on the command line without an API server is the kubelet's start-up error.
-    expect(errorOf(() => resolve({ "authorization-mode": "Webhook" })).message).toContain("--authorization-mode Webhook asks the API server (SubjectAccessReview): give --kubeconfig too");
+    expect(errorOf(() => resolve({ "authorization-mode": "Webhook" })).message).toContain(
+      "--authorization-mode Webhook asks the API server (SubjectAccessReview): give --kubeconfig too",
+    );
     expect(errorOf(() => resolve({ "authentication-token-webhook": true })).message).toContain("give --kubeconfig too");
     expect(resolve({ "authorization-mode": "AlwaysAllow" }).server.authorization.mode).toBe("AlwaysAllow");
-    expect(errorOf(() => resolve({ "client-ca-file": join(dir, "nope.crt") })).message).toBe(`--client-ca-file "${join(dir, "nope.crt")}": no such file or directory`);
+    expect(errorOf(() => resolve({ "client-ca-file": join(dir, "nope.crt") })).message).toBe(
+      `--client-ca-file "${join(dir, "nope.crt")}": no such file or directory`,
+    );
     expect(errorOf(() => resolve({}, file.replace("mode: AlwaysAllow", "mode: RBAC"))).message).toContain("authorization.mode: use Webhook or AlwaysAllow");
   });
 });
@@ -195,18 +209,34 @@ describe("values are checked before anything starts", () => {
     expect(c.cluster?.certificates).toEqual({ bootstrapKubeconfig: boot, rotateCertificates: true, serverTLSBootstrap: false });
     expect(c.certDir).toBe("/srv/na/pki");
     // A bare --rotate-certificates on the command line is a boolean true, as the kubelet's bool flag.
-    expect(resolve({ "bootstrap-kubeconfig": boot, kubeconfig: join(dir, "not-yet.kubeconfig"), "rotate-certificates": true }).cluster?.certificates?.rotateCertificates).toBe(true);
+    expect(
+      resolve({ "bootstrap-kubeconfig": boot, kubeconfig: join(dir, "not-yet.kubeconfig"), "rotate-certificates": true }).cluster?.certificates
+        ?.rotateCertificates,
+    ).toBe(true);
     expect(resolve({ "cert-dir": "/etc/na/pki" }).certDir).toBe("/etc/na/pki");
-    const f = resolve({ kubeconfig: boot }, "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nrotateCertificates: true\nserverTLSBootstrap: true\n");
+    const f = resolve(
+      { kubeconfig: boot },
+      "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nrotateCertificates: true\nserverTLSBootstrap: true\n",
+    );
     expect(f.cluster?.certificates).toEqual({ rotateCertificates: true, serverTLSBootstrap: true });
     expect(kubeletConfigz(f).kubeletconfig).toMatchObject({ rotateCertificates: true, serverTLSBootstrap: true });
     // Mistakes, each naming the flag.
-    expect(errorOf(() => resolve({ kubeconfig: join(dir, "not-yet.kubeconfig") })).message).toBe(`--kubeconfig "${join(dir, "not-yet.kubeconfig")}": no such file or directory`);
+    expect(errorOf(() => resolve({ kubeconfig: join(dir, "not-yet.kubeconfig") })).message).toBe(
+      `--kubeconfig "${join(dir, "not-yet.kubeconfig")}": no such file or directory`,
+    );
     expect(errorOf(() => resolve({ "bootstrap-kubeconfig": boot })).message).toContain("--bootstrap-kubeconfig needs --kubeconfig");
-    expect(errorOf(() => resolve({ "bootstrap-kubeconfig": "/no/such" , kubeconfig: "/x" })).message).toContain(`--bootstrap-kubeconfig "/no/such": no such file or directory`);
-    expect(errorOf(() => resolve({ "rotate-certificates": "true" })).message).toBe("--rotate-certificates asks the API server for certificates: give --kubeconfig (or --bootstrap-kubeconfig) too");
-    expect(errorOf(() => resolve({ kubeconfig: boot, "rotate-server-certificates": "yes" })).message).toBe(`--rotate-server-certificates "yes": use true or false`);
-    expect(errorOf(() => resolve({ kubeconfig: boot, "rotate-server-certificates": "true", "tls-cert-file": clientCA, "tls-private-key-file": clientCA })).message).toContain("--rotate-server-certificates requests the serving certificate from the cluster: drop --tls-cert-file");
+    expect(errorOf(() => resolve({ "bootstrap-kubeconfig": "/no/such", kubeconfig: "/x" })).message).toContain(
+      `--bootstrap-kubeconfig "/no/such": no such file or directory`,
+    );
+    expect(errorOf(() => resolve({ "rotate-certificates": "true" })).message).toBe(
+      "--rotate-certificates asks the API server for certificates: give --kubeconfig (or --bootstrap-kubeconfig) too",
+    );
+    expect(errorOf(() => resolve({ kubeconfig: boot, "rotate-server-certificates": "yes" })).message).toBe(
+      `--rotate-server-certificates "yes": use true or false`,
+    );
+    expect(
+      errorOf(() => resolve({ kubeconfig: boot, "rotate-server-certificates": "true", "tls-cert-file": clientCA, "tls-private-key-file": clientCA })).message,
+    ).toContain("--rotate-server-certificates requests the serving certificate from the cluster: drop --tls-cert-file");
   });
 
   test("a missing --pod-manifest-path is an error at start", () => {
@@ -223,7 +253,9 @@ describe("values are checked before anything starts", () => {
 
   test("every mistake is reported at once, one a line", () => {
     const e = errorOf(() => resolve({ "max-pods": "abc", port: "abc" }));
-    expect(e.message).toBe(`2 problems:\n  --max-pods "abc": expected a whole number from 0 to 1000000\n  --port "abc": expected a whole number from 0 to 65535`);
+    expect(e.message).toBe(
+      `2 problems:\n  --max-pods "abc": expected a whole number from 0 to 1000000\n  --port "abc": expected a whole number from 0 to 65535`,
+    );
   });
 });
 
@@ -231,7 +263,12 @@ describe("--node-labels as the kubelet checks them", () => {
   test("labels outside the kubernetes.io and k8s.io namespaces, and those a kubelet may set, are accepted", () => {
     const labels = "example.com/rack=r1,tier=edge,node.kubernetes.io/pool=a,kubelet.kubernetes.io/x=y,topology.kubernetes.io/zone=z1,kubernetes.io/arch=amd64";
     expect(resolve({ "node-labels": labels }).node.labels).toEqual({
-      "example.com/rack": "r1", tier: "edge", "node.kubernetes.io/pool": "a", "kubelet.kubernetes.io/x": "y", "topology.kubernetes.io/zone": "z1", "kubernetes.io/arch": "amd64",
+      "example.com/rack": "r1",
+      tier: "edge",
+      "node.kubernetes.io/pool": "a",
+      "kubelet.kubernetes.io/x": "y",
+      "topology.kubernetes.io/zone": "z1",
+      "kubernetes.io/arch": "amd64",
     });
   });
 
@@ -256,7 +293,14 @@ describe("/configz", () => {
   test("the configuration in KubeletConfiguration's names and Go durations; header values and the token never shown", () => {
     const tokenFile = join(dir, "configz-token");
     writeFileSync(tokenFile, "s3cret-token\n", { mode: 0o600 });
-    const c = resolve({ "pod-manifest-path": manifests, "manifest-url": "http://127.0.0.1:1/pods.yaml", "manifest-url-header": "Authorization:Bearer hidden", "sync-frequency": "90s", "push-token-file": tokenFile, "cluster-dns": "10.96.0.10" });
+    const c = resolve({
+      "pod-manifest-path": manifests,
+      "manifest-url": "http://127.0.0.1:1/pods.yaml",
+      "manifest-url-header": "Authorization:Bearer hidden",
+      "sync-frequency": "90s",
+      "push-token-file": tokenFile,
+      "cluster-dns": "10.96.0.10",
+    });
     const z = kubeletConfigz(c);
     expect(z.kubeletconfig).toMatchObject({
       kind: "KubeletConfiguration",

@@ -20,7 +20,8 @@ import { pod } from "./fixtures";
 import { agentRoot, created, fromFile, named, startAgentIn, statusOf, type RunningAgent } from "./agent-harness";
 
 const root = agentRoot();
-const startAgent = (rt: FakeRuntime, clock: FakeClock, opts: Parameters<typeof startAgentIn>[3] = {}): Promise<RunningAgent> => startAgentIn(root, rt, clock, opts);
+const startAgent = (rt: FakeRuntime, clock: FakeClock, opts: Parameters<typeof startAgentIn>[3] = {}): Promise<RunningAgent> =>
+  startAgentIn(root, rt, clock, opts);
 
 describe("Agent: emptyDir sizeLimit (the eviction manager's local-storage eviction)", () => {
   const fromApi = (...pods: Pod[]): SourceReport => ({ source: "api", pods, errors: [] });
@@ -78,12 +79,18 @@ describe("Agent: emptyDir sizeLimit (the eviction manager's local-storage evicti
     await a.settle();
     expect(statusOf(a.agent, "hog").reason).toBe("Evicted");
     await a.stop();
-    expect(JSON.parse(readFileSync(join(stateDir, "evicted-pods.json"), "utf8"))).toEqual({ "uid-hog": { reason: "Evicted", message: 'Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". ' } });
+    expect(JSON.parse(readFileSync(join(stateDir, "evicted-pods.json"), "utf8"))).toEqual({
+      "uid-hog": { reason: "Evicted", message: 'Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". ' },
+    });
 
     const b = await startAgent(rt, clock, { stateDir, diskUsage: new FakeDiskUsage(), before: fromFile(withScratch("hog")) });
     await clock.advance(60_000);
     await b.settle();
-    expect(statusOf(b.agent, "hog")).toMatchObject({ phase: "Failed", reason: "Evicted", message: 'Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". ' });
+    expect(statusOf(b.agent, "hog")).toMatchObject({
+      phase: "Failed",
+      reason: "Evicted",
+      message: 'Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". ',
+    });
     expect(created(rt)).toEqual(["app"]);
     b.config.apply(fromFile());
     await b.settle();
@@ -96,7 +103,10 @@ describe("Agent: emptyDir sizeLimit (the eviction manager's local-storage evicti
     const clock = new FakeClock();
     const rt = new FakeRuntime(clock);
     const a = await startAgent(rt, clock, { sources: ["api"], diskUsage: new FakeDiskUsage() });
-    const going = { ...withScratch("going"), metadata: { ...withScratch("going").metadata, deletionTimestamp: "2026-11-21T10:00:00Z", deletionGracePeriodSeconds: 30 } };
+    const going = {
+      ...withScratch("going"),
+      metadata: { ...withScratch("going").metadata, deletionTimestamp: "2026-11-21T10:00:00Z", deletionGracePeriodSeconds: 30 },
+    };
     a.config.apply(fromApi(withScratch("hog"), going));
     await a.settle();
     expect(a.agent.activePods().map((p) => p.metadata!.name)).toEqual(["hog"]);
@@ -209,7 +219,11 @@ describe("Agent: a pod evicted for node pressure starts again once it is gone (f
     expect(loop.target.evictPod(full, { reason: "Evicted", message: 'Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". ' }, 0)).toBe(true);
     await a.settle();
     await a.stop();
-    expect(JSON.parse(readFileSync(join(stateDir, "evicted-pods.json"), "utf8"))["uid-hog"]).toEqual({ reason: "Evicted", message: "The node was low on resource: memory. ", condition: "MemoryPressure" });
+    expect(JSON.parse(readFileSync(join(stateDir, "evicted-pods.json"), "utf8"))["uid-hog"]).toEqual({
+      reason: "Evicted",
+      message: "The node was low on resource: memory. ",
+      condition: "MemoryPressure",
+    });
 
     const next = new FakePressureLoop();
     const b = await startAgent(rt, clock, { sources: ["file", "api"], stateDir, evictionManager: next.make, before: fromFile(named("hog"), named("full")) });
@@ -249,7 +263,9 @@ describe("Agent: terminatePod (graceful node shutdown)", () => {
     await a.settle();
     const web = a.agent.activePods().find((p) => p.metadata?.name === "web")!;
     let resolved: boolean | undefined;
-    const done = a.agent.terminatePod(web, { reason: "Terminated", message: "Pod was terminated in response to imminent node shutdown." }, 6).then((v) => (resolved = v));
+    const done = a.agent
+      .terminatePod(web, { reason: "Terminated", message: "Pod was terminated in response to imminent node shutdown." }, 6)
+      .then((v) => (resolved = v));
     expect(resolved).toBeUndefined();
     await a.settle();
     await done;

@@ -23,7 +23,6 @@ export function agentRoot(): string {
   return root;
 }
 
-
 export interface RunningAgent {
   agent: Agent;
   config: PodConfig;
@@ -38,7 +37,25 @@ export interface RunningAgent {
  * that has its pods the moment it starts does (pushed pods kept across a restart). Its folders are
  * under `root` (each test file has its own: agentRoot()).
  */
-export async function startAgentIn(root: string, rt: FakeRuntime, clock: FakeClock, opts: { sources?: PodSourceName[]; before?: SourceReport; hooks?: AgentHooks; stateDir?: string; statusManager?: FakeStatusManager; runtimeName?: string; prober?: AgentOptions["prober"]; diskUsage?: AgentOptions["diskUsage"]; containerGC?: boolean; evictionManager?: AgentOptions["evictionManager"]; events?: AgentOptions["events"]; admitHandlers?: AgentOptions["admitHandlers"] } = {}): Promise<RunningAgent> {
+export async function startAgentIn(
+  root: string,
+  rt: FakeRuntime,
+  clock: FakeClock,
+  opts: {
+    sources?: PodSourceName[];
+    before?: SourceReport;
+    hooks?: AgentHooks;
+    stateDir?: string;
+    statusManager?: FakeStatusManager;
+    runtimeName?: string;
+    prober?: AgentOptions["prober"];
+    diskUsage?: AgentOptions["diskUsage"];
+    containerGC?: boolean;
+    evictionManager?: AgentOptions["evictionManager"];
+    events?: AgentOptions["events"];
+    admitHandlers?: AgentOptions["admitHandlers"];
+  } = {},
+): Promise<RunningAgent> {
   const log = createLogger("text", -1);
   const pleg = new Pleg(rt, clock, { mode: "generic" });
   const config = new PodConfig({ clock, log });
@@ -52,7 +69,13 @@ export async function startAgentIn(root: string, rt: FakeRuntime, clock: FakeClo
     random: () => 0,
     clock,
     log,
-    runtimeConfig: { podLogsRoot: join(root, "logs"), podsDir: join(root, "pods"), cgroupRoot: "nodeagent-unit-test", nodeName: "node-a", hostIP: "192.0.2.10" },
+    runtimeConfig: {
+      podLogsRoot: join(root, "logs"),
+      podsDir: join(root, "pods"),
+      cgroupRoot: "nodeagent-unit-test",
+      nodeName: "node-a",
+      hostIP: "192.0.2.10",
+    },
     node: async () => ({}),
     hooks: opts.hooks,
     stateDir: opts.stateDir,
@@ -93,13 +116,11 @@ export function withCommand(p: Pod, command: string): Pod {
   return copy;
 }
 
-
 export const named = (name: string, opts: Parameters<typeof pod>[0] = {}): Pod => {
   const p = pod(opts);
   p.metadata = { ...p.metadata, name, uid: `uid-${name}` };
   return p;
 };
-
 
 export function probed(type: "livenessProbe" | "readinessProbe", extra: { failureThreshold?: number; restartPolicy?: "Always" | "Never" } = {}): Pod {
   const p = pod({ restartPolicy: extra.restartPolicy });
@@ -108,4 +129,3 @@ export function probed(type: "livenessProbe" | "readinessProbe", extra: { failur
 }
 
 export const readyCondition = (a: RunningAgent) => statusOf(a.agent).conditions?.find((c) => c.type === "Ready")?.status;
-

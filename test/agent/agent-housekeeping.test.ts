@@ -14,7 +14,8 @@ import { pod } from "./fixtures";
 import { agentRoot, containerStatus, created, fromFile, startAgentIn, statusOf, type RunningAgent } from "./agent-harness";
 
 const root = agentRoot();
-const startAgent = (rt: FakeRuntime, clock: FakeClock, opts: Parameters<typeof startAgentIn>[3] = {}): Promise<RunningAgent> => startAgentIn(root, rt, clock, opts);
+const startAgent = (rt: FakeRuntime, clock: FakeClock, opts: Parameters<typeof startAgentIn>[3] = {}): Promise<RunningAgent> =>
+  startAgentIn(root, rt, clock, opts);
 
 describe("Agent: housekeeping", () => {
   test("container GC removes the log folder a pod gone while the agent was down left, once every source has been seen", async () => {

@@ -15,11 +15,15 @@ import { pod } from "./fixtures";
 import { agentRoot, containerStatus, created, fromFile, named, startAgentIn, statusOf, withCommand, type RunningAgent } from "./agent-harness";
 
 const root = agentRoot();
-const startAgent = (rt: FakeRuntime, clock: FakeClock, opts: Parameters<typeof startAgentIn>[3] = {}): Promise<RunningAgent> => startAgentIn(root, rt, clock, opts);
+const startAgent = (rt: FakeRuntime, clock: FakeClock, opts: Parameters<typeof startAgentIn>[3] = {}): Promise<RunningAgent> =>
+  startAgentIn(root, rt, clock, opts);
 
 describe("Agent: pods from PodConfig", () => {
   test("container IDs in the status carry the runtime's name given at start, containerd by default", async () => {
-    for (const [runtimeName, prefix] of [[undefined, "containerd://"], ["cri-o", "cri-o://"]] as const) {
+    for (const [runtimeName, prefix] of [
+      [undefined, "containerd://"],
+      ["cri-o", "cri-o://"],
+    ] as const) {
       const clock = new FakeClock();
       const rt = new FakeRuntime(clock);
       const a = await startAgent(rt, clock, { runtimeName });
@@ -53,8 +57,14 @@ describe("Agent: pods from PodConfig", () => {
     const s = statusOf(a.agent);
     expect(s.phase).toBe("Running");
     expect(s.conditions?.find((c) => c.type === "Initialized")?.status).toBe("True");
-    expect(s.containerStatuses?.map((c) => [c.name, !!c.state?.running, c.restartCount])).toEqual([["app", true, 0], ["sidecar", true, 0]]);
-    expect(s.initContainerStatuses?.map((c) => [c.name, c.state?.terminated?.reason])).toEqual([["init-a", "Completed"], ["init-b", "Completed"]]);
+    expect(s.containerStatuses?.map((c) => [c.name, !!c.state?.running, c.restartCount])).toEqual([
+      ["app", true, 0],
+      ["sidecar", true, 0],
+    ]);
+    expect(s.initContainerStatuses?.map((c) => [c.name, c.state?.terminated?.reason])).toEqual([
+      ["init-a", "Completed"],
+      ["init-b", "Completed"],
+    ]);
     // Nothing more happens while nothing changes.
     await clock.advance(10_000);
     expect(created(rt)).toHaveLength(4);
@@ -73,7 +83,10 @@ describe("Agent: pods from PodConfig", () => {
     const dir = join(root, "logs", "default_web_uid-1");
     const initLog = join(dir, "init", "0.log");
     const appLog = join(dir, "app", "0.log");
-    for (const [name, file] of [["init", initLog], ["app", appLog]] as const) {
+    for (const [name, file] of [
+      ["init", initLog],
+      ["app", appLog],
+    ] as const) {
       writeFileSync(file, "output\n");
       rt.logPaths.set(rt.containersNamed(name)[0]!.id, file);
     }
@@ -107,7 +120,10 @@ describe("Agent: pods from PodConfig", () => {
     await a.settle();
     // The "sleep 2" spec was never acted on; the "sleep 3" one replaced the first container.
     const commands = (rt.callsOf("createContainer") as { config: ContainerConfigInput }[]).map((c) => c.config.command);
-    expect(commands).toEqual([["sh", "-c", "sleep 1000"], ["sh", "-c", "sleep 3"]]);
+    expect(commands).toEqual([
+      ["sh", "-c", "sleep 1000"],
+      ["sh", "-c", "sleep 3"],
+    ]);
     const running = [...rt.containers.values()].filter((c) => c.state === "CONTAINER_RUNNING");
     expect(running.map((c) => c.command)).toEqual([["sh", "-c", "sleep 3"]]);
     expect(a.agent.pods()[0]!.spec!.containers[0]!.command).toEqual(["sh", "-c", "sleep 3"]);

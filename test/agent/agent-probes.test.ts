@@ -15,7 +15,8 @@ import { pod } from "./fixtures";
 import { agentRoot, containerStatus, created, fromFile, probed, readyCondition, startAgentIn, statusOf, type RunningAgent } from "./agent-harness";
 
 const root = agentRoot();
-const startAgent = (rt: FakeRuntime, clock: FakeClock, opts: Parameters<typeof startAgentIn>[3] = {}): Promise<RunningAgent> => startAgentIn(root, rt, clock, opts);
+const startAgent = (rt: FakeRuntime, clock: FakeClock, opts: Parameters<typeof startAgentIn>[3] = {}): Promise<RunningAgent> =>
+  startAgentIn(root, rt, clock, opts);
 
 describe("Agent: probes", () => {
   test("readiness sets the container's ready and the pod's Ready condition, both ways", async () => {
@@ -54,8 +55,14 @@ describe("Agent: probes", () => {
     const rt = new FakeRuntime(clock);
     let ready: boolean | undefined = true;
     const prober: AgentOptions["prober"] = () => ({
-      syncPod() {}, stopLivenessAndStartup() {}, removePod() {}, cleanupPods() {}, result: () => undefined,
-      readiness: () => ready, started: () => true, stop: async () => {},
+      syncPod() {},
+      stopLivenessAndStartup() {},
+      removePod() {},
+      cleanupPods() {},
+      result: () => undefined,
+      readiness: () => ready,
+      started: () => true,
+      stop: async () => {},
     });
     const a = await startAgent(rt, clock, { prober });
     a.config.apply(fromFile(probed("readinessProbe")));
@@ -84,7 +91,9 @@ describe("Agent: probes", () => {
     rt.exit(rt.containersNamed("app")[0]!.id, 1);
     await clock.advance(1000);
     await a.settle();
-    expect(statusOf(a.agent).containerStatuses?.[0]?.lastState?.terminated?.exitCode ?? statusOf(a.agent).containerStatuses?.[0]?.state?.terminated?.exitCode).toBe(1);
+    expect(
+      statusOf(a.agent).containerStatuses?.[0]?.lastState?.terminated?.exitCode ?? statusOf(a.agent).containerStatuses?.[0]?.state?.terminated?.exitCode,
+    ).toBe(1);
     await a.stop();
   });
 
@@ -129,7 +138,10 @@ describe("Agent: probes", () => {
     await a.stop();
   });
 
-  for (const [was, probeNow] of [[true, 1], [false, 0]] as const) {
+  for (const [was, probeNow] of [
+    [true, 1],
+    [false, 0],
+  ] as const) {
     test(`an agent restart keeps a ${was ? "ready" : "not-ready"} container ${was ? "ready" : "not ready"} until it is probed again`, async () => {
       const clock = new FakeClock();
       const rt = new FakeRuntime(clock);
@@ -210,7 +222,10 @@ describe("Agent: shutdown", () => {
 
 describe("Agent: pods from the API server", () => {
   const fromApi = (...pods: Pod[]): SourceReport => ({ source: "api", pods, errors: [] });
-  const deleting = (p: Pod, grace: number): Pod => ({ ...p, metadata: { ...p.metadata, deletionTimestamp: "2026-11-21T10:00:00Z", deletionGracePeriodSeconds: grace } });
+  const deleting = (p: Pod, grace: number): Pod => ({
+    ...p,
+    metadata: { ...p.metadata, deletionTimestamp: "2026-11-21T10:00:00Z", deletionGracePeriodSeconds: grace },
+  });
 
   test("a graceful deletion stops the containers within deletionGracePeriodSeconds, not the spec's grace, and reports the pod terminated", async () => {
     const clock = new FakeClock();

@@ -13,7 +13,9 @@ function pod(spec: { dnsPolicy?: string; hostNetwork?: boolean; dnsConfig?: PodD
 describe("pod DNS", () => {
   test("resolv.conf parsing: nameservers, the last search line, options; comments ignored", () => {
     expect(parseResolvConf(HOST + "search only.example ; trailing\n")).toEqual({
-      servers: ["192.0.2.53", "192.0.2.54"], searches: ["only.example"], options: ["edns0", "timeout:2"],
+      servers: ["192.0.2.53", "192.0.2.54"],
+      searches: ["only.example"],
+      options: ["edns0", "timeout:2"],
     });
   });
 
@@ -37,7 +39,14 @@ describe("pod DNS", () => {
   test("Default without dnsConfig leaves the host's file to the runtime; with one, merges onto the host's", () => {
     expect(podDnsConfig(pod({ dnsPolicy: "Default" }), cluster, read)).toBeNull();
     expect(podDnsConfig(pod(), undefined, read)).toBeNull();
-    const merged = podDnsConfig(pod({ dnsPolicy: "Default", dnsConfig: { nameservers: ["192.0.2.54", "192.0.2.99"], searches: ["x.example"], options: [{ name: "timeout", value: "5" }, { name: "rotate" }] } }), cluster, read);
+    const merged = podDnsConfig(
+      pod({
+        dnsPolicy: "Default",
+        dnsConfig: { nameservers: ["192.0.2.54", "192.0.2.99"], searches: ["x.example"], options: [{ name: "timeout", value: "5" }, { name: "rotate" }] },
+      }),
+      cluster,
+      read,
+    );
     expect(merged).toEqual({
       servers: ["192.0.2.53", "192.0.2.54", "192.0.2.99"],
       searches: ["corp.example", "lab.example", "x.example"],
@@ -47,7 +56,11 @@ describe("pod DNS", () => {
 
   test("None: only what dnsConfig says; the kubelet's limits of 3 servers and 32 searches", () => {
     const many = Array.from({ length: 40 }, (_, i) => `s${i}.example`);
-    const cfg = podDnsConfig(pod({ dnsPolicy: "None", dnsConfig: { nameservers: ["1.1.1.1", "2.2.2.2", "3.3.3.3", "4.4.4.4"], searches: many } }), cluster, read)!;
+    const cfg = podDnsConfig(
+      pod({ dnsPolicy: "None", dnsConfig: { nameservers: ["1.1.1.1", "2.2.2.2", "3.3.3.3", "4.4.4.4"], searches: many } }),
+      cluster,
+      read,
+    )!;
     expect(cfg.servers).toEqual(["1.1.1.1", "2.2.2.2", "3.3.3.3"]);
     expect(cfg.searches).toHaveLength(32);
     expect(cfg.options).toEqual([]);

@@ -9,7 +9,9 @@ import { flushMicrotasks, type FakeClock } from "../../src/util/clock";
 import type { FakeRuntime } from "../fakes/runtime";
 
 /** A pod of busybox containers that sleep; init containers named in `sidecars` are native sidecars (restartPolicy Always). */
-export function pod(opts: { restartPolicy?: "Always" | "OnFailure" | "Never"; containers?: string[]; inits?: string[]; sidecars?: string[]; hostNetwork?: boolean } = {}): Pod {
+export function pod(
+  opts: { restartPolicy?: "Always" | "OnFailure" | "Never"; containers?: string[]; inits?: string[]; sidecars?: string[]; hostNetwork?: boolean } = {},
+): Pod {
   const c = (name: string): Container => ({
     name,
     image: "localhost/nodeagent/busybox:1.35",
@@ -43,21 +45,25 @@ export interface CSpec {
 }
 
 let seq = 0;
-export function podStatus(p: Pod, s: { sandbox?: "ready" | "notready" | "none"; attempt?: number; extraReadySandbox?: boolean; containers?: CSpec[] }): PodStatus {
+export function podStatus(
+  p: Pod,
+  s: { sandbox?: "ready" | "notready" | "none"; attempt?: number; extraReadySandbox?: boolean; containers?: CSpec[] },
+): PodStatus {
   const sbs: PodSandboxStatus[] = [];
-  const mk = (state: "SANDBOX_READY" | "SANDBOX_NOTREADY", attempt: number): PodSandboxStatus => ({
-    id: `sb-${++seq}`,
-    metadata: { name: "web", namespace: "default", uid: "uid-1", attempt },
-    state,
-    createdAt: seq,
-    network: { ip: "10.88.0.5", additionalIps: [] },
-    linux: { namespaces: { options: { network: p.spec?.hostNetwork ? "NODE" : "POD", pid: "CONTAINER", ipc: "POD", targetId: "", userNsOptions: null } } },
-    labels: {},
-    annotations: {},
-    runtimeHandler: "",
-    containersStatuses: [],
-    timestamp: 0,
-  }) as unknown as PodSandboxStatus;
+  const mk = (state: "SANDBOX_READY" | "SANDBOX_NOTREADY", attempt: number): PodSandboxStatus =>
+    ({
+      id: `sb-${++seq}`,
+      metadata: { name: "web", namespace: "default", uid: "uid-1", attempt },
+      state,
+      createdAt: seq,
+      network: { ip: "10.88.0.5", additionalIps: [] },
+      linux: { namespaces: { options: { network: p.spec?.hostNetwork ? "NODE" : "POD", pid: "CONTAINER", ipc: "POD", targetId: "", userNsOptions: null } } },
+      labels: {},
+      annotations: {},
+      runtimeHandler: "",
+      containersStatuses: [],
+      timestamp: 0,
+    }) as unknown as PodSandboxStatus;
   if ((s.sandbox ?? "ready") !== "none") sbs.push(mk(s.sandbox === "notready" ? "SANDBOX_NOTREADY" : "SANDBOX_READY", s.attempt ?? 0));
   if (s.extraReadySandbox) sbs.push(mk("SANDBOX_READY", 0));
   const all = [...(p.spec?.initContainers ?? []), ...(p.spec?.containers ?? [])];
@@ -122,7 +128,10 @@ export async function relistFake(rt: FakeRuntime, pod: Pod): Promise<PodStatus> 
   const sandboxes = [...rt.sandboxes.values()].filter((s) => s.uid === uid).reverse();
   const containers = [...rt.containers.values()].filter((c) => sandboxes.some((s) => s.id === c.sandboxId)).reverse();
   return {
-    uid, name: pod.metadata!.name!, namespace: pod.metadata!.namespace!, ips: sandboxes.map((s) => s.ip),
+    uid,
+    name: pod.metadata!.name!,
+    namespace: pod.metadata!.namespace!,
+    ips: sandboxes.map((s) => s.ip),
     sandboxStatuses: await Promise.all(sandboxes.map(async (s) => (await rt.podSandboxStatus(s.id)).status)),
     containerStatuses: await Promise.all(containers.map((c) => rt.containerStatus(c.id))),
   };

@@ -37,12 +37,18 @@ function version(name: string, v: number): Pod {
 
 /** UIDs of the pods with a running app container, each as many times as it has one. */
 function runningApps(rt: FakeRuntime): string[] {
-  return [...rt.containers.values()].filter((c) => c.state === "CONTAINER_RUNNING").map((c) => c.labels[POD_UID] ?? "?").sort();
+  return [...rt.containers.values()]
+    .filter((c) => c.state === "CONTAINER_RUNNING")
+    .map((c) => c.labels[POD_UID] ?? "?")
+    .sort();
 }
 
-async function run(seed: number, mode: "generic" | "evented"): Promise<{ ops: string[]; want: string[]; got: string[]; listed: string[]; readySandboxes: string[] }> {
+async function run(
+  seed: number,
+  mode: "generic" | "evented",
+): Promise<{ ops: string[]; want: string[]; got: string[]; listed: string[]; readySandboxes: string[] }> {
   const random = seededRandom(seed);
-  const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
   const clock = new FakeClock();
   const rt = new FakeRuntime(clock);
   // A container takes part of its grace period to stop: terminations overlap the next operations.
@@ -54,8 +60,20 @@ async function run(seed: number, mode: "generic" | "evented"): Promise<{ ops: st
   const config = new PodConfig({ clock, log });
   const file = new FakeSource("file");
   const agent = new Agent({
-    runtime: rt, pleg, config, sources: [file], clock, log, random,
-    runtimeConfig: { podLogsRoot: join(root, `logs-${seed}`), podsDir: join(root, `pods-${seed}`), cgroupRoot: "nodeagent-unit-test", nodeName: "node-a", hostIP: "192.0.2.10" },
+    runtime: rt,
+    pleg,
+    config,
+    sources: [file],
+    clock,
+    log,
+    random,
+    runtimeConfig: {
+      podLogsRoot: join(root, `logs-${seed}`),
+      podsDir: join(root, `pods-${seed}`),
+      cgroupRoot: "nodeagent-unit-test",
+      nodeName: "node-a",
+      hostIP: "192.0.2.10",
+    },
     node: async () => ({}),
   });
   const ac = new AbortController();
@@ -91,8 +109,15 @@ async function run(seed: number, mode: "generic" | "evented"): Promise<{ ops: st
   // (Only time is advanced: a stop in progress waits on the clock, so waiting for idle here would not end.)
   for (let i = 0; i < 60; i++) await clock.advance(2000);
   const expected = [...want.entries()].map(([n, v]) => `${n}-v${v}`).sort();
-  const listed = agent.pods().filter((p) => p.status?.phase === "Running").map((p) => p.metadata!.uid!).sort();
-  const readySandboxes = [...rt.sandboxes.values()].filter((s) => s.state === "SANDBOX_READY").map((s) => s.uid).sort();
+  const listed = agent
+    .pods()
+    .filter((p) => p.status?.phase === "Running")
+    .map((p) => p.metadata!.uid!)
+    .sort();
+  const readySandboxes = [...rt.sandboxes.values()]
+    .filter((s) => s.state === "SANDBOX_READY")
+    .map((s) => s.uid)
+    .sort();
   ac.abort();
   await clock.advance(SHUTDOWN_GRACE_MS);
   await done;

@@ -52,19 +52,37 @@ function setup() {
   const log = { ...quiet, warn: (m: string, f?: LogFields) => void warnings.push(m + textFields(f)) } as Logger;
   const o = options();
   const events = new FakeRecorder();
-  const syncer = new PodSyncer({ runtime: rt, clock, crashBackoff: new Backoff(clock), imageBackoff: new Backoff(clock), config: o, log, volumes: volumesFor(o, clock, log), events });
+  const syncer = new PodSyncer({
+    runtime: rt,
+    clock,
+    crashBackoff: new Backoff(clock),
+    imageBackoff: new Backoff(clock),
+    config: o,
+    log,
+    volumes: volumesFor(o, clock, log),
+    events,
+  });
   return { clock, rt, syncer, warnings, events };
 }
 
 function hookPod(lifecycle: Container["lifecycle"], opts: { grace?: number; hostNetwork?: boolean } = {}): Pod {
   return {
-    apiVersion: "v1", kind: "Pod",
+    apiVersion: "v1",
+    kind: "Pod",
     metadata: { name: "web", namespace: "default", uid: "uid-hooks" },
     spec: {
       restartPolicy: "Always",
       hostNetwork: opts.hostNetwork,
       terminationGracePeriodSeconds: opts.grace ?? 30,
-      containers: [{ name: "app", image: "localhost/nodeagent/busybox:1.35", command: ["sleep", "1000"], lifecycle, ports: [{ name: "http", containerPort: server.port! }] }],
+      containers: [
+        {
+          name: "app",
+          image: "localhost/nodeagent/busybox:1.35",
+          command: ["sleep", "1000"],
+          lifecycle,
+          ports: [{ name: "http", containerPort: server.port! }],
+        },
+      ],
     },
   };
 }
@@ -109,7 +127,10 @@ describe("postStart", () => {
     expect(r.errors).toEqual([`app: PostStartHookError: ${message}`]);
     expect(warnings).toContain(`FailedPostStartHook pod=default/web container=app err=${JSON.stringify(message)}`);
     // The kubelet's events: the hook's failure, the kill it causes; no "Failed" start error.
-    expect(events.lines().filter((l) => !/ (Created|Started|Pulled|Pulling):/.test(l))).toEqual([`Warning FailedPostStartHook: ${message}`, "Normal Killing: FailedPostStartHook"]);
+    expect(events.lines().filter((l) => !/ (Created|Started|Pulled|Pulling):/.test(l))).toEqual([
+      `Warning FailedPostStartHook: ${message}`,
+      "Normal Killing: FailedPostStartHook",
+    ]);
     const [c] = rt.containersNamed("app");
     expect(c?.state).toBe("CONTAINER_EXITED");
     expect(rt.callsOf("stopContainer")).toEqual([{ id: c!.id, timeoutSeconds: 7 }]);
@@ -137,7 +158,10 @@ describe("postStart", () => {
   test("httpGet: scheme, the port by name, path and headers; the host defaults to the pod's address; any answer succeeds", async () => {
     const { rt, syncer, warnings } = setup();
     requests.length = 0;
-    const pod = hookPod({ postStart: { httpGet: { path: "/fail/started", port: "http", scheme: "HTTP", httpHeaders: [{ name: "X-Hook", value: "post-start" }] } } }, { hostNetwork: true });
+    const pod = hookPod(
+      { postStart: { httpGet: { path: "/fail/started", port: "http", scheme: "HTTP", httpHeaders: [{ name: "X-Hook", value: "post-start" }] } } },
+      { hostNetwork: true },
+    );
     const r = await syncer.syncPod(pod, undefined);
     expect(r.waiting.size).toBe(0);
     expect(warnings).toEqual([]);
@@ -150,7 +174,9 @@ describe("postStart", () => {
     const pod = hookPod({ postStart: { httpGet: { path: "/x", port: 1, host: "127.0.0.1" } } });
     const r = await syncer.syncPod(pod, undefined);
     expect(r.waiting.get("app")?.reason).toBe("PostStartHookError");
-    expect(r.waiting.get("app")?.message).toMatch(/^HTTP lifecycle hook \(\/x\) for Container "app" in Pod "web_default\(uid-hooks\)" failed - error: Get "http:\/\/127\.0\.0\.1:1\/x": dial tcp 127\.0\.0\.1:1: connect: connection refused$/);
+    expect(r.waiting.get("app")?.message).toMatch(
+      /^HTTP lifecycle hook \(\/x\) for Container "app" in Pod "web_default\(uid-hooks\)" failed - error: Get "http:\/\/127\.0\.0\.1:1\/x": dial tcp 127\.0\.0\.1:1: connect: connection refused$/,
+    );
     expect(rt.containersNamed("app")[0]?.state).toBe("CONTAINER_EXITED");
   });
 
@@ -211,7 +237,9 @@ describe("preStop", () => {
       "Normal Killing: Stopping container app",
       `Warning FailedPreStopHook: Exec lifecycle hook ([nginx -s quit]) for Container "app" in Pod "web_default(uid-hooks)" failed - error: command 'nginx -s quit' exited with 1: nginx: not found, message: "nginx: not found"`,
     ]);
-    expect(warnings.filter((w) => w.startsWith("FailedPreStopHook "))).toEqual([`FailedPreStopHook pod=default/web container=app id=${status.containerStatuses[0]!.id.slice(0, 12)} err=${JSON.stringify(`Exec lifecycle hook ([nginx -s quit]) for Container "app" in Pod "web_default(uid-hooks)" failed - error: command 'nginx -s quit' exited with 1: nginx: not found, message: "nginx: not found"`)}`]);
+    expect(warnings.filter((w) => w.startsWith("FailedPreStopHook "))).toEqual([
+      `FailedPreStopHook pod=default/web container=app id=${status.containerStatuses[0]!.id.slice(0, 12)} err=${JSON.stringify(`Exec lifecycle hook ([nginx -s quit]) for Container "app" in Pod "web_default(uid-hooks)" failed - error: command 'nginx -s quit' exited with 1: nginx: not found, message: "nginx: not found"`)}`,
+    ]);
     expect(rt.containersNamed("app")[0]?.state).toBe("CONTAINER_EXITED");
     // The exec is bounded by the grace period in the runtime too.
     expect((rt.callsOf("execSync")[0] as { timeoutSeconds: number }).timeoutSeconds).toBe(30);
@@ -225,7 +253,10 @@ describe("HandlerRunner", () => {
     const pod = hookPod(undefined);
     const done = runner.run({ pod, container: pod.spec!.containers[0]!, containerId: "c1", podIP: "" }, { sleep: { seconds: 10 } }, 3000);
     await clock.advance(3000);
-    expect(await done).toEqual({ message: `Sleep lifecycle hook (10) for Container "app" in Pod "web_default(uid-hooks)" failed - error: container terminated before sleep hook finished`, timedOut: true });
+    expect(await done).toEqual({
+      message: `Sleep lifecycle hook (10) for Container "app" in Pod "web_default(uid-hooks)" failed - error: container terminated before sleep hook finished`,
+      timedOut: true,
+    });
   });
 });
 
@@ -242,7 +273,19 @@ describe("runtimeClassName", () => {
     const rt = new HandlerRuntime(clock);
     const log = createLogger("text", -999);
     const o = { ...options(), ...(runtimeClasses ? { runtimeClasses } : {}) };
-    return { clock, rt, syncer: new PodSyncer({ runtime: rt, clock, crashBackoff: new Backoff(clock), imageBackoff: new Backoff(clock), config: o, log, volumes: volumesFor(o, clock, log) }) };
+    return {
+      clock,
+      rt,
+      syncer: new PodSyncer({
+        runtime: rt,
+        clock,
+        crashBackoff: new Backoff(clock),
+        imageBackoff: new Backoff(clock),
+        config: o,
+        log,
+        volumes: volumesFor(o, clock, log),
+      }),
+    };
   }
   const classPod = (name?: string): Pod => {
     const p = hookPod(undefined);
@@ -300,6 +343,8 @@ describe("runtimeClassName", () => {
     const { rt, syncer } = setupWith();
     const r = await syncer.syncPod(classPod("alt"), undefined);
     expect(rt.sandboxes.size).toBe(0);
-    expect(r.waiting.get("app")?.message).toBe("Failed to create pod sandbox: failed to lookup RuntimeClass alt: RuntimeClasses are read from the API server, and the agent runs without --kubeconfig");
+    expect(r.waiting.get("app")?.message).toBe(
+      "Failed to create pod sandbox: failed to lookup RuntimeClass alt: RuntimeClasses are read from the API server, and the agent runs without --kubeconfig",
+    );
   });
 });

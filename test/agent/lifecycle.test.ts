@@ -33,7 +33,13 @@ async function startAgent(rt: FakeRuntime, clock: FakeClock) {
   const pleg = new Pleg(rt, clock, { mode: "generic" });
   const config = new PodConfig({ clock, log });
   const agent = new Agent({
-    runtime: rt, pleg, config, sources: [new FakeSource("file")], random: () => 0, clock, log,
+    runtime: rt,
+    pleg,
+    config,
+    sources: [new FakeSource("file")],
+    random: () => 0,
+    clock,
+    log,
     runtimeConfig: { podLogsRoot: join(dir, "logs"), podsDir: join(dir, "pods"), cgroupRoot: "nodeagent-unit-test", nodeName: "node-a", hostIP: "192.0.2.10" },
     node: async () => ({}),
     stateDir: dir,
@@ -69,7 +75,11 @@ describe("activeDeadlineSeconds", () => {
     await clock.advance(3_000);
     await a.settle();
     const s = statusOf(a.agent);
-    expect({ phase: s.phase, reason: s.reason, message: s.message }).toEqual({ phase: "Failed", reason: "DeadlineExceeded", message: DEADLINE_EXCEEDED_MESSAGE });
+    expect({ phase: s.phase, reason: s.reason, message: s.message }).toEqual({
+      phase: "Failed",
+      reason: "DeadlineExceeded",
+      message: DEADLINE_EXCEEDED_MESSAGE,
+    });
     expect(rt.callsOf("stopContainer")).toEqual([{ id: rt.containersNamed("app")[0]!.id, timeoutSeconds: 5 }]);
     // It sticks: no container starts again.
     await clock.advance(120_000);
@@ -131,20 +141,44 @@ describe("readinessGates", () => {
     expect(readinessGateMessage(p, [{ type: "example.com/lb", status: "False" }])).toBe(
       'the status of pod readiness gate "example.com/lb" is not "True", but False, corresponding condition of pod readiness gate "example.com/dns" does not exist.',
     );
-    expect(readinessGateMessage(p, [{ type: "example.com/lb", status: "True" }, { type: "example.com/dns", status: "True" }])).toBeUndefined();
+    expect(
+      readinessGateMessage(p, [
+        { type: "example.com/lb", status: "True" },
+        { type: "example.com/dns", status: "True" },
+      ]),
+    ).toBeUndefined();
   });
 
   test("Ready follows the gates once the containers are ready; ContainersReady does not; the gate conditions are kept in the status", () => {
     const p = gated();
     const runtime = podStatus(p, { containers: [{ name: "app", state: "running" }] });
-    const inputs = { pod: p, runtimeName: "containerd", runtime, waiting: new Map(), hostIP: "192.0.2.10", startTime: "2026-01-01T00:00:00Z", now: "2026-01-01T00:00:01Z" };
+    const inputs = {
+      pod: p,
+      runtimeName: "containerd",
+      runtime,
+      waiting: new Map(),
+      hostIP: "192.0.2.10",
+      startTime: "2026-01-01T00:00:00Z",
+      now: "2026-01-01T00:00:01Z",
+    };
     const cond = (s: ApiPodStatus, t: string) => s.conditions?.find((c) => c.type === t);
     Object.assign(p, { status: { conditions: [{ type: "example.com/lb", status: "True" }] } });
     let s = computeApiPodStatus(inputs);
     expect(cond(s, "ContainersReady")?.status).toBe("True");
-    expect(cond(s, "Ready")).toMatchObject({ status: "False", reason: "ReadinessGatesNotReady", message: 'corresponding condition of pod readiness gate "example.com/dns" does not exist.' });
+    expect(cond(s, "Ready")).toMatchObject({
+      status: "False",
+      reason: "ReadinessGatesNotReady",
+      message: 'corresponding condition of pod readiness gate "example.com/dns" does not exist.',
+    });
     expect(cond(s, "example.com/lb")?.status).toBe("True");
-    Object.assign(p, { status: { conditions: [{ type: "example.com/lb", status: "True" }, { type: "example.com/dns", status: "True" }] } });
+    Object.assign(p, {
+      status: {
+        conditions: [
+          { type: "example.com/lb", status: "True" },
+          { type: "example.com/dns", status: "True" },
+        ],
+      },
+    });
     s = computeApiPodStatus(inputs);
     expect(cond(s, "Ready")?.status).toBe("True");
     // Unready containers: Ready says so, whatever the gates.
@@ -160,8 +194,17 @@ describe("termination messages", () => {
   };
   const exited = (policy: string, exitCode: number, message = ""): ContainerStatus =>
     ({
-      id: `c${++n}`, metadata: { name: "app", attempt: 2 }, state: "CONTAINER_EXITED", exitCode, reason: exitCode ? "Error" : "Completed", message,
-      annotations: { [ann.CONTAINER_RESTART_COUNT]: "2", [ann.CONTAINER_TERMINATION_MESSAGE_PATH]: "/dev/termination-log", [ann.CONTAINER_TERMINATION_MESSAGE_POLICY]: policy },
+      id: `c${++n}`,
+      metadata: { name: "app", attempt: 2 },
+      state: "CONTAINER_EXITED",
+      exitCode,
+      reason: exitCode ? "Error" : "Completed",
+      message,
+      annotations: {
+        [ann.CONTAINER_RESTART_COUNT]: "2",
+        [ann.CONTAINER_TERMINATION_MESSAGE_PATH]: "/dev/termination-log",
+        [ann.CONTAINER_TERMINATION_MESSAGE_POLICY]: policy,
+      },
     }) as unknown as ContainerStatus;
   const writeLog = (o: RuntimeConfigOptions, p: Pod, lines: string[]) => {
     mkdirSync(containerLogDir(p, "app", o), { recursive: true });
@@ -185,7 +228,11 @@ describe("termination messages", () => {
     const p = pod();
     mkdirSync(terminationLogDir(p, "app", o), { recursive: true });
     writeFileSync(join(terminationLogDir(p, "app", o), "2-termination-log"), "");
-    writeLog(o, p, Array.from({ length: 100 }, (_, i) => `line ${i}`));
+    writeLog(
+      o,
+      p,
+      Array.from({ length: 100 }, (_, i) => `line ${i}`),
+    );
     const m = new TerminationMessages(o);
     const msg = m.get(p, exited("FallbackToLogsOnError", 1));
     expect(msg.split("\n").slice(0, 2)).toEqual(["line 20", "line 21"]);
@@ -194,7 +241,11 @@ describe("termination messages", () => {
     expect(m.get(p, exited("FallbackToLogsOnError", 0))).toBe("");
     expect(m.get(p, exited("File", 1))).toBe("");
     // Long lines: only the last 2048 bytes.
-    writeLog(o, p, Array.from({ length: 10 }, () => "y".repeat(500)));
+    writeLog(
+      o,
+      p,
+      Array.from({ length: 10 }, () => "y".repeat(500)),
+    );
     expect(lastLogLines(join(containerLogDir(p, "app", o), "2.log"), 80, 2048)).toHaveLength(2048);
   });
 

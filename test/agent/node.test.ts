@@ -45,7 +45,9 @@ describe("startNode releases what it started on every error path", () => {
     const { calls, resolveRuntime } = fakeRuntime();
     const config = resolveAgentConfig({ "root-dir": join(dir, "root"), port: String(port) }, new Set(["root-dir", "port"]), undefined, host);
     try {
-      await expect(startNode(config, { log, hostNetwork: host.network, resolveRuntime, cgroups: new FakeCgroupManager() })).rejects.toThrow(/EADDRINUSE|in use/i);
+      await expect(startNode(config, { log, hostNetwork: host.network, resolveRuntime, cgroups: new FakeCgroupManager() })).rejects.toThrow(
+        /EADDRINUSE|in use/i,
+      );
       expect(calls).toEqual({ resolved: 1, released: 1 });
     } finally {
       busy.close();
@@ -65,7 +67,14 @@ describe("startNode releases what it started on every error path", () => {
 
   test("a runtime that cannot be resolved leaves nothing to release", async () => {
     const config = resolveAgentConfig({ "root-dir": join(dir, "root"), port: "0" }, new Set(["root-dir", "port"]), undefined, host);
-    await expect(startNode(config, { log, hostNetwork: host.network, resolveRuntime: () => Promise.reject(new Error("no CRI runtime")), cgroups: new FakeCgroupManager() })).rejects.toThrow("no CRI runtime");
+    await expect(
+      startNode(config, {
+        log,
+        hostNetwork: host.network,
+        resolveRuntime: () => Promise.reject(new Error("no CRI runtime")),
+        cgroups: new FakeCgroupManager(),
+      }),
+    ).rejects.toThrow("no CRI runtime");
   });
 });
 
@@ -73,7 +82,12 @@ describe("the node's cgroups at start", () => {
   test("--cgroup-driver=systemd without systemd as init is a ConfigError before the runtime is looked for, and no cgroup is made", async () => {
     const { calls, resolveRuntime } = fakeRuntime();
     const cgroups = new FakeCgroupManager("systemd");
-    const config = resolveAgentConfig({ "root-dir": join(dir, "root"), port: "0", "cgroup-driver": "systemd" }, new Set(["root-dir", "port", "cgroup-driver"]), undefined, host);
+    const config = resolveAgentConfig(
+      { "root-dir": join(dir, "root"), port: "0", "cgroup-driver": "systemd" },
+      new Set(["root-dir", "port", "cgroup-driver"]),
+      undefined,
+      host,
+    );
     const err = await startNode(config, { log, hostNetwork: host.network, resolveRuntime, cgroups, systemdRunning: () => false }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as Error).message).toStartWith("--cgroup-driver=systemd: systemd is not the init system here (/run/systemd/system does not exist)");
@@ -83,8 +97,15 @@ describe("the node's cgroups at start", () => {
 
   test("kubepods and the QoS cgroups are made before the runtime is asked for (a runtime that fails leaves them)", async () => {
     const cgroups = new FakeCgroupManager();
-    const config = resolveAgentConfig({ "root-dir": join(dir, "root"), port: "0", "cgroup-root": "/na", "kube-reserved": "cpu=500m,memory=1Gi" }, new Set(["root-dir", "port", "cgroup-root", "kube-reserved"]), undefined, host);
-    await expect(startNode(config, { log, hostNetwork: host.network, resolveRuntime: () => Promise.reject(new Error("no CRI runtime")), cgroups })).rejects.toThrow("no CRI runtime");
+    const config = resolveAgentConfig(
+      { "root-dir": join(dir, "root"), port: "0", "cgroup-root": "/na", "kube-reserved": "cpu=500m,memory=1Gi" },
+      new Set(["root-dir", "port", "cgroup-root", "kube-reserved"]),
+      undefined,
+      host,
+    );
+    await expect(
+      startNode(config, { log, hostNetwork: host.network, resolveRuntime: () => Promise.reject(new Error("no CRI runtime")), cgroups }),
+    ).rejects.toThrow("no CRI runtime");
     expect(cgroups.calls[0]).toMatchObject({ op: "create", name: "/na/kubepods" });
     expect([...cgroups.cgroups.keys()].sort()).toEqual(["/na", "/na/kubepods", "/na/kubepods/besteffort", "/na/kubepods/burstable"]);
     expect(cgroups.cgroups.get("/na/kubepods/besteffort")).toEqual({ cpuShares: 2 });

@@ -41,9 +41,21 @@ describe("sandbox", () => {
   });
   test("restartPolicy OnFailure: a dead sandbox is recreated only for the containers that failed", () => {
     const p = pod({ restartPolicy: "OnFailure", containers: ["ok", "bad"] });
-    const st = podStatus(p, { sandbox: "notready", containers: [{ name: "ok", state: "exited", exitCode: 0 }, { name: "bad", state: "exited", exitCode: 2 }] });
+    const st = podStatus(p, {
+      sandbox: "notready",
+      containers: [
+        { name: "ok", state: "exited", exitCode: 0 },
+        { name: "bad", state: "exited", exitCode: 2 },
+      ],
+    });
     expect(summary(computePodActions(p, st))).toEqual({ killPod: true, createSandbox: true, init: [], start: [1], kill: [] });
-    const done = podStatus(p, { sandbox: "notready", containers: [{ name: "ok", state: "exited", exitCode: 0 }, { name: "bad", state: "exited", exitCode: 0 }] });
+    const done = podStatus(p, {
+      sandbox: "notready",
+      containers: [
+        { name: "ok", state: "exited", exitCode: 0 },
+        { name: "bad", state: "exited", exitCode: 0 },
+      ],
+    });
     expect(computePodActions(p, done).createSandbox).toBe(false);
   });
 });
@@ -72,7 +84,15 @@ describe("app containers: restartPolicy × state", () => {
   }
   test("every container finished and none to restart: the sandbox is killed", () => {
     const p = pod({ restartPolicy: "Never", containers: ["a", "b"] });
-    const a = computePodActions(p, podStatus(p, { containers: [{ name: "a", state: "exited", exitCode: 0 }, { name: "b", state: "exited", exitCode: 3 }] }));
+    const a = computePodActions(
+      p,
+      podStatus(p, {
+        containers: [
+          { name: "a", state: "exited", exitCode: 0 },
+          { name: "b", state: "exited", exitCode: 3 },
+        ],
+      }),
+    );
     expect(summary(a)).toEqual({ killPod: true, createSandbox: false, init: [], start: [], kill: [] });
   });
   test("a running container made from an older spec is replaced", () => {
@@ -82,13 +102,26 @@ describe("app containers: restartPolicy × state", () => {
   });
   test("a running container the spec does not name is killed", () => {
     const p = pod();
-    const a = computePodActions(p, podStatus(p, { containers: [{ name: "app", state: "running" }, { name: "ghost", state: "running" }] }));
+    const a = computePodActions(
+      p,
+      podStatus(p, {
+        containers: [
+          { name: "app", state: "running" },
+          { name: "ghost", state: "running" },
+        ],
+      }),
+    );
     expect(a.containersToKill.map((k) => k.name)).toEqual(["ghost"]);
     expect(a.killPod).toBe(false);
   });
   test("the newest status of a name decides (a restarted container's old instance is ignored)", () => {
     const p = pod();
-    const st = podStatus(p, { containers: [{ name: "app", state: "running" }, { name: "app", state: "exited", exitCode: 1 }] });
+    const st = podStatus(p, {
+      containers: [
+        { name: "app", state: "running" },
+        { name: "app", state: "exited", exitCode: 1 },
+      ],
+    });
     expect(computePodActions(p, st).containersToStart).toEqual([]);
   });
 });
@@ -102,7 +135,15 @@ describe("init containers", () => {
     const p = pod({ inits: ["i1", "i2"], containers: ["app"] });
     expect(computePodActions(p, podStatus(p, { containers: [{ name: "i1", state: "running", init: true }] })).initContainersToStart).toEqual([]);
     expect(computePodActions(p, podStatus(p, { containers: [{ name: "i1", state: "exited", exitCode: 0, init: true }] })).initContainersToStart).toEqual([1]);
-    const done = computePodActions(p, podStatus(p, { containers: [{ name: "i1", state: "exited", exitCode: 0, init: true }, { name: "i2", state: "exited", exitCode: 0, init: true }] }));
+    const done = computePodActions(
+      p,
+      podStatus(p, {
+        containers: [
+          { name: "i1", state: "exited", exitCode: 0, init: true },
+          { name: "i2", state: "exited", exitCode: 0, init: true },
+        ],
+      }),
+    );
     expect(summary(done)).toEqual({ killPod: false, createSandbox: false, init: [], start: [0], kill: [] });
   });
   test("a failed init container is retried unless restartPolicy is Never, which fails the pod", () => {
@@ -117,7 +158,12 @@ describe("init containers", () => {
   });
   test("an app container with an init container's name is not mistaken for it", () => {
     const p = pod({ inits: ["setup"], containers: ["app"] });
-    const st = podStatus(p, { containers: [{ name: "setup", state: "exited", exitCode: 0, init: true }, { name: "app", state: "running" }] });
+    const st = podStatus(p, {
+      containers: [
+        { name: "setup", state: "exited", exitCode: 0, init: true },
+        { name: "app", state: "running" },
+      ],
+    });
     expect(summary(computePodActions(p, st))).toEqual({ killPod: false, createSandbox: false, init: [], start: [], kill: [] });
   });
 });
@@ -127,12 +173,27 @@ test("shouldRestart: no status means never started", () => {
 });
 
 describe("neverRan: a start the agent itself cut short", () => {
-  const instance = (over: Record<string, unknown>) => ({ ...podStatus(pod(), { containers: [{ name: "app", state: "exited", exitCode: 128 }] }).containerStatuses[0]!, startedAt: 0, ...over });
+  const instance = (over: Record<string, unknown>) => ({
+    ...podStatus(pod(), { containers: [{ name: "app", state: "exited", exitCode: 128 }] }).containerStatuses[0]!,
+    startedAt: 0,
+    ...over,
+  });
   test.each([
     ["created, never started (the agent stopped between CreateContainer and StartContainer)", { state: "CONTAINER_CREATED", reason: "", message: "" }, true],
     ["StartError, context canceled (containerd 1.6)", { reason: "StartError", message: "failed to start containerd task: context canceled: unknown" }, true],
-    ["StartError, the shim's start killed by the cancellation (containerd 1.7)", { reason: "StartError", message: "failed to create containerd task: failed to start shim: start failed: unix:///run/containerd/s/3a38: signal: killed: unknown" }, true],
-    ["StartError of the container's own (no such executable)", { reason: "StartError", message: 'exec: "nope": executable file not found in $PATH: unknown' }, false],
+    [
+      "StartError, the shim's start killed by the cancellation (containerd 1.7)",
+      {
+        reason: "StartError",
+        message: "failed to create containerd task: failed to start shim: start failed: unix:///run/containerd/s/3a38: signal: killed: unknown",
+      },
+      true,
+    ],
+    [
+      "StartError of the container's own (no such executable)",
+      { reason: "StartError", message: 'exec: "nope": executable file not found in $PATH: unknown' },
+      false,
+    ],
     ["an ordinary exit", { reason: "Error", message: "" }, false],
     ["a StartError after the container had started", { reason: "StartError", message: "context canceled", startedAt: 5 }, false],
   ])("%s → %p", (_what, over, expected) => {
@@ -181,7 +242,12 @@ describe("native sidecars (init containers with restartPolicy Always, KEP-753)",
     for (const restartPolicy of ["Always", "OnFailure", "Never"] as const) {
       const p = sidecarPod({ restartPolicy });
       for (const exitCode of [0, 1]) {
-        const a = computePodActions(p, podStatus(p, { containers: [init("setup", "exited"), init("proxy", "exited", exitCode), init("migrate", "exited"), { name: "app", state: "running" }] }));
+        const a = computePodActions(
+          p,
+          podStatus(p, {
+            containers: [init("setup", "exited"), init("proxy", "exited", exitCode), init("migrate", "exited"), { name: "app", state: "running" }],
+          }),
+        );
         expect(summary(a)).toEqual({ killPod: false, createSandbox: false, init: [1], start: [], kill: [] });
       }
     }
@@ -196,7 +262,9 @@ describe("native sidecars (init containers with restartPolicy Always, KEP-753)",
   test("a sidecar's failed liveness or startup probe kills it and starts it again, even with restartPolicy Never", () => {
     const p = sidecarPod({ restartPolicy: "Never" });
     p.spec!.initContainers![1]!.livenessProbe = { exec: { command: ["true"] }, terminationGracePeriodSeconds: 3 };
-    const st = podStatus(p, { containers: [init("setup", "exited"), init("proxy", "running", 0, { id: "proxy-1" }), init("migrate", "exited"), { name: "app", state: "running" }] });
+    const st = podStatus(p, {
+      containers: [init("setup", "exited"), init("proxy", "running", 0, { id: "proxy-1" }), init("migrate", "exited"), { name: "app", state: "running" }],
+    });
     const a = computePodActions(p, st, (name) => (name === "proxy" ? "liveness" : undefined));
     expect(summary(a)).toEqual({ killPod: false, createSandbox: false, init: [1], start: [], kill: ["proxy: Init container proxy failed liveness probe"] });
     expect(a.containersToKill[0]).toMatchObject({ id: "proxy-1", gracePeriodSeconds: 3 });
@@ -204,7 +272,12 @@ describe("native sidecars (init containers with restartPolicy Always, KEP-753)",
 
   test("a sidecar made from an older spec is replaced", () => {
     const p = sidecarPod();
-    const a = computePodActions(p, podStatus(p, { containers: [init("setup", "exited"), init("proxy", "running", 0, { staleHash: true }), init("migrate", "exited"), { name: "app", state: "running" }] }));
+    const a = computePodActions(
+      p,
+      podStatus(p, {
+        containers: [init("setup", "exited"), init("proxy", "running", 0, { staleHash: true }), init("migrate", "exited"), { name: "app", state: "running" }],
+      }),
+    );
     expect(summary(a)).toEqual({ killPod: false, createSandbox: false, init: [1], start: [], kill: ["proxy: Init container spec hash changed"] });
   });
 
@@ -217,9 +290,19 @@ describe("native sidecars (init containers with restartPolicy Always, KEP-753)",
   test("a Job's pod: once its app containers are done the pod is killed with its sidecars, and none is started again", () => {
     for (const restartPolicy of ["Never", "OnFailure"] as const) {
       const p = sidecarPod({ restartPolicy });
-      const running = computePodActions(p, podStatus(p, { containers: [init("setup", "exited"), init("proxy", "running"), init("migrate", "exited"), { name: "app", state: "exited", exitCode: 0 }] }));
+      const running = computePodActions(
+        p,
+        podStatus(p, {
+          containers: [init("setup", "exited"), init("proxy", "running"), init("migrate", "exited"), { name: "app", state: "exited", exitCode: 0 }],
+        }),
+      );
       expect(summary(running)).toEqual({ killPod: true, createSandbox: false, init: [], start: [], kill: [] });
-      const exited = computePodActions(p, podStatus(p, { containers: [init("setup", "exited"), init("proxy", "exited", 143), init("migrate", "exited"), { name: "app", state: "exited", exitCode: 0 }] }));
+      const exited = computePodActions(
+        p,
+        podStatus(p, {
+          containers: [init("setup", "exited"), init("proxy", "exited", 143), init("migrate", "exited"), { name: "app", state: "exited", exitCode: 0 }],
+        }),
+      );
       expect(summary(exited)).toEqual({ killPod: true, createSandbox: false, init: [], start: [], kill: [] });
     }
   });
@@ -227,6 +310,13 @@ describe("native sidecars (init containers with restartPolicy Always, KEP-753)",
   test("a regular init container failing after a sidecar started fails a Never pod", () => {
     const p = sidecarPod({ restartPolicy: "Never" });
     const a = computePodActions(p, podStatus(p, { containers: [init("setup", "exited"), init("proxy", "running"), init("migrate", "exited", 2)] }));
-    expect(summary(a)).toEqual({ killPod: true, createSandbox: false, init: [], start: [], kill: [], failed: "init container migrate failed with exit code 2" });
+    expect(summary(a)).toEqual({
+      killPod: true,
+      createSandbox: false,
+      init: [],
+      start: [],
+      kill: [],
+      failed: "init container migrate failed with exit code 2",
+    });
   });
 });

@@ -30,7 +30,10 @@ const pod: Pod = {
 /** A runtime that records which cgroups existed when each sandbox was asked for. */
 class CgroupCheckingRuntime extends FakeRuntime {
   readonly seen: { parent: string; existed: boolean }[] = [];
-  constructor(clock: FakeClock, private readonly cgroups: FakeCgroupManager) {
+  constructor(
+    clock: FakeClock,
+    private readonly cgroups: FakeCgroupManager,
+  ) {
     super(clock);
   }
   override async runPodSandbox(config: PodSandboxConfigInput, handler = ""): Promise<string> {
@@ -45,14 +48,33 @@ function setup(name: string) {
   const cgroups = new FakeCgroupManager();
   const active: Pod[] = [];
   const cm = new ContainerManager({
-    cgroupRoot: "/na", cgroupsPerQOS: true, cgroups, activePods: () => active, log,
+    cgroupRoot: "/na",
+    cgroupsPerQOS: true,
+    cgroups,
+    activePods: () => active,
+    log,
     allocatable: { capacity: { milliCpu: 2000, memoryBytes: 2 ** 33 }, kubeReserved: {}, systemReserved: {}, enforce: ["pods"] },
   });
   cm.start();
   const root = join(base, name);
-  const opts: RuntimeConfigOptions = { podLogsRoot: join(root, "logs"), podsDir: join(root, "pods"), cgroupRoot: "/na", nodeName: "n", hostIP: "192.0.2.10", podCgroups: cm };
+  const opts: RuntimeConfigOptions = {
+    podLogsRoot: join(root, "logs"),
+    podsDir: join(root, "pods"),
+    cgroupRoot: "/na",
+    nodeName: "n",
+    hostIP: "192.0.2.10",
+    podCgroups: cm,
+  };
   const rt = new CgroupCheckingRuntime(clock, cgroups);
-  const syncer = new PodSyncer({ runtime: rt, clock, crashBackoff: new Backoff(clock), imageBackoff: new Backoff(clock), config: opts, log, volumes: volumesFor(opts, clock, log) });
+  const syncer = new PodSyncer({
+    runtime: rt,
+    clock,
+    crashBackoff: new Backoff(clock),
+    imageBackoff: new Backoff(clock),
+    config: opts,
+    log,
+    volumes: volumesFor(opts, clock, log),
+  });
   return { rt, syncer, cgroups, active };
 }
 

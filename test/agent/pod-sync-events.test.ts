@@ -22,19 +22,39 @@ afterAll(() => rmSync(base, { recursive: true, force: true }));
 let n = 0;
 function setup() {
   const root = join(base, String(++n));
-  const opts: RuntimeConfigOptions = { podLogsRoot: join(root, "logs"), podsDir: join(root, "pods"), cgroupRoot: "nodeagent-unit-test", nodeName: "node-a", hostIP: "192.0.2.10" };
+  const opts: RuntimeConfigOptions = {
+    podLogsRoot: join(root, "logs"),
+    podsDir: join(root, "pods"),
+    cgroupRoot: "nodeagent-unit-test",
+    nodeName: "node-a",
+    hostIP: "192.0.2.10",
+  };
   const clock = new FakeClock();
   const rt = new FakeRuntime(clock);
   const log = createLogger("text", -999);
   const events = new FakeRecorder();
-  const syncer = new PodSyncer({ runtime: rt, clock, crashBackoff: new Backoff(clock), imageBackoff: new Backoff(clock), config: opts, log, volumes: volumesFor(opts, clock, log), events });
+  const syncer = new PodSyncer({
+    runtime: rt,
+    clock,
+    crashBackoff: new Backoff(clock),
+    imageBackoff: new Backoff(clock),
+    config: opts,
+    log,
+    volumes: volumesFor(opts, clock, log),
+    events,
+  });
   return { clock, rt, syncer, events };
 }
 
 const relist = relistFake;
 
 function pod(over: Partial<Pod["spec"]> = {}): Pod {
-  return { apiVersion: "v1", kind: "Pod", metadata: { name: "web", namespace: "shop", uid: "uid-1" }, spec: { containers: [{ name: "app", image: "busybox:1.35" }], ...over } };
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "web", namespace: "shop", uid: "uid-1" },
+    spec: { containers: [{ name: "app", image: "busybox:1.35" }], ...over },
+  };
 }
 
 describe("PodSyncer events", () => {

@@ -51,7 +51,17 @@ function setup(objects?: ObjectSource, services?: FakeServiceLister) {
   const clock = new FakeClock();
   const rt = new RegistryRuntime(clock);
   const { log, warnings } = recordingLog();
-  const syncer = new PodSyncer({ runtime: rt, clock, crashBackoff: new Backoff(clock), imageBackoff: new Backoff(clock), config: options(), log, volumes: volumesFor(options(), clock, log, { objects }), objects, services });
+  const syncer = new PodSyncer({
+    runtime: rt,
+    clock,
+    crashBackoff: new Backoff(clock),
+    imageBackoff: new Backoff(clock),
+    config: options(),
+    log,
+    volumes: volumesFor(options(), clock, log, { objects }),
+    objects,
+    services,
+  });
   return { clock, rt, syncer, warnings };
 }
 
@@ -63,19 +73,24 @@ function createdConfigs(rt: FakeRuntime): ContainerConfigInput[] {
 
 function envPod(): Pod {
   return {
-    apiVersion: "v1", kind: "Pod",
+    apiVersion: "v1",
+    kind: "Pod",
     metadata: { name: "web", namespace: "shop", uid: "uid-env" },
     spec: {
       restartPolicy: "Always",
-      containers: [{
-        name: "app", image: "localhost/nodeagent/busybox:1.35", command: ["sh", "-c", "echo $(LEVEL)"],
-        envFrom: [{ prefix: "DB_", secretRef: { name: "db" } }],
-        env: [
-          { name: "LEVEL", valueFrom: { configMapKeyRef: { name: "settings", key: "level" } } },
-          { name: "DSN", value: "$(DB_user)@$(LEVEL)" },
-          { name: "POD", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
-        ],
-      }],
+      containers: [
+        {
+          name: "app",
+          image: "localhost/nodeagent/busybox:1.35",
+          command: ["sh", "-c", "echo $(LEVEL)"],
+          envFrom: [{ prefix: "DB_", secretRef: { name: "db" } }],
+          env: [
+            { name: "LEVEL", valueFrom: { configMapKeyRef: { name: "settings", key: "level" } } },
+            { name: "DSN", value: "$(DB_user)@$(LEVEL)" },
+            { name: "POD", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+          ],
+        },
+      ],
     },
   };
 }
@@ -151,13 +166,16 @@ describe("PodSyncer: env from configMaps and secrets", () => {
     const { rt, syncer, warnings } = setup(objects);
     await syncer.syncPod(envPod(), undefined);
     expect(createdConfigs(rt)[0]?.envs?.map((e) => e.key)).toEqual(["DB_user", "LEVEL", "DSN", "POD"]);
-    expect(warnings).toContain('InvalidEnvironmentVariableNames pod=shop/web container=app message="Keys [DB_bad key] from the EnvFrom secret shop/db were skipped since they are considered invalid environment variable names."');
+    expect(warnings).toContain(
+      'InvalidEnvironmentVariableNames pod=shop/web container=app message="Keys [DB_bad key] from the EnvFrom secret shop/db were skipped since they are considered invalid environment variable names."',
+    );
   });
 });
 
 function pullPod(secrets: string[]): Pod {
   return {
-    apiVersion: "v1", kind: "Pod",
+    apiVersion: "v1",
+    kind: "Pod",
     metadata: { name: "private", namespace: "shop", uid: "uid-pull" },
     spec: {
       restartPolicy: "Always",
@@ -172,8 +190,18 @@ const dockerconfigjson = (auths: Record<string, unknown>) => ({ ".dockerconfigjs
 describe("PodSyncer: imagePullSecrets", () => {
   test("the pull carries the matching secret's AuthConfig; refused credentials give way to the next", async () => {
     const objects = new FakeObjectSource();
-    objects.putSecret("shop", "team", dockerconfigjson({ "registry.example.com/team": { auth: Buffer.from("team:t0ken").toString("base64") } }), "kubernetes.io/dockerconfigjson");
-    objects.putSecret("shop", "host", dockerconfigjson({ "https://registry.example.com": { username: "robot", password: "pw" } }), "kubernetes.io/dockerconfigjson");
+    objects.putSecret(
+      "shop",
+      "team",
+      dockerconfigjson({ "registry.example.com/team": { auth: Buffer.from("team:t0ken").toString("base64") } }),
+      "kubernetes.io/dockerconfigjson",
+    );
+    objects.putSecret(
+      "shop",
+      "host",
+      dockerconfigjson({ "https://registry.example.com": { username: "robot", password: "pw" } }),
+      "kubernetes.io/dockerconfigjson",
+    );
     const { rt, syncer } = setup(objects);
     rt.refuse = (auth) => auth?.username === "team";
     const r = await syncer.syncPod(pullPod(["host", "team"]), undefined);
@@ -204,7 +232,9 @@ describe("PodSyncer: imagePullSecrets", () => {
     const r = await syncer.syncPod(pullPod(["gone"]), undefined);
     expect(r.waiting.size).toBe(0);
     expect(rt.pulls).toEqual([{ image: "registry.example.com/team/app:v1", auth: undefined }]);
-    expect(warnings).toEqual(['Unable to retrieve pull secret, the image pull may not succeed. pod=shop/private secret=shop/gone err="secret \\"gone\\" not found"']);
+    expect(warnings).toEqual([
+      'Unable to retrieve pull secret, the image pull may not succeed. pod=shop/private secret=shop/gone err="secret \\"gone\\" not found"',
+    ]);
   });
 
   test("pull secrets are not read when no image is pulled", async () => {
@@ -221,9 +251,14 @@ describe("PodSyncer: imagePullSecrets", () => {
 describe("PodSyncer: service-link variables", () => {
   function apiPod(): Pod {
     return {
-      apiVersion: "v1", kind: "Pod",
+      apiVersion: "v1",
+      kind: "Pod",
       metadata: { name: "web", namespace: "shop", uid: "uid-svc", annotations: { "kubernetes.io/config.source": "api" } },
-      spec: { restartPolicy: "Always", enableServiceLinks: true, containers: [{ name: "app", image: "localhost/nodeagent/busybox:1.35", env: [{ name: "A", value: "$(KUBERNETES_SERVICE_HOST)" }] }] },
+      spec: {
+        restartPolicy: "Always",
+        enableServiceLinks: true,
+        containers: [{ name: "app", image: "localhost/nodeagent/busybox:1.35", env: [{ name: "A", value: "$(KUBERNETES_SERVICE_HOST)" }] }],
+      },
     };
   }
 
@@ -234,7 +269,10 @@ describe("PodSyncer: service-link variables", () => {
     const { rt, syncer } = setup(new FakeObjectSource(), services);
     const pod = apiPod();
     const r = await syncer.syncPod(pod, undefined);
-    expect(r.waiting.get("app")).toEqual({ reason: "CreateContainerConfigError", message: "services have not yet been read at least once, cannot construct envvars" });
+    expect(r.waiting.get("app")).toEqual({
+      reason: "CreateContainerConfigError",
+      message: "services have not yet been read at least once, cannot construct envvars",
+    });
     expect(rt.containers.size).toBe(0);
     expect(r.errors).toEqual(["app: CreateContainerConfigError: services have not yet been read at least once, cannot construct envvars"]);
 
@@ -243,7 +281,13 @@ describe("PodSyncer: service-link variables", () => {
     expect(again.waiting.get("app")).toBeUndefined();
     const [config] = createdConfigs(rt);
     const env = Object.fromEntries((config!.envs ?? []).map((e) => [e.key, e.value]));
-    expect(env).toMatchObject({ A: "10.96.0.1", KUBERNETES_SERVICE_HOST: "10.96.0.1", KUBERNETES_SERVICE_PORT: "443", DB_SERVICE_HOST: "10.96.1.2", DB_PORT: "tcp://10.96.1.2:5432" });
+    expect(env).toMatchObject({
+      A: "10.96.0.1",
+      KUBERNETES_SERVICE_HOST: "10.96.0.1",
+      KUBERNETES_SERVICE_PORT: "443",
+      DB_SERVICE_HOST: "10.96.1.2",
+      DB_PORT: "tcp://10.96.1.2:5432",
+    });
     // The container's own variables come first, the services' after them.
     expect(config!.envs![0]).toEqual({ key: "A", value: "10.96.0.1" });
   });

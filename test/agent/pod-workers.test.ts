@@ -15,7 +15,10 @@ function staticPod(uid: string, name = "web"): Pod {
 class FakeActions implements PodSyncActions {
   log: string[] = [];
   hold: Promise<void> | undefined;
-  constructor(private readonly cache: PodStatusCache, private readonly clock: FakeClock) {}
+  constructor(
+    private readonly cache: PodStatusCache,
+    private readonly clock: FakeClock,
+  ) {}
   async syncPod(pod: Pod, _s: PodStatus | undefined): Promise<SyncResult> {
     this.log.push(`sync ${pod.metadata!.uid} ${pod.spec!.containers[0]!.image}`);
     await this.hold;
@@ -318,13 +321,19 @@ describe("PodWorkers", () => {
       actions.hold = undefined;
       release();
       await workers.idle();
-      const deleting: Pod = { ...staticPod("u2", "db"), metadata: { ...staticPod("u2", "db").metadata, deletionTimestamp: "2026-01-01T00:00:00Z", deletionGracePeriodSeconds: 30 } };
+      const deleting: Pod = {
+        ...staticPod("u2", "db"),
+        metadata: { ...staticPod("u2", "db").metadata, deletionTimestamp: "2026-01-01T00:00:00Z", deletionGracePeriodSeconds: 30 },
+      };
       workers.evictPod("u2", { status: evicted, gracePeriodSeconds: 5 });
       workers.updatePod({ type: "kill", pod: deleting });
       await workers.idle();
       create(staticPod("u3", "cache"));
       await workers.idle();
-      const quick: Pod = { ...staticPod("u3", "cache"), metadata: { ...staticPod("u3", "cache").metadata, deletionTimestamp: "2026-01-01T00:00:00Z", deletionGracePeriodSeconds: 1 } };
+      const quick: Pod = {
+        ...staticPod("u3", "cache"),
+        metadata: { ...staticPod("u3", "cache").metadata, deletionTimestamp: "2026-01-01T00:00:00Z", deletionGracePeriodSeconds: 1 },
+      };
       workers.evictPod("u3", { status: evicted, gracePeriodSeconds: 5 });
       workers.updatePod({ type: "kill", pod: quick });
       await workers.idle();

@@ -21,7 +21,8 @@ const WHO = '(pod: "web_shop(uid-nonroot)", container: app)';
 
 function podWith(container: Partial<Container>, podRunAs: NonNullable<Pod["spec"]>["securityContext"] = undefined): Pod {
   return {
-    apiVersion: "v1", kind: "Pod",
+    apiVersion: "v1",
+    kind: "Pod",
     metadata: { name: "web", namespace: "shop", uid: "uid-nonroot" },
     spec: { restartPolicy: "Always", securityContext: podRunAs, containers: [{ name: "app", image: IMAGE, ...container }] },
   };
@@ -54,9 +55,13 @@ describe("runAsNonRootProblem", () => {
   test("no runAsUser: the image's user decides (root, a name, a non-root uid, an invalid uid)", () => {
     const p = podWith({ securityContext: { runAsNonRoot: true } });
     expect(runAsNonRootProblem(p, app(p), { uid: 0 })).toBe(`container has runAsNonRoot and image will run as root ${WHO}`);
-    expect(runAsNonRootProblem(p, app(p), { username: "nginx" })).toBe(`container has runAsNonRoot and image has non-numeric user (nginx), cannot verify user is non-root ${WHO}`);
+    expect(runAsNonRootProblem(p, app(p), { username: "nginx" })).toBe(
+      `container has runAsNonRoot and image has non-numeric user (nginx), cannot verify user is non-root ${WHO}`,
+    );
     expect(runAsNonRootProblem(p, app(p), { uid: 65532 })).toBeUndefined();
-    expect(runAsNonRootProblem(p, app(p), { uid: 2 ** 31 })).toStartWith("container has runAsNonRoot and image has an invalid user id (2147483648). (Must be 1-(2147483647)): ");
+    expect(runAsNonRootProblem(p, app(p), { uid: 2 ** 31 })).toStartWith(
+      "container has runAsNonRoot and image has an invalid user id (2147483648). (Must be 1-(2147483647)): ",
+    );
   });
 
   test("imageUser: the uid, else the name, else root (no user configured, or no image)", () => {
@@ -73,11 +78,25 @@ let n = 0;
 
 function setup() {
   const root = join(base, String(++n));
-  const opts: RuntimeConfigOptions = { podLogsRoot: join(root, "logs"), podsDir: join(root, "pods"), cgroupRoot: "nodeagent-unit-test", nodeName: "node-a", hostIP: "192.0.2.10" };
+  const opts: RuntimeConfigOptions = {
+    podLogsRoot: join(root, "logs"),
+    podsDir: join(root, "pods"),
+    cgroupRoot: "nodeagent-unit-test",
+    nodeName: "node-a",
+    hostIP: "192.0.2.10",
+  };
   const clock = new FakeClock();
   const rt = new FakeRuntime(clock);
   const log = createLogger("text", -999);
-  const syncer = new PodSyncer({ runtime: rt, clock, crashBackoff: new Backoff(clock), imageBackoff: new Backoff(clock), config: opts, log, volumes: volumesFor(opts, clock, log) });
+  const syncer = new PodSyncer({
+    runtime: rt,
+    clock,
+    crashBackoff: new Backoff(clock),
+    imageBackoff: new Backoff(clock),
+    config: opts,
+    log,
+    volumes: volumesFor(opts, clock, log),
+  });
   return { rt, syncer };
 }
 

@@ -6,13 +6,20 @@ import type { Container, Pod } from "kubernetes-types/core/v1";
 import { containerConfig, sandboxConfig, type RuntimeConfigOptions } from "../../src/agent/runtime-config";
 import { DEFAULT_MASKED_PATHS, DEFAULT_READONLY_PATHS, seccompProfileToCri } from "../../src/agent/security-context";
 
-const o: RuntimeConfigOptions = { podLogsRoot: "/var/log/pods", podsDir: "/var/lib/nodeagent/pods", cgroupRoot: "/nodeagent", nodeName: "node1", hostIP: "192.0.2.10" };
+const o: RuntimeConfigOptions = {
+  podLogsRoot: "/var/log/pods",
+  podsDir: "/var/lib/nodeagent/pods",
+  cgroupRoot: "/nodeagent",
+  nodeName: "node1",
+  hostIP: "192.0.2.10",
+};
 const pod = (): Pod => ({
   metadata: { name: "web-node1", namespace: "prod", uid: "u-1" },
   spec: { containers: [{ name: "app", image: "busybox" }] },
 });
 const sc = (p: Pod, c: Container = p.spec!.containers[0]!, options: RuntimeConfigOptions = o) =>
-  containerConfig({ pod: p, container: c, init: false, restartCount: 0, podIP: "", imageRef: "x", options, volumePath: () => undefined }).linux!.securityContext!;
+  containerConfig({ pod: p, container: c, init: false, restartCount: 0, podIP: "", imageRef: "x", options, volumePath: () => undefined }).linux!
+    .securityContext!;
 
 describe("seccomp", () => {
   test("unset is Unconfined (the kubelet's seccompDefault is off)", () => {
@@ -31,7 +38,10 @@ describe("seccomp", () => {
     const p = pod();
     p.spec!.containers[0]!.securityContext = { seccompProfile: { type: "Localhost", localhostProfile: "profiles/./audit.json" } };
     expect(sc(p).seccomp).toEqual({ profileType: "Localhost", localhostRef: "/var/lib/nodeagent/seccomp/profiles/audit.json" });
-    expect(sc(p, undefined, { ...o, seccompProfileRoot: "/etc/seccomp" }).seccomp).toEqual({ profileType: "Localhost", localhostRef: "/etc/seccomp/profiles/audit.json" });
+    expect(sc(p, undefined, { ...o, seccompProfileRoot: "/etc/seccomp" }).seccomp).toEqual({
+      profileType: "Localhost",
+      localhostRef: "/etc/seccomp/profiles/audit.json",
+    });
   });
 
   test("a Localhost name that would leave the folder, or none, is an error (CreateContainerConfigError), never another file", () => {

@@ -47,10 +47,23 @@ describe("the rows", () => {
   test("the config file knows the rows' fields (a block from its rows' dotted fields); /configz shows them", () => {
     const topLevel = new Set(AGENT_SETTINGS.flatMap((r) => (r.field ? [r.field.split(".")[0]!] : [])));
     expect(new Set(Object.keys(KUBELET_CONFIG_TYPES))).toEqual(topLevel);
-    const shown = kubeletConfigz(resolveAgentConfig(AGENT_DEFAULTS, new Set(), undefined, { hostname: () => "node-1", network: new FakeHostNetwork() })).kubeletconfig;
+    const shown = kubeletConfigz(
+      resolveAgentConfig(AGENT_DEFAULTS, new Set(), undefined, { hostname: () => "node-1", network: new FakeHostNetwork() }),
+    ).kubeletconfig;
     // Every field /configz shows is a row's (those set only when given, such as clusterDNS, are left out here).
     for (const key of Object.keys(shown)) if (key !== "kind" && key !== "apiVersion") expect(topLevel).toContain(key);
-    expect(Object.keys(shown)).toEqual(expect.arrayContaining(["syncFrequency", "authentication", "authorization", "evictionHard", "maxPods", "cgroupDriver", "imageGCHighThresholdPercent", "shutdownGracePeriod"]));
+    expect(Object.keys(shown)).toEqual(
+      expect.arrayContaining([
+        "syncFrequency",
+        "authentication",
+        "authorization",
+        "evictionHard",
+        "maxPods",
+        "cgroupDriver",
+        "imageGCHighThresholdPercent",
+        "shutdownGracePeriod",
+      ]),
+    );
     // The fields /configz leaves out, on purpose: nodeagent's own sandbox image and the two
     // reservations (the kubelet shows them; nodeagent has only their sum, on the Node).
     expect(AGENT_SETTINGS.filter((r) => r.field && !r.show).map((r) => r.field)).toEqual(["podInfraContainerImage", "kubeReserved", "systemReserved"]);
@@ -90,7 +103,8 @@ describe("a row added appears everywhere", () => {
 
   test("read with flag-over-file precedence, and shown by /configz", () => {
     const file = readKubeletConfigFile("/etc/k.yaml", "examplePeriod: 1m\n", fieldTypes(rows));
-    const read = (given: Record<string, string>) => new SettingsReader(rows, given, new Set(Object.keys(given)), file.fields).get("example-period", positiveDuration, fileDuration);
+    const read = (given: Record<string, string>) =>
+      new SettingsReader(rows, given, new Set(Object.keys(given)), file.fields).get("example-period", positiveDuration, fileDuration);
     expect(read({})).toBe(60_000);
     expect(read({ "example-period": "10s" })).toBe(10_000);
     expect(new SettingsReader(rows, {}, new Set(), undefined).get("example-period", positiveDuration, fileDuration)).toBe(30_000);
@@ -100,7 +114,9 @@ describe("a row added appears everywhere", () => {
   });
 
   test("in the docs page", () => {
-    expect(settingsMarkdown([{ title: "Example", home: "src/example/settings.ts", rows: [NEW] }])).toContain("| `--example-period duration` | `examplePeriod` | `30s` | How often the example runs |");
+    expect(settingsMarkdown([{ title: "Example", home: "src/example/settings.ts", rows: [NEW] }])).toContain(
+      "| `--example-period duration` | `examplePeriod` | `30s` | How often the example runs |",
+    );
   });
 });
 
@@ -111,6 +127,8 @@ test("docs/agent-settings.md is the rows' page (regenerate: bun scripts/agent-se
     const a = have.split("\n");
     const b = want.split("\n");
     const diff = b.flatMap((line, i) => (a[i] === line ? [] : [`line ${i + 1}:\n  page: ${a[i] ?? "(none)"}\n  rows: ${line}`]));
-    throw new Error(`docs/agent-settings.md is out of step with the setting rows; run bun scripts/agent-settings-doc.ts --write\n${diff.slice(0, 5).join("\n")}`);
+    throw new Error(
+      `docs/agent-settings.md is out of step with the setting rows; run bun scripts/agent-settings-doc.ts --write\n${diff.slice(0, 5).join("\n")}`,
+    );
   }
 });

@@ -31,7 +31,13 @@ async function agentOn(rt: FakeRuntime, clock: FakeClock, events = new FakeRecor
     random: () => 0,
     clock,
     log: createLogger("text", -1),
-    runtimeConfig: { podLogsRoot: join(root, "logs"), podsDir: join(root, "pods"), cgroupRoot: "nodeagent-unit-test", nodeName: "node-a", hostIP: "192.0.2.10" },
+    runtimeConfig: {
+      podLogsRoot: join(root, "logs"),
+      podsDir: join(root, "pods"),
+      cgroupRoot: "nodeagent-unit-test",
+      nodeName: "node-a",
+      hostIP: "192.0.2.10",
+    },
     node: async () => ({}),
     events,
   });
@@ -134,7 +140,10 @@ describe("native sidecars through the agent", () => {
     expect(created(rt)).toEqual(["proxy", "app", "proxy", "proxy", "proxy"]);
     const proxy = a.status().initContainerStatuses![0]!;
     // Its probe fails at once again: the backoff doubles.
-    expect(proxy).toMatchObject({ restartCount: 3, state: { waiting: { reason: "CrashLoopBackOff", message: "back-off 20s restarting failed container=proxy pod=web_default(uid-1)" } } });
+    expect(proxy).toMatchObject({
+      restartCount: 3,
+      state: { waiting: { reason: "CrashLoopBackOff", message: "back-off 20s restarting failed container=proxy pod=web_default(uid-1)" } },
+    });
     expect(proxy.lastState?.terminated?.message).toStartWith("Container proxy failed liveness probe, will be restarted");
     expect(a.status().containerStatuses![0]).toMatchObject({ restartCount: 0, state: { running: {} } });
     await a.stop();
@@ -166,8 +175,18 @@ describe("native sidecars through the agent", () => {
     const stops = rt.callsOf("stopContainer") as { id: string; timeoutSeconds: number }[];
     // (The app containers stop at once, in no particular order between them.)
     const byName = (x: [string | undefined, number], y: [string | undefined, number]) => x[1] - y[1] || (x[0] ?? "").localeCompare(y[0] ?? "");
-    expect(stops.map((s): [string | undefined, number] => [names.get(s.id), -s.timeoutSeconds]).sort(byName)).toEqual([["app", -30], ["worker", -30], ["proxy", -27], ["logs", -24]]);
-    expect(exited.map(([n, t]): [string | undefined, number] => [n, Math.round((t - t0) / 1000)]).sort(byName)).toEqual([["app", 3], ["worker", 3], ["proxy", 6], ["logs", 9]]);
+    expect(stops.map((s): [string | undefined, number] => [names.get(s.id), -s.timeoutSeconds]).sort(byName)).toEqual([
+      ["app", -30],
+      ["worker", -30],
+      ["proxy", -27],
+      ["logs", -24],
+    ]);
+    expect(exited.map(([n, t]): [string | undefined, number] => [n, Math.round((t - t0) / 1000)]).sort(byName)).toEqual([
+      ["app", 3],
+      ["worker", 3],
+      ["proxy", 6],
+      ["logs", 9],
+    ]);
     await a.stop();
   });
 });
@@ -179,14 +198,17 @@ describe("network readiness gate", () => {
     rt.networkNotReady = { reason: "NetworkPluginNotReady", message: "Network plugin returns error: cni plugin not initialized" };
     const events = new FakeRecorder();
     const a = await agentOn(rt, clock, events);
-    expect(a.agent.runtimeState.networkErrors()).toBe("container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized");
+    expect(a.agent.runtimeState.networkErrors()).toBe(
+      "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized",
+    );
     const host = pod({ hostNetwork: true });
     host.metadata = { name: "host", namespace: "default", uid: "uid-host" };
     await a.put(pod({ inits: ["setup"] }), host);
     expect(rt.sandboxes.size).toBe(1);
     expect(a.status("host").phase).toBe("Running");
     const waiting = a.status();
-    const message = "network is not ready: container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized";
+    const message =
+      "network is not ready: container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized";
     expect(waiting.phase).toBe("Pending");
     expect(waiting.containerStatuses?.[0]?.state?.waiting).toEqual({ reason: "ContainerCreating", message });
     expect(waiting.initContainerStatuses?.[0]?.state?.waiting).toEqual({ reason: "PodInitializing", message });

@@ -22,8 +22,14 @@ function loopWith(level: number, cleanupMs = 0) {
   const log = createLogger("json", level, (l) => void lines.push(JSON.parse(l)));
   const none = () => {};
   const handler: SyncHandler = {
-    handlePodAdditions: none, handlePodUpdates: none, handlePodDeletions: none, handlePodRemoves: none,
-    handlePodReconcile: none, handleProbeResult: none, handleObjectChange: none, handlePodSyncs: none,
+    handlePodAdditions: none,
+    handlePodUpdates: none,
+    handlePodDeletions: none,
+    handlePodRemoves: none,
+    handlePodReconcile: none,
+    handleProbeResult: none,
+    handleObjectChange: none,
+    handlePodSyncs: none,
     // A cleanup that takes cleanupMs of (fake) time, as a slow runtime call would.
     handlePodCleanups: () => void (clock.extra += cleanupMs),
   };
@@ -32,12 +38,25 @@ function loopWith(level: number, cleanupMs = 0) {
 }
 
 const pod = (name: string): Pod => ({ metadata: { name, namespace: "ns", uid: `uid-${name}` } });
-const probe = { podUid: "uid-a", namespace: "ns", podName: "a", containerName: "app", containerId: "c1", probeType: "liveness", result: "failure", reason: "", message: "" } as ProbeUpdate;
+const probe = {
+  podUid: "uid-a",
+  namespace: "ns",
+  podName: "a",
+  containerName: "app",
+  containerId: "c1",
+  probeType: "liveness",
+  result: "failure",
+  reason: "",
+  message: "",
+} as ProbeUpdate;
 
 test("every dispatch is logged at debug with its channel and pods", () => {
   const { loop, lines } = loopWith(4);
   loop.syncLoopIteration({ kind: "config", update: { op: "ADD", source: "file", pods: [pod("a"), pod("b")] } });
-  loop.syncLoopIteration({ kind: "pleg", event: { type: "ContainerStarted", pod: { uid: "uid-a", namespace: "ns", name: "a" }, containerName: "app", mode: "generic" } as never });
+  loop.syncLoopIteration({
+    kind: "pleg",
+    event: { type: "ContainerStarted", pod: { uid: "uid-a", namespace: "ns", name: "a" }, containerName: "app", mode: "generic" } as never,
+  });
   loop.syncLoopIteration({ kind: "probe", update: probe });
   loop.syncLoopIteration({ kind: "object", ref: { kind: "ConfigMap", namespace: "ns", name: "cm" } });
   loop.syncLoopIteration({ kind: "sync" });

@@ -10,8 +10,13 @@ function countingHandler() {
   const counts = { sync: 0, housekeeping: 0 };
   const none = () => {};
   const handler: SyncHandler = {
-    handlePodAdditions: none, handlePodUpdates: none, handlePodDeletions: none, handlePodRemoves: none,
-    handlePodReconcile: none, handleProbeResult: none, handleObjectChange: none,
+    handlePodAdditions: none,
+    handlePodUpdates: none,
+    handlePodDeletions: none,
+    handlePodRemoves: none,
+    handlePodReconcile: none,
+    handleProbeResult: none,
+    handleObjectChange: none,
     handlePodSyncs: () => void counts.sync++,
     handlePodCleanups: () => void counts.housekeeping++,
   };

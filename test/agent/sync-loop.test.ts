@@ -19,7 +19,15 @@ function pod(uid: string, name = uid, extra: Partial<Pod["metadata"]> = {}): Pod
   return { metadata: { name, namespace: "default", uid, ...extra }, spec: { containers: [{ name: "app", image: "busybox" }] } };
 }
 
-async function setup(opts: { sources?: PodSourceName[]; maxPods?: number; node?: Node; buildNode?: () => Promise<Node>; admitHandlers?: (agent: () => Agent) => PodAdmitHandler[] } = {}) {
+async function setup(
+  opts: {
+    sources?: PodSourceName[];
+    maxPods?: number;
+    node?: Node;
+    buildNode?: () => Promise<Node>;
+    admitHandlers?: (agent: () => Agent) => PodAdmitHandler[];
+  } = {},
+) {
   const clock = new FakeClock();
   const log = createLogger("text", -1);
   const pleg = new FakePleg(clock);
@@ -38,7 +46,11 @@ async function setup(opts: { sources?: PodSourceName[]; maxPods?: number; node?:
     runtimeConfig: { podLogsRoot: "/nonexistent", podsDir: "/nonexistent", cgroupRoot: "unit", nodeName: "n", hostIP: "192.0.2.1" },
     node: opts.buildNode ?? (async () => opts.node ?? {}),
     statusManager,
-    admitHandlers: opts.admitHandlers ? opts.admitHandlers(() => agent) : opts.maxPods !== undefined ? [new PredicateAdmitHandler({ node: () => ({ metadata: { name: "n" }, status: { allocatable: { pods: String(opts.maxPods) } } }) })] : [],
+    admitHandlers: opts.admitHandlers
+      ? opts.admitHandlers(() => agent)
+      : opts.maxPods !== undefined
+        ? [new PredicateAdmitHandler({ node: () => ({ metadata: { name: "n" }, status: { allocatable: { pods: String(opts.maxPods) } } }) })]
+        : [],
     prober: (onUpdate) => (prober = new FakeProber(onUpdate)),
     podWorkers: () => workers,
     events,
@@ -65,7 +77,10 @@ describe("syncLoopIteration: config", () => {
     expect(t.workers.calls).toEqual(["update a", "reconcile b"]);
 
     t.workers.calls.length = 0;
-    api.send([{ ...a2, metadata: { ...a2.metadata, deletionTimestamp: "2026-01-01T00:00:00Z", deletionGracePeriodSeconds: 5 } }, { ...pod("b"), status: { phase: "Running" } }]);
+    api.send([
+      { ...a2, metadata: { ...a2.metadata, deletionTimestamp: "2026-01-01T00:00:00Z", deletionGracePeriodSeconds: 5 } },
+      { ...pod("b"), status: { phase: "Running" } },
+    ]);
     await t.settle();
     expect(t.workers.calls).toEqual(["kill a"]);
 
@@ -84,7 +99,12 @@ describe("syncLoopIteration: config", () => {
     expect(t.workers.calls).toEqual(["create a", "create b", "reject c OutOfpods"]);
     const rejected = t.agent.pods().find((p) => p.metadata?.uid === "c")!;
     // As the kubelet's rejectPod writes it: the refusal alone, no container statuses or conditions.
-    expect(rejected.status).toEqual({ phase: "Failed", reason: "OutOfpods", message: "Pod was rejected: Node didn't have enough resource: pods, requested: 1, used: 2, capacity: 2", qosClass: "BestEffort" });
+    expect(rejected.status).toEqual({
+      phase: "Failed",
+      reason: "OutOfpods",
+      message: "Pod was rejected: Node didn't have enough resource: pods, requested: 1, used: 2, capacity: 2",
+      qosClass: "BestEffort",
+    });
     await t.stop();
   });
 
@@ -181,8 +201,16 @@ describe("syncLoopIteration: PLEG, probes, the sync tick", () => {
     await t.settle();
     t.workers.calls.length = 0;
     const u: ProbeUpdate = {
-      podUid: "a", namespace: "default", podName: "a", containerName: "app", containerId: "c1", probeType: "liveness",
-      result: "failure", reason: "HTTP probe failed with statuscode: 500", message: "Liveness probe failed: HTTP probe failed with statuscode: 500", time: t.clock.now(),
+      podUid: "a",
+      namespace: "default",
+      podName: "a",
+      containerName: "app",
+      containerId: "c1",
+      probeType: "liveness",
+      result: "failure",
+      reason: "HTTP probe failed with statuscode: 500",
+      message: "Liveness probe failed: HTTP probe failed with statuscode: 500",
+      time: t.clock.now(),
     };
     t.prober.sendUpdate(u);
     await t.settle();
@@ -190,7 +218,9 @@ describe("syncLoopIteration: PLEG, probes, the sync tick", () => {
     // The note is what the status shows for the killed instance when the runtime gives no message.
     t.pleg.setStatus("a", podStatus(fixturePod(), { containers: [{ name: "app", state: "exited", exitCode: 137, id: "c1" }] }));
     const status = t.agent.pods().find((p) => p.metadata?.uid === "a")!.status!;
-    expect(status.containerStatuses![0]!.state?.terminated?.message).toBe("Container app failed liveness probe, will be restarted: HTTP probe failed with statuscode: 500");
+    expect(status.containerStatuses![0]!.state?.terminated?.message).toBe(
+      "Container app failed liveness probe, will be restarted: HTTP probe failed with statuscode: 500",
+    );
     await t.stop();
   });
 
@@ -211,7 +241,18 @@ describe("syncLoopIteration: PLEG, probes, the sync tick", () => {
     // events queued directly is fixed; the kubelet's select gives no order across channels either.)
     const t = await setup({ sources: ["api"] });
     t.sources[0]!.send([pod("a")]);
-    t.prober.sendUpdate({ podUid: "a", namespace: "default", podName: "a", containerName: "app", containerId: "c1", probeType: "readiness", result: "success", reason: "", message: "", time: 0 });
+    t.prober.sendUpdate({
+      podUid: "a",
+      namespace: "default",
+      podName: "a",
+      containerName: "app",
+      containerId: "c1",
+      probeType: "readiness",
+      result: "success",
+      reason: "",
+      message: "",
+      time: 0,
+    });
     t.sources[0]!.send([]);
     await t.settle();
     expect(t.workers.calls).toEqual(["create a", "sync a", "kill+remove a"]);
@@ -243,9 +284,16 @@ describe("the syncloop health check", () => {
     const clock = new FakeClock();
     const log = createLogger("text", -1);
     const agent = new Agent({
-      runtime: {} as never, pleg: new FakePleg(clock), config: new PodConfig({ clock, log }), sources: [], clock, log,
-      runtimeConfig: { podLogsRoot: "/x", podsDir: "/x", cgroupRoot: "x", nodeName: "n", hostIP: "192.0.2.1" }, node: async () => ({}),
-      prober: (u) => new FakeProber(u), podWorkers: () => new FakePodWorkers(),
+      runtime: {} as never,
+      pleg: new FakePleg(clock),
+      config: new PodConfig({ clock, log }),
+      sources: [],
+      clock,
+      log,
+      runtimeConfig: { podLogsRoot: "/x", podsDir: "/x", cgroupRoot: "x", nodeName: "n", hostIP: "192.0.2.1" },
+      node: async () => ({}),
+      prober: (u) => new FakeProber(u),
+      podWorkers: () => new FakePodWorkers(),
     });
     const check = () => agent.healthChecks().find((c) => c.name === "syncloop")!;
     expect(check()).toMatchObject({ ok: false, message: "sync loop has not run yet" });
@@ -264,11 +312,18 @@ describe("the sources health check", () => {
     t.sources[0]!.problemList = ["/etc/kubernetes/manifests is missing; its 2 pods are kept"];
     t.sources[1]!.problemList = ["pushed-pods.json cannot be read"];
     expect(check()).toEqual({
-      name: "sources", ok: true, message: "ok",
+      name: "sources",
+      ok: true,
+      message: "ok",
       warning: "file source: /etc/kubernetes/manifests is missing; its 2 pods are kept; push source: pushed-pods.json cannot be read",
     });
     // The node's Ready verdict is the failing checks: a source's problem is not one of them.
-    expect(t.agent.healthChecks().filter((c) => !c.ok).map((c) => c.name)).not.toContain("sources");
+    expect(
+      t.agent
+        .healthChecks()
+        .filter((c) => !c.ok)
+        .map((c) => c.name),
+    ).not.toContain("sources");
     await t.stop();
   });
 });

@@ -50,9 +50,25 @@ describe("PodSyncer.removePod with a UID from runtime labels", () => {
       const sb = rt.addSandbox({ uid, name: "left-over" });
       const c = rt.addContainer(sb, "app", "CONTAINER_EXITED");
       const { log, warnings } = recordingLog();
-      const syncer = new PodSyncer({ runtime: rt, clock, crashBackoff: new Backoff(clock), imageBackoff: new Backoff(clock), config: opts, log, volumes: volumesFor(opts, clock, log) });
+      const syncer = new PodSyncer({
+        runtime: rt,
+        clock,
+        crashBackoff: new Backoff(clock),
+        imageBackoff: new Backoff(clock),
+        config: opts,
+        log,
+        volumes: volumesFor(opts, clock, log),
+      });
       const st = await rt.podSandboxStatus(sb);
-      await syncer.removePod(uid, { uid, name: "left-over", namespace: "default", ips: [], sandboxStatuses: [st.status], containerStatuses: [await rt.containerStatus(c)], timestamp: 0 } as never);
+      await syncer.removePod(uid, {
+        uid,
+        name: "left-over",
+        namespace: "default",
+        ips: [],
+        sandboxStatuses: [st.status],
+        containerStatuses: [await rt.containerStatus(c)],
+        timestamp: 0,
+      } as never);
       expect(rt.sandboxes.has(sb)).toBe(false);
       expect(rt.containers.has(c)).toBe(false);
       expect(existsSync(sentinel)).toBe(true);
@@ -66,7 +82,15 @@ describe("PodSyncer.removePod with a UID from runtime labels", () => {
     const { opts, victim, sentinel } = layout("remove-link");
     symlinkSync(victim, join(opts.podsDir, "u1"));
     const clock = new FakeClock();
-    const syncer = new PodSyncer({ runtime: new FakeRuntime(clock), clock, crashBackoff: new Backoff(clock), imageBackoff: new Backoff(clock), config: opts, log: createLogger("text", -999), volumes: volumesFor(opts, clock, createLogger("text", -999)) });
+    const syncer = new PodSyncer({
+      runtime: new FakeRuntime(clock),
+      clock,
+      crashBackoff: new Backoff(clock),
+      imageBackoff: new Backoff(clock),
+      config: opts,
+      log: createLogger("text", -999),
+      volumes: volumesFor(opts, clock, createLogger("text", -999)),
+    });
     await syncer.removePod("u1", undefined);
     expect(existsSync(join(opts.podsDir, "u1"))).toBe(false);
     expect(existsSync(sentinel)).toBe(true);
@@ -76,7 +100,15 @@ describe("PodSyncer.removePod with a UID from runtime labels", () => {
     const { opts } = layout("remove-valid");
     mkdirSync(join(opts.podsDir, "u1", "volumes", "kubernetes.io~empty-dir", "data"), { recursive: true });
     const clock = new FakeClock();
-    const syncer = new PodSyncer({ runtime: new FakeRuntime(clock), clock, crashBackoff: new Backoff(clock), imageBackoff: new Backoff(clock), config: opts, log: createLogger("text", -999), volumes: volumesFor(opts, clock, createLogger("text", -999)) });
+    const syncer = new PodSyncer({
+      runtime: new FakeRuntime(clock),
+      clock,
+      crashBackoff: new Backoff(clock),
+      imageBackoff: new Backoff(clock),
+      config: opts,
+      log: createLogger("text", -999),
+      volumes: volumesFor(opts, clock, createLogger("text", -999)),
+    });
     await syncer.removePod("u1", undefined);
     expect(existsSync(join(opts.podsDir, "u1"))).toBe(false);
     expect(existsSync(opts.podsDir)).toBe(true);
@@ -91,10 +123,20 @@ describe("PodSyncer.syncPod never makes folders outside its roots", () => {
     p.spec!.volumes = [{ name: "work", emptyDir: {} }];
     const clock = new FakeClock();
     const rt = new FakeRuntime(clock);
-    const syncer = new PodSyncer({ runtime: rt, clock, crashBackoff: new Backoff(clock), imageBackoff: new Backoff(clock), config: opts, log: createLogger("text", -999), volumes: volumesFor(opts, clock, createLogger("text", -999)) });
+    const syncer = new PodSyncer({
+      runtime: rt,
+      clock,
+      crashBackoff: new Backoff(clock),
+      imageBackoff: new Backoff(clock),
+      config: opts,
+      log: createLogger("text", -999),
+      volumes: volumesFor(opts, clock, createLogger("text", -999)),
+    });
     const r = await syncer.syncPod(p, undefined);
     expect(r.volumesNotReady?.reason).toBe("FailedMount");
-    expect(r.waiting.get("app")?.message).toMatch(/^Unable to attach or mount volumes: unmounted volumes=\[work\], .*MountVolume.SetUp failed for volume "work" : .*is not inside/);
+    expect(r.waiting.get("app")?.message).toMatch(
+      /^Unable to attach or mount volumes: unmounted volumes=\[work\], .*MountVolume.SetUp failed for volume "work" : .*is not inside/,
+    );
     expect(readdirSync(victim)).toEqual(["keep.txt"]);
     expect(rt.callsOf("runPodSandbox")).toHaveLength(0);
   });
@@ -104,7 +146,15 @@ describe("PodSyncer.syncPod never makes folders outside its roots", () => {
     const p = { ...pod(), metadata: { ...pod().metadata, uid: "../../escaped" } };
     const clock = new FakeClock();
     const rt = new FakeRuntime(clock);
-    const syncer = new PodSyncer({ runtime: rt, clock, crashBackoff: new Backoff(clock), imageBackoff: new Backoff(clock), config: opts, log: createLogger("text", -999), volumes: volumesFor(opts, clock, createLogger("text", -999)) });
+    const syncer = new PodSyncer({
+      runtime: rt,
+      clock,
+      crashBackoff: new Backoff(clock),
+      imageBackoff: new Backoff(clock),
+      config: opts,
+      log: createLogger("text", -999),
+      volumes: volumesFor(opts, clock, createLogger("text", -999)),
+    });
     await expect(syncer.syncPod(p, undefined)).rejects.toThrow(/cannot name a folder/);
     expect(readdirSync(dir).sort()).toEqual(["root", "victim"]);
     expect(rt.callsOf("runPodSandbox")).toHaveLength(0);

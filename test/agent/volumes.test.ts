@@ -61,7 +61,10 @@ const fromFile = (...pods: Pod[]): SourceReport => ({ source: "file", pods, erro
 function withConfigMap(subPath?: string): Pod {
   const p = pod();
   p.spec!.volumes = [{ name: "cfg", configMap: { name: "y" } }];
-  p.spec!.containers[0]!.volumeMounts = [{ name: "cfg", mountPath: "/etc/app", readOnly: true }, ...(subPath ? [{ name: "cfg", mountPath: "/etc/one", subPath }] : [])];
+  p.spec!.containers[0]!.volumeMounts = [
+    { name: "cfg", mountPath: "/etc/app", readOnly: true },
+    ...(subPath ? [{ name: "cfg", mountPath: "/etc/one", subPath }] : []),
+  ];
   return p;
 }
 
@@ -94,7 +97,11 @@ describe("Agent: a pod waiting on its volumes", () => {
     await a.settle(); // no time passes: the change itself resyncs the pod
     expect(a.rt.callsOf("runPodSandbox")).toHaveLength(1);
     const mounts = mountsOf(a.rt, 0);
-    expect(mounts[0]).toMatchObject({ containerPath: "/etc/app", hostPath: join(a.podsDir, "uid-1", "volumes", "kubernetes.io~configmap", "cfg"), readonly: true });
+    expect(mounts[0]).toMatchObject({
+      containerPath: "/etc/app",
+      hostPath: join(a.podsDir, "uid-1", "volumes", "kubernetes.io~configmap", "cfg"),
+      readonly: true,
+    });
     expect(statusOf(a.agent).conditions?.find((c) => c.type === "PodReadyToStartContainers")?.reason).toBeUndefined();
     await a.stop();
   });
@@ -104,7 +111,9 @@ describe("Agent: a pod waiting on its volumes", () => {
     a.config.apply(fromFile(withConfigMap()));
     await a.settle();
     expect(a.rt.callsOf("runPodSandbox")).toHaveLength(0);
-    expect(statusOf(a.agent).containerStatuses?.[0]?.state?.waiting?.message).toContain(`MountVolume.SetUp failed for volume "cfg" : the pod names configmap "y" (namespace default), an API object, and this agent runs without an API server: run it with --kubeconfig, or with --local-objects DIR`);
+    expect(statusOf(a.agent).containerStatuses?.[0]?.state?.waiting?.message).toContain(
+      `MountVolume.SetUp failed for volume "cfg" : the pod names configmap "y" (namespace default), an API object, and this agent runs without an API server: run it with --kubeconfig, or with --local-objects DIR`,
+    );
     await a.stop();
   });
 });

@@ -24,7 +24,12 @@ function parseInterfaces(text: string): Map<string, { name: string; type: string
   return out;
 }
 
-interface Row { field: string; status: string; note: string; line: number }
+interface Row {
+  field: string;
+  status: string;
+  note: string;
+  line: number;
+}
 
 /** The ledger's `### Type` sections and their `| \`field\` | status | note |` rows. */
 function parseLedger(text: string): { sections: Map<string, Row[]>; problems: string[] } {
@@ -107,7 +112,10 @@ describe("the field ledger", () => {
   });
 
   test("the check catches a field the ledger lacks, a row of a field that is gone, and a section of no type", () => {
-    const text = readFileSync(LEDGER, "utf8").replace(/^\| `subPathExpr` .*\n/m, "").replace("| `subPath` |", "| `subPathGone` |") + "\n### GoneVolumeSource\n\n| `x` | refused | gone |\n";
+    const text =
+      readFileSync(LEDGER, "utf8")
+        .replace(/^\| `subPathExpr` .*\n/m, "")
+        .replace("| `subPath` |", "| `subPathGone` |") + "\n### GoneVolumeSource\n\n| `x` | refused | gone |\n";
     const d = diff(parseLedger(text).sections);
     expect(d.missing).toEqual(["VolumeMount.subPath", "VolumeMount.subPathExpr"]);
     expect(d.stale.map((s) => s.replace(/ \(line \d+\)/, ""))).toEqual(["VolumeMount.subPathGone", "section GoneVolumeSource"]);

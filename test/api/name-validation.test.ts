@@ -17,9 +17,7 @@ describe("qualified names", () => {
     expect(qualifiedNameError("k".repeat(64))).toBe("name part must be no more than 63 characters");
     expect(qualifiedNameError("bad key")).toBe(`name part ${NAME_RULE}`);
     expect(qualifiedNameError("Bad.Prefix/k")).toStartWith("prefix part a lowercase RFC 1123 subdomain must consist of");
-    expect(qualifiedNameError("a/b/c")).toBe(
-      `a qualified name ${NAME_RULE} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
-    );
+    expect(qualifiedNameError("a/b/c")).toBe(`a qualified name ${NAME_RULE} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`);
   });
 
   test("qualifiedNameError joins isQualifiedName's list", () => {

@@ -1,7 +1,15 @@
 // A pod's priority and the kubelet's IsCriticalPod, the one rule every layer asks (src/api/pod-priority.ts).
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "kubernetes-types/core/v1";
-import { declaredPriority, isCriticalPod, isNodeCriticalPod, isPreemptable, podPriority, SYSTEM_CRITICAL_PRIORITY, SYSTEM_PRIORITY_CLASSES } from "../../src/api/pod-priority";
+import {
+  declaredPriority,
+  isCriticalPod,
+  isNodeCriticalPod,
+  isPreemptable,
+  podPriority,
+  SYSTEM_CRITICAL_PRIORITY,
+  SYSTEM_PRIORITY_CLASSES,
+} from "../../src/api/pod-priority";
 
 function pod(o: { priority?: number; className?: string; source?: string; mirror?: boolean } = {}): Pod {
   const annotations: Record<string, string> = {};
@@ -9,7 +17,11 @@ function pod(o: { priority?: number; className?: string; source?: string; mirror
   if (o.mirror) annotations["kubernetes.io/config.mirror"] = "hash";
   return {
     metadata: { name: "p", annotations },
-    spec: { containers: [{ name: "c" }], ...(o.priority !== undefined ? { priority: o.priority } : {}), ...(o.className ? { priorityClassName: o.className } : {}) },
+    spec: {
+      containers: [{ name: "c" }],
+      ...(o.priority !== undefined ? { priority: o.priority } : {}),
+      ...(o.className ? { priorityClassName: o.className } : {}),
+    },
   };
 }
 

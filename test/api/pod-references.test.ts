@@ -10,17 +10,45 @@ const pod: Pod = {
   spec: {
     serviceAccountName: "robot",
     imagePullSecrets: [{ name: "pull" }, {}],
-    initContainers: [{ name: "i", envFrom: [{ secretRef: { name: "init-envfrom-s" } }], env: [{ name: "A", valueFrom: { configMapKeyRef: { name: "init-env-cm", key: "k" } } }] }],
-    containers: [{
-      name: "c",
-      envFrom: [{ configMapRef: { name: "app-envfrom-cm" } }, { secretRef: { name: "app-envfrom-s" } }],
-      env: [{ name: "B", valueFrom: { secretKeyRef: { name: "app-env-s", key: "k" } } }, { name: "C", value: "plain" }, { name: "D", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }],
-    }],
-    ephemeralContainers: [{ name: "e", envFrom: [{ configMapRef: { name: "eph-envfrom-cm" } }], env: [{ name: "E", valueFrom: { secretKeyRef: { name: "eph-env-s", key: "k" } } }] }],
+    initContainers: [
+      {
+        name: "i",
+        envFrom: [{ secretRef: { name: "init-envfrom-s" } }],
+        env: [{ name: "A", valueFrom: { configMapKeyRef: { name: "init-env-cm", key: "k" } } }],
+      },
+    ],
+    containers: [
+      {
+        name: "c",
+        envFrom: [{ configMapRef: { name: "app-envfrom-cm" } }, { secretRef: { name: "app-envfrom-s" } }],
+        env: [
+          { name: "B", valueFrom: { secretKeyRef: { name: "app-env-s", key: "k" } } },
+          { name: "C", value: "plain" },
+          { name: "D", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+        ],
+      },
+    ],
+    ephemeralContainers: [
+      {
+        name: "e",
+        envFrom: [{ configMapRef: { name: "eph-envfrom-cm" } }],
+        env: [{ name: "E", valueFrom: { secretKeyRef: { name: "eph-env-s", key: "k" } } }],
+      },
+    ],
     volumes: [
       { name: "v0", configMap: { name: "vol-cm" } },
       { name: "v1", secret: { secretName: "vol-s" } },
-      { name: "v2", projected: { sources: [{ configMap: { name: "proj-cm" } }, { secret: { name: "proj-s" } }, { serviceAccountToken: { path: "token" } }, { downwardAPI: { items: [] } }] } },
+      {
+        name: "v2",
+        projected: {
+          sources: [
+            { configMap: { name: "proj-cm" } },
+            { secret: { name: "proj-s" } },
+            { serviceAccountToken: { path: "token" } },
+            { downwardAPI: { items: [] } },
+          ],
+        },
+      },
       { name: "v3", azureFile: { secretName: "azure-s", shareName: "x" } },
       { name: "v4", csi: { driver: "d", nodePublishSecretRef: { name: "csi-s" } } },
       { name: "v5", cephfs: { monitors: [], secretRef: { name: "ceph-s" } } },
@@ -61,7 +89,9 @@ describe("podReferences", () => {
   test("one volume's references carry its index; a token source names the pod's service account (the deprecated field too, else default)", () => {
     const volumes = pod.spec!.volumes!;
     expect(volumeReferences(pod, volumes[2]!).map((r) => r.field)).toEqual([
-      "spec.volumes[2].projected.sources[0].configMap", "spec.volumes[2].projected.sources[1].secret", "spec.volumes[2].projected.sources[2].serviceAccountToken",
+      "spec.volumes[2].projected.sources[0].configMap",
+      "spec.volumes[2].projected.sources[1].secret",
+      "spec.volumes[2].projected.sources[2].serviceAccountToken",
     ]);
     expect(volumeReferences(pod, volumes[6]!)).toEqual([]);
     const token = { name: "t", projected: { sources: [{ serviceAccountToken: { path: "t" } }] } };

@@ -4,12 +4,16 @@ import { decodePodFields, fieldPathChild } from "../../src/api/pod-schema";
 describe("decodePodFields", () => {
   test("fields the Pod does not have are listed, with the ones it has there, and kept in the value", () => {
     const d = decodePodFields({
-      apiVersion: "v1", kind: "Pod", metadata: { name: "x", label: { a: "b" } },
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "x", label: { a: "b" } },
       spec: { containers: [{ name: "a", imagePullPolcy: "Always" }], affinity: { nodeAffinity: { requiredDuringScheduling: {} } } },
     });
     expect(d.typeErrors).toEqual([]);
     expect(d.unknownFields.map((u) => u.field)).toEqual([
-      "metadata.label", "spec.containers[0].imagePullPolcy", "spec.affinity.nodeAffinity.requiredDuringScheduling",
+      "metadata.label",
+      "spec.containers[0].imagePullPolcy",
+      "spec.affinity.nodeAffinity.requiredDuringScheduling",
     ]);
     expect(d.unknownFields[1]!.known).toContain("imagePullPolicy");
     expect((d.value as { metadata: Record<string, unknown> }).metadata.label).toEqual({ a: "b" });
@@ -18,7 +22,8 @@ describe("decodePodFields", () => {
   test("newer fields than kubernetes-types 1.30 are known", () => {
     const d = decodePodFields({
       spec: {
-        resources: { requests: { cpu: "1" } }, hostnameOverride: "h",
+        resources: { requests: { cpu: "1" } },
+        hostnameOverride: "h",
         containers: [{ name: "a", lifecycle: { stopSignal: "SIGTERM" }, resources: { claims: [{ name: "c", request: "r" }] } }],
         volumes: [{ name: "i", image: { reference: "r", pullPolicy: "Always" } }],
         securityContext: { supplementalGroupsPolicy: "Strict", seLinuxChangePolicy: "Recursive" },

@@ -3,7 +3,8 @@ import { expect, test } from "bun:test";
 import type { Pod } from "kubernetes-types/core/v1";
 import { podWaits, PodWaitTracker } from "../../src/api/pod-waits";
 
-const MOUNT = 'Unable to attach or mount volumes: unmounted volumes=[cfg], unattached volumes=[cfg]: MountVolume.SetUp failed for volume "cfg" : configmap "app" not found';
+const MOUNT =
+  'Unable to attach or mount volumes: unmounted volumes=[cfg], unattached volumes=[cfg]: MountVolume.SetUp failed for volume "cfg" : configmap "app" not found';
 
 function pod(status: Pod["status"]): Pod {
   return { metadata: { name: "web", namespace: "default", uid: "u1" }, spec: { containers: [{ name: "app" }, { name: "side" }] }, status };
@@ -26,11 +27,20 @@ test("a container's own wait (a missing secret key) is reported with its contain
   const p = pod({
     phase: "Pending",
     containerStatuses: [
-      { name: "app", image: "", imageID: "", ready: false, restartCount: 0, state: { waiting: { reason: "CreateContainerConfigError", message: 'secret "db" not found' } } },
+      {
+        name: "app",
+        image: "",
+        imageID: "",
+        ready: false,
+        restartCount: 0,
+        state: { waiting: { reason: "CreateContainerConfigError", message: 'secret "db" not found' } },
+      },
       { name: "side", image: "", imageID: "", ready: true, restartCount: 0, state: { running: { startedAt: "2026-11-23T00:00:00Z" } } },
     ],
   });
-  expect(podWaits(p)).toEqual([{ pod: { namespace: "default", name: "web", uid: "u1" }, container: "app", reason: "CreateContainerConfigError", message: 'secret "db" not found' }]);
+  expect(podWaits(p)).toEqual([
+    { pod: { namespace: "default", name: "web", uid: "u1" }, container: "app", reason: "CreateContainerConfigError", message: 'secret "db" not found' },
+  ]);
 });
 
 test("the tracker reports a wait when it starts or changes, and its end; an unchanged wait once", () => {

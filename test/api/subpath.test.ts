@@ -3,7 +3,13 @@
 import { describe, expect, test } from "bun:test";
 import { mountSubPath, SubPathError } from "../../src/api/subpath";
 
-const env = new Map([["POD_NAME", "web-1"], ["NS", "shop"], ["UP", "../.."], ["ABS", "/etc"], ["EMPTY", ""]]);
+const env = new Map([
+  ["POD_NAME", "web-1"],
+  ["NS", "shop"],
+  ["UP", "../.."],
+  ["ABS", "/etc"],
+  ["EMPTY", ""],
+]);
 
 describe("mountSubPath", () => {
   test("no subPath and no subPathExpr: the whole volume", () => {

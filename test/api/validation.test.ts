@@ -18,14 +18,20 @@ function validPod(): Pod {
           name: "app",
           image: "busybox:1.36",
           ports: [{ name: "http", containerPort: 8080 }],
-          env: [{ name: "MODE", value: "prod" }, { name: "POD", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }],
+          env: [
+            { name: "MODE", value: "prod" },
+            { name: "POD", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+          ],
           volumeMounts: [{ name: "data", mountPath: "/data" }],
           resources: { requests: { cpu: "100m", memory: "64Mi" }, limits: { cpu: "500m", memory: "128Mi" } },
           livenessProbe: { httpGet: { port: "http" } },
           readinessProbe: { tcpSocket: { port: 8080 } },
         },
       ],
-      volumes: [{ name: "data", emptyDir: {} }, { name: "etc", hostPath: { path: "/etc/app", type: "Directory" } }],
+      volumes: [
+        { name: "data", emptyDir: {} },
+        { name: "etc", hostPath: { path: "/etc/app", type: "Directory" } },
+      ],
     },
   });
 }
@@ -282,9 +288,11 @@ describe("validatePod", () => {
   });
 
   test("ephemeral containers and scheduling gates cannot be set on create", () => {
-    expect(messages((p) => (p.spec!.ephemeralContainers = [{ name: "debug", image: "busybox:1", terminationMessagePolicy: "File", imagePullPolicy: "IfNotPresent" }]))).toEqual([
-      "spec.ephemeralContainers: Forbidden: cannot be set on create",
-    ]);
+    expect(
+      messages(
+        (p) => (p.spec!.ephemeralContainers = [{ name: "debug", image: "busybox:1", terminationMessagePolicy: "File", imagePullPolicy: "IfNotPresent" }]),
+      ),
+    ).toEqual(["spec.ephemeralContainers: Forbidden: cannot be set on create"]);
     expect(messages((p) => (p.spec!.schedulingGates = [{ name: "wait" }]))).toEqual([
       "spec.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared",
     ]);
@@ -334,18 +342,22 @@ describe("staticPodApiReferenceErrors", () => {
       mutate(pod);
       return staticPodApiReferenceErrors(pod, { localObjects: true }).map((e) => [e.field, e.message]);
     };
-    expect(local((p) => {
-      p.spec!.volumes!.push({ name: "c", configMap: { name: "c" } }, { name: "s", secret: { secretName: "s" } });
-      p.spec!.volumes!.push({ name: "p", projected: { sources: [{ configMap: { name: "c" } }, { secret: { name: "s" } }, { downwardAPI: { items: [] } }] } });
-      app(p).env![0]!.valueFrom = { secretKeyRef: { name: "s", key: "k" } };
-      app(p).envFrom = [{ configMapRef: { name: "c" } }];
-      p.spec!.imagePullSecrets = [{ name: "regcred" }];
-    })).toEqual([]);
+    expect(
+      local((p) => {
+        p.spec!.volumes!.push({ name: "c", configMap: { name: "c" } }, { name: "s", secret: { secretName: "s" } });
+        p.spec!.volumes!.push({ name: "p", projected: { sources: [{ configMap: { name: "c" } }, { secret: { name: "s" } }, { downwardAPI: { items: [] } }] } });
+        app(p).env![0]!.valueFrom = { secretKeyRef: { name: "s", key: "k" } };
+        app(p).envFrom = [{ configMapRef: { name: "c" } }];
+        p.spec!.imagePullSecrets = [{ name: "regcred" }];
+      }),
+    ).toEqual([]);
     expect(local((p) => p.spec!.volumes!.push({ name: "t", projected: { sources: [{ serviceAccountToken: { path: "token" } }] } }))).toEqual([
       ["spec.volumes[2].projected.sources[0].serviceAccountToken", "static pods may not reference serviceaccounts (via projected volumes)"],
     ]);
     expect(local((p) => (p.spec!.serviceAccountName = "default"))).toEqual([["spec.serviceAccountName", "static pods may not reference serviceaccounts"]]);
-    expect(local((p) => p.spec!.volumes!.push({ name: "v", persistentVolumeClaim: { claimName: "c" } }))).toEqual([["spec.volumes[2].persistentVolumeClaim", "static pods may not reference persistentvolumeclaims"]]);
+    expect(local((p) => p.spec!.volumes!.push({ name: "v", persistentVolumeClaim: { claimName: "c" } }))).toEqual([
+      ["spec.volumes[2].persistentVolumeClaim", "static pods may not reference persistentvolumeclaims"],
+    ]);
   });
 
   test("a pod with only hostPath, emptyDir and downwardAPI volumes passes", () => {
@@ -361,14 +373,18 @@ describe("staticPodApiReferenceErrors", () => {
       ["spec.containers[0].env[0].valueFrom.secretKeyRef", "static pods may not reference secrets"],
     ]);
     expect(refs((p) => (p.spec!.imagePullSecrets = [{ name: "regcred" }]))).toEqual([["spec.imagePullSecrets[0]", "static pods may not reference secrets"]]);
-    expect(refs((p) => p.spec!.volumes!.push({ name: "s", secret: { secretName: "s" } }))).toEqual([["spec.volumes[2].secret", "static pods may not reference secrets"]]);
+    expect(refs((p) => p.spec!.volumes!.push({ name: "s", secret: { secretName: "s" } }))).toEqual([
+      ["spec.volumes[2].secret", "static pods may not reference secrets"],
+    ]);
     expect(refs((p) => (p.spec!.initContainers![0]!.envFrom = [{ secretRef: { name: "s" } }]))).toEqual([
       ["spec.initContainers[0].envFrom[0].secretRef", "static pods may not reference secrets"],
     ]);
   });
 
   test("config maps, checked after secrets", () => {
-    expect(refs((p) => p.spec!.volumes!.push({ name: "c", configMap: { name: "c" } }))).toEqual([["spec.volumes[2].configMap", "static pods may not reference configmaps"]]);
+    expect(refs((p) => p.spec!.volumes!.push({ name: "c", configMap: { name: "c" } }))).toEqual([
+      ["spec.volumes[2].configMap", "static pods may not reference configmaps"],
+    ]);
     expect(
       refs((p) => {
         p.spec!.volumes!.push({ name: "c", configMap: { name: "c" } });
@@ -397,42 +413,80 @@ describe("staticPodApiReferenceErrors", () => {
 
 describe("validatePod: security contexts (ValidateSecurityContext, validateSeccompProfileField, validateAppArmorProfileField)", () => {
   test("valid profiles and procMount Default pass", () => {
-    expect(messages((p) => {
-      p.spec!.securityContext = { seccompProfile: { type: "RuntimeDefault" }, appArmorProfile: { type: "Unconfined" } };
-      app(p).securityContext = { seccompProfile: { type: "Localhost", localhostProfile: "profiles/audit.json" }, appArmorProfile: { type: "Localhost", localhostProfile: "k8s-x" }, procMount: "Default" };
-      p.metadata!.annotations = { ...p.metadata!.annotations, "container.apparmor.security.beta.kubernetes.io/init": "runtime/default" };
-    })).toEqual([]);
+    expect(
+      messages((p) => {
+        p.spec!.securityContext = { seccompProfile: { type: "RuntimeDefault" }, appArmorProfile: { type: "Unconfined" } };
+        app(p).securityContext = {
+          seccompProfile: { type: "Localhost", localhostProfile: "profiles/audit.json" },
+          appArmorProfile: { type: "Localhost", localhostProfile: "k8s-x" },
+          procMount: "Default",
+        };
+        p.metadata!.annotations = { ...p.metadata!.annotations, "container.apparmor.security.beta.kubernetes.io/init": "runtime/default" };
+      }),
+    ).toEqual([]);
   });
 
   test("seccompProfile", () => {
-    expect(messages((p) => (app(p).securityContext = { seccompProfile: { type: "Localhost" } }))).toEqual(["spec.containers[0].securityContext.seccompProfile.localhostProfile: Required value: must be set when seccomp type is Localhost"]);
-    expect(messages((p) => (p.spec!.securityContext = { seccompProfile: { type: "Localhost", localhostProfile: "../../etc/x.json" } }))).toEqual(['spec.securityContext.seccompProfile.localhostProfile: Invalid value: "../../etc/x.json": must not contain \'..\'']);
-    expect(messages((p) => (app(p).securityContext = { seccompProfile: { type: "Localhost", localhostProfile: "/etc/x.json" } }))).toEqual(['spec.containers[0].securityContext.seccompProfile.localhostProfile: Invalid value: "/etc/x.json": must be a relative path']);
-    expect(messages((p) => (app(p).securityContext = { seccompProfile: { type: "RuntimeDefault", localhostProfile: "x.json" } }))).toEqual(['spec.containers[0].securityContext.seccompProfile.localhostProfile: Invalid value: "x.json": can only be set when seccomp type is Localhost']);
-    expect(messages((p) => (app(p).securityContext = { seccompProfile: { type: "" } }))).toEqual(["spec.containers[0].securityContext.seccompProfile.type: Required value: type is required when seccompProfile is set"]);
-    expect(messages((p) => (app(p).securityContext = { seccompProfile: { type: "Strict" } }))).toEqual(['spec.containers[0].securityContext.seccompProfile.type: Unsupported value: "Strict": supported values: "Localhost", "RuntimeDefault", "Unconfined"']);
+    expect(messages((p) => (app(p).securityContext = { seccompProfile: { type: "Localhost" } }))).toEqual([
+      "spec.containers[0].securityContext.seccompProfile.localhostProfile: Required value: must be set when seccomp type is Localhost",
+    ]);
+    expect(messages((p) => (p.spec!.securityContext = { seccompProfile: { type: "Localhost", localhostProfile: "../../etc/x.json" } }))).toEqual([
+      "spec.securityContext.seccompProfile.localhostProfile: Invalid value: \"../../etc/x.json\": must not contain '..'",
+    ]);
+    expect(messages((p) => (app(p).securityContext = { seccompProfile: { type: "Localhost", localhostProfile: "/etc/x.json" } }))).toEqual([
+      'spec.containers[0].securityContext.seccompProfile.localhostProfile: Invalid value: "/etc/x.json": must be a relative path',
+    ]);
+    expect(messages((p) => (app(p).securityContext = { seccompProfile: { type: "RuntimeDefault", localhostProfile: "x.json" } }))).toEqual([
+      'spec.containers[0].securityContext.seccompProfile.localhostProfile: Invalid value: "x.json": can only be set when seccomp type is Localhost',
+    ]);
+    expect(messages((p) => (app(p).securityContext = { seccompProfile: { type: "" } }))).toEqual([
+      "spec.containers[0].securityContext.seccompProfile.type: Required value: type is required when seccompProfile is set",
+    ]);
+    expect(messages((p) => (app(p).securityContext = { seccompProfile: { type: "Strict" } }))).toEqual([
+      'spec.containers[0].securityContext.seccompProfile.type: Unsupported value: "Strict": supported values: "Localhost", "RuntimeDefault", "Unconfined"',
+    ]);
   });
 
   test("appArmorProfile", () => {
-    expect(messages((p) => (p.spec!.securityContext = { appArmorProfile: { type: "Localhost" } }))).toEqual(["spec.securityContext.appArmorProfile.localhostProfile: Required value: must be set when AppArmor type is Localhost"]);
-    expect(messages((p) => (app(p).securityContext = { appArmorProfile: { type: "Localhost", localhostProfile: " x" } }))).toEqual(['spec.containers[0].securityContext.appArmorProfile.localhostProfile: Invalid value: " x": must not be padded with whitespace']);
-    expect(messages((p) => (app(p).securityContext = { appArmorProfile: { type: "Unconfined", localhostProfile: "x" } }))).toEqual(['spec.containers[0].securityContext.appArmorProfile.localhostProfile: Invalid value: "x": can only be set when AppArmor type is Localhost']);
-    expect(messages((p) => (app(p).securityContext = { appArmorProfile: { type: "Loose" } }))).toEqual(['spec.containers[0].securityContext.appArmorProfile.type: Unsupported value: "Loose": supported values: "Localhost", "RuntimeDefault", "Unconfined"']);
+    expect(messages((p) => (p.spec!.securityContext = { appArmorProfile: { type: "Localhost" } }))).toEqual([
+      "spec.securityContext.appArmorProfile.localhostProfile: Required value: must be set when AppArmor type is Localhost",
+    ]);
+    expect(messages((p) => (app(p).securityContext = { appArmorProfile: { type: "Localhost", localhostProfile: " x" } }))).toEqual([
+      'spec.containers[0].securityContext.appArmorProfile.localhostProfile: Invalid value: " x": must not be padded with whitespace',
+    ]);
+    expect(messages((p) => (app(p).securityContext = { appArmorProfile: { type: "Unconfined", localhostProfile: "x" } }))).toEqual([
+      'spec.containers[0].securityContext.appArmorProfile.localhostProfile: Invalid value: "x": can only be set when AppArmor type is Localhost',
+    ]);
+    expect(messages((p) => (app(p).securityContext = { appArmorProfile: { type: "Loose" } }))).toEqual([
+      'spec.containers[0].securityContext.appArmorProfile.type: Unsupported value: "Loose": supported values: "Localhost", "RuntimeDefault", "Unconfined"',
+    ]);
   });
 
   test("AppArmor annotations: a known container and a valid profile name", () => {
     const k = "container.apparmor.security.beta.kubernetes.io";
-    expect(messages((p) => (p.metadata!.annotations = { [`${k}/nope`]: "runtime/default" }))).toEqual([`metadata.annotations[${k}/nope]: Invalid value: "nope": container not found`]);
-    expect(messages((p) => (p.metadata!.annotations = { [`${k}/app`]: "docker-default" }))).toEqual([`metadata.annotations[${k}/app]: Invalid value: "docker-default": invalid AppArmor profile name: "docker-default"`]);
+    expect(messages((p) => (p.metadata!.annotations = { [`${k}/nope`]: "runtime/default" }))).toEqual([
+      `metadata.annotations[${k}/nope]: Invalid value: "nope": container not found`,
+    ]);
+    expect(messages((p) => (p.metadata!.annotations = { [`${k}/app`]: "docker-default" }))).toEqual([
+      `metadata.annotations[${k}/app]: Invalid value: "docker-default": invalid AppArmor profile name: "docker-default"`,
+    ]);
   });
 
   test("procMount: Unmasked needs hostUsers: false; other values are not supported", () => {
-    expect(messages((p) => (app(p).securityContext = { procMount: "Unmasked" }))).toEqual(['spec.containers[0].securityContext.procMount: Invalid value: "Unmasked": `hostUsers` must be false to use `Unmasked`']);
-    expect(messages((p) => (p.spec!.initContainers![0]!.securityContext = { procMount: "Unmasked" }))).toEqual(['spec.initContainers[0].securityContext.procMount: Invalid value: "Unmasked": `hostUsers` must be false to use `Unmasked`']);
-    expect(messages((p) => {
-      p.spec!.hostUsers = false;
-      app(p).securityContext = { procMount: "Unmasked" };
-    })).toEqual([]);
-    expect(messages((p) => (app(p).securityContext = { procMount: "Raw" }))).toEqual(['spec.containers[0].securityContext.procMount: Unsupported value: "Raw": supported values: "Default", "Unmasked"']);
+    expect(messages((p) => (app(p).securityContext = { procMount: "Unmasked" }))).toEqual([
+      'spec.containers[0].securityContext.procMount: Invalid value: "Unmasked": `hostUsers` must be false to use `Unmasked`',
+    ]);
+    expect(messages((p) => (p.spec!.initContainers![0]!.securityContext = { procMount: "Unmasked" }))).toEqual([
+      'spec.initContainers[0].securityContext.procMount: Invalid value: "Unmasked": `hostUsers` must be false to use `Unmasked`',
+    ]);
+    expect(
+      messages((p) => {
+        p.spec!.hostUsers = false;
+        app(p).securityContext = { procMount: "Unmasked" };
+      }),
+    ).toEqual([]);
+    expect(messages((p) => (app(p).securityContext = { procMount: "Raw" }))).toEqual([
+      'spec.containers[0].securityContext.procMount: Unsupported value: "Raw": supported values: "Default", "Unmasked"',
+    ]);
   });
 });

@@ -35,7 +35,9 @@ describe("the checker catches a planted breach", () => {
 
   test("an import that enters another module other than through its door", () => {
     const problems = checkBoundaries(planted({ [file]: `import { parseDuration } from "../util/duration";` }));
-    expect(problems).toContainEqual(expect.stringMatching(/^src\/pleg\/relist\.ts:\d+: enters util at src\/util\/duration\.ts; import "\.\.\/util" \(its door\)$/));
+    expect(problems).toContainEqual(
+      expect.stringMatching(/^src\/pleg\/relist\.ts:\d+: enters util at src\/util\/duration\.ts; import "\.\.\/util" \(its door\)$/),
+    );
   });
 
   test("an import of a module not among the declared neighbours", () => {
@@ -50,9 +52,13 @@ describe("the checker catches a planted breach", () => {
   });
 
   test("an import() of another module, and a loader written in a door", () => {
-    const problems = checkBoundaries(planted({ [file]: `export const later = () => import("../cri");`, "src/pleg/index.ts": `export const loadRelist = () => import("./relist");` }));
+    const problems = checkBoundaries(
+      planted({ [file]: `export const later = () => import("../cri");`, "src/pleg/index.ts": `export const loadRelist = () => import("./relist");` }),
+    );
     expect(problems).toContainEqual(expect.stringMatching(/^src\/pleg\/relist\.ts:\d+: import\(\) of cri; call a load…\(\) its door exports/));
-    expect(problems).toContain("src/pleg/index.ts: a door holds no import(): a loader in index.ts is in every chunk that imports the module; put it in lazy.ts");
+    expect(problems).toContain(
+      "src/pleg/index.ts: a door holds no import(): a loader in index.ts is in every chunk that imports the module; put it in lazy.ts",
+    );
   });
 
   test("a module that imports its own door", () => {
@@ -62,7 +68,13 @@ describe("the checker catches a planted breach", () => {
 
   test("an import cycle, even type-only", () => {
     const problems = checkBoundaries(
-      planted({ "src/util/planted-a.ts": `import type { B } from "./planted-b";\nexport type A = B[];`, "src/util/planted-b.ts": `import type { A } from "./planted-a";\nexport type B = { a: A };` }, false),
+      planted(
+        {
+          "src/util/planted-a.ts": `import type { B } from "./planted-b";\nexport type A = B[];`,
+          "src/util/planted-b.ts": `import type { A } from "./planted-a";\nexport type B = { a: A };`,
+        },
+        false,
+      ),
     );
     expect(problems).toContain("import cycle: src/util/planted-a.ts → src/util/planted-b.ts");
   });
@@ -71,7 +83,12 @@ describe("the checker catches a planted breach", () => {
     const undeclared = checkBoundaries(planted({ [file]: `import { parse } from "yaml";` }));
     expect(undeclared).toContainEqual(expect.stringMatching(/^src\/pleg\/relist\.ts:\d+: imports package "yaml", not in pleg's module.json packages$/));
     const decl = JSON.parse(tree.get("src/pleg/module.json")!);
-    const dev = checkBoundaries(planted({ "src/pleg/module.json": JSON.stringify({ ...decl, packages: [...decl.packages, "typescript"] }), [file]: `import ts from "typescript";` }, false));
+    const dev = checkBoundaries(
+      planted(
+        { "src/pleg/module.json": JSON.stringify({ ...decl, packages: [...decl.packages, "typescript"] }), [file]: `import ts from "typescript";` },
+        false,
+      ),
+    );
     expect(dev).toContainEqual(expect.stringMatching(/^src\/pleg\/relist\.ts:\d+: loads package "typescript", which is not a runtime dependency/));
   });
 
@@ -132,6 +149,7 @@ describe("docs/architecture.md", () => {
     }));
     const decls = readDeclarations(tree);
     expect(rows.map((r) => r.mod).sort()).toEqual([...decls.keys()].sort());
-    for (const r of rows) expect({ mod: r.mod, layer: r.layer, imports: r.imports }).toEqual({ mod: r.mod, layer: decls.get(r.mod)!.layer, imports: decls.get(r.mod)!.imports });
+    for (const r of rows)
+      expect({ mod: r.mod, layer: r.layer, imports: r.imports }).toEqual({ mod: r.mod, layer: decls.get(r.mod)!.layer, imports: decls.get(r.mod)!.imports });
   });
 });

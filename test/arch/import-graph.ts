@@ -260,10 +260,12 @@ export function checkBoundaries(tree: SourceTree): string[] {
   for (const [file, text] of tree) {
     if (!file.endsWith(".ts")) continue;
     const lines = text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
-    if (lines > MAX_LINES && !LONG_FILE_EXCEPTIONS.has(file) && !isGenerated(file)) problems.push(`${file}: ${lines} lines, over ${MAX_LINES}: split it along its seams`);
+    if (lines > MAX_LINES && !LONG_FILE_EXCEPTIONS.has(file) && !isGenerated(file))
+      problems.push(`${file}: ${lines} lines, over ${MAX_LINES}: split it along its seams`);
     const mod = moduleOf(file)!;
     const decl = decls.get(mod);
-    if (file === doorOf(mod) && scanImports(text).some((r) => r.dynamic)) problems.push(`${file}: a door holds no import(): a loader in index.ts is in every chunk that imports the module; put it in lazy.ts`);
+    if (file === doorOf(mod) && scanImports(text).some((r) => r.dynamic))
+      problems.push(`${file}: a door holds no import(): a loader in index.ts is in every chunk that imports the module; put it in lazy.ts`);
     const out = new Set<string>();
     edges.set(file, out);
     for (const ref of scanImports(text)) {
@@ -286,7 +288,8 @@ export function checkBoundaries(tree: SourceTree): string[] {
         if (target === doorOf(mod) && file !== target) problems.push(`${at}: imports its own module's door; inside a module, import the file`);
         continue;
       }
-      if (ref.dynamic) problems.push(`${at}: import() of ${tmod}; call a load…() its door exports (from its lazy.ts) instead: an import() of a door loads the whole module`);
+      if (ref.dynamic)
+        problems.push(`${at}: import() of ${tmod}; call a load…() its door exports (from its lazy.ts) instead: an import() of a door loads the whole module`);
       if (target !== doorOf(tmod)) problems.push(`${at}: enters ${tmod} at ${target}; import "${relative(dirname(file), `src/${tmod}`)}" (its door)`);
       if (decl && !decl.imports.includes(tmod)) problems.push(`${at}: imports ${tmod}, not among ${mod}'s neighbours (module.json)`);
       if (!used.has(mod)) used.set(mod, new Set());
@@ -294,7 +297,9 @@ export function checkBoundaries(tree: SourceTree): string[] {
     }
   }
   for (const [mod, decl] of decls) {
-    for (const n of decl.imports) if (modules.has(n) && !used.get(mod)?.has(n)) problems.push(`${mod === "cmd" ? "cmd" : `src/${mod}`}/module.json: declares "${n}", which it never imports`);
+    for (const n of decl.imports)
+      if (modules.has(n) && !used.get(mod)?.has(n))
+        problems.push(`${mod === "cmd" ? "cmd" : `src/${mod}`}/module.json: declares "${n}", which it never imports`);
   }
   for (const cycle of findCycles(edges)) problems.push(`import cycle: ${cycle.join(" → ")}`);
   return problems;

@@ -4,7 +4,15 @@
 import { describe, expect, test } from "bun:test";
 import type { Node } from "kubernetes-types/core/v1";
 import { FloorScheduler } from "../../bench/schedule-floor";
-import { initNodeName, makeNode, placementProblem, POD_ANTI_AFFINITY, SCHEDULING_BASIC, TOPOLOGY_SPREADING, type Workload } from "../../bench/schedule-workloads";
+import {
+  initNodeName,
+  makeNode,
+  placementProblem,
+  POD_ANTI_AFFINITY,
+  SCHEDULING_BASIC,
+  TOPOLOGY_SPREADING,
+  type Workload,
+} from "../../bench/schedule-workloads";
 
 const nodes = (n: number): Node[] => Array.from({ length: n }, (_, i) => makeNode(i));
 
@@ -35,9 +43,20 @@ describe("placementProblem", () => {
   const w = (shape: Workload["shape"], init: number, measured: number): Workload => ({ shape, nodes: 6, init, measured, api: false });
 
   test("accepts one anti-affine pod a node, and names two on one node", () => {
-    const good = new Map([["pod-0", "node-0"], ["pod-1", "node-1"]]);
+    const good = new Map([
+      ["pod-0", "node-0"],
+      ["pod-1", "node-1"],
+    ]);
     expect(placementProblem(w(POD_ANTI_AFFINITY, 0, 2), good)).toBeUndefined();
-    expect(placementProblem(w(POD_ANTI_AFFINITY, 0, 2), new Map([["pod-0", "node-3"], ["pod-1", "node-3"]]))).toBe("2 anti-affine pods on only 1 nodes");
+    expect(
+      placementProblem(
+        w(POD_ANTI_AFFINITY, 0, 2),
+        new Map([
+          ["pod-0", "node-3"],
+          ["pod-1", "node-3"],
+        ]),
+      ),
+    ).toBe("2 anti-affine pods on only 1 nodes");
   });
 
   test("names a zone skew above maxSkew 5 (nodes 0 and 3 are both in moon-1)", () => {

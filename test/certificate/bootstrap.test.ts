@@ -66,7 +66,11 @@ describe("TLS bootstrap", () => {
     expect(csr.spec.signerName).toBe(KUBELET_CLIENT_SIGNER);
     expect(csr.spec.usages).toEqual(["digital signature", "key encipherment", "client auth"]);
     expect(csr.spec.groups).toContain("system:bootstrappers");
-    expect(csr.status?.conditions?.[0]).toMatchObject({ type: "Approved", reason: "AutoApproved", message: "Auto approving kubelet client certificate after SubjectAccessReview." });
+    expect(csr.status?.conditions?.[0]).toMatchObject({
+      type: "Approved",
+      reason: "AutoApproved",
+      message: "Auto approving kubelet client certificate after SubjectAccessReview.",
+    });
 
     const current = join(certDir, "kubelet-client-current.pem");
     expect(lstatSync(current).isSymbolicLink()).toBe(true);
@@ -88,11 +92,15 @@ describe("TLS bootstrap", () => {
     expect(created.certificate).toMatch(/^[0-9A-F:]+$/);
 
     // Started again: nothing to do.
-    expect(await bootstrapClientCertificate({ kubeconfig, bootstrapKubeconfig: boot, certDir, nodeName: "node-a", clock: new RealClock(), log })).toBe("kubeconfig-valid");
+    expect(await bootstrapClientCertificate({ kubeconfig, bootstrapKubeconfig: boot, certDir, nodeName: "node-a", clock: new RealClock(), log })).toBe(
+      "kubeconfig-valid",
+    );
     // The kubeconfig lost: written again for the stored certificate, no new request.
     const before = csrs().length;
     rmSync(kubeconfig);
-    expect(await bootstrapClientCertificate({ kubeconfig, bootstrapKubeconfig: boot, certDir, nodeName: "node-a", clock: new RealClock(), log })).toBe("stored-certificate");
+    expect(await bootstrapClientCertificate({ kubeconfig, bootstrapKubeconfig: boot, certDir, nodeName: "node-a", clock: new RealClock(), log })).toBe(
+      "stored-certificate",
+    );
     expect(csrs().length).toBe(before);
     // Expired (the clock a year on): a new request.
     const later = new FakeClock(Date.now() + 365 * 86400_000);
@@ -111,14 +119,23 @@ describe("TLS bootstrap", () => {
     // A plain user, not a bootstrapper: may create no request.
     api.writeKubeconfig(boot, api.userToken("jane"));
     const clock = new FakeClock(Date.now());
-    await expect(bootstrapClientCertificate({ kubeconfig: join(d, "k"), bootstrapKubeconfig: boot, certDir: join(d, "pki"), nodeName: "node-b", clock, log })).rejects.toThrow(
+    await expect(
+      bootstrapClientCertificate({ kubeconfig: join(d, "k"), bootstrapKubeconfig: boot, certDir: join(d, "pki"), nodeName: "node-b", clock, log }),
+    ).rejects.toThrow(
       /cannot create the certificate signing request: certificatesigningrequests.certificates.k8s.io is forbidden: User "jane" cannot create resource/,
     );
     // A cluster without the approver: the request stays pending until an admin denies it.
     const manual = await TestApiServer.start({ certificates: {} });
     try {
       manual.writeKubeconfig(boot, manual.bootstrapToken());
-      const outcome = bootstrapClientCertificate({ kubeconfig: join(d, "k"), bootstrapKubeconfig: boot, certDir: join(d, "pki"), nodeName: "node-b", clock, log }).then(
+      const outcome = bootstrapClientCertificate({
+        kubeconfig: join(d, "k"),
+        bootstrapKubeconfig: boot,
+        certDir: join(d, "pki"),
+        nodeName: "node-b",
+        clock,
+        log,
+      }).then(
         () => "issued",
         (e: Error) => e.message,
       );
@@ -127,7 +144,11 @@ describe("TLS bootstrap", () => {
       const o = pending()[0]!;
       await clock.advance(30_000);
       expect(o.status?.conditions ?? []).toEqual([]);
-      manual.store.update("certificatesigningrequests", { ...o, status: { conditions: [{ type: "Denied", status: "True", reason: "NotOurs", message: "not a node of this cluster" }] } } as never, "approval");
+      manual.store.update(
+        "certificatesigningrequests",
+        { ...o, status: { conditions: [{ type: "Denied", status: "True", reason: "NotOurs", message: "not a node of this cluster" }] } } as never,
+        "approval",
+      );
       await advanceUntil(clock, () => Bun.peek.status(outcome) !== "pending", "the denial");
       expect(await outcome).toBe(`certificate signing request ${o.metadata?.name} is denied, reason: NotOurs, message: not a node of this cluster`);
     } finally {
@@ -142,10 +163,23 @@ describe("TLS bootstrap", () => {
       await Bun.write(join(d, "boot"), "");
       manual.writeKubeconfig(join(d, "boot"), manual.bootstrapToken());
       const clock = new FakeClock(Date.now());
-      const outcome = bootstrapClientCertificate({ kubeconfig: join(d, "k"), bootstrapKubeconfig: join(d, "boot"), certDir: join(d, "pki"), nodeName: "node-t", clock, log, waitMs: 10_000 }).then(() => "issued", (e: Error) => e.message);
+      const outcome = bootstrapClientCertificate({
+        kubeconfig: join(d, "k"),
+        bootstrapKubeconfig: join(d, "boot"),
+        certDir: join(d, "pki"),
+        nodeName: "node-t",
+        clock,
+        log,
+        waitMs: 10_000,
+      }).then(
+        () => "issued",
+        (e: Error) => e.message,
+      );
       for (let i = 0; i < 200 && manual.store.list("certificatesigningrequests").length === 0; i++) await Bun.sleep(5);
       await advanceUntil(clock, () => Bun.peek.status(outcome) !== "pending", "the timeout");
-      expect(await outcome).toMatch(/^timed out after 10s waiting for certificate signing request node-csr-\S+ to be approved and issued \(still pending approval\)$/);
+      expect(await outcome).toMatch(
+        /^timed out after 10s waiting for certificate signing request node-csr-\S+ to be approved and issued \(still pending approval\)$/,
+      );
       // The key is kept for the next try, so the same request is found again.
       expect(existsSync(join(d, "pki", "kubelet-client.key.tmp"))).toBe(true);
     } finally {
@@ -171,7 +205,14 @@ describe("client certificate rotation", () => {
     const clock = new FakeClock(Date.now());
     let rotated = 0;
     const manager = new CertificateManager({
-      store, signerName: KUBELET_CLIENT_SIGNER, usages: CLIENT_USAGES, template: () => nodeSubject("node-c"), api: () => client, clock, log, what: "client",
+      store,
+      signerName: KUBELET_CLIENT_SIGNER,
+      usages: CLIENT_USAGES,
+      template: () => nodeSubject("node-c"),
+      api: () => client,
+      clock,
+      log,
+      what: "client",
       random: () => 0.5,
       onRotated: async () => {
         rotated++;

@@ -31,15 +31,28 @@ describe("certificate signing requests", () => {
   });
 
   test("a serving request carries the DNS names and IPs (v4 and v6) as a requested subjectAltName", () => {
-    const pem = certificateRequestPem({ ...nodeSubject("node-1"), dnsNames: ["node-1", "node-1.example"], ipAddresses: ["10.0.0.5", "fd00::1:2"], privateKey: newPrivateKey() });
+    const pem = certificateRequestPem({
+      ...nodeSubject("node-1"),
+      dnsNames: ["node-1", "node-1.example"],
+      ipAddresses: ["10.0.0.5", "fd00::1:2"],
+      privateKey: newPrivateKey(),
+    });
     const r = opensslText(pem);
     expect(r.code).toBe(0);
     expect(r.text).toContain("Requested Extensions:");
-    expect(parseCsrPem(pem)).toEqual({ commonName: "system:node:node-1", organizations: ["system:nodes"], dnsNames: ["node-1", "node-1.example"], ipAddresses: ["10.0.0.5", "FD00:0:0:0:0:0:1:2"], otherNames: [] });
+    expect(parseCsrPem(pem)).toEqual({
+      commonName: "system:node:node-1",
+      organizations: ["system:nodes"],
+      dnsNames: ["node-1", "node-1.example"],
+      ipAddresses: ["10.0.0.5", "FD00:0:0:0:0:0:1:2"],
+      otherNames: [],
+    });
   });
 
   test("a name that is not an IP cannot go in as one", () => {
-    expect(() => certificateRequestPem({ ...nodeSubject("n"), ipAddresses: ["not-an-ip"], privateKey: newPrivateKey() })).toThrow('"not-an-ip" is not an IP address');
+    expect(() => certificateRequestPem({ ...nodeSubject("n"), ipAddresses: ["not-an-ip"], privateKey: newPrivateKey() })).toThrow(
+      '"not-an-ip" is not an IP address',
+    );
   });
 
   test("the bootstrap request's name digests key, subject and usages: stable for the same inputs, different otherwise", () => {

@@ -31,13 +31,16 @@ describe("node certificates", () => {
 
   test("rotateCertificates with a kubeconfig whose certificate is elsewhere: not rotated, said once", () => {
     const kubeconfig = join(dir, "own.kubeconfig");
-    writeFileSync(kubeconfig, `apiVersion: v1
+    writeFileSync(
+      kubeconfig,
+      `apiVersion: v1
 kind: Config
 clusters: [{name: c, cluster: {server: "https://127.0.0.1:6443"}}]
 users: [{name: u, user: {client-certificate: /etc/kubernetes/pki/kubelet.crt, client-key: /etc/kubernetes/pki/kubelet.key}}]
 contexts: [{name: x, context: {cluster: c, user: u}}]
 current-context: x
-`);
+`,
+    );
     const warnings: { msg: string; fields?: LogFields }[] = [];
     const log = createLogger("text", -1);
     log.warn = (msg, fields) => void warnings.push({ msg, fields });

@@ -39,7 +39,12 @@ async function until(what: string, cond: () => boolean, timeoutMs = 5000): Promi
   }
 }
 
-const pod = (name: string): Pod => ({ apiVersion: "v1", kind: "Pod", metadata: { name, namespace: "default" }, spec: { nodeName: NODE, containers: [{ name: "c", image: "busybox" }] } });
+const pod = (name: string): Pod => ({
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: { name, namespace: "default" },
+  spec: { nodeName: NODE, containers: [{ name: "c", image: "busybox" }] },
+});
 
 test("an API server away for over a minute takes no pod away; the node catches up after", async () => {
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
@@ -55,12 +60,24 @@ test("an API server away for over a minute takes no pod away; the node catches u
   const config = new PodConfig({ clock, log });
   const updates: PodUpdate[] = [];
   config.onUpdate((u) => updates.push(u));
-  const names = () => config.pods().map((p) => p.metadata?.name).sort().join(",");
+  const names = () =>
+    config
+      .pods()
+      .map((p) => p.metadata?.name)
+      .sort()
+      .join(",");
   // The agent as node.ts builds it, with the cluster node as its "api" source: only its health is read.
   const agent = new Agent({
-    runtime: {} as never, pleg: new FakePleg(clock), config, sources: [cluster], clock, log, node: async () => ({}),
+    runtime: {} as never,
+    pleg: new FakePleg(clock),
+    config,
+    sources: [cluster],
+    clock,
+    log,
+    node: async () => ({}),
     runtimeConfig: { podLogsRoot: "/nonexistent", podsDir: "/nonexistent", cgroupRoot: "unit", nodeName: NODE, hostIP: "192.0.2.1" },
-    prober: (u) => new FakeProber(u), podWorkers: () => new FakePodWorkers(),
+    prober: (u) => new FakeProber(u),
+    podWorkers: () => new FakePodWorkers(),
   });
   const sourcesCheck = () => agent.healthChecks().find((c) => c.name === "sources")!;
   api.store.create("pods", pod("a") as KubernetesObject);

@@ -18,7 +18,8 @@ afterEach(() => env.close());
 
 const mirrorPod = () => env.storedPod("etcd-n1", "kube-system");
 /** Waits until the informer shows the stored mirror pod, as the next pass will see it. */
-const seen = (pod: Pod | undefined) => env.until(() => !!pod && env.view.get("etcd-n1", "kube-system")?.metadata?.uid === pod.metadata?.uid, "informer to see the mirror pod");
+const seen = (pod: Pod | undefined) =>
+  env.until(() => !!pod && env.view.get("etcd-n1", "kube-system")?.metadata?.uid === pod.metadata?.uid, "informer to see the mirror pod");
 
 describe("MirrorPods", () => {
   test("a running static pod gets a mirror pod owned by the Node, with its hash", async () => {
@@ -81,7 +82,12 @@ describe("MirrorPods", () => {
   });
 
   test("a regular API pod holding the name is left alone", async () => {
-    env.api.store.create("pods", { apiVersion: "v1", kind: "Pod", metadata: { name: "etcd-n1", namespace: "kube-system" }, spec: { nodeName: "n1", containers: [{ name: "x", image: "busybox" }] } });
+    env.api.store.create("pods", {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "etcd-n1", namespace: "kube-system" },
+      spec: { nodeName: "n1", containers: [{ name: "x", image: "busybox" }] },
+    });
     await env.until(() => !!env.view.get("etcd-n1", "kube-system"), "informer to see the pod");
     await mirrors.reconcile([staticPod("etcd", "hash-1")]);
     expect(env.writes).toEqual([]);

@@ -23,7 +23,14 @@ export function builtNode(o: BuiltNodeOptions = {}): Node {
     kind: "Node",
     metadata: {
       name,
-      labels: { "kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64", "beta.kubernetes.io/os": "linux", "beta.kubernetes.io/arch": "amd64", ...o.labels },
+      labels: {
+        "kubernetes.io/hostname": name,
+        "kubernetes.io/os": "linux",
+        "kubernetes.io/arch": "amd64",
+        "beta.kubernetes.io/os": "linux",
+        "beta.kubernetes.io/arch": "amd64",
+        ...o.labels,
+      },
     },
     spec: { taints: [{ key: "example.com/new", effect: "NoSchedule" }] },
     status: {
@@ -33,7 +40,9 @@ export function builtNode(o: BuiltNodeOptions = {}): Node {
         condition("MemoryPressure", false, "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
         condition("DiskPressure", false, "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
         condition("PIDPressure", false, "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
-        o.runtimeError ? condition("Ready", false, "KubeletNotReady", o.runtimeError) : condition("Ready", true, "KubeletReady", "kubelet is posting ready status"),
+        o.runtimeError
+          ? condition("Ready", false, "KubeletNotReady", o.runtimeError)
+          : condition("Ready", true, "KubeletReady", "kubelet is posting ready status"),
       ],
       addresses: [
         { type: "InternalIP", address: o.internalIP ?? "10.0.0.5" },

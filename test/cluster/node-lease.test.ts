@@ -61,7 +61,15 @@ describe("NodeLease", () => {
     await env.api.down();
     await advance(l, 10_000);
     expect(l.lastError).toContain("will retry in 0.2s");
-    for (const [ms, next] of [[200, "0.4s"], [400, "0.8s"], [800, "1.6s"], [1_600, "3.2s"], [3_200, "6.4s"], [6_400, "7s"], [7_000, "7s"]] as const) {
+    for (const [ms, next] of [
+      [200, "0.4s"],
+      [400, "0.8s"],
+      [800, "1.6s"],
+      [1_600, "3.2s"],
+      [3_200, "6.4s"],
+      [6_400, "7s"],
+      [7_000, "7s"],
+    ] as const) {
       await advance(l, ms);
       expect(l.lastError).toContain(`will retry in ${next}`);
     }
@@ -92,7 +100,9 @@ describe("NodeLease", () => {
     env.api.store.update("leases", { ...other, spec: { ...other.spec, holderIdentity: "n1", renewTime: "2026-01-01T00:00:05.000000Z" } });
     await advance(l, 10_000);
     expect(storedLease()!.spec!.renewTime).toBe("2026-01-01T00:00:10.000000Z");
-    expect(env.warnings.some((w) => w.startsWith('failed to update lease using the latest lease, falling back to ensure lease lease=kube-node-lease/n1 err="409'))).toBe(true);
+    expect(
+      env.warnings.some((w) => w.startsWith('failed to update lease using the latest lease, falling back to ensure lease lease=kube-node-lease/n1 err="409')),
+    ).toBe(true);
   });
 
   test("403 for another node's lease is logged and retried, never thrown", async () => {
@@ -108,7 +118,14 @@ describe("NodeLease", () => {
 
 describe("startNodeHeartbeat", () => {
   test("registers the Node, renews the lease, and gives the lease its owner once the Node's uid is known", async () => {
-    heartbeat = startNodeHeartbeat({ client: env.client, nodeName: "n1", buildNode: async () => builtNode(), health: () => ({ ready: true, message: "" }), clock: env.clock, log: env.log });
+    heartbeat = startNodeHeartbeat({
+      client: env.client,
+      nodeName: "n1",
+      buildNode: async () => builtNode(),
+      health: () => ({ ready: true, message: "" }),
+      clock: env.clock,
+      log: env.log,
+    });
     await heartbeat.lease.settled();
     await env.clock.advance(100);
     await heartbeat.status.settled();

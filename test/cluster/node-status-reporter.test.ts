@@ -14,7 +14,14 @@ beforeEach(async () => {
   env = await heartbeatEnv();
   node = builtNode();
   health = { ready: true, message: "" };
-  reporter = new NodeStatusReporter({ client: env.client, nodeName: "n1", buildNode: async () => structuredClone(node), health: () => health, clock: env.clock, log: env.log });
+  reporter = new NodeStatusReporter({
+    client: env.client,
+    nodeName: "n1",
+    buildNode: async () => structuredClone(node),
+    health: () => health,
+    clock: env.clock,
+    log: env.log,
+  });
 });
 
 afterEach(async () => {
@@ -52,9 +59,17 @@ describe("registration", () => {
     env.api.store.create("nodes", {
       apiVersion: "v1",
       kind: "Node",
-      metadata: { name: "n1", labels: { "kubernetes.io/hostname": "old-name", "team.example.com/owner": "storage" }, annotations: { "example.com/note": "keep" } },
+      metadata: {
+        name: "n1",
+        labels: { "kubernetes.io/hostname": "old-name", "team.example.com/owner": "storage" },
+        annotations: { "example.com/note": "keep" },
+      },
       spec: { taints: [{ key: "admin.example.com/drain", effect: "NoExecute" }], podCIDR: "10.244.1.0/24" },
-      status: { capacity: { cpu: "2", "example.com/gpu": "2" }, allocatable: { cpu: "2", "example.com/gpu": "2" }, conditions: [{ type: "NetworkUnavailable", status: "False", reason: "RouteCreated" }] },
+      status: {
+        capacity: { cpu: "2", "example.com/gpu": "2" },
+        allocatable: { cpu: "2", "example.com/gpu": "2" },
+        conditions: [{ type: "NetworkUnavailable", status: "False", reason: "RouteCreated" }],
+      },
     });
     const uid = storedNode(env.api)!.metadata!.uid!;
     await registered();

@@ -10,7 +10,14 @@ test("withTimeout aborts a call to an API server that never answers", async () =
   const dir = mkdtempSync(join(tmpdir(), "node-wire-"));
   try {
     const path = join(dir, "kubeconfig");
-    const config = { apiVersion: "v1", kind: "Config", clusters: [{ name: "c", cluster: { server: `http://127.0.0.1:${hung.port}`, "insecure-skip-tls-verify": true } }], users: [{ name: "u", user: { token: "t" } }], contexts: [{ name: "x", context: { cluster: "c", user: "u" } }], "current-context": "x" };
+    const config = {
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [{ name: "c", cluster: { server: `http://127.0.0.1:${hung.port}`, "insecure-skip-tls-verify": true } }],
+      users: [{ name: "u", user: { token: "t" } }],
+      contexts: [{ name: "x", context: { cluster: "c", user: "u" } }],
+      "current-context": "x",
+    };
     writeFileSync(path, JSON.stringify(config));
     const client = await loadKubeClient(path);
     const started = performance.now();
@@ -26,6 +33,16 @@ test("withTimeout aborts a call to an API server that never answers", async () =
 
 test("toWire gives the API's JSON back: times as strings, model classes as plain objects", async () => {
   const { V1Node, V1NodeDaemonEndpoints, V1DaemonEndpoint, V1NodeStatus } = await import("@kubernetes/client-node");
-  const node = Object.assign(new V1Node(), { status: Object.assign(new V1NodeStatus(), { daemonEndpoints: Object.assign(new V1NodeDaemonEndpoints(), { kubeletEndpoint: Object.assign(new V1DaemonEndpoint(), { Port: 10250 }) }), conditions: [{ type: "Ready", status: "True", lastHeartbeatTime: new Date(Date.UTC(2026, 0, 1)) }] }) });
-  expect(toWire(node, "V1Node")).toEqual({ status: { daemonEndpoints: { kubeletEndpoint: { Port: 10250 } }, conditions: [{ type: "Ready", status: "True", lastHeartbeatTime: "2026-01-01T00:00:00.000Z" }] } });
+  const node = Object.assign(new V1Node(), {
+    status: Object.assign(new V1NodeStatus(), {
+      daemonEndpoints: Object.assign(new V1NodeDaemonEndpoints(), { kubeletEndpoint: Object.assign(new V1DaemonEndpoint(), { Port: 10250 }) }),
+      conditions: [{ type: "Ready", status: "True", lastHeartbeatTime: new Date(Date.UTC(2026, 0, 1)) }],
+    }),
+  });
+  expect(toWire(node, "V1Node")).toEqual({
+    status: {
+      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+      conditions: [{ type: "Ready", status: "True", lastHeartbeatTime: "2026-01-01T00:00:00.000Z" }],
+    },
+  });
 });

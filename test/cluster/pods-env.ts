@@ -66,7 +66,12 @@ export async function podsEnv(): Promise<PodsEnv> {
     recording,
     writes,
     createApiPod: (name) =>
-      env.api.store.create("pods", { apiVersion: "v1", kind: "Pod", metadata: { name, namespace: "default" }, spec: { nodeName: "n1", containers: [{ name: "app", image: "busybox" }] } }) as Pod,
+      env.api.store.create("pods", {
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name, namespace: "default" },
+        spec: { nodeName: "n1", containers: [{ name: "app", image: "busybox" }] },
+      }) as Pod,
     storedPod,
     until: async (cond, what) => {
       for (let i = 0; i < 250 && !cond(); i++) await Bun.sleep(20);
@@ -89,7 +94,13 @@ export function staticPod(name: string, hash: string, image = "busybox"): Pod {
   return {
     apiVersion: "v1",
     kind: "Pod",
-    metadata: { name: `${name}-n1`, namespace: "kube-system", uid: hash, labels: { tier: "control-plane" }, annotations: { [CONFIG_HASH_ANNOTATION]: hash, [CONFIG_SOURCE_ANNOTATION]: "file" } },
+    metadata: {
+      name: `${name}-n1`,
+      namespace: "kube-system",
+      uid: hash,
+      labels: { tier: "control-plane" },
+      annotations: { [CONFIG_HASH_ANNOTATION]: hash, [CONFIG_SOURCE_ANNOTATION]: "file" },
+    },
     spec: { nodeName: "n1", containers: [{ name: "app", image }] },
   };
 }
@@ -111,7 +122,9 @@ export function pendingStatus(): PodStatus {
     hostIP: "10.0.0.1",
     hostIPs: [{ ip: "10.0.0.1" }],
     startTime: T0,
-    containerStatuses: [{ name: "app", image: "busybox", imageID: "", ready: false, started: false, restartCount: 0, state: { waiting: { reason: "ContainerCreating" } } }],
+    containerStatuses: [
+      { name: "app", image: "busybox", imageID: "", ready: false, started: false, restartCount: 0, state: { waiting: { reason: "ContainerCreating" } } },
+    ],
     qosClass: "BestEffort",
   };
 }
@@ -124,7 +137,20 @@ export function runningStatus(): PodStatus {
     phase: "Running",
     podIP: "10.88.0.5",
     podIPs: [{ ip: "10.88.0.5" }],
-    conditions: s.conditions!.map((c) => (c.type === "PodScheduled" || c.type === "Initialized" ? c : { type: c.type, status: "True", lastTransitionTime: T1 })),
-    containerStatuses: [{ name: "app", image: "busybox", imageID: "sha256:abc", containerID: "containerd://c1", ready: true, started: true, restartCount: 0, state: { running: { startedAt: T1 } } }],
+    conditions: s.conditions!.map((c) =>
+      c.type === "PodScheduled" || c.type === "Initialized" ? c : { type: c.type, status: "True", lastTransitionTime: T1 },
+    ),
+    containerStatuses: [
+      {
+        name: "app",
+        image: "busybox",
+        imageID: "sha256:abc",
+        containerID: "containerd://c1",
+        ready: true,
+        started: true,
+        restartCount: 0,
+        state: { running: { startedAt: T1 } },
+      },
+    ],
   };
 }

@@ -10,7 +10,10 @@ import { FakeClock } from "../../src/util/clock";
 import { textFields } from "../../src/util/log";
 
 const GiB = 2 ** 30;
-const c = (requests?: Record<string, string>, limits?: Record<string, string>): Container => ({ name: "main", resources: { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) } });
+const c = (requests?: Record<string, string>, limits?: Record<string, string>): Container => ({
+  name: "main",
+  resources: { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) },
+});
 const podOf = (uid: string, container: Container): Pod => ({ metadata: { name: uid, namespace: "default", uid }, spec: { containers: [container] } });
 const guaranteed = podOf("g-1", c(undefined, { cpu: "250m", memory: "64Mi" }));
 const burstable = podOf("b-1", c({ cpu: "300m" }));
@@ -24,7 +27,12 @@ function manager(over: Partial<ContainerManagerOptions> = {}, cgroups = new Fake
     cgroupRoot: "/na",
     cgroupsPerQOS: true,
     cgroups,
-    allocatable: { capacity: { milliCpu: 4000, memoryBytes: 16 * GiB }, kubeReserved: { milliCpu: 500, memoryBytes: GiB }, systemReserved: { milliCpu: 500 }, enforce: ["pods"] },
+    allocatable: {
+      capacity: { milliCpu: 4000, memoryBytes: 16 * GiB },
+      kubeReserved: { milliCpu: 500, memoryBytes: GiB },
+      systemReserved: { milliCpu: 500 },
+      enforce: ["pods"],
+    },
     activePods: () => active,
     log: { info: (m, f) => logs.push(`info: ${m}${textFields(f)}`), warn: (m, f) => logs.push(`warn: ${m}${textFields(f)}`) },
     systemdRunning: () => true,
@@ -37,9 +45,7 @@ describe("the node's cgroups at start (setupNode)", () => {
   test("kubepods at capacity − kube-reserved − system-reserved with --enforce-node-allocatable=pods, then the QoS cgroups", () => {
     const { cm, cgroups } = manager();
     cm.start();
-    expect(cgroups.calls.map((x) => `${x.op} ${x.name}`)).toEqual([
-      "create /na/kubepods", "create /na/kubepods/besteffort", "create /na/kubepods/burstable",
-    ]);
+    expect(cgroups.calls.map((x) => `${x.op} ${x.name}`)).toEqual(["create /na/kubepods", "create /na/kubepods/besteffort", "create /na/kubepods/burstable"]);
     expect(cgroups.cgroups.get("/na/kubepods")).toEqual({ cpuShares: 3072, memoryLimitBytes: 15 * GiB });
     expect(cgroups.cgroups.get("/na/kubepods/besteffort")).toEqual({ cpuShares: 2 });
     expect(cgroups.cgroups.get("/na/kubepods/burstable")).toEqual({ cpuShares: 2 });
@@ -49,7 +55,10 @@ describe("the node's cgroups at start (setupNode)", () => {
   test("without enforcement kubepods gets the capacity; a kubepods that exists is updated, not made again", () => {
     const cgroups = new FakeCgroupManager();
     cgroups.create(["na", "kubepods"], { cpuShares: 2 });
-    const { cm } = manager({ allocatable: { capacity: { milliCpu: 4000, memoryBytes: 16 * GiB }, kubeReserved: { milliCpu: 500 }, systemReserved: {}, enforce: [] } }, cgroups);
+    const { cm } = manager(
+      { allocatable: { capacity: { milliCpu: 4000, memoryBytes: 16 * GiB }, kubeReserved: { milliCpu: 500 }, systemReserved: {}, enforce: [] } },
+      cgroups,
+    );
     cm.start();
     expect(cgroups.calls[1]).toEqual({ op: "update", name: "/na/kubepods", config: { cpuShares: 4096, memoryLimitBytes: 16 * GiB } });
   });
@@ -57,7 +66,14 @@ describe("the node's cgroups at start (setupNode)", () => {
   test("system-reserved and kube-reserved enforced on the cgroups named, which must exist", () => {
     const cgroups = new FakeCgroupManager("systemd");
     cgroups.create(["system"], {});
-    const allocatable = { capacity: { milliCpu: 4000, memoryBytes: 16 * GiB }, kubeReserved: { memoryBytes: GiB }, systemReserved: { milliCpu: 500, memoryBytes: 2 * GiB }, enforce: ["pods", "system-reserved", "kube-reserved"] as const, systemReservedCgroup: "/system.slice", kubeReservedCgroup: "/kube.slice" };
+    const allocatable = {
+      capacity: { milliCpu: 4000, memoryBytes: 16 * GiB },
+      kubeReserved: { memoryBytes: GiB },
+      systemReserved: { milliCpu: 500, memoryBytes: 2 * GiB },
+      enforce: ["pods", "system-reserved", "kube-reserved"] as const,
+      systemReservedCgroup: "/system.slice",
+      kubeReservedCgroup: "/kube.slice",
+    };
     const { cm } = manager({ allocatable: { ...allocatable, enforce: [...allocatable.enforce] } }, cgroups);
     expect(() => cm.start()).toThrow(`Failed to enforce Kube Reserved Cgroup Limits on "/kube.slice": "/kube.slice" cgroup does not exist`);
     expect(cgroups.cgroups.get("/system.slice")).toEqual({ cpuShares: 512, memoryLimitBytes: 2 * GiB });
@@ -80,7 +96,9 @@ describe("the node's cgroups at start (setupNode)", () => {
     cgroups.failWith("update", "/na/kubepods", new Error("device or resource busy"));
     const { cm, logs } = manager({}, cgroups);
     cm.start();
-    expect(logs.filter((l) => l.startsWith("warn"))).toEqual(['warn: FailedNodeAllocatableEnforcement: Failed to update Node Allocatable Limits cgroup=/na/kubepods err="device or resource busy"']);
+    expect(logs.filter((l) => l.startsWith("warn"))).toEqual([
+      'warn: FailedNodeAllocatableEnforcement: Failed to update Node Allocatable Limits cgroup=/na/kubepods err="device or resource busy"',
+    ]);
     cm.ensure(guaranteed);
     expect(cgroups.cgroups.get("/na/kubepods")).toEqual({ cpuShares: 3072, memoryLimitBytes: 15 * GiB });
     expect(logs).toContain("info: NodeAllocatableEnforced: Updated Node Allocatable limit across pods");
@@ -141,7 +159,12 @@ describe("pod cgroups", () => {
     expect(cgroups.cgroups.has("/na/kubepods/burstable/podb-1")).toBe(false);
     expect(cgroups.cgroups.get("/na/kubepods/burstable")).toEqual({ cpuShares: 204 });
     // Removed in every place a pod of that UID could have been, and in the flat layout's.
-    expect(cgroups.calls.filter((x) => x.op === "destroy").map((x) => x.name)).toEqual(["/na/podb-1", "/na/kubepods/podb-1", "/na/kubepods/burstable/podb-1", "/na/kubepods/besteffort/podb-1"]);
+    expect(cgroups.calls.filter((x) => x.op === "destroy").map((x) => x.name)).toEqual([
+      "/na/podb-1",
+      "/na/kubepods/podb-1",
+      "/na/kubepods/burstable/podb-1",
+      "/na/kubepods/besteffort/podb-1",
+    ]);
   });
 
   test("a QoS cgroup removed behind the agent's back is made again at the next pod; a failed QoS update is only logged", () => {
@@ -267,7 +290,10 @@ describe("pod cgroups", () => {
   });
 
   test("--cgroups-per-qos=false: <cgroup-root>/pod<uid>, nothing made at start or per pod", () => {
-    const { cm, cgroups } = manager({ cgroupsPerQOS: false, allocatable: { capacity: { milliCpu: 1000, memoryBytes: GiB }, kubeReserved: {}, systemReserved: {}, enforce: [] } });
+    const { cm, cgroups } = manager({
+      cgroupsPerQOS: false,
+      allocatable: { capacity: { milliCpu: 1000, memoryBytes: GiB }, kubeReserved: {}, systemReserved: {}, enforce: [] },
+    });
     cm.start();
     cm.ensure(guaranteed);
     expect(cm.parent(guaranteed)).toBe("/na/podg-1");

@@ -3,7 +3,10 @@ import type { Container, Pod } from "kubernetes-types/core/v1";
 import { qosClass } from "../../src/cm/qos";
 import { containerOomScoreAdj } from "../../src/cm/oom-score";
 
-const c = (name: string, requests?: Record<string, string>, limits?: Record<string, string>): Container => ({ name, resources: { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) } });
+const c = (name: string, requests?: Record<string, string>, limits?: Record<string, string>): Container => ({
+  name,
+  resources: { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) },
+});
 const podOf = (containers: Container[], initContainers: Container[] = [], extra: Partial<Pod["spec"]> = {}, annotations: Record<string, string> = {}): Pod => ({
   metadata: { name: "p", namespace: "default", uid: "u1", annotations },
   spec: { containers, initContainers, ...extra },

@@ -4,7 +4,10 @@ import { milliCpuToQuota, milliCpuToShares, podRequestsAndLimits, resourceConfig
 import { podRequests } from "../../src/scheduler/model/resource";
 
 const MiB = 2 ** 20;
-const c = (name: string, requests?: Record<string, string>, limits?: Record<string, string>): Container => ({ name, resources: { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) } });
+const c = (name: string, requests?: Record<string, string>, limits?: Record<string, string>): Container => ({
+  name,
+  resources: { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) },
+});
 const podOf = (containers: Container[], initContainers: Container[] = [], overhead?: Record<string, string>): Pod => ({
   metadata: { name: "p", uid: "u1" },
   spec: { containers, initContainers, ...(overhead ? { overhead } : {}) },
@@ -37,13 +40,23 @@ describe("cpu arithmetic (helpers_linux.go)", () => {
 
 describe("ResourceConfigForPod", () => {
   test("Guaranteed: shares, quota and period, memory limit = the sum of the limits plus overhead", () => {
-    const p = podOf([c("a", undefined, { cpu: "250m", memory: "64Mi" }), c("b", undefined, { cpu: "250m", memory: "64Mi" })], [], { cpu: "100m", memory: "16Mi" });
+    const p = podOf([c("a", undefined, { cpu: "250m", memory: "64Mi" }), c("b", undefined, { cpu: "250m", memory: "64Mi" })], [], {
+      cpu: "100m",
+      memory: "16Mi",
+    });
     expect(resourceConfigForPod(p)).toEqual({ cpuShares: 614, cpuQuota: 60_000, cpuPeriod: 100_000, memoryLimitBytes: 144 * MiB });
   });
 
   test("Burstable: quota only when every app container has a cpu limit, memory only when every one has a memory limit", () => {
-    expect(resourceConfigForPod(podOf([c("a", { cpu: "300m", memory: "32Mi" }, { memory: "128Mi" })]))).toEqual({ cpuShares: 307, memoryLimitBytes: 128 * MiB });
-    expect(resourceConfigForPod(podOf([c("a", { cpu: "100m" }, { cpu: "1" }), c("b", { cpu: "100m" }, { cpu: "500m" })]))).toEqual({ cpuShares: 204, cpuQuota: 150_000, cpuPeriod: 100_000 });
+    expect(resourceConfigForPod(podOf([c("a", { cpu: "300m", memory: "32Mi" }, { memory: "128Mi" })]))).toEqual({
+      cpuShares: 307,
+      memoryLimitBytes: 128 * MiB,
+    });
+    expect(resourceConfigForPod(podOf([c("a", { cpu: "100m" }, { cpu: "1" }), c("b", { cpu: "100m" }, { cpu: "500m" })]))).toEqual({
+      cpuShares: 204,
+      cpuQuota: 150_000,
+      cpuPeriod: 100_000,
+    });
     expect(resourceConfigForPod(podOf([c("a", { cpu: "100m" }, { cpu: "1", memory: "1Gi" }), c("b")]))).toEqual({ cpuShares: 102 });
   });
 
@@ -61,7 +74,10 @@ describe("ResourceConfigForPod", () => {
 
   test("native sidecars (KEP-753) add to the app containers' sum and to every later init container's peak, as the scheduler counts them", () => {
     const sidecar = { ...c("proxy", { cpu: "200m", memory: "50Mi" }, { cpu: "300m", memory: "50Mi" }), restartPolicy: "Always" };
-    const p = podOf([c("a", { cpu: "100m", memory: "10Mi" }, { cpu: "100m", memory: "10Mi" })], [c("before", { cpu: "1" }, { cpu: "1" }), sidecar, c("after", { cpu: "900m" }, { cpu: "900m" })]);
+    const p = podOf(
+      [c("a", { cpu: "100m", memory: "10Mi" }, { cpu: "100m", memory: "10Mi" })],
+      [c("before", { cpu: "1" }, { cpu: "1" }), sidecar, c("after", { cpu: "900m" }, { cpu: "900m" })],
+    );
     const { requests, limits } = podRequestsAndLimits(p);
     // cpu: max(100m + 200m, 1, 900m + 200m) = 1100m; memory: 10Mi + 50Mi.
     expect(Object.fromEntries(requests)).toEqual({ cpu: 1100, memory: 60 * MiB });

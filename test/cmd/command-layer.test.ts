@@ -73,19 +73,33 @@ describe("strict parsing, for every subcommand", () => {
   });
 
   test("values are checked as the flags are read: an enum with the value meant, a missing value", async () => {
-    expect((await cli(["pleg", "watch", "--mode", "evnted"])).err).toStartWith(`error: invalid value "evnted" for --mode: use auto, generic, evented (did you mean evented?)\n`);
+    expect((await cli(["pleg", "watch", "--mode", "evnted"])).err).toStartWith(
+      `error: invalid value "evnted" for --mode: use auto, generic, evented (did you mean evented?)\n`,
+    );
     expect((await cli(["agent", "--port"])).err).toStartWith("error: --port needs a value\n");
-    expect((await cli(["agent", "--pod-manifest-path", "--port", "0"])).err).toStartWith("error: --pod-manifest-path needs a value (--port is a flag; write --pod-manifest-path=--port if it is the value)\n");
+    expect((await cli(["agent", "--pod-manifest-path", "--port", "0"])).err).toStartWith(
+      "error: --pod-manifest-path needs a value (--port is a flag; write --pod-manifest-path=--port if it is the value)\n",
+    );
   });
 
   test("agent: --max-pods abc and --port abc are usage errors before anything starts", async () => {
-    expect(await cli(["agent", "--max-pods", "abc"])).toEqual({ code: 2, out: "", err: `error: --max-pods "abc": expected a whole number from 0 to 1000000\n` });
+    expect(await cli(["agent", "--max-pods", "abc"])).toEqual({
+      code: 2,
+      out: "",
+      err: `error: --max-pods "abc": expected a whole number from 0 to 1000000\n`,
+    });
     expect(await cli(["agent", "--port", "abc"])).toEqual({ code: 2, out: "", err: `error: --port "abc": expected a whole number from 0 to 65535\n` });
-    expect(await cli(["agent", "--pod-manifest-path", "/no/such/dir"])).toEqual({ code: 2, out: "", err: `error: --pod-manifest-path "/no/such/dir": no such file or directory\n` });
+    expect(await cli(["agent", "--pod-manifest-path", "/no/such/dir"])).toEqual({
+      code: 2,
+      out: "",
+      err: `error: --pod-manifest-path "/no/such/dir": no such file or directory\n`,
+    });
   });
 
   test("commands: an unknown one with the one meant; a group alone shows its help on stderr, exit 2", async () => {
-    expect((await cli(["plg", "watch"])).err).toStartWith(`error: unknown command "plg" for nodeagent; did you mean pleg? (commands: agent, events, exec, logs, pleg, probe, schedule, staticpod)\n`);
+    expect((await cli(["plg", "watch"])).err).toStartWith(
+      `error: unknown command "plg" for nodeagent; did you mean pleg? (commands: agent, events, exec, logs, pleg, probe, schedule, staticpod)\n`,
+    );
     expect((await cli(["pleg", "wach"])).err).toStartWith(`error: unknown command "wach" for nodeagent pleg; did you mean watch?`);
     const group = await cli(["pleg"]);
     expect(group.code).toBe(2);
@@ -110,18 +124,63 @@ describe("help", () => {
 
 describe("one exit-code path", () => {
   const tree = (run: () => unknown) =>
-    defineCommand({ meta: { name: "t" }, subCommands: { sub: defineCommand({ meta: { name: "sub", description: "s" }, args: { n: { type: "string" } }, run }) } });
+    defineCommand({
+      meta: { name: "t" },
+      subCommands: { sub: defineCommand({ meta: { name: "sub", description: "s" }, args: { n: { type: "string" } }, run }) },
+    });
 
   test("a subcommand's returned status is the exit status (citty dropped it)", async () => {
-    expect((await cli(["sub"], tree(() => 1))).code).toBe(1);
-    expect((await cli(["sub"], tree(async () => 3))).code).toBe(3);
-    expect((await cli(["sub"], tree(() => undefined))).code).toBe(0);
+    expect(
+      (
+        await cli(
+          ["sub"],
+          tree(() => 1),
+        )
+      ).code,
+    ).toBe(1);
+    expect(
+      (
+        await cli(
+          ["sub"],
+          tree(async () => 3),
+        )
+      ).code,
+    ).toBe(3);
+    expect(
+      (
+        await cli(
+          ["sub"],
+          tree(() => undefined),
+        )
+      ).code,
+    ).toBe(0);
   });
 
   test("a ConfigError from src is exit 2 with its message alone; a UsageError adds the pointer to --help; anything else is 1", async () => {
-    expect(await cli(["sub"], tree(() => { throw new ConfigError("config.yaml:3:1: maxPods: bad"); }))).toEqual({ code: 2, out: "", err: "error: config.yaml:3:1: maxPods: bad\n" });
-    expect(await cli(["sub"], tree(() => { throw new UsageError("--a and --b exclude each other"); }))).toEqual({ code: 2, out: "", err: "error: --a and --b exclude each other\nRun 't sub --help' for usage.\n" });
-    expect(await cli(["sub"], tree(() => { throw new Error("listen EADDRINUSE"); }))).toEqual({ code: 1, out: "", err: "error: listen EADDRINUSE\n" });
+    expect(
+      await cli(
+        ["sub"],
+        tree(() => {
+          throw new ConfigError("config.yaml:3:1: maxPods: bad");
+        }),
+      ),
+    ).toEqual({ code: 2, out: "", err: "error: config.yaml:3:1: maxPods: bad\n" });
+    expect(
+      await cli(
+        ["sub"],
+        tree(() => {
+          throw new UsageError("--a and --b exclude each other");
+        }),
+      ),
+    ).toEqual({ code: 2, out: "", err: "error: --a and --b exclude each other\nRun 't sub --help' for usage.\n" });
+    expect(
+      await cli(
+        ["sub"],
+        tree(() => {
+          throw new Error("listen EADDRINUSE");
+        }),
+      ),
+    ).toEqual({ code: 1, out: "", err: "error: listen EADDRINUSE\n" });
   });
 
   test("a run is not called when the command line is wrong", async () => {
@@ -136,7 +195,11 @@ describe("one exit-code path", () => {
 
   test("the run sees which flags were given and every value of a repeated one", async () => {
     let seen: unknown;
-    const t = defineCommand({ meta: { name: "t" }, args: { node: { type: "string" }, port: { type: "string", default: "10250" } }, run: (ctx) => void (seen = { given: [...invocation(ctx).given], all: invocation(ctx).all("node"), port: ctx.args.port }) });
+    const t = defineCommand({
+      meta: { name: "t" },
+      args: { node: { type: "string" }, port: { type: "string", default: "10250" } },
+      run: (ctx) => void (seen = { given: [...invocation(ctx).given], all: invocation(ctx).all("node"), port: ctx.args.port }),
+    });
     await cli(["--node", "a", "--node=b"], t);
     expect(seen).toEqual({ given: ["node"], all: ["a", "b"], port: "10250" });
   });

@@ -22,7 +22,14 @@ describe("nodeagent events", () => {
     const table = eventTable(
       [
         ev({ reason: "Started", message: "Started container app" }),
-        ev({ reason: "BackOff", type: "Warning", message: "Back-off restarting failed container", count: 4, firstTimestamp: "2026-01-01T11:55:00Z", lastTimestamp: "2026-01-01T11:59:50Z" }),
+        ev({
+          reason: "BackOff",
+          type: "Warning",
+          message: "Back-off restarting failed container",
+          count: 4,
+          firstTimestamp: "2026-01-01T11:55:00Z",
+          lastTimestamp: "2026-01-01T11:59:50Z",
+        }),
       ],
       NOW,
       { namespaces: true, header: true },
@@ -36,7 +43,12 @@ describe("nodeagent events", () => {
   });
 
   test("--for NAME is a pod, KIND/NAME any object; -n a namespace; a bad --for is a usage error", () => {
-    const events = [ev({ name: "web", reason: "A" }), ev({ name: "db", reason: "B" }), ev({ objKind: "Node", name: "n1", reason: "Starting" }), ev({ ns: "kube-system", name: "web", reason: "C" })];
+    const events = [
+      ev({ name: "web", reason: "A" }),
+      ev({ name: "db", reason: "B" }),
+      ev({ objKind: "Node", name: "n1", reason: "Starting" }),
+      ev({ ns: "kube-system", name: "web", reason: "C" }),
+    ];
     expect(filterEvents(events, { forObject: "web" }).map((e) => e.reason)).toEqual(["A", "C"]);
     expect(filterEvents(events, { forObject: "web", namespace: "default" }).map((e) => e.reason)).toEqual(["A"]);
     expect(filterEvents(events, { forObject: "node/n1" }).map((e) => e.reason)).toEqual(["Starting"]);

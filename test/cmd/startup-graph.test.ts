@@ -17,7 +17,10 @@ const LINT_WORKER = "src/lint/worker.ts";
 /** What none of the start-up paths may load, and why each is named. */
 const HEAVY: Array<[what: string, matches: (module: string) => boolean]> = [
   ["gRPC (@grpc/grpc-js)", (m) => m.includes("node_modules/@grpc/grpc-js/")],
-  ["the CRI descriptor's loader (@grpc/proto-loader, protobufjs)", (m) => m.includes("node_modules/@grpc/proto-loader/") || m.includes("node_modules/protobufjs/")],
+  [
+    "the CRI descriptor's loader (@grpc/proto-loader, protobufjs)",
+    (m) => m.includes("node_modules/@grpc/proto-loader/") || m.includes("node_modules/protobufjs/"),
+  ],
   ["the CRI descriptor (src/cri/generated/descriptor.json)", (m) => m === "src/cri/generated/descriptor.json"],
   ["the Kubernetes client (@kubernetes/client-node)", (m) => m.includes("node_modules/@kubernetes/client-node/")],
   ["prom-client", (m) => m.includes("node_modules/prom-client/")],
@@ -62,7 +65,10 @@ beforeAll(async () => {
   }
   builtins = new Map();
   for (const [path, input] of Object.entries(meta.inputs)) {
-    builtins.set(repoPath(path), input.imports.filter((i) => i.external && !i.path.includes("/")).map((i) => `builtin:${i.path.replace(/^node:/, "")}`));
+    builtins.set(
+      repoPath(path),
+      input.imports.filter((i) => i.external && !i.path.includes("/")).map((i) => `builtin:${i.path.replace(/^node:/, "")}`),
+    );
   }
 });
 
@@ -136,7 +142,8 @@ describe("start-up loads only what the command uses", () => {
     const modules = versionPath();
     expect(modules.has(ENTRY)).toBe(true);
     expect(heavyIn(modules)).toEqual([]);
-    for (const command of ["cmd/agent.ts", "cmd/events.ts", "cmd/exec.ts", "cmd/logs.ts", "cmd/pleg.ts", "cmd/probe.ts", "cmd/schedule.ts", "cmd/staticpod.ts"]) expect(modules.has(command)).toBe(false);
+    for (const command of ["cmd/agent.ts", "cmd/events.ts", "cmd/exec.ts", "cmd/logs.ts", "cmd/pleg.ts", "cmd/probe.ts", "cmd/schedule.ts", "cmd/staticpod.ts"])
+      expect(modules.has(command)).toBe(false);
   });
 
   test("nodeagent staticpod lint (and its --jobs workers): none of the heavy modules", () => {
@@ -162,7 +169,9 @@ describe("start-up loads only what the command uses", () => {
   test("the check sees heavy modules where they are used: the agent, its imports followed, has the CRI descriptor and the Kubernetes client", () => {
     const agent = modulesOf(loaded([chunkOf("cmd/agent.ts")], () => true));
     const heavy = heavyIn(agent).map((h) => h.split(":")[0]);
-    expect(heavy).toEqual(expect.arrayContaining(["the CRI descriptor (src/cri/generated/descriptor.json)", "the Kubernetes client (@kubernetes/client-node)"]));
+    expect(heavy).toEqual(
+      expect.arrayContaining(["the CRI descriptor (src/cri/generated/descriptor.json)", "the Kubernetes client (@kubernetes/client-node)"]),
+    );
   });
 
   test("an agent without --kubeconfig and without gRPC probes loads neither grpc-js, protobufjs, client-node nor prom-client", () => {
@@ -173,7 +182,15 @@ describe("start-up loads only what the command uses", () => {
     // (The TLS bootstrap, src/certificate/bootstrap.ts, is loaded only with --bootstrap-kubeconfig; the
     // API server's status manager, src/status/status-manager.ts, by the cluster node through the status
     // module's loadStatusManager.)
-    const onDemand = new Set([chunkOf("src/certificate/bootstrap.ts"), chunkOf("src/cluster/cluster-node.ts"), chunkOf("src/status/status-manager.ts"), chunkOf("src/objects/api-object-source.ts"), chunkOf("src/objects/api-service-lister.ts"), chunkOf("src/events/api-event-sink.ts"), chunkOf("src/prober/grpc.ts")]);
+    const onDemand = new Set([
+      chunkOf("src/certificate/bootstrap.ts"),
+      chunkOf("src/cluster/cluster-node.ts"),
+      chunkOf("src/status/status-manager.ts"),
+      chunkOf("src/objects/api-object-source.ts"),
+      chunkOf("src/objects/api-service-lister.ts"),
+      chunkOf("src/events/api-event-sink.ts"),
+      chunkOf("src/prober/grpc.ts"),
+    ]);
     // (The start itself imports each subcommand by import(): of those only the agent's is followed.)
     const agentChunks = loaded([chunkOf("cmd/agent.ts")], () => true);
     const reached = loaded([chunkOf(ENTRY)], () => false);

@@ -27,7 +27,8 @@ class FakeInformer implements PodInformer {
     for (const w of this.waiters.splice(0)) w();
   }
   change(e: "add" | "update" | "delete", p: Pod): void {
-    this.pods = e === "delete" ? this.pods.filter((x) => x.metadata?.uid !== p.metadata?.uid) : [...this.pods.filter((x) => x.metadata?.uid !== p.metadata?.uid), p];
+    this.pods =
+      e === "delete" ? this.pods.filter((x) => x.metadata?.uid !== p.metadata?.uid) : [...this.pods.filter((x) => x.metadata?.uid !== p.metadata?.uid), p];
     for (const cb of this.cbs) cb(e, p);
   }
 }

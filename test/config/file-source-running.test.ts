@@ -110,7 +110,8 @@ describe("FileSource, running", () => {
     await waitFor(() => snaps.length >= 2 && names(snaps.at(-1)!).length === 11 && !src.busy, "every manifest");
     // a, then four more with each scan (a's file is known: it is not read again).
     expect(snaps.map((s) => names(s).length)).toEqual([1, 5, 9, 11]);
-    for (const [i, s] of snaps.entries()) expect(s.complete).toBe(true), expect(names(snaps[Math.max(0, i - 1)]!).every((n) => names(s).includes(n))).toBe(true);
+    for (const [i, s] of snaps.entries())
+      expect(s.complete).toBe(true), expect(names(snaps[Math.max(0, i - 1)]!).every((n) => names(s).includes(n))).toBe(true);
     expect(names(snaps.at(-1)!)).toEqual(["a-node1", ...files.map((f) => `${f}-node1`)]);
   });
 
@@ -158,7 +159,9 @@ describe("FileSource, running", () => {
     await waitFor(() => snaps.length === 2 && !src.busy, "the report");
     expect(uids(snaps[1]!)).toEqual(before);
     expect(snaps[1]!.complete).toBe(true);
-    expect(messages(snaps[1]!)).toEqual([`manifests: the static pod path ${dir} is missing: its 2 pod(s) are kept until it returns (an empty directory in its place removes them)`]);
+    expect(messages(snaps[1]!)).toEqual([
+      `manifests: the static pod path ${dir} is missing: its 2 pod(s) are kept until it returns (an empty directory in its place removes them)`,
+    ]);
     expect(src.problems()).toHaveLength(1);
     expect(src.problems()[0]).toContain(`the static pod path ${dir} is missing`);
     // Many retries and rescans later: still kept, reported once (no new snapshot).

@@ -38,7 +38,12 @@ describe("FileSource, last good state across restarts", () => {
     // Through PodConfig: the very pods of before, so their containers are adopted.
     const config = new PodConfig({ clock: second.clock, log: quietLog() });
     config.apply(snap);
-    expect(config.pods().map((p) => p.metadata?.uid).sort()).toEqual([...uids(good)].sort());
+    expect(
+      config
+        .pods()
+        .map((p) => p.metadata?.uid)
+        .sort(),
+    ).toEqual([...uids(good)].sort());
     expect(config.seenAllSources(["file"])).toBe(true);
   });
 

@@ -76,7 +76,19 @@ describe("FileSource, reading the directory", () => {
   test("backup and editor files are reported and not run", async () => {
     const dir = await tempDir();
     await writeFile(join(dir, "kube-apiserver.yaml"), manifest("apiserver"));
-    for (const name of ["kube-apiserver.yaml.bak", "kube-apiserver.yaml~", "a.yaml.orig", "a.yaml.swp", "b.swo", "c.tmp", "d.dpkg-old", "e.dpkg-new", "f.rpmsave", "g.rpmnew", "h.BAK"]) {
+    for (const name of [
+      "kube-apiserver.yaml.bak",
+      "kube-apiserver.yaml~",
+      "a.yaml.orig",
+      "a.yaml.swp",
+      "b.swo",
+      "c.tmp",
+      "d.dpkg-old",
+      "e.dpkg-new",
+      "f.rpmsave",
+      "g.rpmnew",
+      "h.BAK",
+    ]) {
       await writeFile(join(dir, name), manifest(`old-${name.replace(/[^a-z]/gi, "").toLowerCase()}`));
     }
     const { src } = fileSource(dir);
@@ -202,7 +214,9 @@ describe("FileSource, reading the directory", () => {
     await writeFile(join(dir, "a-new.json"), manifest("new"));
     const over = await src.scan();
     expect(uids(over)).toEqual(uids(full));
-    expect(messages(over)).toEqual([`a-new.json: not run: the static pod path has ${MAX_PODS_PER_SOURCE + 1} pods, over the limit of ${MAX_PODS_PER_SOURCE} pods per source`]);
+    expect(messages(over)).toEqual([
+      `a-new.json: not run: the static pod path has ${MAX_PODS_PER_SOURCE + 1} pods, over the limit of ${MAX_PODS_PER_SOURCE} pods per source`,
+    ]);
   });
 });
 

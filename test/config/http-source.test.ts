@@ -67,7 +67,12 @@ describe("HttpSource", () => {
 
   test("the loader decides on a PodList; its pods are named with the origin http", async () => {
     const { url, state } = manifestServer();
-    state.body = JSON.stringify({ items: [{ name: "a", image: "x" }, { name: "b", image: "y" }] });
+    state.body = JSON.stringify({
+      items: [
+        { name: "a", image: "x" },
+        { name: "b", image: "y" },
+      ],
+    });
     const { src } = httpSource(url);
     expect(names(await src.scan())).toEqual(["a-node1", "b-node1"]);
   });
@@ -290,7 +295,9 @@ describe("HttpSource, limits", () => {
     state.body = JSON.stringify({ items: Array.from({ length: MAX_PODS_PER_SOURCE + 1 }, (_, i) => ({ name: `p${i}`, image: "x" })) });
     const snap = await src.scan();
     expect(uids(snap)).toEqual(uids(good));
-    expect(messages(snap)).toEqual([`the body has ${MAX_PODS_PER_SOURCE + 1} pods, over the limit of ${MAX_PODS_PER_SOURCE} pods per source; keeping the last good pods`]);
+    expect(messages(snap)).toEqual([
+      `the body has ${MAX_PODS_PER_SOURCE + 1} pods, over the limit of ${MAX_PODS_PER_SOURCE} pods per source; keeping the last good pods`,
+    ]);
     state.body = JSON.stringify({ items: Array.from({ length: MAX_PODS_PER_SOURCE }, (_, i) => ({ name: `p${i}`, image: "x" })) });
     expect((await src.scan()).pods).toHaveLength(MAX_PODS_PER_SOURCE);
   });
@@ -310,7 +317,12 @@ describe("HttpSource, last good set across restarts", () => {
   test("restarted while the URL is unreachable, serves an empty body or an invalid one: the same pods (same UIDs), complete", async () => {
     const dir = await stateDir();
     const { url, state, server } = manifestServer();
-    state.body = JSON.stringify({ items: [{ name: "a", image: "x" }, { name: "b", image: "y" }] });
+    state.body = JSON.stringify({
+      items: [
+        { name: "a", image: "x" },
+        { name: "b", image: "y" },
+      ],
+    });
     const first = httpSource(url, { stateDir: dir });
     const good = await first.src.scan();
     first.src.stop();
@@ -371,7 +383,10 @@ describe("HttpSource, last good set across restarts", () => {
   test("an unreadable state file is reported; not complete until the first good answer, which rewrites it", async () => {
     const dir = await stateDir();
     await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, "http.json"), JSON.stringify({ apiVersion: "nodeagent.io/v1", kind: "SourceState", source: "http", location: "x", entries: { x: { pods: "no" } } }));
+    await writeFile(
+      join(dir, "http.json"),
+      JSON.stringify({ apiVersion: "nodeagent.io/v1", kind: "SourceState", source: "http", location: "x", entries: { x: { pods: "no" } } }),
+    );
     const { url, state } = manifestServer();
     state.body = "";
     const { src } = httpSource(url, { stateDir: dir });

@@ -8,7 +8,18 @@ import type { PodSourceName } from "../../src/manifest/types";
 import { FakeClock } from "../../src/util/clock";
 import { quietLog } from "./fake-loader";
 
-function pod(name: string, uid: string, over: { image?: string; labels?: Record<string, string>; annotations?: Record<string, string>; phase?: string; deletionTimestamp?: string; namespace?: string } = {}): Pod {
+function pod(
+  name: string,
+  uid: string,
+  over: {
+    image?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    phase?: string;
+    deletionTimestamp?: string;
+    namespace?: string;
+  } = {},
+): Pod {
   return {
     metadata: {
       name,
@@ -26,7 +37,8 @@ function pod(name: string, uid: string, over: { image?: string; labels?: Record<
 function setup() {
   const clock = new FakeClock();
   const config = new PodConfig({ clock, log: quietLog() });
-  const apply = (source: PodSourceName, pods: Pod[], complete?: boolean) => config.apply({ source, pods, errors: [], ...(complete === undefined ? {} : { complete }) });
+  const apply = (source: PodSourceName, pods: Pod[], complete?: boolean) =>
+    config.apply({ source, pods, errors: [], ...(complete === undefined ? {} : { complete }) });
   return { clock, config, apply };
 }
 
@@ -51,7 +63,9 @@ describe("PodConfig merge", () => {
     const { apply } = setup();
     apply("file", [pod("a", "u1")]);
     expect(apply("file", [pod("a", "u1")])).toEqual([]);
-    const local = pod("a", "u1", { annotations: { [CONFIG_SOURCE_ANNOTATION]: "http", [CONFIG_SEEN_ANNOTATION]: "1999-01-01T00:00:00Z", [CONFIG_MIRROR_ANNOTATION]: "x" } });
+    const local = pod("a", "u1", {
+      annotations: { [CONFIG_SOURCE_ANNOTATION]: "http", [CONFIG_SEEN_ANNOTATION]: "1999-01-01T00:00:00Z", [CONFIG_MIRROR_ANNOTATION]: "x" },
+    });
     expect(apply("file", [local])).toEqual([]);
   });
 
@@ -231,14 +245,20 @@ describe("PodConfig: one identity, one source (issue 12)", () => {
     const errors = config.errors();
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ file: "push", field: "metadata.uid" });
-    expect(errors[0]!.message).toBe("pod default/intruder (UID u1) from source push is refused: UID u1 is held by pod default/web-node1 of source file; it is admitted when that pod goes");
+    expect(errors[0]!.message).toBe(
+      "pod default/intruder (UID u1) from source push is refused: UID u1 is held by pod default/web-node1 of source file; it is admitted when that pod goes",
+    );
   });
 
   test("a pod with another source's namespace/name is refused; conflict() says so for a push to answer 409", () => {
     const { apply, config } = setup();
     apply("file", [pod("web-node1", "u1")]);
     expect(config.conflict(pod("web-node1", "u9"), "push")).toEqual({
-      field: "metadata.name", holder: "file", holderUid: "u1", holderName: "default/web-node1", message: "pod default/web-node1 is held by source file (UID u1)",
+      field: "metadata.name",
+      holder: "file",
+      holderUid: "u1",
+      holderName: "default/web-node1",
+      message: "pod default/web-node1 is held by source file (UID u1)",
     });
     expect(config.conflict(pod("web-node1", "u9"), "file")).toBeUndefined();
     expect(config.conflict(pod("web-node1", "u9", { namespace: "other" }), "push")).toBeUndefined();
@@ -300,7 +320,9 @@ describe("PodConfig: one identity, one source (issue 12)", () => {
       ["REMOVE", ["file:u1"]],
       ["ADD", ["http:u2"]],
     ]);
-    expect(config.errors().map((e) => `${e.file}:${e.message}`)).toEqual(["push:pod default/web (UID u3) from source push is refused: pod default/web is held by source http (UID u2); it is admitted when that pod goes"]);
+    expect(config.errors().map((e) => `${e.file}:${e.message}`)).toEqual([
+      "push:pod default/web (UID u3) from source push is refused: pod default/web is held by source http (UID u2); it is admitted when that pod goes",
+    ]);
     expect(bySourceAndUid(apply("http", []))).toEqual([
       ["REMOVE", ["http:u2"]],
       ["ADD", ["push:u3"]],
@@ -310,7 +332,11 @@ describe("PodConfig: one identity, one source (issue 12)", () => {
   test("a UID that cannot name a folder is refused from any source, naming metadata.uid", () => {
     const { apply, config } = setup();
     const bad = ["..", ".", "../../../tmp/victim", "/abs", "a/b", "UPPER", "-lead", "trail-", "x".repeat(129), "", "nul\0"];
-    const updates = apply("api", [...bad.map((uid, i) => pod(`p${i}`, uid)), pod("ok", "0b9c5d1e-7f3a-4e2b-9c8d-1a2b3c4d5e6f"), pod("hash", "8c0a3f9e2b7d4c1a6e5f0b9d8c7a6e5f")]);
+    const updates = apply("api", [
+      ...bad.map((uid, i) => pod(`p${i}`, uid)),
+      pod("ok", "0b9c5d1e-7f3a-4e2b-9c8d-1a2b3c4d5e6f"),
+      pod("hash", "8c0a3f9e2b7d4c1a6e5f0b9d8c7a6e5f"),
+    ]);
     expect(bySourceAndUid(updates)).toEqual([["ADD", ["api:0b9c5d1e-7f3a-4e2b-9c8d-1a2b3c4d5e6f", "api:8c0a3f9e2b7d4c1a6e5f0b9d8c7a6e5f"]]]);
     const errors = config.errors();
     expect(errors).toHaveLength(bad.length);
@@ -322,7 +348,10 @@ describe("PodConfig: one identity, one source (issue 12)", () => {
     const informer = {
       hasSynced: true,
       list: () => [
-        { metadata: { name: "web-node1", namespace: "default", uid: "0b9c5d1e-7f3a-4e2b-9c8d-1a2b3c4d5e6f", annotations: { [CONFIG_MIRROR_ANNOTATION]: "u1" } }, spec: { nodeName: "node1", containers: [{ name: "c", image: "busybox" }] } },
+        {
+          metadata: { name: "web-node1", namespace: "default", uid: "0b9c5d1e-7f3a-4e2b-9c8d-1a2b3c4d5e6f", annotations: { [CONFIG_MIRROR_ANNOTATION]: "u1" } },
+          spec: { nodeName: "node1", containers: [{ name: "c", image: "busybox" }] },
+        },
       ],
       onChange: () => {},
       synced: () => Promise.resolve(),

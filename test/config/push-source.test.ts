@@ -259,7 +259,11 @@ describe("PushSource: what a push may not do (issue 12)", () => {
     config.apply({ source: "file", pods: staticPod.pods, errors: [] });
     const { src, snaps } = real({ checks: [conflictCheck(config)] });
     const r = src.add(pod("web-node1"));
-    expect(r).toEqual({ ok: false, status: 409, message: `pod default/web-node1 is held by source file (UID ${staticPod.pods[0]!.metadata!.uid}): a pushed pod cannot take over another source's pod` });
+    expect(r).toEqual({
+      ok: false,
+      status: 409,
+      message: `pod default/web-node1 is held by source file (UID ${staticPod.pods[0]!.metadata!.uid}): a pushed pod cannot take over another source's pod`,
+    });
     expect(snaps).toHaveLength(1);
     expect(src.add(pod("web-node1", "busybox", undefined, "other")).ok).toBe(true);
   });
@@ -267,12 +271,27 @@ describe("PushSource: what a push may not do (issue 12)", () => {
   test("--push-policy restricted refuses privileged, host namespaces, hostPath and extra capabilities with 403 naming the field", () => {
     const { src, snaps } = real({ checks: [pushPolicyCheck("restricted")] });
     const cases: [Pod, string][] = [
-      [{ ...pod("a"), spec: { containers: [{ name: "c", image: "busybox", securityContext: { privileged: true } }] } }, "spec.containers[0].securityContext.privileged"],
+      [
+        { ...pod("a"), spec: { containers: [{ name: "c", image: "busybox", securityContext: { privileged: true } }] } },
+        "spec.containers[0].securityContext.privileged",
+      ],
       [{ ...pod("b"), spec: { hostNetwork: true, containers: [{ name: "c", image: "busybox" }] } }, "spec.hostNetwork"],
       [{ ...pod("c"), spec: { hostPID: true, containers: [{ name: "c", image: "busybox" }] } }, "spec.hostPID"],
       [{ ...pod("d"), spec: { hostIPC: true, containers: [{ name: "c", image: "busybox" }] } }, "spec.hostIPC"],
-      [{ ...pod("e"), spec: { volumes: [{ name: "root", hostPath: { path: "/" } }], containers: [{ name: "c", image: "busybox" }] } }, "spec.volumes[0].hostPath"],
-      [{ ...pod("f"), spec: { initContainers: [{ name: "i", image: "busybox", securityContext: { capabilities: { add: ["SYS_ADMIN", "CHOWN"] } } }], containers: [{ name: "c", image: "busybox" }] } }, "spec.initContainers[0].securityContext.capabilities.add: SYS_ADMIN not allowed"],
+      [
+        { ...pod("e"), spec: { volumes: [{ name: "root", hostPath: { path: "/" } }], containers: [{ name: "c", image: "busybox" }] } },
+        "spec.volumes[0].hostPath",
+      ],
+      [
+        {
+          ...pod("f"),
+          spec: {
+            initContainers: [{ name: "i", image: "busybox", securityContext: { capabilities: { add: ["SYS_ADMIN", "CHOWN"] } } }],
+            containers: [{ name: "c", image: "busybox" }],
+          },
+        },
+        "spec.initContainers[0].securityContext.capabilities.add: SYS_ADMIN not allowed",
+      ],
     ];
     for (const [p, field] of cases) {
       const r = src.add(p);
@@ -284,7 +303,9 @@ describe("PushSource: what a push may not do (issue 12)", () => {
       }
     }
     expect(snaps).toHaveLength(1);
-    expect(src.add({ ...pod("ok"), spec: { containers: [{ name: "c", image: "busybox", securityContext: { capabilities: { add: ["NET_BIND_SERVICE"] } } }] } }).ok).toBe(true);
+    expect(
+      src.add({ ...pod("ok"), spec: { containers: [{ name: "c", image: "busybox", securityContext: { capabilities: { add: ["NET_BIND_SERVICE"] } } }] } }).ok,
+    ).toBe(true);
     // The default policy has no check at all.
     expect(pushPolicyCheck("unrestricted")).toBeUndefined();
     expect(real().src.add(cases[0]![0]).ok).toBe(true);
@@ -305,8 +326,15 @@ describe("PushSource: what a push may not do (issue 12)", () => {
   test("checks run in order and see the loaded pod; the first refusal answers", () => {
     const seen: string[] = [];
     const src = new PushSource({
-      nodeName: "node1", loader: fakeLoader, log: quietLog(),
-      checks: [undefined, (p) => (seen.push(`${p.spec?.nodeName}:${p.metadata?.uid?.length}`), undefined), () => ({ status: 418, message: "no" }), () => ({ status: 500, message: "never asked" })],
+      nodeName: "node1",
+      loader: fakeLoader,
+      log: quietLog(),
+      checks: [
+        undefined,
+        (p) => (seen.push(`${p.spec?.nodeName}:${p.metadata?.uid?.length}`), undefined),
+        () => ({ status: 418, message: "no" }),
+        () => ({ status: 500, message: "never asked" }),
+      ],
     });
     src.start(() => {});
     expect(src.add(pod("web"))).toEqual({ ok: false, status: 418, message: "no" });

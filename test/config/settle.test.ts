@@ -4,7 +4,8 @@ import type { BigIntStats } from "node:fs";
 import { newVersion, noteRead, settleVerdict, type FileVersion } from "../../src/config/settle";
 
 // A file last written at wall time `mtimeMs`, its ctime `ctimeMs` (a rename after the write moves only ctime).
-const stat = (mtimeMs: number, ctimeMs = mtimeMs) => ({ mtimeNs: BigInt(mtimeMs) * 1_000_000n, ctimeNs: BigInt(ctimeMs) * 1_000_000n }) as unknown as BigIntStats;
+const stat = (mtimeMs: number, ctimeMs = mtimeMs) =>
+  ({ mtimeNs: BigInt(mtimeMs) * 1_000_000n, ctimeNs: BigInt(ctimeMs) * 1_000_000n }) as unknown as BigIntStats;
 const WALL = 1_000_000;
 const version = (v: Partial<FileVersion> = {}): FileVersion => ({ ...newVersion(0), statKey: "k", hash: "h", ...v });
 

@@ -87,18 +87,15 @@ describe("containerdConfigToml", () => {
   test("more runtime handlers (RuntimeClass handlers) are runc runtimes with the same options", () => {
     const more = containerdConfigToml({ ...base, runtimeHandlers: ["runc-alt"] });
     expect(section(more, '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc-alt]')).toEqual(['runtime_type = "io.containerd.runc.v2"']);
-    expect(section(more, '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc-alt.options]')).toEqual(section(more, '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]'));
+    expect(section(more, '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc-alt.options]')).toEqual(
+      section(more, '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]'),
+    );
     expect(toml).not.toContain("runc-alt");
   });
 
   test("runc v2 runtime with the cgroupfs driver and its state under ours", () => {
-    expect(section(toml, '[plugins."io.containerd.grpc.v1.cri".containerd]')).toEqual([
-      'snapshotter = "overlayfs"',
-      'default_runtime_name = "runc"',
-    ]);
-    expect(section(toml, '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]')).toEqual([
-      'runtime_type = "io.containerd.runc.v2"',
-    ]);
+    expect(section(toml, '[plugins."io.containerd.grpc.v1.cri".containerd]')).toEqual(['snapshotter = "overlayfs"', 'default_runtime_name = "runc"']);
+    expect(section(toml, '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]')).toEqual(['runtime_type = "io.containerd.runc.v2"']);
     expect(section(toml, '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]')).toEqual([
       "SystemdCgroup = false",
       'Root = "/run/nodeagent/containerd/runc"',
@@ -116,13 +113,19 @@ describe("containerdConfigToml", () => {
   });
 
   test("no deprecated registry mirrors (1.7 warns on every ctr call)", () => {
-    const code = toml.split("\n").filter((l) => !l.trim().startsWith("#")).join("\n");
+    const code = toml
+      .split("\n")
+      .filter((l) => !l.trim().startsWith("#"))
+      .join("\n");
     expect(code).not.toContain("mirrors");
     expect(code).not.toContain("registry");
   });
 
   test("every table header appears once", () => {
-    const headers = toml.split("\n").map((l) => l.trim()).filter((l) => l.startsWith("["));
+    const headers = toml
+      .split("\n")
+      .map((l) => l.trim())
+      .filter((l) => l.startsWith("["));
     expect(new Set(headers).size).toBe(headers.length);
   });
 

@@ -78,11 +78,15 @@ async function serve(handlers: Record<string, Handler>, path = join(dir, `s${++s
   });
   await new Promise<void>((r) => server.listen(path, r));
   const s: FakeServer = {
-    path, server, sessions, seen,
-    close: () => new Promise<void>((r) => {
-      for (const session of sessions) session.destroy();
-      server.close(() => r());
-    }),
+    path,
+    server,
+    sessions,
+    seen,
+    close: () =>
+      new Promise<void>((r) => {
+        for (const session of sessions) session.destroy();
+        server.close(() => r());
+      }),
   };
   servers.push(s);
   return s;
@@ -116,7 +120,11 @@ test("a unary call: the request as gRPC frames it, the answer, and the headers a
 
 test("statuses: trailers-only errors with a percent-encoded message, a non-200 answer, an empty unary answer", async () => {
   const s = await serve({
-    "/svc/Missing": (stream) => stream.respond({ ":status": 200, "content-type": "application/grpc", "grpc-status": "5", "grpc-message": "container%20abc%3A%20not%20found" }, { endStream: true }),
+    "/svc/Missing": (stream) =>
+      stream.respond(
+        { ":status": 200, "content-type": "application/grpc", "grpc-status": "5", "grpc-message": "container%20abc%3A%20not%20found" },
+        { endStream: true },
+      ),
     "/svc/Http": (stream) => stream.respond({ ":status": 503 }, { endStream: true }),
     "/svc/Empty": (stream) => ok(stream),
   });
@@ -219,7 +227,9 @@ test("the runtime going away fails calls in flight with UNAVAILABLE; the next ca
   await listen();
   try {
     // Calls within the backoff fail at once; one after it connects.
-    expect(await eventually("a call after the runtime's return", () => c.unary("/svc/Ping", Buffer.alloc(0), 5000).then(String, () => ""), 5000, 20)).toBe("pong");
+    expect(await eventually("a call after the runtime's return", () => c.unary("/svc/Ping", Buffer.alloc(0), 5000).then(String, () => ""), 5000, 20)).toBe(
+      "pong",
+    );
   } finally {
     links.forEach((l) => l.destroy());
     proxy.close();

@@ -91,7 +91,14 @@ test("a request, the answer in pieces split anywhere, the peer's SETTINGS acknow
   const { socket, conn } = setup();
   socket.frames();
   const h = recorder();
-  const stream = conn.request([[":method", "POST"], [":path", "/x"]], Buffer.from("hello"), h);
+  const stream = conn.request(
+    [
+      [":method", "POST"],
+      [":path", "/x"],
+    ],
+    Buffer.from("hello"),
+    h,
+  );
   expect(stream.id).toBe(1);
   const [headers, data] = socket.frames();
   expect(headers).toMatchObject({ type: 0x1, flags: 0x4, stream: 1 });
@@ -122,7 +129,11 @@ test("a body beyond the peer's window waits for its WINDOW_UPDATE, and goes out 
   socket.frames();
   const body = Buffer.alloc(100_000, 1);
   conn.request([[":path", "/big"]], body, recorder());
-  const sent = () => socket.frames().filter((f) => f.type === 0x0).reduce((n, f) => n + f.payload.length, 0);
+  const sent = () =>
+    socket
+      .frames()
+      .filter((f) => f.type === 0x0)
+      .reduce((n, f) => n + f.payload.length, 0);
   expect(sent()).toBe(20_000); // the stream's window
   receive(frame(0x8, 0, 1, u32(100_000)));
   expect(sent()).toBe(65_535 - 20_000); // now the connection's window (65,535 in all) is the limit
@@ -145,7 +156,19 @@ test("GOAWAY: streams above the last id fail as refused, the others finish, no n
   expect(b.log).toEqual([expect.stringMatching(new RegExp(`^reset ${H2Error.REFUSED_STREAM} .*GOAWAY`))]);
   expect(conn.usable).toBe(false);
   expect(() => conn.request([[":path", "/c"]], Buffer.alloc(0), recorder())).toThrow(/no new streams/);
-  receive(frame(0x1, 0x5, 1, Buffer.from(encodeHeaders([[":status", "200"], ["grpc-status", "0"]]))));
+  receive(
+    frame(
+      0x1,
+      0x5,
+      1,
+      Buffer.from(
+        encodeHeaders([
+          [":status", "200"],
+          ["grpc-status", "0"],
+        ]),
+      ),
+    ),
+  );
   expect(a.log).toEqual(["headers :status=200 grpc-status=0 end"]);
   // The last stream done, the connection closes itself.
   expect(closed).toHaveLength(1);
@@ -159,7 +182,19 @@ test("the last stream id: the connection then takes no new stream, and closes on
   expect(conn.request([[":path", "/last"]], Buffer.from("x"), h).id).toBe(0x7fffffff);
   expect(conn.usable).toBe(false);
   expect(closed).toEqual([]);
-  (conn as unknown as { receive(d: Uint8Array): void }).receive(frame(0x1, 0x5, 0x7fffffff, Buffer.from(encodeHeaders([[":status", "200"], ["grpc-status", "0"]]))));
+  (conn as unknown as { receive(d: Uint8Array): void }).receive(
+    frame(
+      0x1,
+      0x5,
+      0x7fffffff,
+      Buffer.from(
+        encodeHeaders([
+          [":status", "200"],
+          ["grpc-status", "0"],
+        ]),
+      ),
+    ),
+  );
   expect(closed).toHaveLength(1);
 });
 

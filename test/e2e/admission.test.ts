@@ -40,10 +40,15 @@ async function noSandbox(node: TestNode, name: string): Promise<void> {
 /** Removes the manifests and waits until the agent no longer lists their pods. */
 async function removePods(a: TestAgent, ...names: string[]): Promise<void> {
   for (const n of names) a.removeManifest(`${n}.yaml`);
-  await eventually(`pods ${names.join(", ")} gone`, async () => {
-    const left = await Promise.all(names.map((n) => a.pod(n)));
-    return left.every((p) => p === undefined) || undefined;
-  }, 30_000, 200);
+  await eventually(
+    `pods ${names.join(", ")} gone`,
+    async () => {
+      const left = await Promise.all(names.map((n) => a.pod(n)));
+      return left.every((p) => p === undefined) || undefined;
+    },
+    30_000,
+    200,
+  );
 }
 
 for (const version of ["1.6", "1.7"] as const) {
@@ -73,7 +78,9 @@ for (const version of ["1.6", "1.7"] as const) {
 
       const push = await fetch(`${a.url}/pods`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}` }, body: manifest("pushed", "exec sleep 3600") });
       expect(push.status).toBe(403);
-      expect(((await push.json()) as { message: string }).message).toBe("OutOfpods: Node didn't have enough resource: pods, requested: 1, used: 2, capacity: 2");
+      expect(((await push.json()) as { message: string }).message).toBe(
+        "OutOfpods: Node didn't have enough resource: pods, requested: 1, used: 2, capacity: 2",
+      );
       expect(await a.pod("pushed")).toBeUndefined();
       // The running pods were never touched.
       expect(running((await a.pod("one"))!)).toBe(true);
@@ -95,18 +102,28 @@ for (const version of ["1.6", "1.7"] as const) {
       });
       await noSandbox(node(), "hungry");
       // A push the node cannot take is refused before it is kept, with admission's reason.
-      const push = await a.fetch("/pods", { method: "POST", body: podManifest("pushed-hungry", "exec sleep 3600", {}, { resources: { requests: { cpu: "1000" } } }) });
+      const push = await a.fetch("/pods", {
+        method: "POST",
+        body: podManifest("pushed-hungry", "exec sleep 3600", {}, { resources: { requests: { cpu: "1000" } } }),
+      });
       expect(push.status).toBe(403);
-      expect(((await push.json()) as { message: string }).message).toBe(`OutOfcpu: Node didn't have enough resource: cpu, requested: 1000000, used: 0, capacity: ${capacity}`);
+      expect(((await push.json()) as { message: string }).message).toBe(
+        `OutOfcpu: Node didn't have enough resource: cpu, requested: 1000000, used: 0, capacity: ${capacity}`,
+      );
       expect(await a.pod("pushed-hungry")).toBeUndefined();
       await removePods(a, "hungry");
     }, 60_000);
 
     test("a pod whose nodeSelector the node's labels do not match is Failed with NodeAffinity", async () => {
       const a = agent();
-      a.writeManifest("picky.yaml", podManifest("picky", "exec sleep 3600", { nodeSelector: { "disktype": "ssd" } }));
+      a.writeManifest("picky.yaml", podManifest("picky", "exec sleep 3600", { nodeSelector: { disktype: "ssd" } }));
       const rejected = await a.waitPod("picky", "rejected", (p) => p.status?.phase === "Failed");
-      expect(rejected.status).toEqual({ phase: "Failed", reason: "NodeAffinity", message: "Pod was rejected: Predicate NodeAffinity failed", qosClass: "BestEffort" });
+      expect(rejected.status).toEqual({
+        phase: "Failed",
+        reason: "NodeAffinity",
+        message: "Pod was rejected: Predicate NodeAffinity failed",
+        qosClass: "BestEffort",
+      });
       await noSandbox(node(), "picky");
       await removePods(a, "picky");
     }, 60_000);
@@ -118,7 +135,12 @@ for (const version of ["1.6", "1.7"] as const) {
       await a.waitPod("port-a", "running", running);
       a.writeManifest("port-b.yaml", podManifest("port-b", "exec sleep 3600", {}, ports));
       const rejected = await a.waitPod("port-b", "rejected", (p) => p.status?.phase === "Failed");
-      expect(rejected.status).toEqual({ phase: "Failed", reason: "NodePorts", message: "Pod was rejected: Predicate NodePorts failed", qosClass: "BestEffort" });
+      expect(rejected.status).toEqual({
+        phase: "Failed",
+        reason: "NodePorts",
+        message: "Pod was rejected: Predicate NodePorts failed",
+        qosClass: "BestEffort",
+      });
       await noSandbox(node(), "port-b");
       expect(running((await a.pod("port-a"))!)).toBe(true);
       await removePods(a, "port-a", "port-b");
@@ -129,7 +151,12 @@ for (const version of ["1.6", "1.7"] as const) {
       const sysctl = (name: string, value: string) => ({ securityContext: { sysctls: [{ name, value }] } });
       a.writeManifest("shm.yaml", podManifest("shm", "exec sleep 3600", sysctl("kernel.shmmax", "65536")));
       const rejected = await a.waitPod("shm", "rejected", (p) => p.status?.phase === "Failed");
-      expect(rejected.status).toEqual({ phase: "Failed", reason: "SysctlForbidden", message: 'Pod was rejected: forbidden sysctl: "kernel.shmmax" not allowlisted', qosClass: "BestEffort" });
+      expect(rejected.status).toEqual({
+        phase: "Failed",
+        reason: "SysctlForbidden",
+        message: 'Pod was rejected: forbidden sysctl: "kernel.shmmax" not allowlisted',
+        qosClass: "BestEffort",
+      });
       await noSandbox(node(), "shm");
 
       a.writeManifest("msg.yaml", podManifest("msg", "cat /proc/sys/kernel/msgmax; exec sleep 3600", sysctl("kernel.msgmax", "12345")));

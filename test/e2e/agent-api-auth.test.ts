@@ -120,7 +120,10 @@ describe("the kubelet API's security (containerd 1.7)", () => {
 
   test("with the API server's client certificate: a pod's logs, logs -f through nodeagent logs, exec and port-forward; bob's certificate 403 on each", async () => {
     const agent = env.agent();
-    agent.writeManifest("talk.yaml", manifest("talk", "echo first-line; (while true; do echo hello-pf | nc -l -p 8080; done) & while true; do sleep 0.3; echo tick; done"));
+    agent.writeManifest(
+      "talk.yaml",
+      manifest("talk", "echo first-line; (while true; do echo hello-pf | nc -l -p 8080; done) & while true; do sleep 0.3; echo tick; done"),
+    );
     await agent.waitPod("talk", "running", running);
     const pod = `default/talk-${NODE_NAME}`;
     const logs = await eventually("the first line in the log", async () => {
@@ -133,8 +136,21 @@ describe("the kubelet API's security (containerd 1.7)", () => {
 
     // nodeagent logs -f with the certificate and the agent's kubelet.crt trusted: new lines arrive.
     const files = clientCA.writeClient(join(dir, "apiserver-client"), apiserverClient);
-    const follow = new BinaryProcess(["logs", "-f", "--tail", "1", "--server", agent.url, "--certificate-authority", join(agent.dir, "root", "pki", "kubelet.crt"),
-      "--client-certificate", files.cert, "--client-key", files.key, pod]);
+    const follow = new BinaryProcess([
+      "logs",
+      "-f",
+      "--tail",
+      "1",
+      "--server",
+      agent.url,
+      "--certificate-authority",
+      join(agent.dir, "root", "pki", "kubelet.crt"),
+      "--client-certificate",
+      files.cert,
+      "--client-key",
+      files.key,
+      pod,
+    ]);
     try {
       await follow.waitFor("two ticks streamed", () => follow.lines.filter((l) => l === "tick").length >= 2);
     } finally {

@@ -47,7 +47,17 @@ for (const version of ["1.6", "1.7"] as const) {
     });
     const { agent } = useAgent(
       version,
-      () => ["--bootstrap-kubeconfig", bootstrapKubeconfig, "--kubeconfig", kubeconfig, "--rotate-server-certificates", "--node-ip", "127.0.0.1", "--node-status-update-frequency", "2s"],
+      () => [
+        "--bootstrap-kubeconfig",
+        bootstrapKubeconfig,
+        "--kubeconfig",
+        kubeconfig,
+        "--rotate-server-certificates",
+        "--node-ip",
+        "127.0.0.1",
+        "--node-status-update-frequency",
+        "2s",
+      ],
       { https: true },
     );
     const csrs = () => api.store.list("certificatesigningrequests") as unknown as CertificateSigningRequest[];
@@ -80,8 +90,17 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(readFileSync(kubeconfig, "utf8")).toContain(`client-certificate: ${current}`);
       expect(existsSync(join(certDir, "kubelet-client.key.tmp"))).toBe(false);
       // The node's status keeps coming, as system:node with the certificate.
-      await eventually("a status update by the node", async () =>
-        api.requests.some((r) => r.resource === "nodes" && r.subresource === "status" && r.user === `system:node:${NODE_NAME}` && r.certificate === issued.fingerprint256 && r.code === 200) || undefined,
+      await eventually(
+        "a status update by the node",
+        async () =>
+          api.requests.some(
+            (r) =>
+              r.resource === "nodes" &&
+              r.subresource === "status" &&
+              r.user === `system:node:${NODE_NAME}` &&
+              r.certificate === issued.fingerprint256 &&
+              r.code === 200,
+          ) || undefined,
       );
     }, 60_000);
 
@@ -98,7 +117,10 @@ for (const version of ["1.6", "1.7"] as const) {
       const r = await fetch(`${api.url}/apis/certificates.k8s.io/v1/certificatesigningrequests/${serving.metadata!.name}/approval`, {
         method: "PUT",
         headers: { Authorization: `Bearer ${api.adminToken}`, "Content-Type": "application/json" },
-        body: JSON.stringify({ ...serving, status: { conditions: [{ type: "Approved", status: "True", reason: "KubectlApprove", message: "approved by the test" }] } }),
+        body: JSON.stringify({
+          ...serving,
+          status: { conditions: [{ type: "Approved", status: "True", reason: "KubectlApprove", message: "approved by the test" }] },
+        }),
         tls: { ca: api.caPem },
       } as RequestInit);
       expect(r.status).toBe(200);

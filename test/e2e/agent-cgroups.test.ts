@@ -33,14 +33,20 @@ const GiB = 2 ** 30;
 /** A busybox pod whose main container has these resources (YAML, as the container's other fields). */
 const pod = (name: string, resources: string) => manifest(name, "exec sleep 3600", { container: resources });
 
-const GUARANTEED = pod("guaranteed", `      resources:
+const GUARANTEED = pod(
+  "guaranteed",
+  `      resources:
         limits: { cpu: 250m, memory: 64Mi }
-`);
+`,
+);
 // No cpu limit: the pod cgroup gets no quota; every container has a memory limit: it gets that.
-const BURSTABLE = pod("burstable", `      resources:
+const BURSTABLE = pod(
+  "burstable",
+  `      resources:
         requests: { cpu: 300m, memory: 32Mi }
         limits: { memory: 128Mi }
-`);
+`,
+);
 const BEST_EFFORT = pod("besteffort", "");
 
 /** A v1 cgroup file's value. */
@@ -52,7 +58,9 @@ const num = (controller: string, cgroup: string, file: string) => Number(read(co
 /** cAdvisor's MemoryCapacity and NumCores, which the agent takes its capacity from. */
 function machine(): { memoryBytes: number; cpus: number } {
   const memoryBytes = Number(/^MemTotal:\s+(\d+) kB/m.exec(readFileSync("/proc/meminfo", "utf8"))![1]) * 1024;
-  const cpus = readFileSync("/proc/cpuinfo", "utf8").split("\n").filter((l) => /^processor\s*:/.test(l)).length;
+  const cpus = readFileSync("/proc/cpuinfo", "utf8")
+    .split("\n")
+    .filter((l) => /^processor\s*:/.test(l)).length;
   return { memoryBytes, cpus };
 }
 
@@ -66,10 +74,14 @@ const skipV2 = isV2 && process.env.CI !== "true";
 
 for (const version of ["1.6", "1.7"] as const) {
   describe.skipIf(skipV2)(`the kubelet's cgroups on containerd ${version}`, () => {
-    const env = useAgent(version, () => {
-      for (const h of ["cpu", "cpuacct", "cpuset", "memory", "pids"]) mkdirSync(join(MOUNT, h, KUBE_RESERVED), { recursive: true });
-      return ["--kube-reserved", "cpu=500m,memory=1Gi", "--enforce-node-allocatable", "pods,kube-reserved", "--kube-reserved-cgroup", KUBE_RESERVED];
-    }, { cgroupRoot: ROOT });
+    const env = useAgent(
+      version,
+      () => {
+        for (const h of ["cpu", "cpuacct", "cpuset", "memory", "pids"]) mkdirSync(join(MOUNT, h, KUBE_RESERVED), { recursive: true });
+        return ["--kube-reserved", "cpu=500m,memory=1Gi", "--enforce-node-allocatable", "pods,kube-reserved", "--kube-reserved-cgroup", KUBE_RESERVED];
+      },
+      { cgroupRoot: ROOT },
+    );
     afterAll(() => removeCgroups(KUBE_RESERVED));
 
     test("kubepods at allocatable, each QoS class's pod cgroup with the kubelet's values and its containers inside, all removed with the pods", async () => {
@@ -89,7 +101,12 @@ for (const version of ["1.6", "1.7"] as const) {
       // A pod cgroup whose pod nothing knows (gone while the agent was down): removed by housekeeping.
       const orphan = `${KUBEPODS}/burstable/pod00000000-0000-0000-0000-00000000dead`;
       for (const h of ["cpu", "memory"]) mkdirSync(join(MOUNT, h, orphan));
-      await eventually("the orphaned pod cgroup to be removed", async () => (["cpu", "memory"].every((h) => !existsSync(join(MOUNT, h, orphan))) ? true : undefined), 30_000, 250);
+      await eventually(
+        "the orphaned pod cgroup to be removed",
+        async () => (["cpu", "memory"].every((h) => !existsSync(join(MOUNT, h, orphan))) ? true : undefined),
+        30_000,
+        250,
+      );
 
       agent.writeManifest("guaranteed.yaml", GUARANTEED);
       agent.writeManifest("burstable.yaml", BURSTABLE);
@@ -123,7 +140,11 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(num("cpu", `${KUBEPODS}/burstable`, "cpu.shares")).toBe(307);
       expect(num("cpu", `${KUBEPODS}/besteffort`, "cpu.shares")).toBe(2);
       // Nothing of the pods is left directly under the cgroup root (the flat layout).
-      expect(readdirSync(join(MOUNT, "cpu", ROOT), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name)).toEqual(["kubepods"]);
+      expect(
+        readdirSync(join(MOUNT, "cpu", ROOT), { withFileTypes: true })
+          .filter((d) => d.isDirectory())
+          .map((d) => d.name),
+      ).toEqual(["kubepods"]);
 
       // The sandbox and the container of each pod are in its cgroup, in every hierarchy runc uses,
       // and each container's processes have its class's OOM score. The test's containerd runs with
@@ -131,7 +152,11 @@ for (const version of ["1.6", "1.7"] as const) {
       // (inherited from this process) to its own: Guaranteed's −997 shows as that.
       const floor = Number(readFileSync("/proc/self/oom_score_adj", "utf8"));
       const oom = { guaranteed: Math.max(-997, floor), burstable: Math.max(1000 - Math.trunc((1000 * 32 * MiB) / memoryBytes), floor), besteffort: 1000 };
-      for (const [name, p] of [["guaranteed", g], ["burstable", b], ["besteffort", be]] as const) {
+      for (const [name, p] of [
+        ["guaranteed", g],
+        ["burstable", b],
+        ["besteffort", be],
+      ] as const) {
         const uid = p.metadata!.uid!;
         const [sandbox] = await node.client.listPodSandbox({ labelSelector: { [POD_UID]: uid } });
         const containers = await node.client.listContainers({ labelSelector: { [POD_UID]: uid } });
@@ -145,10 +170,19 @@ for (const version of ["1.6", "1.7"] as const) {
       }
 
       for (const f of ["guaranteed", "burstable", "besteffort"]) agent.removeManifest(`${f}.yaml`);
-      await eventually("the pods' cgroups to be gone from every hierarchy", async () => {
-        const left = hierarchies().flatMap((h) => Object.values(cgroupOf).filter((c) => existsSync(join(MOUNT, h, c))).map((c) => `${h}${c}`));
-        return left.length === 0 ? true : undefined;
-      }, 30_000, 250);
+      await eventually(
+        "the pods' cgroups to be gone from every hierarchy",
+        async () => {
+          const left = hierarchies().flatMap((h) =>
+            Object.values(cgroupOf)
+              .filter((c) => existsSync(join(MOUNT, h, c)))
+              .map((c) => `${h}${c}`),
+          );
+          return left.length === 0 ? true : undefined;
+        },
+        30_000,
+        250,
+      );
       expect(num("cpu", `${KUBEPODS}/burstable`, "cpu.shares")).toBe(2);
       // The node's cgroups stay for the next pods.
       expect(num("memory", KUBEPODS, "memory.limit_in_bytes")).toBe(memoryBytes - GiB);
@@ -173,7 +207,12 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(num("memory", cgroup, "memory.limit_in_bytes")).toBeGreaterThan(2 ** 60);
       expect(existsSync(join(MOUNT, "memory", FLAT, "kubepods"))).toBe(false);
       agent.removeManifest("flat.yaml");
-      await eventually("the pod's cgroup to be gone", async () => (hierarchies().every((h) => !existsSync(join(MOUNT, h, cgroup))) ? true : undefined), 30_000, 250);
+      await eventually(
+        "the pod's cgroup to be gone",
+        async () => (hierarchies().every((h) => !existsSync(join(MOUNT, h, cgroup))) ? true : undefined),
+        30_000,
+        250,
+      );
     }, 60_000);
   });
 }

@@ -42,24 +42,26 @@ function podWithEverything(name: string): Pod {
       nodeName: NODE_NAME,
       serviceAccountName: "default",
       terminationGracePeriodSeconds: 2,
-      containers: [{
-        name: "main",
-        image: "localhost/nodeagent/busybox:1.35",
-        command: ["sh", "-c", "sleep 3600"],
-        envFrom: [{ configMapRef: { name: "app-config" }, prefix: "CFG_" }],
-        env: [
-          { name: "PASSWORD", valueFrom: { secretKeyRef: { name: "app-secret", key: "password" } } },
-          { name: "COLOR", valueFrom: { configMapKeyRef: { name: "app-config", key: "color" } } },
-          { name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
-        ],
-        volumeMounts: [
-          { name: "cfg", mountPath: "/etc/cfg" },
-          { name: "cfg", mountPath: "/etc/greeting", subPath: "greeting" },
-          { name: "sec", mountPath: "/etc/sec" },
-          { name: "info", mountPath: "/etc/info" },
-          { name: KUBE_API_ACCESS.name, mountPath: "/var/run/secrets/kubernetes.io/serviceaccount", readOnly: true },
-        ],
-      }],
+      containers: [
+        {
+          name: "main",
+          image: "localhost/nodeagent/busybox:1.35",
+          command: ["sh", "-c", "sleep 3600"],
+          envFrom: [{ configMapRef: { name: "app-config" }, prefix: "CFG_" }],
+          env: [
+            { name: "PASSWORD", valueFrom: { secretKeyRef: { name: "app-secret", key: "password" } } },
+            { name: "COLOR", valueFrom: { configMapKeyRef: { name: "app-config", key: "color" } } },
+            { name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+          ],
+          volumeMounts: [
+            { name: "cfg", mountPath: "/etc/cfg" },
+            { name: "cfg", mountPath: "/etc/greeting", subPath: "greeting" },
+            { name: "sec", mountPath: "/etc/sec" },
+            { name: "info", mountPath: "/etc/info" },
+            { name: KUBE_API_ACCESS.name, mountPath: "/var/run/secrets/kubernetes.io/serviceaccount", readOnly: true },
+          ],
+        },
+      ],
       volumes: [
         { name: "cfg", configMap: { name: "app-config" } },
         { name: "sec", secret: { secretName: "app-secret", defaultMode: 0o400 } },
@@ -78,15 +80,55 @@ for (const version of ["1.6", "1.7"] as const) {
     beforeAll(async () => {
       api = await TestApiServer.start();
       api.writeKubeconfig(kubeconfig, api.nodeToken(NODE_NAME));
-      api.store.create("serviceaccounts", { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "default", namespace: "default" } } as KubernetesObject);
-      api.store.create("configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "kube-root-ca.crt", namespace: "default" }, data: { "ca.crt": api.caPem } } as KubernetesObject);
-      api.store.create("configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "app-config", namespace: "default" }, data: { greeting: "hello", color: "blue" } } as KubernetesObject);
-      api.store.create("secrets", { apiVersion: "v1", kind: "Secret", metadata: { name: "app-secret", namespace: "default" }, type: "Opaque", data: { password: b64("s3cret") } } as KubernetesObject);
+      api.store.create("serviceaccounts", {
+        apiVersion: "v1",
+        kind: "ServiceAccount",
+        metadata: { name: "default", namespace: "default" },
+      } as KubernetesObject);
+      api.store.create("configmaps", {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "kube-root-ca.crt", namespace: "default" },
+        data: { "ca.crt": api.caPem },
+      } as KubernetesObject);
+      api.store.create("configmaps", {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "app-config", namespace: "default" },
+        data: { greeting: "hello", color: "blue" },
+      } as KubernetesObject);
+      api.store.create("secrets", {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "app-secret", namespace: "default" },
+        type: "Opaque",
+        data: { password: b64("s3cret") },
+      } as KubernetesObject);
       // Services exist before the agent starts: its service informer lists them at start.
-      api.store.create("services", { apiVersion: "v1", kind: "Service", metadata: { name: "back-end", namespace: "default" }, spec: { ports: [{ name: "http", port: 8080 }, { name: "dns", port: 53, protocol: "UDP" }] } } as KubernetesObject);
-      api.store.create("services", { apiVersion: "v1", kind: "Service", metadata: { name: "headless", namespace: "default" }, spec: { clusterIP: "None", ports: [{ port: 80 }] } } as KubernetesObject);
+      api.store.create("services", {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: "back-end", namespace: "default" },
+        spec: {
+          ports: [
+            { name: "http", port: 8080 },
+            { name: "dns", port: 53, protocol: "UDP" },
+          ],
+        },
+      } as KubernetesObject);
+      api.store.create("services", {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: "headless", namespace: "default" },
+        spec: { clusterIP: "None", ports: [{ port: 80 }] },
+      } as KubernetesObject);
       api.store.create("namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "other" } } as KubernetesObject);
-      api.store.create("services", { apiVersion: "v1", kind: "Service", metadata: { name: "elsewhere", namespace: "other" }, spec: { ports: [{ port: 80 }] } } as KubernetesObject);
+      api.store.create("services", {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: "elsewhere", namespace: "other" },
+        spec: { ports: [{ port: 80 }] },
+      } as KubernetesObject);
     });
     afterAll(async () => {
       await api?.stop();
@@ -103,23 +145,36 @@ for (const version of ["1.6", "1.7"] as const) {
       return new TextDecoder().decode(r.stdout).trim();
     }
     const podsDir = (a: TestAgent) => join(a.dir, "root", "pods");
-    const mountsOf = (a: TestAgent, uid: string) => readMountInfo().filter((m) => m.mountPoint.includes(`/pods/${uid}/`) && m.mountPoint.startsWith(podsDir(a).replace(/\/+$/, "")));
+    const mountsOf = (a: TestAgent, uid: string) =>
+      readMountInfo().filter((m) => m.mountPoint.includes(`/pods/${uid}/`) && m.mountPoint.startsWith(podsDir(a).replace(/\/+$/, "")));
 
     test("the container reads its configMap, secret, projected token and downwardAPI volumes and its env from objects", async () => {
       api.store.create("pods", podWithEverything("everything") as KubernetesObject);
-      const running = await eventually("the pod Running in the API", async () => (storedPod("everything")?.status?.phase === "Running" ? storedPod("everything") : undefined), 90_000);
+      const running = await eventually(
+        "the pod Running in the API",
+        async () => (storedPod("everything")?.status?.phase === "Running" ? storedPod("everything") : undefined),
+        90_000,
+      );
       const uid = running!.metadata!.uid!;
-      const out = await inContainer(node(), uid, [
-        "echo env:$CFG_greeting,$CFG_color,$PASSWORD,$COLOR,$POD_NAME",
-        "echo cfg:$(cat /etc/cfg/greeting),$(cat /etc/greeting)",
-        "echo sec:$(cat /etc/sec/password),$(stat -L -c %a /etc/sec/password)",
-        "echo info:$(cat /etc/info/labels)",
-        "echo ns:$(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace)",
-        "echo ca:$(head -1 /var/run/secrets/kubernetes.io/serviceaccount/ca.crt)",
-        "echo token:$(cat /var/run/secrets/kubernetes.io/serviceaccount/token)",
-        "touch /etc/cfg/x 2>/dev/null && echo ro:no || echo ro:yes",
-      ].join("; "));
-      const line = (k: string) => out.split("\n").find((l) => l.startsWith(`${k}:`))!.slice(k.length + 1);
+      const out = await inContainer(
+        node(),
+        uid,
+        [
+          "echo env:$CFG_greeting,$CFG_color,$PASSWORD,$COLOR,$POD_NAME",
+          "echo cfg:$(cat /etc/cfg/greeting),$(cat /etc/greeting)",
+          "echo sec:$(cat /etc/sec/password),$(stat -L -c %a /etc/sec/password)",
+          "echo info:$(cat /etc/info/labels)",
+          "echo ns:$(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace)",
+          "echo ca:$(head -1 /var/run/secrets/kubernetes.io/serviceaccount/ca.crt)",
+          "echo token:$(cat /var/run/secrets/kubernetes.io/serviceaccount/token)",
+          "touch /etc/cfg/x 2>/dev/null && echo ro:no || echo ro:yes",
+        ].join("; "),
+      );
+      const line = (k: string) =>
+        out
+          .split("\n")
+          .find((l) => l.startsWith(`${k}:`))!
+          .slice(k.length + 1);
       expect(line("env")).toBe("hello,blue,s3cret,blue,everything");
       expect(line("cfg")).toBe("hello,hello");
       expect(line("sec")).toBe("s3cret,400");
@@ -142,7 +197,11 @@ for (const version of ["1.6", "1.7"] as const) {
       const uid = storedPod("everything")!.metadata!.uid!;
       const cm = api.store.get("configmaps", "default", "app-config") as KubernetesObject;
       api.store.update("configmaps", { ...cm, data: { greeting: "bonjour", color: "blue" } } as KubernetesObject);
-      await eventually("the mounted file updated", async () => ((await inContainer(node(), uid, "cat /etc/cfg/greeting")) === "bonjour" ? true : undefined), 60_000);
+      await eventually(
+        "the mounted file updated",
+        async () => ((await inContainer(node(), uid, "cat /etc/cfg/greeting")) === "bonjour" ? true : undefined),
+        60_000,
+      );
       expect(await inContainer(node(), uid, "cat /etc/greeting")).toBe("hello");
     }, 90_000);
 
@@ -150,13 +209,26 @@ for (const version of ["1.6", "1.7"] as const) {
       const pod = podWithEverything("late");
       pod.spec!.containers[0]!.env = [{ name: "LATE", valueFrom: { secretKeyRef: { name: "late-secret", key: "v" } } }];
       api.store.create("pods", pod as KubernetesObject);
-      const waiting = await eventually("CreateContainerConfigError in the API", async () => {
-        const w = storedPod("late")?.status?.containerStatuses?.[0]?.state?.waiting;
-        return w?.reason === "CreateContainerConfigError" ? w : undefined;
-      }, 60_000);
+      const waiting = await eventually(
+        "CreateContainerConfigError in the API",
+        async () => {
+          const w = storedPod("late")?.status?.containerStatuses?.[0]?.state?.waiting;
+          return w?.reason === "CreateContainerConfigError" ? w : undefined;
+        },
+        60_000,
+      );
       expect(waiting.message).toBe('secret "late-secret" not found');
-      api.store.create("secrets", { apiVersion: "v1", kind: "Secret", metadata: { name: "late-secret", namespace: "default" }, data: { v: b64("now") } } as KubernetesObject);
-      const running = await eventually("the late pod Running", async () => (storedPod("late")?.status?.phase === "Running" ? storedPod("late") : undefined), 60_000);
+      api.store.create("secrets", {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "late-secret", namespace: "default" },
+        data: { v: b64("now") },
+      } as KubernetesObject);
+      const running = await eventually(
+        "the late pod Running",
+        async () => (storedPod("late")?.status?.phase === "Running" ? storedPod("late") : undefined),
+        60_000,
+      );
       expect(await inContainer(node(), running!.metadata!.uid!, "echo $LATE")).toBe("now");
     }, 150_000);
 
@@ -169,20 +241,28 @@ for (const version of ["1.6", "1.7"] as const) {
         spec: {
           nodeName: NODE_NAME,
           terminationGracePeriodSeconds: 2,
-          containers: [{
-            name: "main",
-            image: "localhost/nodeagent/busybox:1.35",
-            command: ["sh", "-c", "sleep 3600"],
-            env: [
-              { name: "API", value: "https://$(KUBERNETES_SERVICE_HOST):$(KUBERNETES_SERVICE_PORT)" },
-              { name: "BACK_END_SERVICE_PORT", value: "mine" },
-            ],
-          }],
+          containers: [
+            {
+              name: "main",
+              image: "localhost/nodeagent/busybox:1.35",
+              command: ["sh", "-c", "sleep 3600"],
+              env: [
+                { name: "API", value: "https://$(KUBERNETES_SERVICE_HOST):$(KUBERNETES_SERVICE_PORT)" },
+                { name: "BACK_END_SERVICE_PORT", value: "mine" },
+              ],
+            },
+          ],
         },
       };
       api.store.create("pods", pod as KubernetesObject);
-      const running = await eventually("the svc-env pod Running", async () => (storedPod("svc-env")?.status?.phase === "Running" ? storedPod("svc-env") : undefined), 90_000);
-      const env = new Map((await inContainer(node(), running!.metadata!.uid!, "env")).split("\n").map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)] as const));
+      const running = await eventually(
+        "the svc-env pod Running",
+        async () => (storedPod("svc-env")?.status?.phase === "Running" ? storedPod("svc-env") : undefined),
+        90_000,
+      );
+      const env = new Map(
+        (await inContainer(node(), running!.metadata!.uid!, "env")).split("\n").map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)] as const),
+      );
       expect(env.get("KUBERNETES_SERVICE_HOST")).toBe("10.96.0.1");
       expect(env.get("KUBERNETES_SERVICE_PORT")).toBe("443");
       expect(env.get("KUBERNETES_SERVICE_PORT_HTTPS")).toBe("443");

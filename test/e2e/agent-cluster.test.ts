@@ -32,7 +32,14 @@ afterAll(async () => {
 // The harness gives --hostname-override e2e-node; the last one given wins, so the name typed in upper
 // case here must come out lower-cased, as the kubelet's GetHostname does.
 const { agent, node } = useAgent("1.7", () => [
-  "--kubeconfig", nodeKubeconfig, "--node-status-update-frequency", "2s", "--node-ip", "127.0.0.1", "--hostname-override", NODE_NAME.toUpperCase(),
+  "--kubeconfig",
+  nodeKubeconfig,
+  "--node-status-update-frequency",
+  "2s",
+  "--node-ip",
+  "127.0.0.1",
+  "--hostname-override",
+  NODE_NAME.toUpperCase(),
 ]);
 
 function apiPod(name: string, extra: Partial<Pod["spec"]> = {}): Pod {
@@ -75,10 +82,23 @@ describe("the agent as a node of a cluster (containerd 1.7)", () => {
     const n = await eventually("the Node registered", async () => api.store.get("nodes", undefined, NODE_NAME) as Node | undefined);
     // What the API server dials for logs/exec (--kubelet-preferred-address-types InternalIP first): the
     // agent's own address and port.
-    expect(n.status?.addresses).toEqual([{ type: "InternalIP", address: "127.0.0.1" }, { type: "Hostname", address: NODE_NAME }]);
+    expect(n.status?.addresses).toEqual([
+      { type: "InternalIP", address: "127.0.0.1" },
+      { type: "Hostname", address: NODE_NAME },
+    ]);
     expect(n.status?.daemonEndpoints?.kubeletEndpoint?.Port).toBe(Number(new URL(agent().url).port));
     const info = n.status!.nodeInfo!;
-    for (const field of ["machineID", "bootID", "kernelVersion", "osImage", "containerRuntimeVersion", "kubeletVersion", "kubeProxyVersion", "operatingSystem", "architecture"] as const) {
+    for (const field of [
+      "machineID",
+      "bootID",
+      "kernelVersion",
+      "osImage",
+      "containerRuntimeVersion",
+      "kubeletVersion",
+      "kubeProxyVersion",
+      "operatingSystem",
+      "architecture",
+    ] as const) {
       expect(info[field], field).not.toBe("");
     }
     expect(info.bootID).toBe(readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim());
@@ -102,21 +122,32 @@ describe("the agent as a node of a cluster (containerd 1.7)", () => {
 
     const env = [{ name: "HOST_IP", valueFrom: { fieldRef: { fieldPath: "status.hostIP" } } }];
     const spec = apiPod("host-ip").spec!;
-    createPod({ ...apiPod("host-ip"), spec: { ...spec, containers: [{ ...spec.containers[0]!, env, command: ["sh", "-c", 'echo "HOST_IP=$HOST_IP"; sleep 3600'] }] } });
-    const reported = await eventually("host-ip Running in the API", async () => {
-      const p = storedPod("host-ip");
-      return p?.status?.phase === "Running" ? p : undefined;
-    }, 60_000);
+    createPod({
+      ...apiPod("host-ip"),
+      spec: { ...spec, containers: [{ ...spec.containers[0]!, env, command: ["sh", "-c", 'echo "HOST_IP=$HOST_IP"; sleep 3600'] }] },
+    });
+    const reported = await eventually(
+      "host-ip Running in the API",
+      async () => {
+        const p = storedPod("host-ip");
+        return p?.status?.phase === "Running" ? p : undefined;
+      },
+      60_000,
+    );
     expect(reported.status?.hostIP).toBe("127.0.0.1");
     expect(reported.status?.hostIPs).toEqual([{ ip: "127.0.0.1" }]);
     expect((await agent().pod("host-ip"))?.status?.hostIP).toBe("127.0.0.1");
     const logs = join(agent().dir, "logs");
-    const log = await eventually("the container's HOST_IP line", async () => {
-      const podDir = readdirSync(logs).find((d) => d.startsWith(`default_host-ip_`));
-      const file = podDir && join(logs, podDir, "main", "0.log");
-      const text = file && existsSync(file) ? readFileSync(file, "utf8") : "";
-      return text.includes("HOST_IP=") ? text : undefined;
-    }, 30_000);
+    const log = await eventually(
+      "the container's HOST_IP line",
+      async () => {
+        const podDir = readdirSync(logs).find((d) => d.startsWith(`default_host-ip_`));
+        const file = podDir && join(logs, podDir, "main", "0.log");
+        const text = file && existsSync(file) ? readFileSync(file, "utf8") : "";
+        return text.includes("HOST_IP=") ? text : undefined;
+      },
+      30_000,
+    );
     expect(log).toContain("HOST_IP=127.0.0.1\n");
     api.store.delete("pods", "default", "host-ip", { gracePeriodSeconds: 0 });
   }, 120_000);
@@ -125,10 +156,14 @@ describe("the agent as a node of a cluster (containerd 1.7)", () => {
     createPod(apiPod("from-api"));
     const local = await agent().waitPod("from-api", "running", running, 60_000);
     expect(local.metadata?.annotations?.["kubernetes.io/config.source"]).toBe("api");
-    const reported = await eventually("the API pod Running and Ready", async () => {
-      const p = storedPod("from-api");
-      return p?.status?.phase === "Running" && condition(p, "Ready") === "True" ? p : undefined;
-    }, 30_000);
+    const reported = await eventually(
+      "the API pod Running and Ready",
+      async () => {
+        const p = storedPod("from-api");
+        return p?.status?.phase === "Running" && condition(p, "Ready") === "True" ? p : undefined;
+      },
+      30_000,
+    );
     expect(reported.status?.containerStatuses?.[0]?.state?.running).toBeDefined();
     expect(reported.status?.containerStatuses?.[0]?.containerID).toMatch(/^containerd:\/\//);
     expect(reported.status?.podIP).toBe(local.status?.podIP);
@@ -140,8 +175,17 @@ describe("the agent as a node of a cluster (containerd 1.7)", () => {
     await eventually("the pod gone from the API", async () => !storedPod("from-api"), 40_000);
     const finalDelete = api.requests.find((r) => r.verb === "delete" && r.resource === "pods" && r.name === "from-api");
     expect(finalDelete?.user).toBe(`system:node:${NODE_NAME}`);
-    await eventually("its sandbox gone from the runtime", async () => (await node().client.listPodSandbox({ labelSelector: { "io.kubernetes.pod.uid": uid } })).length === 0, 30_000).catch((e) => {
-      console.error(agent().proc.stderr.split("\n").filter((l) => l.includes("from-api")).join("\n"));
+    await eventually(
+      "its sandbox gone from the runtime",
+      async () => (await node().client.listPodSandbox({ labelSelector: { "io.kubernetes.pod.uid": uid } })).length === 0,
+      30_000,
+    ).catch((e) => {
+      console.error(
+        agent()
+          .proc.stderr.split("\n")
+          .filter((l) => l.includes("from-api"))
+          .join("\n"),
+      );
       throw e;
     });
   }, 120_000);
@@ -152,10 +196,14 @@ describe("the agent as a node of a cluster (containerd 1.7)", () => {
     const hungry = apiPod("hungry");
     hungry.spec!.containers[0]!.resources = { requests: { cpu: "1000" } };
     createPod(hungry);
-    const reported = await eventually("the API pod Failed", async () => {
-      const p = storedPod("hungry");
-      return p?.status?.phase === "Failed" ? p : undefined;
-    }, 30_000);
+    const reported = await eventually(
+      "the API pod Failed",
+      async () => {
+        const p = storedPod("hungry");
+        return p?.status?.phase === "Failed" ? p : undefined;
+      },
+      30_000,
+    );
     expect(reported.status).toMatchObject({
       phase: "Failed",
       reason: "OutOfcpu",
@@ -171,18 +219,26 @@ describe("the agent as a node of a cluster (containerd 1.7)", () => {
     const picky = apiPod("picky");
     picky.spec!.nodeSelector = { disktype: "ssd" };
     createPod(picky);
-    const ok = await eventually("the pod selecting the API's label running", async () => {
-      const p = storedPod("picky");
-      return p?.status?.phase === "Running" || p?.status?.phase === "Failed" ? p : undefined;
-    }, 60_000);
+    const ok = await eventually(
+      "the pod selecting the API's label running",
+      async () => {
+        const p = storedPod("picky");
+        return p?.status?.phase === "Running" || p?.status?.phase === "Failed" ? p : undefined;
+      },
+      60_000,
+    );
     expect(ok.status?.phase).toBe("Running");
     const fussy = apiPod("fussy");
     fussy.spec!.nodeSelector = { disktype: "nvme" };
     createPod(fussy);
-    const refused = await eventually("the pod selecting a label nobody set Failed", async () => {
-      const p = storedPod("fussy");
-      return p?.status?.phase === "Failed" ? p : undefined;
-    }, 30_000);
+    const refused = await eventually(
+      "the pod selecting a label nobody set Failed",
+      async () => {
+        const p = storedPod("fussy");
+        return p?.status?.phase === "Failed" ? p : undefined;
+      },
+      30_000,
+    );
     expect(refused.status).toMatchObject({ reason: "NodeAffinity" });
     api.store.delete("pods", "default", "picky", { gracePeriodSeconds: 0 });
     api.store.delete("pods", "default", "fussy", { gracePeriodSeconds: 0 });
@@ -190,16 +246,24 @@ describe("the agent as a node of a cluster (containerd 1.7)", () => {
 
   test("a static pod shows up as a mirror pod with its status", async () => {
     agent().writeManifest("static-web.yaml", manifest("static-web", "sleep 3600"));
-    const mirror = await eventually("the mirror pod running in the API", async () => {
-      const p = storedPod(`static-web-${NODE_NAME}`);
-      return p?.status?.phase === "Running" ? p : undefined;
-    }, 60_000);
+    const mirror = await eventually(
+      "the mirror pod running in the API",
+      async () => {
+        const p = storedPod(`static-web-${NODE_NAME}`);
+        return p?.status?.phase === "Running" ? p : undefined;
+      },
+      60_000,
+    );
     const local = await agent().pod("static-web");
     expect(mirror.metadata?.annotations?.["kubernetes.io/config.mirror"]).toBe(local?.metadata?.annotations?.["kubernetes.io/config.hash"]);
     expect(mirror.metadata?.ownerReferences?.[0]).toMatchObject({ apiVersion: "v1", kind: "Node", name: NODE_NAME, controller: true });
     // Deleting the mirror pod does not stop the static pod; the agent recreates the mirror.
     api.store.delete("pods", "default", `static-web-${NODE_NAME}`, { gracePeriodSeconds: 0 });
-    await eventually("the mirror pod recreated", async () => storedPod(`static-web-${NODE_NAME}`)?.metadata?.uid !== mirror.metadata?.uid && storedPod(`static-web-${NODE_NAME}`), 30_000);
+    await eventually(
+      "the mirror pod recreated",
+      async () => storedPod(`static-web-${NODE_NAME}`)?.metadata?.uid !== mirror.metadata?.uid && storedPod(`static-web-${NODE_NAME}`),
+      30_000,
+    );
     expect(running((await agent().pod("static-web"))!)).toBe(true);
     // Removing the manifest stops the pod and removes its mirror.
     agent().removeManifest("static-web.yaml");
@@ -221,7 +285,12 @@ describe("the agent as a node of a cluster (containerd 1.7)", () => {
     await api.up();
     const cid = during!.status!.containerStatuses![0]!.containerID!.replace(/^containerd:\/\//, "");
     await node().client.stopContainer(cid, 0);
-    await eventually("the restart reported to the API", async () => (storedPod("survivor")?.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1, 60_000, 500);
+    await eventually(
+      "the restart reported to the API",
+      async () => (storedPod("survivor")?.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1,
+      60_000,
+      500,
+    );
     api.store.delete("pods", "default", "survivor", { gracePeriodSeconds: 0 });
     await eventually("survivor stopped", async () => !(await agent().pod("survivor")), 40_000);
   }, 150_000);

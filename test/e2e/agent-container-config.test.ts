@@ -105,7 +105,9 @@ for (const version of ["1.6", "1.7"] as const) {
     test("runAsNonRoot with runAsUser 0: CreateContainerConfigError, no container", async () => {
       agent.writeManifest("root-uid.yaml", nonRootPod("root-uid", "{ runAsNonRoot: true, runAsUser: 0 }"));
       const p = await agent.waitPod("root-uid", "CreateContainerConfigError", waitingWith("CreateContainerConfigError"), 60_000);
-      expect(p.status!.containerStatuses![0]!.state!.waiting!.message).toBe(`container's runAsUser breaks non-root policy (pod: "root-uid-${NODE_NAME}_default(${p.metadata!.uid})", container: main)`);
+      expect(p.status!.containerStatuses![0]!.state!.waiting!.message).toBe(
+        `container's runAsUser breaks non-root policy (pod: "root-uid-${NODE_NAME}_default(${p.metadata!.uid})", container: main)`,
+      );
       expect(await noContainers(p)).toBe(true);
       await remove("root-uid");
     }, 90_000);
@@ -113,7 +115,9 @@ for (const version of ["1.6", "1.7"] as const) {
     test("runAsNonRoot with no runAsUser on the root busybox image: CreateContainerConfigError, no container", async () => {
       agent.writeManifest("root-image.yaml", nonRootPod("root-image", "{ runAsNonRoot: true }"));
       const p = await agent.waitPod("root-image", "CreateContainerConfigError", waitingWith("CreateContainerConfigError"), 60_000);
-      expect(p.status!.containerStatuses![0]!.state!.waiting!.message).toBe(`container has runAsNonRoot and image will run as root (pod: "root-image-${NODE_NAME}_default(${p.metadata!.uid})", container: main)`);
+      expect(p.status!.containerStatuses![0]!.state!.waiting!.message).toBe(
+        `container has runAsNonRoot and image will run as root (pod: "root-image-${NODE_NAME}_default(${p.metadata!.uid})", container: main)`,
+      );
       expect(await noContainers(p)).toBe(true);
       await remove("root-image");
     }, 90_000);

@@ -48,8 +48,17 @@ for (const version of ["1.6", "1.7"] as const) {
       await first.stop();
 
       const pressured = new TestAgent(first.node, [
-        "--eviction-hard=", "--eviction-soft", "memory.available<1Ti", "--eviction-soft-grace-period", "memory.available=1s",
-        "--eviction-max-pod-grace-period", "2", "--eviction-monitoring-period", "1s", "--eviction-pressure-transition-period", "5s",
+        "--eviction-hard=",
+        "--eviction-soft",
+        "memory.available<1Ti",
+        "--eviction-soft-grace-period",
+        "memory.available=1s",
+        "--eviction-max-pod-grace-period",
+        "2",
+        "--eviction-monitoring-period",
+        "1s",
+        "--eviction-pressure-transition-period",
+        "5s",
       ]);
       await pressured.start();
       let evictedUid = "";
@@ -60,7 +69,12 @@ for (const version of ["1.6", "1.7"] as const) {
         evictedUid = be.metadata!.uid!;
         // Further cycles find only the control-plane pod, and leave it.
         const after = pressured.proc.stderr.length;
-        await eventually("two more cycles that evict nothing", async () => (pressured.proc.stderr.slice(after).match(/unable to evict any pods from the node/g)?.length ?? 0) >= 2, 30_000, 250);
+        await eventually(
+          "two more cycles that evict nothing",
+          async () => (pressured.proc.stderr.slice(after).match(/unable to evict any pods from the node/g)?.length ?? 0) >= 2,
+          30_000,
+          250,
+        );
         expect(pressured.proc.stderr).toContain('"msg":"eviction manager: cannot evict a critical pod","pod":"kube-system/kube-apiserver-');
         const k = (await pressured.pod("kube-apiserver"))!;
         expect(running(k)).toBe(true);
@@ -80,11 +94,16 @@ for (const version of ["1.6", "1.7"] as const) {
         // The same pod (its manifest never changed), started afresh.
         expect(back.metadata!.uid).toBe(evictedUid);
         expect(back.status?.reason).toBeUndefined();
-        const events = await eventually("the EvictionRecovered event", async () => {
-          const list = (await (await relieved.fetch("/events")).json()) as EventList;
-          const e = list.items.find((x) => x.involvedObject.uid === evictedUid && x.reason === "EvictionRecovered");
-          return e ? e : undefined;
-        }, 20_000, 250);
+        const events = await eventually(
+          "the EvictionRecovered event",
+          async () => {
+            const list = (await (await relieved.fetch("/events")).json()) as EventList;
+            const e = list.items.find((x) => x.involvedObject.uid === evictedUid && x.reason === "EvictionRecovered");
+            return e ? e : undefined;
+          },
+          20_000,
+          250,
+        );
         expect(events).toMatchObject({ type: "Normal", message: "The node is no longer under memory pressure; the pod is started again" });
         expect(running((await relieved.pod("kube-apiserver"))!)).toBe(true);
         for (const n of ["kube-apiserver", "besteffort"]) relieved.removeManifest(`${n}.yaml`);

@@ -38,7 +38,20 @@ for (const version of ["1.6", "1.7"] as const) {
 
       // Periodic image GC off (high threshold 100): only the eviction manager's reclaim can remove it; it
       // honours imageMinimumGCAge as the kubelet's DeleteUnusedImages does, so that is 0 here.
-      agent = new TestAgent(node, ["--eviction-hard", "imagefs.available<99%", "--eviction-monitoring-period", "1s", "--eviction-pressure-transition-period", "5s", "--image-gc-high-threshold", "100", "--image-gc-low-threshold", "99", "--minimum-image-ttl-duration", "0s"]);
+      agent = new TestAgent(node, [
+        "--eviction-hard",
+        "imagefs.available<99%",
+        "--eviction-monitoring-period",
+        "1s",
+        "--eviction-pressure-transition-period",
+        "5s",
+        "--image-gc-high-threshold",
+        "100",
+        "--image-gc-low-threshold",
+        "99",
+        "--minimum-image-ttl-duration",
+        "0s",
+      ]);
       await agent.start();
       await eventually("the unused image reclaimed", async () => !(await tags(node)).includes(VICTIM_IMAGE), 30_000, 250).catch((e) => {
         console.error(agent.proc.lines.join("\n") + agent.proc.stderr);

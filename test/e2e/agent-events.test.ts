@@ -46,8 +46,11 @@ for (const version of ["1.6", "1.7"] as const) {
         `Node ${NODE_NAME} status is now: NodeHasSufficientPID`,
       ]);
       expect(nodeEvents.find((e) => e.reason === "Starting")).toMatchObject({
-        type: "Normal", message: "Starting kubelet.", source: { component: "kubelet", host: NODE_NAME },
-        involvedObject: { kind: "Node", name: NODE_NAME, uid: NODE_NAME }, metadata: { namespace: "default" },
+        type: "Normal",
+        message: "Starting kubelet.",
+        source: { component: "kubelet", host: NODE_NAME },
+        involvedObject: { kind: "Node", name: NODE_NAME, uid: NODE_NAME },
+        metadata: { namespace: "default" },
       });
 
       agent.writeManifest("ok.yaml", manifest("ev-ok", "sleep 3600"));
@@ -66,12 +69,24 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(started[0]!.involvedObject).toMatchObject({ kind: "Pod", apiVersion: "v1", namespace: "default", name: okName, uid: ok.metadata!.uid });
 
       const crashName = `ev-crash-${NODE_NAME}`;
-      const backOff = await eventually("BackOff for ev-crash", async () => eventsOf(await agentEvents(agent), crashName).find((e) => e.reason === "BackOff"), 60_000, 500);
-      expect(backOff).toMatchObject({ type: "Warning", message: "Back-off restarting failed container", involvedObject: { fieldPath: "spec.containers{main}" } });
+      const backOff = await eventually(
+        "BackOff for ev-crash",
+        async () => eventsOf(await agentEvents(agent), crashName).find((e) => e.reason === "BackOff"),
+        60_000,
+        500,
+      );
+      expect(backOff).toMatchObject({
+        type: "Warning",
+        message: "Back-off restarting failed container",
+        involvedObject: { fieldPath: "spec.containers{main}" },
+      });
 
       // The CLI over the same endpoint: the table and -o json.
       const cli = async (...args: string[]) => {
-        const p = Bun.spawn([BINARY, "events", "--server", agent.url, "--token-file", join(agent.dir, "harness-token"), ...args], { stdout: "pipe", stderr: "pipe" });
+        const p = Bun.spawn([BINARY, "events", "--server", agent.url, "--token-file", join(agent.dir, "harness-token"), ...args], {
+          stdout: "pipe",
+          stderr: "pipe",
+        });
         const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
         return { out, err, code };
       };
@@ -85,7 +100,12 @@ for (const version of ["1.6", "1.7"] as const) {
       expect((JSON.parse(json.out) as EventList).items.map((e) => e.reason)).toContain("Starting");
 
       agent.removeManifest("ok.yaml");
-      const killing = await eventually("Killing for ev-ok", async () => eventsOf(await agentEvents(agent), okName).find((e) => e.reason === "Killing"), 30_000, 200);
+      const killing = await eventually(
+        "Killing for ev-ok",
+        async () => eventsOf(await agentEvents(agent), okName).find((e) => e.reason === "Killing"),
+        30_000,
+        200,
+      );
       expect(killing).toMatchObject({ type: "Normal", message: "Stopping container main", involvedObject: { fieldPath: "spec.containers{main}" } });
       agent.removeManifest("crash.yaml");
       await eventually("the pods to leave /pods", async () => !(await agent.pod("ev-ok")) && !(await agent.pod("ev-crash")));
@@ -110,22 +130,43 @@ for (const version of ["1.6", "1.7"] as const) {
       const agent = env.agent();
       const stored = () => api.store.list("events", "default") as unknown as Event[];
       const starting = await eventually("Starting in the API", async () => stored().find((e) => e.reason === "Starting" && e.involvedObject.kind === "Node"));
-      expect(starting).toMatchObject({ message: "Starting kubelet.", source: { component: "kubelet", host: NODE_NAME }, involvedObject: { name: NODE_NAME, uid: NODE_NAME } });
+      expect(starting).toMatchObject({
+        message: "Starting kubelet.",
+        source: { component: "kubelet", host: NODE_NAME },
+        involvedObject: { name: NODE_NAME, uid: NODE_NAME },
+      });
       expect(starting.metadata.name).toMatch(new RegExp(`^${NODE_NAME}\\.[0-9a-f]+$`));
 
       const pod: Pod = {
-        apiVersion: "v1", kind: "Pod", metadata: { name: "crash", namespace: "default" },
-        spec: { nodeName: NODE_NAME, terminationGracePeriodSeconds: 2, containers: [{ name: "main", image: "localhost/nodeagent/busybox:1.35", command: ["sh", "-c", "exit 3"] }] },
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: "crash", namespace: "default" },
+        spec: {
+          nodeName: NODE_NAME,
+          terminationGracePeriodSeconds: 2,
+          containers: [{ name: "main", image: "localhost/nodeagent/busybox:1.35", command: ["sh", "-c", "exit 3"] }],
+        },
       };
       const created = api.store.create("pods", pod as KubernetesObject) as Pod;
       const uid = created.metadata!.uid!;
-      const backOff = await eventually("BackOff with count ≥ 2 in the API", async () => {
-        const evs = stored().filter((e) => e.involvedObject.uid === uid && e.reason === "BackOff");
-        return evs.length === 1 && (evs[0]!.count ?? 0) >= 2 ? evs[0] : undefined;
-      }, 90_000, 500);
-      expect(backOff).toMatchObject({ type: "Warning", message: "Back-off restarting failed container", involvedObject: { kind: "Pod", name: "crash", fieldPath: "spec.containers{main}" } });
+      const backOff = await eventually(
+        "BackOff with count ≥ 2 in the API",
+        async () => {
+          const evs = stored().filter((e) => e.involvedObject.uid === uid && e.reason === "BackOff");
+          return evs.length === 1 && (evs[0]!.count ?? 0) >= 2 ? evs[0] : undefined;
+        },
+        90_000,
+        500,
+      );
+      expect(backOff).toMatchObject({
+        type: "Warning",
+        message: "Back-off restarting failed container",
+        involvedObject: { kind: "Pod", name: "crash", fieldPath: "spec.containers{main}" },
+      });
       expect(Date.parse(backOff.lastTimestamp!)).toBeGreaterThan(Date.parse(backOff.firstTimestamp!));
-      const reasons = stored().filter((e) => e.involvedObject.uid === uid).map((e) => e.reason);
+      const reasons = stored()
+        .filter((e) => e.involvedObject.uid === uid)
+        .map((e) => e.reason);
       expect(reasons).toEqual(expect.arrayContaining(["Pulled", "Created", "Started", "BackOff"]));
       // Repeats were patches: one Started event per container start would be new objects otherwise.
       expect(api.requests.some((r) => r.verb === "patch" && r.resource === "events")).toBe(true);

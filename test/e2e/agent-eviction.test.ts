@@ -38,7 +38,8 @@ ${spec}  containers:
       image: localhost/nodeagent/busybox:1.35
       command: ["sh", "-c", "exec sleep 3600"]
 `;
-const withResources = (name: string, extra: string, resources: string) => pod(name, extra).replace(`command: ["sh", "-c", "exec sleep 3600"]\n`, `command: ["sh", "-c", "exec sleep 3600"]\n      resources: ${resources}\n`);
+const withResources = (name: string, extra: string, resources: string) =>
+  pod(name, extra).replace(`command: ["sh", "-c", "exec sleep 3600"]\n`, `command: ["sh", "-c", "exec sleep 3600"]\n      resources: ${resources}\n`);
 const TOLERATES_MEMORY_PRESSURE = "  tolerations: [{ key: node.kubernetes.io/memory-pressure, operator: Exists, effect: NoSchedule }]\n";
 
 async function summary(a: TestAgent): Promise<Summary> {
@@ -61,10 +62,15 @@ for (const version of ["1.6", "1.7"] as const) {
       first.writeManifest("critical.yaml", pod("critical", "  priority: 2000000000\n", 2));
       for (const n of ["besteffort", "guaranteed", "critical"]) await first.waitPod(n, "running", running);
       // Every pod in the summary with its container's working set: what the restarted agent will rank on.
-      const before = await eventually("stats of the three pods' containers", async () => {
-        const s = await summary(first);
-        return s.pods.length === 3 && s.pods.every((p) => p.containers[0]?.memory?.workingSetBytes !== undefined) ? s : undefined;
-      }, 30_000, 500);
+      const before = await eventually(
+        "stats of the three pods' containers",
+        async () => {
+          const s = await summary(first);
+          return s.pods.length === 3 && s.pods.every((p) => p.containers[0]?.memory?.workingSetBytes !== undefined) ? s : undefined;
+        },
+        30_000,
+        500,
+      );
       const mem = before.node.memory!;
       const capacity = mem.availableBytes! + mem.workingSetBytes!;
       const threshold = capacity - 256 * MiB;
@@ -74,15 +80,30 @@ for (const version of ["1.6", "1.7"] as const) {
       const criticalBefore = await first.pod("critical");
       await first.stop();
 
-      const agent = new TestAgent(first.node, ["--eviction-hard", `memory.available<${threshold}`, "--eviction-monitoring-period", "1s", "--eviction-pressure-transition-period", "5s"]);
+      const agent = new TestAgent(first.node, [
+        "--eviction-hard",
+        `memory.available<${threshold}`,
+        "--eviction-monitoring-period",
+        "1s",
+        "--eviction-pressure-transition-period",
+        "5s",
+      ]);
       await agent.start();
       try {
         // The Node: MemoryPressure in the kubelet's words, allocatable memory less the threshold.
-        const node = await eventually("MemoryPressure on /node", async () => {
-          const n = (await (await agent.fetch("/node")).json()) as Node;
-          return n.status?.conditions?.find((c) => c.type === "MemoryPressure")?.status === "True" ? n : undefined;
-        }, 20_000, 250);
-        expect(node.status!.conditions!.find((c) => c.type === "MemoryPressure")).toMatchObject({ reason: "KubeletHasInsufficientMemory", message: "kubelet has insufficient memory available" });
+        const node = await eventually(
+          "MemoryPressure on /node",
+          async () => {
+            const n = (await (await agent.fetch("/node")).json()) as Node;
+            return n.status?.conditions?.find((c) => c.type === "MemoryPressure")?.status === "True" ? n : undefined;
+          },
+          20_000,
+          250,
+        );
+        expect(node.status!.conditions!.find((c) => c.type === "MemoryPressure")).toMatchObject({
+          reason: "KubeletHasInsufficientMemory",
+          message: "kubelet has insufficient memory available",
+        });
         expect(node.status!.allocatable!.memory).toBe("256Mi");
 
         const be = await agent.waitPod("besteffort", "evicted", (p) => p.status?.phase === "Failed", 30_000);
@@ -95,10 +116,15 @@ for (const version of ["1.6", "1.7"] as const) {
         expect(be.status!.message).toMatch(/^The node was low on resource: memory\. Container main was using \d+(Ki|Mi)?, which exceeds its request of 0\. $/);
         // Grace 0 (the runtime's 2 s minimum), not the spec's 30 s.
         const evictedAt = Date.now();
-        await eventually("the evicted pod's container to stop", async () => {
-          const cs = await first.node.client.listContainers({ labelSelector: { [POD_UID]: be.metadata!.uid! } });
-          return cs.length > 0 && cs.every((c) => c.state === "CONTAINER_EXITED");
-        }, 30_000, 250);
+        await eventually(
+          "the evicted pod's container to stop",
+          async () => {
+            const cs = await first.node.client.listContainers({ labelSelector: { [POD_UID]: be.metadata!.uid! } });
+            return cs.length > 0 && cs.every((c) => c.state === "CONTAINER_EXITED");
+          },
+          30_000,
+          250,
+        );
         expect(Date.now() - evictedAt).toBeLessThan(15_000);
 
         // A new BestEffort pod (no toleration) is refused by the eviction admit handler and never runs.
@@ -122,7 +148,12 @@ for (const version of ["1.6", "1.7"] as const) {
         expect(log).toContain('"msg":"eviction manager: cannot evict a critical pod","pod":"default/critical-e2e-node"');
 
         // The critical pod runs on through further cycles, never restarted.
-        await eventually("three more cycles that find only the critical pod", async () => (agent.proc.stderr.slice(gEvicted).match(/unable to evict any pods from the node/g)?.length ?? 0) >= 3, 20_000, 250);
+        await eventually(
+          "three more cycles that find only the critical pod",
+          async () => (agent.proc.stderr.slice(gEvicted).match(/unable to evict any pods from the node/g)?.length ?? 0) >= 3,
+          20_000,
+          250,
+        );
         const crit = (await agent.pod("critical"))!;
         expect(running(crit)).toBe(true);
         expect(containerOf(crit)?.containerID).toBe(containerOf(criticalBefore!)?.containerID);

@@ -52,11 +52,16 @@ for (const version of ["1.6", "1.7"] as const) {
       const p = await agent.waitPod("crasher", "two restarts", (x) => (x.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 2, 60_000);
       const uid = p.metadata!.uid!;
       // Three instances ran; every collection (each 2 s here) leaves the newest dead one.
-      const dead = await eventually("one dead instance left", async () => {
-        const cs = await node.client.listContainers({ labelSelector: { [POD_UID]: uid } });
-        const exited = cs.filter((c) => c.state === "CONTAINER_EXITED");
-        return exited.length === 1 && cs.length === 1 ? exited : undefined;
-      }, 30_000, 250);
+      const dead = await eventually(
+        "one dead instance left",
+        async () => {
+          const cs = await node.client.listContainers({ labelSelector: { [POD_UID]: uid } });
+          const exited = cs.filter((c) => c.state === "CONTAINER_EXITED");
+          return exited.length === 1 && cs.length === 1 ? exited : undefined;
+        },
+        30_000,
+        250,
+      );
       // It is the container's lastState while it waits in back-off.
       await agent.waitPod("crasher", "in back-off after the kept instance", (x) => {
         const c = x.status?.containerStatuses?.[0];
@@ -112,10 +117,17 @@ for (const version of ["1.6", "1.7"] as const) {
       await reader.cancel();
       expect(maxFiles).toBeLessThanOrEqual(3);
       // Between two steps of a rotation (the live file renamed, not yet reopened; a compression in progress).
-      const names = settledFiles(await eventually("no rotation in progress", async () => {
-        const all = readdirSync(dir).sort();
-        return all.some((n) => COMPRESSING.test(n)) || !all.includes("0.log") ? undefined : all;
-      }, 10_000, 50));
+      const names = settledFiles(
+        await eventually(
+          "no rotation in progress",
+          async () => {
+            const all = readdirSync(dir).sort();
+            return all.some((n) => COMPRESSING.test(n)) || !all.includes("0.log") ? undefined : all;
+          },
+          10_000,
+          50,
+        ),
+      );
       expect(names.length).toBeLessThanOrEqual(3);
       expect(names).toContain("0.log");
       // The newest rotated file stays plain; the older ones are gzipped.
@@ -125,10 +137,15 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(rotated.at(-1)!.endsWith(".gz")).toBe(false);
       // /containerLogs without follow reads the live file.
       // /containerLogs without follow reads the live file (empty for a moment after each rotation).
-      const tail = await eventually("two lines in the live log", async () => {
-        const t = await (await fetch(logsUrl("writer", "?tailLines=2"), { headers: agent.auth() })).text();
-        return t.split("\n").length === 3 && t;
-      }, 10_000, 50);
+      const tail = await eventually(
+        "two lines in the live log",
+        async () => {
+          const t = await (await fetch(logsUrl("writer", "?tailLines=2"), { headers: agent.auth() })).text();
+          return t.split("\n").length === 3 && t;
+        },
+        10_000,
+        50,
+      );
       expect(tail).toMatch(new RegExp(`^\\d+ ${line}\\n\\d+ ${line}\\n$`));
     }, 90_000);
 
@@ -137,7 +154,17 @@ for (const version of ["1.6", "1.7"] as const) {
       // The writer pod still runs (busybox in use); restart the agent with image GC thresholds this
       // machine is above, and no minimum age.
       expect(await agent.stop()).toBe(0);
-      agent = new TestAgent(node, [...LOG_FLAGS, "--image-gc-high-threshold", "1", "--image-gc-low-threshold", "0", "--minimum-image-ttl-duration", "0s", "--image-gc-period", "2s"]);
+      agent = new TestAgent(node, [
+        ...LOG_FLAGS,
+        "--image-gc-high-threshold",
+        "1",
+        "--image-gc-low-threshold",
+        "0",
+        "--minimum-image-ttl-duration",
+        "0s",
+        "--image-gc-period",
+        "2s",
+      ]);
       await agent.start();
       await eventually("the unused image to be removed", async () => !(await tags(node)).includes(VICTIM_IMAGE), 30_000, 250);
       // Two more collections (the agent logs each one over the threshold): the image in use and the

@@ -56,7 +56,12 @@ export class TestAgent {
   /** Its --cgroup-root: AGENT_CGROUP unless the test gives its own (so that agents of other tests never share its cgroups). */
   readonly cgroupRoot: string;
 
-  constructor(readonly node: TestNode, readonly extraArgs: string[] = [], readonly binary?: string, readonly opts: AgentOpts = {}) {
+  constructor(
+    readonly node: TestNode,
+    readonly extraArgs: string[] = [],
+    readonly binary?: string,
+    readonly opts: AgentOpts = {},
+  ) {
     this.cgroupRoot = opts.cgroupRoot ?? AGENT_CGROUP;
     this.dir = join(node.rootDir, "agent");
     this.manifests = join(this.dir, "manifests");
@@ -75,12 +80,38 @@ export class TestAgent {
       own.push("--push-token-file", file);
     }
     if (!this.opts.https && hasAuthenticatedApi(this.binary ?? BINARY)) own.push("--insecure-http");
-    this.proc = new BinaryProcess([
-      "agent", "--runtime-endpoint", this.node.endpoint, "--root-dir", join(this.dir, "root"), "--pod-manifest-path", this.manifests,
-      "--pod-logs-dir", join(this.dir, "logs"), "--cgroup-root", this.cgroupRoot, "--hostname-override", NODE_NAME, "--port", "0",
-      "--file-check-frequency", "2s", "--log-format", "json", ...own, ...this.extraArgs,
-    ], this.opts.env ?? {}, this.binary);
-    const line = await this.proc.waitFor("the agent's API address", () => /"msg":"nodeagent started",.*?"api":"(https?:\/\/[0-9.:]+)"/.exec(this.proc.stderr) ?? undefined, 30_000);
+    this.proc = new BinaryProcess(
+      [
+        "agent",
+        "--runtime-endpoint",
+        this.node.endpoint,
+        "--root-dir",
+        join(this.dir, "root"),
+        "--pod-manifest-path",
+        this.manifests,
+        "--pod-logs-dir",
+        join(this.dir, "logs"),
+        "--cgroup-root",
+        this.cgroupRoot,
+        "--hostname-override",
+        NODE_NAME,
+        "--port",
+        "0",
+        "--file-check-frequency",
+        "2s",
+        "--log-format",
+        "json",
+        ...own,
+        ...this.extraArgs,
+      ],
+      this.opts.env ?? {},
+      this.binary,
+    );
+    const line = await this.proc.waitFor(
+      "the agent's API address",
+      () => /"msg":"nodeagent started",.*?"api":"(https?:\/\/[0-9.:]+)"/.exec(this.proc.stderr) ?? undefined,
+      30_000,
+    );
     this.url = line[1]!;
     if (this.opts.https) this.servingCert = readFileSync(join(this.dir, "root", "pki", "kubelet.crt"), "utf8");
   }
@@ -132,10 +163,15 @@ export class TestAgent {
 
   /** Waits until the pod satisfies pred, returning it. */
   waitPod(name: string, what: string, pred: (p: Pod) => boolean, timeoutMs = 30_000): Promise<Pod> {
-    return eventually(`pod ${name}: ${what}`, async () => {
-      const p = await this.pod(name);
-      return p && pred(p) ? p : undefined;
-    }, timeoutMs, 200);
+    return eventually(
+      `pod ${name}: ${what}`,
+      async () => {
+        const p = await this.pod(name);
+        return p && pred(p) ? p : undefined;
+      },
+      timeoutMs,
+      200,
+    );
   }
 
   cleanup(): void {
@@ -152,7 +188,11 @@ export function running(p: Pod): boolean {
  * Starts a containerd of the version and an agent on it before the tests of the enclosing describe,
  * and stops both (and cleans up) after them.
  */
-export function useAgent(version: "1.6" | "1.7", extraArgs: (node: TestNode) => string[] = () => [], opts: AgentOpts = {}): { node: () => TestNode; agent: () => TestAgent } {
+export function useAgent(
+  version: "1.6" | "1.7",
+  extraArgs: (node: TestNode) => string[] = () => [],
+  opts: AgentOpts = {},
+): { node: () => TestNode; agent: () => TestAgent } {
   let node: TestNode | undefined;
   let agent: TestAgent | undefined;
   beforeAll(async () => {
@@ -172,11 +212,19 @@ export function useAgent(version: "1.6" | "1.7", extraArgs: (node: TestNode) => 
  * A pod manifest running busybox with the given command. `container` is YAML added to the main
  * container's mapping (probes, say), indented as its other fields.
  */
-export function manifest(name: string, command: string, extra: { restartPolicy?: string; initContainers?: string[]; hostNetwork?: boolean; container?: string } = {}): string {
-  const inits = (extra.initContainers ?? []).map((cmd, i) => `    - name: init${i + 1}
+export function manifest(
+  name: string,
+  command: string,
+  extra: { restartPolicy?: string; initContainers?: string[]; hostNetwork?: boolean; container?: string } = {},
+): string {
+  const inits = (extra.initContainers ?? [])
+    .map(
+      (cmd, i) => `    - name: init${i + 1}
       image: localhost/nodeagent/busybox:1.35
       command: ["sh", "-c", ${JSON.stringify(cmd)}]
-      volumeMounts: [{ name: work, mountPath: /work }]`).join("\n");
+      volumeMounts: [{ name: work, mountPath: /work }]`,
+    )
+    .join("\n");
   return `apiVersion: v1
 kind: Pod
 metadata:

@@ -52,11 +52,16 @@ describe("agent image pulls on containerd 1.6", () => {
     const image = `${registry.host}/e2e/nothing:here`;
     agent.writeManifest("missing.yaml", pod("missing", image, "IfNotPresent"));
     const seen = new Set<string>();
-    await agent.waitPod("missing", "both pull errors", (x) => {
-      const w = x.status?.containerStatuses?.[0]?.state?.waiting;
-      if (w?.reason) seen.add(w.reason);
-      return seen.has("ErrImagePull") && seen.has("ImagePullBackOff");
-    }, 30_000);
+    await agent.waitPod(
+      "missing",
+      "both pull errors",
+      (x) => {
+        const w = x.status?.containerStatuses?.[0]?.state?.waiting;
+        if (w?.reason) seen.add(w.reason);
+        return seen.has("ErrImagePull") && seen.has("ImagePullBackOff");
+      },
+      30_000,
+    );
     const p = await agent.pod("missing");
     expect(p!.status!.phase).toBe("Pending");
     agent.removeManifest("missing.yaml");
@@ -65,7 +70,9 @@ describe("agent image pulls on containerd 1.6", () => {
   test("imagePullPolicy Never with an image not on the node: ErrImageNeverPull", async () => {
     agent.writeManifest("never.yaml", pod("never", `${registry.host}/e2e/absent:1`, "Never"));
     const p = await agent.waitPod("never", "ErrImageNeverPull", (x) => x.status?.containerStatuses?.[0]?.state?.waiting?.reason === "ErrImageNeverPull");
-    expect(p.status!.containerStatuses![0]!.state!.waiting!.message).toBe(`Container image "${registry.host}/e2e/absent:1" is not present with pull policy of Never`);
+    expect(p.status!.containerStatuses![0]!.state!.waiting!.message).toBe(
+      `Container image "${registry.host}/e2e/absent:1" is not present with pull policy of Never`,
+    );
     agent.removeManifest("never.yaml");
   }, 60_000);
 });

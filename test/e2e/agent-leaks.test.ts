@@ -70,7 +70,12 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(r.stderr.toString()).toBe("");
       writeFileSync(join(tmpfs, "token"), "secret");
       expect(mountsUnder(podDir)).toEqual([tmpfs]);
-      await eventually("the missed tmpfs unmounted and its pod folder removed", async () => (mountsUnder(podDir).length === 0 && !existsSync(podDir) ? true : undefined), 30_000, 250);
+      await eventually(
+        "the missed tmpfs unmounted and its pod folder removed",
+        async () => (mountsUnder(podDir).length === 0 && !existsSync(podDir) ? true : undefined),
+        30_000,
+        250,
+      );
       const unmounted = ['"msg":"unmounted a mount still there after its pod was gone"', `"path":${JSON.stringify(tmpfs)}`];
       await eventually("the log line", async () => (linesWith(agent.proc.stderr, ...unmounted) > 0 ? true : undefined), 5_000, 100);
       expect(linesWith(agent.proc.stderr, ...unmounted)).toBe(1);
@@ -87,40 +92,69 @@ for (const version of ["1.6", "1.7"] as const) {
         join(volumes, "kubernetes.io~projected", "kube-api-access-x"),
       ]);
       agent.removeManifest("projected.yaml");
-      await eventually("the pod's mounts and folder gone", async () => (mountsUnder(podDir).length === 0 && !existsSync(podDir) ? true : undefined), 60_000, 250);
+      await eventually(
+        "the pod's mounts and folder gone",
+        async () => (mountsUnder(podDir).length === 0 && !existsSync(podDir) ? true : undefined),
+        60_000,
+        250,
+      );
     });
 
-    test.skipIf(skipV2)("an orphan pod cgroup with a child is removed bottom-up and reported once; one whose child holds a process is reported once, kept while the process lives, removed after", async () => {
-      const agent = env.agent();
-      const hierarchies = ["cpu", "memory"];
-      const busy = `${KUBEPODS}/besteffort/pod0badc0de-0000-4000-8000-0000000b05e1`;
-      const empty = `${KUBEPODS}/burstable/pod0badc0de-0000-4000-8000-000000e3e1d1`;
-      await eventually("kubepods made", async () => (existsSync(join(MOUNT, "memory", KUBEPODS, "besteffort")) ? true : undefined), 30_000, 250);
+    test.skipIf(skipV2)(
+      "an orphan pod cgroup with a child is removed bottom-up and reported once; one whose child holds a process is reported once, kept while the process lives, removed after",
+      async () => {
+        const agent = env.agent();
+        const hierarchies = ["cpu", "memory"];
+        const busy = `${KUBEPODS}/besteffort/pod0badc0de-0000-4000-8000-0000000b05e1`;
+        const empty = `${KUBEPODS}/burstable/pod0badc0de-0000-4000-8000-000000e3e1d1`;
+        await eventually("kubepods made", async () => (existsSync(join(MOUNT, "memory", KUBEPODS, "besteffort")) ? true : undefined), 30_000, 250);
 
-      // An orphan whose sandbox-level child still holds a process (a container process nobody stopped).
-      for (const h of hierarchies) mkdirSync(join(MOUNT, h, busy, "sandbox"), { recursive: true });
-      const sleeper = Bun.spawn(["sleep", "600"], { stdout: "ignore", stderr: "ignore" });
-      try {
-        writeFileSync(join(MOUNT, "memory", busy, "sandbox", "cgroup.procs"), String(sleeper.pid));
-        await eventually("the busy orphan reported", async () => (linesWith(agent.proc.stderr, "cannot be removed yet", busy) > 0 ? true : undefined), 30_000, 250);
-        // A few housekeeping passes (every 2 s) go by: what must not happen is a line per pass, which
-        // only time can show. Meanwhile an orphan with a child and no process goes at once.
-        for (const h of hierarchies) mkdirSync(join(MOUNT, h, empty, "sandbox", "c1"), { recursive: true });
-        await eventually("the empty orphan removed from every hierarchy", async () => (hierarchies.every((h) => !existsSync(join(MOUNT, h, empty))) ? true : undefined), 30_000, 250);
-        await Bun.sleep(8_000);
-        expect(hierarchies.every((h) => existsSync(join(MOUNT, h, busy, "sandbox")))).toBe(true);
-        expect(linesWith(agent.proc.stderr, REMOVING, `"cgroup":"${empty}`)).toBe(1);
+        // An orphan whose sandbox-level child still holds a process (a container process nobody stopped).
+        for (const h of hierarchies) mkdirSync(join(MOUNT, h, busy, "sandbox"), { recursive: true });
+        const sleeper = Bun.spawn(["sleep", "600"], { stdout: "ignore", stderr: "ignore" });
+        try {
+          writeFileSync(join(MOUNT, "memory", busy, "sandbox", "cgroup.procs"), String(sleeper.pid));
+          await eventually(
+            "the busy orphan reported",
+            async () => (linesWith(agent.proc.stderr, "cannot be removed yet", busy) > 0 ? true : undefined),
+            30_000,
+            250,
+          );
+          // A few housekeeping passes (every 2 s) go by: what must not happen is a line per pass, which
+          // only time can show. Meanwhile an orphan with a child and no process goes at once.
+          for (const h of hierarchies) mkdirSync(join(MOUNT, h, empty, "sandbox", "c1"), { recursive: true });
+          await eventually(
+            "the empty orphan removed from every hierarchy",
+            async () => (hierarchies.every((h) => !existsSync(join(MOUNT, h, empty))) ? true : undefined),
+            30_000,
+            250,
+          );
+          await Bun.sleep(8_000);
+          expect(hierarchies.every((h) => existsSync(join(MOUNT, h, busy, "sandbox")))).toBe(true);
+          expect(linesWith(agent.proc.stderr, REMOVING, `"cgroup":"${empty}`)).toBe(1);
+          expect(linesWith(agent.proc.stderr, REMOVING, `"cgroup":"${busy}`)).toBe(1);
+          expect(linesWith(agent.proc.stderr, busy)).toBe(2);
+        } finally {
+          sleeper.kill("SIGKILL");
+          await sleeper.exited;
+        }
+        // The process is gone: the next retry (backoff 2 s doubling, here at most ~30 s) removes the whole subtree.
+        await eventually(
+          "the busy orphan removed once its process is gone",
+          async () => (hierarchies.every((h) => !existsSync(join(MOUNT, h, busy))) ? true : undefined),
+          60_000,
+          500,
+        );
+        await eventually(
+          "the removal said",
+          async () => (linesWith(agent.proc.stderr, '"msg":"cgroups: removed the cgroup of a pod that is gone"', `"cgroup":"${busy}`) > 0 ? true : undefined),
+          5_000,
+          100,
+        );
         expect(linesWith(agent.proc.stderr, REMOVING, `"cgroup":"${busy}`)).toBe(1);
-        expect(linesWith(agent.proc.stderr, busy)).toBe(2);
-      } finally {
-        sleeper.kill("SIGKILL");
-        await sleeper.exited;
-      }
-      // The process is gone: the next retry (backoff 2 s doubling, here at most ~30 s) removes the whole subtree.
-      await eventually("the busy orphan removed once its process is gone", async () => (hierarchies.every((h) => !existsSync(join(MOUNT, h, busy))) ? true : undefined), 60_000, 500);
-      await eventually("the removal said", async () => (linesWith(agent.proc.stderr, '"msg":"cgroups: removed the cgroup of a pod that is gone"', `"cgroup":"${busy}`) > 0 ? true : undefined), 5_000, 100);
-      expect(linesWith(agent.proc.stderr, REMOVING, `"cgroup":"${busy}`)).toBe(1);
-      expect(linesWith(agent.proc.stderr, busy)).toBe(3);
-    }, 150_000);
+        expect(linesWith(agent.proc.stderr, busy)).toBe(3);
+      },
+      150_000,
+    );
   });
 }

@@ -24,7 +24,10 @@ const kubeconfig = join(dir, "node.kubeconfig");
 beforeAll(async () => {
   api = await TestApiServer.start();
   api.writeKubeconfig(kubeconfig, api.nodeToken(NODE_NAME));
-  for (const [name, handler] of [["alt", "runc-alt"], ["bogus", "no-such-handler"]]) {
+  for (const [name, handler] of [
+    ["alt", "runc-alt"],
+    ["bogus", "no-such-handler"],
+  ]) {
     api.store.create("runtimeclasses", { apiVersion: "node.k8s.io/v1", kind: "RuntimeClass", metadata: { name }, handler } as KubernetesObject);
   }
 });
@@ -38,9 +41,18 @@ const BUSYBOX = "localhost/nodeagent/busybox:1.35";
 /** A static pod whose one container, main, exits at once on SIGTERM; `spec` and `container` are YAML lines added. */
 function stoppablePod(name: string, grace: number, spec: string[], container: string[]): string {
   return [
-    "apiVersion: v1", "kind: Pod", `metadata: { name: ${name} }`, "spec:", `  terminationGracePeriodSeconds: ${grace}`, ...spec.map((l) => `  ${l}`),
-    "  containers:", "    - name: main", `      image: ${BUSYBOX}`, `      command: ["sh", "-c", "trap 'exit 0' TERM; while true; do sleep 0.2; done"]`,
-    ...container.map((l) => `      ${l}`), "",
+    "apiVersion: v1",
+    "kind: Pod",
+    `metadata: { name: ${name} }`,
+    "spec:",
+    `  terminationGracePeriodSeconds: ${grace}`,
+    ...spec.map((l) => `  ${l}`),
+    "  containers:",
+    "    - name: main",
+    `      image: ${BUSYBOX}`,
+    `      command: ["sh", "-c", "trap 'exit 0' TERM; while true; do sleep 0.2; done"]`,
+    ...container.map((l) => `      ${l}`),
+    "",
   ].join("\n");
 }
 
@@ -63,7 +75,9 @@ for (const version of ["1.6", "1.7"] as const) {
     });
 
     test("postStart exec runs right after the start: the app sees the file it wrote", async () => {
-      agent.writeManifest("poststart.yaml", `apiVersion: v1
+      agent.writeManifest(
+        "poststart.yaml",
+        `apiVersion: v1
 kind: Pod
 metadata: { name: poststart }
 spec:
@@ -76,7 +90,8 @@ spec:
       lifecycle:
         postStart: { exec: { command: ["sh", "-c", "echo written-by-poststart > /work/hook"] } }
   volumes: [{ name: work, emptyDir: {} }]
-`);
+`,
+      );
       const p = await agent.waitPod("poststart", "running and started", (x) => running(x) && x.status?.containerStatuses?.[0]?.started === true);
       await eventually("the app's line in its log", async () => containerLog(agent, p, "main").includes("app saw: written-by-poststart"));
       expect(p.status?.containerStatuses?.[0]?.restartCount).toBe(0);
@@ -85,16 +100,23 @@ spec:
     }, 60_000);
 
     test("a failing postStart hook: FailedPostStartHook logged, the container killed and restarted (restartPolicy Always)", async () => {
-      agent.writeManifest("badhook.yaml", stoppablePod("badhook", 2, [], ["lifecycle:", '  postStart: { exec: { command: ["sh", "-c", "echo no config >&2; exit 7"] } }']));
+      agent.writeManifest(
+        "badhook.yaml",
+        stoppablePod("badhook", 2, [], ["lifecycle:", '  postStart: { exec: { command: ["sh", "-c", "echo no config >&2; exit 7"] } }']),
+      );
       const p = await agent.waitPod("badhook", "restarted after its hook failed", (x) => (x.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1, 60_000);
       expect(p.status?.containerStatuses?.[0]?.lastState?.terminated).toBeDefined();
-      expect(agent.proc.stderr).toContain(`"msg":"FailedPostStartHook","pod":"default/badhook-${NODE_NAME}","container":"main","err":"Exec lifecycle hook ([sh -c echo no config >&2; exit 7]) for Container \\"main\\" in Pod \\"badhook-${NODE_NAME}_default(`);
+      expect(agent.proc.stderr).toContain(
+        `"msg":"FailedPostStartHook","pod":"default/badhook-${NODE_NAME}","container":"main","err":"Exec lifecycle hook ([sh -c echo no config >&2; exit 7]) for Container \\"main\\" in Pod \\"badhook-${NODE_NAME}_default(`,
+      );
       expect(agent.proc.stderr).toContain("failed - error: command 'sh -c echo no config >&2; exit 7' exited with 7: no config");
       // Never started as far as the status goes: the hook fails every time.
       expect(p.status?.containerStatuses?.[0]?.ready).toBe(false);
       // The kubelet's events reach the API server: the hook's failure and the kill it caused.
       const events = await eventually("FailedPostStartHook and Killing events in the API", async () => {
-        const mine = (api.store.list("events", "default") as { reason?: string; message?: string; involvedObject?: { name?: string } }[]).filter((e) => e.involvedObject?.name === `badhook-${NODE_NAME}`);
+        const mine = (api.store.list("events", "default") as { reason?: string; message?: string; involvedObject?: { name?: string } }[]).filter(
+          (e) => e.involvedObject?.name === `badhook-${NODE_NAME}`,
+        );
         return mine.some((e) => e.reason === "FailedPostStartHook") && mine.some((e) => e.reason === "Killing") ? mine : undefined;
       });
       expect(events.find((e) => e.reason === "FailedPostStartHook")?.message).toContain("Exec lifecycle hook ([sh -c echo no config >&2; exit 7])");
@@ -107,7 +129,9 @@ spec:
       const host = mkdtempSync(join(tmpdir(), "nodeagent-prestop-"));
       try {
         const cgi = `#!/bin/sh\\necho Content-Type: text/plain\\necho\\necho bye\\necho \\"preStop GET $REQUEST_URI\\" > /host/prestop\\n`;
-        agent.writeManifest("prestop-http.yaml", `apiVersion: v1
+        agent.writeManifest(
+          "prestop-http.yaml",
+          `apiVersion: v1
 kind: Pod
 metadata: { name: prestop-http }
 spec:
@@ -121,7 +145,8 @@ spec:
       lifecycle:
         preStop: { httpGet: { path: /cgi-bin/quit, port: http } }
   volumes: [{ name: host, hostPath: { path: ${host}, type: Directory } }]
-`);
+`,
+        );
         await agent.waitPod("prestop-http", "running", running);
         expect(existsSync(join(host, "prestop"))).toBe(false);
         agent.removeManifest("prestop-http.yaml");
@@ -138,10 +163,15 @@ spec:
       const stopAsked = Date.now();
       agent.removeManifest("prestop-sleep.yaml");
       // The container keeps running through the sleep, then stops at once on SIGTERM.
-      await eventually("the container to stop", async () => {
-        const cs = await node.client.listContainers({ labelSelector: { [POD_NAME]: `prestop-sleep-${NODE_NAME}` } });
-        return cs.length === 0 || cs.every((c) => c.state === "CONTAINER_EXITED");
-      }, 30_000, 50);
+      await eventually(
+        "the container to stop",
+        async () => {
+          const cs = await node.client.listContainers({ labelSelector: { [POD_NAME]: `prestop-sleep-${NODE_NAME}` } });
+          return cs.length === 0 || cs.every((c) => c.state === "CONTAINER_EXITED");
+        },
+        30_000,
+        50,
+      );
       const took = Date.now() - stopAsked;
       expect(took).toBeGreaterThanOrEqual(3_000);
       expect(took).toBeLessThan(15_000);
@@ -160,7 +190,9 @@ spec:
     }, 60_000);
 
     test("terminationMessagePath and FallbackToLogsOnError: the terminated state's message", async () => {
-      agent.writeManifest("messages.yaml", `apiVersion: v1
+      agent.writeManifest(
+        "messages.yaml",
+        `apiVersion: v1
 kind: Pod
 metadata: { name: messages }
 spec:
@@ -174,8 +206,13 @@ spec:
       image: ${BUSYBOX}
       terminationMessagePolicy: FallbackToLogsOnError
       command: ["sh", "-c", "for i in $(seq 1 100); do echo line $i; done; exit 4"]
-`);
-      const p = await agent.waitPod("messages", "both containers terminated", (x) => (x.status?.containerStatuses ?? []).length === 2 && x.status!.containerStatuses!.every((c) => c.state?.terminated));
+`,
+      );
+      const p = await agent.waitPod(
+        "messages",
+        "both containers terminated",
+        (x) => (x.status?.containerStatuses ?? []).length === 2 && x.status!.containerStatuses!.every((c) => c.state?.terminated),
+      );
       const state = (name: string) => p.status!.containerStatuses!.find((c) => c.name === name)!.state!.terminated!;
       expect({ exitCode: state("file").exitCode, message: state("file").message }).toEqual({ exitCode: 3, message: "config missing" });
       expect(state("logs").exitCode).toBe(4);
@@ -189,20 +226,34 @@ spec:
     test("readinessGates: Ready only once a controller sets the gate's condition True in the API", async () => {
       const name = `gated-${version.replace(".", "")}`;
       api.store.create("pods", {
-        apiVersion: "v1", kind: "Pod", metadata: { name, namespace: "default" },
-        spec: { nodeName: NODE_NAME, terminationGracePeriodSeconds: 1, readinessGates: [{ conditionType: "example.com/gate" }], containers: [{ name: "main", image: BUSYBOX, command: ["sleep", "3600"] }] },
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name, namespace: "default" },
+        spec: {
+          nodeName: NODE_NAME,
+          terminationGracePeriodSeconds: 1,
+          readinessGates: [{ conditionType: "example.com/gate" }],
+          containers: [{ name: "main", image: BUSYBOX, command: ["sleep", "3600"] }],
+        },
       } as KubernetesObject);
       const ready = (p: Pod | undefined) => p?.status?.conditions?.find((c) => c.type === "Ready");
       const stored = () => api.store.get("pods", "default", name) as Pod | undefined;
       try {
-        const before = await eventually("the pod running, not Ready, in the API", async () => {
-          const p = stored();
-          return p?.status?.phase === "Running" && ready(p)?.reason === "ReadinessGatesNotReady" ? p : undefined;
-        }, 60_000);
+        const before = await eventually(
+          "the pod running, not Ready, in the API",
+          async () => {
+            const p = stored();
+            return p?.status?.phase === "Running" && ready(p)?.reason === "ReadinessGatesNotReady" ? p : undefined;
+          },
+          60_000,
+        );
         expect(ready(before)).toMatchObject({ status: "False", message: 'corresponding condition of pod readiness gate "example.com/gate" does not exist.' });
         expect(before.status?.conditions?.find((c) => c.type === "ContainersReady")?.status).toBe("True");
         api.store.patchStatus("pods", "default", name, { status: { conditions: [{ type: "example.com/gate", status: "False" }] } });
-        await eventually("the gate's False status in Ready's message", async () => ready(stored())?.message === 'the status of pod readiness gate "example.com/gate" is not "True", but False');
+        await eventually(
+          "the gate's False status in Ready's message",
+          async () => ready(stored())?.message === 'the status of pod readiness gate "example.com/gate" is not "True", but False',
+        );
         api.store.patchStatus("pods", "default", name, { status: { conditions: [{ type: "example.com/gate", status: "True" }] } });
         await eventually("the pod Ready", async () => ready(stored())?.status === "True", 30_000);
         // The controller's condition is kept as it set it.
@@ -214,10 +265,18 @@ spec:
     }, 120_000);
 
     test("runtimeClassName: the RuntimeClass's handler runs the sandbox; an unknown handler and a missing RuntimeClass fail the sandbox", async () => {
-      const apiPod = (name: string, runtimeClassName: string): KubernetesObject => ({
-        apiVersion: "v1", kind: "Pod", metadata: { name, namespace: "default" },
-        spec: { nodeName: NODE_NAME, runtimeClassName, terminationGracePeriodSeconds: 1, containers: [{ name: "main", image: BUSYBOX, command: ["sleep", "3600"] }] },
-      }) as KubernetesObject;
+      const apiPod = (name: string, runtimeClassName: string): KubernetesObject =>
+        ({
+          apiVersion: "v1",
+          kind: "Pod",
+          metadata: { name, namespace: "default" },
+          spec: {
+            nodeName: NODE_NAME,
+            runtimeClassName,
+            terminationGracePeriodSeconds: 1,
+            containers: [{ name: "main", image: BUSYBOX, command: ["sleep", "3600"] }],
+          },
+        }) as KubernetesObject;
       const names = [`rc-alt-${version.replace(".", "")}`, `rc-bogus-${version.replace(".", "")}`, `rc-missing-${version.replace(".", "")}`];
       api.store.create("pods", apiPod(names[0]!, "alt"));
       api.store.create("pods", apiPod(names[1]!, "bogus"));

@@ -56,7 +56,12 @@ for (const version of ["1.6", "1.7"] as const) {
     }, 60_000);
 
     test("follow: lines arrive as the container writes them, across a log rotation, and the stream ends when it exits", async () => {
-      agent.writeManifest("follower.yaml", manifest("follower", "echo start; while [ ! -f /work/next ]; do sleep 0.1; done; echo next; while [ ! -f /work/stop ]; do sleep 0.1; done; echo bye", { restartPolicy: "Never" }));
+      agent.writeManifest(
+        "follower.yaml",
+        manifest("follower", "echo start; while [ ! -f /work/next ]; do sleep 0.1; done; echo next; while [ ! -f /work/stop ]; do sleep 0.1; done; echo bye", {
+          restartPolicy: "Never",
+        }),
+      );
       const p = await agent.waitPod("follower", "running", running);
       const res = await fetch(logsUrl("follower", "?follow=true"), { headers: agent.auth() });
       expect(res.status).toBe(200);
@@ -88,7 +93,10 @@ for (const version of ["1.6", "1.7"] as const) {
     }, 60_000);
 
     test("previous: after a restart, the instance before it; the current one has its own log", async () => {
-      agent.writeManifest("restarter.yaml", manifest("restarter", "n=$(cat /work/n 2>/dev/null || echo 0); n=$((n+1)); echo $n > /work/n; echo run $n; [ $n -gt 1 ] || exit 3; sleep 3600"));
+      agent.writeManifest(
+        "restarter.yaml",
+        manifest("restarter", "n=$(cat /work/n 2>/dev/null || echo 0); n=$((n+1)); echo $n > /work/n; echo run $n; [ $n -gt 1 ] || exit 3; sleep 3600"),
+      );
       await agent.waitPod("restarter", "restarted once and running", (p) => running(p) && p.status!.containerStatuses![0]!.restartCount === 1, 60_000);
       const current = await eventually("the second run's log", async () => {
         const r = await logs("restarter");

@@ -96,7 +96,22 @@ for (const version of ["1.6", "1.7"] as const) {
     async function runAgent(args: string[], opts: { wrap?: string[]; rootDir?: string; waitMs?: number } = {}) {
       const rootDir = opts.rootDir ?? join(dir, `root-${++n}`);
       const cgroupRoot = `/nodeagent-e2e-paths${CGROUP_SUFFIX}`;
-      const agentArgs = ["agent", "--root-dir", rootDir, "--port", "0", "--log-format", "json", "--cgroup-root", cgroupRoot, "--pod-manifest-path", manifests, "--container-gc-period", "1s", ...args];
+      const agentArgs = [
+        "agent",
+        "--root-dir",
+        rootDir,
+        "--port",
+        "0",
+        "--log-format",
+        "json",
+        "--cgroup-root",
+        cgroupRoot,
+        "--pod-manifest-path",
+        manifests,
+        "--container-gc-period",
+        "1s",
+        ...args,
+      ];
       const [command, ...rest] = opts.wrap ? [...opts.wrap, BINARY, ...agentArgs] : [BINARY, ...agentArgs];
       const startedAt = performance.now();
       const proc = new BinaryProcess(rest, { NODEAGENT_CONTAINERD: CONTAINERD[version] }, command);
@@ -107,10 +122,16 @@ for (const version of ["1.6", "1.7"] as const) {
       // What the agent started, seen while it still runs (an agent that exits leaves its children to init).
       let started: number[] = [];
       try {
-        await proc.waitFor("the agent to exit", () => {
-          if (proc.proc.exitCode === null) started = [...new Set([...started, ...containerdsBelow(proc.proc.pid)])];
-          return proc.proc.exitCode !== null;
-        }, opts.waitMs ?? 15_000).catch(() => undefined);
+        await proc
+          .waitFor(
+            "the agent to exit",
+            () => {
+              if (proc.proc.exitCode === null) started = [...new Set([...started, ...containerdsBelow(proc.proc.pid)])];
+              return proc.proc.exitCode !== null;
+            },
+            opts.waitMs ?? 15_000,
+          )
+          .catch(() => undefined);
         await eventually("the exit to be timed", async () => exitedAfterMs !== undefined || proc.proc.exitCode === null, 2000, 10);
         const cpuMs = proc.proc.exitCode === null ? undefined : Number(proc.proc.resourceUsage()?.cpuTime.total ?? 0) / 1000;
         return { code: proc.proc.exitCode, stderr: proc.stderr, exitedAfterMs, cpuMs, containerds: started, rootDir };
@@ -135,7 +156,9 @@ for (const version of ["1.6", "1.7"] as const) {
       cpSync("/etc", copy, { recursive: true, verbatimSymlinks: true });
       const before = listing(copy);
       expect(before.length).toBeGreaterThan(20);
-      const r = await runAgent(["--pod-logs-dir", "/etc"], { wrap: ["unshare", "-m", "--propagation", "private", "sh", "-c", 'mount --bind "$0" /etc && exec "$@"', copy] });
+      const r = await runAgent(["--pod-logs-dir", "/etc"], {
+        wrap: ["unshare", "-m", "--propagation", "private", "sh", "-c", 'mount --bind "$0" /etc && exec "$@"', copy],
+      });
       expect(r.stderr).toContain("--pod-logs-dir");
       expect(r.stderr).toContain("/etc");
       expect(r.code).toBe(2);
@@ -159,7 +182,10 @@ for (const version of ["1.6", "1.7"] as const) {
 
     // Not run against a build before the fix: there /var/log/pods/.. is /var/log, which its GC would empty.
     test("a relative --pod-logs-dir and /var/log/pods/.. (the host's /var/log once normalised): exit 2, nothing made", async () => {
-      for (const [value, says] of [["logs", "absolute"], ["/var/log/pods/..", "/var/log"]] as const) {
+      for (const [value, says] of [
+        ["logs", "absolute"],
+        ["/var/log/pods/..", "/var/log"],
+      ] as const) {
         const r = await runAgent(["--pod-logs-dir", value]);
         expect(r.stderr).toContain(`--pod-logs-dir ${JSON.stringify(value)}`);
         expect(r.stderr).toContain(says);
@@ -197,7 +223,9 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(zero.stderr).toContain("--config /dev/zero");
       expect(zero.stderr).toContain("not a regular file");
       expect(zero.code).toBe(2);
-      console.log(`--config /dev/zero: exit ${zero.code} after ${zero.exitedAfterMs?.toFixed(0)} ms, ${zero.cpuMs?.toFixed(0)} ms of CPU (a missing --config: ${missing.exitedAfterMs?.toFixed(0)} ms, ${missing.cpuMs?.toFixed(0)} ms of CPU)`);
+      console.log(
+        `--config /dev/zero: exit ${zero.code} after ${zero.exitedAfterMs?.toFixed(0)} ms, ${zero.cpuMs?.toFixed(0)} ms of CPU (a missing --config: ${missing.exitedAfterMs?.toFixed(0)} ms, ${missing.cpuMs?.toFixed(0)} ms of CPU)`,
+      );
       // Within a second of CPU, and of wall time unless the machine's load makes a start-up that
       // reads nothing slower than half a second (then within twice that).
       expect(zero.cpuMs!).toBeLessThan(1000);
@@ -236,7 +264,9 @@ for (const version of ["1.6", "1.7"] as const) {
       await eventually("the third gone pod's log folder to be removed", async () => !existsSync(gone(3)), 30_000, 200);
       for (const name of STRANGERS) {
         expect(readFileSync(join(logs, name, "sub", "keep.txt"), "utf8")).toBe(name);
-        const reports = agent.proc.stderr.split("\n").filter((l) => l.includes("not a pod's log folder") && l.includes(`"path":${JSON.stringify(join(logs, name))},`));
+        const reports = agent.proc.stderr
+          .split("\n")
+          .filter((l) => l.includes("not a pod's log folder") && l.includes(`"path":${JSON.stringify(join(logs, name))},`));
         expect(reports).toHaveLength(1);
       }
     }, 120_000);

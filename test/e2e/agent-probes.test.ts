@@ -32,12 +32,17 @@ describe("agent probes on containerd 1.7", () => {
 
   test("readiness flips Ready both ways; an agent restart keeps it in both directions until probed again", async () => {
     // Two results in a row, every 5 s: after a restart no probe can flip readiness in under 5 s.
-    agent.writeManifest("ready.yaml", manifest("ready", "mkdir -p /www && echo ok > /www/ok && exec httpd -f -p 8080 -h /www", { container: `      readinessProbe:
+    agent.writeManifest(
+      "ready.yaml",
+      manifest("ready", "mkdir -p /www && echo ok > /www/ok && exec httpd -f -p 8080 -h /www", {
+        container: `      readinessProbe:
         httpGet: { path: /ok, port: 8080 }
         periodSeconds: 5
         successThreshold: 2
         failureThreshold: 2
-` }));
+`,
+      }),
+    );
     await agent.waitPod("ready", "Ready", (p) => readyOf(p) === "True", 30_000);
     const id = await containerOf("ready");
     await inContainer(id, "rm /www/ok");
@@ -71,22 +76,32 @@ describe("agent probes on containerd 1.7", () => {
   }, 180_000);
 
   test("a failed liveness probe kills the container, with the reason in its status, and it restarts", async () => {
-    agent.writeManifest("live.yaml", manifest("live", "touch /tmp/alive && exec sleep 3600", { container: `      livenessProbe:
+    agent.writeManifest(
+      "live.yaml",
+      manifest("live", "touch /tmp/alive && exec sleep 3600", {
+        container: `      livenessProbe:
         exec: { command: ["cat", "/tmp/alive"] }
         initialDelaySeconds: 2
         periodSeconds: 1
         failureThreshold: 2
-` }));
+`,
+      }),
+    );
     const before = await agent.waitPod("live", "running", running);
     const live = await containerOf("live");
-    await eventually("the container's first command to have run", async () => (await node.client.execSync(live, ["test", "-f", "/tmp/alive"], 10)).exitCode === 0);
+    await eventually(
+      "the container's first command to have run",
+      async () => (await node.client.execSync(live, ["test", "-f", "/tmp/alive"], 10)).exitCode === 0,
+    );
     await inContainer(live, "rm /tmp/alive");
     const after = await agent.waitPod("live", "restarted", (p) => (p.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1 && running(p), 30_000);
     const cs = after.status!.containerStatuses![0]!;
     expect(cs.containerID).not.toBe(before.status!.containerStatuses![0]!.containerID!);
     expect(cs.lastState!.terminated!.message).toContain("Container main failed liveness probe, will be restarted");
     const metrics = await (await agent.fetch("/metrics")).text();
-    expect(metrics).toMatch(/^prober_probe_total\{probe_type="liveness",result="failed",container="main",pod="live-e2e-node",namespace="default",pod_uid="[^"]+"\} [1-9]/m);
+    expect(metrics).toMatch(
+      /^prober_probe_total\{probe_type="liveness",result="failed",container="main",pod="live-e2e-node",namespace="default",pod_uid="[^"]+"\} [1-9]/m,
+    );
     agent.removeManifest("live.yaml");
   }, 90_000);
 });

@@ -33,8 +33,20 @@ for (const version of ["1.6", "1.7"] as const) {
       registry.push(join(process.env.NODEAGENT_IMAGES ?? join(REPO, ".cache/images"), "busybox.tar"), "private/busybox:1");
       api = await TestApiServer.start();
       api.writeKubeconfig(kubeconfig, api.nodeToken(NODE_NAME));
-      api.store.create("secrets", { apiVersion: "v1", kind: "Secret", metadata: { name: "regcred", namespace: "default" }, type: "kubernetes.io/dockerconfigjson", data: { ".dockerconfigjson": b64(dockerConfig(registry.host, CREDS.password)) } } as KubernetesObject);
-      api.store.create("secrets", { apiVersion: "v1", kind: "Secret", metadata: { name: "wrongcred", namespace: "default" }, type: "kubernetes.io/dockerconfigjson", data: { ".dockerconfigjson": b64(dockerConfig(registry.host, "not-it")) } } as KubernetesObject);
+      api.store.create("secrets", {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "regcred", namespace: "default" },
+        type: "kubernetes.io/dockerconfigjson",
+        data: { ".dockerconfigjson": b64(dockerConfig(registry.host, CREDS.password)) },
+      } as KubernetesObject);
+      api.store.create("secrets", {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "wrongcred", namespace: "default" },
+        type: "kubernetes.io/dockerconfigjson",
+        data: { ".dockerconfigjson": b64(dockerConfig(registry.host, "not-it")) },
+      } as KubernetesObject);
     });
     afterAll(async () => {
       await api?.stop();
@@ -60,10 +72,14 @@ for (const version of ["1.6", "1.7"] as const) {
     test("no pull secret: the registry refuses the pull", async () => {
       api.store.create("pods", pod("anonymous", []) as KubernetesObject);
       // ErrImagePull carries the runtime's error (the back-off between attempts only says it waits).
-      const message = await eventually("ErrImagePull with the registry's refusal", async () => {
-        const w = stored("anonymous")?.status?.containerStatuses?.[0]?.state?.waiting;
-        return w?.reason === "ErrImagePull" ? w.message : undefined;
-      }, 60_000);
+      const message = await eventually(
+        "ErrImagePull with the registry's refusal",
+        async () => {
+          const w = stored("anonymous")?.status?.containerStatuses?.[0]?.state?.waiting;
+          return w?.reason === "ErrImagePull" ? w.message : undefined;
+        },
+        60_000,
+      );
       expect(message).toMatch(/401|nauthorized|authoriz/);
     }, 90_000);
 
@@ -71,10 +87,14 @@ for (const version of ["1.6", "1.7"] as const) {
       api.store.create("pods", pod("with-secret", ["missing-secret", "regcred"]) as KubernetesObject);
       api.store.create("pods", pod("wrong-secret", ["wrongcred"]) as KubernetesObject);
       await eventually("the pod with the secret Running", async () => stored("with-secret")?.status?.phase === "Running" || undefined, 60_000);
-      const reason = await eventually("a pull error with the wrong password", async () => {
-        const r = waitingReason("wrong-secret");
-        return r === "ErrImagePull" || r === "ImagePullBackOff" ? r : undefined;
-      }, 60_000);
+      const reason = await eventually(
+        "a pull error with the wrong password",
+        async () => {
+          const r = waitingReason("wrong-secret");
+          return r === "ErrImagePull" || r === "ImagePullBackOff" ? r : undefined;
+        },
+        60_000,
+      );
       expect(["ErrImagePull", "ImagePullBackOff"]).toContain(reason);
       expect(stored("wrong-secret")?.status?.phase).toBe("Pending");
     }, 90_000);

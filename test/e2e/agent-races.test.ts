@@ -15,7 +15,10 @@ const TOKEN = "races-token";
 /** X and Y of a pod: Y differs only in its command, so it is a new pod (new UID) of the same name. */
 function version(name: string, v: "x" | "y", grace: number): string {
   // sleep as the container's first process ignores SIGTERM: stopping it takes the whole grace period.
-  return manifest(name, v === "x" ? "exec sleep 3600" : "exec sleep 3601").replace("terminationGracePeriodSeconds: 2", `terminationGracePeriodSeconds: ${grace}`);
+  return manifest(name, v === "x" ? "exec sleep 3600" : "exec sleep 3601").replace(
+    "terminationGracePeriodSeconds: 2",
+    `terminationGracePeriodSeconds: ${grace}`,
+  );
 }
 
 const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -31,7 +34,9 @@ for (const version_ of ["1.6", "1.7"] as const) {
     /** The containers of a pod the runtime holds, by its pod name label, with their state and pod UID. */
     async function runtimeContainers(podName: string) {
       const all = await node().client.listContainers();
-      return all.filter((c) => c.labels[POD_NAME] === podName && c.labels[CONTAINER_NAME] === "main").map((c) => ({ id: c.id, state: c.state, uid: c.labels[POD_UID] }));
+      return all
+        .filter((c) => c.labels[POD_NAME] === podName && c.labels[CONTAINER_NAME] === "main")
+        .map((c) => ({ id: c.id, state: c.state, uid: c.labels[POD_UID] }));
     }
 
     test("X→Y→X reverted after 0.3 s, 1.5 s and 10 s, within X's 12 s grace: X runs again, once, and Y never runs", async () => {
@@ -43,7 +48,12 @@ for (const version_ of ["1.6", "1.7"] as const) {
         // The timing of the revert is what the test is about: the delay is its input, not a wait.
         await delay(revertAfterMs);
         a.writeManifest(`${name}.yaml`, version(name, "x", 12));
-        const again = await a.waitPod(name, "X running again after its previous instance terminated", (p) => running(p) && p.status!.containerStatuses![0]!.containerID !== x.status!.containerStatuses![0]!.containerID, 60_000);
+        const again = await a.waitPod(
+          name,
+          "X running again after its previous instance terminated",
+          (p) => running(p) && p.status!.containerStatuses![0]!.containerID !== x.status!.containerStatuses![0]!.containerID,
+          60_000,
+        );
         expect(again.metadata!.uid).toBe(x.metadata!.uid!);
         const fullName = `${name}-${NODE_NAME}`;
         const live = (await runtimeContainers(fullName)).filter((c) => c.state === "CONTAINER_RUNNING");
@@ -66,15 +76,27 @@ for (const version_ of ["1.6", "1.7"] as const) {
         });
       for (let round = 0; round < 3; round++) {
         for (const name of names) for (const v of ["x", "y", "x", "y", "x"] as const) await push(name, v);
-        if (round === 0) await eventually("the first round's pods running", async () => (await Promise.all(names.map((n) => a.pod(n)))).every((p) => p && running(p)), 60_000).catch(async (e) => {
-          const pods = (await a.pods()).map((p) => `${p.metadata!.name} ${p.metadata!.uid!.slice(0, 8)} ${p.status!.phase} ${JSON.stringify(p.status!.containerStatuses?.map((c) => c.state))}`);
-          throw new Error(`${(e as Error).message}\npods:\n${pods.join("\n")}\nagent log:\n${a.proc.stderr.split("\n").slice(-60).join("\n")}`);
-        });
+        if (round === 0)
+          await eventually(
+            "the first round's pods running",
+            async () => (await Promise.all(names.map((n) => a.pod(n)))).every((p) => p && running(p)),
+            60_000,
+          ).catch(async (e) => {
+            const pods = (await a.pods()).map(
+              (p) =>
+                `${p.metadata!.name} ${p.metadata!.uid!.slice(0, 8)} ${p.status!.phase} ${JSON.stringify(p.status!.containerStatuses?.map((c) => c.state))}`,
+            );
+            throw new Error(`${(e as Error).message}\npods:\n${pods.join("\n")}\nagent log:\n${a.proc.stderr.split("\n").slice(-60).join("\n")}`);
+          });
       }
-      await eventually("every pushed pod running its X spec", async () => {
-        const pods = (await a.pods()).filter((p) => names.includes(p.metadata!.name!));
-        return pods.length === names.length && pods.every((p) => running(p) && (p.spec!.containers[0]!.command ?? []).join(" ").includes("sleep 3600"));
-      }, 90_000);
+      await eventually(
+        "every pushed pod running its X spec",
+        async () => {
+          const pods = (await a.pods()).filter((p) => names.includes(p.metadata!.name!));
+          return pods.length === names.length && pods.every((p) => running(p) && (p.spec!.containers[0]!.command ?? []).join(" ").includes("sleep 3600"));
+        },
+        90_000,
+      );
       for (const name of names) {
         const live = (await runtimeContainers(name)).filter((c) => c.state === "CONTAINER_RUNNING");
         expect(live).toHaveLength(1);
@@ -101,12 +123,26 @@ for (const version_ of ["1.6", "1.7"] as const) {
         if (c && c.state !== "CONTAINER_RUNNING") {
           const pod = await a.waitPod(name, "running after the restart", running).catch(async (e) => {
             const states = await runtimeContainers(fullName);
-            const statuses = await Promise.all(states.map(async (x) => node().client.containerStatus(x.id).then((st) => `${x.id.slice(0, 12)} ${st.state} ${st.reason} ${st.message} started=${st.startedAt}`, (err) => `${x.id.slice(0, 12)} ${(err as Error).message}`)));
-            throw new Error(`${(e as Error).message}\nbefore the restart: ${c.state}\nruntime: ${statuses.join("\n")}\nagent log:\n${a.proc.stderr.split("\n").filter((l) => l.includes(name)).slice(-30).join("\n")}`);
+            const statuses = await Promise.all(
+              states.map(async (x) =>
+                node()
+                  .client.containerStatus(x.id)
+                  .then(
+                    (st) => `${x.id.slice(0, 12)} ${st.state} ${st.reason} ${st.message} started=${st.startedAt}`,
+                    (err) => `${x.id.slice(0, 12)} ${(err as Error).message}`,
+                  ),
+              ),
+            );
+            throw new Error(
+              `${(e as Error).message}\nbefore the restart: ${c.state}\nruntime: ${statuses.join("\n")}\nagent log:\n${a.proc.stderr
+                .split("\n")
+                .filter((l) => l.includes(name))
+                .slice(-30)
+                .join("\n")}`,
+            );
           });
           caught = { state: c.state, pod };
-        }
-        else {
+        } else {
           a.removeManifest(`${name}.yaml`);
           await eventually(`${name} gone`, async () => !(await a.pod(name)), 30_000);
         }

@@ -82,7 +82,10 @@ for (const version of ["1.6", "1.7"] as const) {
     }, 120_000);
 
     test("seccompProfile Unconfined on the container wins over the pod's RuntimeDefault (Seccomp: 0); unset is Unconfined", async () => {
-      const out = await output("seccomp-unconfined", pod("seccomp-unconfined", SECCOMP_LINE, { podSc: "{ seccompProfile: { type: RuntimeDefault } }", sc: "{ seccompProfile: { type: Unconfined } }" }));
+      const out = await output(
+        "seccomp-unconfined",
+        pod("seccomp-unconfined", SECCOMP_LINE, { podSc: "{ seccompProfile: { type: RuntimeDefault } }", sc: "{ seccompProfile: { type: Unconfined } }" }),
+      );
       expect(seccompMode(out)).toBe("0");
       await remove("seccomp-unconfined");
       const unset = await output("seccomp-unset", pod("seccomp-unset", SECCOMP_LINE));
@@ -93,11 +96,19 @@ for (const version of ["1.6", "1.7"] as const) {
     test("seccompProfile Localhost: the profile in <root-dir>/seccomp is applied (mkdir refused)", async () => {
       const dir = join(agent.dir, "root", "seccomp", "profiles");
       mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, "no-mkdir.json"), JSON.stringify({
-        defaultAction: "SCMP_ACT_ALLOW",
-        syscalls: [{ names: ["mkdir", "mkdirat"], action: "SCMP_ACT_ERRNO" }],
-      }));
-      const out = await output("seccomp-local", pod("seccomp-local", `${SECCOMP_LINE}; mkdir /tmp/x && echo made || echo refused`, { sc: "{ seccompProfile: { type: Localhost, localhostProfile: profiles/no-mkdir.json } }" }));
+      writeFileSync(
+        join(dir, "no-mkdir.json"),
+        JSON.stringify({
+          defaultAction: "SCMP_ACT_ALLOW",
+          syscalls: [{ names: ["mkdir", "mkdirat"], action: "SCMP_ACT_ERRNO" }],
+        }),
+      );
+      const out = await output(
+        "seccomp-local",
+        pod("seccomp-local", `${SECCOMP_LINE}; mkdir /tmp/x && echo made || echo refused`, {
+          sc: "{ seccompProfile: { type: Localhost, localhostProfile: profiles/no-mkdir.json } }",
+        }),
+      );
       expect(seccompMode(out)).toBe("2");
       expect(out).toContain("refused");
       expect(out).not.toContain("made");
@@ -119,9 +130,15 @@ for (const version of ["1.6", "1.7"] as const) {
     }, 120_000);
 
     test("procMount Unmasked is refused by validation (it needs hostUsers: false)", async () => {
-      const r = await agent.fetch("/pods", { method: "POST", headers: { "content-type": "application/yaml" }, body: pod("unmasked", "true", { sc: "{ procMount: Unmasked }" }) });
+      const r = await agent.fetch("/pods", {
+        method: "POST",
+        headers: { "content-type": "application/yaml" },
+        body: pod("unmasked", "true", { sc: "{ procMount: Unmasked }" }),
+      });
       expect(r.status).toBe(422);
-      expect(((await r.json()) as { message: string }).message).toContain("spec.containers[0].securityContext.procMount: Invalid value: \"Unmasked\": `hostUsers` must be false to use `Unmasked`");
+      expect(((await r.json()) as { message: string }).message).toContain(
+        'spec.containers[0].securityContext.procMount: Invalid value: "Unmasked": `hostUsers` must be false to use `Unmasked`',
+      );
       expect(await agent.pod("unmasked")).toBeUndefined();
     }, 60_000);
 

@@ -42,7 +42,9 @@ for (const version of ["1.6", "1.7"] as const) {
     beforeAll(async () => {
       node = await startNode(version);
       listener = await NotifyListener.start(`@nodeagent-e2e-notify-${process.pid}-${version}`);
-      agent = new TestAgent(node, ["--shutdown-pods", "--shutdown-grace-period", "10s", "--shutdown-grace-period-critical-pods", "4s"], undefined, { env: { NOTIFY_SOCKET: listener.path } });
+      agent = new TestAgent(node, ["--shutdown-pods", "--shutdown-grace-period", "10s", "--shutdown-grace-period-critical-pods", "4s"], undefined, {
+        env: { NOTIFY_SOCKET: listener.path },
+      });
       marks = join(agent.dir, "marks");
       mkdirSync(marks, { recursive: true });
       await agent.start();
@@ -61,7 +63,13 @@ for (const version of ["1.6", "1.7"] as const) {
       // The normal pod's trap takes a second, then says it finished; the critical one records whether
       // the normal one had finished when its own TERM came, then takes 2 s.
       agent.writeManifest("normal.yaml", pod("normal", { trap: "sleep 1; echo done > /marks/normal.term" }).replace("MARKS", marks));
-      agent.writeManifest("critical.yaml", pod("critical", { priority: 2000001000, trap: "if [ -f /marks/normal.term ]; then echo after-normal; else echo before-normal; fi > /marks/critical.term; sleep 2" }).replace("MARKS", marks));
+      agent.writeManifest(
+        "critical.yaml",
+        pod("critical", {
+          priority: 2000001000,
+          trap: "if [ -f /marks/normal.term ]; then echo after-normal; else echo before-normal; fi > /marks/critical.term; sleep 2",
+        }).replace("MARKS", marks),
+      );
       await agent.waitPod("normal", "running", running, 60_000);
       await agent.waitPod("critical", "running", running, 60_000);
       await eventually("both traps set", async () => existsSync(join(marks, "normal.started")) && existsSync(join(marks, "critical.started")));

@@ -62,8 +62,20 @@ for (const version of ["1.6", "1.7"] as const) {
     test("the sidecar runs beside the app, is started again when stopped by hand, and on deletion stops after the app", async () => {
       const out = join(agent.dir, "out-web");
       mkdirSync(out, { recursive: true });
-      agent.writeManifest("web.yaml", heartbeatPod("web", { restartPolicy: "Always", out, app: "trap 'sleep 2; echo app $(cut -d\" \" -f1 /proc/uptime) >> /out/stopped; exit 0' TERM; while true; do sleep 1; done" }));
-      const up = await agent.waitPod("web", "the app ready beside the sidecar", (p) => p.status?.phase === "Running" && app(p)?.ready === true && beat(p)?.state?.running !== undefined, 60_000);
+      agent.writeManifest(
+        "web.yaml",
+        heartbeatPod("web", {
+          restartPolicy: "Always",
+          out,
+          app: "trap 'sleep 2; echo app $(cut -d\" \" -f1 /proc/uptime) >> /out/stopped; exit 0' TERM; while true; do sleep 1; done",
+        }),
+      );
+      const up = await agent.waitPod(
+        "web",
+        "the app ready beside the sidecar",
+        (p) => p.status?.phase === "Running" && app(p)?.ready === true && beat(p)?.state?.running !== undefined,
+        60_000,
+      );
       expect(beat(up)).toMatchObject({ name: "beat", started: true, ready: true, restartCount: 0 });
       expect(app(up)).toMatchObject({ ready: true, restartCount: 0 });
       expect(up.status?.conditions?.find((c) => c.type === "Initialized")?.status).toBe("True");
@@ -73,7 +85,12 @@ for (const version of ["1.6", "1.7"] as const) {
       // Stopped by hand (CRI StopContainer): the agent starts it again, the app goes on.
       const first = cid(beat(up)!.containerID);
       await node.client.stopContainer(first, 0);
-      const again = await agent.waitPod("web", "the sidecar started again", (p) => beat(p)?.restartCount === 1 && beat(p)?.state?.running !== undefined, 60_000);
+      const again = await agent.waitPod(
+        "web",
+        "the sidecar started again",
+        (p) => beat(p)?.restartCount === 1 && beat(p)?.state?.running !== undefined,
+        60_000,
+      );
       expect(cid(beat(again)!.containerID)).not.toBe(first);
       expect(beat(again)!.lastState?.terminated?.containerID).toContain(first);
       expect(app(again)).toMatchObject({ restartCount: 0, containerID: app(up)!.containerID });
@@ -81,7 +98,10 @@ for (const version of ["1.6", "1.7"] as const) {
       // Deleted: the app stops first (it takes 2 s), the sidecar after it.
       agent.removeManifest("web.yaml");
       await eventually("the pod to leave /pods", async () => !(await agent.pod("web")), 60_000);
-      const stopped = readFileSync(join(out, "stopped"), "utf8").trim().split("\n").map((l) => l.split(" "));
+      const stopped = readFileSync(join(out, "stopped"), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => l.split(" "));
       // The first sidecar instance was stopped by hand with a 0 s grace: it may have logged too.
       const last = stopped.slice(-2);
       expect(last.map(([n]) => n)).toEqual(["app", "beat"]);

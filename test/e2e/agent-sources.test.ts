@@ -7,7 +7,6 @@ import { TestAgent, manifest, running } from "./agent-harness";
 import { startNode, type TestNode } from "./node";
 import { eventually } from "./proc";
 
-
 describe("agent sources on containerd 1.7", () => {
   let node: TestNode;
   let agent: TestAgent;
@@ -28,8 +27,14 @@ describe("agent sources on containerd 1.7", () => {
     const tokenFile = join(node.rootDir, "token");
     writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
     agent = new TestAgent(node, [
-      "--manifest-url", `http://127.0.0.1:${server.port}/pod.yaml`, "--manifest-url-header", "X-Node:e2e",
-      "--http-check-frequency", "1s", "--push-token-file", tokenFile,
+      "--manifest-url",
+      `http://127.0.0.1:${server.port}/pod.yaml`,
+      "--manifest-url-header",
+      "X-Node:e2e",
+      "--http-check-frequency",
+      "1s",
+      "--push-token-file",
+      tokenFile,
     ]);
     await agent.start();
   });
@@ -62,7 +67,11 @@ describe("agent sources on containerd 1.7", () => {
     expect(p.metadata!.annotations!["kubernetes.io/config.source"]).toBe("http");
     const url = `http://127.0.0.1:${server.port}/pod.yaml`;
     server.stop(true);
-    await agent.proc.waitFor("a warning naming the URL", () => agent.proc.stderr.split("\n").some((l) => l.includes('"level":"warn"') && l.includes(url)) || undefined, 20_000);
+    await agent.proc.waitFor(
+      "a warning naming the URL",
+      () => agent.proc.stderr.split("\n").some((l) => l.includes('"level":"warn"') && l.includes(url)) || undefined,
+      20_000,
+    );
     const after = await agent.pod("fromurl");
     expect(after?.metadata!.uid).toBe(p.metadata!.uid!);
     expect(running(after!)).toBe(true);
@@ -71,7 +80,8 @@ describe("agent sources on containerd 1.7", () => {
 
   test("POST /pods needs the token; a pushed pod runs under its own name; DELETE stops it", async () => {
     const body = manifest("pushed", "sleep 3600");
-    const post = (auth?: string) => fetch(`${agent.url}/pods`, { method: "POST", headers: { "content-type": "application/yaml", ...(auth ? { authorization: auth } : {}) }, body });
+    const post = (auth?: string) =>
+      fetch(`${agent.url}/pods`, { method: "POST", headers: { "content-type": "application/yaml", ...(auth ? { authorization: auth } : {}) }, body });
     expect((await post()).status).toBe(401);
     // A token nobody issued does not authenticate: 401, as the kubelet (it was 403 before the kubelet's model).
     expect((await post("Bearer wrong")).status).toBe(401);

@@ -27,14 +27,23 @@ for (const version of ["1.6", "1.7"] as const) {
       a.writeManifest("burn.yaml", manifest("burn", "while :; do :; done"));
       a.writeManifest("idle.yaml", manifest("idle", "exec sleep 3600"));
       // 48 MiB in a shell variable's worth of memory: a tmpfs file counts in the pod's memory cgroup.
-      a.writeManifest("mem.yaml", manifest("mem", "mkdir -p /dev/shm/x; dd if=/dev/zero of=/dev/shm/x/fill bs=1M count=48 2>/dev/null; echo filled > /work/done; exec sleep 3600"));
+      a.writeManifest(
+        "mem.yaml",
+        manifest("mem", "mkdir -p /dev/shm/x; dd if=/dev/zero of=/dev/shm/x/fill bs=1M count=48 2>/dev/null; echo filled > /work/done; exec sleep 3600"),
+      );
       for (const n of ["burn", "idle", "mem"]) await a.waitPod(n, "running", running);
 
-      const s = await eventually("a summary with cpu rates of the three pods", async () => {
-        const x = await summary();
-        const ok = ["burn", "idle", "mem"].every((n) => podOf(x, n)?.cpu?.usageNanoCores !== undefined) && (podOf(x, "mem")?.memory?.workingSetBytes ?? 0) > 40 * MiB;
-        return ok ? x : undefined;
-      }, 30_000, 1000);
+      const s = await eventually(
+        "a summary with cpu rates of the three pods",
+        async () => {
+          const x = await summary();
+          const ok =
+            ["burn", "idle", "mem"].every((n) => podOf(x, n)?.cpu?.usageNanoCores !== undefined) && (podOf(x, "mem")?.memory?.workingSetBytes ?? 0) > 40 * MiB;
+          return ok ? x : undefined;
+        },
+        30_000,
+        1000,
+      );
       const burn = podOf(s, "burn")!;
       const idle = podOf(s, "idle")!;
       const mem = podOf(s, "mem")!;
@@ -61,7 +70,9 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(text).toMatch(new RegExp(`^pod_memory_working_set_bytes\\{namespace="default",pod="mem-${NODE_NAME}"\\} (\\d+) \\d+$`, "m"));
       const ws = Number(new RegExp(`^pod_memory_working_set_bytes\\{namespace="default",pod="mem-${NODE_NAME}"\\} (\\d+)`, "m").exec(text)![1]);
       expect(ws).toBeGreaterThan(40 * MiB);
-      expect(text).toMatch(new RegExp(`^container_cpu_usage_seconds_total\\{container="main",namespace="default",pod="burn-${NODE_NAME}"\\} [0-9.e+-]+ \\d+$`, "m"));
+      expect(text).toMatch(
+        new RegExp(`^container_cpu_usage_seconds_total\\{container="main",namespace="default",pod="burn-${NODE_NAME}"\\} [0-9.e+-]+ \\d+$`, "m"),
+      );
       expect(text).toContain("scrape_error 0");
       for (const n of ["burn", "idle", "mem"]) a.removeManifest(`${n}.yaml`);
 

@@ -17,11 +17,15 @@ const TOKEN = "e2e-streaming-token";
 for (const version of ["1.6", "1.7"] as const) {
   describe(`exec and port-forward, containerd ${version}`, () => {
     let tokenFile = "";
-    const env = useAgent(version, (node) => {
-      tokenFile = join(node.rootDir, "push-token");
-      writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
-      return ["--push-token-file", tokenFile];
-    }, { https: true });
+    const env = useAgent(
+      version,
+      (node) => {
+        tokenFile = join(node.rootDir, "push-token");
+        writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
+        return ["--push-token-file", tokenFile];
+      },
+      { https: true },
+    );
     let agent: TestAgent;
     let client: AgentClient;
     beforeAll(async () => {
@@ -44,9 +48,12 @@ for (const version of ["1.6", "1.7"] as const) {
       let err = "";
       const input = o.stdin;
       const result = await runRemoteCommand(url, options, {
-        stdin: input === undefined ? undefined : (async function* () {
-          yield new TextEncoder().encode(input);
-        })(),
+        stdin:
+          input === undefined
+            ? undefined
+            : (async function* () {
+                yield new TextEncoder().encode(input);
+              })(),
         stdout: (b) => (out += new TextDecoder().decode(b)),
         stderr: (b) => (err += new TextDecoder().decode(b)),
       });
@@ -65,7 +72,24 @@ for (const version of ["1.6", "1.7"] as const) {
     }, 60_000);
 
     test("nodeagent exec: the command's output and exit status", async () => {
-      const p = Bun.spawn([BINARY, "exec", "--server", agent.url, "--token-file", tokenFile, "--certificate-authority", join(agent.dir, "root", "pki", "kubelet.crt"), pod, "--", "sh", "-c", "echo via-cli; exit 7"], { stdout: "pipe", stderr: "pipe" });
+      const p = Bun.spawn(
+        [
+          BINARY,
+          "exec",
+          "--server",
+          agent.url,
+          "--token-file",
+          tokenFile,
+          "--certificate-authority",
+          join(agent.dir, "root", "pki", "kubelet.crt"),
+          pod,
+          "--",
+          "sh",
+          "-c",
+          "echo via-cli; exit 7",
+        ],
+        { stdout: "pipe", stderr: "pipe" },
+      );
       const [out, code] = await Promise.all([new Response(p.stdout).text(), p.exited]);
       expect(code).toBe(7);
       expect(out).toBe("via-cli\n");

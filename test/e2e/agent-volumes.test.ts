@@ -51,7 +51,10 @@ spec:
 `;
 
 function mountPoints(): string[] {
-  return readFileSync("/proc/self/mountinfo", "utf8").split("\n").map((l) => l.split(" ")[4] ?? "").filter(Boolean);
+  return readFileSync("/proc/self/mountinfo", "utf8")
+    .split("\n")
+    .map((l) => l.split(" ")[4] ?? "")
+    .filter(Boolean);
 }
 
 for (const version of ["1.6", "1.7"] as const) {
@@ -81,14 +84,35 @@ for (const version of ["1.6", "1.7"] as const) {
       // the agent's reason and message, and WaitEnded once the pod is gone.
       const tokenFile = join(agent.dir, "pleg-token");
       writeFileSync(tokenFile, `${agent.token}\n`, { mode: 0o600 });
-      const watch = new BinaryProcess(["pleg", "watch", "--runtime-endpoint", node.endpoint, "--mode", "generic", "-o", "json", "--relist-period", "300ms", "--agent", agent.url, "--token-file", tokenFile]);
+      const watch = new BinaryProcess([
+        "pleg",
+        "watch",
+        "--runtime-endpoint",
+        node.endpoint,
+        "--mode",
+        "generic",
+        "-o",
+        "json",
+        "--relist-period",
+        "300ms",
+        "--agent",
+        agent.url,
+        "--token-file",
+        tokenFile,
+      ]);
       try {
-        const waiting = await watch.waitFor("a Waiting event for the pod", () => watch.json<{ type: string; pod?: { name: string }; reason?: string; message?: string }>().find((e) => e.type === "Waiting" && e.pod?.name === p.metadata!.name));
+        const waiting = await watch.waitFor("a Waiting event for the pod", () =>
+          watch
+            .json<{ type: string; pod?: { name: string }; reason?: string; message?: string }>()
+            .find((e) => e.type === "Waiting" && e.pod?.name === p.metadata!.name),
+        );
         expect(waiting.reason).toBe("FailedMount");
         expect(waiting.message).toStartWith("Unable to attach or mount volumes: unmounted volumes=[cfg]");
         agent.removeManifest("needs-config.yaml");
         await eventually("the pod to leave /pods", async () => !(await agent.pod("needs-config")));
-        await watch.waitFor("WaitEnded", () => watch.json<{ type: string; pod?: { name: string } }>().find((e) => e.type === "WaitEnded" && e.pod?.name === p.metadata!.name));
+        await watch.waitFor("WaitEnded", () =>
+          watch.json<{ type: string; pod?: { name: string } }>().find((e) => e.type === "WaitEnded" && e.pod?.name === p.metadata!.name),
+        );
       } finally {
         await watch.interrupt();
       }
@@ -116,7 +140,11 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", tmpfs]).exitCode).toBe(0);
       expect(mountPoints()).toContain(tmpfs);
       await agent.start();
-      await eventually("the gone pod's tmpfs to be unmounted and its folder removed", async () => !mountPoints().includes(tmpfs) && !existsSync(join(podsDir, goneUid)), 30_000);
+      await eventually(
+        "the gone pod's tmpfs to be unmounted and its folder removed",
+        async () => !mountPoints().includes(tmpfs) && !existsSync(join(podsDir, goneUid)),
+        30_000,
+      );
       expect(mountPoints().filter((m) => m.startsWith(join(podsDir, goneUid)))).toEqual([]);
       expect(existsSync(keptVolume)).toBe(true);
       const after = await agent.waitPod("keep", "running", running);

@@ -7,7 +7,6 @@ import { AGENT_CGROUP, manifest, running, useAgent, type TestAgent } from "./age
 import type { TestNode } from "./node";
 import { eventually } from "./proc";
 
-
 for (const version of ["1.6", "1.7"] as const) {
   describe(`agent on containerd ${version}`, () => {
     const env = useAgent(version, () => ["--cluster-dns", "10.96.0.10"]);
@@ -30,7 +29,10 @@ for (const version of ["1.6", "1.7"] as const) {
       agent.writeManifest("web.yaml", manifest("web", "echo v2; sleep 3600"));
       const v2 = await agent.waitPod("web", "replaced by the edit", (p) => p.metadata!.uid !== uid1 && running(p));
       const uid2 = v2.metadata!.uid!;
-      await eventually("the old pod's sandboxes to be removed", async () => (await node.client.listPodSandbox({ labelSelector: { [POD_UID]: uid1 } })).length === 0);
+      await eventually(
+        "the old pod's sandboxes to be removed",
+        async () => (await node.client.listPodSandbox({ labelSelector: { [POD_UID]: uid1 } })).length === 0,
+      );
       expect(await node.client.listContainers({ labelSelector: { [POD_UID]: uid2 } })).toHaveLength(1);
 
       agent.removeManifest("web.yaml");
@@ -40,15 +42,23 @@ for (const version of ["1.6", "1.7"] as const) {
     }, 90_000);
 
     test("init containers run in order before the app container; logs are where the kubelet puts them", async () => {
-      agent.writeManifest("init.yaml", manifest("init", "cat /work/order; sleep 3600", {
-        initContainers: ["echo one >> /work/order", "echo two >> /work/order"],
-      }));
+      agent.writeManifest(
+        "init.yaml",
+        manifest("init", "cat /work/order; sleep 3600", {
+          initContainers: ["echo one >> /work/order", "echo two >> /work/order"],
+        }),
+      );
       const p = await agent.waitPod("init", "running", running);
       expect(p.status!.initContainerStatuses!.map((c) => c.state?.terminated?.exitCode)).toEqual([0, 0]);
       expect(p.status!.conditions!.find((c) => c.type === "Initialized")!.status).toBe("True");
       const log = join(agent.dir, "logs", `default_init-e2e-node_${p.metadata!.uid}`, "main", "0.log");
       const text = await eventually("the app's log", async () => existsSync(log) && readFileSync(log, "utf8").includes("two") && readFileSync(log, "utf8"));
-      expect(text.split("\n").filter(Boolean).map((l) => l.split(" ").slice(3).join(" "))).toEqual(["one", "two"]);
+      expect(
+        text
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => l.split(" ").slice(3).join(" ")),
+      ).toEqual(["one", "two"]);
       agent.removeManifest("init.yaml");
     }, 60_000);
 
@@ -56,14 +66,31 @@ for (const version of ["1.6", "1.7"] as const) {
       const resolvConf = async (name: string) => {
         const p = await agent.waitPod(name, "running", running);
         const log = join(agent.dir, "logs", `default_${name}-e2e-node_${p.metadata!.uid}`, "main", "0.log");
-        const text = await eventually(`${name}'s resolv.conf in its log`, async () => existsSync(log) && readFileSync(log, "utf8").includes("nameserver") && readFileSync(log, "utf8"));
-        return text.split("\n").filter(Boolean).map((l) => l.split(" ").slice(3).join(" ").trim());
+        const text = await eventually(
+          `${name}'s resolv.conf in its log`,
+          async () => existsSync(log) && readFileSync(log, "utf8").includes("nameserver") && readFileSync(log, "utf8"),
+        );
+        return text
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => l.split(" ").slice(3).join(" ").trim());
       };
       agent.writeManifest("dns1.yaml", manifest("dns1", "cat /etc/resolv.conf; sleep 3600"));
-      agent.writeManifest("dns2.yaml", manifest("dns2", "cat /etc/resolv.conf; sleep 3600").replace("spec:\n", "spec:\n  dnsPolicy: None\n  dnsConfig: { nameservers: [192.0.2.1], searches: [e2e.example], options: [{ name: ndots, value: '2' }] }\n"));
+      agent.writeManifest(
+        "dns2.yaml",
+        manifest("dns2", "cat /etc/resolv.conf; sleep 3600").replace(
+          "spec:\n",
+          "spec:\n  dnsPolicy: None\n  dnsConfig: { nameservers: [192.0.2.1], searches: [e2e.example], options: [{ name: ndots, value: '2' }] }\n",
+        ),
+      );
       const first = await resolvConf("dns1");
       expect(first).toContain("nameserver 10.96.0.10");
-      expect(first.find((l) => l.startsWith("search"))!.split(/\s+/).slice(1, 4)).toEqual(["default.svc.cluster.local", "svc.cluster.local", "cluster.local"]);
+      expect(
+        first
+          .find((l) => l.startsWith("search"))!
+          .split(/\s+/)
+          .slice(1, 4),
+      ).toEqual(["default.svc.cluster.local", "svc.cluster.local", "cluster.local"]);
       expect(first).toContain("options ndots:5");
       const second = await resolvConf("dns2");
       expect(second.filter((l) => l.startsWith("nameserver"))).toEqual(["nameserver 192.0.2.1"]);
@@ -80,7 +107,12 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(cs.state!.waiting!.message).toContain("back-off 10s restarting failed container=main");
       expect(cs.lastState!.terminated!.exitCode).toBe(3);
       expect(first.status!.phase).toBe("Running");
-      const second = await agent.waitPod("crash", "back-off 20s", (p) => (p.status?.containerStatuses?.[0]?.state?.waiting?.message ?? "").includes("back-off 20s"), 40_000);
+      const second = await agent.waitPod(
+        "crash",
+        "back-off 20s",
+        (p) => (p.status?.containerStatuses?.[0]?.state?.waiting?.message ?? "").includes("back-off 20s"),
+        40_000,
+      );
       expect(second.status!.containerStatuses![0]!.restartCount).toBe(cs.restartCount + 1);
       // /metrics counts the restarts the agent made, the exited container and the relists.
       const metrics = await (await agent.fetch("/metrics")).text();
@@ -95,7 +127,7 @@ for (const version of ["1.6", "1.7"] as const) {
     test("an edit that makes the manifest invalid leaves the running pod as it is", async () => {
       agent.writeManifest("keep.yaml", manifest("keep", "sleep 3600"));
       const before = await agent.waitPod("keep", "running", running);
-      agent.writeManifest("keep.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: keep\nspec:\n  containers:\n    - name: main\n      image: \"\"\n");
+      agent.writeManifest("keep.yaml", 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: keep\nspec:\n  containers:\n    - name: main\n      image: ""\n');
       await agent.proc.waitFor("the error, with file and line", () => agent.proc.stderr.includes("keep.yaml:8"), 20_000);
       const after = await agent.pod("keep");
       expect(after!.metadata!.uid).toBe(before.metadata!.uid!);

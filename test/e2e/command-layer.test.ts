@@ -93,10 +93,16 @@ describe("the command layer, beside an agent running a pod on containerd 1.6", (
     const agentArgs = ["--root-dir", root, "--hostname-override", NODE_NAME, "--cgroup-root", AGENT_CGROUP, "--port", String(port)];
     const cases: Array<[string[], string]> = [
       // The mistake of the issue: the flag mistyped, on the same manifests and node as the running agent.
-      [["agent", ...agentArgs, "--pod-manifest-paht", agent().manifests], "unknown flag --pod-manifest-paht for nodeagent agent; did you mean --pod-manifest-path?"],
+      [
+        ["agent", ...agentArgs, "--pod-manifest-paht", agent().manifests],
+        "unknown flag --pod-manifest-paht for nodeagent agent; did you mean --pod-manifest-path?",
+      ],
       [["agent", ...agentArgs, "--runtime-endpoint", node().endpoint, "--bogus-flag"], "unknown flag --bogus-flag for nodeagent agent\n"],
       [["pleg", "watch", "--root-dir", root, "--relist-perod", "1s"], "unknown flag --relist-perod for nodeagent pleg watch; did you mean --relist-period?"],
-      [["probe", "run", "--root-dir", root, "--pod", "default/steady-e2e-node", "--prbe", "readiness"], "unknown flag --prbe for nodeagent probe run; did you mean --probe?"],
+      [
+        ["probe", "run", "--root-dir", root, "--pod", "default/steady-e2e-node", "--prbe", "readiness"],
+        "unknown flag --prbe for nodeagent probe run; did you mean --probe?",
+      ],
       [["schedule", "--clustr", "cluster.yaml", "pod.yaml"], "unknown flag --clustr for nodeagent schedule; did you mean --cluster?"],
       [["staticpod", "lint", "--failon", "warning"], "unknown flag --failon for nodeagent staticpod lint; did you mean --fail-on?"],
     ];
@@ -116,7 +122,10 @@ describe("the command layer, beside an agent running a pod on containerd 1.6", (
     const root = join(scratch, "stray-root");
     const cases: Array<[string[], string]> = [
       // The flag forgotten: the directory given as an argument.
-      [["agent", "--runtime-endpoint", node().endpoint, "--root-dir", root, "--hostname-override", NODE_NAME, "--port", "0", agent().manifests], `unexpected argument ${JSON.stringify(agent().manifests)}: nodeagent agent takes no arguments`],
+      [
+        ["agent", "--runtime-endpoint", node().endpoint, "--root-dir", root, "--hostname-override", NODE_NAME, "--port", "0", agent().manifests],
+        `unexpected argument ${JSON.stringify(agent().manifests)}: nodeagent agent takes no arguments`,
+      ],
       [["pleg", "watch", "--root-dir", root, "generic"], `unexpected argument "generic": nodeagent pleg watch takes no arguments`],
       [["probe", "run", "--root-dir", root, "--pod", "default/steady-e2e-node", "--probe", "readiness", "now"], "unexpected arguments: now"],
     ];
@@ -135,7 +144,11 @@ describe("the command layer, beside an agent running a pod on containerd 1.6", (
       ["--max-pods", "abc", `--max-pods "abc": expected a whole number from 0 to 1000000`],
       ["--port", "abc", `--port "abc": expected a whole number from 0 to 65535`],
       ["--pod-manifest-path", "/no/such/dir", `--pod-manifest-path "/no/such/dir": no such file or directory`],
-      ["--node-labels", "node-role.kubernetes.io/worker=", "unknown 'kubernetes.io' or 'k8s.io' labels specified with --node-labels: [node-role.kubernetes.io/worker]"],
+      [
+        "--node-labels",
+        "node-role.kubernetes.io/worker=",
+        "unknown 'kubernetes.io' or 'k8s.io' labels specified with --node-labels: [node-role.kubernetes.io/worker]",
+      ],
     ] as const) {
       // No --runtime-endpoint: a start would run a containerd of its own under the root dir.
       const r = await run(["agent", "--root-dir", root, flag, value]);
@@ -154,7 +167,26 @@ describe("the command layer, beside an agent running a pod on containerd 1.6", (
     const port = (busy.address() as { port: number }).port;
     try {
       // Under the describe's cgroup root (removed after it): the agent makes kubepods before it starts containerd.
-      const r = await run(["agent", "--root-dir", root, "--pod-manifest-path", manifests, "--address", "127.0.0.1", "--port", String(port), "--hostname-override", "busy-node", "--log-format", "json", "--cgroup-root", AGENT_CGROUP], 90_000);
+      const r = await run(
+        [
+          "agent",
+          "--root-dir",
+          root,
+          "--pod-manifest-path",
+          manifests,
+          "--address",
+          "127.0.0.1",
+          "--port",
+          String(port),
+          "--hostname-override",
+          "busy-node",
+          "--log-format",
+          "json",
+          "--cgroup-root",
+          AGENT_CGROUP,
+        ],
+        90_000,
+      );
       expect(r.code).toBe(1);
       const started = /"msg":"started containerd","pid":(\d+)/.exec(r.stderr);
       expect(started).not.toBeNull();
@@ -162,7 +194,11 @@ describe("the command layer, beside an agent running a pod on containerd 1.6", (
       expect(r.stderr).toContain(`error: cannot listen on 127.0.0.1:${port}`);
       expect(r.stderr).toContain("in use");
       // The managed containerd is gone (by its pid, and by anything still running under its root).
-      await eventually("the managed containerd to be gone", async () => !existsSync(`/proc/${pid}`) || !readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("containerd"), 15_000);
+      await eventually(
+        "the managed containerd to be gone",
+        async () => !existsSync(`/proc/${pid}`) || !readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("containerd"),
+        15_000,
+      );
       expect(processesMentioning(root)).toEqual([]);
     } finally {
       busy.close();
@@ -188,8 +224,23 @@ describe("the command layer, beside an agent running a pod on containerd 1.6", (
     const aside = `${a.manifests}.aside`;
     renameSync(a.manifests, aside);
     try {
-      const r = await run(["agent", "--runtime-endpoint", node().endpoint, "--root-dir", join(a.dir, "root"), "--pod-manifest-path", a.manifests,
-        "--pod-logs-dir", join(a.dir, "logs"), "--cgroup-root", AGENT_CGROUP, "--hostname-override", NODE_NAME, "--port", "0"]);
+      const r = await run([
+        "agent",
+        "--runtime-endpoint",
+        node().endpoint,
+        "--root-dir",
+        join(a.dir, "root"),
+        "--pod-manifest-path",
+        a.manifests,
+        "--pod-logs-dir",
+        join(a.dir, "logs"),
+        "--cgroup-root",
+        AGENT_CGROUP,
+        "--hostname-override",
+        NODE_NAME,
+        "--port",
+        "0",
+      ]);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(a.manifests);
       const status = await node().client.containerStatus(containerId.replace("containerd://", ""));
@@ -227,12 +278,32 @@ describe("agent --config with kubeadm's /var/lib/kubelet/config.yaml", () => {
     const clientCA = new TestClientCA();
     const caFile = clientCA.writeCA(join(dir, "ca.crt"));
     clientCA.cleanup();
-    writeFileSync(config, fixture.replace("staticPodPath: /etc/kubernetes/manifests", `staticPodPath: ${manifests}`).replace("/etc/kubernetes/pki/ca.crt", caFile));
+    writeFileSync(
+      config,
+      fixture.replace("staticPodPath: /etc/kubernetes/manifests", `staticPodPath: ${manifests}`).replace("/etc/kubernetes/pki/ca.crt", caFile),
+    );
     const tokenFile = join(dir, "token");
     writeFileSync(tokenFile, "kubeadm-e2e-token\n", { mode: 0o600 });
     const args = [
-      "agent", "--config", config, "--runtime-endpoint", node.endpoint, "--root-dir", join(dir, "root"), "--pod-logs-dir", join(dir, "logs"),
-      "--cgroup-root", cgroup, "--hostname-override", "kubeadm-node", "--port", "0", "--log-format", "json", "--push-token-file", tokenFile,
+      "agent",
+      "--config",
+      config,
+      "--runtime-endpoint",
+      node.endpoint,
+      "--root-dir",
+      join(dir, "root"),
+      "--pod-logs-dir",
+      join(dir, "logs"),
+      "--cgroup-root",
+      cgroup,
+      "--hostname-override",
+      "kubeadm-node",
+      "--port",
+      "0",
+      "--log-format",
+      "json",
+      "--push-token-file",
+      tokenFile,
     ];
     // kubeadm's file says cgroupDriver: systemd. Where systemd is not the init system (this machine)
     // the agent refuses to start, as a usage error, before it touches any cgroup; on the command line
@@ -246,12 +317,18 @@ describe("agent --config with kubeadm's /var/lib/kubelet/config.yaml", () => {
     }
     agent = new BinaryProcess(args);
     // HTTPS by default, with the self-signed certificate the agent made under its root.
-    const url = (await agent.waitFor("the agent's API address", () => /"msg":"nodeagent started",.*?"api":"(https:\/\/[0-9.:]+)"/.exec(agent!.stderr) ?? undefined, 30_000))[1]!;
+    const url = (
+      await agent.waitFor("the agent's API address", () => /"msg":"nodeagent started",.*?"api":"(https:\/\/[0-9.:]+)"/.exec(agent!.stderr) ?? undefined, 30_000)
+    )[1]!;
     const tls = { ca: readFileSync(join(dir, "root", "pki", "kubelet.crt"), "utf8") };
-    const pod = await eventually("the static pod of the file's staticPodPath to run", async () => {
-      const list = (await (await fetch(`${url}/pods`, { headers: { Authorization: "Bearer kubeadm-e2e-token" }, tls })).json()) as PodList;
-      return list.items.find((p) => p.metadata?.name === "web-kubeadm-node" && p.status?.phase === "Running");
-    }, 60_000);
+    const pod = await eventually(
+      "the static pod of the file's staticPodPath to run",
+      async () => {
+        const list = (await (await fetch(`${url}/pods`, { headers: { Authorization: "Bearer kubeadm-e2e-token" }, tls })).json()) as PodList;
+        return list.items.find((p) => p.metadata?.name === "web-kubeadm-node" && p.status?.phase === "Running");
+      },
+      60_000,
+    );
     expect(pod.metadata?.annotations?.["kubernetes.io/config.source"]).toBe("file");
     const warnings = agent.stderr.split("\n").filter((l) => l.includes("ignoring the fields nodeagent does not implement"));
     expect(warnings).toHaveLength(1);

@@ -20,7 +20,10 @@ const EXAMPLES = join(REPO, "examples/manifests");
 
 /** Runs `nodeagent probe run ARGS` against the test node and agent, to its end. */
 async function probeRun(node: TestNode, agent: TestAgent, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const proc = Bun.spawn([BINARY, "probe", "run", "--runtime-endpoint", node.endpoint, "--agent", agent.url, "--token-file", join(agent.dir, "harness-token"), ...args], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn(
+    [BINARY, "probe", "run", "--runtime-endpoint", node.endpoint, "--agent", agent.url, "--token-file", join(agent.dir, "harness-token"), ...args],
+    { stdin: "ignore", stdout: "pipe", stderr: "pipe" },
+  );
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }

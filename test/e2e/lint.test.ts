@@ -83,7 +83,10 @@ describe("output formats", () => {
     const run = lint([`${CORPUS}/broken`, "-o", "json", "--node-name", "node1"]);
     expect(run.code).toBe(1);
     const doc = JSON.parse(run.stdout);
-    const expected = await runLint([`${CORPUS}/broken`].map((p) => join(ROOT, p)), { config: { rules: {} }, nodeName: "node1" });
+    const expected = await runLint(
+      [`${CORPUS}/broken`].map((p) => join(ROOT, p)),
+      { config: { rules: {} }, nodeName: "node1" },
+    );
     const relative = (file: string): string => file.replace(`${ROOT}/`, "");
     expect(doc.findings).toEqual(expected.findings.map((f) => ({ ...f, file: relative(f.file) })));
   });
@@ -102,7 +105,9 @@ describe("output formats", () => {
   test("github annotations and junit", () => {
     const gh = lint([`${CORPUS}/broken/bad-ports.yaml`, "-o", "github"]);
     expect(gh.code).toBe(1);
-    expect(gh.stdout).toContain(`::error file=${CORPUS}/broken/bad-ports.yaml,line=16,col=17,endLine=16,endColumn=20,title=invalid-port (nodeagent staticpod lint)::`);
+    expect(gh.stdout).toContain(
+      `::error file=${CORPUS}/broken/bad-ports.yaml,line=16,col=17,endLine=16,endColumn=20,title=invalid-port (nodeagent staticpod lint)::`,
+    );
     const junit = lint([`${CORPUS}/broken/bad-ports.yaml`, "-o", "junit"]);
     expect(junit.code).toBe(1);
     expect(junit.stdout).toContain('<testsuites name="nodeagent staticpod lint" tests="14" failures="5" errors="0">');
@@ -198,7 +203,10 @@ describe("configuration", () => {
     Bun.spawnSync(["mkdir", "-p", sub]);
     writeFileSync(join(sub, "web.yaml"), readFileSync(join(ROOT, CORPUS, "broken/fixed-uid.yaml")));
     expect(lint(["web.yaml", "--fail-on", "warning"], { cwd: sub }).code).toBe(1);
-    writeFileSync(join(repo, ".nodeagent-lint.yaml"), "rules:\n  fixed-uid: error\n  missing-resources: off\n  missing-liveness-probe: off\n  missing-readiness-probe: off\n  run-as-non-root: info\n");
+    writeFileSync(
+      join(repo, ".nodeagent-lint.yaml"),
+      "rules:\n  fixed-uid: error\n  missing-resources: off\n  missing-liveness-probe: off\n  missing-readiness-probe: off\n  run-as-non-root: info\n",
+    );
     const run = lint(["web.yaml", "-o", "json"], { cwd: sub });
     expect(run.code).toBe(1);
     const findings = JSON.parse(run.stdout).findings.map((f: { rule: string; severity: string }) => `${f.rule} ${f.severity}`);

@@ -32,14 +32,18 @@ export async function runSandbox(node: TestNode, name: string, opts: { hostNetwo
 }
 
 export async function runContainer(client: CriClient, pod: TestPod, name: string, command: string[]): Promise<string> {
-  const id = await client.createContainer(pod.sandboxId, {
-    metadata: { name, attempt: 0 },
-    image: { image: BUSYBOX_IMAGE },
-    command,
-    logPath: `${name}/0.log`,
-    labels: containerLabels(pod, name),
-    linux: { resources: {}, securityContext: {} },
-  }, pod.config);
+  const id = await client.createContainer(
+    pod.sandboxId,
+    {
+      metadata: { name, attempt: 0 },
+      image: { image: BUSYBOX_IMAGE },
+      command,
+      logPath: `${name}/0.log`,
+      labels: containerLabels(pod, name),
+      linux: { resources: {}, securityContext: {} },
+    },
+    pod.config,
+  );
   await client.startContainer(id);
   return id;
 }

@@ -50,7 +50,10 @@ async function probeRun(node: TestNode, args: string[], agent?: string): Promise
     stderr: "pipe",
   });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  const attempts = stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Attempt);
+  const attempts = stdout
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as Attempt);
   return { code, stdout, stderr, attempts };
 }
 
@@ -144,17 +147,49 @@ for (const version of ["1.6", "1.7"] as const) {
     test("httpGet ad hoc: 200 passes at once (exit 0); 404 fails after failureThreshold attempts (exit 1); no answer times out", async () => {
       const ok = await probeRun(node, ["--pod", "e2e/web", "--container", "httpd", "--http-get", ":8080/healthz", "-o", "json"]);
       expect(ok.code).toBe(0);
-      expect(ok.attempts).toMatchObject([{ attempt: 1, probe: "readiness", handler: "httpGet", target: `http://${webIP}:8080/healthz`, pod: "e2e/web", container: "httpd", result: "success", verdict: "success", settled: true }]);
+      expect(ok.attempts).toMatchObject([
+        {
+          attempt: 1,
+          probe: "readiness",
+          handler: "httpGet",
+          target: `http://${webIP}:8080/healthz`,
+          pod: "e2e/web",
+          container: "httpd",
+          result: "success",
+          verdict: "success",
+          settled: true,
+        },
+      ]);
       expect(ok.attempts[0]!.reason).toBe("ok\n");
 
       const missing = await probeRun(node, ["--pod", "e2e/web", "--container", "httpd", "--http-get", ":8080/missing", "--period", "200ms", "-o", "json"]);
       expect(missing.code).toBe(1);
-      expect(missing.attempts.map((a) => [a.result, a.run, a.verdict])).toEqual([["failure", 1, "failure"], ["failure", 2, "failure"], ["failure", 3, "failure"]]);
+      expect(missing.attempts.map((a) => [a.result, a.run, a.verdict])).toEqual([
+        ["failure", 1, "failure"],
+        ["failure", 2, "failure"],
+        ["failure", 3, "failure"],
+      ]);
       expect(missing.attempts[0]!.reason).toBe("HTTP probe failed with statuscode: 404");
 
-      const silent = await probeRun(node, ["--pod", "e2e/web", "--container", "silent", "--http-get", ":8081/", "--timeout", "500ms", "--count", "1", "-o", "json"]);
+      const silent = await probeRun(node, [
+        "--pod",
+        "e2e/web",
+        "--container",
+        "silent",
+        "--http-get",
+        ":8081/",
+        "--timeout",
+        "500ms",
+        "--count",
+        "1",
+        "-o",
+        "json",
+      ]);
       expect(silent.code).toBe(1);
-      expect(silent.attempts[0]).toMatchObject({ result: "failure", reason: `Get "http://${webIP}:8081/": context deadline exceeded (Client.Timeout exceeded while awaiting headers)` });
+      expect(silent.attempts[0]).toMatchObject({
+        result: "failure",
+        reason: `Get "http://${webIP}:8081/": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`,
+      });
       expect(silent.attempts[0]!.latencyMs).toBeGreaterThanOrEqual(500);
       expect(silent.attempts[0]!.latencyMs).toBeLessThan(1500);
     }, 60_000);
@@ -166,11 +201,27 @@ for (const version of ["1.6", "1.7"] as const) {
 
       const closed = await probeRun(node, ["--pod", "e2e/web", "--container", "tcp", "--tcp", ":9001", "--count", "2", "--period", "100ms", "-o", "json"]);
       expect(closed.code).toBe(1);
-      expect(closed.attempts.map((a) => a.reason)).toEqual([`dial tcp ${webIP}:9001: connect: connection refused`, `dial tcp ${webIP}:9001: connect: connection refused`]);
+      expect(closed.attempts.map((a) => a.reason)).toEqual([
+        `dial tcp ${webIP}:9001: connect: connection refused`,
+        `dial tcp ${webIP}:9001: connect: connection refused`,
+      ]);
 
       // An unused address on this node's own pod bridge: ARP goes unanswered, the connect never completes.
       const nobody = webIP.replace(/\.\d+$/, ".250");
-      const silent = await probeRun(node, ["--pod", "e2e/web", "--container", "tcp", "--tcp", `${nobody}:9000`, "--timeout", "500ms", "--count", "1", "-o", "json"]);
+      const silent = await probeRun(node, [
+        "--pod",
+        "e2e/web",
+        "--container",
+        "tcp",
+        "--tcp",
+        `${nobody}:9000`,
+        "--timeout",
+        "500ms",
+        "--count",
+        "1",
+        "-o",
+        "json",
+      ]);
       expect(silent.code).toBe(1);
       expect(silent.attempts).toMatchObject([{ result: "failure", reason: `dial tcp ${nobody}:9000: i/o timeout (after 500ms)` }]);
     }, 60_000);
@@ -180,12 +231,42 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(ok.code).toBe(0);
       expect(ok.attempts).toMatchObject([{ handler: "exec", target: "cat /tmp/healthy", result: "success" }]);
 
-      const bad = await probeRun(node, ["--pod", "e2e/web", "--container", "httpd", "--probe", "liveness", "--failure-threshold", "1", "-o", "json", "--exec", "--", "cat", "/tmp/nope"]);
+      const bad = await probeRun(node, [
+        "--pod",
+        "e2e/web",
+        "--container",
+        "httpd",
+        "--probe",
+        "liveness",
+        "--failure-threshold",
+        "1",
+        "-o",
+        "json",
+        "--exec",
+        "--",
+        "cat",
+        "/tmp/nope",
+      ]);
       expect(bad.code).toBe(1);
       expect(bad.attempts).toMatchObject([{ probe: "liveness", result: "failure", verdict: "failure" }]);
       expect(bad.attempts[0]!.reason).toStartWith("command 'cat /tmp/nope' exited with 1: cat: can't open '/tmp/nope'");
 
-      const slow = await probeRun(node, ["--pod", "e2e/web", "--container", "httpd", "--timeout", "1s", "--count", "1", "-o", "json", "--exec", "--", "sleep", "5"]);
+      const slow = await probeRun(node, [
+        "--pod",
+        "e2e/web",
+        "--container",
+        "httpd",
+        "--timeout",
+        "1s",
+        "--count",
+        "1",
+        "-o",
+        "json",
+        "--exec",
+        "--",
+        "sleep",
+        "5",
+      ]);
       expect(slow.code).toBe(1);
       expect(slow.attempts).toMatchObject([{ result: "failure", reason: 'command "sleep 5" timed out' }]);
       expect(slow.attempts[0]!.latencyMs).toBeLessThan(3000);
@@ -211,9 +292,16 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(readiness.code).toBe(0);
       expect(readiness.attempts).toMatchObject([{ probe: "readiness", handler: "httpGet", target: `http://${webIP}:8080/healthz`, result: "success" }]);
 
-      const liveness = await probeRun(node, ["--pod", "e2e/web", "--container", "httpd", "--probe", "liveness", "--count", "2", "--period", "200ms", "-o", "json"], agentUrl);
+      const liveness = await probeRun(
+        node,
+        ["--pod", "e2e/web", "--container", "httpd", "--probe", "liveness", "--count", "2", "--period", "200ms", "-o", "json"],
+        agentUrl,
+      );
       expect(liveness.code).toBe(0);
-      expect(liveness.attempts.map((a) => [a.handler, a.target, a.result])).toEqual([["exec", "cat /tmp/healthy", "success"], ["exec", "cat /tmp/healthy", "success"]]);
+      expect(liveness.attempts.map((a) => [a.handler, a.target, a.result])).toEqual([
+        ["exec", "cat /tmp/healthy", "success"],
+        ["exec", "cat /tmp/healthy", "success"],
+      ]);
 
       const startup = await probeRun(node, ["--pod", "e2e/web", "--container", "httpd", "--probe", "startup", "-o", "json"], agentUrl);
       expect(startup.code).toBe(0);
@@ -222,7 +310,10 @@ for (const version of ["1.6", "1.7"] as const) {
       // The spec's thresholds apply: failureThreshold 2, period 1s.
       const failing = await probeRun(node, ["--pod", "e2e/web", "--container", "tcp", "--probe", "readiness", "-o", "json"], agentUrl);
       expect(failing.code).toBe(1);
-      expect(failing.attempts.map((a) => [a.result, a.run, a.settled])).toEqual([["failure", 1, false], ["failure", 2, true]]);
+      expect(failing.attempts.map((a) => [a.result, a.run, a.settled])).toEqual([
+        ["failure", 1, false],
+        ["failure", 2, true],
+      ]);
       expect(failing.stderr).toContain("period=1s timeout=1s successThreshold=1 failureThreshold=2");
 
       // The spec's timeoutSeconds: 1 against a command that takes 5 s.
@@ -241,7 +332,11 @@ for (const version of ["1.6", "1.7"] as const) {
       try {
         const tokenFile = join(dir, "token");
         writeFileSync(tokenFile, "probe-e2e-token\n", { mode: 0o600 });
-        const withToken = await probeRun(node, ["--pod", "e2e/web", "--container", "httpd", "--probe", "readiness", "--token-file", tokenFile, "-o", "json"], agentUrl);
+        const withToken = await probeRun(
+          node,
+          ["--pod", "e2e/web", "--container", "httpd", "--probe", "readiness", "--token-file", tokenFile, "-o", "json"],
+          agentUrl,
+        );
         expect(withToken.code).toBe(0);
         expect(lastAuthorization).toBe("Bearer probe-e2e-token");
 

@@ -20,7 +20,10 @@ export class TestRegistry {
   proc!: Subprocess;
   port = 0;
   /** `auth`: basic authentication with this one user (an htpasswd file, bcrypt), as a private registry. */
-  constructor(readonly dir: string, readonly auth?: { user: string; password: string }) {}
+  constructor(
+    readonly dir: string,
+    readonly auth?: { user: string; password: string },
+  ) {}
 
   get host(): string {
     return `127.0.0.1:${this.port}`;
@@ -36,7 +39,10 @@ export class TestRegistry {
       writeFileSync(htpasswd, `${this.auth.user}:${Bun.password.hashSync(this.auth.password, { algorithm: "bcrypt", cost: 5 })}\n`);
       auth = `auth:\n  htpasswd:\n    realm: nodeagent-e2e\n    path: ${htpasswd}\n`;
     }
-    writeFileSync(config, `version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: ${join(this.dir, "storage")}\nhttp:\n  addr: 127.0.0.1:${this.port}\n${auth}`);
+    writeFileSync(
+      config,
+      `version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: ${join(this.dir, "storage")}\nhttp:\n  addr: 127.0.0.1:${this.port}\n${auth}`,
+    );
     this.proc = Bun.spawn(["/usr/bin/docker-registry", "serve", config], { stdout: "ignore", stderr: "ignore" });
     // With auth, an answer at all (401 without credentials) says it is up.
     await eventually("the registry to answer", async () => [200, 401].includes((await fetch(`http://${this.host}/v2/`)).status), 15_000);

@@ -14,7 +14,10 @@ import { BinaryProcess, eventually } from "./proc";
 
 /** The pid of a running container's main process, from the runtime's verbose status. */
 async function containerPid(client: CriClient, id: string): Promise<number> {
-  const r = await (client as unknown as { rt: (m: string, req: unknown) => Promise<{ info: Record<string, string> }> }).rt("ContainerStatus", { containerId: id, verbose: true });
+  const r = await (client as unknown as { rt: (m: string, req: unknown) => Promise<{ info: Record<string, string> }> }).rt("ContainerStatus", {
+    containerId: id,
+    verbose: true,
+  });
   return JSON.parse(r.info.info ?? "{}").pid as number;
 }
 
@@ -34,16 +37,23 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(v.runtimeVersion).toStartWith(`${version}.`);
       const tags = (await node.client.listImages()).flatMap((i) => i.repoTags);
       expect(tags).toEqual(expect.arrayContaining([PAUSE_IMAGE, BUSYBOX_IMAGE]));
-      const err = await node.client.containerStatus("nonexistent").then(() => undefined, (e: unknown) => e);
+      const err = await node.client.containerStatus("nonexistent").then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(NotFoundError);
     });
 
     test(`GetContainerEvents: ${version === "1.6" ? "UNIMPLEMENTED" : "streams"}`, async () => {
       const stream = node.client.containerEvents();
       if (version === "1.6") {
-        await expect((async () => {
-          for await (const _ of stream) { /* no events */ }
-        })()).rejects.toBeInstanceOf(UnimplementedError);
+        await expect(
+          (async () => {
+            for await (const _ of stream) {
+              /* no events */
+            }
+          })(),
+        ).rejects.toBeInstanceOf(UnimplementedError);
       } else {
         const first = (async () => {
           for await (const ev of stream) return ev;
@@ -75,7 +85,14 @@ for (const version of ["1.6", "1.7"] as const) {
 describe("nodeagent with no --runtime-endpoint starts its own containerd under --root-dir", () => {
   const rootDir = `/tmp/na-e2e-managed-${process.pid}`;
   const log = createLogger("text", 1);
-  const managed = new ManagedContainerd({ rootDir, containerdBin: CONTAINERD["1.6"], sandboxImage: PAUSE_IMAGE, log, bridgeName: "naemanaged0", networkName: "naemanaged0" });
+  const managed = new ManagedContainerd({
+    rootDir,
+    containerdBin: CONTAINERD["1.6"],
+    sandboxImage: PAUSE_IMAGE,
+    log,
+    bridgeName: "naemanaged0",
+    networkName: "naemanaged0",
+  });
   beforeAll(() => {
     rmSync(rootDir, { recursive: true, force: true });
     mkdirSync(join(rootDir, "images"), { recursive: true });
@@ -112,7 +129,9 @@ describe("nodeagent with no --runtime-endpoint starts its own containerd under -
     const fakeNode = { client, logDir: join(rootDir, "pods") } as TestNode;
     const pod = await runSandbox(fakeNode, "outlives");
     const cid = await runContainer(client, pod, "sleeper", ["sleep", "3600"]);
-    await watch.waitFor("the container's start", () => watch.json<{ type: string; container?: { id: string } }>().some((l) => l.type === "ContainerStarted" && l.container?.id === cid));
+    await watch.waitFor("the container's start", () =>
+      watch.json<{ type: string; container?: { id: string } }>().some((l) => l.type === "ContainerStarted" && l.container?.id === cid),
+    );
     const cpid = await containerPid(client, cid);
     client.close();
     expect(await watch.interrupt()).toBe(0);

@@ -33,7 +33,11 @@ function readyNode(name: string, cpu: string) {
     apiVersion: "v1",
     kind: "Node",
     metadata: { name, labels: { "kubernetes.io/hostname": name } },
-    status: { allocatable: { cpu, memory: "8Gi", pods: "110" }, capacity: { cpu, memory: "8Gi", pods: "110" }, conditions: [{ type: "Ready", status: "True" }] },
+    status: {
+      allocatable: { cpu, memory: "8Gi", pods: "110" },
+      capacity: { cpu, memory: "8Gi", pods: "110" },
+      conditions: [{ type: "Ready", status: "True" }],
+    },
   };
 }
 
@@ -43,24 +47,47 @@ test("schedule --kubeconfig binds a pending pod created through the API", async 
   const kubeconfig = join(dir, "scheduler.kubeconfig");
   api.writeKubeconfig(kubeconfig, api.schedulerToken);
   sched = new BinaryProcess(["schedule", "--kubeconfig", kubeconfig, "-o", "json"]);
-  await eventually("the scheduler watching", async () => api.requests.some((r) => r.resource === "pods" && r.verb === "watch" && r.user === "system:kube-scheduler"), 15_000, 50);
+  await eventually(
+    "the scheduler watching",
+    async () => api.requests.some((r) => r.resource === "pods" && r.verb === "watch" && r.user === "system:kube-scheduler"),
+    15_000,
+    50,
+  );
 
   const res = await fetch(`${api.url}/api/v1/namespaces/default/pods`, {
     method: "POST",
     headers: { Authorization: `Bearer ${api.adminToken}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "e2e-web" }, spec: { containers: [{ name: "main", image: "busybox", resources: { requests: { cpu: "1" } } }] } }),
+    body: JSON.stringify({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "e2e-web" },
+      spec: { containers: [{ name: "main", image: "busybox", resources: { requests: { cpu: "1" } } }] },
+    }),
     tls: { ca: api.caPem },
   } as RequestInit);
   expect(res.status).toBe(201);
 
-  const bound = await eventually("e2e-web bound", async () => {
-    const p = api.store.get("pods", "default", "e2e-web") as Pod | undefined;
-    return p?.spec?.nodeName ? p : undefined;
-  }, 15_000, 50);
+  const bound = await eventually(
+    "e2e-web bound",
+    async () => {
+      const p = api.store.get("pods", "default", "e2e-web") as Pod | undefined;
+      return p?.spec?.nodeName ? p : undefined;
+    },
+    15_000,
+    50,
+  );
   expect(bound.spec?.nodeName).toBe("e2e-big");
   expect(bound.status?.conditions?.find((c) => c.type === "PodScheduled")?.status).toBe("True");
-  const line = await sched.waitFor("the decision line", () => sched!.json<{ name: string; outcome: string; node?: string }>().find((l) => l.name === "e2e-web"));
-  expect(line).toMatchObject({ namespace: "default", name: "e2e-web", outcome: "Scheduled", node: "e2e-big", message: "Successfully assigned default/e2e-web to e2e-big" });
+  const line = await sched.waitFor("the decision line", () =>
+    sched!.json<{ name: string; outcome: string; node?: string }>().find((l) => l.name === "e2e-web"),
+  );
+  expect(line).toMatchObject({
+    namespace: "default",
+    name: "e2e-web",
+    outcome: "Scheduled",
+    node: "e2e-big",
+    message: "Successfully assigned default/e2e-web to e2e-big",
+  });
 
   expect(await sched.interrupt()).toBe(0);
 }, 60_000);

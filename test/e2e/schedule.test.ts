@@ -59,7 +59,18 @@ describe("schedule onto two live agents", () => {
     writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
     const reserve = cpus().length * 1000 - 500;
     a = new TestAgent(nodeA, ["--hostname-override", "sched-a", "--push-token-file", tokenFile, "--node-labels", "disk=ssd,zone=z1"]);
-    b = new TestAgent(nodeB, ["--hostname-override", "sched-b", "--push-token-file", tokenFile, "--node-labels", "zone=z2", "--register-with-taints", "dedicated=batch:NoSchedule", "--kube-reserved", `cpu=${reserve}m`]);
+    b = new TestAgent(nodeB, [
+      "--hostname-override",
+      "sched-b",
+      "--push-token-file",
+      tokenFile,
+      "--node-labels",
+      "zone=z2",
+      "--register-with-taints",
+      "dedicated=batch:NoSchedule",
+      "--kube-reserved",
+      `cpu=${reserve}m`,
+    ]);
     await Promise.all([a.start(), b.start()]);
   }, 120_000);
 
@@ -77,14 +88,17 @@ describe("schedule onto two live agents", () => {
 
   test("--bind places pods by resources, taints and affinity, and they run where they were placed", async () => {
     const pods = join(dir, "pods.yaml");
-    writeFileSync(pods, [
-      podYAML("big", { cpu: "1" }),
-      podYAML("ssd", { cpu: "100m", extra: "  nodeSelector: { disk: ssd }" }),
-      podYAML("batch", { cpu: "100m", extra: `${TOLERATE_BATCH}\n  nodeSelector: { zone: z2 }` }),
-      podYAML("web-1", { cpu: "50m", labels: { app: "web" }, extra: `${TOLERATE_BATCH}\n${WEB_ANTI_AFFINITY}` }),
-      podYAML("web-2", { cpu: "50m", labels: { app: "web" }, extra: `${TOLERATE_BATCH}\n${WEB_ANTI_AFFINITY}` }),
-      podYAML("nowhere", { cpu: "100" }),
-    ].join("---\n"));
+    writeFileSync(
+      pods,
+      [
+        podYAML("big", { cpu: "1" }),
+        podYAML("ssd", { cpu: "100m", extra: "  nodeSelector: { disk: ssd }" }),
+        podYAML("batch", { cpu: "100m", extra: `${TOLERATE_BATCH}\n  nodeSelector: { zone: z2 }` }),
+        podYAML("web-1", { cpu: "50m", labels: { app: "web" }, extra: `${TOLERATE_BATCH}\n${WEB_ANTI_AFFINITY}` }),
+        podYAML("web-2", { cpu: "50m", labels: { app: "web" }, extra: `${TOLERATE_BATCH}\n${WEB_ANTI_AFFINITY}` }),
+        podYAML("nowhere", { cpu: "100" }),
+      ].join("---\n"),
+    );
     const proc = new BinaryProcess(["schedule", ...nodeArgs(), "--bind", "-o", "json", pods]);
     const code = await proc.proc.exited;
     const out = Object.fromEntries(proc.json<{ name: string; outcome: string; node: string | null; message: string }>().map((r) => [r.name, r]));
@@ -97,7 +111,11 @@ describe("schedule onto two live agents", () => {
     expect(out.nowhere!.message).toBe(
       "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s). preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.",
     );
-    for (const [name, agent] of [["big", a], ["ssd", a], ["batch", b]] as const) {
+    for (const [name, agent] of [
+      ["big", a],
+      ["ssd", a],
+      ["batch", b],
+    ] as const) {
       const p = await agent.waitPod(name, "running", running, 60_000);
       expect(p.spec!.nodeName).toBe(agent === a ? "sched-a" : "sched-b");
     }
@@ -111,7 +129,8 @@ describe("schedule onto two live agents", () => {
 
   test("--watch: a pod that did not fit is placed once another pod is deleted", async () => {
     // Start from empty agents.
-    const del = (agent: TestAgent, name: string) => fetch(`${agent.url}/pods/default/${name}`, { method: "DELETE", headers: { authorization: `Bearer ${TOKEN}` } });
+    const del = (agent: TestAgent, name: string) =>
+      fetch(`${agent.url}/pods/default/${name}`, { method: "DELETE", headers: { authorization: `Bearer ${TOKEN}` } });
     for (const agent of [a, b]) for (const p of await agent.pods()) await del(agent, p.metadata!.name!);
     await eventually("the agents to be empty", async () => (await a.pods()).length + (await b.pods()).length === 0, 60_000);
 
@@ -131,7 +150,11 @@ describe("schedule onto two live agents", () => {
       );
       expect(existsSync(join(pending, "late.yaml"))).toBe(true);
       expect((await del(a, "hog")).status).toBe(200);
-      const placed = await proc.waitFor("late placed after hog went", () => proc.json<Line>().find((l) => l.name === "late" && l.outcome === "Scheduled"), 60_000);
+      const placed = await proc.waitFor(
+        "late placed after hog went",
+        () => proc.json<Line>().find((l) => l.name === "late" && l.outcome === "Scheduled"),
+        60_000,
+      );
       expect(placed.node).toBe("sched-a");
       await a.waitPod("late", "running", running, 60_000);
       expect(existsSync(join(pending, "bound", "late.yaml"))).toBe(true);

@@ -39,7 +39,12 @@ function cgroupRoots(): string[] {
 const CGROUP_ROOT = "/nodeagent-e2e-untrusted";
 
 /** The folders directly in a cgroup folder. */
-const subfolders = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name) : []);
+const subfolders = (dir: string): string[] =>
+  existsSync(dir)
+    ? readdirSync(dir, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name)
+    : [];
 
 /**
  * No cgroup named after the traversal target, and under --cgroup-root only the kubelet's hierarchy:
@@ -70,23 +75,34 @@ for (const version of ["1.6", "1.7"] as const) {
       fetch: () => Response.json({ apiVersion: "v1", kind: "PodList", items: served }),
     });
     const auth = { authorization: `Bearer ${TOKEN}` };
-    const push = (pod: Pod) => fetch(`${agent.url}/pods`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify(pod) });
+    const push = (pod: Pod) =>
+      fetch(`${agent.url}/pods`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify(pod) });
     const remove = (name: string) => fetch(`${agent.url}/pods/default/${name}`, { method: "DELETE", headers: auth });
     /** /pods with the token (reads may need it too). */
     const pods = async (): Promise<Pod[]> => ((await (await fetch(`${agent.url}/pods`, { headers: auth })).json()) as PodList).items;
     const find = async (name: string) => (await pods()).find((p) => p.metadata?.name === name);
     const waitRunning = (name: string, timeoutMs = 40_000) =>
-      eventually(`pod ${name} running`, async () => {
-        const p = await find(name);
-        return p && running(p) ? p : undefined;
-      }, timeoutMs, 200);
+      eventually(
+        `pod ${name} running`,
+        async () => {
+          const p = await find(name);
+          return p && running(p) ? p : undefined;
+        },
+        timeoutMs,
+        200,
+      );
     const containerId = (p: Pod) => p.status?.containerStatuses?.[0]?.containerID ?? "";
 
     beforeAll(async () => {
       node = await startNode(version);
       const tokenFile = join(node.rootDir, "token");
       writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
-      agent = new TestAgent(node, ["--manifest-url", `http://127.0.0.1:${server.port}/pods.json`, "--http-check-frequency", "1s", "--push-token-file", tokenFile], undefined, { cgroupRoot: CGROUP_ROOT });
+      agent = new TestAgent(
+        node,
+        ["--manifest-url", `http://127.0.0.1:${server.port}/pods.json`, "--http-check-frequency", "1s", "--push-token-file", tokenFile],
+        undefined,
+        { cgroupRoot: CGROUP_ROOT },
+      );
       root = join(agent.dir, "root");
       // The sentinel: a folder beside the root with a file in it, which every traversal aims at.
       victim = join(agent.dir, "victim");

@@ -80,7 +80,11 @@ for (const version of ["1.6", "1.7"] as const) {
 
     test("state files are 0600: pushed-pods.json, container-notes.json, every file the agent keeps in --root-dir", async () => {
       const agent = env.agent();
-      const post = await fetch(`${agent.url}/pods`, { method: "POST", headers: { ...auth, "Content-Type": "application/yaml" }, body: manifest("stateful", "sleep 3600") });
+      const post = await fetch(`${agent.url}/pods`, {
+        method: "POST",
+        headers: { ...auth, "Content-Type": "application/yaml" },
+        body: manifest("stateful", "sleep 3600"),
+      });
       expect(post.status).toBe(201);
       await agent.waitPod("stateful", "running", running);
       const root = join(agent.dir, "root");
@@ -121,10 +125,15 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(readyCondition(stale)).toMatchObject({ status: "False", reason: "KubeletNotReady" });
       expect(readyCondition(stale)?.message).toContain("container runtime is down: no answer within");
       // Once containerd runs again, the node is built afresh.
-      await eventually("a fresh node after SIGCONT", async () => {
-        const r = await fetch(`${agent.url}/node`, { headers: auth });
-        return r.status === 200 && r.headers.get("warning") === null;
-      }, 30_000, 500);
+      await eventually(
+        "a fresh node after SIGCONT",
+        async () => {
+          const r = await fetch(`${agent.url}/node`, { headers: auth });
+          return r.status === 200 && r.headers.get("warning") === null;
+        },
+        30_000,
+        500,
+      );
     }, 60_000);
 
     test("a request the parser refuses gets a status, not a silent close: 431 for a head over 16 KiB or 2000 headers, 400 for a malformed request line, 405 for CONNECT and unknown methods", async () => {
@@ -154,9 +163,12 @@ for (const version of ["1.6", "1.7"] as const) {
 
     test("a pod's env value runs in the container but never shows on /pods or /pods/<ns>/<name>", async () => {
       const agent = env.agent();
-      agent.writeManifest("secret.yaml", manifest("secret", 'echo "got=$DB_PASSWORD"; sleep 3600', {
-        container: `      env:\n        - name: DB_PASSWORD\n          value: ${JSON.stringify(PASSWORD)}\n`,
-      }));
+      agent.writeManifest(
+        "secret.yaml",
+        manifest("secret", 'echo "got=$DB_PASSWORD"; sleep 3600', {
+          container: `      env:\n        - name: DB_PASSWORD\n          value: ${JSON.stringify(PASSWORD)}\n`,
+        }),
+      );
       const pod = await agent.waitPod("secret", "running", running);
       // The container did get the value...
       const log = join(agent.dir, "logs", `default_secret-${NODE_NAME}_${pod.metadata!.uid}`, "main", "0.log");
@@ -202,10 +214,15 @@ for (const version of ["1.6", "1.7"] as const) {
       const port = freePort();
       // A cgroup root of its own: an agent that gets past its checks makes kubepods there, removed below.
       const cgroupRoot = "/nodeagent-e2e-untrusted-server";
-      const proc = new BinaryProcess(["agent", "--root-dir", rootDir, "--port", String(port), "--log-format", "json", "--cgroup-root", cgroupRoot, ...args], { NODEAGENT_CONTAINERD: CONTAINERD[version] });
+      const proc = new BinaryProcess(["agent", "--root-dir", rootDir, "--port", String(port), "--log-format", "json", "--cgroup-root", cgroupRoot, ...args], {
+        NODEAGENT_CONTAINERD: CONTAINERD[version],
+      });
       try {
         await proc.waitFor("the agent to exit", () => proc.proc.exitCode !== null, 15_000);
-        const listening = await fetch(`http://127.0.0.1:${port}/healthz`).then(() => true, () => false);
+        const listening = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+          () => true,
+          () => false,
+        );
         return { code: proc.proc.exitCode, stderr: proc.stderr, containerds: processesMentioning(rootDir, [proc.proc.pid]), listening, rootDir };
       } finally {
         if (proc.proc.exitCode === null) await proc.interrupt();

@@ -85,7 +85,9 @@ interface PodRun {
 function runOf(p: Pod): PodRun {
   return {
     uid: p.metadata!.uid!,
-    containers: (p.status?.containerStatuses ?? []).map((c) => ({ name: c.name, id: c.containerID ?? "", restartCount: c.restartCount })).sort((a, b) => a.name.localeCompare(b.name)),
+    containers: (p.status?.containerStatuses ?? [])
+      .map((c) => ({ name: c.name, id: c.containerID ?? "", restartCount: c.restartCount }))
+      .sort((a, b) => a.name.localeCompare(b.name)),
   };
 }
 
@@ -139,14 +141,27 @@ for (const version of ["1.6", "1.7"] as const) {
 
     /** The pod, running, as /pods shows it; and the runtime agrees that exactly those containers run. */
     async function runningRun(name: string, containers = 1): Promise<PodRun> {
-      return eventually(`pod ${name} running with ${containers} container(s), as the runtime has it`, async () => {
-        const p = await agent.pod(name);
-        if (!p || !running(p) || (p.status?.containerStatuses ?? []).length !== containers) return undefined;
-        const run = runOf(p);
-        const live = await node.client.listContainers({ labelSelector: { [POD_UID]: run.uid }, state: { state: "CONTAINER_RUNNING" } });
-        const same = live.map((c) => c.id).sort().join() === run.containers.map((c) => c.id.replace(/^[a-z]+:\/\//, "")).sort().join();
-        return same ? run : undefined;
-      }, 60_000, 200);
+      return eventually(
+        `pod ${name} running with ${containers} container(s), as the runtime has it`,
+        async () => {
+          const p = await agent.pod(name);
+          if (!p || !running(p) || (p.status?.containerStatuses ?? []).length !== containers) return undefined;
+          const run = runOf(p);
+          const live = await node.client.listContainers({ labelSelector: { [POD_UID]: run.uid }, state: { state: "CONTAINER_RUNNING" } });
+          const same =
+            live
+              .map((c) => c.id)
+              .sort()
+              .join() ===
+            run.containers
+              .map((c) => c.id.replace(/^[a-z]+:\/\//, ""))
+              .sort()
+              .join();
+          return same ? run : undefined;
+        },
+        60_000,
+        200,
+      );
     }
 
     /** The pod keeps exactly the same containers (IDs, restartCount 0) at every poll for `ms`. */
@@ -166,7 +181,11 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(await agent.stop()).toBe(0);
       whileDown();
       await agent.start();
-      await agent.proc.waitFor("every source seen (orphan cleanup runs)", () => agent.proc.stderr.includes("every pod source has been seen") || undefined, 30_000);
+      await agent.proc.waitFor(
+        "every source seen (orphan cleanup runs)",
+        () => agent.proc.stderr.includes("every pod source has been seen") || undefined,
+        30_000,
+      );
     }
 
     test("a two-step half write starts the pod once, with the final spec", async () => {
@@ -224,7 +243,9 @@ for (const version of ["1.6", "1.7"] as const) {
         await sampler.catch(() => {});
       }
       const rssAfter = rssKb(pid);
-      console.log(`containerd ${version}: agent RSS before ${(rssBefore / 1024).toFixed(1)} MiB, peak ${(peak / 1024).toFixed(1)} MiB, after ${(rssAfter / 1024).toFixed(1)} MiB`);
+      console.log(
+        `containerd ${version}: agent RSS before ${(rssBefore / 1024).toFixed(1)} MiB, peak ${(peak / 1024).toFixed(1)} MiB, after ${(rssAfter / 1024).toFixed(1)} MiB`,
+      );
       expect(peak - rssBefore).toBeLessThan(50 * 1024);
       expect(rssAfter - rssBefore).toBeLessThan(50 * 1024);
       await keeps("fromurl", before, 1_000);
@@ -247,7 +268,11 @@ for (const version of ["1.6", "1.7"] as const) {
 
       mkdirSync(agent.manifests);
       for (const [f, text] of saved) agent.writeManifest(f, text);
-      await agent.proc.waitFor("the directory back", () => agent.proc.stderr.includes(`"msg":"static pod path is back","path":${JSON.stringify(agent.manifests)}`) || undefined, 10_000);
+      await agent.proc.waitFor(
+        "the directory back",
+        () => agent.proc.stderr.includes(`"msg":"static pod path is back","path":${JSON.stringify(agent.manifests)}`) || undefined,
+        10_000,
+      );
       await keeps("keep", keep, 3_000);
       await keeps("half", half, 0);
       expect((await node.client.listPodSandbox({ labelSelector: { [POD_NAME]: `keep-${NODE_NAME}` } })).map((s) => s.state)).toEqual(["SANDBOX_READY"]);

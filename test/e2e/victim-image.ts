@@ -31,4 +31,3 @@ export function importVictimImage(node: TestNode): void {
   run(["tar", "cf", "victim.tar", "manifest.json", configName, ...m!.Layers]);
   run([join(dirname(CONTAINERD[node.version]), "ctr"), "--address", socketPath(node.endpoint), "-n", "k8s.io", "images", "import", join(work, "victim.tar")]);
 }
-

@@ -36,7 +36,12 @@ describe("ApiEventSink", () => {
     expect(count(env.api, "create", "events")).toBe(2);
     expect(count(env.api, "patch", "events")).toBe(1);
     const byReason = new Map(storedEvents().map((e) => [e.reason, e]));
-    expect(byReason.get("Starting")).toMatchObject({ metadata: { namespace: "default" }, involvedObject: { kind: "Node", name: "n1", uid: "n1" }, source: { component: "kubelet", host: "n1" }, count: 1 });
+    expect(byReason.get("Starting")).toMatchObject({
+      metadata: { namespace: "default" },
+      involvedObject: { kind: "Node", name: "n1", uid: "n1" },
+      source: { component: "kubelet", host: "n1" },
+      count: 1,
+    });
     expect(byReason.get("BackOff")).toMatchObject({
       type: "Warning",
       count: 2,

@@ -34,7 +34,13 @@ const dropped: string[] = [];
 function setup(queueLength?: number) {
   const clock = new FakeClock();
   dropped.length = 0;
-  const b = new EventBroadcaster({ clock, log, random: () => 0.5, onDrop: (sink, reason) => dropped.push(`${sink} ${reason}`), ...(queueLength ? { queueLength } : {}) });
+  const b = new EventBroadcaster({
+    clock,
+    log,
+    random: () => 0.5,
+    onDrop: (sink, reason) => dropped.push(`${sink} ${reason}`),
+    ...(queueLength ? { queueLength } : {}),
+  });
   const sink = new ScriptedSink();
   b.startRecordingToSink("api", sink);
   const recorder = b.newRecorder({ component: "kubelet", host: "node-1" });
@@ -53,7 +59,8 @@ describe("EventBroadcaster", () => {
       for (let i = 0; i < 5; i++) {
         const p = { metadata: { name: `push-${wave}-${i}`, namespace: "default", uid: `uid-${wave}-${i}` }, spec: { containers: [{ name: "app" }] } };
         uids.push(p.metadata.uid);
-        for (const reason of ["Pulled", "Created", "Started", "Killing"]) recorder.event(containerReference(p, "app"), "Normal", reason, `${reason} container app`);
+        for (const reason of ["Pulled", "Created", "Started", "Killing"])
+          recorder.event(containerReference(p, "app"), "Normal", reason, `${reason} container app`);
       }
       await b.idle();
       expect(b.correlatorSize()).toBeGreaterThan(baseline);

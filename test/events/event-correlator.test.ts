@@ -17,7 +17,14 @@ function ev(clock: FakeClock, reason: string, message: string, ref = podReferenc
 
 describe("object references", () => {
   test("a container's fieldPath is spec.containers{name}, an init container's spec.initContainers{name}", () => {
-    expect(containerReference(pod, "app")).toEqual({ kind: "Pod", apiVersion: "v1", namespace: "prod", name: "web", uid: "u-1", fieldPath: "spec.containers{app}" });
+    expect(containerReference(pod, "app")).toEqual({
+      kind: "Pod",
+      apiVersion: "v1",
+      namespace: "prod",
+      name: "web",
+      uid: "u-1",
+      fieldPath: "spec.containers{app}",
+    });
     expect(containerReference(pod, "setup").fieldPath).toBe("spec.initContainers{setup}");
   });
   test("the Node's reference has its name as UID and no namespace; its events land in default", () => {

@@ -5,7 +5,10 @@ import type { PressureCondition } from "../../src/eviction/signals";
 
 const bestEffort: Pod = { metadata: { name: "be" }, spec: { containers: [{ name: "c" }] } };
 const burstable: Pod = { metadata: { name: "bu" }, spec: { containers: [{ name: "c", resources: { requests: { memory: "10Mi" } } }] } };
-const initOnly: Pod = { metadata: { name: "init" }, spec: { initContainers: [{ name: "i", resources: { limits: { cpu: "1" } } }], containers: [{ name: "c" }] } };
+const initOnly: Pod = {
+  metadata: { name: "init" },
+  spec: { initContainers: [{ name: "i", resources: { limits: { cpu: "1" } } }], containers: [{ name: "c" }] },
+};
 const critical: Pod = { metadata: { name: "crit" }, spec: { containers: [{ name: "c" }], priority: 2_000_000_000 } };
 const tolerating = (t: NonNullable<Pod["spec"]>["tolerations"]): Pod => ({ ...bestEffort, spec: { ...bestEffort.spec!, tolerations: t } });
 
@@ -26,7 +29,9 @@ describe("EvictionAdmitHandler (the eviction manager's Admit)", () => {
   });
 
   test("MemoryPressure alone: a BestEffort pod tolerating node.kubernetes.io/memory-pressure:NoSchedule is admitted", () => {
-    expect(admit(["MemoryPressure"], tolerating([{ key: "node.kubernetes.io/memory-pressure", operator: "Exists", effect: "NoSchedule" }]))).toEqual({ admit: true });
+    expect(admit(["MemoryPressure"], tolerating([{ key: "node.kubernetes.io/memory-pressure", operator: "Exists", effect: "NoSchedule" }]))).toEqual({
+      admit: true,
+    });
     expect(admit(["MemoryPressure"], tolerating([{ operator: "Exists" }]))).toEqual({ admit: true });
     expect(admit(["MemoryPressure"], tolerating([{ key: "node.kubernetes.io/memory-pressure", value: "", effect: "" }]))).toEqual({ admit: true });
     // Another taint's toleration, or the NoExecute effect only, does not do.
@@ -36,7 +41,11 @@ describe("EvictionAdmitHandler (the eviction manager's Admit)", () => {
 
   test("any other pressure refuses every non-critical pod, the conditions listed as Go prints a slice", () => {
     expect(admit(["DiskPressure"], burstable)).toEqual({ admit: false, reason: "Evicted", message: "The node had condition: [DiskPressure]. " });
-    expect(admit(["MemoryPressure", "PIDPressure"], burstable)).toEqual({ admit: false, reason: "Evicted", message: "The node had condition: [MemoryPressure PIDPressure]. " });
+    expect(admit(["MemoryPressure", "PIDPressure"], burstable)).toEqual({
+      admit: false,
+      reason: "Evicted",
+      message: "The node had condition: [MemoryPressure PIDPressure]. ",
+    });
     expect(admit(["DiskPressure"], tolerating([{ operator: "Exists" }])).admit).toBe(false);
   });
 
@@ -45,7 +54,10 @@ describe("EvictionAdmitHandler (the eviction manager's Admit)", () => {
   });
 
   test("a kubeadm-style static pod (system-node-critical by name, no priority) is critical; a static pod without it only in a cluster", () => {
-    const kubeadm: Pod = { metadata: { name: "etcd", annotations: { "kubernetes.io/config.source": "file" } }, spec: { containers: [{ name: "c" }], priorityClassName: "system-node-critical" } };
+    const kubeadm: Pod = {
+      metadata: { name: "etcd", annotations: { "kubernetes.io/config.source": "file" } },
+      spec: { containers: [{ name: "c" }], priorityClassName: "system-node-critical" },
+    };
     expect(admit(["DiskPressure"], kubeadm)).toEqual({ admit: true });
     const plain: Pod = { ...bestEffort, metadata: { name: "s", annotations: { "kubernetes.io/config.source": "file" } } };
     expect(admit(["DiskPressure"], plain).admit).toBe(false);

@@ -29,7 +29,16 @@ function setup(maps: { hard?: string; soft?: string; grace?: string; reclaim?: s
     ...(maps.grace ? { softGracePeriod: parseEqualsMap(maps.grace) } : {}),
     ...(maps.reclaim ? { minimumReclaim: parseEqualsMap(maps.reclaim) } : {}),
   };
-  const manager = new EvictionManager({ thresholds: parseThresholds(thresholdMaps), summary, target, reclaim, clock, log, pressureTransitionPeriodMs: 60_000, ...o });
+  const manager = new EvictionManager({
+    thresholds: parseThresholds(thresholdMaps),
+    summary,
+    target,
+    reclaim,
+    clock,
+    log,
+    pressureTransitionPeriodMs: 60_000,
+    ...o,
+  });
   return { clock, summary, target, reclaim, manager, lines };
 }
 
@@ -50,7 +59,15 @@ describe("EvictionManager under memory pressure", () => {
     const evicted = await s.manager.synchronize();
     expect(evicted.map((p) => p.metadata!.name)).toEqual(["besteffort"]);
     expect(s.target.evictions).toEqual([
-      { name: "besteffort", grace: 0, status: { reason: "Evicted", message: "The node was low on resource: memory. Container main was using 5Mi, which exceeds its request of 0. ", condition: "MemoryPressure" } },
+      {
+        name: "besteffort",
+        grace: 0,
+        status: {
+          reason: "Evicted",
+          message: "The node was low on resource: memory. Container main was using 5Mi, which exceeds its request of 0. ",
+          condition: "MemoryPressure",
+        },
+      },
     ]);
     expect([...s.manager.pressure()]).toEqual(["MemoryPressure"]);
     // Still under pressure next cycle: the Guaranteed pod goes then, its message without a container sentence.
@@ -198,7 +215,11 @@ describe("EvictionManager under memory pressure", () => {
   });
 
   test("soft grace: the pod's own when shorter, or whatever it is with a negative maximum; a soft grace period of 0s makes it a hard threshold", async () => {
-    for (const [max, own, want] of [[20, 5, 5], [-1, 45, 45], [0, 45, 0]] as const) {
+    for (const [max, own, want] of [
+      [20, 5, 5],
+      [-1, 45, 45],
+      [0, 45, 0],
+    ] as const) {
       const s = setup({ soft: "memory.available<1Gi", grace: "memory.available=1s" }, { maxPodGracePeriodSeconds: max });
       const p = pod("p", { grace: own });
       s.target.pods = [p];
@@ -251,14 +272,18 @@ describe("EvictionManager under disk and pid pressure", () => {
     s.summary.node.nodefs = { capacity: 100 * GI, available: 5 * GI };
     await s.manager.synchronize();
     expect(s.reclaim.calls).toEqual(["containers", "images"]);
-    expect(s.target.evictions.map((e) => e.status.message)).toEqual(["The node was low on resource: ephemeral-storage. Container main was using 4Mi, which exceeds its request of 0. "]);
+    expect(s.target.evictions.map((e) => e.status.message)).toEqual([
+      "The node was low on resource: ephemeral-storage. Container main was using 4Mi, which exceeds its request of 0. ",
+    ]);
     // The log says what was met and tried, in that order, with the signal, resource and pods as fields.
     const said = s.lines.filter((l) => !l.includes("node condition changed"));
     expect(said).toEqual([
       `warn eviction manager: threshold met, attempting to reclaim signal=nodefs.available observed="${5 * GI} available of ${100 * GI}" resource=ephemeral-storage`,
       'info eviction manager: pods ranked for eviction pods=["default/writer"]',
     ]);
-    expect(s.lines.find((l) => l.includes("node condition changed"))).toStartWith("info eviction manager: node condition changed condition=DiskPressure status=true signals=");
+    expect(s.lines.find((l) => l.includes("node condition changed"))).toStartWith(
+      "info eviction manager: node condition changed condition=DiskPressure status=true signals=",
+    );
   });
 
   test("with a dedicated image filesystem, nodefs signals reclaim nothing at node level", async () => {
@@ -273,7 +298,11 @@ describe("EvictionManager under disk and pid pressure", () => {
   test("memory is reclaimed before disk when both are met; pid.available makes PIDPressure and ranks by processes", async () => {
     const s = setup({ hard: "nodefs.available<10%,memory.available<1Gi,pid.available<100" });
     const { be } = twoPods(s);
-    s.summary.node = { nodefs: { capacity: 100 * GI, available: 5 * GI }, memory: { capacity: 8 * GI, available: 512 * MI }, pids: { max: 1000, current: 950 } };
+    s.summary.node = {
+      nodefs: { capacity: 100 * GI, available: 5 * GI },
+      memory: { capacity: 8 * GI, available: 512 * MI },
+      pids: { max: 1000, current: 950 },
+    };
     await s.manager.synchronize();
     expect(s.reclaim.calls).toEqual([]);
     expect(s.target.evictions[0]!.status.message.startsWith("The node was low on resource: memory. ")).toBe(true);

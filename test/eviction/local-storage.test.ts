@@ -10,7 +10,10 @@ const MI = 1024 * 1024;
 const dir = (uid: string, name: string) => `${PODS_DIR}/${uid}/volumes/kubernetes.io~empty-dir/${name}`;
 
 function pod(uid: string, volumes: Volume[], priority?: number): Pod {
-  return { metadata: { name: `p-${uid}`, namespace: "default", uid }, spec: { containers: [{ name: "app", image: "busybox" }], volumes, ...(priority !== undefined ? { priority } : {}) } };
+  return {
+    metadata: { name: `p-${uid}`, namespace: "default", uid },
+    spec: { containers: [{ name: "app", image: "busybox" }], volumes, ...(priority !== undefined ? { priority } : {}) },
+  };
 }
 
 /** The agent as the eviction manager sees it: a list of active pods, and evictions recorded. */
@@ -44,21 +47,32 @@ describe("LocalStorageEviction (emptyDir sizeLimit, the kubelet's emptyDirLimitE
     usage.table.set(dir("u1", "scratch"), 2 * MI + 4096);
     const evicted = await eviction.synchronize();
     expect(evicted.map((p) => p.metadata!.uid)).toEqual(["u1"]);
-    expect(target.evictions).toEqual([{ uid: "u1", status: { reason: "Evicted", message: 'Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". ' }, grace: 0 }]);
+    expect(target.evictions).toEqual([
+      { uid: "u1", status: { reason: "Evicted", message: 'Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". ' }, grace: 0 },
+    ]);
     // The walk may stop once it knows the limit is exceeded.
     expect(usage.asked).toEqual([{ path: dir("u1", "scratch"), stopAbove: MI }]);
   });
 
   test("the limit is printed as Go's Quantity.String() prints it: 0.5Gi as 512Mi, a plain 1048576 stays decimal", async () => {
-    const { usage, target, eviction } = setup([pod("u1", [{ name: "data", emptyDir: { sizeLimit: "1048576" } }]), pod("u2", [{ name: "d", emptyDir: { sizeLimit: "0.5Gi" } }])]);
+    const { usage, target, eviction } = setup([
+      pod("u1", [{ name: "data", emptyDir: { sizeLimit: "1048576" } }]),
+      pod("u2", [{ name: "d", emptyDir: { sizeLimit: "0.5Gi" } }]),
+    ]);
     usage.table.set(dir("u1", "data"), MI + 512);
     usage.table.set(dir("u2", "d"), 600 * MI);
     await eviction.synchronize();
-    expect(target.evictions.map((e) => e.status.message)).toEqual(['Usage of EmptyDir volume "data" exceeds the limit "1048576". ', 'Usage of EmptyDir volume "d" exceeds the limit "512Mi". ']);
+    expect(target.evictions.map((e) => e.status.message)).toEqual([
+      'Usage of EmptyDir volume "data" exceeds the limit "1048576". ',
+      'Usage of EmptyDir volume "d" exceeds the limit "512Mi". ',
+    ]);
   });
 
   test("usage at or under the limit keeps the pod", async () => {
-    const { usage, target, eviction } = setup([pod("u1", [{ name: "scratch", emptyDir: { sizeLimit: "1Mi" } }]), pod("u2", [{ name: "s", emptyDir: { sizeLimit: "1Mi" } }])]);
+    const { usage, target, eviction } = setup([
+      pod("u1", [{ name: "scratch", emptyDir: { sizeLimit: "1Mi" } }]),
+      pod("u2", [{ name: "s", emptyDir: { sizeLimit: "1Mi" } }]),
+    ]);
     usage.table.set(dir("u1", "scratch"), MI);
     usage.table.set(dir("u2", "s"), 4096);
     expect(await eviction.synchronize()).toEqual([]);
@@ -67,7 +81,13 @@ describe("LocalStorageEviction (emptyDir sizeLimit, the kubelet's emptyDirLimitE
   });
 
   test("an emptyDir without a (positive) sizeLimit is never measured nor evicted", async () => {
-    const { usage, target, eviction } = setup([pod("u1", [{ name: "a", emptyDir: {} }, { name: "b", emptyDir: { sizeLimit: "0" } }, { name: "c", hostPath: { path: "/tmp" } }])]);
+    const { usage, target, eviction } = setup([
+      pod("u1", [
+        { name: "a", emptyDir: {} },
+        { name: "b", emptyDir: { sizeLimit: "0" } },
+        { name: "c", hostPath: { path: "/tmp" } },
+      ]),
+    ]);
     usage.table.set(dir("u1", "a"), 100 * MI);
     usage.table.set(dir("u1", "b"), 100 * MI);
     expect(await eviction.synchronize()).toEqual([]);
@@ -96,7 +116,11 @@ describe("LocalStorageEviction (emptyDir sizeLimit, the kubelet's emptyDirLimitE
       { name: "first", emptyDir: { sizeLimit: "1Mi" } },
       { name: "second", emptyDir: { sizeLimit: "1Mi" } },
     ];
-    const { usage, target, eviction } = setup([pod("u1", vols), pod("u2", [{ name: "x", emptyDir: { sizeLimit: "1Ki" } }]), pod("u3", [{ name: "y", emptyDir: { sizeLimit: "1Mi" } }])]);
+    const { usage, target, eviction } = setup([
+      pod("u1", vols),
+      pod("u2", [{ name: "x", emptyDir: { sizeLimit: "1Ki" } }]),
+      pod("u3", [{ name: "y", emptyDir: { sizeLimit: "1Mi" } }]),
+    ]);
     usage.table.set(dir("u1", "ok"), MI);
     usage.table.set(dir("u1", "first"), 2 * MI);
     usage.table.set(dir("u1", "second"), 2 * MI);
@@ -124,11 +148,16 @@ describe("LocalStorageEviction (emptyDir sizeLimit, the kubelet's emptyDirLimitE
     usage.table.set(dir("u1", "scratch"), 2 * MI);
     expect(await eviction.synchronize()).toEqual([]);
     expect(target.evictions).toEqual([]);
-    expect(lines).toEqual(['error eviction manager: cannot evict a critical pod pod=default/p-u1 reason="Usage of EmptyDir volume \\"scratch\\" exceeds the limit \\"1Mi\\". "']);
+    expect(lines).toEqual([
+      'error eviction manager: cannot evict a critical pod pod=default/p-u1 reason="Usage of EmptyDir volume \\"scratch\\" exceeds the limit \\"1Mi\\". "',
+    ]);
   });
 
   test("a volume that cannot be measured is logged and skipped; the other pods are still checked", async () => {
-    const { usage, target, eviction, lines } = setup([pod("u1", [{ name: "bad", emptyDir: { sizeLimit: "1Mi" } }]), pod("u2", [{ name: "s", emptyDir: { sizeLimit: "1Mi" } }])]);
+    const { usage, target, eviction, lines } = setup([
+      pod("u1", [{ name: "bad", emptyDir: { sizeLimit: "1Mi" } }]),
+      pod("u2", [{ name: "s", emptyDir: { sizeLimit: "1Mi" } }]),
+    ]);
     usage.table.set(dir("u1", "bad"), new Error("EACCES: permission denied"));
     usage.table.set(dir("u2", "s"), 2 * MI);
     await eviction.synchronize();

@@ -10,7 +10,11 @@ function pod(name: string, o: { memory?: string; storage?: string; priority?: nu
   if (o.storage) requests["ephemeral-storage"] = o.storage;
   return {
     metadata: { name, namespace: "default", uid: `uid-${name}` },
-    spec: { containers: [{ name: "main", image: "busybox", resources: { requests } }], ...(o.priority !== undefined ? { priority: o.priority } : {}), ...(o.volumes ? { volumes: o.volumes } : {}) },
+    spec: {
+      containers: [{ name: "main", image: "busybox", resources: { requests } }],
+      ...(o.priority !== undefined ? { priority: o.priority } : {}),
+      ...(o.volumes ? { volumes: o.volumes } : {}),
+    },
   };
 }
 
@@ -64,7 +68,11 @@ describe("ranking for pids and disk", () => {
     const few = pod("few");
     const many = pod("many");
     const important = pod("important", { priority: 10 });
-    const stats = [podStats(few, {}, { process_stats: { process_count: 3 } }), podStats(many, {}, { process_stats: { process_count: 300 } }), podStats(important, {}, { process_stats: { process_count: 900 } })];
+    const stats = [
+      podStats(few, {}, { process_stats: { process_count: 3 } }),
+      podStats(many, {}, { process_stats: { process_count: 300 } }),
+      podStats(important, {}, { process_stats: { process_count: 900 } }),
+    ];
     const pods = [important, few, many];
     rankPIDPressure(pods, lookup(stats));
     expect(names(pods)).toEqual(["many", "few", "important"]);
@@ -73,11 +81,25 @@ describe("ranking for pids and disk", () => {
   test("nodefs on one filesystem: rootfs + logs + local volumes (not memory-backed) over the ephemeral-storage request; with a dedicated imagefs, logs and volumes only", () => {
     const writer = pod("writer", { storage: "1Gi" }); // rootfs 600Mi: within its request
     const layer = pod("layer"); // rootfs 50Mi, no request
-    const logger = pod("logger", { volumes: [{ name: "scratch", emptyDir: {} }, { name: "mem", emptyDir: { medium: "Memory" } }] });
+    const logger = pod("logger", {
+      volumes: [
+        { name: "scratch", emptyDir: {} },
+        { name: "mem", emptyDir: { medium: "Memory" } },
+      ],
+    });
     const stats = lookup([
       podStats(writer, { main: { rootfs: 600 * MI, logs: 0 } }),
       podStats(layer, { main: { rootfs: 50 * MI, logs: 0 } }),
-      podStats(logger, { main: { rootfs: 0, logs: 10 * MI } }, { volume: [{ time: "", name: "scratch", usedBytes: 20 * MI }, { time: "", name: "mem", usedBytes: 900 * MI }] }),
+      podStats(
+        logger,
+        { main: { rootfs: 0, logs: 10 * MI } },
+        {
+          volume: [
+            { time: "", name: "scratch", usedBytes: 20 * MI },
+            { time: "", name: "mem", usedBytes: 900 * MI },
+          ],
+        },
+      ),
     ]);
     const shared = [writer, logger, layer];
     rankFuncFor("nodefs.available", false)(shared, stats);
@@ -97,7 +119,13 @@ describe("the eviction message (evictionMessage)", () => {
   test("memory: each container over its request (in the stats' order), usage as a BinarySI quantity, the request as given", () => {
     const p: Pod = {
       metadata: { name: "p", uid: "u" },
-      spec: { containers: [{ name: "hog", resources: { requests: { memory: "64Mi" } } }, { name: "idle", resources: { requests: { memory: "64Mi" } } }, { name: "free" }] },
+      spec: {
+        containers: [
+          { name: "hog", resources: { requests: { memory: "64Mi" } } },
+          { name: "idle", resources: { requests: { memory: "64Mi" } } },
+          { name: "free" },
+        ],
+      },
     };
     const stats = lookup([podStats(p, { hog: { workingSet: 100 * MI + 512 * 1024 }, idle: { workingSet: MI }, free: { workingSet: 1536 } })]);
     expect(evictionMessage("memory", p, stats)).toBe(

@@ -62,13 +62,22 @@ describe("parsing thresholds (ParseThresholdConfig)", () => {
   });
 
   test("mistakes name the setting, the entry and what is wrong, in the kubelet's words", () => {
-    expect(entryError(() => hard("memory.free<1Gi"))).toEqual({ setting: "hard", entry: "memory.free<1Gi", message: "unsupported eviction signal memory.free" });
-    expect(entryError(() => hard("memory.available<0"))).toMatchObject({ entry: "memory.available<0", message: "eviction threshold memory.available must be positive: 0" });
+    expect(entryError(() => hard("memory.free<1Gi"))).toEqual({
+      setting: "hard",
+      entry: "memory.free<1Gi",
+      message: "unsupported eviction signal memory.free",
+    });
+    expect(entryError(() => hard("memory.available<0"))).toMatchObject({
+      entry: "memory.available<0",
+      message: "eviction threshold memory.available must be positive: 0",
+    });
     expect(entryError(() => hard("nodefs.available<120%")).message).toBe("eviction percentage threshold nodefs.available must be <= 100%: 120%");
     expect(entryError(() => hard("nodefs.available<-5%")).message).toBe("eviction percentage threshold nodefs.available must be >= 0%: -5%");
-    expect(entryError(() => hard("memory.available<lots")).message).toContain("memory.available: \"lots\"");
+    expect(entryError(() => hard("memory.available<lots")).message).toContain('memory.available: "lots"');
     expect(entryError(() => parseThresholds({ hard: new Map(), soft: parseLangleMap("memory.available<1Gi") }))).toEqual({
-      setting: "soft", entry: "memory.available", message: "grace period must be specified for the soft eviction threshold memory.available",
+      setting: "soft",
+      entry: "memory.available",
+      message: "grace period must be specified for the soft eviction threshold memory.available",
     });
     expect(entryError(() => parseThresholds({ hard: new Map(), softGracePeriod: parseEqualsMap("memory.available=-1s") })).message).toBe(
       "invalid eviction grace period specified: -1s, must be a positive value",
@@ -154,7 +163,10 @@ describe("thresholds met, grace periods, minimum reclaim, conditions", () => {
       ...hard("memory.available<5%,nodefs.available<1Gi,imagefs.available<50%"),
       ...parseThresholds({ hard: new Map(), soft: parseLangleMap("memory.available<4Gi"), softGracePeriod: parseEqualsMap("memory.available=1m") }),
     ];
-    expect(hardEvictionReservation(ts, { memoryBytes: 20 * GI, ephemeralStorageBytes: 100 * GI })).toEqual({ memoryBytes: Math.trunc(20 * GI * Math.fround(0.05)), ephemeralStorageBytes: GI });
+    expect(hardEvictionReservation(ts, { memoryBytes: 20 * GI, ephemeralStorageBytes: 100 * GI })).toEqual({
+      memoryBytes: Math.trunc(20 * GI * Math.fround(0.05)),
+      ephemeralStorageBytes: GI,
+    });
     expect(hardEvictionReservation([], { memoryBytes: 20 * GI })).toEqual({ memoryBytes: 0, ephemeralStorageBytes: 0 });
   });
 });

@@ -6,7 +6,13 @@ import type { PushResult } from "../../src/api/pod";
 import type { AgentView, ContainerLogInfo, HealthCheck } from "../../src/server/types";
 
 export function fakePod(namespace: string, name: string): Pod {
-  return { apiVersion: "v1", kind: "Pod", metadata: { namespace, name, uid: `uid-${name}` }, spec: { containers: [{ name: "app", image: "busybox" }] }, status: { phase: "Running" } };
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { namespace, name, uid: `uid-${name}` },
+    spec: { containers: [{ name: "app", image: "busybox" }] },
+    status: { phase: "Running" },
+  };
 }
 
 export class FakeAgentView implements AgentView {

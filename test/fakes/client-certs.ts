@@ -22,7 +22,26 @@ export class TestClientCA {
 
   constructor(commonName = "test-client-ca") {
     this.dir = mkdtempSync(join(tmpdir(), "test-client-ca-"));
-    openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj", `/CN=${commonName}`, "-keyout", "ca.key", "-out", "ca.crt"], this.dir);
+    openssl(
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-days",
+        "2",
+        "-subj",
+        `/CN=${commonName}`,
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.crt",
+      ],
+      this.dir,
+    );
     this.caPem = readFileSync(join(this.dir, "ca.crt"), "utf8");
   }
 
@@ -30,9 +49,15 @@ export class TestClientCA {
   issue(user: string, groups: string[] = [], extKeyUsage = "clientAuth"): ClientCert {
     const id = `c${++this.n}`;
     const subj = `/CN=${user}${groups.map((g) => `/O=${g}`).join("")}`;
-    openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", subj, "-keyout", `${id}.key`, "-out", `${id}.csr`], this.dir);
+    openssl(
+      ["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", subj, "-keyout", `${id}.key`, "-out", `${id}.csr`],
+      this.dir,
+    );
     writeFileSync(join(this.dir, `${id}.ext`), `extendedKeyUsage=${extKeyUsage}\n`);
-    openssl(["x509", "-req", "-in", `${id}.csr`, "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2", "-extfile", `${id}.ext`, "-out", `${id}.crt`], this.dir);
+    openssl(
+      ["x509", "-req", "-in", `${id}.csr`, "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2", "-extfile", `${id}.ext`, "-out", `${id}.crt`],
+      this.dir,
+    );
     return { certPem: readFileSync(join(this.dir, `${id}.crt`), "utf8"), keyPem: readFileSync(join(this.dir, `${id}.key`), "utf8") };
   }
 
@@ -45,7 +70,28 @@ export class TestClientCA {
     const id = `s${++this.n}`;
     writeFileSync(join(this.dir, `${id}.csr`), csrPem);
     writeFileSync(join(this.dir, `${id}.ext`), extensions.join("\n") + "\n");
-    openssl(["x509", "-req", "-in", `${id}.csr`, "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-days", String(days), "-copy_extensions", "copy", "-extfile", `${id}.ext`, "-out", `${id}.crt`], this.dir);
+    openssl(
+      [
+        "x509",
+        "-req",
+        "-in",
+        `${id}.csr`,
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-days",
+        String(days),
+        "-copy_extensions",
+        "copy",
+        "-extfile",
+        `${id}.ext`,
+        "-out",
+        `${id}.crt`,
+      ],
+      this.dir,
+    );
     return readFileSync(join(this.dir, `${id}.crt`), "utf8");
   }
 

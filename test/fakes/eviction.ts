@@ -34,13 +34,25 @@ export class FakeSummary implements SummarySource {
     const time = apiTime(this.clock.now());
     const n = this.node;
     const fs = (f: FakeNodeFigures["nodefs"]) =>
-      f && { time, capacityBytes: f.capacity, availableBytes: f.available, usedBytes: f.capacity - f.available, ...(f.inodes !== undefined ? { inodes: f.inodes, inodesFree: f.inodesFree } : {}) };
+      f && {
+        time,
+        capacityBytes: f.capacity,
+        availableBytes: f.available,
+        usedBytes: f.capacity - f.available,
+        ...(f.inodes !== undefined ? { inodes: f.inodes, inodesFree: f.inodesFree } : {}),
+      };
     return {
       node: {
         nodeName: "n",
         startTime: time,
         ...(n.memory ? { memory: { time, availableBytes: n.memory.available, workingSetBytes: n.memory.capacity - n.memory.available } } : {}),
-        ...(n.pods ? { systemContainers: [{ name: "pods", startTime: time, memory: { time, availableBytes: n.pods.available, workingSetBytes: n.pods.capacity - n.pods.available } }] } : {}),
+        ...(n.pods
+          ? {
+              systemContainers: [
+                { name: "pods", startTime: time, memory: { time, availableBytes: n.pods.available, workingSetBytes: n.pods.capacity - n.pods.available } },
+              ],
+            }
+          : {}),
         ...(n.nodefs ? { fs: fs(n.nodefs) } : {}),
         ...(n.imagefs ? { runtime: { imageFs: fs(n.imagefs) } } : {}),
         ...(n.pids ? { rlimit: { time, maxpid: n.pids.max, curproc: n.pids.current } } : {}),
@@ -51,7 +63,11 @@ export class FakeSummary implements SummarySource {
 }
 
 /** Pod stats with a working set per container (the pod's is their sum) and optional disk and process figures. */
-export function podStats(pod: Pod, containers: Record<string, { workingSet?: number; rootfs?: number; logs?: number }>, extra: Partial<PodStats> = {}): PodStats {
+export function podStats(
+  pod: Pod,
+  containers: Record<string, { workingSet?: number; rootfs?: number; logs?: number }>,
+  extra: Partial<PodStats> = {},
+): PodStats {
   const time = "2026-01-01T00:00:00Z";
   const list = Object.entries(containers).map(([name, c]) => ({
     name,
@@ -61,7 +77,13 @@ export function podStats(pod: Pod, containers: Record<string, { workingSet?: num
     ...(c.logs !== undefined ? { logs: { time, usedBytes: c.logs } } : {}),
   }));
   const ws = Object.values(containers).reduce((s, c) => s + (c.workingSet ?? 0), 0);
-  return { podRef: { name: pod.metadata!.name!, namespace: pod.metadata!.namespace ?? "default", uid: pod.metadata!.uid! }, startTime: time, containers: list, memory: { time, workingSetBytes: ws }, ...extra };
+  return {
+    podRef: { name: pod.metadata!.name!, namespace: pod.metadata!.namespace ?? "default", uid: pod.metadata!.uid! },
+    startTime: time,
+    containers: list,
+    memory: { time, workingSetBytes: ws },
+    ...extra,
+  };
 }
 
 /** The agent as the eviction manager sees it: active pods, evictions recorded, cleanup when the test says. */

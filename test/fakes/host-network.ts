@@ -18,7 +18,10 @@ export class FakeHostNetwork implements HostNetwork {
     eth0: [ifaceAddress("fe80::1"), ifaceAddress("192.0.2.10"), ifaceAddress("2001:db8::10")],
     nodeagent0: [ifaceAddress("10.88.0.1")],
   };
-  routes: DefaultRoute[] = [{ iface: "eth0", family: 4 }, { iface: "eth0", family: 6 }];
+  routes: DefaultRoute[] = [
+    { iface: "eth0", family: 4 },
+    { iface: "eth0", family: 6 },
+  ];
   /** Name → what getaddrinfo answers. */
   names: Record<string, string[]> = {};
   lookups: string[] = [];

@@ -37,7 +37,17 @@ export class FakeMounter implements Mounter {
     const root = this.canonical(dir);
     return this.mounts
       .filter((m) => m.mountPoint === root || m.mountPoint.startsWith(`${root}/`))
-      .map((m) => ({ id: this.nextId++, parentId: 1, device: "0:99", root: "/", mountPoint: m.mountPoint, options: ["rw"], fsType: "tmpfs", source: "tmpfs", superOptions: m.sizeBytes === undefined ? ["rw"] : ["rw", `size=${m.sizeBytes}`] }))
+      .map((m) => ({
+        id: this.nextId++,
+        parentId: 1,
+        device: "0:99",
+        root: "/",
+        mountPoint: m.mountPoint,
+        options: ["rw"],
+        fsType: "tmpfs",
+        source: "tmpfs",
+        superOptions: m.sizeBytes === undefined ? ["rw"] : ["rw", `size=${m.sizeBytes}`],
+      }))
       .reverse();
   }
 }

@@ -7,7 +7,14 @@
 import type { ConfigMap, Pod, Secret } from "kubernetes-types/core/v1";
 import { podRef } from "../../src/api/pod";
 import type { Clock } from "../../src/util/clock";
-import { ObjectNotFoundError, ObjectSourceError, type ObjectRef, type ObjectSource, type ServiceAccountToken, type TokenRequest } from "../../src/objects/types";
+import {
+  ObjectNotFoundError,
+  ObjectSourceError,
+  type ObjectRef,
+  type ObjectSource,
+  type ServiceAccountToken,
+  type TokenRequest,
+} from "../../src/objects/types";
 
 /** One token the fake issued: for which pod, what was asked, what was answered. */
 export interface IssuedToken {

@@ -7,9 +7,23 @@ import { createHash } from "node:crypto";
 import { grpcStatusError } from "./grpc";
 import type { ContainerEventStream } from "../../src/cri/client";
 import type {
-  Container, ContainerConfigInput, ContainerEvent, ContainerEventType, ContainerFilterInput, ContainerState, ContainerStatus,
-  ExecSyncResponse, Image, ImageSpecInput, ImageStatusResponse, PodSandbox, PodSandboxConfigInput, PodSandboxFilterInput,
-  PodSandboxState, PodSandboxStatus, StatusResponse,
+  Container,
+  ContainerConfigInput,
+  ContainerEvent,
+  ContainerEventType,
+  ContainerFilterInput,
+  ContainerState,
+  ContainerStatus,
+  ExecSyncResponse,
+  Image,
+  ImageSpecInput,
+  ImageStatusResponse,
+  PodSandbox,
+  PodSandboxConfigInput,
+  PodSandboxFilterInput,
+  PodSandboxState,
+  PodSandboxStatus,
+  StatusResponse,
 } from "../../src/cri/types";
 import { containerLabels, sandboxLabels } from "../../src/cri/labels";
 import type { Clock } from "../../src/util/clock";
@@ -50,8 +64,16 @@ interface FakeContainer {
 type ReadMethod = "listPodSandbox" | "listContainers" | "podSandboxStatus" | "containerStatus";
 /** The RuntimeService and ImageService calls the agent's PodSyncer makes (SyncRuntime). */
 type SyncMethod =
-  | "runPodSandbox" | "stopPodSandbox" | "removePodSandbox" | "createContainer" | "startContainer" | "stopContainer"
-  | "removeContainer" | "execSync" | "pullImage" | "imageStatus";
+  | "runPodSandbox"
+  | "stopPodSandbox"
+  | "removePodSandbox"
+  | "createContainer"
+  | "startContainer"
+  | "stopContainer"
+  | "removeContainer"
+  | "execSync"
+  | "pullImage"
+  | "imageStatus";
 export type FakeRuntimeMethod = ReadMethod | SyncMethod;
 
 /** containerd's exit code for a container stopped by its kill signal after the grace period (128 + SIGKILL). */
@@ -109,8 +131,16 @@ export class FakeRuntime {
     const id = `sb-${pod.name}-${++this.seq}`;
     const namespace = pod.namespace ?? "default";
     this.sandboxes.set(id, {
-      id, uid: pod.uid, name: pod.name, namespace, attempt: 0, state: ready ? "SANDBOX_READY" : "SANDBOX_NOTREADY", createdAt: this.created(),
-      ip: `10.88.0.${this.seq}`, labels: sandboxLabels({ uid: pod.uid, name: pod.name, namespace }), annotations: {},
+      id,
+      uid: pod.uid,
+      name: pod.name,
+      namespace,
+      attempt: 0,
+      state: ready ? "SANDBOX_READY" : "SANDBOX_NOTREADY",
+      createdAt: this.created(),
+      ip: `10.88.0.${this.seq}`,
+      labels: sandboxLabels({ uid: pod.uid, name: pod.name, namespace }),
+      annotations: {},
     });
     return id;
   }
@@ -119,14 +149,33 @@ export class FakeRuntime {
     const id = `c-${name}-${++this.seq}`;
     const createdAt = this.created();
     this.containers.set(id, {
-      id, sandboxId, name, attempt: 0, state, createdAt, startedAt: state === "CONTAINER_CREATED" ? 0 : this.clock ? this.nowNs() : createdAt, finishedAt: 0, exitCode: 0, reason: "",
-      labels: containerLabels({ uid: sb.uid, name: sb.name, namespace: sb.namespace }, name), annotations: {}, image: "", command: [],
+      id,
+      sandboxId,
+      name,
+      attempt: 0,
+      state,
+      createdAt,
+      startedAt: state === "CONTAINER_CREATED" ? 0 : this.clock ? this.nowNs() : createdAt,
+      finishedAt: 0,
+      exitCode: 0,
+      reason: "",
+      labels: containerLabels({ uid: sb.uid, name: sb.name, namespace: sb.namespace }, name),
+      annotations: {},
+      image: "",
+      command: [],
     });
     return id;
   }
   addImage(name: string): Image {
     const image: Image = {
-      id: `sha256:${createHash("sha256").update(name).digest("hex")}`, repoTags: [name], repoDigests: [], size: 1000, uid: null, username: "", spec: null, pinned: false,
+      id: `sha256:${createHash("sha256").update(name).digest("hex")}`,
+      repoTags: [name],
+      repoDigests: [],
+      size: 1000,
+      uid: null,
+      username: "",
+      spec: null,
+      pinned: false,
     };
     this.images.set(name, image);
     return image;
@@ -141,7 +190,14 @@ export class FakeRuntime {
    */
   abortStart(id: string): void {
     const c = this.containers.get(id)!;
-    Object.assign(c, { state: "CONTAINER_EXITED", startedAt: 0, finishedAt: this.nowNs(), exitCode: 128, reason: "StartError", message: "failed to start containerd task: context canceled" });
+    Object.assign(c, {
+      state: "CONTAINER_EXITED",
+      startedAt: 0,
+      finishedAt: this.nowNs(),
+      exitCode: 128,
+      reason: "StartError",
+      message: "failed to start containerd task: context canceled",
+    });
   }
   start(id: string): void {
     const c = this.containers.get(id)!;
@@ -199,23 +255,47 @@ export class FakeRuntime {
     this.calls.push({ method: "listContainers", arg: filter });
     this.maybeFail("listContainers");
     return [...this.containers.values()]
-      .filter((c) => (!filter?.id || c.id === filter.id) && (!filter?.podSandboxId || c.sandboxId === filter.podSandboxId) && (!filter?.state || c.state === filter.state.state) && matches(c.labels, filter?.labelSelector))
-      .map((c) => ({
-        id: c.id, podSandboxId: c.sandboxId, metadata: { name: c.name, attempt: c.attempt }, image: { image: c.image }, imageRef: c.image, state: c.state,
-        createdAt: c.createdAt, labels: c.labels, annotations: c.annotations, imageId: c.image,
-      }) as unknown as Container);
+      .filter(
+        (c) =>
+          (!filter?.id || c.id === filter.id) &&
+          (!filter?.podSandboxId || c.sandboxId === filter.podSandboxId) &&
+          (!filter?.state || c.state === filter.state.state) &&
+          matches(c.labels, filter?.labelSelector),
+      )
+      .map(
+        (c) =>
+          ({
+            id: c.id,
+            podSandboxId: c.sandboxId,
+            metadata: { name: c.name, attempt: c.attempt },
+            image: { image: c.image },
+            imageRef: c.image,
+            state: c.state,
+            createdAt: c.createdAt,
+            labels: c.labels,
+            annotations: c.annotations,
+            imageId: c.image,
+          }) as unknown as Container,
+      );
   }
   /** CRI Status: the runtime is ready; its network as networkNotReady says. */
   async status(): Promise<StatusResponse> {
     const net = this.networkNotReady;
     return {
-      status: { conditions: [{ type: "RuntimeReady", status: true, reason: "", message: "" }, { type: "NetworkReady", status: !net, reason: net?.reason ?? "", message: net?.message ?? "" }] },
+      status: {
+        conditions: [
+          { type: "RuntimeReady", status: true, reason: "", message: "" },
+          { type: "NetworkReady", status: !net, reason: net?.reason ?? "", message: net?.message ?? "" },
+        ],
+      },
       info: {},
       runtimeHandlers: [],
       features: null,
     };
   }
-  async podSandboxStatus(id: string): Promise<{ status: PodSandboxStatus; info: Record<string, string>; containersStatuses: ContainerStatus[]; timestamp: number }> {
+  async podSandboxStatus(
+    id: string,
+  ): Promise<{ status: PodSandboxStatus; info: Record<string, string>; containersStatuses: ContainerStatus[]; timestamp: number }> {
     this.calls.push({ method: "podSandboxStatus", arg: id });
     this.maybeFail("podSandboxStatus");
     const s = this.sandboxes.get(id);
@@ -238,8 +318,17 @@ export class FakeRuntime {
     const id = `sb-${md.name}-${++this.seq}`;
     const network = config.linux?.securityContext?.namespaceOptions?.network === "NODE" ? "NODE" : "POD";
     this.sandboxes.set(id, {
-      id, uid: md.uid ?? "", name: md.name ?? "", namespace: md.namespace ?? "", attempt: md.attempt ?? 0, state: "SANDBOX_READY",
-      createdAt: this.created(), ip: network === "NODE" ? "" : `10.88.0.${this.seq}`, network, labels: { ...config.labels }, annotations: { ...config.annotations },
+      id,
+      uid: md.uid ?? "",
+      name: md.name ?? "",
+      namespace: md.namespace ?? "",
+      attempt: md.attempt ?? 0,
+      state: "SANDBOX_READY",
+      createdAt: this.created(),
+      ip: network === "NODE" ? "" : `10.88.0.${this.seq}`,
+      network,
+      labels: { ...config.labels },
+      annotations: { ...config.annotations },
     });
     return id;
   }
@@ -261,12 +350,24 @@ export class FakeRuntime {
     await this.enter("createContainer", { podSandboxId, config });
     const sb = this.sandboxes.get(podSandboxId);
     if (!sb) throw grpcStatusError("CreateContainer", 5, `failed to find sandbox id ${podSandboxId}: not found`);
-    if (sb.state !== "SANDBOX_READY") throw grpcStatusError("CreateContainer", 2, `failed to create containerd container: sandbox ${podSandboxId} is not running`);
+    if (sb.state !== "SANDBOX_READY")
+      throw grpcStatusError("CreateContainer", 2, `failed to create containerd container: sandbox ${podSandboxId} is not running`);
     const name = config.metadata?.name ?? "";
     const id = `c-${name}-${++this.seq}`;
     this.containers.set(id, {
-      id, sandboxId: podSandboxId, name, attempt: config.metadata?.attempt ?? 0, state: "CONTAINER_CREATED", createdAt: this.created(), startedAt: 0, finishedAt: 0,
-      exitCode: 0, reason: "", labels: { ...config.labels }, annotations: { ...config.annotations }, image: config.image?.image ?? "",
+      id,
+      sandboxId: podSandboxId,
+      name,
+      attempt: config.metadata?.attempt ?? 0,
+      state: "CONTAINER_CREATED",
+      createdAt: this.created(),
+      startedAt: 0,
+      finishedAt: 0,
+      exitCode: 0,
+      reason: "",
+      labels: { ...config.labels },
+      annotations: { ...config.annotations },
+      image: config.image?.image ?? "",
       command: [...(config.command ?? []), ...(config.args ?? [])],
     });
     return id;
@@ -292,7 +393,8 @@ export class FakeRuntime {
   async removeContainer(id: string): Promise<void> {
     await this.enter("removeContainer", id);
     const c = this.containers.get(id);
-    if (c?.state === "CONTAINER_RUNNING") throw grpcStatusError("RemoveContainer", 2, `failed to set removing state for container ${id}: container is still running, to stop first`);
+    if (c?.state === "CONTAINER_RUNNING")
+      throw grpcStatusError("RemoveContainer", 2, `failed to set removing state for container ${id}: container is still running, to stop first`);
     this.containers.delete(id);
   }
   async execSync(containerId: string, cmd: string[], timeoutSeconds: number): Promise<ExecSyncResponse> {
@@ -325,7 +427,9 @@ export class FakeRuntime {
     const c = this.containers.get(containerId);
     const sb = this.sandboxes.get(c?.sandboxId ?? containerId);
     const ev: ContainerEvent = {
-      containerId, containerEventType: type, createdAt: this.tick(),
+      containerId,
+      containerEventType: type,
+      createdAt: this.tick(),
       podSandboxStatus: sb ? this.sandboxStatusOut(sb) : null,
       containersStatuses: c ? [this.containerStatusOut(c)] : [],
       ...override,
@@ -335,23 +439,49 @@ export class FakeRuntime {
 
   private sandboxOut(s: FakeSandbox): PodSandbox {
     return {
-      id: s.id, metadata: { name: s.name, uid: s.uid, namespace: s.namespace, attempt: s.attempt }, state: s.state, createdAt: s.createdAt,
-      labels: s.labels, annotations: s.annotations, runtimeHandler: "",
+      id: s.id,
+      metadata: { name: s.name, uid: s.uid, namespace: s.namespace, attempt: s.attempt },
+      state: s.state,
+      createdAt: s.createdAt,
+      labels: s.labels,
+      annotations: s.annotations,
+      runtimeHandler: "",
     };
   }
   private sandboxStatusOut(s: FakeSandbox): PodSandboxStatus {
     return {
-      id: s.id, metadata: { name: s.name, uid: s.uid, namespace: s.namespace, attempt: s.attempt }, state: s.state, createdAt: s.createdAt,
+      id: s.id,
+      metadata: { name: s.name, uid: s.uid, namespace: s.namespace, attempt: s.attempt },
+      state: s.state,
+      createdAt: s.createdAt,
       network: { ip: s.ip, additionalIps: [] },
       linux: s.network ? { namespaces: { options: { network: s.network, pid: "CONTAINER", ipc: "POD", targetId: "", usernsOptions: null } } } : null,
-      labels: s.labels, annotations: s.annotations, runtimeHandler: "",
+      labels: s.labels,
+      annotations: s.annotations,
+      runtimeHandler: "",
     } as PodSandboxStatus;
   }
   private containerStatusOut(c: FakeContainer): ContainerStatus {
     return {
-      id: c.id, metadata: { name: c.name, attempt: c.attempt }, state: c.state, createdAt: c.createdAt, startedAt: c.startedAt,
-      finishedAt: c.finishedAt, exitCode: c.exitCode, reason: c.reason, message: c.message ?? "", labels: c.labels, annotations: c.annotations,
-      image: { image: c.image }, imageRef: c.image, mounts: [], logPath: this.logPaths.get(c.id) ?? "", resources: null, imageId: c.image, user: null, stopSignal: "",
+      id: c.id,
+      metadata: { name: c.name, attempt: c.attempt },
+      state: c.state,
+      createdAt: c.createdAt,
+      startedAt: c.startedAt,
+      finishedAt: c.finishedAt,
+      exitCode: c.exitCode,
+      reason: c.reason,
+      message: c.message ?? "",
+      labels: c.labels,
+      annotations: c.annotations,
+      image: { image: c.image },
+      imageRef: c.image,
+      mounts: [],
+      logPath: this.logPaths.get(c.id) ?? "",
+      resources: null,
+      imageId: c.image,
+      user: null,
+      stopSignal: "",
     } as unknown as ContainerStatus;
   }
 }

@@ -92,7 +92,18 @@ export class FakePodWorkers implements PodWorkers {
     this.calls.push(`${o.type}${o.remove ? "+remove" : ""} ${uid}`);
     const s = this.known.get(uid);
     if (s) s.pod = o.pod;
-    else this.known.set(uid, { uid, fullName: podKey(o.pod), pod: o.pod, phase: "syncing", removed: false, waiting: new Map(), lastSyncTime: 0, syncs: 0, seen: "" });
+    else
+      this.known.set(uid, {
+        uid,
+        fullName: podKey(o.pod),
+        pod: o.pod,
+        phase: "syncing",
+        removed: false,
+        waiting: new Map(),
+        lastSyncTime: 0,
+        syncs: 0,
+        seen: "",
+      });
     if (o.type === "kill") {
       this.known.get(uid)!.phase = "terminating";
       if (o.remove) this.known.get(uid)!.removed = true;
@@ -107,7 +118,19 @@ export class FakePodWorkers implements PodWorkers {
   reject(pod: Pod, failure: PodFailure): void {
     this.calls.push(`reject ${pod.metadata?.uid} ${failure.reason}`);
     const uid = pod.metadata?.uid ?? "";
-    this.known.set(uid, { uid, fullName: podKey(pod), pod, phase: "terminated", removed: false, waiting: new Map(), failed: failure, rejected: true, lastSyncTime: 0, syncs: 0, seen: "" });
+    this.known.set(uid, {
+      uid,
+      fullName: podKey(pod),
+      pod,
+      phase: "terminated",
+      removed: false,
+      waiting: new Map(),
+      failed: failure,
+      rejected: true,
+      lastSyncTime: 0,
+      syncs: 0,
+      seen: "",
+    });
   }
   evictPod(uid: string, o: EvictOptions): boolean {
     const s = this.known.get(uid);

@@ -63,10 +63,18 @@ export class FakeMountTable implements MountTable {
 }
 
 /** A VolumeManager with the built-in plugins (and any given first), no object source, a fake mount table. */
-export function volumesFor(opts: RuntimeConfigOptions, clock: Clock, log: Logger, o: { plugins?: VolumePlugin[]; objects?: ObjectSource; mounts?: MountTable } = {}): VolumeManager {
+export function volumesFor(
+  opts: RuntimeConfigOptions,
+  clock: Clock,
+  log: Logger,
+  o: { plugins?: VolumePlugin[]; objects?: ObjectSource; mounts?: MountTable } = {},
+): VolumeManager {
   return new VolumeManager({
     podsDir: opts.podsDir,
-    plugins: [...(o.plugins ?? []), ...nodeVolumePlugins({ podsDir: opts.podsDir, objects: o.objects ?? new NoObjectSource(), mounter: new FakeMounter(), clock })],
+    plugins: [
+      ...(o.plugins ?? []),
+      ...nodeVolumePlugins({ podsDir: opts.podsDir, objects: o.objects ?? new NoObjectSource(), mounter: new FakeMounter(), clock }),
+    ],
     objects: o.objects ?? new NoObjectSource(),
     mounts: o.mounts ?? new FakeMountTable(),
     clock,

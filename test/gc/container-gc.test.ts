@@ -3,7 +3,17 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ALL_LEVELS, linesLog } from "../fakes/recording-log";
-import { CONTAINER_GC_PERIOD_MS, ContainerGC, DEFAULT_CONTAINER_GC_POLICY, parsePodLogsDirectoryName, planContainerEviction, podUIDFromLogsDirectory, type ContainerGCPolicy, type DeadContainer, type EvictUnits } from "../../src/gc/container-gc";
+import {
+  CONTAINER_GC_PERIOD_MS,
+  ContainerGC,
+  DEFAULT_CONTAINER_GC_POLICY,
+  parsePodLogsDirectoryName,
+  planContainerEviction,
+  podUIDFromLogsDirectory,
+  type ContainerGCPolicy,
+  type DeadContainer,
+  type EvictUnits,
+} from "../../src/gc/container-gc";
 import { FakeClock } from "../../src/util/clock";
 import { FakeRuntime } from "../fakes/runtime";
 
@@ -68,12 +78,21 @@ describe("container GC: dead containers", () => {
     expect(rt.callsOf("removeContainer").sort()).toEqual([app1, app2, init1].sort());
     // Each removal said with the container's name and short ID.
     expect(lines.filter((l) => l.includes("removed dead container")).sort()).toEqual(
-      [["app", app1], ["app", app2], ["init", init1]].map(([name, id]) => `info container GC: removed dead container container=${name} id=${id!.slice(0, 12)}`).sort(),
+      [
+        ["app", app1],
+        ["app", app2],
+        ["init", init1],
+      ]
+        .map(([name, id]) => `info container GC: removed dead container container=${name} id=${id!.slice(0, 12)}`)
+        .sort(),
     );
   });
 
   test("MaxPerPodContainer −1 keeps every dead instance; 2 keeps the newest two", async () => {
-    for (const [max, kept] of [[-1, 3], [2, 2]] as const) {
+    for (const [max, kept] of [
+      [-1, 3],
+      [2, 2],
+    ] as const) {
       const { rt, collect, live, dead } = setup({ maxPerPodContainer: max });
       const { sb } = live("web");
       const all = [dead(sb, "app"), dead(sb, "app"), dead(sb, "app")];
@@ -183,7 +202,9 @@ describe("container GC: MaxContainers across the node", () => {
     { uid, containers: created.map((t) => ({ id: `${name}@${t}`, name, createdAt: t, unknown: false })).sort((a, b) => b.createdAt - a.createdAt) },
   ];
   const plan = (units: EvictUnits, p: Partial<ContainerGCPolicy>) =>
-    planContainerEviction(units, { ...DEFAULT_CONTAINER_GC_POLICY, ...p }, true, () => false).containers.map((c) => c.id).sort();
+    planContainerEviction(units, { ...DEFAULT_CONTAINER_GC_POLICY, ...p }, true, () => false)
+      .containers.map((c) => c.id)
+      .sort();
 
   test("an equal share per unit first, then the oldest across units", () => {
     const units: EvictUnits = new Map([unit("p", "a", [1, 5, 9]), unit("p", "b", [2, 6]), unit("q", "c", [3, 7, 8])]);
@@ -240,7 +261,17 @@ describe("container GC: sandboxes and log folders", () => {
   test("only folders named <namespace>_<name>_<uid>, each part valid, are the agent's: others stay, each reported once", async () => {
     const { collect, pods, logs, lines } = setup();
     // Issue 24: with --pod-logs-dir /etc every folder of /etc went ("ssh" was a "UID" no pod had).
-    const strangers = ["ssh", "a_b", "ns_name_NotAUid", "kube-system_x_y_uid-removed", "Default_web_uid-1", "default_web..x_uid-1", "default__uid-1", "default_web_", "_web_uid-1"];
+    const strangers = [
+      "ssh",
+      "a_b",
+      "ns_name_NotAUid",
+      "kube-system_x_y_uid-removed",
+      "Default_web_uid-1",
+      "default_web..x_uid-1",
+      "default__uid-1",
+      "default_web_",
+      "_web_uid-1",
+    ];
     for (const d of strangers) {
       mkdirSync(join(logs, d, "sub"), { recursive: true });
       writeFileSync(join(logs, d, "sub", "keep"), d);
@@ -251,7 +282,11 @@ describe("container GC: sandboxes and log folders", () => {
     expect(existsSync(join(logs, "default_gone_7c9e6679-7425-40de-944b-e07fc1f90ae7"))).toBe(false);
     for (const d of strangers) {
       expect(existsSync(join(logs, d, "sub", "keep"))).toBe(true);
-      expect(lines.filter((l) => l.startsWith("warn container GC: leaving a folder alone: not a pod's log folder ") && l.includes(` path=${join(logs, d)} problem=`))).toHaveLength(1);
+      expect(
+        lines.filter(
+          (l) => l.startsWith("warn container GC: leaving a folder alone: not a pod's log folder ") && l.includes(` path=${join(logs, d)} problem=`),
+        ),
+      ).toHaveLength(1);
     }
     // One that goes away and comes back is reported again; a name with a newline cannot forge a line.
     rmSync(join(logs, "ssh"), { recursive: true });
@@ -266,11 +301,21 @@ describe("container GC: sandboxes and log folders", () => {
   });
 
   test("a log folder's name taken apart: namespace a DNS-1123 label, name a subdomain, UID as the agent accepts one", () => {
-    expect(parsePodLogsDirectoryName("default_web-e2e-node_0d9e6679-7425-40de-944b-e07fc1f90ae7")).toEqual({ namespace: "default", name: "web-e2e-node", uid: "0d9e6679-7425-40de-944b-e07fc1f90ae7" });
-    expect(parsePodLogsDirectoryName("kube-system_etcd.v1_8b1a9953c4611296a827abf8c47804d7")).toEqual({ namespace: "kube-system", name: "etcd.v1", uid: "8b1a9953c4611296a827abf8c47804d7" });
+    expect(parsePodLogsDirectoryName("default_web-e2e-node_0d9e6679-7425-40de-944b-e07fc1f90ae7")).toEqual({
+      namespace: "default",
+      name: "web-e2e-node",
+      uid: "0d9e6679-7425-40de-944b-e07fc1f90ae7",
+    });
+    expect(parsePodLogsDirectoryName("kube-system_etcd.v1_8b1a9953c4611296a827abf8c47804d7")).toEqual({
+      namespace: "kube-system",
+      name: "etcd.v1",
+      uid: "8b1a9953c4611296a827abf8c47804d7",
+    });
     expect(parsePodLogsDirectoryName("ssh")).toEqual({ problem: "not <namespace>_<name>_<uid> (0 underscores)" });
     expect(parsePodLogsDirectoryName("a_b")).toEqual({ problem: "not <namespace>_<name>_<uid> (1 underscores)" });
-    expect(parsePodLogsDirectoryName("ns_name_NotAUid")).toMatchObject({ problem: expect.stringContaining(`the UID "NotAUid" must consist of lowercase letters`) });
+    expect(parsePodLogsDirectoryName("ns_name_NotAUid")).toMatchObject({
+      problem: expect.stringContaining(`the UID "NotAUid" must consist of lowercase letters`),
+    });
     expect(parsePodLogsDirectoryName("a.b_name_uid")).toEqual({ problem: `the namespace "a.b" is not a DNS-1123 label` });
     expect(parsePodLogsDirectoryName("ns_Name_uid")).toEqual({ problem: `the name "Name" is not a DNS-1123 subdomain` });
     expect(parsePodLogsDirectoryName(`ns_name_${"a".repeat(129)}`)).toMatchObject({ problem: expect.stringContaining("at most 128 characters") });

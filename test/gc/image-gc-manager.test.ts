@@ -1,6 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { ALL_LEVELS, linesLog } from "../fakes/recording-log";
-import { CriImageFsStats, IMAGE_GC_PERIOD_MS, ImageGCManager, imageGCCandidates, type GCEvent, type ImageGCPolicy, type ImageRecord } from "../../src/gc/image-gc-manager";
+import {
+  CriImageFsStats,
+  IMAGE_GC_PERIOD_MS,
+  ImageGCManager,
+  imageGCCandidates,
+  type GCEvent,
+  type ImageGCPolicy,
+  type ImageRecord,
+} from "../../src/gc/image-gc-manager";
 import { FakeClock } from "../../src/util/clock";
 import { FakeImageRuntime } from "../fakes/image-runtime";
 
@@ -13,7 +21,11 @@ function setup(policy: Partial<ImageGCPolicy> = {}) {
   const events: GCEvent[] = [];
   const { log, lines } = linesLog(ALL_LEVELS);
   const gc = new ImageGCManager({
-    runtime: rt, fsStats: rt, clock, log, sandboxImage: SANDBOX,
+    runtime: rt,
+    fsStats: rt,
+    clock,
+    log,
+    sandboxImage: SANDBOX,
     policy: { highThresholdPercent: 40, lowThresholdPercent: 30, minAgeMs: 2 * MIN, ...policy },
     onEvent: (e) => events.push(e),
   });
@@ -52,7 +64,12 @@ describe("image GC: when it collects and how much", () => {
 
   test("equal last use: the image first detected earlier goes first", () => {
     const rec = (firstDetected: number, lastUsed = 0): ImageRecord => ({ firstDetected, lastUsed, size: 1, pinned: false });
-    const records = new Map([["late", rec(5 * MIN)], ["early", rec(3 * MIN)], ["used", rec(0, 4 * MIN)], ["first", rec(0)]]);
+    const records = new Map([
+      ["late", rec(5 * MIN)],
+      ["early", rec(3 * MIN)],
+      ["used", rec(0, 4 * MIN)],
+      ["first", rec(0)],
+    ]);
     expect(imageGCCandidates(records, new Set(), 10 * MIN, 0).map((c) => c.id)).toEqual(["first", "early", "late", "used"]);
   });
 
@@ -102,11 +119,15 @@ describe("image GC: when it collects and how much", () => {
     const other = rt.addImage("other", 30_000);
     rt.refuse.add(stuck);
     await gc.detectOnce();
-    await expect(gc.garbageCollect()).rejects.toThrow(/wanted to free 20000 bytes, but freed 30000 bytes space with errors in image deletion: .*stuck is in use/);
+    await expect(gc.garbageCollect()).rejects.toThrow(
+      /wanted to free 20000 bytes, but freed 30000 bytes space with errors in image deletion: .*stuck is in use/,
+    );
     expect(rt.removed).toEqual([other]);
     // The usage, thresholds and amount as numbers; each image by its ID.
     expect(lines.filter((l) => l.includes("image GC:"))).toEqual([
-      expect.stringMatching(/^info image GC: disk usage on the image filesystem is at or over the high threshold; freeing down to the low threshold usagePercent=\d+ highThresholdPercent=\d+ bytesToFree=20000 lowThresholdPercent=\d+$/),
+      expect.stringMatching(
+        /^info image GC: disk usage on the image filesystem is at or over the high threshold; freeing down to the low threshold usagePercent=\d+ highThresholdPercent=\d+ bytesToFree=20000 lowThresholdPercent=\d+$/,
+      ),
       expect.stringMatching(new RegExp(`^warn image GC: removing an image failed image=${stuck} err=.*stuck is in use`)),
       `info image GC: removed image image=${other} bytes=30000`,
     ]);
@@ -133,7 +154,10 @@ describe("image GC: when it collects and how much", () => {
     rt.addImage("small", 5_000);
     await gc.detectOnce();
     await gc.collectOnce();
-    expect(events[0]).toEqual({ reason: "FreeDiskSpaceFailed", message: "failed to garbage collect required amount of images. Wanted to free 20000 bytes, but freed 5000 bytes" });
+    expect(events[0]).toEqual({
+      reason: "FreeDiskSpaceFailed",
+      message: "failed to garbage collect required amount of images. Wanted to free 20000 bytes, but freed 5000 bytes",
+    });
   });
 
   test("deleteUnusedImages (the eviction manager's reclaim) removes every image that may go, whatever the thresholds", async () => {
@@ -181,7 +205,13 @@ describe("image GC: the loop", () => {
 test("the image filesystem's size: statfs of the mountpoint ImageFsInfo names", async () => {
   const asked: string[] = [];
   const stats = new CriImageFsStats(
-    { imageFsInfo: async () => ({ imageFilesystems: [{ fsId: { mountpoint: "/var/lib/containerd/snapshots" }, usedBytes: { value: 5 }, inodesUsed: { value: 1 }, timestamp: 0 }], containerFilesystems: [] }) as never },
+    {
+      imageFsInfo: async () =>
+        ({
+          imageFilesystems: [{ fsId: { mountpoint: "/var/lib/containerd/snapshots" }, usedBytes: { value: 5 }, inodesUsed: { value: 1 }, timestamp: 0 }],
+          containerFilesystems: [],
+        }) as never,
+    },
     { read: () => undefined, statfs: (p) => (asked.push(p), { blocks: 100, bavail: 25, bfree: 30, bsize: 4096, files: 10, ffree: 5 }) },
   );
   expect(await stats.imageFsStats()).toEqual({ capacityBytes: 409_600, availableBytes: 102_400 });

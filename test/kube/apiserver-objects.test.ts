@@ -50,14 +50,21 @@ describe("objects", () => {
   test("configmaps and secrets: CRUD, stringData merged into data, type defaulted, immutable data refused", async () => {
     const cm = await post("/api/v1/namespaces/default/configmaps", { metadata: { name: "cfg" }, data: { a: "1" } });
     expect(cm).toMatchObject({ code: 201, body: { kind: "ConfigMap", apiVersion: "v1", metadata: { name: "cfg", namespace: "default" }, data: { a: "1" } } });
-    const s = await post("/api/v1/namespaces/default/secrets", { metadata: { name: "sec" }, data: { a: Buffer.from("x").toString("base64") }, stringData: { b: "y" } });
+    const s = await post("/api/v1/namespaces/default/secrets", {
+      metadata: { name: "sec" },
+      data: { a: Buffer.from("x").toString("base64") },
+      stringData: { b: "y" },
+    });
     expect(s.body).toMatchObject({ kind: "Secret", type: "Opaque", data: { a: "eA==", b: "eQ==" } });
     expect(s.body.stringData).toBeUndefined();
     const merge = { method: "PATCH", headers: { "Content-Type": "application/merge-patch+json" } };
     expect((await answer("/api/v1/namespaces/default/configmaps/cfg", { ...merge, body: JSON.stringify({ data: { a: "2" } }) })).body.data).toEqual({ a: "2" });
     await post("/api/v1/namespaces/default/configmaps", { metadata: { name: "frozen" }, data: { a: "1" }, immutable: true });
     const frozen = await answer("/api/v1/namespaces/default/configmaps/frozen", { ...merge, body: JSON.stringify({ data: { a: "2" } }) });
-    expect(frozen).toMatchObject({ code: 422, body: { reason: "Invalid", message: 'ConfigMap "frozen" is invalid: data: Forbidden: field is immutable when `immutable` is set' } });
+    expect(frozen).toMatchObject({
+      code: 422,
+      body: { reason: "Invalid", message: 'ConfigMap "frozen" is invalid: data: Forbidden: field is immutable when `immutable` is set' },
+    });
     expect((await answer("/api/v1/namespaces/default/configmaps/nope")).body.message).toBe('configmaps "nope" not found');
     expect((await answer("/api/v1/namespaces/default/secrets/sec", { method: "DELETE" })).code).toBe(200);
     expect((await answer("/api/v1/namespaces/default/secrets/sec")).code).toBe(404);
@@ -78,8 +85,18 @@ describe("TokenRequest", () => {
       status: { expirationTimestamp: "2026-06-01T12:20:00Z" },
     });
     const claims = decodeToken(r.body.status.token);
-    expect(claims).toMatchObject({ iss: DEFAULT_ISSUER, sub: "system:serviceaccount:default:robot", aud: [DEFAULT_ISSUER], iat: now / 1000, exp: now / 1000 + 1200 });
-    expect(claims["kubernetes.io"]).toEqual({ namespace: "default", pod: { name: "tok", uid: pod.metadata!.uid! }, serviceaccount: { name: "robot", uid: sa.metadata.uid } });
+    expect(claims).toMatchObject({
+      iss: DEFAULT_ISSUER,
+      sub: "system:serviceaccount:default:robot",
+      aud: [DEFAULT_ISSUER],
+      iat: now / 1000,
+      exp: now / 1000 + 1200,
+    });
+    expect(claims["kubernetes.io"]).toEqual({
+      namespace: "default",
+      pod: { name: "tok", uid: pod.metadata!.uid! },
+      serviceaccount: { name: "robot", uid: sa.metadata.uid },
+    });
 
     // An audience asked for is the token's; expirationSeconds defaults to 3600.
     const aud = await post("/api/v1/namespaces/default/serviceaccounts/robot/token", tokenRequest(pod, { audiences: ["vault"] }));
@@ -96,7 +113,14 @@ describe("TokenRequest", () => {
     await post("/api/v1/namespaces/default/serviceaccounts", { metadata: { name: "r2" } });
     const pod = api.store.create("pods", podUsing("tok2", "n1", { sa: "r2" })) as Pod;
     const short = await post("/api/v1/namespaces/default/serviceaccounts/r2/token", tokenRequest(pod, { expirationSeconds: 599 }));
-    expect(short).toMatchObject({ code: 422, body: { reason: "Invalid", message: 'TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: 599: may not specify a duration less than 10 minutes' } });
+    expect(short).toMatchObject({
+      code: 422,
+      body: {
+        reason: "Invalid",
+        message:
+          'TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: 599: may not specify a duration less than 10 minutes',
+      },
+    });
     expect((await post("/api/v1/namespaces/default/serviceaccounts/r2/token", tokenRequest(pod, { expirationSeconds: 600 }))).code).toBe(201);
     const noSa = await post("/api/v1/namespaces/default/serviceaccounts/ghost/token", tokenRequest(pod));
     expect(noSa).toMatchObject({ code: 404, body: { message: 'serviceaccounts "ghost" not found' } });
@@ -104,9 +128,19 @@ describe("TokenRequest", () => {
     expect(noPod).toMatchObject({ code: 404, body: { message: 'pods "gone" not found' } });
     await post("/api/v1/namespaces/default/serviceaccounts", { metadata: { name: "other" } });
     const wrongSa = await post("/api/v1/namespaces/default/serviceaccounts/other/token", tokenRequest(pod));
-    expect(wrongSa).toMatchObject({ code: 400, body: { message: 'cannot bind token for serviceaccount "other" to pod running with different serviceaccount name.' } });
+    expect(wrongSa).toMatchObject({
+      code: 400,
+      body: { message: 'cannot bind token for serviceaccount "other" to pod running with different serviceaccount name.' },
+    });
     const stale = await post("/api/v1/namespaces/default/serviceaccounts/r2/token", tokenRequest({ metadata: { name: "tok2", uid: "old" } }));
-    expect(stale).toMatchObject({ code: 409, body: { reason: "Conflict", message: 'Operation cannot be fulfilled on Pod "tok2": the UID in the bound object reference (old) does not match the UID in record. The object might have been deleted and then recreated' } });
+    expect(stale).toMatchObject({
+      code: 409,
+      body: {
+        reason: "Conflict",
+        message:
+          'Operation cannot be fulfilled on Pod "tok2": the UID in the bound object reference (old) does not match the UID in record. The object might have been deleted and then recreated',
+      },
+    });
   });
 });
 
@@ -131,16 +165,27 @@ describe("the Node authorizer on the objects pods name", () => {
     const theirs = await answer("/api/v1/namespaces/default/configmaps/cm-theirs", { token });
     expect(theirs).toMatchObject({
       code: 403,
-      body: { reason: "Forbidden", message: `configmaps "cm-theirs" is forbidden: User "system:node:on1" cannot get resource "configmaps" in API group "" in the namespace "default": no relationship found between node 'on1' and this object` },
+      body: {
+        reason: "Forbidden",
+        message: `configmaps "cm-theirs" is forbidden: User "system:node:on1" cannot get resource "configmaps" in API group "" in the namespace "default": no relationship found between node 'on1' and this object`,
+      },
     });
     const watchTheirs = await answer("/api/v1/namespaces/default/configmaps?watch=true&fieldSelector=metadata.name%3Dcm-theirs", { token });
-    expect(watchTheirs.body.message).toBe(`configmaps "cm-theirs" is forbidden: User "system:node:on1" cannot watch resource "configmaps" in API group "" in the namespace "default": no relationship found between node 'on1' and this object`);
+    expect(watchTheirs.body.message).toBe(
+      `configmaps "cm-theirs" is forbidden: User "system:node:on1" cannot watch resource "configmaps" in API group "" in the namespace "default": no relationship found between node 'on1' and this object`,
+    );
     const list = await answer("/api/v1/namespaces/default/secrets", { token });
-    expect(list.body.message).toBe(`secrets is forbidden: User "system:node:on1" cannot list resource "secrets" in API group "" in the namespace "default": No Object name found`);
+    expect(list.body.message).toBe(
+      `secrets is forbidden: User "system:node:on1" cannot list resource "secrets" in API group "" in the namespace "default": No Object name found`,
+    );
     const all = await answer("/api/v1/secrets", { token });
-    expect(all.body.message).toBe(`secrets is forbidden: User "system:node:on1" cannot list resource "secrets" in API group "" at the cluster scope: can only read namespaced object of this type`);
+    expect(all.body.message).toBe(
+      `secrets is forbidden: User "system:node:on1" cannot list resource "secrets" in API group "" at the cluster scope: can only read namespaced object of this type`,
+    );
     const write = await answer("/api/v1/namespaces/default/configmaps/cm-mine", { token, method: "DELETE" });
-    expect(write.body.message).toBe(`configmaps "cm-mine" is forbidden: User "system:node:on1" cannot delete resource "configmaps" in API group "" in the namespace "default": can only read resources of this type`);
+    expect(write.body.message).toBe(
+      `configmaps "cm-mine" is forbidden: User "system:node:on1" cannot delete resource "configmaps" in API group "" in the namespace "default": can only read resources of this type`,
+    );
   });
 
   test("a node creates tokens only for the service accounts of its pods, bound to one of its pods by uid", async () => {
@@ -156,15 +201,28 @@ describe("the Node authorizer on the objects pods name", () => {
     expect(decodeToken(ok.body.status.token)["kubernetes.io"].pod).toEqual({ name: "t-mine", uid: mine.metadata!.uid! });
 
     const stranger = await post(path("stranger"), tokenRequest(mine), token);
-    expect(stranger.body.message).toBe(`serviceaccounts "stranger" is forbidden: User "system:node:tn1" cannot create resource "serviceaccounts/token" in API group "" in the namespace "default": no relationship found between node 'tn1' and this object`);
+    expect(stranger.body.message).toBe(
+      `serviceaccounts "stranger" is forbidden: User "system:node:tn1" cannot create resource "serviceaccounts/token" in API group "" in the namespace "default": no relationship found between node 'tn1' and this object`,
+    );
     expect((await post(path("app"), tokenRequest(), token)).body.message).toBe(`serviceaccounts "app" is forbidden: node requested token not bound to a pod`);
     const noUid = tokenRequest(mine);
     delete noUid.spec.boundObjectRef!.uid;
-    expect((await post(path("app"), noUid, token)).body.message).toBe(`serviceaccounts "app" is forbidden: node requested token with a pod binding without a uid`);
-    expect((await post(path("app"), tokenRequest(theirs), token)).body.message).toBe(`serviceaccounts "app" is forbidden: node requested token bound to a pod scheduled on a different node`);
-    expect((await post(path("app"), tokenRequest({ metadata: { name: "t-mine", uid: "stale" } }), token)).body.message).toMatch(/^serviceaccounts "app" is forbidden: the UID in the bound object reference \(stale\) does not match/);
+    expect((await post(path("app"), noUid, token)).body.message).toBe(
+      `serviceaccounts "app" is forbidden: node requested token with a pod binding without a uid`,
+    );
+    expect((await post(path("app"), tokenRequest(theirs), token)).body.message).toBe(
+      `serviceaccounts "app" is forbidden: node requested token bound to a pod scheduled on a different node`,
+    );
+    expect((await post(path("app"), tokenRequest({ metadata: { name: "t-mine", uid: "stale" } }), token)).body.message).toMatch(
+      /^serviceaccounts "app" is forbidden: the UID in the bound object reference \(stale\) does not match/,
+    );
     const get = await answer("/api/v1/namespaces/default/serviceaccounts/app", { token });
-    expect(get).toMatchObject({ code: 403, body: { message: `serviceaccounts "app" is forbidden: User "system:node:tn1" cannot get resource "serviceaccounts" in API group "" in the namespace "default": can only create tokens for individual service accounts` } });
+    expect(get).toMatchObject({
+      code: 403,
+      body: {
+        message: `serviceaccounts "app" is forbidden: User "system:node:tn1" cannot get resource "serviceaccounts" in API group "" in the namespace "default": can only create tokens for individual service accounts`,
+      },
+    });
   });
 });
 
@@ -178,4 +236,3 @@ describe("open watches", () => {
     await eventually("the watch closed on the server", async () => api.watching().length === 0, 5000, 10);
   });
 });
-

@@ -37,7 +37,10 @@ async function until(what: string, cond: () => boolean, timeoutMs = 5000): Promi
   }
 }
 
-const pod = (name: string, nodeName = NODE): Pod => ({ metadata: { name, namespace: "default" }, spec: { nodeName, containers: [{ name: "c", image: "busybox" }] } });
+const pod = (name: string, nodeName = NODE): Pod => ({
+  metadata: { name, namespace: "default" },
+  spec: { nodeName, containers: [{ name: "c", image: "busybox" }] },
+});
 
 /** The node's view of its pods, as the agent's API-server source will hold it. */
 function podsOnNode(client: KubeClient, clock: FakeClock, selector = `spec.nodeName=${NODE}`) {
@@ -54,7 +57,11 @@ function podsOnNode(client: KubeClient, clock: FakeClock, selector = `spec.nodeN
   });
   informer.onChange((e: InformerEvent, p) => events.push(`${e} ${p.metadata?.name}`));
   informers.push(informer);
-  const names = () => informer.list().map((p) => p.metadata?.name).sort();
+  const names = () =>
+    informer
+      .list()
+      .map((p) => p.metadata?.name)
+      .sort();
   return { informer, events, names };
 }
 
@@ -71,7 +78,9 @@ test("lists, then watches: changes arrive as add/update/delete; other nodes' pod
   await until("the delete of b", () => events.includes("delete b"));
   expect(events).toEqual(["add a", "add b", "update a", "delete b"]);
   expect(informer.get("a", "default")?.status?.phase).toBe("Running");
-  expect(api.requests.filter((r) => r.user === `system:node:${NODE}` && r.verb === "watch").every((r) => r.query.fieldSelector === `spec.nodeName=${NODE}`)).toBe(true);
+  expect(
+    api.requests.filter((r) => r.user === `system:node:${NODE}` && r.verb === "watch").every((r) => r.query.fieldSelector === `spec.nodeName=${NODE}`),
+  ).toBe(true);
 });
 
 test("a dropped watch is resumed from the last resourceVersion without a relist, losing nothing", async () => {

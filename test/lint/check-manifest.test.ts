@@ -32,7 +32,9 @@ describe("errors carry the kubelet's wording", () => {
     const f = find(text, "name-with-node-suffix", "node-1");
     expect(f.message).toBe(`metadata.name: Invalid value: "${name}-node-1": must be no more than 253 characters`);
     // A name invalid on its own is invalid-metadata, with or without a node.
-    expect(find(pod(APP, "  name: Web\n"), "invalid-metadata", "n").message).toStartWith(`metadata.name: Invalid value: "Web-n": a lowercase RFC 1123 subdomain`);
+    expect(find(pod(APP, "  name: Web\n"), "invalid-metadata", "n").message).toStartWith(
+      `metadata.name: Invalid value: "Web-n": a lowercase RFC 1123 subdomain`,
+    );
     expect(find(pod(APP, "  name: Web\n"), "invalid-metadata").message).toStartWith(`metadata.name: Invalid value: "Web": a lowercase RFC 1123 subdomain`);
   });
 });

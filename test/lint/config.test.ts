@@ -5,7 +5,16 @@ import { join } from "node:path";
 import { applyConfig, ConfigError, findConfig, loadConfig, parseConfig, type Finding } from "../../src/lint";
 
 const finding = (rule: string): Finding => ({
-  file: "f.yaml", line: 1, column: 1, endLine: 1, endColumn: 2, field: "", rule, severity: "warning", message: "m", hint: "h",
+  file: "f.yaml",
+  line: 1,
+  column: 1,
+  endLine: 1,
+  endColumn: 2,
+  field: "",
+  rule,
+  severity: "warning",
+  message: "m",
+  hint: "h",
 });
 
 describe("parseConfig", () => {

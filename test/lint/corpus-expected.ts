@@ -112,9 +112,7 @@ export const BROKEN_EXPECTED: Record<string, string[]> = {
     "23:11-23:16 error invalid-volume spec.volumes[2].name",
     "28:13-28:19 error invalid-volume spec.volumes[3].hostPath.type",
   ],
-  "deployment.yaml": [
-    "1:13-1:20 error not-a-pod apiVersion",
-  ],
+  "deployment.yaml": ["1:13-1:20 error not-a-pod apiVersion"],
   "duplicate-keys.yaml": [
     "6:3-6:7 warning duplicate-key",
     "9:5-9:14 warning missing-resources spec.containers[0]",
@@ -123,9 +121,7 @@ export const BROKEN_EXPECTED: Record<string, string[]> = {
     "9:5-9:14 warning missing-readiness-probe spec.containers[0]",
     "11:5-11:10 warning duplicate-key",
   ],
-  "empty.yaml": [
-    "1:1-1:2 error empty-manifest",
-  ],
+  "empty.yaml": ["1:1-1:2 error empty-manifest"],
   "ephemeral.yaml": [
     "7:5-7:14 warning missing-resources spec.containers[0]",
     "7:5-7:14 warning run-as-non-root spec.containers[0]",
@@ -166,15 +162,9 @@ export const BROKEN_EXPECTED: Record<string, string[]> = {
     "7:5-7:14 warning missing-liveness-probe spec.containers[0]",
     "7:5-7:14 warning missing-readiness-probe spec.containers[0]",
   ],
-  "no-name.yaml": [
-    "3:1-3:9 error name-required metadata.name",
-  ],
-  "not-yaml.yaml": [
-    "9:5-9:6 error yaml-syntax",
-  ],
-  "pod-list.yaml": [
-    "2:7-2:14 error not-a-pod kind",
-  ],
+  "no-name.yaml": ["3:1-3:9 error name-required metadata.name"],
+  "not-yaml.yaml": ["9:5-9:6 error yaml-syntax"],
+  "pod-list.yaml": ["2:7-2:14 error not-a-pod kind"],
   "scheduling-gates.yaml": [
     "6:3-6:18 error scheduling-gates spec.nodeName",
     "9:5-9:14 warning missing-resources spec.containers[0]",

@@ -58,7 +58,11 @@ describe("the broken corpus", () => {
   }
 
   test("every rule is exercised by the corpus (file-too-large has its own test)", async () => {
-    const seen = new Set(Object.values(BROKEN_EXPECTED).flat().map((line) => line.split(" ")[2]!));
+    const seen = new Set(
+      Object.values(BROKEN_EXPECTED)
+        .flat()
+        .map((line) => line.split(" ")[2]!),
+    );
     const dir = await runLint([MANIFEST_DIR], { config: { rules: {} }, nodeName: "node1" });
     for (const f of dir.findings) seen.add(f.rule);
     const missing = RULES.map((r) => r.id).filter((id) => !seen.has(id) && id !== "file-too-large");

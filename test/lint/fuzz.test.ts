@@ -9,7 +9,9 @@ import { assembleResult } from "../../src/lint/run";
 import { mutate, prng } from "./mutate";
 
 const VALID = join(import.meta.dir, "../fixtures/lint/valid");
-const SEEDS = readdirSync(VALID).sort().map((name) => readFileSync(join(VALID, name), "utf8"));
+const SEEDS = readdirSync(VALID)
+  .sort()
+  .map((name) => readFileSync(join(VALID, name), "utf8"));
 
 function assertWellFormed(text: string, report: FileReport): void {
   const lines = text.split("\n");
@@ -55,17 +57,23 @@ describe("fuzz: hostile inputs", () => {
     ["NUL bytes", "apiVersion: v1\nkind: Pod\u0000\nmetadata: {name: x}\n"],
     ["deep nesting (flow)", "a: " + "[".repeat(20000) + "]".repeat(20000)],
     ["deep nesting (block)", Array.from({ length: 3000 }, (_, i) => `${" ".repeat(i)}k:`).join("\n") + " 1\n"],
-    ["alias bomb", "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n"],
+    [
+      "alias bomb",
+      "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n",
+    ],
     ["recursive alias", "a: &a\n  b: *a\n"],
     ["huge scalar", `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${"x".repeat(2_000_000)}\nspec:\n  containers: []\n`],
     ["a list", "- a\n- b\n"],
     ["a scalar", "hello\n"],
     ["wrong types everywhere", "apiVersion: 1\nkind: [Pod]\nmetadata: 5\nspec: true\n"],
-    ["pod with wrong types everywhere", "apiVersion: v1\nkind: Pod\nmetadata: {name: [x], labels: [1], annotations: 7}\nspec: {containers: {a: 1}, volumes: 3, hostNetwork: {}, tolerations: [1, 2]}\n"],
+    [
+      "pod with wrong types everywhere",
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: [x], labels: [1], annotations: 7}\nspec: {containers: {a: 1}, volumes: 3, hostNetwork: {}, tolerations: [1, 2]}\n",
+    ],
     ["only comments", "# nothing\n# here\n"],
     ["CRLF", "apiVersion: v1\r\nkind: Pod\r\nmetadata:\r\n  name: web\r\nspec:\r\n  containers:\r\n  - name: app\r\n    image: nginx\r\n"],
     ["BOM", "\uFEFFapiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: app\n    image: nginx:1\n"],
-    ["lone surrogates", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: \"\\ud800\"\n"],
+    ["lone surrogates", 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: "\\ud800"\n'],
   ];
   for (const [name, text] of cases) {
     test(name, () => {

@@ -15,7 +15,14 @@ function tree(files: Record<string, string>): string {
 
 describe("selectInputs", () => {
   const root = tree({
-    "b.yaml": "x", "a.yml": "x", "notes.txt": "x", ".hidden.yaml": "x", "etcd.yaml~": "x", "sub/c.yaml": "x", "sub/.d/e.yaml": "x", "sub/f.json": "x",
+    "b.yaml": "x",
+    "a.yml": "x",
+    "notes.txt": "x",
+    ".hidden.yaml": "x",
+    "etcd.yaml~": "x",
+    "sub/c.yaml": "x",
+    "sub/.d/e.yaml": "x",
+    "sub/f.json": "x",
   });
   const rel = (paths: string[]): string[] => paths.map((p) => p.slice(root.length + 1));
 
@@ -33,7 +40,10 @@ describe("selectInputs", () => {
 
   test("files are taken as given, once; - is standard input under its name", () => {
     const s = selectInputs([join(root, "notes.txt"), "-", join(root, "notes.txt")], { stdinName: "pod.yaml" });
-    expect(s.inputs).toEqual([{ path: join(root, "notes.txt"), display: join(root, "notes.txt") }, { path: "-", display: "pod.yaml" }]);
+    expect(s.inputs).toEqual([
+      { path: join(root, "notes.txt"), display: join(root, "notes.txt") },
+      { path: "-", display: "pod.yaml" },
+    ]);
   });
 
   test("a missing path is an InputError", () => {

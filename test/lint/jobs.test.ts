@@ -6,7 +6,20 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { FILES_PER_THREAD, InputError, jobsRequest, lintClaimed, lintInWorkers, mergeResponses, selectInputs, threadsFor, workerEntry, type FileReport, type JobsResponse, type ManifestInput } from "../../src/lint";
+import {
+  FILES_PER_THREAD,
+  InputError,
+  jobsRequest,
+  lintClaimed,
+  lintInWorkers,
+  mergeResponses,
+  selectInputs,
+  threadsFor,
+  workerEntry,
+  type FileReport,
+  type JobsResponse,
+  type ManifestInput,
+} from "../../src/lint";
 import { lintInputs } from "../../src/lint/run";
 
 const CORPUS = resolve(import.meta.dir, "../fixtures/lint");
@@ -23,7 +36,10 @@ const tmp = mkdtempSync(join(tmpdir(), "lint-jobs-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 function nested(depth: number): ManifestInput {
   const path = join(tmp, `nested-${depth}.yaml`);
-  writeFileSync(path, `apiVersion: v1\nkind: Pod\nmetadata:\n  name: deep\n  labels: {a: ${"[".repeat(depth)}${"]".repeat(depth)}}\nspec:\n  containers: [{name: c, image: busybox:1.36}]\n`);
+  writeFileSync(
+    path,
+    `apiVersion: v1\nkind: Pod\nmetadata:\n  name: deep\n  labels: {a: ${"[".repeat(depth)}${"]".repeat(depth)}}\nspec:\n  containers: [{name: c, image: busybox:1.36}]\n`,
+  );
   return { path, display: `nested-${depth}.yaml` };
 }
 
@@ -151,8 +167,21 @@ describe("lintClaimed and mergeResponses", () => {
   test("batches from several threads are put back in input order", () => {
     const files = ["a", "b", "c", "d", "e", "f", "g"];
     const responses: JobsResponse[] = [
-      { reports: [[0, report("a")], [1, report("b")], [4, report("e")], [5, report("f")]] },
-      { reports: [[2, report("c")], [3, report("d")], [6, report("g")]] },
+      {
+        reports: [
+          [0, report("a")],
+          [1, report("b")],
+          [4, report("e")],
+          [5, report("f")],
+        ],
+      },
+      {
+        reports: [
+          [2, report("c")],
+          [3, report("d")],
+          [6, report("g")],
+        ],
+      },
     ];
     expect(mergeResponses(7, responses, noRelint).map((r) => r.file)).toEqual(files);
   });
@@ -175,13 +204,35 @@ describe("lintClaimed and mergeResponses", () => {
   });
 
   test("a file no thread reported is an error, never a hole in the output", () => {
-    expect(() => mergeResponses(3, [{ reports: [[0, report("a")], [2, report("c")]] }], noRelint)).toThrow("no lint thread reported file 2 of 3");
+    expect(() =>
+      mergeResponses(
+        3,
+        [
+          {
+            reports: [
+              [0, report("a")],
+              [2, report("c")],
+            ],
+          },
+        ],
+        noRelint,
+      ),
+    ).toThrow("no lint thread reported file 2 of 3");
   });
 
   test("deferred files are linted again by the caller, in input order, and take their place", () => {
     const relinted: number[] = [];
     const relint = (i: number) => (relinted.push(i), report(`again-${i}`));
-    const responses: JobsResponse[] = [{ reports: [[0, report("a")], [3, report("d")]], deferred: [4] }, { reports: [[2, report("c")]], deferred: [1] }];
+    const responses: JobsResponse[] = [
+      {
+        reports: [
+          [0, report("a")],
+          [3, report("d")],
+        ],
+        deferred: [4],
+      },
+      { reports: [[2, report("c")]], deferred: [1] },
+    ];
     expect(mergeResponses(5, responses, relint).map((r) => r.file)).toEqual(["a", "again-1", "c", "d", "again-4"]);
     expect(relinted).toEqual([1, 4]);
   });
@@ -191,9 +242,10 @@ describe("lintClaimed and mergeResponses", () => {
     const responses: JobsResponse[] = [{ reports: [], deferred: [1, 7], failure: { index: 5, message: "five", unreadable: true } }];
     expect(() => mergeResponses(8, responses, (i) => (relinted.push(i), report("x")))).toThrow(new InputError("five"));
     expect(relinted).toEqual([1]);
-    const earlier = () => mergeResponses(8, responses, (i) => {
-      throw new Error(`relint ${i} failed`);
-    });
+    const earlier = () =>
+      mergeResponses(8, responses, (i) => {
+        throw new Error(`relint ${i} failed`);
+      });
     expect(earlier).toThrow("relint 1 failed");
   });
 

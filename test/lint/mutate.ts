@@ -6,8 +6,48 @@ export function prng(seed: number): () => number {
   return () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 4294967296;
 }
 
-const TOKENS = [":", "-", " ", "  ", "\t", "\n", "[", "]", "{", "}", "'", '"', "&a", "*a", "<<: *a", "!!str", "---", "...", "#", "|", ">",
-  "yes", "no", "0644", "0x1F", "1e3", "null", "~", "-1", "99999999999", "💥", "\u0000", "\r", "?", "%YAML 1.1", "@", "`", ",", "=", ".inf"];
+const TOKENS = [
+  ":",
+  "-",
+  " ",
+  "  ",
+  "\t",
+  "\n",
+  "[",
+  "]",
+  "{",
+  "}",
+  "'",
+  '"',
+  "&a",
+  "*a",
+  "<<: *a",
+  "!!str",
+  "---",
+  "...",
+  "#",
+  "|",
+  ">",
+  "yes",
+  "no",
+  "0644",
+  "0x1F",
+  "1e3",
+  "null",
+  "~",
+  "-1",
+  "99999999999",
+  "💥",
+  "\u0000",
+  "\r",
+  "?",
+  "%YAML 1.1",
+  "@",
+  "`",
+  ",",
+  "=",
+  ".inf",
+];
 const SCALARS = ["true", "7", "-3", "1.5", "[]", "{}", '""', "null", "[a, b]", "{x: 1}", "'x'", "0", "99999999999999999999", "2024-01-01"];
 
 export function mutate(text: string, rand: () => number): string {
@@ -34,7 +74,11 @@ export function mutate(text: string, rand: () => number): string {
     else if (kind === 7) {
       const j = Math.floor(rand() * lines.length);
       [lines[i], lines[j]] = [lines[j] ?? "", lines[i] ?? ""];
-    } else lines[i] = (lines[i] ?? "").replace(/^(\s*)(- )?([A-Za-z]+)/, (_m, s: string, d: string | undefined, k: string) => `${s}${d ?? ""}${k}${pick(["x", "", "s"])}`);
+    } else
+      lines[i] = (lines[i] ?? "").replace(
+        /^(\s*)(- )?([A-Za-z]+)/,
+        (_m, s: string, d: string | undefined, k: string) => `${s}${d ?? ""}${k}${pick(["x", "", "s"])}`,
+      );
   }
   return lines.join("\n");
 }

@@ -5,13 +5,26 @@ function result(findings: Finding[], excerpts: Record<number, string> = {}): Lin
   return { reports: [{ file: findings[0]?.file ?? "a.yaml", findings, ignored: [], excerpts }], findings, filesChecked: 1 };
 }
 
-const base: Finding = { file: "dir/a,b:c.yaml", line: 3, column: 5, endLine: 3, endColumn: 9, field: "spec.x", rule: "unknown-field", severity: "warning", message: "50% of\nit", hint: "fix it" };
+const base: Finding = {
+  file: "dir/a,b:c.yaml",
+  line: 3,
+  column: 5,
+  endLine: 3,
+  endColumn: 9,
+  field: "spec.x",
+  rule: "unknown-field",
+  severity: "warning",
+  message: "50% of\nit",
+  hint: "fix it",
+};
 const options = { failOn: "error" as const, toolVersion: "1.2.3" };
 
 describe("reporters escape what they must", () => {
   test("github: %, CR and LF in data; also : and , in properties", () => {
     const out = formatResult(result([base]), "github", options);
-    expect(out).toBe("::warning file=dir/a%2Cb%3Ac.yaml,line=3,col=5,endLine=3,endColumn=9,title=unknown-field (nodeagent staticpod lint)::50%25 of%0Ait%0Afix it\n");
+    expect(out).toBe(
+      "::warning file=dir/a%2Cb%3Ac.yaml,line=3,col=5,endLine=3,endColumn=9,title=unknown-field (nodeagent staticpod lint)::50%25 of%0Ait%0Afix it\n",
+    );
   });
 
   test("junit: markup and characters XML cannot hold", () => {
@@ -27,7 +40,8 @@ describe("reporters escape what they must", () => {
   });
 
   test("sarif: URIs are encoded; absolute paths become file URIs", () => {
-    const sarif = (file: string): string => JSON.parse(formatResult(result([{ ...base, file }]), "sarif", options)).runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri;
+    const sarif = (file: string): string =>
+      JSON.parse(formatResult(result([{ ...base, file }]), "sarif", options)).runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri;
     expect(sarif("dir/a b#1.yaml")).toBe("dir/a%20b%231.yaml");
     expect(sarif("/etc/kubernetes/manifests/etcd.yaml")).toBe("file:///etc/kubernetes/manifests/etcd.yaml");
     expect(sarif("<stdin>")).toBe("%3Cstdin%3E");

@@ -109,7 +109,9 @@ describe("container log rotation", () => {
     await m.rotateLogs();
     expect(files()).toEqual(["0.log"]);
     expect(readFileSync(live, "utf8")).toBe("z".repeat(150));
-    expect(lines).toEqual(["warn container log rotation: rotating a container's log failed container=app id=c1 err=\"failed to reopen container log c1: CRI ReopenContainerLog: UNKNOWN: containerd says no\""]);
+    expect(lines).toEqual([
+      'warn container log rotation: rotating a container\'s log failed container=app id=c1 err="failed to reopen container log c1: CRI ReopenContainerLog: UNKNOWN: containerd says no"',
+    ]);
     rt.failReopen = false;
     await m.rotateLogs();
     expect(files()).toEqual(["0.log", "0.log.20240101-120000"]);
@@ -126,7 +128,9 @@ describe("container log rotation", () => {
     expect(files()).toEqual(["0.log"]);
     expect(existsSync(outside)).toBe(true);
     expect(rt.reopened).toEqual([]);
-    expect(lines.some((l) => l.startsWith("warn container log rotation: rotating a container's log failed container=app id=c2 err=") && l.includes("is not inside"))).toBe(true);
+    expect(
+      lines.some((l) => l.startsWith("warn container log rotation: rotating a container's log failed container=app id=c2 err=") && l.includes("is not inside")),
+    ).toBe(true);
   });
 
   test("the loop: at once, then every 10 s", async () => {

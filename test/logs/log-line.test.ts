@@ -6,7 +6,12 @@ import { MalformedLineError, parseCriLine, parseLogTime } from "../../src/logs/l
 const enc = (s: string) => new TextEncoder().encode(s);
 
 test("fixed-width UTC stamps: the same time as the general parse, second after second", () => {
-  for (const stamp of ["2026-11-24T00:00:59.999999999Z", "2026-11-24T00:01:00.000000001Z", "2026-11-24T00:01:00.500000000Z", "2024-02-29T23:59:59.000000000Z"]) {
+  for (const stamp of [
+    "2026-11-24T00:00:59.999999999Z",
+    "2026-11-24T00:01:00.000000001Z",
+    "2026-11-24T00:01:00.500000000Z",
+    "2024-02-29T23:59:59.000000000Z",
+  ]) {
     const line = parseCriLine(enc(`${stamp} stdout F hello`));
     expect(line.time).toEqual(parseLogTime(stamp)!);
     expect(new TextDecoder().decode(line.content)).toBe("hello");

@@ -42,7 +42,15 @@ describe("the query", () => {
 
   test("booleans as apimachinery decodes them: false only for 0 or false", () => {
     const b = (q: string) => parsePodLogOptions(new URLSearchParams(q)).follow;
-    expect([b("follow=true"), b("follow=1"), b("follow="), b("follow=yes"), b("follow=0"), b("follow=FALSE"), b("")]).toEqual([true, true, true, true, false, false, undefined]);
+    expect([b("follow=true"), b("follow=1"), b("follow="), b("follow=yes"), b("follow=0"), b("follow=FALSE"), b("")]).toEqual([
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+      undefined,
+    ]);
   });
 
   test("decoding and validation errors carry the kubelet's status", () => {
@@ -54,7 +62,9 @@ describe("the query", () => {
       }
       return 200;
     };
-    expect([err("tailLines=1.5"), err("limitBytes=-3"), err("sinceSeconds=0"), err("sinceTime=2026-01-01T00:00:00Z"), err("tail=all")]).toEqual([400, 422, 422, 200, 200]);
+    expect([err("tailLines=1.5"), err("limitBytes=-3"), err("sinceSeconds=0"), err("sinceTime=2026-01-01T00:00:00Z"), err("tail=all")]).toEqual([
+      400, 422, 422, 200, 200,
+    ]);
   });
 
   test("an error body: a v1 Status's message, or the kubelet's text as it is", () => {

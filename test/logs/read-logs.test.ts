@@ -64,20 +64,28 @@ describe("reading a CRI log file", () => {
   test("timestamps: each logical line prefixed once with its first fragment's time, fixed width, in the writer's offset", async () => {
     const { files, deps } = setup();
     files.append(PATH, `2026-01-01T00:00:01.5Z stdout P ab\n${T(2)} stdout F cd\n2026-01-01T02:00:03.123456789+02:00 stderr F x\n`);
-    expect(await readAll(deps, opts({ timestamps: true }))).toBe(
-      "2026-01-01T00:00:01.500000000Z abcd\n2026-01-01T02:00:03.123456789+02:00 x\n",
-    );
+    expect(await readAll(deps, opts({ timestamps: true }))).toBe("2026-01-01T00:00:01.500000000Z abcd\n2026-01-01T02:00:03.123456789+02:00 x\n");
   });
 
   test("Docker JSON lines are read too", async () => {
     const { files, deps } = setup();
-    files.append(PATH, `{"log":"hello\\n","stream":"stdout","time":"${T(1)}"}\n{"log":"par","stream":"stderr","time":"${T(2)}"}\n{"log":"tial\\n","stream":"stderr","time":"${T(3)}"}\n`);
+    files.append(
+      PATH,
+      `{"log":"hello\\n","stream":"stdout","time":"${T(1)}"}\n{"log":"par","stream":"stderr","time":"${T(2)}"}\n{"log":"tial\\n","stream":"stderr","time":"${T(3)}"}\n`,
+    );
     expect(await readAll(deps, opts())).toBe("hello\npartial\n");
   });
 
   test("a malformed line is skipped with a note; the lines around it are read", async () => {
     const { files, deps, malformed } = setup();
-    files.append(PATH, line(1, "stdout", "F", "before") + "garbage without format\n" + `${T(2)} stdlog F bad stream\n` + `not-a-time stdout F x\n` + line(3, "stdout", "F", "after"));
+    files.append(
+      PATH,
+      line(1, "stdout", "F", "before") +
+        "garbage without format\n" +
+        `${T(2)} stdlog F bad stream\n` +
+        `not-a-time stdout F x\n` +
+        line(3, "stdout", "F", "after"),
+    );
     expect(await readAll(deps, opts())).toBe("before\nafter\n");
     expect(malformed).toHaveLength(3);
     expect(malformed[0]).toContain("timestamp");

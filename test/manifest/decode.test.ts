@@ -46,9 +46,7 @@ describe("decodeDocument: errors", () => {
 
   test("a second document is an error at the line where it starts", () => {
     const text = "a: 1\nb: 2\n---\nc: 3\n";
-    expect(errors(text)).toEqual([
-      [3, 1, "multi-document manifests are not supported: the kubelet reads only the first document; found another at line 3"],
-    ]);
+    expect(errors(text)).toEqual([[3, 1, "multi-document manifests are not supported: the kubelet reads only the first document; found another at line 3"]]);
   });
 
   test("every further document is reported; empty ones are not", () => {
@@ -67,9 +65,7 @@ describe("decodeDocument: errors", () => {
   });
 
   test("keys that become the same JSON key collide", () => {
-    expect(errors("a:\n  yes: 1\n  true: 2\n")).toEqual([
-      [3, 3, `duplicate key "true" (the kubelet's YAML decoder would silently keep only one of them)`],
-    ]);
+    expect(errors("a:\n  yes: 1\n  true: 2\n")).toEqual([[3, 3, `duplicate key "true" (the kubelet's YAML decoder would silently keep only one of them)`]]);
   });
 
   test("duplicate keys in large mappings are found in linear time", () => {

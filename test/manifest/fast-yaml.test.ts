@@ -10,7 +10,9 @@ import { mutate, prng } from "../lint/mutate";
 const FAST = new FastYaml((tags) => tags.filter((t) => typeof t === "string" || t.tag !== "tag:yaml.org,2002:timestamp"));
 const CORPUS = join(import.meta.dir, "../fixtures/lint");
 const corpus = ["valid", "broken", "manifest-dir"].flatMap((dir) =>
-  readdirSync(join(CORPUS, dir), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => readFileSync(join(CORPUS, dir, e.name), "utf8")),
+  readdirSync(join(CORPUS, dir), { withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => readFileSync(join(CORPUS, dir, e.name), "utf8")),
 );
 
 /** Every field path of a decoded document, as the linter names fields. */
@@ -51,15 +53,27 @@ describe("the YAML fast path agrees with the yaml library", () => {
       "a: yes\nb: no\nc: on\nd: off\ne: y\nf: N\ng: ~\nh: null\ni:\nj: 0644\nk: 0x1F\nl: 1_000\nm: 190:20:30\nn: 1e3\no: .inf\np: -.5\nq: 2024-01-01\n",
       "---\nkey with spaces: value with spaces  # and a comment\nurl: http://example.com:8080/path#frag\nrate: 50%\n",
       "q: \"a \\\"quoted\\\" \\u00e9 \\n value\"\ns: 'it''s'\n\"quoted key\": 1\n'single': [a, 'b', \"c\", 1, yes]\nempty: []\nnone: {}\n",
-      "spec:\n  containers:\n  - name: a\n    args: [\"--x=1\", --y]\n    resources: {limits: 1, requests: 2}\n",
+      'spec:\n  containers:\n  - name: a\n    args: ["--x=1", --y]\n    resources: {limits: 1, requests: 2}\n',
       "spec:\n  containers:\n  - name: a\n    ports:\n    - containerPort: 80\n      name: http\n  - name: b\n    command:\n    - sh\n    - -c\n    - echo hi\nlist:\n- 1\n-\n  nested: true\n",
       "m:\n  -1: negative key\n  yes: bool key\n  true: duplicate of yes\n  1.5: float key\n",
       "a: {x: 1, y: 2}\nb: {x: 1, 'y': \"2\"}\nd: é ü 中文\nf: --flag=value\n",
     ];
     // Outside the subset (or not YAML at all): left to the library.
     const refused = [
-      "a: 1\n  b: 2\n", "a:\n  - x\n b: 1\n", "a: b: c\n", "a: |\n  text\n", "a: &x 1\nb: *x\n", "a: [a: 1]\n", "a: -\n",
-      "a: {x: {y: 1}}\n", "- a\n", "a: 1\n---\nb: 2\n", "a:\tb\n", "a: 'multi\n  line'\n", "<<: {a: 1}\n", "a: !!str 1\n",
+      "a: 1\n  b: 2\n",
+      "a:\n  - x\n b: 1\n",
+      "a: b: c\n",
+      "a: |\n  text\n",
+      "a: &x 1\nb: *x\n",
+      "a: [a: 1]\n",
+      "a: -\n",
+      "a: {x: {y: 1}}\n",
+      "- a\n",
+      "a: 1\n---\nb: 2\n",
+      "a:\tb\n",
+      "a: 'multi\n  line'\n",
+      "<<: {a: 1}\n",
+      "a: !!str 1\n",
     ];
     for (const text of accepted) expect(agree(text)).toBe(true);
     for (const text of refused) expect(FAST.parse(text)).toBeUndefined();

@@ -109,17 +109,13 @@ spec:
       requests:
         cpu: 2
 `;
-    expect(located(text)).toEqual([
-      '15:9 spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1',
-    ]);
+    expect(located(text)).toEqual(['15:9 spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1']);
   });
 
   test("an unknown restartPolicy", () => {
     const text = `${BASE}  restartPolicy: Sometimes
 `;
-    expect(located(text)).toEqual([
-      '11:18 spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"',
-    ]);
+    expect(located(text)).toEqual(['11:18 spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"']);
   });
 
   test("a volume mount of a volume that does not exist", () => {
@@ -196,9 +192,7 @@ spec:
 describe("loadStaticPods: what is not a Pod", () => {
   test("a Deployment", () => {
     const text = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n";
-    expect(located(text)).toEqual([
-      '1:13 apiVersion: the kubelet runs only kind Pod in apiVersion v1, not kind "Deployment" in apiVersion "apps/v1"',
-    ]);
+    expect(located(text)).toEqual(['1:13 apiVersion: the kubelet runs only kind Pod in apiVersion v1, not kind "Deployment" in apiVersion "apps/v1"']);
   });
 
   test("no kind, no apiVersion", () => {
@@ -228,9 +222,7 @@ kind: Pod
 metadata:
   name: other
 `;
-    expect(located(text)).toEqual([
-      "11:1 : multi-document manifests are not supported: the kubelet reads only the first document; found another at line 11",
-    ]);
+    expect(located(text)).toEqual(["11:1 : multi-document manifests are not supported: the kubelet reads only the first document; found another at line 11"]);
   });
 
   test("a PodList only from a URL", () => {
@@ -274,7 +266,33 @@ describe("loadStaticPods: never throws", () => {
     };
   }
 
-  const INSERTS = [":", "-", " ", "\n", "[", "]", "{", "}", "'", '"', "a", "0", "\t", "&a", "*a", "!", "#", "---\n", "<<: ", "\u0000", "é", "- ", "null", "~", "yes"];
+  const INSERTS = [
+    ":",
+    "-",
+    " ",
+    "\n",
+    "[",
+    "]",
+    "{",
+    "}",
+    "'",
+    '"',
+    "a",
+    "0",
+    "\t",
+    "&a",
+    "*a",
+    "!",
+    "#",
+    "---\n",
+    "<<: ",
+    "\u0000",
+    "é",
+    "- ",
+    "null",
+    "~",
+    "yes",
+  ];
 
   function mutate(text: string, random: () => number): string {
     const at = Math.floor(random() * text.length);

@@ -29,7 +29,8 @@ function loaded(text: string, origin: PodOrigin): Pod {
 
 describe("podUIDProblem", () => {
   test("accepts API server UUIDs, the static pod hash and short lowercase names", () => {
-    for (const uid of ["0b9c5d1e-7f3a-4e2b-9c8d-1a2b3c4d5e6f", "8c0a3f9e2b7d4c1a6e5f0b9d8c7a6e5f", "u1", "a", "x".repeat(128)]) expect(podUIDProblem(uid)).toBeUndefined();
+    for (const uid of ["0b9c5d1e-7f3a-4e2b-9c8d-1a2b3c4d5e6f", "8c0a3f9e2b7d4c1a6e5f0b9d8c7a6e5f", "u1", "a", "x".repeat(128)])
+      expect(podUIDProblem(uid)).toBeUndefined();
   });
 
   test("refuses what could leave a folder or is not a UID", () => {

@@ -99,8 +99,14 @@ describe("toStaticPod", () => {
 
   test("does not add the toleration twice, and only for file pods", () => {
     const input = pod();
-    input.spec!.tolerations = [{ key: "k", operator: "Exists" }, { operator: "Exists", effect: "NoExecute", tolerationSeconds: 5 }];
-    expect(toStaticPod(input, origin).spec!.tolerations).toEqual([{ key: "k", operator: "Exists" }, { operator: "Exists", effect: "NoExecute" }]);
+    input.spec!.tolerations = [
+      { key: "k", operator: "Exists" },
+      { operator: "Exists", effect: "NoExecute", tolerationSeconds: 5 },
+    ];
+    expect(toStaticPod(input, origin).spec!.tolerations).toEqual([
+      { key: "k", operator: "Exists" },
+      { operator: "Exists", effect: "NoExecute" },
+    ]);
     const http = toStaticPod(pod(), { source: "http", location: "http://x/", nodeName: "n" });
     expect(http.spec!.tolerations).toBeUndefined();
     expect(http.metadata!.annotations![CONFIG_SOURCE_ANNOTATION]).toBe("http");

@@ -18,7 +18,13 @@ test("the same calls render what prom-client rendered: series order, label order
   const olg = new Gauge({ name: "lg", help: "h", labelNames: ["state"] as const, registers: [ours] });
   const ph = new prom.Histogram({ name: "h_seconds", help: "h", buckets: [0.1, 1, 10], registers: [theirs] });
   const oh = new Histogram({ name: "h_seconds", help: "h", buckets: [0.1, 1, 10], registers: [ours] });
-  const plh = new prom.Histogram({ name: "lh_seconds", help: "h", labelNames: ["probe_type", "pod"] as const, buckets: [0.005, 0.5, 2.5], registers: [theirs] });
+  const plh = new prom.Histogram({
+    name: "lh_seconds",
+    help: "h",
+    labelNames: ["probe_type", "pod"] as const,
+    buckets: [0.005, 0.5, 2.5],
+    registers: [theirs],
+  });
   const olh = new Histogram({ name: "lh_seconds", help: "h", labelNames: ["probe_type", "pod"] as const, buckets: [0.005, 0.5, 2.5], registers: [ours] });
   const pe = new prom.Counter({ name: "empty_total", help: "never incremented", labelNames: ["x"] as const, registers: [theirs] });
   const oe = new Counter({ name: "empty_total", help: "never incremented", labelNames: ["x"] as const, registers: [ours] });
@@ -38,11 +44,20 @@ test("the same calls render what prom-client rendered: series order, label order
   both((t) => (t === "theirs" ? plc.inc({ pod: "gone", container: "c" }) : olc.inc({ pod: "gone", container: "c" })));
   both((t) => (t === "theirs" ? plc.remove({ pod: "gone", container: "c" }) : olc.remove({ pod: "gone", container: "c" })));
   both((t) => (t === "theirs" ? pg.set(1_700_000_000.123) : og.set(1_700_000_000.123)));
-  for (const [state, v] of [["running", 3], ["exited", Number.POSITIVE_INFINITY], ["created", Number.NaN], ["unknown", -0.5]] as const) {
+  for (const [state, v] of [
+    ["running", 3],
+    ["exited", Number.POSITIVE_INFINITY],
+    ["created", Number.NaN],
+    ["unknown", -0.5],
+  ] as const) {
     both((t) => (t === "theirs" ? plg.set({ state }, v) : olg.set({ state }, v)));
   }
   for (const v of [0.05, 0.1, 0.7, 3, 11]) both((t) => (t === "theirs" ? ph.observe(v) : oh.observe(v)));
-  for (const [labels, v] of [[{ probe_type: "Readiness", pod: "a" }, 0.004], [{ pod: "a", probe_type: "Readiness" }, 1], [{ probe_type: "Liveness", pod: "b" }, 9]] as const) {
+  for (const [labels, v] of [
+    [{ probe_type: "Readiness", pod: "a" }, 0.004],
+    [{ pod: "a", probe_type: "Readiness" }, 1],
+    [{ probe_type: "Liveness", pod: "b" }, 9],
+  ] as const) {
     both((t) => (t === "theirs" ? plh.observe(labels, v) : olh.observe(labels, v)));
   }
   expect(ours.render()).toBe(await theirs.metrics());

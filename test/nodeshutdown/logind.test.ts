@@ -14,7 +14,8 @@ import { linesLog } from "../fakes/recording-log";
 import { eventually } from "../e2e/proc";
 
 const FAKE = join(import.meta.dir, "../fixtures/logind/fake-logind.py");
-const tools = ["dbus-daemon", "busctl", "systemd-inhibit"].every((t) => Bun.which(t)) && Bun.spawnSync(["/usr/bin/python3", "-c", "import dbus, gi"]).exitCode === 0;
+const tools =
+  ["dbus-daemon", "busctl", "systemd-inhibit"].every((t) => Bun.which(t)) && Bun.spawnSync(["/usr/bin/python3", "-c", "import dbus, gi"]).exitCode === 0;
 
 // Under CI=true the tools are installed by `make node`; missing there, the test fails instead of skipping.
 const CI = process.env.CI === "true";
@@ -49,7 +50,9 @@ describe.skipIf(!tools && !CI)("logind over a real bus", () => {
   const signal = () => new LogindShutdownSignal({ log: linesLog().log, address, configDir: join(dir, "logind.conf.d") });
 
   test("without the bus's socket it is unavailable, and says where it looked", () => {
-    expect(new LogindShutdownSignal({ log: linesLog().log, address: "unix:path=/nonexistent/system_bus_socket" }).unavailable()).toBe("no system bus at /nonexistent/system_bus_socket");
+    expect(new LogindShutdownSignal({ log: linesLog().log, address: "unix:path=/nonexistent/system_bus_socket" }).unavailable()).toBe(
+      "no system bus at /nonexistent/system_bus_socket",
+    );
     expect(signal().unavailable()).toBeUndefined();
   });
 
@@ -66,7 +69,12 @@ describe.skipIf(!tools && !CI)("logind over a real bus", () => {
     const s = signal();
     const before = said.length;
     await s.inhibit();
-    await eventually("Inhibit", async () => said.slice(before).includes("inhibit shutdown kubelet 'Kubelet needs time to handle node shutdown' delay"), 10_000, 50);
+    await eventually(
+      "Inhibit",
+      async () => said.slice(before).includes("inhibit shutdown kubelet 'Kubelet needs time to handle node shutdown' delay"),
+      10_000,
+      50,
+    );
     expect(said.slice(before)).not.toContain("released");
     await s.release();
     await eventually("the lock released", async () => said.slice(before).includes("released"), 10_000, 50);
@@ -78,13 +86,18 @@ describe.skipIf(!tools && !CI)("logind over a real bus", () => {
     const ac = new AbortController();
     const watching = s.watch((v) => events.push(v), ac.signal);
     // The monitor subscribes a moment after it starts: the stand-in says true until it is heard.
-    await eventually("PrepareForShutdown(true)", async () => {
-      if (events.length === 0) {
-        logind.stdin.write("shutdown true\n");
-        await logind.stdin.flush();
-      }
-      return events.length > 0;
-    }, 10_000, 200);
+    await eventually(
+      "PrepareForShutdown(true)",
+      async () => {
+        if (events.length === 0) {
+          logind.stdin.write("shutdown true\n");
+          await logind.stdin.flush();
+        }
+        return events.length > 0;
+      },
+      10_000,
+      200,
+    );
     logind.stdin.write("shutdown false\n");
     await logind.stdin.flush();
     await eventually("PrepareForShutdown(false)", async () => events.includes(false), 10_000, 50);
@@ -96,7 +109,8 @@ describe.skipIf(!tools && !CI)("logind over a real bus", () => {
 });
 
 test("a busctl monitor line: PrepareForShutdown's boolean, nothing else", () => {
-  const line = (member: string, payload: unknown) => JSON.stringify({ type: "signal", path: "/org/freedesktop/login1", interface: "org.freedesktop.login1.Manager", member, payload });
+  const line = (member: string, payload: unknown) =>
+    JSON.stringify({ type: "signal", path: "/org/freedesktop/login1", interface: "org.freedesktop.login1.Manager", member, payload });
   expect(prepareForShutdown(line("PrepareForShutdown", { type: "b", data: [true] }))).toBe(true);
   expect(prepareForShutdown(line("PrepareForShutdown", { type: "b", data: [false] }))).toBe(false);
   expect(prepareForShutdown(line("PrepareForSleep", { type: "b", data: [true] }))).toBeUndefined();

@@ -24,7 +24,11 @@ const CRITICAL = 2_000_000_000;
 function pod(name: string, o: { priority?: number; grace?: number } = {}): Pod {
   return {
     metadata: { name, namespace: "default", uid: `uid-${name}` },
-    spec: { containers: [{ name: "c", image: "busybox" }], ...(o.priority !== undefined ? { priority: o.priority } : {}), ...(o.grace !== undefined ? { terminationGracePeriodSeconds: o.grace } : {}) },
+    spec: {
+      containers: [{ name: "c", image: "busybox" }],
+      ...(o.priority !== undefined ? { priority: o.priority } : {}),
+      ...(o.grace !== undefined ? { terminationGracePeriodSeconds: o.grace } : {}),
+    },
   };
 }
 
@@ -57,7 +61,15 @@ describe("grace periods", () => {
       { priority: 10, shutdownGracePeriodSeconds: 5 },
       { priority: CRITICAL, shutdownGracePeriodSeconds: 3 },
     ]);
-    const pods = [pod("neg", { priority: -5 }), pod("none"), pod("ten", { priority: 10 }), pod("mid", { priority: 99_999 }), pod("edge", { priority: 100_000 }), pod("crit", { priority: CRITICAL }), pod("top", { priority: CRITICAL + 1000 })];
+    const pods = [
+      pod("neg", { priority: -5 }),
+      pod("none"),
+      pod("ten", { priority: 10 }),
+      pod("mid", { priority: 99_999 }),
+      pod("edge", { priority: 100_000 }),
+      pod("crit", { priority: CRITICAL }),
+      pod("top", { priority: CRITICAL + 1000 }),
+    ];
     const out = groupByPriority(groups, pods).map((g) => [g.priority, g.pods.map((p) => p.metadata!.name)]);
     expect(out).toEqual([
       [10, ["neg", "none", "ten", "mid"]],
@@ -80,7 +92,13 @@ describe("grace periods", () => {
 describe("a shutdown", () => {
   test("records Normal Shutdown on the Node when it starts and when it is called off", async () => {
     const events: string[] = [];
-    const manager = new ShutdownManager({ periods: migrateGracePeriods(10_000, 4_000), target: new FakeShutdownTarget([]), clock: new FakeClock(), log: linesLog().log, events: (type, reason, message) => events.push(`${type} ${reason}: ${message}`) });
+    const manager = new ShutdownManager({
+      periods: migrateGracePeriods(10_000, 4_000),
+      target: new FakeShutdownTarget([]),
+      clock: new FakeClock(),
+      log: linesLog().log,
+      events: (type, reason, message) => events.push(`${type} ${reason}: ${message}`),
+    });
     await manager.shutdown();
     manager.cancel();
     expect(events).toEqual(["Normal Shutdown: Shutdown manager detected shutdown event", "Normal Shutdown: Shutdown manager detected shutdown cancellation"]);
@@ -104,7 +122,12 @@ describe("a shutdown", () => {
     expect(t.target.stopped.map((s) => s.name)).not.toContain("crit");
     t.target.finish("nograce");
     await flushMicrotasks();
-    expect(t.target.stopped.at(-1)).toEqual({ name: "crit", reason: "Terminated", message: "Pod was terminated in response to imminent node shutdown.", gracePeriodSeconds: 4 });
+    expect(t.target.stopped.at(-1)).toEqual({
+      name: "crit",
+      reason: "Terminated",
+      message: "Pod was terminated in response to imminent node shutdown.",
+      gracePeriodSeconds: 4,
+    });
     t.target.finish("crit");
     await done;
     expect(t.clock.now()).toBe(new FakeClock().now());
@@ -175,7 +198,9 @@ describe("the logind watch", () => {
     signal.unavailableReason = "no system bus at /run/dbus/system_bus_socket";
     const { log, lines } = linesLog();
     await watchShutdownSignal(t.manager, signal, new AbortController().signal, log);
-    expect(lines).toEqual(['info graceful node shutdown via logind is unavailable; SIGTERM with --shutdown-pods stops the pods gracefully instead reason="no system bus at /run/dbus/system_bus_socket"']);
+    expect(lines).toEqual([
+      'info graceful node shutdown via logind is unavailable; SIGTERM with --shutdown-pods stops the pods gracefully instead reason="no system bus at /run/dbus/system_bus_socket"',
+    ]);
     expect(signal.calls).toEqual([]);
     expect(signal.isWatched).toBe(false);
   });

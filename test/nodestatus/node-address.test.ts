@@ -47,7 +47,9 @@ describe("resolveNodeAddresses", () => {
   test("1. a --node-ip no longer on the host fails validation, as the kubelet's setter does", async () => {
     const net = new FakeHostNetwork();
     delete net.ifaces.nodeagent0;
-    await expect(resolve(net, "node-a", "10.88.0.1")).rejects.toThrow(`failed to validate nodeIP: node IP: "10.88.0.1" not found in the host's network interfaces`);
+    await expect(resolve(net, "node-a", "10.88.0.1")).rejects.toThrow(
+      `failed to validate nodeIP: node IP: "10.88.0.1" not found in the host's network interfaces`,
+    );
   });
 
   test("2. a node name that is an IP is the InternalIP", async () => {
@@ -86,7 +88,9 @@ describe("resolveNodeAddresses", () => {
     net.routes = [];
     const bare = await resolve(net, "node-a");
     expect(bare.hostIPs).toEqual(["127.0.0.1"]);
-    expect(bare.warning).toBe("can't get ip address of node node-a. error: no acceptable interface with global unicast address found on host; using 127.0.0.1 (give --node-ip to choose the node's address)");
+    expect(bare.warning).toBe(
+      "can't get ip address of node node-a. error: no acceptable interface with global unicast address found on host; using 127.0.0.1 (give --node-ip to choose the node's address)",
+    );
     net.names["node-a"] = ["127.0.1.1"];
     expect((await resolve(net, "node-a")).hostIPs).toEqual(["127.0.1.1"]);
     expect((await resolve(net, "node-a", "::")).hostIPs).toEqual(["::1"]);
@@ -97,7 +101,11 @@ describe("chooseHostInterface (apimachinery util/net)", () => {
   test("default routes: the first route of the first family with a global unicast address on its interface", () => {
     const net = new FakeHostNetwork();
     net.ifaces.wg0 = [ifaceAddress("fe80::2")];
-    net.routes = [{ iface: "wg0", family: 4 }, { iface: "eth0", family: 6 }, { iface: "eth0", family: 4 }];
+    net.routes = [
+      { iface: "wg0", family: 4 },
+      { iface: "eth0", family: 6 },
+      { iface: "eth0", family: 4 },
+    ];
     expect(chooseHostInterface(net, [4, 6])).toBe("192.0.2.10");
     expect(chooseHostInterface(net, [6, 4])).toBe("2001:db8::10");
     net.routes = [{ iface: "wg0", family: 4 }];
@@ -122,7 +130,10 @@ describe("chooseHostInterface (apimachinery util/net)", () => {
       "00000000000000000000000000000000 00 00000000000000000000000000000000 00 fe800000000000000000000000000001 00000400 00000001 00000000 00000003     eth1",
       "00000000000000000000000000000000 00 00000000000000000000000000000000 00 00000000000000000000000000000000 ffffffff 00000001 00000000 00200200       lo",
     ].join("\n");
-    expect(parseDefaultRoutes(route4, route6)).toEqual([{ iface: "eth0", family: 4 }, { iface: "eth1", family: 6 }]);
+    expect(parseDefaultRoutes(route4, route6)).toEqual([
+      { iface: "eth0", family: 4 },
+      { iface: "eth1", family: 6 },
+    ]);
     expect(parseDefaultRoutes("", "")).toEqual([]);
   });
 });

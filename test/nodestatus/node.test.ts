@@ -6,8 +6,19 @@ import type { Node } from "kubernetes-types/core/v1";
 import type { Image, StatusResponse, VersionResponse } from "../../src/cri/types";
 import { DEFAULT_EVICTION_HARD, hardEvictionReservation, parseLangleMap, parseThresholds } from "../../src/eviction/thresholds";
 import {
-  buildNode, formatBytes, formatMillicores, goArch, kubeletVersion, osPrettyName, parseLabels, parseTaint, parseTaints, readHostFacts, readHugePages,
-  type BuildNodeOptions, type HostFacts,
+  buildNode,
+  formatBytes,
+  formatMillicores,
+  goArch,
+  kubeletVersion,
+  osPrettyName,
+  parseLabels,
+  parseTaint,
+  parseTaints,
+  readHostFacts,
+  readHugePages,
+  type BuildNodeOptions,
+  type HostFacts,
 } from "../../src/nodestatus";
 
 // The agent gives buildNode the reservation of its configured hard thresholds; these tests use the
@@ -97,7 +108,9 @@ describe("buildNode: capacity and allocatable", () => {
   });
 
   test("the configured hard thresholds' reservation comes off allocatable instead of the defaults", async () => {
-    const node = await buildNode(opts({ evictionReservation: (c) => ({ memoryBytes: 2 * 2 ** 30, ephemeralStorageBytes: (c.ephemeralStorageBytes ?? 0) / 4 }) }));
+    const node = await buildNode(
+      opts({ evictionReservation: (c) => ({ memoryBytes: 2 * 2 ** 30, ephemeralStorageBytes: (c.ephemeralStorageBytes ?? 0) / 4 }) }),
+    );
     expect(node.status?.allocatable).toMatchObject({ memory: "6Gi", "ephemeral-storage": "75Gi" });
     const none = await buildNode(opts({ evictionReservation: () => ({ memoryBytes: 0, ephemeralStorageBytes: 0 }) }));
     expect(none.status?.allocatable).toMatchObject({ memory: "8Gi", "ephemeral-storage": "100Gi" });
@@ -163,7 +176,10 @@ describe("buildNode: identity", () => {
   test("taints as given", async () => {
     const taints = [parseTaint("dedicated=edge:NoSchedule"), parseTaint("gpu:NoExecute")];
     const node = await buildNode(opts({ taints }));
-    expect(node.spec?.taints).toEqual([{ key: "dedicated", value: "edge", effect: "NoSchedule" }, { key: "gpu", effect: "NoExecute" }]);
+    expect(node.spec?.taints).toEqual([
+      { key: "dedicated", value: "edge", effect: "NoSchedule" },
+      { key: "gpu", effect: "NoExecute" },
+    ]);
     expect((await buildNode(opts())).spec?.taints).toBeUndefined();
   });
 
@@ -193,13 +209,26 @@ describe("buildNode: identity", () => {
   });
 
   test("addresses as resolved (node-address.ts); without them the Hostname alone, the node name", async () => {
-    const addresses = [{ type: "InternalIP", address: "127.0.0.1" }, { type: "Hostname", address: "node-1" }];
+    const addresses = [
+      { type: "InternalIP", address: "127.0.0.1" },
+      { type: "Hostname", address: "node-1" },
+    ];
     expect((await buildNode(opts({ addresses }))).status?.addresses).toEqual(addresses);
     expect((await buildNode(opts())).status?.addresses).toEqual([{ type: "Hostname", address: "node-1" }]);
   });
 
   test("hugepages-<size> capacity and allocatable from the pools, 0 for an empty pool; allocatable memory loses the reserved huge pages", async () => {
-    const node = await buildNode(opts({ host: { ...host, hugePages: [{ pageSizeBytes: 2 * Mi, pages: 512 }, { pageSizeBytes: Gi, pages: 0 }] } }));
+    const node = await buildNode(
+      opts({
+        host: {
+          ...host,
+          hugePages: [
+            { pageSizeBytes: 2 * Mi, pages: 512 },
+            { pageSizeBytes: Gi, pages: 0 },
+          ],
+        },
+      }),
+    );
     expect(node.status?.capacity).toMatchObject({ "hugepages-2Mi": "1Gi", "hugepages-1Gi": "0", memory: "8Gi" });
     expect(node.status?.allocatable).toMatchObject({ "hugepages-2Mi": "1Gi", "hugepages-1Gi": "0", memory: formatBytes(8 * Gi - 100 * Mi - Gi) });
     const none = await buildNode(opts());
@@ -230,7 +259,13 @@ describe("buildNode: images", () => {
 
   test("at most 50 images of at most 5 names", async () => {
     const runtime = new FakeRuntime();
-    runtime.images = Array.from({ length: 60 }, (_, i) => image(`sha256:${i}`, 1000 + i, Array.from({ length: 7 }, (_, t) => `img${i}:t${t}`)));
+    runtime.images = Array.from({ length: 60 }, (_, i) =>
+      image(
+        `sha256:${i}`,
+        1000 + i,
+        Array.from({ length: 7 }, (_, t) => `img${i}:t${t}`),
+      ),
+    );
     const images = (await buildNode(opts({ runtime }))).status?.images ?? [];
     expect(images).toHaveLength(50);
     expect(images[0]!.sizeBytes).toBe(1059);
@@ -244,15 +279,38 @@ describe("buildNode: conditions", () => {
     const node = await buildNode(opts());
     const t = "2026-01-01T12:00:00Z";
     expect(node.status?.conditions).toEqual([
-      { type: "MemoryPressure", status: "False", reason: "KubeletHasSufficientMemory", message: "kubelet has sufficient memory available", lastHeartbeatTime: t, lastTransitionTime: t },
-      { type: "DiskPressure", status: "False", reason: "KubeletHasNoDiskPressure", message: "kubelet has no disk pressure", lastHeartbeatTime: t, lastTransitionTime: t },
-      { type: "PIDPressure", status: "False", reason: "KubeletHasSufficientPID", message: "kubelet has sufficient PID available", lastHeartbeatTime: t, lastTransitionTime: t },
+      {
+        type: "MemoryPressure",
+        status: "False",
+        reason: "KubeletHasSufficientMemory",
+        message: "kubelet has sufficient memory available",
+        lastHeartbeatTime: t,
+        lastTransitionTime: t,
+      },
+      {
+        type: "DiskPressure",
+        status: "False",
+        reason: "KubeletHasNoDiskPressure",
+        message: "kubelet has no disk pressure",
+        lastHeartbeatTime: t,
+        lastTransitionTime: t,
+      },
+      {
+        type: "PIDPressure",
+        status: "False",
+        reason: "KubeletHasSufficientPID",
+        message: "kubelet has sufficient PID available",
+        lastHeartbeatTime: t,
+        lastTransitionTime: t,
+      },
       { type: "Ready", status: "True", reason: "KubeletReady", message: "kubelet is posting ready status", lastHeartbeatTime: t, lastTransitionTime: t },
     ]);
   });
 
   test("the eviction manager's pressure conditions in the kubelet's words; Ready unaffected", async () => {
-    const node = await buildNode(opts({ conditions: { ready: { ok: true, message: "" }, pressure: new Set(["MemoryPressure", "DiskPressure", "PIDPressure"]) } }));
+    const node = await buildNode(
+      opts({ conditions: { ready: { ok: true, message: "" }, pressure: new Set(["MemoryPressure", "DiskPressure", "PIDPressure"]) } }),
+    );
     expect(node.status?.conditions?.map((c) => [c.type, c.status, c.reason, c.message])).toEqual([
       ["MemoryPressure", "True", "KubeletHasInsufficientMemory", "kubelet has insufficient memory available"],
       ["DiskPressure", "True", "KubeletHasDiskPressure", "kubelet has disk pressure"],
@@ -277,7 +335,8 @@ describe("buildNode: conditions", () => {
     expect(ready).toMatchObject({
       status: "False",
       reason: "KubeletNotReady",
-      message: "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized",
+      message:
+        "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized",
     });
   });
 
@@ -345,7 +404,10 @@ describe("host facts", () => {
       bootID: "cd80ce97-1aca-4325-937a-8ba97ce51295",
       kernelVersion: "6.1.0-18-amd64",
       osImage: "Debian GNU/Linux 12 (bookworm)",
-      hugePages: [{ pageSizeBytes: 2 * Mi, pages: 16 }, { pageSizeBytes: Gi, pages: 0 }],
+      hugePages: [
+        { pageSizeBytes: 2 * Mi, pages: 16 },
+        { pageSizeBytes: Gi, pages: 0 },
+      ],
     });
   });
 
@@ -365,7 +427,6 @@ describe("host facts", () => {
 });
 
 describe("quantities", () => {
-
   test("formatBytes and formatMillicores are canonical", () => {
     expect(formatBytes(1024)).toBe("1Ki");
     expect(formatBytes(1536)).toBe("1536");
@@ -392,13 +453,16 @@ describe("parseTaint", () => {
     expect(() => parseTaint("=v:NoSchedule")).toThrow("key: name part must be non-empty");
     expect(() => parseTaint("-bad:NoSchedule")).toThrow("key: name part must consist of alphanumeric characters");
     expect(() => parseTaint("Bad.Prefix/k:NoSchedule")).toThrow("key: prefix part a lowercase RFC 1123 subdomain must consist of");
-    expect(() => parseTaint("k=has space:NoSchedule")).toThrow('a valid label must be an empty string or consist of');
+    expect(() => parseTaint("k=has space:NoSchedule")).toThrow("a valid label must be an empty string or consist of");
     expect(() => parseTaint(`k=${"v".repeat(64)}:NoSchedule`)).toThrow("must be no more than 63 characters");
   });
 
   test("parseTaints splits a comma list", () => {
     expect(parseTaints("")).toEqual([]);
-    expect(parseTaints("a=b:NoSchedule,c:NoExecute")).toEqual([{ key: "a", value: "b", effect: "NoSchedule" }, { key: "c", effect: "NoExecute" }]);
+    expect(parseTaints("a=b:NoSchedule,c:NoExecute")).toEqual([
+      { key: "a", value: "b", effect: "NoSchedule" },
+      { key: "c", effect: "NoExecute" },
+    ]);
   });
 });
 

@@ -42,11 +42,22 @@ describe("withReportedStatus", () => {
 
 test("the eviction manager's MemoryPressure reaches the API's Node as a condition only: the agent never taints (the node lifecycle controller does)", () => {
   const built = builtNode();
-  built.status!.conditions![0] = { type: "MemoryPressure", status: "True", reason: "KubeletHasInsufficientMemory", message: "kubelet has insufficient memory available", lastHeartbeatTime: T2, lastTransitionTime: T2 };
+  built.status!.conditions![0] = {
+    type: "MemoryPressure",
+    status: "True",
+    reason: "KubeletHasInsufficientMemory",
+    message: "kubelet has insufficient memory available",
+    lastHeartbeatTime: T2,
+    lastTransitionTime: T2,
+  };
   const first = withReportedStatus({ metadata: { name: "n1" }, status: {} }, builtNode(), healthy, T1);
   const api: Node = { ...first, spec: { taints: [{ key: "node.kubernetes.io/memory-pressure", effect: "NoSchedule" }] } };
   const next = withReportedStatus(api, built, healthy, T2);
-  expect(next.status!.conditions!.find((c) => c.type === "MemoryPressure")).toMatchObject({ status: "True", reason: "KubeletHasInsufficientMemory", lastTransitionTime: T2 });
+  expect(next.status!.conditions!.find((c) => c.type === "MemoryPressure")).toMatchObject({
+    status: "True",
+    reason: "KubeletHasInsufficientMemory",
+    lastTransitionTime: T2,
+  });
   expect(next.spec).toEqual(api.spec);
   expect(nodeStatusChanged(first.status!, next.status!)).toBe(true);
   const patch = JSON.stringify(nodeStatusPatch(first, next));

@@ -59,7 +59,8 @@ const watches = () =>
     .map((r) => `${r.resource}:${r.query.fieldSelector}`)
     .sort();
 
-const watchesAre = (want: string[]) => eventually(`watches ${JSON.stringify(want)}`, async () => JSON.stringify(watches()) === JSON.stringify(want), 10_000, 20);
+const watchesAre = (want: string[]) =>
+  eventually(`watches ${JSON.stringify(want)}`, async () => JSON.stringify(watches()) === JSON.stringify(want), 10_000, 20);
 
 async function thrown(p: Promise<unknown>): Promise<Error> {
   try {

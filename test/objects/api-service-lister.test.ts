@@ -39,7 +39,11 @@ function lister(): ApiServiceLister {
   return l;
 }
 
-const names = (l: ApiServiceLister) => l.list().map((s) => `${s.metadata?.namespace}/${s.metadata?.name}`).sort();
+const names = (l: ApiServiceLister) =>
+  l
+    .list()
+    .map((s) => `${s.metadata?.namespace}/${s.metadata?.name}`)
+    .sort();
 
 describe("ApiServiceLister", () => {
   test("not synced before its first list; then every namespace's services, kept current by its watch", async () => {
@@ -53,7 +57,11 @@ describe("ApiServiceLister", () => {
     // One list and one watch of /api/v1/services, as the node.
     const listed = api.requests.filter((r) => r.resource === "services" && r.user === "system:node:n1");
     expect(listed.map((r) => `${r.verb}:${r.namespace ?? "*"}:${r.code}`)).toEqual(["list:*:200"]);
-    await eventually("its watch open", async () => (api.watching().some((r) => r.resource === "services" && r.user === "system:node:n1" && r.namespace === undefined) ? true : undefined), 5_000);
+    await eventually(
+      "its watch open",
+      async () => (api.watching().some((r) => r.resource === "services" && r.user === "system:node:n1" && r.namespace === undefined) ? true : undefined),
+      5_000,
+    );
 
     api.store.create("services", { metadata: { name: "db", namespace: "shop" }, spec: { ports: [{ port: 5432 }] } });
     await eventually("the new service seen", async () => (names(l).includes("shop/db") ? true : undefined), 5_000);
@@ -75,10 +83,14 @@ describe("ApiServiceLister", () => {
     await eventually("the first failed list", async () => (api.requests.some((r) => r.resource === "services" && r.code === 503) ? true : undefined), 5_000);
     expect(l.hasSynced()).toBe(false);
     // The informer retries on the clock.
-    await eventually("synced after the retries", async () => {
-      await clock.advance(100);
-      return l.hasSynced() ? true : undefined;
-    }, 5_000);
+    await eventually(
+      "synced after the retries",
+      async () => {
+        await clock.advance(100);
+        return l.hasSynced() ? true : undefined;
+      },
+      5_000,
+    );
     expect(names(l)).toContain("default/kubernetes");
     expect(api.requests.filter((r) => r.resource === "services" && r.code === 503).length).toBe(2);
   }, 15_000);

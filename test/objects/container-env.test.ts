@@ -83,8 +83,14 @@ describe("makeEnvironmentVariables", () => {
     const r = await env(o, { envFrom: [{ configMapRef: { name: "cfg" } }, { prefix: "P_", secretRef: { name: "creds" } }] });
     expect(r.env).toEqual([{ key: "good", value: "b" }]);
     expect(r.warnings).toEqual([
-      { reason: "InvalidEnvironmentVariableNames", message: "Keys [..dots, 1st, has space] from the EnvFrom configMap shop/cfg were skipped since they are considered invalid environment variable names." },
-      { reason: "InvalidEnvironmentVariableNames", message: "Keys [P_bad=name] from the EnvFrom secret shop/creds were skipped since they are considered invalid environment variable names." },
+      {
+        reason: "InvalidEnvironmentVariableNames",
+        message: "Keys [..dots, 1st, has space] from the EnvFrom configMap shop/cfg were skipped since they are considered invalid environment variable names.",
+      },
+      {
+        reason: "InvalidEnvironmentVariableNames",
+        message: "Keys [P_bad=name] from the EnvFrom secret shop/creds were skipped since they are considered invalid environment variable names.",
+      },
     ]);
   });
 
@@ -148,19 +154,27 @@ describe("makeEnvironmentVariables", () => {
   test("the pod's namespace names the objects (default when unset)", async () => {
     const o = new FakeObjectSource();
     o.putConfigMap("default", "cfg", { A: "1" });
-    const r = await makeEnvironmentVariables({ metadata: { name: "p" }, spec: { containers: [] } }, container({ envFrom: [{ configMapRef: { name: "cfg" } }] }), o, downward, new FakeServiceLister());
+    const r = await makeEnvironmentVariables(
+      { metadata: { name: "p" }, spec: { containers: [] } },
+      container({ envFrom: [{ configMapRef: { name: "cfg" } }] }),
+      o,
+      downward,
+      new FakeServiceLister(),
+    );
     expect(r.env).toEqual([{ key: "A", value: "1" }]);
   });
 });
 
 describe("makeEnvironmentVariables: service-link variables", () => {
   /** The API server's master service, the way kube-apiserver makes it (kubeadm's service CIDR). */
-  const master = (services: FakeServiceLister) => services.put("default", "kubernetes", "10.96.0.1", [{ name: "https", port: 443, protocol: "TCP", targetPort: 6443 }]);
+  const master = (services: FakeServiceLister) =>
+    services.put("default", "kubernetes", "10.96.0.1", [{ name: "https", port: 443, protocol: "TCP", targetPort: 6443 }]);
   const apiPod = (p: Partial<Pod["spec"]> = {}, namespace = "shop"): Pod => ({
     metadata: { name: "web", namespace, uid: "uid-1", annotations: { "kubernetes.io/config.source": "api" } },
     spec: { containers: [], enableServiceLinks: true, ...p },
   });
-  const resolve = (p: Pod, services: FakeServiceLister, c: Partial<Container> = {}, objects = new FakeObjectSource()) => makeEnvironmentVariables(p, container(c), objects, downward, services);
+  const resolve = (p: Pod, services: FakeServiceLister, c: Partial<Container> = {}, objects = new FakeObjectSource()) =>
+    makeEnvironmentVariables(p, container(c), objects, downward, services);
   const asRecord = (env: { key: string; value: string }[]) => Object.fromEntries(env.map((e) => [e.key, e.value]));
 
   test("the master service gives KUBERNETES_SERVICE_HOST/PORT and its docker-link variables, exactly as FromServices", async () => {
@@ -259,13 +273,18 @@ describe("makeEnvironmentVariables: service-link variables", () => {
     services.put("shop", "db", "10.96.1.2", [{ port: 5432 }]);
     const objects = new FakeObjectSource();
     objects.putConfigMap("shop", "cfg", { DB_SERVICE_HOST: "db.example", OTHER: "x" });
-    const r = await resolve(apiPod(), services, {
-      envFrom: [{ configMapRef: { name: "cfg" } }],
-      env: [
-        { name: "KUBERNETES_SERVICE_PORT", value: "6443" },
-        { name: "URL", value: "postgres://$(DB_SERVICE_HOST):$(DB_SERVICE_PORT)/$(KUBERNETES_SERVICE_PORT)@$(KUBERNETES_SERVICE_HOST)" },
-      ],
-    }, objects);
+    const r = await resolve(
+      apiPod(),
+      services,
+      {
+        envFrom: [{ configMapRef: { name: "cfg" } }],
+        env: [
+          { name: "KUBERNETES_SERVICE_PORT", value: "6443" },
+          { name: "URL", value: "postgres://$(DB_SERVICE_HOST):$(DB_SERVICE_PORT)/$(KUBERNETES_SERVICE_PORT)@$(KUBERNETES_SERVICE_HOST)" },
+        ],
+      },
+      objects,
+    );
     const env = asRecord(r.env);
     expect(env.DB_SERVICE_HOST).toBe("db.example");
     expect(env.KUBERNETES_SERVICE_PORT).toBe("6443");
@@ -299,12 +318,21 @@ describe("makeEnvironmentVariables: service-link variables", () => {
     expect(asRecord((await resolve(staticPod, services)).env).KUBERNETES_SERVICE_HOST).toBe("10.96.0.1");
     // Once listed, the API pod's env is made.
     services.synced = true;
-    expect(asRecord((await resolve(apiPod(), services, { envFrom: [{ configMapRef: { name: "cfg" } }] }, objects)).env)).toMatchObject({ A: "1", KUBERNETES_SERVICE_HOST: "10.96.0.1" });
+    expect(asRecord((await resolve(apiPod(), services, { envFrom: [{ configMapRef: { name: "cfg" } }] }, objects)).env)).toMatchObject({
+      A: "1",
+      KUBERNETES_SERVICE_HOST: "10.96.0.1",
+    });
   });
 
   test("standalone (NoServiceLister): synced, and no service variables at all", async () => {
     const lister = new NoServiceLister();
-    const r = await makeEnvironmentVariables(apiPod(), container({ env: [{ name: "A", value: "$(KUBERNETES_SERVICE_HOST)" }] }), new FakeObjectSource(), downward, lister);
+    const r = await makeEnvironmentVariables(
+      apiPod(),
+      container({ env: [{ name: "A", value: "$(KUBERNETES_SERVICE_HOST)" }] }),
+      new FakeObjectSource(),
+      downward,
+      lister,
+    );
     expect(r.env).toEqual([{ key: "A", value: "$(KUBERNETES_SERVICE_HOST)" }]);
   });
 });

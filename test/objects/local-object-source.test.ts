@@ -21,7 +21,9 @@ afterEach(() => {
 });
 
 const cm = (name: string, data: Record<string, string>, namespace?: string) =>
-  `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n${namespace ? `  namespace: ${namespace}\n` : ""}data:\n${Object.entries(data).map(([k, v]) => `  ${k}: "${v}"`).join("\n")}\n`;
+  `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n${namespace ? `  namespace: ${namespace}\n` : ""}data:\n${Object.entries(data)
+    .map(([k, v]) => `  ${k}: "${v}"`)
+    .join("\n")}\n`;
 const secret = (name: string, value: string) => `apiVersion: v1\nkind: Secret\nmetadata: {name: ${name}}\nstringData: {key: "${value}"}\n`;
 
 const pod = (uid: string, cms: string[]): Pod => ({
@@ -179,6 +181,8 @@ describe("NoObjectSource", () => {
     );
     expect((await thrown(src.getSecret("ns", "s"))).message).toContain('secret "s" (namespace ns)');
     const t = await thrown(src.getServiceAccountToken(pod("u", []), { serviceAccountName: "default", audience: "", expirationSeconds: 3600 }));
-    expect(t.message).toBe('the pod needs a token of serviceaccount "default" (namespace default), an API object, and this agent runs without an API server: run it with --kubeconfig');
+    expect(t.message).toBe(
+      'the pod needs a token of serviceaccount "default" (namespace default), an API object, and this agent runs without an API server: run it with --kubeconfig',
+    );
   });
 });

@@ -18,13 +18,24 @@ describe("the objects a pod uses", () => {
         volumes: [
           { name: "a", configMap: { name: "cm" } },
           { name: "b", secret: { secretName: "s" } },
-          { name: "c", projected: { sources: [{ serviceAccountToken: { path: "token" } }, { configMap: { name: "kube-root-ca.crt" } }, { secret: { name: "s" } }] } },
+          {
+            name: "c",
+            projected: { sources: [{ serviceAccountToken: { path: "token" } }, { configMap: { name: "kube-root-ca.crt" } }, { secret: { name: "s" } }] },
+          },
         ],
-        containers: [{ name: "x", envFrom: [{ configMapRef: { name: "env-cm" } }], env: [{ name: "K", valueFrom: { secretKeyRef: { name: "env-s", key: "k" } } }] }],
+        containers: [
+          { name: "x", envFrom: [{ configMapRef: { name: "env-cm" } }], env: [{ name: "K", valueFrom: { secretKeyRef: { name: "env-s", key: "k" } } }] },
+        ],
       },
     };
     expect(podObjectRefs(p).map((r) => `${r.kind}/${r.namespace}/${r.name}`)).toEqual([
-      "Secret/ns/regcred", "ConfigMap/ns/env-cm", "Secret/ns/env-s", "ConfigMap/ns/cm", "Secret/ns/s", "ServiceAccount/ns/robot", "ConfigMap/ns/kube-root-ca.crt",
+      "Secret/ns/regcred",
+      "ConfigMap/ns/env-cm",
+      "Secret/ns/env-s",
+      "ConfigMap/ns/cm",
+      "Secret/ns/s",
+      "ServiceAccount/ns/robot",
+      "ConfigMap/ns/kube-root-ca.crt",
     ]);
     expect(usesObject(p, { kind: "Secret", namespace: "ns", name: "env-s" })).toBe(true);
     expect(usesObject(p, { kind: "Secret", namespace: "other", name: "env-s" })).toBe(false);
@@ -34,7 +45,11 @@ describe("the objects a pod uses", () => {
     const none = new NoObjectSource();
     const err = await none.getConfigMap("ns", "cm").catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ObjectSourceError);
-    expect((err as Error).message).toBe(`the pod names configmap "cm" (namespace ns), an API object, and this agent runs without an API server: run it with --kubeconfig, or with --local-objects DIR holding a ConfigMap manifest named "cm"`);
-    await expect(none.getServiceAccountToken(pod, { serviceAccountName: "default", audience: "", expirationSeconds: 3600 })).rejects.toThrow(`the pod needs a token of serviceaccount "default" (namespace ns), an API object, and this agent runs without an API server: run it with --kubeconfig`);
+    expect((err as Error).message).toBe(
+      `the pod names configmap "cm" (namespace ns), an API object, and this agent runs without an API server: run it with --kubeconfig, or with --local-objects DIR holding a ConfigMap manifest named "cm"`,
+    );
+    await expect(none.getServiceAccountToken(pod, { serviceAccountName: "default", audience: "", expirationSeconds: 3600 })).rejects.toThrow(
+      `the pod needs a token of serviceaccount "default" (namespace ns), an API object, and this agent runs without an API server: run it with --kubeconfig`,
+    );
   });
 });

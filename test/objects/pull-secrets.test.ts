@@ -46,7 +46,9 @@ describe("DockerKeyring", () => {
   });
 
   test("an auth field that is not base64(user:pass) makes the config invalid", () => {
-    expect(() => parseDockerConfig(JSON.stringify({ auths: { r: { auth: b64("nocolon") } } }), true)).toThrow("unable to parse auth field, must be formatted as base64(username:password)");
+    expect(() => parseDockerConfig(JSON.stringify({ auths: { r: { auth: b64("nocolon") } } }), true)).toThrow(
+      "unable to parse auth field, must be formatted as base64(username:password)",
+    );
     expect(() => parseDockerConfig(JSON.stringify({ auths: { r: { auth: "!!!" } } }), true)).toThrow(DockerConfigError);
     expect(() => parseDockerConfig("{not json", true)).toThrow(DockerConfigError);
   });
@@ -92,7 +94,11 @@ describe("makeDockerKeyring", () => {
     const k = makeDockerKeyring([
       dockerSecret("json", { "reg.example.com": { auth: b64("json:1") } }),
       dockerSecret("cfg", { "reg.example.com/team": { username: "cfg", password: "2" } }, "kubernetes.io/dockercfg"),
-      { metadata: { name: "opaque" }, type: "Opaque", data: { ".dockerconfigjson": b64(JSON.stringify({ auths: { "reg.example.com": { username: "no" } } })) } },
+      {
+        metadata: { name: "opaque" },
+        type: "Opaque",
+        data: { ".dockerconfigjson": b64(JSON.stringify({ auths: { "reg.example.com": { username: "no" } } })) },
+      },
     ]);
     expect(k.lookup("reg.example.com/team/app")).toEqual([
       { username: "cfg", password: "2" },
@@ -110,12 +116,17 @@ describe("podPullSecrets", () => {
   test("reads each named secret; a missing one is logged and the others are kept", async () => {
     const o = new FakeObjectSource();
     o.putSecret("shop", "there", { ".dockerconfigjson": "{}" }, "kubernetes.io/dockerconfigjson");
-    const pod: Pod = { metadata: { name: "web", namespace: "shop" }, spec: { containers: [], imagePullSecrets: [{ name: "gone" }, { name: "" }, { name: "there" }] } };
+    const pod: Pod = {
+      metadata: { name: "web", namespace: "shop" },
+      spec: { containers: [], imagePullSecrets: [{ name: "gone" }, { name: "" }, { name: "there" }] },
+    };
     const { log, lines } = linesLog(ALL_LEVELS);
     const secrets = await podPullSecrets(pod, o, log);
     expect(secrets.map((s) => s.metadata?.name)).toEqual(["there"]);
     expect(o.reads).toEqual(["Secret/shop/gone", "Secret/shop/there"]);
-    expect(lines).toEqual(['warn Unable to retrieve pull secret, the image pull may not succeed. pod=shop/web secret=shop/gone err="secret \\"gone\\" not found"']);
+    expect(lines).toEqual([
+      'warn Unable to retrieve pull secret, the image pull may not succeed. pod=shop/web secret=shop/gone err="secret \\"gone\\" not found"',
+    ]);
   });
 });
 

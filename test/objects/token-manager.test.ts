@@ -20,7 +20,11 @@ function fakeApi(clock: FakeClock, capSeconds?: number) {
     calls.push({ namespace, name, req });
     if (fail) throw fail;
     const seconds = Math.min(req.spec.expirationSeconds ?? 3600, capSeconds ?? Infinity);
-    return { ...req, spec: { ...req.spec, expirationSeconds: seconds }, status: { token: `token-${calls.length}`, expirationTimestamp: new Date(clock.now() + seconds * 1000).toISOString() } };
+    return {
+      ...req,
+      spec: { ...req.spec, expirationSeconds: seconds },
+      status: { token: `token-${calls.length}`, expirationTimestamp: new Date(clock.now() + seconds * 1000).toISOString() },
+    };
   };
   return { fn, calls, failWith: (e: Error | undefined) => (fail = e) };
 }
@@ -30,7 +34,13 @@ describe("TokenManager", () => {
     const clock = new FakeClock();
     const api = fakeApi(clock);
     const due: string[] = [];
-    const tm = new TokenManager({ request: api.fn, clock, log, jitter: () => 0, onRefreshDue: (d) => due.push(`${d.namespace}/${d.serviceAccount}/${d.podUID}`) });
+    const tm = new TokenManager({
+      request: api.fn,
+      clock,
+      log,
+      jitter: () => 0,
+      onRefreshDue: (d) => due.push(`${d.namespace}/${d.serviceAccount}/${d.podUID}`),
+    });
     const first = await tm.getServiceAccountToken("ns", "sa", request("u1"));
     expect(first.status?.token).toBe("token-1");
     expect(api.calls[0]).toMatchObject({ namespace: "ns", name: "sa" });

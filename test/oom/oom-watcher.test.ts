@@ -26,13 +26,23 @@ const systemKill = (pid: number, name: string, task: string) => [
 function watcher(kernel: FakeKernelLog, startUsec = 1_000) {
   const clock = new FakeClock(0);
   const seen: { pid: number; system: boolean }[] = [];
-  const w = new OomWatcher({ openKernelLog: () => kernel, clock, log: createLogger("text", -999), startUsecSinceBoot: startUsec, onOom: (k, system) => seen.push({ pid: k.pid, system }) });
+  const w = new OomWatcher({
+    openKernelLog: () => kernel,
+    clock,
+    log: createLogger("text", -999),
+    startUsecSinceBoot: startUsec,
+    onOom: (k, system) => seen.push({ pid: k.pid, system }),
+  });
   return { w, clock, seen };
 }
 
 describe("kmsg records", () => {
   test("a record's sequence, time and message; continuation lines dropped; junk refused", () => {
-    expect(parseKmsgRecord("6,1234,5678901,-;Killed process 7 (sh)\n SUBSYSTEM=memory\n")).toEqual({ seq: 1234, usecSinceBoot: 5678901, message: "Killed process 7 (sh)" });
+    expect(parseKmsgRecord("6,1234,5678901,-;Killed process 7 (sh)\n SUBSYSTEM=memory\n")).toEqual({
+      seq: 1234,
+      usecSinceBoot: 5678901,
+      message: "Killed process 7 (sh)",
+    });
     expect(parseKmsgRecord("4,12,99,c,caller=T1;text")).toEqual({ seq: 12, usecSinceBoot: 99, message: "text" });
     expect(parseKmsgRecord("no semicolon")).toBeUndefined();
     expect(parseKmsgRecord("6,x,1,-;m")).toBeUndefined();
@@ -55,18 +65,34 @@ describe("OOM parser", () => {
     const kills = memcgKill(42, "hog", "/nodeagent/kubepods/burstable/podabc", "/nodeagent/kubepods/burstable/podabc/c1")
       .map((message, i) => p.feed({ seq: i, usecSinceBoot: 5_000 + i, message }))
       .filter((k) => k !== undefined);
-    expect(kills).toEqual([{ pid: 42, processName: "hog", usecSinceBoot: 5_004, oomCgroup: "/nodeagent/kubepods/burstable/podabc", taskCgroup: "/nodeagent/kubepods/burstable/podabc/c1", constraint: "CONSTRAINT_MEMCG" }]);
+    expect(kills).toEqual([
+      {
+        pid: 42,
+        processName: "hog",
+        usecSinceBoot: 5_004,
+        oomCgroup: "/nodeagent/kubepods/burstable/podabc",
+        taskCgroup: "/nodeagent/kubepods/burstable/podabc/c1",
+        constraint: "CONSTRAINT_MEMCG",
+      },
+    ]);
   });
 
   test("a node-wide kill has no oom_memcg: its cgroup is the root", () => {
     const p = new OomParser();
-    const kills = systemKill(7, "java", "/system.slice/app").map((message) => p.feed({ seq: 0, usecSinceBoot: 1, message })).filter(Boolean);
+    const kills = systemKill(7, "java", "/system.slice/app")
+      .map((message) => p.feed({ seq: 0, usecSinceBoot: 1, message }))
+      .filter(Boolean);
     expect(kills).toMatchObject([{ pid: 7, processName: "java", oomCgroup: "/", taskCgroup: "/system.slice/app", constraint: "CONSTRAINT_NONE" }]);
   });
 
   test("kernels before 4.19: the 'Task in … killed as a result of limit of …' line", () => {
     const p = new OomParser();
-    const lines = ["sh invoked oom-killer: gfp_mask=0x24000c0, order=0, oom_score_adj=0", "Task in /a/b killed as a result of limit of /a", "Memory cgroup out of memory: Kill process 9 (sh) score 1000 or sacrifice child", "Killed process 9 (sh) total-vm:1kB"];
+    const lines = [
+      "sh invoked oom-killer: gfp_mask=0x24000c0, order=0, oom_score_adj=0",
+      "Task in /a/b killed as a result of limit of /a",
+      "Memory cgroup out of memory: Kill process 9 (sh) score 1000 or sacrifice child",
+      "Killed process 9 (sh) total-vm:1kB",
+    ];
     const kills = lines.map((message) => p.feed({ seq: 0, usecSinceBoot: 1, message })).filter(Boolean);
     expect(kills).toMatchObject([{ pid: 9, oomCgroup: "/a", taskCgroup: "/a/b" }]);
   });
@@ -86,7 +112,10 @@ describe("OOM watcher", () => {
     (w as unknown as { kernelLog: FakeKernelLog }).kernelLog = kernel;
     expect(w.poll().map((k) => k.pid)).toEqual([2, 3]);
     expect(w.poll()).toEqual([]);
-    expect(seen).toEqual([{ pid: 2, system: false }, { pid: 3, system: true }]);
+    expect(seen).toEqual([
+      { pid: 2, system: false },
+      { pid: 3, system: true },
+    ]);
     expect(w.counts).toEqual({ container: 1, system: 1 });
   });
 
@@ -109,7 +138,14 @@ describe("OOM watcher", () => {
 
   test("a kernel log that cannot be opened turns the watcher off; a read error is survived", async () => {
     const clock = new FakeClock(0);
-    const off = new OomWatcher({ openKernelLog: () => { throw new Error("EACCES"); }, clock, log: createLogger("text", -999), startUsecSinceBoot: 0 });
+    const off = new OomWatcher({
+      openKernelLog: () => {
+        throw new Error("EACCES");
+      },
+      clock,
+      log: createLogger("text", -999),
+      startUsecSinceBoot: 0,
+    });
     await off.run(new AbortController().signal); // returns at once
     const kernel = new FakeKernelLog();
     const { w } = watcher(kernel);

@@ -42,28 +42,41 @@ describe("groupPods", () => {
   });
 
   test("sandboxes and containers without a pod uid are not pods", () => {
-    const pods = groupPods(
-      [{ id: "s1", metadata: null, state: "SANDBOX_READY", createdAt: 1, labels: {}, annotations: {}, runtimeHandler: "" }],
-      [],
-    );
+    const pods = groupPods([{ id: "s1", metadata: null, state: "SANDBOX_READY", createdAt: 1, labels: {}, annotations: {}, runtimeHandler: "" }], []);
     expect(pods.size).toBe(0);
   });
 });
 
 describe("computePodEvents", () => {
   const pod = (states: Record<string, RecordedState>): RuntimePod => ({
-    uid: "u", name: "p", namespace: "default",
+    uid: "u",
+    name: "p",
+    namespace: "default",
     // The sandbox is created first, then the containers in name order.
-    containers: new Map(Object.entries(states).map(([id, state]) => [id, { id, podSandboxId: "s", name: id, sandbox: id === "s", state, createdAt: id === "s" ? 0 : Number(id.slice(1)) }])),
+    containers: new Map(
+      Object.entries(states).map(([id, state]) => [
+        id,
+        { id, podSandboxId: "s", name: id, sandbox: id === "s", state, createdAt: id === "s" ? 0 : Number(id.slice(1)) },
+      ]),
+    ),
   });
   test("a new pod: deaths first, then starts, the sandbox before its containers", () => {
     const ev = computePodEvents(undefined, pod({ c2: "exited", c1: "running", s: "running", c3: "running" }));
-    expect(ev.map((e) => [e.container.id, e.type])).toEqual([["c2", "ContainerDied"], ["s", "ContainerStarted"], ["c1", "ContainerStarted"], ["c3", "ContainerStarted"]]);
+    expect(ev.map((e) => [e.container.id, e.type])).toEqual([
+      ["c2", "ContainerDied"],
+      ["s", "ContainerStarted"],
+      ["c1", "ContainerStarted"],
+      ["c3", "ContainerStarted"],
+    ]);
   });
   test("a pod that vanished: newest first, the containers before their sandbox", () => {
     const ev = computePodEvents(pod({ s: "running", c1: "exited", c2: "running" }), undefined);
     expect(ev.map((e) => [e.container.id, e.type])).toEqual([
-      ["c2", "ContainerDied"], ["c2", "ContainerRemoved"], ["c1", "ContainerRemoved"], ["s", "ContainerDied"], ["s", "ContainerRemoved"],
+      ["c2", "ContainerDied"],
+      ["c2", "ContainerRemoved"],
+      ["c1", "ContainerRemoved"],
+      ["s", "ContainerDied"],
+      ["s", "ContainerRemoved"],
     ]);
   });
   test("a container going to unknown produces no sendable event", () => {

@@ -12,7 +12,13 @@ function setup() {
   const cache = new PodStatusCache();
   const events: PodLifecycleEvent[] = [];
   const errors: string[] = [];
-  const relister = new Relister(rt, cache, clock, (e) => events.push(e), (what) => errors.push(what));
+  const relister = new Relister(
+    rt,
+    cache,
+    clock,
+    (e) => events.push(e),
+    (what) => errors.push(what),
+  );
   const take = () => events.splice(0).map((e) => [e.type, e.containerName ?? "", e.exitCode ?? null]);
   return { rt, clock, cache, events, errors, relister, take };
 }
@@ -23,7 +29,10 @@ describe("Relister: full relist", () => {
     const sb = rt.addSandbox({ uid: "u1", name: "web" });
     rt.addContainer(sb, "nginx");
     expect(await relister.relist()).toBe(true);
-    expect(take()).toEqual([["ContainerStarted", "POD", null], ["ContainerStarted", "nginx", null]]);
+    expect(take()).toEqual([
+      ["ContainerStarted", "POD", null],
+      ["ContainerStarted", "nginx", null],
+    ]);
     const status = cache.get("u1")!.status!;
     expect(status.name).toBe("web");
     expect(status.ips).toEqual([expect.stringMatching(/^10\.88\.0\./)]);
@@ -40,7 +49,14 @@ describe("Relister: full relist", () => {
     take();
     rt.exit(c, 3);
     await relister.relist();
-    expect(events[0]).toMatchObject({ type: "ContainerDied", containerId: c, exitCode: 3, reason: "Error", pod: { uid: "u1", name: "job", namespace: "default" }, mode: "generic" });
+    expect(events[0]).toMatchObject({
+      type: "ContainerDied",
+      containerId: c,
+      exitCode: 3,
+      reason: "Error",
+      pod: { uid: "u1", name: "job", namespace: "default" },
+      mode: "generic",
+    });
     expect(take()).toEqual([["ContainerDied", "main", 3]]);
     expect(cache.get("u1")!.status!.containerStatuses[0]!.state).toBe("CONTAINER_EXITED");
     rt.remove(c);
@@ -57,7 +73,10 @@ describe("Relister: full relist", () => {
     take();
     rt.remove(c);
     await relister.relist();
-    expect(take()).toEqual([["ContainerDied", "app", null], ["ContainerRemoved", "app", null]]);
+    expect(take()).toEqual([
+      ["ContainerDied", "app", null],
+      ["ContainerRemoved", "app", null],
+    ]);
   });
 
   test("a restarted container: died, then a new container started", async () => {
@@ -70,7 +89,10 @@ describe("Relister: full relist", () => {
     const c2 = rt.addContainer(sb, "app");
     await relister.relist();
     expect(events.map((e) => e.containerId)).toEqual([c1, c2]);
-    expect(take()).toEqual([["ContainerDied", "app", 1], ["ContainerStarted", "app", null]]);
+    expect(take()).toEqual([
+      ["ContainerDied", "app", 1],
+      ["ContainerStarted", "app", null],
+    ]);
   });
 
   test("a sandbox that stops: ContainerDied for the sandbox, the pod keeps its last IP", async () => {
@@ -94,7 +116,12 @@ describe("Relister: full relist", () => {
     rt.remove(sb);
     take();
     await relister.relist();
-    expect(take()).toEqual([["ContainerDied", "app", null], ["ContainerRemoved", "app", null], ["ContainerDied", "POD", null], ["ContainerRemoved", "POD", null]]);
+    expect(take()).toEqual([
+      ["ContainerDied", "app", null],
+      ["ContainerRemoved", "app", null],
+      ["ContainerDied", "POD", null],
+      ["ContainerRemoved", "POD", null],
+    ]);
     expect(cache.get("u1")).toBeUndefined();
     expect(cache.uids()).toEqual([]);
   });
@@ -148,7 +175,10 @@ describe("Relister: full relist", () => {
     expect(cache.get("u1")!.error?.message).toContain("deadline exceeded");
     await relister.relist();
     // The record was not advanced: the container's start is reported now, with a good status.
-    expect(take()).toEqual([["ContainerStarted", "POD", null], ["ContainerStarted", "app", null]]);
+    expect(take()).toEqual([
+      ["ContainerStarted", "POD", null],
+      ["ContainerStarted", "app", null],
+    ]);
     expect(cache.get("u1")!.error).toBeUndefined();
     rt.failNext.set("podSandboxStatus", [grpcStatusError("PodSandboxStatus", 14, "unavailable")]);
     rt.exit([...rt.containers.keys()][0]!, 2);

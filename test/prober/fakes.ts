@@ -51,7 +51,8 @@ export class FakeExec implements ContainerCommandRunner {
       this.inFlight--;
       if ("grpcCode" in b) return Promise.reject(grpcStatusError("ExecSync", b.grpcCode, b.details ?? "failed"));
       if ("runsMs" in b) {
-        if (b.runsMs > timeoutSeconds * 1000) return Promise.reject(grpcStatusError("ExecSync", 4, `timeout ${timeoutSeconds}s exceeded: context deadline exceeded`));
+        if (b.runsMs > timeoutSeconds * 1000)
+          return Promise.reject(grpcStatusError("ExecSync", 4, `timeout ${timeoutSeconds}s exceeded: context deadline exceeded`));
         return Promise.resolve({ exitCode: b.exit ?? 0, stdout: new Uint8Array(), stderr: new Uint8Array() });
       }
       const enc = new TextEncoder();

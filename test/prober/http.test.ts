@@ -80,7 +80,13 @@ describe("httpGet probe", () => {
     expect(h["connection"]).toBe("close");
     expect(h["host"]).toBe(`127.0.0.1:${server.port}`);
     seen.length = 0;
-    await probe("/ok", [["user-agent", "mine/1"], ["Accept", ""], ["x-multi", "a"], ["X-Multi", "b"], ["Host", "app.example"]]);
+    await probe("/ok", [
+      ["user-agent", "mine/1"],
+      ["Accept", ""],
+      ["x-multi", "a"],
+      ["X-Multi", "b"],
+      ["Host", "app.example"],
+    ]);
     const g = seen[0]!.headers;
     expect(g["user-agent"]).toBe("mine/1");
     expect(g["accept"]).toBeUndefined();
@@ -89,7 +95,13 @@ describe("httpGet probe", () => {
   });
 
   test("probeRequestHeaders canonicalises names as Go does and takes Host out of the headers", () => {
-    expect(probeRequestHeaders([["x-request-id", "1"], ["host", "h"], ["accept", "text/plain"]])).toEqual({
+    expect(
+      probeRequestHeaders([
+        ["x-request-id", "1"],
+        ["host", "h"],
+        ["accept", "text/plain"],
+      ]),
+    ).toEqual({
       headers: { "X-Request-Id": ["1"], Accept: ["text/plain"], "User-Agent": ["kube-probe/1.30"] },
       host: "h",
     });
@@ -145,8 +157,25 @@ describe("httpGet probe", () => {
   test("https is probed without verifying the certificate, as the kubelet does (InsecureSkipVerify)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "na-probe-tls-"));
     try {
-      const gen = Bun.spawnSync(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=self-signed", "-days", "1",
-        "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")], { stderr: "pipe" });
+      const gen = Bun.spawnSync(
+        [
+          "openssl",
+          "req",
+          "-x509",
+          "-newkey",
+          "rsa:2048",
+          "-nodes",
+          "-subj",
+          "/CN=self-signed",
+          "-days",
+          "1",
+          "-keyout",
+          join(dir, "key.pem"),
+          "-out",
+          join(dir, "cert.pem"),
+        ],
+        { stderr: "pipe" },
+      );
       expect(gen.exitCode).toBe(0);
       const tls = Bun.serve({
         hostname: "127.0.0.1",

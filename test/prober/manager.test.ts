@@ -35,8 +35,18 @@ describe("ProbeManager", () => {
     expect(exec.calls[0]).toEqual({ containerId: "c1", cmd: ["check"], timeoutSeconds: 1, at: T0 + 5000 });
     expect(manager.readiness("u1", "app")).toBe(true);
     expect(updates).toEqual([
-      { podUid: "u1", namespace: "default", podName: "pod-u1", containerName: "app", containerId: "c1", probeType: "readiness", result: "success", reason: "",
-        message: "Readiness probe succeeded", time: T0 + 5000 },
+      {
+        podUid: "u1",
+        namespace: "default",
+        podName: "pod-u1",
+        containerName: "app",
+        containerId: "c1",
+        probeType: "readiness",
+        result: "success",
+        reason: "",
+        message: "Readiness probe succeeded",
+        time: T0 + 5000,
+      },
     ]);
     await clock.advance(6000);
     expect(exec.callsFor("c1")).toBe(4);
@@ -72,9 +82,17 @@ describe("ProbeManager", () => {
     await clock.advance(1000);
     expect(updates).toEqual([
       {
-        podUid: "u1", namespace: "default", podName: "pod-u1", containerName: "app", containerId: "c1", probeType: "liveness", result: "failure",
-        reason: "command 'check' exited with 1: unhealthy", message: "Liveness probe failed: command 'check' exited with 1: unhealthy",
-        terminationGracePeriodSeconds: 7, time: T0 + 2000,
+        podUid: "u1",
+        namespace: "default",
+        podName: "pod-u1",
+        containerName: "app",
+        containerId: "c1",
+        probeType: "liveness",
+        result: "failure",
+        reason: "command 'check' exited with 1: unhealthy",
+        message: "Liveness probe failed: command 'check' exited with 1: unhealthy",
+        terminationGracePeriodSeconds: 7,
+        time: T0 + 2000,
       },
     ]);
     await clock.advance(10_000);
@@ -109,13 +127,23 @@ describe("ProbeManager", () => {
     await clock.advance(1);
     expect(manager.started("u1", "app")).toBe(true);
     // The startup worker has ended; readiness and liveness probed at once (initial delay long past).
-    expect(manager.activeWorkers().map((w) => w.type).sort()).toEqual(["liveness", "readiness"]);
+    expect(
+      manager
+        .activeWorkers()
+        .map((w) => w.type)
+        .sort(),
+    ).toEqual(["liveness", "readiness"]);
     expect(exec.calls.map((c) => c.cmd[0])).toEqual(["started", "started", "started", "ready", "alive"]);
     expect(manager.readiness("u1", "app")).toBe(true);
     expect(summary()).toEqual(["startup:success", "readiness:success"]);
     // A later sync does not restart the startup probe of this instance.
     manager.syncPod(pod, "10.0.0.1", [running("c1", T0)]);
-    expect(manager.activeWorkers().map((w) => w.type).sort()).toEqual(["liveness", "readiness"]);
+    expect(
+      manager
+        .activeWorkers()
+        .map((w) => w.type)
+        .sort(),
+    ).toEqual(["liveness", "readiness"]);
     await manager.stop();
   });
 
@@ -133,7 +161,9 @@ describe("ProbeManager", () => {
 
   test("an exec probe's timeout is the command's own time, as the runtime measures it: a slow start in the runtime does not count", async () => {
     const { clock, exec, manager, updates, observations } = setup();
-    const pod = probedPod("u1", { readinessProbe: execProbe({ exec: { command: ["sleep", "10"] }, timeoutSeconds: 2, periodSeconds: 5, successThreshold: 1 }) });
+    const pod = probedPod("u1", {
+      readinessProbe: execProbe({ exec: { command: ["sleep", "10"] }, timeoutSeconds: 2, periodSeconds: 5, successThreshold: 1 }),
+    });
     // Answered at once; then 1.5 s for the runtime to start the command, which runs 1.9 s of its 2;
     // then a command that runs past its 2 s, ended by the runtime.
     exec.queue("c1", { exit: 0 }, { setupMs: 1500, runsMs: 1900 }, { runsMs: 10_000 });
@@ -145,7 +175,11 @@ describe("ProbeManager", () => {
     await clock.advance(1);
     // The third, due at 10 s, is ended by the runtime at 12 s.
     await clock.advance(3600);
-    expect(observations.map((o) => [o.result, o.durationSeconds])).toEqual([["successful", 0], ["successful", 3.4], ["failed", 2]]);
+    expect(observations.map((o) => [o.result, o.durationSeconds])).toEqual([
+      ["successful", 0],
+      ["successful", 3.4],
+      ["failed", 2],
+    ]);
     // One failure of the default three: still ready.
     expect(updates.map((u) => u.result)).toEqual(["success"]);
     exec.set("c1", { runsMs: 10_000 });
@@ -215,7 +249,12 @@ describe("ProbeManager", () => {
     const { manager } = setup();
     const pod: Pod = {
       metadata: { name: "two", namespace: "default", uid: "u2" },
-      spec: { containers: [{ name: "plain", image: "x" }, { name: "probed", image: "x", readinessProbe: execProbe() }] },
+      spec: {
+        containers: [
+          { name: "plain", image: "x" },
+          { name: "probed", image: "x", readinessProbe: execProbe() },
+        ],
+      },
     };
     expect(manager.readiness("u2", "plain")).toBeUndefined();
     manager.syncPod(pod, "10.0.0.2", [running("p1", T0, "plain"), running("p2", T0, "probed")]);
@@ -238,7 +277,10 @@ describe("ProbeManager", () => {
     const probe = execProbe({ periodSeconds: 10, failureThreshold: 3 });
     const ready = probedPod("r", { readinessProbe: probe });
     const unready = probedPod("n", { readinessProbe: probe });
-    const reported = new Map([["c-ready", true], ["c-unready", false]]);
+    const reported = new Map([
+      ["c-ready", true],
+      ["c-unready", false],
+    ]);
     const seed = (c: RunningContainer) => ({ ready: reported.get(c.id) });
     // Both containers started an hour ago, before this agent: adopted.
     manager.syncPod(ready, "10.0.0.1", [running("c-ready", T0)], seed);
@@ -319,14 +361,23 @@ describe("ProbeManager", () => {
 
   test("sidecars (init containers that always restart) are probed; plain init containers are not", async () => {
     const { manager } = setup();
-    const pod = probedPod("u1", { readinessProbe: execProbe() }, {
-      initContainers: [
-        { name: "sidecar", image: "x", restartPolicy: "Always", readinessProbe: execProbe() },
-        { name: "setup", image: "x", readinessProbe: execProbe() },
-      ],
-    });
+    const pod = probedPod(
+      "u1",
+      { readinessProbe: execProbe() },
+      {
+        initContainers: [
+          { name: "sidecar", image: "x", restartPolicy: "Always", readinessProbe: execProbe() },
+          { name: "setup", image: "x", readinessProbe: execProbe() },
+        ],
+      },
+    );
     manager.syncPod(pod, "10.0.0.1", [running("s1", T0, "sidecar"), running("i1", T0, "setup"), running("c1", T0)]);
-    expect(manager.activeWorkers().map((w) => w.containerName).sort()).toEqual(["app", "sidecar"]);
+    expect(
+      manager
+        .activeWorkers()
+        .map((w) => w.containerName)
+        .sort(),
+    ).toEqual(["app", "sidecar"]);
     await manager.stop();
   });
 });

@@ -8,7 +8,14 @@ import { FakeClock } from "../../src/util/clock";
 import { FakeExec, type ExecBehaviour } from "./fakes";
 
 const T0 = Date.UTC(2026, 0, 1);
-const timing = (t: Partial<ProbeTiming> = {}): ProbeTiming => ({ initialDelayMs: 0, periodMs: 1000, timeoutMs: 1000, successThreshold: 1, failureThreshold: 3, ...t });
+const timing = (t: Partial<ProbeTiming> = {}): ProbeTiming => ({
+  initialDelayMs: 0,
+  periodMs: 1000,
+  timeoutMs: 1000,
+  successThreshold: 1,
+  failureThreshold: 3,
+  ...t,
+});
 
 function session(answers: ExecBehaviour[], o: Partial<ProbeSessionOptions> = {}) {
   const clock = new FakeClock(T0);
@@ -63,7 +70,10 @@ describe("probe sessions", () => {
   test("errored attempts are reported but move no threshold, as in the agent", async () => {
     const s = session([{ grpcCode: 14 }, { grpcCode: 14 }, { grpcCode: 14 }, { exit: 0 }], { count: 2 });
     await s.clock.advance(2000);
-    expect(s.reports.map((r) => [r.result, r.run, r.verdict])).toEqual([["error", 0, "failure"], ["success", 1, "success"]]);
+    expect(s.reports.map((r) => [r.result, r.run, r.verdict])).toEqual([
+      ["error", 0, "failure"],
+      ["success", 1, "success"],
+    ]);
     expect(s.reports[0]!.output).toContain("UNAVAILABLE");
   });
 

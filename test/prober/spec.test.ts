@@ -2,14 +2,25 @@ import { describe, expect, test } from "bun:test";
 import type { Container } from "kubernetes-types/core/v1";
 import { describeAction, expandStatic, probeAction, probeTiming, ProbeSpecError, resolvePort } from "../../src/prober/spec";
 
-const web: Container = { name: "web", image: "nginx", ports: [{ name: "http", containerPort: 8080 }, { name: "grpc", containerPort: 9090 }] };
+const web: Container = {
+  name: "web",
+  image: "nginx",
+  ports: [
+    { name: "http", containerPort: 8080 },
+    { name: "grpc", containerPort: 9090 },
+  ],
+};
 const target = { containerId: "c1", host: "10.88.0.5" };
 
 describe("probe spec", () => {
   test("timing takes the API defaults for unset and zero fields", () => {
     expect(probeTiming({})).toEqual({ initialDelayMs: 0, periodMs: 10_000, timeoutMs: 1000, successThreshold: 1, failureThreshold: 3 });
     expect(probeTiming({ initialDelaySeconds: 5, periodSeconds: 0, timeoutSeconds: 3, successThreshold: 2, failureThreshold: 1 })).toEqual({
-      initialDelayMs: 5000, periodMs: 10_000, timeoutMs: 3000, successThreshold: 2, failureThreshold: 1,
+      initialDelayMs: 5000,
+      periodMs: 10_000,
+      timeoutMs: 3000,
+      successThreshold: 2,
+      failureThreshold: 1,
     });
   });
 
@@ -24,7 +35,10 @@ describe("probe spec", () => {
   });
 
   test("exec commands expand $(VAR) from env values as written; $$ escapes; unknown references stay", () => {
-    const env = [{ name: "FILE", value: "/tmp/ok" }, { name: "FROM_API", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }];
+    const env = [
+      { name: "FILE", value: "/tmp/ok" },
+      { name: "FROM_API", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+    ];
     expect(expandStatic("cat $(FILE)", env)).toBe("cat /tmp/ok");
     expect(expandStatic("$$(FILE) $(NOPE) $(FROM_API)x $( $", env)).toBe("$(FILE) $(NOPE) x $( $");
     const a = probeAction({ exec: { command: ["sh", "-c", "test -f $(FILE)"] } }, { ...web, env }, target);

@@ -12,8 +12,19 @@ const zone = (z: string) => ({ "topology.kubernetes.io/zone": z });
 /** n1, n2 in z1; n3 in z2; n4 in z3; nolabel has no zone. Web pods: 2 on n1, 1 on n3. */
 function cluster() {
   return world(
-    [node("n1", { labels: zone("z1") }), node("n2", { labels: zone("z1") }), node("n3", { labels: zone("z2") }), node("n4", { labels: zone("z3") }), node("nolabel")],
-    [pod("w1", { nodeName: "n1", labels: web }), pod("w2", { nodeName: "n1", labels: web }), pod("w3", { nodeName: "n3", labels: web }), pod("other", { nodeName: "n4", labels: { app: "db" } })],
+    [
+      node("n1", { labels: zone("z1") }),
+      node("n2", { labels: zone("z1") }),
+      node("n3", { labels: zone("z2") }),
+      node("n4", { labels: zone("z3") }),
+      node("nolabel"),
+    ],
+    [
+      pod("w1", { nodeName: "n1", labels: web }),
+      pod("w2", { nodeName: "n1", labels: web }),
+      pod("w3", { nodeName: "n3", labels: web }),
+      pod("other", { nodeName: "n4", labels: { app: "db" } }),
+    ],
   );
 }
 
@@ -29,7 +40,12 @@ function filterAll(plugin: PodTopologySpread | InterPodAffinity, p: ReturnType<t
   );
 }
 
-function scoreAll(plugin: PodTopologySpread | InterPodAffinity, p: ReturnType<typeof pod>, w: ReturnType<typeof world>, names?: string[]): string | Record<string, number> {
+function scoreAll(
+  plugin: PodTopologySpread | InterPodAffinity,
+  p: ReturnType<typeof pod>,
+  w: ReturnType<typeof world>,
+  names?: string[],
+): string | Record<string, number> {
   const s = state();
   const nodes = w.snapshot.list().filter((n) => !names || names.includes(n.name));
   const pre = plugin.preScore(s, pi(p), nodes);
@@ -41,7 +57,11 @@ function scoreAll(plugin: PodTopologySpread | InterPodAffinity, p: ReturnType<ty
 
 describe("PodTopologySpread", () => {
   const spread = (whenUnsatisfiable: string, extra: Record<string, unknown> = {}) => ({
-    maxSkew: 1, topologyKey: "topology.kubernetes.io/zone", whenUnsatisfiable, labelSelector: { matchLabels: web }, ...extra,
+    maxSkew: 1,
+    topologyKey: "topology.kubernetes.io/zone",
+    whenUnsatisfiable,
+    labelSelector: { matchLabels: web },
+    ...extra,
   });
   const SKEW = "Unschedulable: node(s) didn't match pod topology spread constraints";
   const MISSING = "UnschedulableAndUnresolvable: node(s) didn't match pod topology spread constraints (missing required label)";
@@ -49,13 +69,22 @@ describe("PodTopologySpread", () => {
   test("matching pods + 1 − the global minimum must not exceed maxSkew (z1=2, z2=1, z3=0)", () => {
     const w = cluster();
     const pts = new PodTopologySpread(w.handle);
-    expect(filterAll(pts, pod("p", { labels: web, topologySpreadConstraints: [spread("DoNotSchedule")] }), w)).toEqual({ n1: SKEW, n2: SKEW, n3: SKEW, n4: "ok", nolabel: MISSING });
+    expect(filterAll(pts, pod("p", { labels: web, topologySpreadConstraints: [spread("DoNotSchedule")] }), w)).toEqual({
+      n1: SKEW,
+      n2: SKEW,
+      n3: SKEW,
+      n4: "ok",
+      nolabel: MISSING,
+    });
     // A pod that does not match its own selector does not add itself: z2 has 1 − 0 = 1.
     expect(filterAll(pts, pod("p", { topologySpreadConstraints: [spread("DoNotSchedule")] }), w)).toMatchObject({ n3: "ok", n4: "ok", n1: SKEW });
   });
 
   test("minDomains above the number of domains makes the global minimum 0", () => {
-    const w = world([node("a", { labels: zone("z1") }), node("b", { labels: zone("z2") })], [pod("w1", { nodeName: "a", labels: web }), pod("w2", { nodeName: "b", labels: web })]);
+    const w = world(
+      [node("a", { labels: zone("z1") }), node("b", { labels: zone("z2") })],
+      [pod("w1", { nodeName: "a", labels: web }), pod("w2", { nodeName: "b", labels: web })],
+    );
     const pts = new PodTopologySpread(w.handle);
     expect(filterAll(pts, pod("p", { labels: web, topologySpreadConstraints: [spread("DoNotSchedule")] }), w)).toEqual({ a: "ok", b: "ok" });
     expect(filterAll(pts, pod("p", { labels: web, topologySpreadConstraints: [spread("DoNotSchedule", { minDomains: 3 })] }), w)).toEqual({ a: SKEW, b: SKEW });
@@ -64,10 +93,21 @@ describe("PodTopologySpread", () => {
   test("nodeAffinityPolicy Honor counts only nodes the pod could go to; Ignore counts all", () => {
     const w = cluster();
     const pts = new PodTopologySpread(w.handle);
-    const away = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: "topology.kubernetes.io/zone", operator: "NotIn", values: ["z3"] }] }] } } };
+    const away = {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: "topology.kubernetes.io/zone", operator: "NotIn", values: ["z3"] }] }],
+        },
+      },
+    };
     // Honor (default): z3 is not counted, so the minimum is z2's 1 and n3 (z2) passes.
-    expect(filterAll(pts, pod("p", { labels: web, affinity: away, topologySpreadConstraints: [spread("DoNotSchedule")] }), w)).toMatchObject({ n1: SKEW, n3: "ok" });
-    expect(filterAll(pts, pod("p", { labels: web, affinity: away, topologySpreadConstraints: [spread("DoNotSchedule", { nodeAffinityPolicy: "Ignore" })] }), w)).toMatchObject({ n3: SKEW, n4: "ok" });
+    expect(filterAll(pts, pod("p", { labels: web, affinity: away, topologySpreadConstraints: [spread("DoNotSchedule")] }), w)).toMatchObject({
+      n1: SKEW,
+      n3: "ok",
+    });
+    expect(
+      filterAll(pts, pod("p", { labels: web, affinity: away, topologySpreadConstraints: [spread("DoNotSchedule", { nodeAffinityPolicy: "Ignore" })] }), w),
+    ).toMatchObject({ n3: SKEW, n4: "ok" });
   });
 
   test("no constraints and no Services or controllers: Skip at PreFilter and PreScore", () => {
@@ -109,7 +149,10 @@ describe("InterPodAffinity", () => {
   test("required anti-affinity: nodes whose domain has a matching pod are Unschedulable", () => {
     const w = cluster();
     const ipa = new InterPodAffinity(w.handle);
-    const p = pod("p", { labels: web, affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term(web, "kubernetes.io/hostname")] } } });
+    const p = pod("p", {
+      labels: web,
+      affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term(web, "kubernetes.io/hostname")] } },
+    });
     const r = filterAll(ipa, p, w) as Record<string, string>;
     expect(r.n1).toBe("Unschedulable: node(s) didn't match pod anti-affinity rules");
     expect(r.n3).toBe("Unschedulable: node(s) didn't match pod anti-affinity rules");
@@ -117,9 +160,15 @@ describe("InterPodAffinity", () => {
   });
 
   test("an existing pod's anti-affinity keeps matching pods out of its whole domain", () => {
-    const w = world([node("n1", { labels: zone("z1") }), node("n2", { labels: zone("z1") }), node("n3", { labels: zone("z2") })], [
-      pod("guard", { nodeName: "n1", affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term(web, "topology.kubernetes.io/zone")] } } }),
-    ]);
+    const w = world(
+      [node("n1", { labels: zone("z1") }), node("n2", { labels: zone("z1") }), node("n3", { labels: zone("z2") })],
+      [
+        pod("guard", {
+          nodeName: "n1",
+          affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term(web, "topology.kubernetes.io/zone")] } },
+        }),
+      ],
+    );
     const ipa = new InterPodAffinity(w.handle);
     const EXISTING = "Unschedulable: node(s) didn't satisfy existing pods anti-affinity rules";
     expect(filterAll(ipa, pod("p", { labels: web }), w)).toEqual({ n1: EXISTING, n2: EXISTING, n3: "ok" });
@@ -130,10 +179,15 @@ describe("InterPodAffinity", () => {
   test("required affinity: only domains with a matching pod; the first pod of a self-affine group goes anywhere", () => {
     const w = cluster();
     const ipa = new InterPodAffinity(w.handle);
-    const toDb = pod("p", { affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term({ app: "db" }, "topology.kubernetes.io/zone")] } } });
+    const toDb = pod("p", {
+      affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term({ app: "db" }, "topology.kubernetes.io/zone")] } },
+    });
     const NO = "UnschedulableAndUnresolvable: node(s) didn't match pod affinity rules";
     expect(filterAll(ipa, toDb, w)).toEqual({ n1: NO, n2: NO, n3: NO, n4: "ok", nolabel: NO });
-    const first = pod("p", { labels: { app: "cache" }, affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term({ app: "cache" }, "topology.kubernetes.io/zone")] } } });
+    const first = pod("p", {
+      labels: { app: "cache" },
+      affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term({ app: "cache" }, "topology.kubernetes.io/zone")] } },
+    });
     expect(filterAll(ipa, first, w)).toEqual({ n1: "ok", n2: "ok", n3: "ok", n4: "ok", nolabel: NO });
   });
 
@@ -146,7 +200,9 @@ describe("InterPodAffinity", () => {
     const p = pod("p", {
       affinity: {
         podAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 10, podAffinityTerm: term({ app: "db" }, "topology.kubernetes.io/zone") }] },
-        podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 5, podAffinityTerm: term({ app: "cache" }, "kubernetes.io/hostname") }] },
+        podAntiAffinity: {
+          preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 5, podAffinityTerm: term({ app: "cache" }, "kubernetes.io/hostname") }],
+        },
       },
     });
     // n1 −5, n2 0, n3 10 → (score + 5) / 15 × 100 → 0, 33, 100
@@ -154,9 +210,15 @@ describe("InterPodAffinity", () => {
   });
 
   test("Score: an existing pod's required affinity to the incoming pod counts hardPodAffinityWeight", () => {
-    const w = world([node("n1", { labels: zone("z1") }), node("n2", { labels: zone("z2") })], [
-      pod("fan", { nodeName: "n1", affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term(web, "topology.kubernetes.io/zone")] } } }),
-    ]);
+    const w = world(
+      [node("n1", { labels: zone("z1") }), node("n2", { labels: zone("z2") })],
+      [
+        pod("fan", {
+          nodeName: "n1",
+          affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term(web, "topology.kubernetes.io/zone")] } },
+        }),
+      ],
+    );
     expect(scoreAll(new InterPodAffinity(w.handle), pod("p", { labels: web }), w)).toEqual({ n1: 100, n2: 0 });
     expect(scoreAll(new InterPodAffinity(w.handle, { hardPodAffinityWeight: 0 }), pod("p", { labels: web }), w)).toBe("Skip");
   });
@@ -166,7 +228,9 @@ describe("InterPodAffinity", () => {
     const ipa = new InterPodAffinity(w.handle);
     const own = pod("p", { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term(web, "kubernetes.io/hostname")] } } });
     expect(filterAll(ipa, own, w)).toEqual({ n1: "ok", n2: "ok" });
-    const all = pod("p", { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ ...term(web, "kubernetes.io/hostname"), namespaceSelector: {} }] } } });
+    const all = pod("p", {
+      affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ ...term(web, "kubernetes.io/hostname"), namespaceSelector: {} }] } },
+    });
     expect((filterAll(ipa, all, w) as Record<string, string>).n1).toBe("Unschedulable: node(s) didn't match pod anti-affinity rules");
   });
 });
@@ -178,7 +242,12 @@ test("codes are what upstream names them", () => {
 test("PodTopologySpread's counts kept between cycles equal a fresh count after pods and nodes change", () => {
   const w = cluster();
   const pts = new PodTopologySpread(w.handle);
-  const p = pod("p", { labels: web, topologySpreadConstraints: [{ maxSkew: 1, topologyKey: "topology.kubernetes.io/zone", whenUnsatisfiable: "DoNotSchedule", labelSelector: { matchLabels: web } }] });
+  const p = pod("p", {
+    labels: web,
+    topologySpreadConstraints: [
+      { maxSkew: 1, topologyKey: "topology.kubernetes.io/zone", whenUnsatisfiable: "DoNotSchedule", labelSelector: { matchLabels: web } },
+    ],
+  });
   const counts = (plugin: PodTopologySpread) => {
     const s = state();
     plugin.preFilter(s, pi(p));

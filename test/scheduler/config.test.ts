@@ -17,7 +17,15 @@ describe("KubeSchedulerConfiguration", () => {
     const c = parseSchedulerConfig(HEAD, "sched.yaml");
     expect([c.podInitialBackoffSeconds, c.podMaxBackoffSeconds, c.percentageOfNodesToScore]).toEqual([1, 10, 0]);
     expect(c.profiles.map((p) => p.schedulerName)).toEqual(["default-scheduler"]);
-    expect(c.profiles[0]!.pluginConfig.get("NodeResourcesFit")).toEqual({ scoringStrategy: { type: "LeastAllocated", resources: [{ name: "cpu", weight: 1 }, { name: "memory", weight: 1 }] } });
+    expect(c.profiles[0]!.pluginConfig.get("NodeResourcesFit")).toEqual({
+      scoringStrategy: {
+        type: "LeastAllocated",
+        resources: [
+          { name: "cpu", weight: 1 },
+          { name: "memory", weight: 1 },
+        ],
+      },
+    });
     expect(defaultConfig().profiles[0]!.plugins.multiPoint.enabled.length).toBe(14);
   });
 
@@ -62,11 +70,14 @@ describe("KubeSchedulerConfiguration", () => {
 
   test("volume plugins are accepted and left out with a warning", () => {
     const warnings: string[] = [];
-    const { scheduler } = frameworks(`profiles:
+    const { scheduler } = frameworks(
+      `profiles:
 - plugins:
     filter:
       enabled: [{name: VolumeBinding}]
-`, warnings);
+`,
+      warnings,
+    );
     expect(warnings[0]).toContain("plugin VolumeBinding is not supported");
     expect(scheduler.profiles.get("default-scheduler")!.filterPlugins.map((p) => p.name)).not.toContain("VolumeBinding");
   });
@@ -81,9 +92,13 @@ describe("KubeSchedulerConfiguration", () => {
       }
       throw new Error("no error");
     };
-    expect(err("profiles:\n- schedulerName: a\n  pluginz: {}\n")).toBe('sched.yaml:5:3: profiles[0].pluginz: unknown field "pluginz" (known: schedulerName, percentageOfNodesToScore, plugins, pluginConfig)');
+    expect(err("profiles:\n- schedulerName: a\n  pluginz: {}\n")).toBe(
+      'sched.yaml:5:3: profiles[0].pluginz: unknown field "pluginz" (known: schedulerName, percentageOfNodesToScore, plugins, pluginConfig)',
+    );
     expect(err("percentageOfNodesToScore: 120\n")).toBe("sched.yaml:3:27: percentageOfNodesToScore: Invalid value: 120: not in valid range [0, 100]");
-    expect(err("profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      scoringStrategy: {type: Random}\n")).toContain('sched.yaml:7:31: profiles[0].pluginConfig[0].args.scoringStrategy.type: Unsupported value: "Random"');
+    expect(err("profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      scoringStrategy: {type: Random}\n")).toContain(
+      'sched.yaml:7:31: profiles[0].pluginConfig[0].args.scoringStrategy.type: Unsupported value: "Random"',
+    );
     expect(err("profiles:\n- {}\n- {}\n")).toContain('Duplicate value: "default-scheduler"');
     expect(err("podInitialBackoffSeconds: 5\npodMaxBackoffSeconds: 2\n")).toContain("must be greater than or equal to PodInitialBackoffSeconds");
   });

@@ -21,18 +21,23 @@ export class FakeAgent {
       fetch: async (req) => {
         const url = new URL(req.url);
         if (req.method === "GET" && url.pathname === "/node") return Response.json(this.node);
-        if (req.method === "GET" && url.pathname === "/pods") return Response.json({ kind: "PodList", apiVersion: "v1", metadata: {}, items: [...this.pods.values()] });
-        if (req.headers.get("authorization") !== `Bearer ${this.token}`) return Response.json({ kind: "Status", message: "Forbidden: the bearer token is not valid for this agent" }, { status: 403 });
+        if (req.method === "GET" && url.pathname === "/pods")
+          return Response.json({ kind: "PodList", apiVersion: "v1", metadata: {}, items: [...this.pods.values()] });
+        if (req.headers.get("authorization") !== `Bearer ${this.token}`)
+          return Response.json({ kind: "Status", message: "Forbidden: the bearer token is not valid for this agent" }, { status: 403 });
         if (req.method === "POST" && url.pathname === "/pods") {
           const pod = (await req.json()) as Pod;
-          if (pod.spec?.nodeName !== this.node.metadata?.name) return Response.json({ kind: "Status", message: `bound to node "${pod.spec?.nodeName}"` }, { status: 403 });
+          if (pod.spec?.nodeName !== this.node.metadata?.name)
+            return Response.json({ kind: "Status", message: `bound to node "${pod.spec?.nodeName}"` }, { status: 403 });
           this.pushes.push(pod);
           this.pods.set(`${pod.metadata?.namespace}/${pod.metadata?.name}`, { ...pod, status: { phase: "Running" } });
           return Response.json(pod, { status: 201 });
         }
         const m = /^\/pods\/([^/]+)\/([^/]+)$/.exec(url.pathname);
         if (req.method === "DELETE" && m) {
-          return this.pods.delete(`${m[1]}/${m[2]}`) ? Response.json({ kind: "Status", status: "Success" }) : Response.json({ kind: "Status", message: "not found" }, { status: 404 });
+          return this.pods.delete(`${m[1]}/${m[2]}`)
+            ? Response.json({ kind: "Status", status: "Success" })
+            : Response.json({ kind: "Status", message: "not found" }, { status: 404 });
         }
         return new Response("not found", { status: 404 });
       },

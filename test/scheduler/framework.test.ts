@@ -69,7 +69,10 @@ describe("PreFilter", () => {
 
   test("PreFilterResults are intersected; an empty intersection names the plugins", () => {
     const names = (...n: string[]) => ({ nodeNames: new Set(n) });
-    let f = framework({ A: plugin("A", { preFilter: () => names("n1", "n2") }), B: plugin("B", { preFilter: () => names("n2", "n3") }) }, { preFilter: enabled("A", "B") });
+    let f = framework(
+      { A: plugin("A", { preFilter: () => names("n1", "n2") }), B: plugin("B", { preFilter: () => names("n2", "n3") }) },
+      { preFilter: enabled("A", "B") },
+    );
     expect([...f.runPreFilterPlugins(new CycleState(), pi(pod("p")), []).nodeNames!]).toEqual(["n2"]);
     f = framework({ A: plugin("A", { preFilter: () => names("n1") }), B: plugin("B", { preFilter: () => names("n3") }) }, { preFilter: enabled("A", "B") });
     const r = f.runPreFilterPlugins(new CycleState(), pi(pod("p")), []);
@@ -78,7 +81,10 @@ describe("PreFilter", () => {
 
   test("Skip at PreFilter skips the plugin's Filter", () => {
     let filtered = false;
-    const f = framework({ A: plugin("A", { preFilter: () => new Status(Code.Skip), filter: () => ((filtered = true), U("no")) }) }, { preFilter: enabled("A"), filter: enabled("A") });
+    const f = framework(
+      { A: plugin("A", { preFilter: () => new Status(Code.Skip), filter: () => ((filtered = true), U("no")) }) },
+      { preFilter: enabled("A"), filter: enabled("A") },
+    );
     const s = new CycleState();
     const w = world([node("n")]);
     f.runPreFilterPlugins(s, pi(pod("p")), []);
@@ -103,10 +109,21 @@ describe("Filter, Score", () => {
 
   test("scores are normalised, weighted and summed; a score outside [0, 100] is an error; PreScore Skip skips Score", () => {
     const sp = (name: string, raw: Record<string, number>, normalize?: (s: NodeScore[]) => void) =>
-      plugin(name, { score: (_s: CycleState, _p: PodInfo, ni: { name: string }) => raw[ni.name]!, ...(normalize ? { normalizeScore: (_s: CycleState, _p: PodInfo, l: NodeScore[]) => normalize(l) } : {}) });
+      plugin(name, {
+        score: (_s: CycleState, _p: PodInfo, ni: { name: string }) => raw[ni.name]!,
+        ...(normalize ? { normalizeScore: (_s: CycleState, _p: PodInfo, l: NodeScore[]) => normalize(l) } : {}),
+      });
     const f = framework(
       { A: sp("A", { n1: 10, n2: 20 }, (l) => l.forEach((x) => (x.score *= 5))), B: sp("B", { n1: 7, n2: 3 }) },
-      { score: { enabled: [{ name: "A", weight: 2 }, { name: "B", weight: 3 }], disabled: [] } },
+      {
+        score: {
+          enabled: [
+            { name: "A", weight: 2 },
+            { name: "B", weight: 3 },
+          ],
+          disabled: [],
+        },
+      },
     );
     const out = f.runScorePlugins(new CycleState(), pi(pod("p")), w.snapshot.list());
     if (out instanceof Status) throw new Error(out.message());
@@ -115,7 +132,10 @@ describe("Filter, Score", () => {
     const bad = framework({ A: sp("A", { n1: 101, n2: 0 }) }, { score: enabled("A") });
     const e = bad.runScorePlugins(new CycleState(), pi(pod("p")), w.snapshot.list()) as Status;
     expect(e.message()).toContain('plugin "A" returns an invalid score 101, it should in the range of [0, 100] after normalizing');
-    const skipped = framework({ A: plugin("A", { preScore: () => new Status(Code.Skip), score: () => 100 }), B: sp("B", { n1: 1, n2: 2 }) }, { preScore: enabled("A"), score: enabled("A", "B") });
+    const skipped = framework(
+      { A: plugin("A", { preScore: () => new Status(Code.Skip), score: () => 100 }), B: sp("B", { n1: 1, n2: 2 }) },
+      { preScore: enabled("A"), score: enabled("A", "B") },
+    );
     const st = new CycleState();
     skipped.runPreScorePlugins(st, pi(pod("p")), w.snapshot.list());
     const r = skipped.runScorePlugins(st, pi(pod("p")), w.snapshot.list());
@@ -129,7 +149,12 @@ describe("the scheduling and binding cycles", () => {
     const results: AttemptResult[] = [];
     const registry = new Map(Object.entries({ ...BASE, ...extra }));
     const s = new Scheduler({
-      config: { percentageOfNodesToScore: 0, podInitialBackoffSeconds: 1, podMaxBackoffSeconds: 10, profiles: [profile({ queueSort: enabled("PrioritySort"), bind: enabled("DefaultBinder"), ...plugins })] },
+      config: {
+        percentageOfNodesToScore: 0,
+        podInitialBackoffSeconds: 1,
+        podMaxBackoffSeconds: 10,
+        profiles: [profile({ queueSort: enabled("PrioritySort"), bind: enabled("DefaultBinder"), ...plugins })],
+      },
       clock,
       registry,
       onAttempt: (r) => results.push(r),
@@ -143,7 +168,8 @@ describe("the scheduling and binding cycles", () => {
 
   test("a Reserve failure calls Unreserve on every reserve plugin, in reverse order, and forgets the pod", async () => {
     const calls: string[] = [];
-    const rp = (name: string, s: MaybeStatus) => plugin(name, { reserve: () => (calls.push(`reserve ${name}`), s), unreserve: () => calls.push(`unreserve ${name}`) });
+    const rp = (name: string, s: MaybeStatus) =>
+      plugin(name, { reserve: () => (calls.push(`reserve ${name}`), s), unreserve: () => calls.push(`unreserve ${name}`) });
     const { s, results } = run({ R1: rp("R1", undefined), R2: rp("R2", U("r2 says no")), R3: rp("R3", undefined) }, { reserve: enabled("R1", "R2", "R3") });
     expect(s.scheduleNext()).toBe(true);
     await s.settle();
@@ -193,7 +219,10 @@ describe("the scheduling and binding cycles", () => {
   test("Bind: a plugin that Skips hands over to the next", async () => {
     const bound: string[] = [];
     const { s, results } = run(
-      { Skipper: plugin("Skipper", { bind: async () => (bound.push("Skipper"), new Status(Code.Skip)) }), Real: plugin("Real", { bind: async () => (bound.push("Real"), undefined) }) },
+      {
+        Skipper: plugin("Skipper", { bind: async () => (bound.push("Skipper"), new Status(Code.Skip)) }),
+        Real: plugin("Real", { bind: async () => (bound.push("Real"), undefined) }),
+      },
       { bind: enabled("Skipper", "Real") },
     );
     s.scheduleNext();
@@ -206,7 +235,11 @@ describe("the scheduling and binding cycles", () => {
     const { s, results, p } = run({ Broken: plugin("Broken", { bind: async () => new Status(Code.Error, ["apiserver gone"]) }) }, { bind: enabled("Broken") });
     s.scheduleNext();
     await s.settle();
-    expect([results[0]!.outcome, results[0]!.reason, results[0]!.message]).toEqual(["SchedulerError", "SchedulerError", 'running Bind plugin "Broken": apiserver gone']);
+    expect([results[0]!.outcome, results[0]!.reason, results[0]!.message]).toEqual([
+      "SchedulerError",
+      "SchedulerError",
+      'running Bind plugin "Broken": apiserver gone',
+    ]);
     expect(s.cache.isAssumedPod(p)).toBe(false);
   });
 });
@@ -221,9 +254,24 @@ describe("profiles", () => {
 
   test("the default profile has the default plugins in upstream's order and weights", () => {
     const f = framework({}, { ...mergeWithDefaults(emptyPlugins()) }, world([node("n")]).handle);
-    expect(f.filterPlugins.map((p) => p.name)).toEqual(["NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity"]);
+    expect(f.filterPlugins.map((p) => p.name)).toEqual([
+      "NodeUnschedulable",
+      "NodeName",
+      "TaintToleration",
+      "NodeAffinity",
+      "NodePorts",
+      "NodeResourcesFit",
+      "PodTopologySpread",
+      "InterPodAffinity",
+    ]);
     expect(f.scorePlugins.map((p) => `${p.name}:${f.scorePluginWeight.get(p.name)}`)).toEqual([
-      "TaintToleration:3", "NodeAffinity:2", "NodeResourcesFit:1", "PodTopologySpread:2", "InterPodAffinity:2", "NodeResourcesBalancedAllocation:1", "ImageLocality:1",
+      "TaintToleration:3",
+      "NodeAffinity:2",
+      "NodeResourcesFit:1",
+      "PodTopologySpread:2",
+      "InterPodAffinity:2",
+      "NodeResourcesBalancedAllocation:1",
+      "ImageLocality:1",
     ]);
     expect(f.postFilterPlugins.map((p) => p.name)).toEqual(["DefaultPreemption"]);
   });

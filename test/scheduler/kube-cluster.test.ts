@@ -135,7 +135,13 @@ describe("schedule --kubeconfig", () => {
     const patches = api.requests.filter((r) => r.verb === "patch" && r.subresource === "status" && r.name === "huge");
     expect(patches.map((r) => [r.user, r.code])).toEqual([["system:kube-scheduler", 200]]);
     const [failed] = await until("FailedScheduling event", () => podEvents("huge").length > 0 && podEvents("huge"));
-    expect(failed).toMatchObject({ type: "Warning", reason: "FailedScheduling", action: "Scheduling", note: message, reportingController: "default-scheduler" });
+    expect(failed).toMatchObject({
+      type: "Warning",
+      reason: "FailedScheduling",
+      action: "Scheduling",
+      note: message,
+      reportingController: "default-scheduler",
+    });
     // NodeAdd is an event NodeResourcesFit registered: the pod leaves unschedulablePods.
     await createNode(node("n2", "4"));
     expect(await until("huge bound", () => getPod("huge")?.spec?.nodeName)).toBe("n2");
@@ -172,7 +178,12 @@ describe("schedule --kubeconfig", () => {
     await until("the SchedulerError recorded", () => getPod("raced")?.status?.conditions?.some((c) => c.reason === "SchedulerError"));
     // Someone else bound it: the informer shows it bound, so it leaves the queue and counts on n2.
     const current = getPod("raced")!;
-    api.store.bind("default", "raced", { apiVersion: "v1", kind: "Binding", metadata: { name: "raced", namespace: "default" }, target: { kind: "Node", name: "n2" } });
+    api.store.bind("default", "raced", {
+      apiVersion: "v1",
+      kind: "Binding",
+      metadata: { name: "raced", namespace: "default" },
+      target: { kind: "Node", name: "n2" },
+    });
     await until("raced leaves the queue", () => sched.scheduler.queue.get(uid) === undefined);
     expect(sched.scheduler.cache.getPod(current)?.pod.spec?.nodeName).toBe("n2");
     await clock.advance(30_000);
@@ -251,22 +262,48 @@ test("credentials the API server refuses end the start at once, naming the serve
 });
 
 describe("what is written about a failed attempt", () => {
-  const attempt = (message: string, nominatedNode?: string): AttemptResult => ({ namespace: "default", name: "p", uid: "u1", attempt: 1, outcome: "Unschedulable", reason: "Unschedulable", message, nominatedNode, time: 0 });
+  const attempt = (message: string, nominatedNode?: string): AttemptResult => ({
+    namespace: "default",
+    name: "p",
+    uid: "u1",
+    attempt: 1,
+    outcome: "Unschedulable",
+    reason: "Unschedulable",
+    message,
+    nominatedNode,
+    time: 0,
+  });
   const now = new Date("2026-01-02T03:04:05.678Z");
 
   test("the condition alone, with the transition time kept while the status stays False", () => {
     const fresh: Pod = { metadata: { name: "p", uid: "u1" }, status: { phase: "Pending" } };
     expect(failurePatch(fresh, attempt("0/1 nodes are available: 1 Insufficient cpu."), now)).toEqual({
-      status: { conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable", message: "0/1 nodes are available: 1 Insufficient cpu.", lastTransitionTime: "2026-01-02T03:04:05Z" }] },
+      status: {
+        conditions: [
+          {
+            type: "PodScheduled",
+            status: "False",
+            reason: "Unschedulable",
+            message: "0/1 nodes are available: 1 Insufficient cpu.",
+            lastTransitionTime: "2026-01-02T03:04:05Z",
+          },
+        ],
+      },
     });
-    const marked: Pod = { ...fresh, status: { conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable", message: "old", lastTransitionTime: "2025-01-01T00:00:00Z" }] } };
+    const marked: Pod = {
+      ...fresh,
+      status: { conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable", message: "old", lastTransitionTime: "2025-01-01T00:00:00Z" }] },
+    };
     expect(failurePatch(marked, attempt("new"), now)?.status.conditions[0]?.lastTransitionTime).toBe("2025-01-01T00:00:00Z");
     // Nothing new: no request at all (UpdatePodCondition reports no change).
     expect(failurePatch(marked, attempt("old"), now)).toBeUndefined();
   });
 
   test("a nomination is set, and cleared with null", () => {
-    const p: Pod = { metadata: { name: "p", uid: "u1" }, status: { nominatedNodeName: "n1", conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable", message: "m" }] } };
+    const p: Pod = {
+      metadata: { name: "p", uid: "u1" },
+      status: { nominatedNodeName: "n1", conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable", message: "m" }] },
+    };
     expect(failurePatch(p, attempt("m", "n2"), now)?.status.nominatedNodeName).toBe("n2");
     expect(failurePatch(p, attempt("m"), now)?.status.nominatedNodeName).toBeNull();
     expect(failurePatch(p, attempt("m", "n1"), now)).toBeUndefined();

@@ -97,13 +97,25 @@ describe("NodeResourcesFit Score", () => {
     const plugin = new NodeResourcesFit({
       scoringStrategy: {
         type: "RequestedToCapacityRatio",
-        resources: [{ name: "cpu", weight: 2 }, { name: "memory", weight: 1 }],
-        requestedToCapacityRatio: { shape: [{ utilization: 0, score: 10 }, { utilization: 100, score: 0 }] },
+        resources: [
+          { name: "cpu", weight: 2 },
+          { name: "memory", weight: 1 },
+        ],
+        requestedToCapacityRatio: {
+          shape: [
+            { utilization: 0, score: 10 },
+            { utilization: 100, score: 0 },
+          ],
+        },
       },
     });
     // cpu 25% → 75, memory 10% → 90; (75·2 + 90) / 3 = 80
     expect(score(plugin, pod("p", { cpu: "1", memory: "1000" }), "e", e)).toBe(80);
-    const f = brokenLinearFunction([{ utilization: 10, score: 0 }, { utilization: 60, score: 50 }, { utilization: 100, score: 100 }]);
+    const f = brokenLinearFunction([
+      { utilization: 10, score: 0 },
+      { utilization: 60, score: 50 },
+      { utilization: 100, score: 100 },
+    ]);
     expect([f(0), f(10), f(35), f(60), f(80), f(100)]).toEqual([0, 0, 25, 50, 75, 100]);
   });
 });
@@ -124,7 +136,13 @@ describe("NodeResourcesBalancedAllocation", () => {
   });
 
   test("three resources use the population standard deviation", () => {
-    const three = new NodeResourcesBalancedAllocation({ resources: [{ name: "cpu", weight: 1 }, { name: "memory", weight: 1 }, { name: "ephemeral-storage", weight: 1 }] });
+    const three = new NodeResourcesBalancedAllocation({
+      resources: [
+        { name: "cpu", weight: 1 },
+        { name: "memory", weight: 1 },
+        { name: "ephemeral-storage", weight: 1 },
+      ],
+    });
     // fractions 0.5, 0.3, 0.2 → std 0.1247 → 87
     expect(score(pod("p", { cpu: "1", extra: { "ephemeral-storage": "20" } }), three)).toBe(87);
     expect(balancedResourceScorer([1, 1, 1], [2, 2, 2])).toBe(100);

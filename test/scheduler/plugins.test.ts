@@ -14,7 +14,11 @@ import { node, pi, pod, state, world } from "./fixtures";
 
 const MB = 1024 * 1024;
 
-function scoreAll(plugin: { preScore?: Function; score: Function; normalizeScore?: Function }, p: ReturnType<typeof pod>, w: ReturnType<typeof world>): Record<string, number> {
+function scoreAll(
+  plugin: { preScore?: Function; score: Function; normalizeScore?: Function },
+  p: ReturnType<typeof pod>,
+  w: ReturnType<typeof world>,
+): Record<string, number> {
   const s = state();
   const info = pi(p);
   const nodes = w.snapshot.list();
@@ -38,7 +42,9 @@ describe("TaintToleration", () => {
   });
 
   test("Filter: Equal with the value, Exists without a key, and PreferNoSchedule never filters", () => {
-    expect(tt.filter(state(), pi(pod("p", { tolerations: [{ key: "dedicated", operator: "Equal", value: "gpu", effect: "NoSchedule" }] })), w.info("a"))).toBeUndefined();
+    expect(
+      tt.filter(state(), pi(pod("p", { tolerations: [{ key: "dedicated", operator: "Equal", value: "gpu", effect: "NoSchedule" }] })), w.info("a")),
+    ).toBeUndefined();
     expect(tt.filter(state(), pi(pod("p", { tolerations: [{ operator: "Exists" }] })), w.info("a"))).toBeUndefined();
     expect(tt.filter(state(), pi(pod("p", { tolerations: [{ key: "dedicated", value: "cpu", effect: "NoSchedule" }] })), w.info("a"))).toBeDefined();
     expect(tt.filter(state(), pi(pod("p")), w.info("b"))).toBeUndefined();
@@ -78,13 +84,19 @@ describe("NodeAffinity", () => {
       nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: exprs.map((e) => ({ matchExpressions: e })) } },
     });
     expect(filterAll(pod("p", { affinity: required([[{ key: "gen", operator: "Gt", values: ["4"] }]]) }))).toEqual({ a: "ok", b: bad, c: bad });
-    expect(filterAll(pod("p", { affinity: required([[{ key: "disk", operator: "Exists" }], [{ key: "zone", operator: "NotIn", values: ["z1"] }]]) }))).toEqual({ a: "ok", b: bad, c: "ok" });
+    expect(filterAll(pod("p", { affinity: required([[{ key: "disk", operator: "Exists" }], [{ key: "zone", operator: "NotIn", values: ["z1"] }]]) }))).toEqual({
+      a: "ok",
+      b: bad,
+      c: "ok",
+    });
   });
 
   test("metadata.name in matchFields narrows the nodes (PreFilterResult); a term naming no node in common conflicts", () => {
     const byName = (terms: string[][][]) => ({
       nodeAffinity: {
-        requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms.map((t) => ({ matchFields: t.map((values) => ({ key: "metadata.name", operator: "In", values })) })) },
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: terms.map((t) => ({ matchFields: t.map((values) => ({ key: "metadata.name", operator: "In", values })) })),
+        },
       },
     });
     const r = na.preFilter(state(), pi(pod("p", { affinity: byName([[["a"]], [["c"]]]) })));
@@ -94,7 +106,11 @@ describe("NodeAffinity", () => {
   });
 
   test("addedAffinity is enforced with its own reason", () => {
-    const enforced = new NodeAffinity({ addedAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: "zone", operator: "In", values: ["z2"] }] }] } } });
+    const enforced = new NodeAffinity({
+      addedAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: "zone", operator: "In", values: ["z2"] }] }] },
+      },
+    });
     const other = "node(s) didn't match scheduler-enforced node affinity";
     expect(filterAll(pod("p"), enforced)).toEqual({ a: other, b: other, c: "ok" });
   });

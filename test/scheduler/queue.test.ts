@@ -19,7 +19,11 @@ function makeQueue(o: { popFromBackoffQ?: boolean; start?: number } = {}) {
   const clock = new FakeClock(o.start ?? 1_000_000_500);
   const gates = new SchedulingGates();
   const hints: QueueHint[] = [
-    { plugin: "Fit", event: { resource: "Node", actionType: Action.Add }, hint: (_pod, _old, n) => ((n as Node).metadata?.labels?.full === "true" ? "QueueSkip" : "Queue") },
+    {
+      plugin: "Fit",
+      event: { resource: "Node", actionType: Action.Add },
+      hint: (_pod, _old, n) => ((n as Node).metadata?.labels?.full === "true" ? "QueueSkip" : "Queue"),
+    },
     ...gates.eventsToRegister().map((e) => ({ plugin: gates.name, ...e })),
   ];
   const sort = new PrioritySort();

@@ -43,7 +43,7 @@ describe("the FailedScheduling message", () => {
     expect(fitErrorMessage(4, diag)).toBe("0/4 nodes are available: 1 Too many pods, 3 node(s) didn't satisfy plugin(s) [NodeAffinity].");
   });
 
-  test("the event's copy is cut at 1024 bytes with \" ...\"", () => {
+  test('the event\'s copy is cut at 1024 bytes with " ..."', () => {
     const long = "x".repeat(2000);
     const t = truncateMessage(long);
     expect(Buffer.byteLength(t)).toBe(NOTE_LENGTH_LIMIT);
@@ -56,7 +56,16 @@ describe("nodes per cycle", () => {
   const s = new Scheduler({ config: defaultConfig(), clock: new FakeClock() });
 
   test("all nodes below 100; else 50% − n/125, at least 5%, at least 100 nodes", () => {
-    const cases: Array<[number, number]> = [[50, 50], [100, 100], [500, 230], [1000, 420], [2000, 680], [5000, 500], [6000, 300], [15000, 750]];
+    const cases: Array<[number, number]> = [
+      [50, 50],
+      [100, 100],
+      [500, 230],
+      [1000, 420],
+      [2000, 680],
+      [5000, 500],
+      [6000, 300],
+      [15000, 750],
+    ];
     for (const [n, want] of cases) expect([n, s.numFeasibleNodesToFind(undefined, n)]).toEqual([n, want]);
     expect(s.numFeasibleNodesToFind(50, 1000)).toBe(500);
     expect(s.numFeasibleNodesToFind(1, 1000)).toBe(100);
@@ -64,7 +73,14 @@ describe("nodes per cycle", () => {
 
   test("the search starts where the previous cycle stopped", async () => {
     const nodes = Array.from({ length: 250 }, (_, i) => node(`n${String(i).padStart(3, "0")}`));
-    const { reports } = await scheduleOnce({ config: defaultConfig(), nodes, boundPods: [], pendingPods: [pod("a"), pod("b"), pod("c")].map((p) => ({ pod: p })), explain: true, random: seededRandom(1) });
+    const { reports } = await scheduleOnce({
+      config: defaultConfig(),
+      nodes,
+      boundPods: [],
+      pendingPods: [pod("a"), pod("b"), pod("c")].map((p) => ({ pod: p })),
+      explain: true,
+      random: seededRandom(1),
+    });
     // 250 nodes: 50 − 2 = 48% → 120 nodes to find; each cycle starts 120 further on.
     expect(reports.map((r) => r.results[0]!.explanation!.filter!.startIndex)).toEqual([0, 120, 240]);
     expect(reports.map((r) => r.results[0]!.evaluatedNodes)).toEqual([120, 120, 120]);
@@ -97,14 +113,25 @@ describe("preemption", () => {
       pendingPods: [{ pod: pod("vip", { cpu: "1", priority: 100 }) }],
     });
     expect([reports[0]!.node, reports[0]!.preempted]).toEqual(["b", ["default/y on b"]]);
-    expect(scheduler.cache.pods().map((p) => p.name).sort()).toEqual(["vip", "x"]);
+    expect(
+      scheduler.cache
+        .pods()
+        .map((p) => p.name)
+        .sort(),
+    ).toEqual(["vip", "x"]);
   });
 
   test("no lower-priority pods, or preemptionPolicy Never: said in the message", async () => {
     const common = { config: defaultConfig(), nodes: [node("n", { cpu: "1" })], boundPods: [pod("busy", { nodeName: "n", cpu: "1", priority: 100 })] };
     let { reports } = await scheduleOnce({ ...common, pendingPods: [{ pod: pod("p", { cpu: "1", priority: 100 }) }] });
-    expect(reports[0]!.message).toBe("0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.");
-    ({ reports } = await scheduleOnce({ ...common, boundPods: [pod("busy", { nodeName: "n", cpu: "1" })], pendingPods: [{ pod: pod("p", { cpu: "1", priority: 100, preemptionPolicy: "Never" }) }] }));
+    expect(reports[0]!.message).toBe(
+      "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.",
+    );
+    ({ reports } = await scheduleOnce({
+      ...common,
+      boundPods: [pod("busy", { nodeName: "n", cpu: "1" })],
+      pendingPods: [{ pod: pod("p", { cpu: "1", priority: 100, preemptionPolicy: "Never" }) }],
+    }));
     expect(reports[0]!.message).toBe("0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never.");
   });
 
@@ -116,7 +143,10 @@ describe("preemption", () => {
       // vip preempts low and is nominated; filler (priority 0) must not take the room freed for it.
       pendingPods: [{ pod: pod("vip", { cpu: "2", priority: 100 }) }, { pod: pod("filler", { cpu: "1" }) }],
     });
-    expect(reports.map((r) => [r.name, r.outcome, r.node ?? "-"])).toEqual([["vip", "Scheduled", "n"], ["filler", "Unschedulable", "-"]]);
+    expect(reports.map((r) => [r.name, r.outcome, r.node ?? "-"])).toEqual([
+      ["vip", "Scheduled", "n"],
+      ["filler", "Unschedulable", "-"],
+    ]);
   });
 });
 
@@ -125,12 +155,23 @@ describe("choosing among nodes", () => {
     const nodes = [node("a"), node("b"), node("c")];
     const picks = new Set<string>();
     for (let seed = 0; seed < 20; seed++) {
-      const { reports } = await scheduleOnce({ config: defaultConfig(), nodes, boundPods: [], pendingPods: [{ pod: pod("p", { cpu: "1" }) }], random: seededRandom(seed), explain: true });
+      const { reports } = await scheduleOnce({
+        config: defaultConfig(),
+        nodes,
+        boundPods: [],
+        pendingPods: [{ pod: pod("p", { cpu: "1" }) }],
+        random: seededRandom(seed),
+        explain: true,
+      });
       picks.add(reports[0]!.node!);
       expect(reports[0]!.results[0]!.explanation!.selected!.tiedWith).toBe(2);
     }
     expect([...picks].sort()).toEqual(["a", "b", "c"]);
-    const again = await Promise.all([1, 2].map(() => scheduleOnce({ config: defaultConfig(), nodes, boundPods: [], pendingPods: [{ pod: pod("p", { cpu: "1" }) }], random: seededRandom(7) })));
+    const again = await Promise.all(
+      [1, 2].map(() =>
+        scheduleOnce({ config: defaultConfig(), nodes, boundPods: [], pendingPods: [{ pod: pod("p", { cpu: "1" }) }], random: seededRandom(7) }),
+      ),
+    );
     expect(again[0]!.reports[0]!.node).toBe(again[1]!.reports[0]!.node!);
   });
 

@@ -47,7 +47,8 @@ async function until<T>(what: string, fn: () => T | undefined | false, ms = 5000
 
 describe("input", () => {
   test("Lists, typed lists and several documents; positions for errors", () => {
-    const text = "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: a}}\n---\nkind: PodList\nitems:\n- {metadata: {name: p}}\n---\n{apiVersion: v1, kind: Service, metadata: {name: s}}\n---\n{apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n";
+    const text =
+      "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: a}}\n---\nkind: PodList\nitems:\n- {metadata: {name: p}}\n---\n{apiVersion: v1, kind: Service, metadata: {name: s}}\n---\n{apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n";
     const c = collectObjects(parseObjects(text, "dump.yaml"));
     expect([c.nodes.length, c.pods.length, c.workloads.services.length, [...c.ignoredKinds]]).toEqual([1, 1, 1, ["ConfigMap"]]);
     expect(c.pods[0]!.origin).toBe("dump.yaml:6 items[0]");
@@ -56,25 +57,52 @@ describe("input", () => {
   });
 
   test("a pod to place is defaulted, gets a stable UID and its PriorityClass's priority", () => {
-    const classes: PriorityClass[] = [{ apiVersion: "scheduling.k8s.io/v1", kind: "PriorityClass", metadata: { name: "high" }, value: 1000, preemptionPolicy: "Never" }];
-    const p = preparePod({ metadata: { name: "p" }, spec: { priorityClassName: "high", containers: [{ name: "c", image: "x", resources: { limits: { cpu: "1" } } }] } }, "p.yaml:1", classes);
-    expect([p.metadata!.namespace, p.metadata!.uid, p.spec!.priority, p.spec!.preemptionPolicy, p.spec!.schedulerName]).toEqual(["default", derivedUID("default", "p"), 1000, "Never", "default-scheduler"]);
+    const classes: PriorityClass[] = [
+      { apiVersion: "scheduling.k8s.io/v1", kind: "PriorityClass", metadata: { name: "high" }, value: 1000, preemptionPolicy: "Never" },
+    ];
+    const p = preparePod(
+      { metadata: { name: "p" }, spec: { priorityClassName: "high", containers: [{ name: "c", image: "x", resources: { limits: { cpu: "1" } } }] } },
+      "p.yaml:1",
+      classes,
+    );
+    expect([p.metadata!.namespace, p.metadata!.uid, p.spec!.priority, p.spec!.preemptionPolicy, p.spec!.schedulerName]).toEqual([
+      "default",
+      derivedUID("default", "p"),
+      1000,
+      "Never",
+      "default-scheduler",
+    ]);
     // Requests default to limits, as the API server does.
     expect(p.spec!.containers[0]!.resources!.requests).toEqual({ cpu: "1" });
-    expect(preparePod({ metadata: { name: "q" }, spec: { priorityClassName: "system-node-critical", containers: [] } }, "q", []).spec!.priority).toBe(2000001000);
-    expect(() => preparePod({ metadata: { name: "r" }, spec: { priorityClassName: "nope", containers: [] } }, "r.yaml:3", [])).toThrow("r.yaml:3: pod default/r: no PriorityClass with name nope was found");
+    expect(preparePod({ metadata: { name: "q" }, spec: { priorityClassName: "system-node-critical", containers: [] } }, "q", []).spec!.priority).toBe(
+      2000001000,
+    );
+    expect(() => preparePod({ metadata: { name: "r" }, spec: { priorityClassName: "nope", containers: [] } }, "r.yaml:3", [])).toThrow(
+      "r.yaml:3: pod default/r: no PriorityClass with name nope was found",
+    );
   });
 });
 
 describe("report", () => {
   test("table and JSON carry the node or the whole FailedScheduling message", async () => {
-    const { reports } = await scheduleOnce({ config: defaultConfig(), nodes: [node("a", { cpu: "1" })], boundPods: [], pendingPods: [{ pod: pod("fits", { cpu: "1" }) }, { pod: pod("big", { cpu: "2" }) }] });
+    const { reports } = await scheduleOnce({
+      config: defaultConfig(),
+      nodes: [node("a", { cpu: "1" })],
+      boundPods: [],
+      pendingPods: [{ pod: pod("fits", { cpu: "1" }) }, { pod: pod("big", { cpu: "2" }) }],
+    });
     const table = formatReports(reports, "table", false).split("\n");
     expect(table[0]).toMatch(/^POD\s+RESULT\s+NODE\s+DETAILS$/);
     expect(table[1]).toMatch(/^default\/fits\s+Scheduled\s+a\s+1 feasible of 1 nodes evaluated$/);
     expect(table[2]).toContain("0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.");
-    const json = formatReports(reports, "json", false).trim().split("\n").map((l) => JSON.parse(l));
-    expect(json.map((j) => [j.name, j.outcome, j.node])).toEqual([["fits", "Scheduled", "a"], ["big", "Unschedulable", null]]);
+    const json = formatReports(reports, "json", false)
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(json.map((j) => [j.name, j.outcome, j.node])).toEqual([
+      ["fits", "Scheduled", "a"],
+      ["big", "Unschedulable", null],
+    ]);
     expect(json[1].unschedulablePlugins).toEqual(["NodeResourcesFit"]);
   });
 });
@@ -87,7 +115,14 @@ describe("live agents", () => {
     const b = agent("node-b", "1");
     const clients = [new AgentClient(a.url, "secret"), new AgentClient(b.url, "secret")];
     const seen: string[] = [];
-    const collector = { onNodeAdd: (n) => seen.push(`node ${n.metadata!.name}`), onPodAdd: (p) => seen.push(`pod ${p.metadata!.name}`), onNodeUpdate() {}, onNodeDelete() {}, onPodUpdate() {}, onPodDelete() {} } as ClusterEvents;
+    const collector = {
+      onNodeAdd: (n) => seen.push(`node ${n.metadata!.name}`),
+      onPodAdd: (p) => seen.push(`pod ${p.metadata!.name}`),
+      onNodeUpdate() {},
+      onNodeDelete() {},
+      onPodUpdate() {},
+      onPodDelete() {},
+    } as ClusterEvents;
     const cluster = new AgentCluster(clients, collector, SILENT);
     await cluster.sync();
     // A finished pod no longer uses its node.
@@ -105,9 +140,20 @@ describe("live agents", () => {
 
   test("a wrong token fails the binding with the agent's message", async () => {
     const a = agent("node-a");
-    const cluster = new AgentCluster([new AgentClient(a.url, "wrong")], { onNodeAdd() {}, onPodAdd() {}, onNodeUpdate() {}, onNodeDelete() {}, onPodUpdate() {}, onPodDelete() {} } as unknown as ClusterEvents, SILENT);
+    const cluster = new AgentCluster(
+      [new AgentClient(a.url, "wrong")],
+      { onNodeAdd() {}, onPodAdd() {}, onNodeUpdate() {}, onNodeDelete() {}, onPodUpdate() {}, onPodDelete() {} } as unknown as ClusterEvents,
+      SILENT,
+    );
     await cluster.sync();
-    const { reports } = await scheduleOnce({ config: defaultConfig(), nodes: [a.node], boundPods: [], pendingPods: [{ pod: pod("web") }], client: (s) => (cluster.setEvents(s), cluster), maxAttempts: 2 });
+    const { reports } = await scheduleOnce({
+      config: defaultConfig(),
+      nodes: [a.node],
+      boundPods: [],
+      pendingPods: [{ pod: pod("web") }],
+      client: (s) => (cluster.setEvents(s), cluster),
+      maxAttempts: 2,
+    });
     expect(reports[0]!.outcome).toBe("SchedulerError");
     expect(reports[0]!.message).toContain("403 Forbidden: Forbidden: the bearer token is not valid for this agent");
     expect(reports[0]!.attempts).toBe(2);
@@ -119,7 +165,14 @@ describe("live agents", () => {
     const events: string[] = [];
     const cluster = new AgentCluster(
       [new AgentClient(a.url, "secret", 500)],
-      { onNodeAdd: () => events.push("add"), onNodeDelete: () => events.push("node gone"), onPodDelete: () => events.push("pod gone"), onPodAdd() {}, onNodeUpdate() {}, onPodUpdate() {} } as unknown as ClusterEvents,
+      {
+        onNodeAdd: () => events.push("add"),
+        onNodeDelete: () => events.push("node gone"),
+        onPodDelete: () => events.push("pod gone"),
+        onPodAdd() {},
+        onNodeUpdate() {},
+        onPodUpdate() {},
+      } as unknown as ClusterEvents,
       SILENT,
     );
     await cluster.sync();
@@ -133,12 +186,17 @@ describe("pending directory and --watch", () => {
   test("files add, update and delete pods; a bad edit keeps the pods; bound files move to bound/", () => {
     const dir = tmp();
     const events: string[] = [];
-    const pd = new PendingDir(dir, {
-      onPodAdd: (p: Pod) => events.push(`add ${p.metadata!.name}`),
-      onPodUpdate: (_o: Pod, n: Pod) => events.push(`update ${n.metadata!.name}`),
-      onPodDelete: (p: Pod) => events.push(`delete ${p.metadata!.name}`),
-    } as unknown as ClusterEvents, SILENT);
-    const yaml = (name: string, cpu: string) => `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec: {containers: [{name: c, image: x, resources: {requests: {cpu: ${cpu}}}}]}\n`;
+    const pd = new PendingDir(
+      dir,
+      {
+        onPodAdd: (p: Pod) => events.push(`add ${p.metadata!.name}`),
+        onPodUpdate: (_o: Pod, n: Pod) => events.push(`update ${n.metadata!.name}`),
+        onPodDelete: (p: Pod) => events.push(`delete ${p.metadata!.name}`),
+      } as unknown as ClusterEvents,
+      SILENT,
+    );
+    const yaml = (name: string, cpu: string) =>
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec: {containers: [{name: c, image: x, resources: {requests: {cpu: ${cpu}}}}]}\n`;
     writeFileSync(join(dir, "a.yaml"), yaml("a", "1"));
     writeFileSync(join(dir, ".hidden.yaml"), yaml("h", "1"));
     pd.scan();
@@ -164,12 +222,22 @@ describe("pending directory and --watch", () => {
     const attempts: AttemptResult[] = [];
     const ac = new AbortController();
     const running = runWatch({
-      config: defaultConfig(), agents: [new AgentClient(a.url, "secret")], pendingDir: dir, pollIntervalMs: 50, log: SILENT, signal: ac.signal,
+      config: defaultConfig(),
+      agents: [new AgentClient(a.url, "secret")],
+      pendingDir: dir,
+      pollIntervalMs: 50,
+      log: SILENT,
+      signal: ac.signal,
       onAttempt: (r) => attempts.push(r),
     });
-    writeFileSync(join(dir, "web.yaml"), "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: c, image: x, resources: {requests: {cpu: 1}}}]}\n");
+    writeFileSync(
+      join(dir, "web.yaml"),
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: c, image: x, resources: {requests: {cpu: 1}}}]}\n",
+    );
     const failed = await until("a failed attempt", () => attempts.find((r) => r.outcome === "Unschedulable"));
-    expect(failed.message).toBe("0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.");
+    expect(failed.message).toBe(
+      "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.",
+    );
     a.pods.delete("default/hog");
     const placed = await until("the pod placed", () => attempts.find((r) => r.outcome === "Scheduled"));
     expect(placed.node).toBe("node-a");
@@ -182,8 +250,16 @@ describe("pending directory and --watch", () => {
 
 test("JSON carries the event's 1024-byte copy when the message is longer", async () => {
   const extra = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`example.com/resource-${i}`, "1"]));
-  const { reports } = await scheduleOnce({ config: defaultConfig(), nodes: [node("n")], boundPods: [], pendingPods: [{ pod: pod("greedy", { extra }) }, { pod: pod("modest") }] });
-  const [greedy, modest] = formatReports(reports, "json", false).trim().split("\n").map((l) => JSON.parse(l));
+  const { reports } = await scheduleOnce({
+    config: defaultConfig(),
+    nodes: [node("n")],
+    boundPods: [],
+    pendingPods: [{ pod: pod("greedy", { extra }) }, { pod: pod("modest") }],
+  });
+  const [greedy, modest] = formatReports(reports, "json", false)
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
   expect(Buffer.byteLength(greedy.message)).toBeGreaterThan(1024);
   expect(greedy.message).toContain("1 Insufficient example.com/resource-59");
   expect(Buffer.byteLength(greedy.eventMessage)).toBe(1024);

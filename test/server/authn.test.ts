@@ -5,12 +5,20 @@ import type { TokenReview } from "kubernetes-types/authentication/v1";
 import { ANONYMOUS_USER, AuthenticationError, Authenticator, bearerToken, PUSH_TOKEN_USER, x509User, type PeerCertificate } from "../../src/server/authn";
 import { FakeClock } from "../../src/util/clock";
 
-const goodPeer: PeerCertificate = { verified: true, commonName: "system:kube-apiserver-kubelet-client", organizations: ["kubeadm:cluster-admins", "ops"], extKeyUsage: ["1.3.6.1.5.5.7.3.2"] };
+const goodPeer: PeerCertificate = {
+  verified: true,
+  commonName: "system:kube-apiserver-kubelet-client",
+  organizations: ["kubeadm:cluster-admins", "ops"],
+  extKeyUsage: ["1.3.6.1.5.5.7.3.2"],
+};
 
 /** A TokenReviewer that knows one token, counting its calls. */
 class FakeReviewer {
   calls = 0;
-  constructor(private readonly known: Record<string, { username: string; groups?: string[] }>, private readonly fail = false) {}
+  constructor(
+    private readonly known: Record<string, { username: string; groups?: string[] }>,
+    private readonly fail = false,
+  ) {}
   async createTokenReview(r: TokenReview): Promise<TokenReview> {
     this.calls++;
     if (this.fail) throw new Error("connection refused");
@@ -29,7 +37,9 @@ describe("x509", () => {
     expect(x509User({ ...goodPeer, extKeyUsage: undefined })?.name).toBe("system:kube-apiserver-kubelet-client");
   });
   test("a certificate not signed by the client CA, or for servers only, is an error", () => {
-    expect(() => x509User({ ...goodPeer, verified: false, verifyError: "UNABLE_TO_VERIFY_LEAF_SIGNATURE" })).toThrow("verifying certificate failed: UNABLE_TO_VERIFY_LEAF_SIGNATURE");
+    expect(() => x509User({ ...goodPeer, verified: false, verifyError: "UNABLE_TO_VERIFY_LEAF_SIGNATURE" })).toThrow(
+      "verifying certificate failed: UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+    );
     expect(() => x509User({ ...goodPeer, extKeyUsage: ["1.3.6.1.5.5.7.3.1"] })).toThrow("incompatible key usage");
   });
 });
@@ -49,7 +59,10 @@ describe("Authenticator", () => {
   test("the push token; system:authenticated added to every authenticated user", async () => {
     const a = new Authenticator({ pushToken: "s3cret", x509: true, anonymous: false, clock });
     expect(await a.authenticate({ authorization: "Bearer s3cret" })).toEqual(PUSH_TOKEN_USER);
-    expect(await a.authenticate({ authorization: null, peer: goodPeer })).toEqual({ name: "system:kube-apiserver-kubelet-client", groups: ["kubeadm:cluster-admins", "ops", "system:authenticated"] });
+    expect(await a.authenticate({ authorization: null, peer: goodPeer })).toEqual({
+      name: "system:kube-apiserver-kubelet-client",
+      groups: ["kubeadm:cluster-admins", "ops", "system:authenticated"],
+    });
   });
 
   test("nothing presented: unauthenticated, or system:anonymous with --anonymous-auth", async () => {

@@ -22,14 +22,24 @@ test("the review sent: user, groups and the node's resource attributes", () => {
   expect(subjectAccessReview(requestAttributes("node-a", alice, "GET", "/stats/summary"))).toEqual({
     apiVersion: "authorization.k8s.io/v1",
     kind: "SubjectAccessReview",
-    spec: { user: "alice", groups: ["ops", "system:authenticated"], resourceAttributes: { namespace: "", verb: "get", group: "", version: "v1", resource: "nodes", subresource: "stats", name: "node-a" } },
+    spec: {
+      user: "alice",
+      groups: ["ops", "system:authenticated"],
+      resourceAttributes: { namespace: "", verb: "get", group: "", version: "v1", resource: "nodes", subresource: "stats", name: "node-a" },
+    },
   });
 });
 
 describe("Authorizer", () => {
   test("Webhook: allowed kept 5m, denied and no-opinion kept 30s", async () => {
     const clock = new FakeClock();
-    const sar = new FakeSar((r) => (r.spec.resourceAttributes?.subresource === "metrics" ? { allowed: true } : r.spec.resourceAttributes?.subresource === "proxy" ? { allowed: false, denied: true, reason: "no" } : { allowed: false }));
+    const sar = new FakeSar((r) =>
+      r.spec.resourceAttributes?.subresource === "metrics"
+        ? { allowed: true }
+        : r.spec.resourceAttributes?.subresource === "proxy"
+          ? { allowed: false, denied: true, reason: "no" }
+          : { allowed: false },
+    );
     const z = new Authorizer({ mode: "Webhook", webhook: { reviewer: sar, cacheAuthorizedTTLMs: 300_000, cacheUnauthorizedTTLMs: 30_000 }, clock });
     const ask = (path: string) => z.authorize(requestAttributes("node-a", alice, "GET", path));
     expect(await ask("/metrics")).toEqual({ decision: "allow", reason: "" });
@@ -50,7 +60,11 @@ describe("Authorizer", () => {
     const clock = new FakeClock();
     const z = new Authorizer({
       mode: "Webhook",
-      webhook: { reviewer: { createSubjectAccessReview: () => Promise.reject(new Error("connection refused")) }, cacheAuthorizedTTLMs: 300_000, cacheUnauthorizedTTLMs: 30_000 },
+      webhook: {
+        reviewer: { createSubjectAccessReview: () => Promise.reject(new Error("connection refused")) },
+        cacheAuthorizedTTLMs: 300_000,
+        cacheUnauthorizedTTLMs: 30_000,
+      },
       clock,
     });
     await expect(z.authorize(requestAttributes("n", alice, "GET", "/pods"))).rejects.toThrow("connection refused");

@@ -24,7 +24,9 @@ const line = (s: number, text: string, stream = "stdout") => `2026-01-01T00:00:0
 
 function webPod(status: Pod["status"]): Pod {
   return {
-    apiVersion: "v1", kind: "Pod", metadata: { namespace: "default", name: "web", uid: "uid-web" },
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { namespace: "default", name: "web", uid: "uid-web" },
     spec: { containers: [{ name: "app", image: "busybox" }], initContainers: [{ name: "init", image: "busybox" }] },
     status,
   };
@@ -32,11 +34,18 @@ function webPod(status: Pod["status"]): Pod {
 
 const running = (): Pod["status"] => ({
   phase: "Running",
-  containerStatuses: [{
-    name: "app", image: "busybox", imageID: "", ready: true, restartCount: 1, containerID: "containerd://c1",
-    state: { running: { startedAt: "2026-01-01T00:00:00Z" } },
-    lastState: { terminated: { exitCode: 1, containerID: "containerd://c0" } },
-  }],
+  containerStatuses: [
+    {
+      name: "app",
+      image: "busybox",
+      imageID: "",
+      ready: true,
+      restartCount: 1,
+      containerID: "containerd://c1",
+      state: { running: { startedAt: "2026-01-01T00:00:00Z" } },
+      lastState: { terminated: { exitCode: 1, containerID: "containerd://c0" } },
+    },
+  ],
 });
 
 function setup(status: Pod["status"] = running()) {
@@ -79,7 +88,17 @@ describe("GET /containerLogs: what is read", () => {
 
   test("waiting after an exit (CrashLoopBackOff): the exited instance's log", async () => {
     const { get } = setup({
-      containerStatuses: [{ name: "app", image: "", imageID: "", ready: false, restartCount: 0, state: { waiting: { reason: "CrashLoopBackOff" } }, lastState: { terminated: { exitCode: 1, containerID: "containerd://c0" } } }],
+      containerStatuses: [
+        {
+          name: "app",
+          image: "",
+          imageID: "",
+          ready: false,
+          restartCount: 0,
+          state: { waiting: { reason: "CrashLoopBackOff" } },
+          lastState: { terminated: { exitCode: 1, containerID: "containerd://c0" } },
+        },
+      ],
     });
     expect(await (await get("/containerLogs/default/web/app")).text()).toBe("previous instance\n");
   });
@@ -91,18 +110,39 @@ describe("GET /containerLogs: the kubelet's refusals, word for word", () => {
     ["an undecodable time", "/containerLogs/default/web/app?sinceTime=yesterday", undefined, 400, '{"message": "Unable to decode query."}'],
     ["a negative tailLines", "/containerLogs/default/web/app?tailLines=-1", undefined, 422, '{"message": "Invalid request."}'],
     ["limitBytes 0", "/containerLogs/default/web/app?limitBytes=0", undefined, 422, '{"message": "Invalid request."}'],
-    ["sinceSeconds and sinceTime", "/containerLogs/default/web/app?sinceSeconds=5&sinceTime=2026-01-01T00:00:00Z", undefined, 422, '{"message": "Invalid request."}'],
+    [
+      "sinceSeconds and sinceTime",
+      "/containerLogs/default/web/app?sinceSeconds=5&sinceTime=2026-01-01T00:00:00Z",
+      undefined,
+      422,
+      '{"message": "Invalid request."}',
+    ],
     ["no such pod", "/containerLogs/default/nope/app", undefined, 404, 'pod "nope" does not exist'],
     ["the pod in another namespace", "/containerLogs/other/web/app", undefined, 404, 'pod "web" does not exist'],
     ["no such container", "/containerLogs/default/web/db", undefined, 404, 'container "db" not found in pod "web"'],
     ["an empty container name", "/containerLogs/default/web/", undefined, 400, '{"message": "Missing container name."}'],
-    ["not started yet", "/containerLogs/default/web/app", { containerStatuses: [{ name: "app", image: "", imageID: "", ready: false, restartCount: 0, state: { waiting: { reason: "ContainerCreating" } } }] }, 400,
-      'container "app" in pod "web" is waiting to start: ContainerCreating'],
-    ["the image cannot be pulled", "/containerLogs/default/web/app", { containerStatuses: [{ name: "app", image: "", imageID: "", ready: false, restartCount: 0, state: { waiting: { reason: "ErrImagePull" } } }] }, 400,
-      "container \"app\" in pod \"web\" is waiting to start: image can't be pulled"],
+    [
+      "not started yet",
+      "/containerLogs/default/web/app",
+      { containerStatuses: [{ name: "app", image: "", imageID: "", ready: false, restartCount: 0, state: { waiting: { reason: "ContainerCreating" } } }] },
+      400,
+      'container "app" in pod "web" is waiting to start: ContainerCreating',
+    ],
+    [
+      "the image cannot be pulled",
+      "/containerLogs/default/web/app",
+      { containerStatuses: [{ name: "app", image: "", imageID: "", ready: false, restartCount: 0, state: { waiting: { reason: "ErrImagePull" } } }] },
+      400,
+      'container "app" in pod "web" is waiting to start: image can\'t be pulled',
+    ],
     ["no status yet (an init container not reached)", "/containerLogs/default/web/init", undefined, 400, 'container "init" in pod "web" is not available'],
-    ["no previous instance", "/containerLogs/default/web/app?previous=1", { containerStatuses: [{ name: "app", image: "", imageID: "", ready: true, restartCount: 0, containerID: "containerd://c1", state: { running: {} } }] }, 400,
-      'previous terminated container "app" in pod "web" not found'],
+    [
+      "no previous instance",
+      "/containerLogs/default/web/app?previous=1",
+      { containerStatuses: [{ name: "app", image: "", imageID: "", ready: true, restartCount: 0, containerID: "containerd://c1", state: { running: {} } }] },
+      400,
+      'previous terminated container "app" in pod "web" not found',
+    ],
   ];
   for (const [what, path, status, code, body] of cases) {
     test(`${what}: ${code} ${body}`, async () => {
@@ -131,7 +171,12 @@ describe("GET /containerLogs: the kubelet's refusals, word for word", () => {
 
   test("only GET", async () => {
     const { ctx } = setup();
-    const r = await serveContainerLogs(new Request("http://agent/containerLogs/default/web/app", { method: "POST" }), ["containerLogs", "default", "web", "app"], PUSH_TOKEN_CALLER, ctx);
+    const r = await serveContainerLogs(
+      new Request("http://agent/containerLogs/default/web/app", { method: "POST" }),
+      ["containerLogs", "default", "web", "app"],
+      PUSH_TOKEN_CALLER,
+      ctx,
+    );
     expect(r.status).toBe(405);
     expect(r.headers.get("allow")).toBe("GET");
   });
@@ -178,7 +223,11 @@ describe("GET /containerLogs?follow=true over a socket", () => {
   });
 
   function serve(ctx: ContainerLogsContext) {
-    server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (req) => serveContainerLogs(req, new URL(req.url).pathname.split("/").slice(1), PUSH_TOKEN_CALLER, ctx) });
+    server = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: (req) => serveContainerLogs(req, new URL(req.url).pathname.split("/").slice(1), PUSH_TOKEN_CALLER, ctx),
+    });
     return `http://127.0.0.1:${server.port}`;
   }
 

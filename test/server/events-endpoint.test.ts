@@ -13,7 +13,16 @@ describe("GET /events", () => {
   let server: AgentServer;
   beforeAll(async () => {
     view = new FakeAgentView();
-    view.eventList = [{ metadata: { name: "web.1", namespace: "default" }, involvedObject: { kind: "Pod", name: "web" }, reason: "Started", message: "Started container app", count: 1, type: "Normal" }];
+    view.eventList = [
+      {
+        metadata: { name: "web.1", namespace: "default" },
+        involvedObject: { kind: "Pod", name: "web" },
+        reason: "Started",
+        message: "Started container app",
+        count: 1,
+        type: "Normal",
+      },
+    ];
     server = await startAgentServer({ address: "127.0.0.1", port: 0, token: TOKEN, view, metrics: new AgentMetrics(), log: silent });
   });
   afterAll(async () => {

@@ -42,10 +42,17 @@ for (const scheme of ["http", "https"] as const) {
     beforeAll(async () => {
       const serving = scheme === "https" ? servingCertificate({ certDir: join(dir, "pki"), hostname: "node-a", alternateNames: ["127.0.0.1"] }) : undefined;
       server = await startAgentServer({
-        address: "127.0.0.1", port: 0, token: TOKEN, view: new FakeAgentView(), metrics: new AgentMetrics(), log: silent,
+        address: "127.0.0.1",
+        port: 0,
+        token: TOKEN,
+        view: new FakeAgentView(),
+        metrics: new AgentMetrics(),
+        log: silent,
         ...(serving ? { tls: { certFile: serving.certFile, keyFile: serving.keyFile } } : {}),
       });
-      open = serving ? () => tlsConnect({ host: "127.0.0.1", port: server.port, ca: serving.cert, servername: "node-a" }) : () => netConnect(server.port, "127.0.0.1");
+      open = serving
+        ? () => tlsConnect({ host: "127.0.0.1", port: server.port, ca: serving.cert, servername: "node-a" })
+        : () => netConnect(server.port, "127.0.0.1");
     });
     afterAll(async () => {
       await server.stop();

@@ -142,8 +142,36 @@ describe("AgentMetrics", () => {
     const sandbox = (state: string) => ({ id: state, state }) as never;
     const container = (state: string) => ({ id: state, state }) as never;
     const statuses = new Map([
-      ["a", { status: { uid: "a", name: "a", namespace: "d", ips: [], sandboxStatuses: [sandbox("SANDBOX_READY")], containerStatuses: [container("CONTAINER_RUNNING"), container("CONTAINER_EXITED")] }, error: undefined, timestamp: 0 }],
-      ["b", { status: { uid: "b", name: "b", namespace: "d", ips: [], sandboxStatuses: [sandbox("SANDBOX_NOTREADY")], containerStatuses: [container("CONTAINER_EXITED"), container("CONTAINER_UNKNOWN")] }, error: undefined, timestamp: 0 }],
+      [
+        "a",
+        {
+          status: {
+            uid: "a",
+            name: "a",
+            namespace: "d",
+            ips: [],
+            sandboxStatuses: [sandbox("SANDBOX_READY")],
+            containerStatuses: [container("CONTAINER_RUNNING"), container("CONTAINER_EXITED")],
+          },
+          error: undefined,
+          timestamp: 0,
+        },
+      ],
+      [
+        "b",
+        {
+          status: {
+            uid: "b",
+            name: "b",
+            namespace: "d",
+            ips: [],
+            sandboxStatuses: [sandbox("SANDBOX_NOTREADY")],
+            containerStatuses: [container("CONTAINER_EXITED"), container("CONTAINER_UNKNOWN")],
+          },
+          error: undefined,
+          timestamp: 0,
+        },
+      ],
       ["c", { status: undefined, error: new Error("gone"), timestamp: 0 }],
     ]);
     const reader = { get: (uid: string) => statuses.get(uid), uids: () => [...statuses.keys()], getNewerThan: () => Promise.reject(new Error("unused")) };

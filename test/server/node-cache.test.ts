@@ -17,8 +17,22 @@ function readyNode(name = "node-1", transition = "2025-12-31T00:00:00Z"): Node {
     status: {
       capacity: { pods: "110" },
       conditions: [
-        { type: "MemoryPressure", status: "False", reason: "KubeletHasSufficientMemory", message: "", lastHeartbeatTime: transition, lastTransitionTime: transition },
-        { type: "Ready", status: "True", reason: "KubeletReady", message: "kubelet is posting ready status", lastHeartbeatTime: transition, lastTransitionTime: transition },
+        {
+          type: "MemoryPressure",
+          status: "False",
+          reason: "KubeletHasSufficientMemory",
+          message: "",
+          lastHeartbeatTime: transition,
+          lastTransitionTime: transition,
+        },
+        {
+          type: "Ready",
+          status: "True",
+          reason: "KubeletReady",
+          message: "kubelet is posting ready status",
+          lastHeartbeatTime: transition,
+          lastTransitionTime: transition,
+        },
       ],
     },
   };

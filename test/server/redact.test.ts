@@ -32,7 +32,10 @@ function secretPod(): Pod {
       name: "app",
       namespace: "default",
       labels: { app: "web" },
-      annotations: { [LAST_APPLIED_ANNOTATION]: '{"spec":{"containers":[{"env":[{"name":"PASSWORD","value":"SECRET-1"}]}]}}', "kubernetes.io/config.source": "file" },
+      annotations: {
+        [LAST_APPLIED_ANNOTATION]: '{"spec":{"containers":[{"env":[{"name":"PASSWORD","value":"SECRET-1"}]}]}}',
+        "kubernetes.io/config.source": "file",
+      },
     },
     spec: {
       initContainers: [container("init", "SECRET-2")],
@@ -45,7 +48,19 @@ function secretPod(): Pod {
         { name: "data", hostPath: { path: "/srv/data" } },
       ],
     },
-    status: { phase: "Failed", containerStatuses: [{ name: "main", image: "busybox", imageID: "", ready: false, restartCount: 1, state: { terminated: { exitCode: 1, reason: "Error", message: "bad config" } } }] },
+    status: {
+      phase: "Failed",
+      containerStatuses: [
+        {
+          name: "main",
+          image: "busybox",
+          imageID: "",
+          ready: false,
+          restartCount: 1,
+          state: { terminated: { exitCode: 1, reason: "Error", message: "bad config" } },
+        },
+      ],
+    },
   };
 }
 
@@ -103,7 +118,11 @@ describe("redactPod", () => {
   });
 
   test("only what changes is copied: a pod with nothing to redact shares its spec, a redacted pod shares its unchanged parts", () => {
-    const plain: Pod = { metadata: { name: "plain", annotations: { a: "b" } }, spec: { containers: [{ name: "c", image: "busybox", env: [{ name: "E", value: "" }] }], volumes: [{ name: "data", emptyDir: {} }] }, status: { phase: "Running" } };
+    const plain: Pod = {
+      metadata: { name: "plain", annotations: { a: "b" } },
+      spec: { containers: [{ name: "c", image: "busybox", env: [{ name: "E", value: "" }] }], volumes: [{ name: "data", emptyDir: {} }] },
+      status: { phase: "Running" },
+    };
     const r = redactPod(plain);
     expect(r).not.toBe(plain);
     expect(r).toEqual(plain);

@@ -59,7 +59,9 @@ describe("the route table", () => {
       },
       clock,
     });
-    const reviewer = { createTokenReview: async (r: { spec: { token?: string } }) => ({ ...r, status: { authenticated: true, user: { username: "bob", groups: [] } } }) };
+    const reviewer = {
+      createTokenReview: async (r: { spec: { token?: string } }) => ({ ...r, status: { authenticated: true, user: { username: "bob", groups: [] } } }),
+    };
     const authenticator = new Authenticator({ webhook: { reviewer, cacheTTLMs: 0 }, anonymous: false, clock });
     for (const r of ROUTES) {
       asked.length = 0;

@@ -45,7 +45,10 @@ describe("agent server (token configured)", () => {
 
   describe("/healthz", () => {
     test("ok when every check passes", async () => {
-      view.checks = [{ name: "ping", ok: true, message: "" }, { name: "PLEG", ok: true, message: "" }];
+      view.checks = [
+        { name: "ping", ok: true, message: "" },
+        { name: "PLEG", ok: true, message: "" },
+      ];
       const res = await fetch(`${server.url}/healthz`, { headers: auth });
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toContain("text/plain");
@@ -102,7 +105,9 @@ describe("agent server (token configured)", () => {
       expect(await plain.text()).toBe("ok");
       const verbose = await fetch(`${server.url}/healthz?verbose`, { headers: auth });
       expect(verbose.status).toBe(200);
-      expect(await verbose.text()).toBe("[+]ping ok\n[+]sources ok (warning: file source: /etc/kubernetes/manifests is missing; its 2 pods are kept)\nhealthz check passed\n");
+      expect(await verbose.text()).toBe(
+        "[+]ping ok\n[+]sources ok (warning: file source: /etc/kubernetes/manifests is missing; its 2 pods are kept)\nhealthz check passed\n",
+      );
       const one = await fetch(`${server.url}/healthz/sources`, { headers: auth });
       expect(one.status).toBe(200);
       expect(await one.text()).toBe("ok");
@@ -134,7 +139,8 @@ describe("agent server (token configured)", () => {
       const counted = (p: Pod): Pod => Object.assign(p, { toJSON: () => (serialized++, { ...p, toJSON: undefined }) });
       view.podList = [counted(fakePod("default", "a"))];
       try {
-        for (let i = 0; i < 3; i++) expect((await body<PodList>(await fetch(`${server.url}/pods`, { headers: auth }))).items.map((p) => p.metadata?.name)).toEqual(["a"]);
+        for (let i = 0; i < 3; i++)
+          expect((await body<PodList>(await fetch(`${server.url}/pods`, { headers: auth }))).items.map((p) => p.metadata?.name)).toEqual(["a"]);
         expect(serialized).toBe(1);
         // A changed pod is a new object: serialized anew, and the list says what it says now.
         view.podList = [counted({ ...fakePod("default", "a"), status: { phase: "Failed" } })];
@@ -152,7 +158,15 @@ describe("agent server (token configured)", () => {
     test("404 with a v1 Status for an unknown pod", async () => {
       const res = await fetch(`${server.url}/pods/default/nope`, { headers: auth });
       expect(res.status).toBe(404);
-      expect(await body(res)).toEqual({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: 'pods "nope" not found', reason: "NotFound", code: 404 });
+      expect(await body(res)).toEqual({
+        kind: "Status",
+        apiVersion: "v1",
+        metadata: {},
+        status: "Failure",
+        message: 'pods "nope" not found',
+        reason: "NotFound",
+        code: 404,
+      });
     });
     test("a pod in another namespace is not found", async () => {
       expect((await fetch(`${server.url}/pods/default/dns`, { headers: auth })).status).toBe(404);
@@ -181,7 +195,12 @@ describe("agent server (token configured)", () => {
     view.deleteError = undefined;
     expect(res.status).toBe(503);
     expect(res.headers.get("retry-after")).toBe("10");
-    expect(await body(res)).toMatchObject({ kind: "Status", reason: "ServiceUnavailable", code: 503, message: "the pushed pods cannot be read back; fix or remove pushed-pods.json" });
+    expect(await body(res)).toMatchObject({
+      kind: "Status",
+      reason: "ServiceUnavailable",
+      code: 503,
+      message: "the pushed pods cannot be read back; fix or remove pushed-pods.json",
+    });
   });
 
   test("GET /metrics is Prometheus text from the registry", async () => {
@@ -195,9 +214,10 @@ describe("agent server (token configured)", () => {
   });
 
   describe("POST /pods", () => {
-    const yamlPod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: pushed-yaml\n  labels:\n    enabled: yes\nspec:\n  containers:\n  - name: app\n    image: busybox\n";
+    const yamlPod =
+      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: pushed-yaml\n  labels:\n    enabled: yes\nspec:\n  containers:\n  - name: app\n    image: busybox\n";
 
-    test("401 without a token: the kubelet's plain-text \"Unauthorized\"", async () => {
+    test('401 without a token: the kubelet\'s plain-text "Unauthorized"', async () => {
       const res = await fetch(`${server.url}/pods`, { method: "POST", body: yamlPod });
       expect(res.status).toBe(401);
       expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
@@ -222,7 +242,12 @@ describe("agent server (token configured)", () => {
       expect((view.pushed.at(-1) as Pod).metadata?.labels?.enabled as unknown).toBe(true);
     });
     test("a JSON body", async () => {
-      const manifest = JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "pushed-json", namespace: "team" }, spec: { containers: [{ name: "app", image: "busybox" }] } });
+      const manifest = JSON.stringify({
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: "pushed-json", namespace: "team" },
+        spec: { containers: [{ name: "app", image: "busybox" }] },
+      });
       const res = await fetch(`${server.url}/pods`, { method: "POST", body: manifest, headers: { ...auth, "Content-Type": "application/json" } });
       expect(res.status).toBe(201);
       expect((await body<Pod>(res)).metadata).toEqual({ name: "pushed-json", namespace: "team" });
@@ -257,7 +282,15 @@ describe("agent server (token configured)", () => {
       const res = await fetch(`${server.url}/pods`, { method: "POST", body: yamlPod, headers: auth });
       view.refuse = undefined;
       expect(res.status).toBe(422);
-      expect(await body(res)).toEqual({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: 'Pod "x" is invalid: spec.containers: Required value', reason: "Invalid", code: 422 });
+      expect(await body(res)).toEqual({
+        kind: "Status",
+        apiVersion: "v1",
+        metadata: {},
+        status: "Failure",
+        message: 'Pod "x" is invalid: spec.containers: Required value',
+        reason: "Invalid",
+        code: 422,
+      });
     });
     test("413 for a body over 10 MiB", async () => {
       const big = `kind: Pod\nmetadata:\n  name: big\n  annotations:\n    a: "${"x".repeat(MAX_BODY_BYTES)}"\n`;
@@ -357,14 +390,24 @@ describe("agent server without a push token", () => {
     const authenticator = new Authenticator({
       anonymous: false,
       clock,
-      webhook: { cacheTTLMs: 0, reviewer: { createTokenReview: async (r) => ({ ...r, status: { authenticated: true, user: { username: "alice", groups: [] } } }) } },
+      webhook: {
+        cacheTTLMs: 0,
+        reviewer: { createTokenReview: async (r) => ({ ...r, status: { authenticated: true, user: { username: "alice", groups: [] } } }) },
+      },
     });
     const authorizer = new Authorizer({ mode: "AlwaysAllow", clock });
     const view = new FakeView();
     const server = await startAgentServer({ address: "127.0.0.1", port: 0, view, metrics: new AgentMetrics(), log: silent, authenticator, authorizer });
     try {
-      for (const [method, route] of [["POST", "/pods"], ["DELETE", "/pods/default/web"]] as const) {
-        const res = await fetch(`${server.url}${route}`, { method, body: method === "POST" ? "kind: Pod\n" : undefined, headers: { Authorization: "Bearer anything" } });
+      for (const [method, route] of [
+        ["POST", "/pods"],
+        ["DELETE", "/pods/default/web"],
+      ] as const) {
+        const res = await fetch(`${server.url}${route}`, {
+          method,
+          body: method === "POST" ? "kind: Pod\n" : undefined,
+          headers: { Authorization: "Bearer anything" },
+        });
         expect(res.status).toBe(403);
         const status = await body(res);
         expect(status).toMatchObject({ kind: "Status", reason: "Forbidden", code: 403 });
@@ -387,7 +430,9 @@ describe("agent server without a push token", () => {
   test("a port already in use is a clear error", async () => {
     const { server } = await start();
     try {
-      await expect(startAgentServer({ address: "127.0.0.1", port: server.port, view: new FakeView(), metrics: new AgentMetrics(), log: silent })).rejects.toThrow(`cannot listen on 127.0.0.1:${server.port}`);
+      await expect(
+        startAgentServer({ address: "127.0.0.1", port: server.port, view: new FakeView(), metrics: new AgentMetrics(), log: silent }),
+      ).rejects.toThrow(`cannot listen on 127.0.0.1:${server.port}`);
     } finally {
       await server.stop();
     }
@@ -398,9 +443,35 @@ describe("agent server without a push token", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "nodeagent-tls-"));
     const certFile = path.join(dir, "cert.pem");
     const keyFile = path.join(dir, "key.pem");
-    const gen = Bun.spawnSync(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", keyFile, "-out", certFile]);
+    const gen = Bun.spawnSync([
+      "openssl",
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-days",
+      "1",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+      "-keyout",
+      keyFile,
+      "-out",
+      certFile,
+    ]);
     expect(gen.exitCode).toBe(0);
-    const server = await startAgentServer({ address: "127.0.0.1", port: 0, tls: { certFile, keyFile }, view: new FakeView(), metrics: new AgentMetrics(), log: silent });
+    const server = await startAgentServer({
+      address: "127.0.0.1",
+      port: 0,
+      tls: { certFile, keyFile },
+      view: new FakeView(),
+      metrics: new AgentMetrics(),
+      log: silent,
+    });
     try {
       expect(server.url).toBe(`https://127.0.0.1:${server.port}`);
       // The TLS handshake verified; /healthz is behind the gate like every path.
@@ -415,7 +486,14 @@ describe("agent server without a push token", () => {
 
   test("missing TLS files are a clear error", async () => {
     await expect(
-      startAgentServer({ address: "127.0.0.1", port: 0, tls: { certFile: "/nonexistent/cert.pem", keyFile: "/nonexistent/key.pem" }, view: new FakeView(), metrics: new AgentMetrics(), log: silent }),
+      startAgentServer({
+        address: "127.0.0.1",
+        port: 0,
+        tls: { certFile: "/nonexistent/cert.pem", keyFile: "/nonexistent/key.pem" },
+        view: new FakeView(),
+        metrics: new AgentMetrics(),
+        log: silent,
+      }),
     ).rejects.toThrow("cannot read the TLS certificate /nonexistent/cert.pem");
   });
 });

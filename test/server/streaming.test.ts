@@ -10,11 +10,29 @@ describe("parseStreamRequest", () => {
   const q = (s: string) => new URLSearchParams(s);
   test("exec with the container, the command's arguments in order, the kubelet's stream names (output, not stdout), flags only as \"1\"", () => {
     expect(parseStreamRequest("/exec/default/web/app", q("command=sh&command=-c&command=echo%20hi&output=1&error=true&stdout=1"))).toEqual({
-      kind: "exec", namespace: "default", pod: "web", uid: undefined, container: "app", command: ["sh", "-c", "echo hi"], ports: [], stdin: false, stdout: true, stderr: false, tty: false,
+      kind: "exec",
+      namespace: "default",
+      pod: "web",
+      uid: undefined,
+      container: "app",
+      command: ["sh", "-c", "echo hi"],
+      ports: [],
+      stdin: false,
+      stdout: true,
+      stderr: false,
+      tty: false,
     });
   });
   test("the UID form; a TTY drops stderr", () => {
-    expect(parseStreamRequest("/attach/ns/p/uid-1/c", q("input=1&output=1&error=1&tty=1"))).toMatchObject({ kind: "attach", uid: "uid-1", container: "c", stdin: true, stdout: true, stderr: false, tty: true });
+    expect(parseStreamRequest("/attach/ns/p/uid-1/c", q("input=1&output=1&error=1&tty=1"))).toMatchObject({
+      kind: "attach",
+      uid: "uid-1",
+      container: "c",
+      stdin: true,
+      stdout: true,
+      stderr: false,
+      tty: true,
+    });
   });
   test("portForward names the pod only", () => {
     expect(parseStreamRequest("/portForward/ns/p", q(""))).toMatchObject({ kind: "portForward", namespace: "ns", pod: "p", container: undefined });
@@ -29,7 +47,10 @@ describe("parseStreamRequest", () => {
     expect(parseStreamRequest("/portForward/ns/p", q(""), false)).toMatchObject({ ports: [] });
   });
   test("no stream is the kubelet's 400; a malformed path a 404", () => {
-    expect(parseStreamRequest("/exec/default/web/app", q("command=ls"))).toEqual({ status: 400, message: "you must specify at least 1 of stdin, stdout, stderr" });
+    expect(parseStreamRequest("/exec/default/web/app", q("command=ls"))).toEqual({
+      status: 400,
+      message: "you must specify at least 1 of stdin, stdout, stderr",
+    });
     // kubectl's names are the API server's; a kubelet is sent input/output/error.
     expect(parseStreamRequest("/exec/default/web/app", q("command=ls&stdin=1&stdout=1&stderr=1"))).toMatchObject({ status: 400 });
     expect(parseStreamRequest("/exec/default/web", q("output=1"))).toMatchObject({ status: 404 });
@@ -80,7 +101,9 @@ describe("proxyUpgrade", () => {
     const client = connect(port, "127.0.0.1");
     let got = "";
     client.on("data", (d) => (got += d.toString()));
-    client.write("POST /exec/default/web/app?command=ls&stdout=1 HTTP/1.1\r\nHost: node:10250\r\nAuthorization: Bearer secret\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: v4.channel.k8s.io\r\n\r\nfirst");
+    client.write(
+      "POST /exec/default/web/app?command=ls&stdout=1 HTTP/1.1\r\nHost: node:10250\r\nAuthorization: Bearer secret\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: v4.channel.k8s.io\r\n\r\nfirst",
+    );
     await waitFor(() => got.includes("echo:first"));
     client.write("second");
     await waitFor(() => got.includes("echo:second"));

@@ -55,8 +55,14 @@ describe("the self-signed serving certificate", () => {
     const certFile = join(dir, "given.crt");
     writeFileSync(certFile, "CERT");
     writeFileSync(join(dir, "given.key"), "KEY");
-    expect(servingCertificate({ certFile, keyFile: join(dir, "given.key"), certDir: join(dir, "unused"), hostname: "n" })).toMatchObject({ cert: "CERT", key: "KEY", generated: false });
-    expect(() => servingCertificate({ certFile: join(dir, "nope.crt"), keyFile: join(dir, "given.key"), certDir: dir, hostname: "n" })).toThrow(`cannot read the TLS certificate ${join(dir, "nope.crt")}`);
+    expect(servingCertificate({ certFile, keyFile: join(dir, "given.key"), certDir: join(dir, "unused"), hostname: "n" })).toMatchObject({
+      cert: "CERT",
+      key: "KEY",
+      generated: false,
+    });
+    expect(() => servingCertificate({ certFile: join(dir, "nope.crt"), keyFile: join(dir, "given.key"), certDir: dir, hostname: "n" })).toThrow(
+      `cannot read the TLS certificate ${join(dir, "nope.crt")}`,
+    );
   });
   test("certificateHosts: hostname first, no wildcard, no repeats; IPv6 in brackets unwrapped", () => {
     expect(certificateHosts("n", ["::", "[::1]", "n", "10.0.0.1"])).toEqual(["n", "::1", "10.0.0.1"]);
@@ -75,14 +81,21 @@ describe("client certificates over TLS", () => {
     const clock = new FakeClock();
     const seen: string[] = [];
     const server = await startAgentServer({
-      address: "127.0.0.1", port: 0, view: new FakeAgentView(), metrics: new AgentMetrics(), log: silent, nodeName: "node-b",
+      address: "127.0.0.1",
+      port: 0,
+      view: new FakeAgentView(),
+      metrics: new AgentMetrics(),
+      log: silent,
+      nodeName: "node-b",
       tls: { certFile: serving.certFile, keyFile: serving.keyFile, clientCAFile },
       authenticator: new Authenticator({ x509: true, anonymous: false, clock }),
       // Records who asked, then allows only the ops group.
       authorizer: new Authorizer({
-        mode: "Webhook", clock,
+        mode: "Webhook",
+        clock,
         webhook: {
-          cacheAuthorizedTTLMs: 0, cacheUnauthorizedTTLMs: 0,
+          cacheAuthorizedTTLMs: 0,
+          cacheUnauthorizedTTLMs: 0,
           reviewer: {
             createSubjectAccessReview: async (r) => {
               seen.push(`${r.spec.user} [${r.spec.groups?.join(",")}] ${r.spec.resourceAttributes?.verb} ${r.spec.resourceAttributes?.subresource}`);
@@ -99,7 +112,8 @@ describe("client certificates over TLS", () => {
       const other = new TestClientCA("other-ca");
       const mallory = other.issue("alice", ["ops"]);
       other.cleanup();
-      const get = (c?: { certPem: string; keyPem: string }) => fetch(`${server.url}/metrics`, { tls: { ca: serving.cert, ...(c ? { cert: c.certPem, key: c.keyPem } : {}) } });
+      const get = (c?: { certPem: string; keyPem: string }) =>
+        fetch(`${server.url}/metrics`, { tls: { ca: serving.cert, ...(c ? { cert: c.certPem, key: c.keyPem } : {}) } });
       const ok = await get(alice);
       expect(ok.status).toBe(200);
       const denied = await get(bob);

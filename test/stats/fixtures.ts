@@ -1,11 +1,16 @@
 // Host files for the stats provider's tests: a map of path → text, and statfs answers by path prefix.
 import type { HostFiles } from "../../src/stats/host";
 
-export function fakeHost(files: Record<string, string>, statfs: Record<string, { blocks: number; bavail: number; bfree: number; bsize: number; files: number; ffree: number }> = {}): HostFiles {
+export function fakeHost(
+  files: Record<string, string>,
+  statfs: Record<string, { blocks: number; bavail: number; bfree: number; bsize: number; files: number; ffree: number }> = {},
+): HostFiles {
   return {
     read: (p) => files[p],
     statfs: (p) => {
-      const key = Object.keys(statfs).filter((k) => p === k || p.startsWith(`${k}/`)).sort((a, b) => b.length - a.length)[0];
+      const key = Object.keys(statfs)
+        .filter((k) => p === k || p.startsWith(`${k}/`))
+        .sort((a, b) => b.length - a.length)[0];
       return key ? statfs[key] : undefined;
     },
   };

@@ -6,7 +6,15 @@ import { fakeHost, MEMINFO, v1Host } from "./fixtures";
 describe("readCgroupUsage", () => {
   test("v1 root: cpuacct ns, usage_in_bytes, working set = usage − total_inactive_file, the unlimited sentinel is no limit", () => {
     const u = readCgroupUsage(fakeHost(v1Host()), "/");
-    expect(u).toEqual({ cpuNanos: 5e9, usageBytes: 500_000_000, workingSetBytes: 400_000_000, rssBytes: 300_000_000, pageFaults: 77, majorPageFaults: 3, limitBytes: undefined });
+    expect(u).toEqual({
+      cpuNanos: 5e9,
+      usageBytes: 500_000_000,
+      workingSetBytes: 400_000_000,
+      rssBytes: 300_000_000,
+      pageFaults: 77,
+      majorPageFaults: 3,
+      limitBytes: undefined,
+    });
   });
 
   test("v1 child cgroup with a limit", () => {
@@ -29,7 +37,15 @@ describe("readCgroupUsage", () => {
       "/proc/meminfo": MEMINFO,
     };
     const u = readCgroupUsage(fakeHost(files), "/");
-    expect(u).toEqual({ cpuNanos: 2_500_000, usageBytes: 600_000 * 1024, workingSetBytes: 600_000 * 1024 - 200_000, rssBytes: 100, pageFaults: 9, majorPageFaults: 1, limitBytes: undefined });
+    expect(u).toEqual({
+      cpuNanos: 2_500_000,
+      usageBytes: 600_000 * 1024,
+      workingSetBytes: 600_000 * 1024 - 200_000,
+      rssBytes: 100,
+      pageFaults: 9,
+      majorPageFaults: 1,
+      limitBytes: undefined,
+    });
   });
 
   test("v2 child: memory.current and memory.max ('max' is no limit)", () => {
@@ -44,7 +60,15 @@ describe("readCgroupUsage", () => {
   });
 
   test("nothing readable: every figure undefined, never 0", () => {
-    expect(readCgroupUsage(fakeHost({}), "/")).toEqual({ cpuNanos: undefined, usageBytes: undefined, workingSetBytes: undefined, rssBytes: undefined, pageFaults: undefined, majorPageFaults: undefined, limitBytes: undefined });
+    expect(readCgroupUsage(fakeHost({}), "/")).toEqual({
+      cpuNanos: undefined,
+      usageBytes: undefined,
+      workingSetBytes: undefined,
+      rssBytes: undefined,
+      pageFaults: undefined,
+      majorPageFaults: undefined,
+      limitBytes: undefined,
+    });
   });
 });
 
@@ -56,7 +80,8 @@ test("readNetwork: loopback and pod ends left out; the default route's interface
   eth0: 1000 20 0 0 0 0 0 0 2000 30 5 0 0 0 0 0
 veth12ab: 7 1 0 0 0 0 0 0 7 1 0 0 0 0 0 0
 `;
-  const route = "Iface\tDestination\tGateway\tFlags\tRefCnt\tUse\tMetric\tMask\nnodeagent0\t0000580A\t00000000\t0001\t0\t0\t0\t0000FFFF\neth0\t00000000\t010200C0\t0003\t0\t0\t0\t00000000\n";
+  const route =
+    "Iface\tDestination\tGateway\tFlags\tRefCnt\tUse\tMetric\tMask\nnodeagent0\t0000580A\t00000000\t0001\t0\t0\t0\t0000FFFF\neth0\t00000000\t010200C0\t0003\t0\t0\t0\t00000000\n";
   const n = readNetwork(fakeHost({ "/proc/net/dev": dev, "/proc/net/route": route }));
   expect(n.defaultName).toBe("eth0");
   expect(n.interfaces).toEqual([
@@ -72,7 +97,15 @@ test("readPidLimits: maxpid = min(pid_max, threads-max), curproc from /proc/load
 
 test("fsStats: capacity and free space from statfs; used given or computed", () => {
   const host = fakeHost({}, { "/var/lib/na": { blocks: 100, bavail: 30, bfree: 40, bsize: 4096, files: 1000, ffree: 900 } });
-  expect(fsStats(host, "/var/lib/na/pods", "T")).toEqual({ time: "T", availableBytes: 30 * 4096, capacityBytes: 100 * 4096, usedBytes: 60 * 4096, inodesFree: 900, inodes: 1000, inodesUsed: 100 });
+  expect(fsStats(host, "/var/lib/na/pods", "T")).toEqual({
+    time: "T",
+    availableBytes: 30 * 4096,
+    capacityBytes: 100 * 4096,
+    usedBytes: 60 * 4096,
+    inodesFree: 900,
+    inodes: 1000,
+    inodesUsed: 100,
+  });
   expect(fsStats(host, "/var/lib/na", "T", { bytes: 5, inodes: 2 })).toMatchObject({ usedBytes: 5, inodesUsed: 2 });
   expect(fsStats(host, "/elsewhere", "T")).toEqual({ time: "T", usedBytes: undefined, inodesUsed: undefined });
 });

@@ -17,21 +17,37 @@ class FakeStatsRuntime implements StatsRuntime {
   cpuNs = 1e9;
   failContainers = false;
   async listPodSandboxStats(): Promise<PodSandboxStats[]> {
-    return [{
-      attributes: { id: "sb1", metadata: { name: "web", namespace: "default", uid: UID, attempt: 0 }, labels: {}, annotations: {} },
-      linux: {
-        cpu: { timestamp: 0, usageCoreNanoSeconds: u(this.cpuNs), usageNanoCores: null },
-        memory: { timestamp: 0, workingSetBytes: u(3000), availableBytes: null, usageBytes: u(4000), rssBytes: u(2000), pageFaults: u(5), majorPageFaults: u(0) },
-        network: { timestamp: 0, defaultInterface: { name: "eth0", rxBytes: u(10), rxErrors: u(0), txBytes: u(20), txErrors: u(0) }, interfaces: [{ name: "eth0", rxBytes: u(10), rxErrors: u(0), txBytes: u(20), txErrors: u(0) }] },
-        process: { timestamp: 0, processCount: u(3) },
-        containers: [],
+    return [
+      {
+        attributes: { id: "sb1", metadata: { name: "web", namespace: "default", uid: UID, attempt: 0 }, labels: {}, annotations: {} },
+        linux: {
+          cpu: { timestamp: 0, usageCoreNanoSeconds: u(this.cpuNs), usageNanoCores: null },
+          memory: {
+            timestamp: 0,
+            workingSetBytes: u(3000),
+            availableBytes: null,
+            usageBytes: u(4000),
+            rssBytes: u(2000),
+            pageFaults: u(5),
+            majorPageFaults: u(0),
+          },
+          network: {
+            timestamp: 0,
+            defaultInterface: { name: "eth0", rxBytes: u(10), rxErrors: u(0), txBytes: u(20), txErrors: u(0) },
+            interfaces: [{ name: "eth0", rxBytes: u(10), rxErrors: u(0), txBytes: u(20), txErrors: u(0) }],
+          },
+          process: { timestamp: 0, processCount: u(3) },
+          containers: [],
+        },
+        windows: null,
       },
-      windows: null,
-    }, {
-      // A sandbox of a pod the agent does not know: not reported.
-      attributes: { id: "sb2", metadata: { name: "other", namespace: "default", uid: "99", attempt: 0 }, labels: {}, annotations: {} },
-      linux: null, windows: null,
-    }] as PodSandboxStats[];
+      {
+        // A sandbox of a pod the agent does not know: not reported.
+        attributes: { id: "sb2", metadata: { name: "other", namespace: "default", uid: "99", attempt: 0 }, labels: {}, annotations: {} },
+        linux: null,
+        windows: null,
+      },
+    ] as PodSandboxStats[];
   }
   async listContainerStats(): Promise<ContainerStats[]> {
     if (this.failContainers) throw new Error("runtime down");
@@ -46,14 +62,38 @@ class FakeStatsRuntime implements StatsRuntime {
     return [c("old", 7e9), c("cur", this.cpuNs / 2)] as ContainerStats[];
   }
   async imageFsInfo(): Promise<ImageFsInfoResponse> {
-    return { imageFilesystems: [{ timestamp: 0, fsId: { mountpoint: "/var/lib/containerd" }, usedBytes: u(1 << 20), inodesUsed: u(100) }], containerFilesystems: [] } as ImageFsInfoResponse;
+    return {
+      imageFilesystems: [{ timestamp: 0, fsId: { mountpoint: "/var/lib/containerd" }, usedBytes: u(1 << 20), inodesUsed: u(100) }],
+      containerFilesystems: [],
+    } as ImageFsInfoResponse;
   }
 }
 
 const pod: Pod = {
   metadata: { name: "web", namespace: "default", uid: UID },
-  spec: { containers: [{ name: "app", image: "busybox" }], volumes: [{ name: "cache", emptyDir: {} }, { name: "mem", emptyDir: { medium: "Memory" } }, { name: "host", hostPath: { path: "/tmp" } }] },
-  status: { phase: "Running", startTime: "2026-11-23T10:00:00Z", containerStatuses: [{ name: "app", image: "busybox", imageID: "", ready: true, restartCount: 1, containerID: "containerd://cur", state: { running: { startedAt: "2026-11-23T10:00:05Z" } } }] },
+  spec: {
+    containers: [{ name: "app", image: "busybox" }],
+    volumes: [
+      { name: "cache", emptyDir: {} },
+      { name: "mem", emptyDir: { medium: "Memory" } },
+      { name: "host", hostPath: { path: "/tmp" } },
+    ],
+  },
+  status: {
+    phase: "Running",
+    startTime: "2026-11-23T10:00:00Z",
+    containerStatuses: [
+      {
+        name: "app",
+        image: "busybox",
+        imageID: "",
+        ready: true,
+        restartCount: 1,
+        containerID: "containerd://cur",
+        state: { running: { startedAt: "2026-11-23T10:00:05Z" } },
+      },
+    ],
+  },
 };
 
 const statfs = { blocks: 1000, bavail: 500, bfree: 600, bsize: 4096, files: 100, ffree: 60 };
@@ -61,9 +101,25 @@ const statfs = { blocks: 1000, bavail: 500, bfree: 600, bsize: 4096, files: 100,
 function provider(rt: StatsRuntime, clock: FakeClock, du: Record<string, { bytes: number; inodes: number }>, pods: () => Pod[] = () => [pod]) {
   const asked: string[] = [];
   const p = new SummaryProvider({
-    nodeName: "node-a", runtime: rt, pods, clock, log: createLogger("text", -999),
-    rootDir: "/var/lib/na", podsDir: "/var/lib/na/pods", podLogsRoot: "/var/log/pods", cgroupRoot: "/nodeagent",
-    files: fakeHost({ ...v1Host(), "/proc/stat": "cpu 1 2 3\nbtime 1700000000\n", "/proc/sys/kernel/pid_max": "32768\n", "/proc/sys/kernel/threads-max": "90000\n", "/proc/loadavg": "0 0 0 1/222 3\n" }, { "/var/lib/na": statfs, "/var/lib/containerd": statfs, "/var/log/pods": statfs }),
+    nodeName: "node-a",
+    runtime: rt,
+    pods,
+    clock,
+    log: createLogger("text", -999),
+    rootDir: "/var/lib/na",
+    podsDir: "/var/lib/na/pods",
+    podLogsRoot: "/var/log/pods",
+    cgroupRoot: "/nodeagent",
+    files: fakeHost(
+      {
+        ...v1Host(),
+        "/proc/stat": "cpu 1 2 3\nbtime 1700000000\n",
+        "/proc/sys/kernel/pid_max": "32768\n",
+        "/proc/sys/kernel/threads-max": "90000\n",
+        "/proc/loadavg": "0 0 0 1/222 3\n",
+      },
+      { "/var/lib/na": statfs, "/var/lib/containerd": statfs, "/var/log/pods": statfs },
+    ),
     du: { usage: async (path) => (asked.push(path), du[path]) },
   });
   return { p, asked };
@@ -89,11 +145,20 @@ describe("SummaryProvider", () => {
     const ps = s.pods[0]!;
     expect(ps.podRef).toEqual({ name: "web", namespace: "default", uid: UID });
     expect(ps.containers.map((c) => c.name)).toEqual(["app"]);
-    expect(ps.containers[0]).toMatchObject({ startTime: "2026-11-23T10:00:05Z", cpu: { usageCoreNanoSeconds: 5e8 }, memory: { workingSetBytes: 1500 }, rootfs: { usedBytes: 8192, inodesUsed: 4 }, logs: { usedBytes: 512, inodesUsed: 3 } });
+    expect(ps.containers[0]).toMatchObject({
+      startTime: "2026-11-23T10:00:05Z",
+      cpu: { usageCoreNanoSeconds: 5e8 },
+      memory: { workingSetBytes: 1500 },
+      rootfs: { usedBytes: 8192, inodesUsed: 4 },
+      logs: { usedBytes: 512, inodesUsed: 3 },
+    });
     expect(ps.memory).toMatchObject({ workingSetBytes: 3000, usageBytes: 4000 });
     expect(ps.network).toMatchObject({ name: "eth0", rxBytes: 10, txBytes: 20 });
     expect(ps.process_stats).toEqual({ process_count: 3 });
-    expect(ps.volume?.map((v) => [v.name, v.usedBytes])).toEqual([["cache", 4096], ["mem", 1024]]);
+    expect(ps.volume?.map((v) => [v.name, v.usedBytes])).toEqual([
+      ["cache", 4096],
+      ["mem", 1024],
+    ]);
     // Memory-backed volumes are not disk: 8192 + 512 + 4096.
     expect(ps["ephemeral-storage"]).toMatchObject({ usedBytes: 8192 + 512 + 4096, inodesUsed: 4 + 3 + 2 });
     // hostPath is the host's, never walked.
@@ -152,7 +217,17 @@ describe("SummaryProvider", () => {
       imageFsInfo: () => base.imageFsInfo(),
       listPodSandboxStats: async () => {
         const [template] = await base.listPodSandboxStats();
-        return current.map((p) => ({ ...template!, attributes: { ...template!.attributes!, id: `sb-${p.metadata!.uid}`, metadata: { name: p.metadata!.name!, namespace: "default", uid: p.metadata!.uid!, attempt: 0 } } }) as PodSandboxStats);
+        return current.map(
+          (p) =>
+            ({
+              ...template!,
+              attributes: {
+                ...template!.attributes!,
+                id: `sb-${p.metadata!.uid}`,
+                metadata: { name: p.metadata!.name!, namespace: "default", uid: p.metadata!.uid!, attempt: 0 },
+              },
+            }) as PodSandboxStats,
+        );
       },
     };
     const { p } = provider(rt, clock, {}, () => current);
@@ -201,7 +276,9 @@ test("renderResourceMetrics: the kubelet's names, labels and timestamps; scrape_
   const { p } = provider(new FakeStatsRuntime(), clock, {});
   const text = renderResourceMetrics(await p.get(true));
   const ts = Date.parse("2026-11-23T10:01:00Z");
-  expect(text).toContain("# HELP node_cpu_usage_seconds_total [ALPHA] Cumulative cpu time consumed by the node in core-seconds\n# TYPE node_cpu_usage_seconds_total counter\n");
+  expect(text).toContain(
+    "# HELP node_cpu_usage_seconds_total [ALPHA] Cumulative cpu time consumed by the node in core-seconds\n# TYPE node_cpu_usage_seconds_total counter\n",
+  );
   expect(text).toContain(`node_cpu_usage_seconds_total 5 ${ts}\n`);
   expect(text).toContain(`node_memory_working_set_bytes 400000000 ${ts}\n`);
   expect(text).toContain(`container_cpu_usage_seconds_total{container="app",namespace="default",pod="web"} 0.5 ${ts}\n`);
@@ -209,5 +286,7 @@ test("renderResourceMetrics: the kubelet's names, labels and timestamps; scrape_
   expect(text).toContain(`container_start_time_seconds{container="app",namespace="default",pod="web"} ${Date.parse("2026-11-23T10:00:05Z") / 1000}\n`);
   expect(text).toContain(`pod_memory_working_set_bytes{namespace="default",pod="web"} 3000 ${ts}\n`);
   expect(text).toContain("scrape_error 0\n");
-  expect(renderResourceMetrics(undefined)).toBe("# HELP scrape_error [ALPHA] 1 if there was an error while getting container metrics, 0 otherwise\n# TYPE scrape_error gauge\nscrape_error 1\n");
+  expect(renderResourceMetrics(undefined)).toBe(
+    "# HELP scrape_error [ALPHA] 1 if there was an error while getting container metrics, 0 otherwise\n# TYPE scrape_error gauge\nscrape_error 1\n",
+  );
 });

@@ -4,14 +4,30 @@ import { pod, podStatus, type CSpec } from "../agent/fixtures";
 
 const now = "2026-01-01T00:00:00Z";
 function status(p: ReturnType<typeof pod>, containers: CSpec[], extra: Partial<StatusInputs> = {}) {
-  return computeApiPodStatus({ pod: p, runtimeName: "containerd", runtime: podStatus(p, { containers }), waiting: new Map(), hostIP: "192.0.2.1", startTime: now, now, ...extra });
+  return computeApiPodStatus({
+    pod: p,
+    runtimeName: "containerd",
+    runtime: podStatus(p, { containers }),
+    waiting: new Map(),
+    hostIP: "192.0.2.1",
+    startTime: now,
+    now,
+    ...extra,
+  });
 }
 const cond = (s: ReturnType<typeof status>, t: string) => s.conditions!.find((c) => c.type === t)!;
 
 describe("container IDs", () => {
   test("are <runtimeName>://<id>, in the state, the last state and the status, as the kubelet's ContainerID prints them", () => {
     const waiting = new Map([["app", { reason: "CrashLoopBackOff", message: "back-off" }]]);
-    const crio = status(pod(), [{ name: "app", state: "exited", exitCode: 3, id: "new" }, { name: "app", state: "exited", exitCode: 1, id: "old" }], { runtimeName: "cri-o", waiting });
+    const crio = status(
+      pod(),
+      [
+        { name: "app", state: "exited", exitCode: 3, id: "new" },
+        { name: "app", state: "exited", exitCode: 1, id: "old" },
+      ],
+      { runtimeName: "cri-o", waiting },
+    );
     const cs = crio.containerStatuses![0]!;
     expect(cs.containerID).toBe("cri-o://new");
     expect(cs.lastState?.terminated?.containerID).toBe("cri-o://new");
@@ -47,8 +63,16 @@ describe("phase", () => {
   });
   test("Never: Succeeded when every container exited 0, Failed when one did not", () => {
     const p = pod({ restartPolicy: "Never", containers: ["a", "b"] });
-    expect(status(p, [{ name: "a", state: "exited", exitCode: 0 }, { name: "b", state: "exited", exitCode: 0 }]).phase).toBe("Succeeded");
-    const f = status(p, [{ name: "a", state: "exited", exitCode: 0 }, { name: "b", state: "exited", exitCode: 1 }]);
+    expect(
+      status(p, [
+        { name: "a", state: "exited", exitCode: 0 },
+        { name: "b", state: "exited", exitCode: 0 },
+      ]).phase,
+    ).toBe("Succeeded");
+    const f = status(p, [
+      { name: "a", state: "exited", exitCode: 0 },
+      { name: "b", state: "exited", exitCode: 1 },
+    ]);
     expect(f.phase).toBe("Failed");
     expect(cond(f, "Ready").reason).toBe("PodCompleted");
   });
@@ -59,17 +83,26 @@ describe("phase", () => {
   });
   test("init containers not done: Pending and not Initialized; done: Initialized", () => {
     const p = pod({ inits: ["i1", "i2"] });
-    const s = status(p, [{ name: "i1", state: "exited", exitCode: 0, init: true }, { name: "i2", state: "running", init: true }]);
+    const s = status(p, [
+      { name: "i1", state: "exited", exitCode: 0, init: true },
+      { name: "i2", state: "running", init: true },
+    ]);
     expect(s.phase).toBe("Pending");
     expect(cond(s, "Initialized")).toMatchObject({ status: "False", reason: "ContainersNotInitialized", message: "containers with incomplete status: [i2]" });
     expect(s.initContainerStatuses!.map((c) => Object.keys(c.state!)[0])).toEqual(["terminated", "running"]);
     expect(s.containerStatuses![0]!.state?.waiting?.reason).toBe("ContainerCreating");
-    const done = status(p, [{ name: "i1", state: "exited", exitCode: 0, init: true }, { name: "i2", state: "exited", exitCode: 0, init: true }, { name: "app", state: "running" }]);
+    const done = status(p, [
+      { name: "i1", state: "exited", exitCode: 0, init: true },
+      { name: "i2", state: "exited", exitCode: 0, init: true },
+      { name: "app", state: "running" },
+    ]);
     expect(done.phase).toBe("Running");
     expect(cond(done, "Initialized").status).toBe("True");
   });
   test("a failed pod says why", () => {
-    const s = status(pod({ inits: ["i1"], restartPolicy: "Never" }), [{ name: "i1", state: "exited", exitCode: 1, init: true }], { failed: { reason: "Failed", message: "init container i1 failed with exit code 1" } });
+    const s = status(pod({ inits: ["i1"], restartPolicy: "Never" }), [{ name: "i1", state: "exited", exitCode: 1, init: true }], {
+      failed: { reason: "Failed", message: "init container i1 failed with exit code 1" },
+    });
     expect(s).toMatchObject({ phase: "Failed", reason: "Failed", message: "init container i1 failed with exit code 1" });
   });
   test("image pull errors show as the waiting reason of a container not created yet", () => {

@@ -18,12 +18,26 @@ describe("podStatusPatch", () => {
     const t = "2026-01-01T00:00:00Z";
     const patch = podStatusPatch(
       "u1",
-      { conditions: [{ type: "Ready", status: "False", reason: "ContainersNotReady", lastTransitionTime: t }, { type: "Gone", status: "True" }, { type: "PodScheduled", status: "True" }] },
-      { conditions: [{ type: "Ready", status: "True", lastTransitionTime: t }, { type: "PodScheduled", status: "True" }] },
+      {
+        conditions: [
+          { type: "Ready", status: "False", reason: "ContainersNotReady", lastTransitionTime: t },
+          { type: "Gone", status: "True" },
+          { type: "PodScheduled", status: "True" },
+        ],
+      },
+      {
+        conditions: [
+          { type: "Ready", status: "True", lastTransitionTime: t },
+          { type: "PodScheduled", status: "True" },
+        ],
+      },
     );
     expect(patch?.status).toEqual({
       "$setElementOrder/conditions": [{ type: "Ready" }, { type: "PodScheduled" }],
-      conditions: [{ type: "Ready", status: "True", reason: null }, { type: "Gone", $patch: "delete" }],
+      conditions: [
+        { type: "Ready", status: "True", reason: null },
+        { type: "Gone", $patch: "delete" },
+      ],
     });
   });
 
@@ -31,10 +45,30 @@ describe("podStatusPatch", () => {
     const patch = podStatusPatch(
       "u1",
       { containerStatuses: [{ name: "app", image: "i", imageID: "", ready: false, restartCount: 0, state: { waiting: { reason: "ContainerCreating" } } }] },
-      { containerStatuses: [{ name: "app", image: "i", imageID: "sha", ready: true, restartCount: 0, containerID: "containerd://c", state: { running: { startedAt: "2026-01-01T00:00:05Z" } } }] },
+      {
+        containerStatuses: [
+          {
+            name: "app",
+            image: "i",
+            imageID: "sha",
+            ready: true,
+            restartCount: 0,
+            containerID: "containerd://c",
+            state: { running: { startedAt: "2026-01-01T00:00:05Z" } },
+          },
+        ],
+      },
     );
     expect(patch?.status.containerStatuses).toEqual([
-      { name: "app", image: "i", imageID: "sha", ready: true, restartCount: 0, containerID: "containerd://c", state: { running: { startedAt: "2026-01-01T00:00:05Z" }, waiting: null } },
+      {
+        name: "app",
+        image: "i",
+        imageID: "sha",
+        ready: true,
+        restartCount: 0,
+        containerID: "containerd://c",
+        state: { running: { startedAt: "2026-01-01T00:00:05Z" }, waiting: null },
+      },
     ]);
   });
 

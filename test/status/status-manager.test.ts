@@ -140,7 +140,21 @@ describe("StatusManager", () => {
     env.api.store.delete("pods", "default", "web", { gracePeriodSeconds: 30 });
     await env.until(() => !!env.view.get("web", "default")?.metadata?.deletionTimestamp, "informer to see the deletion");
     // The agent's status of a killed restartPolicy=Always pod still says Running: the final one is terminal.
-    const final = { ...runningStatus(), containerStatuses: [{ name: "app", image: "busybox", imageID: "sha256:abc", containerID: "containerd://c1", ready: false, started: false, restartCount: 0, state: { terminated: { exitCode: 137, reason: "Error" } } }] };
+    const final = {
+      ...runningStatus(),
+      containerStatuses: [
+        {
+          name: "app",
+          image: "busybox",
+          imageID: "sha256:abc",
+          containerID: "containerd://c1",
+          ready: false,
+          started: false,
+          restartCount: 0,
+          state: { terminated: { exitCode: 137, reason: "Error" } },
+        },
+      ],
+    };
     manager.podTerminated(pod, final);
 
     await env.until(() => env.storedPod("web") === undefined, "the final delete");

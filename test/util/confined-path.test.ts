@@ -23,7 +23,9 @@ function layout(name: string): { root: string; victim: string; sentinel: string 
 
 describe("confinedPath", () => {
   test("joins plain segments under the root; a relative root stays relative", () => {
-    expect(confinedPath("/var/lib/nodeagent/pods", "0b9c5d1e", "volumes", "kubernetes.io~empty-dir", "data")).toBe("/var/lib/nodeagent/pods/0b9c5d1e/volumes/kubernetes.io~empty-dir/data");
+    expect(confinedPath("/var/lib/nodeagent/pods", "0b9c5d1e", "volumes", "kubernetes.io~empty-dir", "data")).toBe(
+      "/var/lib/nodeagent/pods/0b9c5d1e/volumes/kubernetes.io~empty-dir/data",
+    );
     expect(confinedPath("/var/log/pods/", "default_web_u1")).toBe("/var/log/pods/default_web_u1");
     expect(confinedPath("nodeagent-unit", "podu1")).toBe("nodeagent-unit/podu1");
     // Dots inside a name are not traversal.

@@ -41,7 +41,11 @@ describe("classes", () => {
     test(s, () => {
       const ip = p(s);
       expect([isLoopbackIP(ip), isMulticastIP(ip), isLinkLocalUnicastIP(ip), isUnspecifiedIP(ip), isGlobalUnicastIP(ip)]).toEqual([
-        !!want.loopback, !!want.multicast, !!want.linkLocal, !!want.unspecified, want.global,
+        !!want.loopback,
+        !!want.multicast,
+        !!want.linkLocal,
+        !!want.unspecified,
+        want.global,
       ]);
     });
   }

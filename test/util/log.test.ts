@@ -6,12 +6,28 @@ const rec = (msg: string, fields?: LogRecord["fields"], level: LogRecord["level"
 
 describe("text rendering", () => {
   test("time, level, message, then key=value in the order given", () => {
-    expect(renderText(rec("pod pushed", { pod: "ns/name", uid: "u-1", count: 3, ready: true }))).toBe("2026-01-02T03:04:05.678Z info pod pushed pod=ns/name uid=u-1 count=3 ready=true");
+    expect(renderText(rec("pod pushed", { pod: "ns/name", uid: "u-1", count: 3, ready: true }))).toBe(
+      "2026-01-02T03:04:05.678Z info pod pushed pod=ns/name uid=u-1 count=3 ready=true",
+    );
   });
 
   test("values that would not read back as one word are quoted, with JSON escapes", () => {
-    const line = renderText(rec("m", { a: "two words", b: "", c: 'say "hi"', d: "x=y", e: "back\\slash", f: "line\nbreak", g: "tab\there", h: "/var/log/pods/ns_n_u/c/0.log", i: "ünïcode" }));
-    expect(line).toBe('2026-01-02T03:04:05.678Z info m a="two words" b="" c="say \\"hi\\"" d="x=y" e="back\\\\slash" f="line\\nbreak" g="tab\\there" h=/var/log/pods/ns_n_u/c/0.log i=ünïcode');
+    const line = renderText(
+      rec("m", {
+        a: "two words",
+        b: "",
+        c: 'say "hi"',
+        d: "x=y",
+        e: "back\\slash",
+        f: "line\nbreak",
+        g: "tab\there",
+        h: "/var/log/pods/ns_n_u/c/0.log",
+        i: "ünïcode",
+      }),
+    );
+    expect(line).toBe(
+      '2026-01-02T03:04:05.678Z info m a="two words" b="" c="say \\"hi\\"" d="x=y" e="back\\\\slash" f="line\\nbreak" g="tab\\there" h=/var/log/pods/ns_n_u/c/0.log i=ünïcode',
+    );
   });
 
   test("errors render as their message under err (any thrown value), and in any field that holds an Error", () => {
@@ -36,7 +52,16 @@ describe("text rendering", () => {
 describe("JSON rendering", () => {
   test("time, level, msg, then the fields as top-level keys", () => {
     const line = renderJson(rec("pod pushed", { pod: "ns/name", component: "push", count: 2, list: ["a"], obj: { k: true } }, "warn"));
-    expect(JSON.parse(line)).toEqual({ time: "2026-01-02T03:04:05.678Z", level: "warn", msg: "pod pushed", pod: "ns/name", component: "push", count: 2, list: ["a"], obj: { k: true } });
+    expect(JSON.parse(line)).toEqual({
+      time: "2026-01-02T03:04:05.678Z",
+      level: "warn",
+      msg: "pod pushed",
+      pod: "ns/name",
+      component: "push",
+      count: 2,
+      list: ["a"],
+      obj: { k: true },
+    });
     expect(Object.keys(JSON.parse(line)).slice(0, 3)).toEqual(["time", "level", "msg"]);
   });
 
@@ -85,7 +110,10 @@ describe("levels", () => {
     log.level = 4;
     pleg.debug("shown");
     expect(pleg.level).toBe(4);
-    expect(lines.map((l) => JSON.parse(l))).toMatchObject([{ msg: "relist", component: "pleg", pods: 2 }, { msg: "shown", component: "pleg" }]);
+    expect(lines.map((l) => JSON.parse(l))).toMatchObject([
+      { msg: "relist", component: "pleg", pods: 2 },
+      { msg: "shown", component: "pleg" },
+    ]);
   });
 
   test("methods are own properties, so a spread copy with one method replaced still logs through the rest", () => {

@@ -16,12 +16,13 @@ test("BoundedQueue drops and counts when full, and ends when closed", async () =
 test("Mutex runs sections one at a time in call order, even when one fails", async () => {
   const m = new Mutex();
   const log: string[] = [];
-  const section = (name: string, fail = false) => m.run(async () => {
-    log.push(`${name}:start`);
-    await new Promise((r) => setTimeout(r, 1));
-    log.push(`${name}:end`);
-    if (fail) throw new Error(name);
-  });
+  const section = (name: string, fail = false) =>
+    m.run(async () => {
+      log.push(`${name}:start`);
+      await new Promise((r) => setTimeout(r, 1));
+      log.push(`${name}:end`);
+      if (fail) throw new Error(name);
+    });
   const results = await Promise.allSettled([section("a"), section("b", true), section("c")]);
   expect(log).toEqual(["a:start", "a:end", "b:start", "b:end", "c:start", "c:end"]);
   expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);

@@ -12,7 +12,27 @@ const problem = (p: string) => ownedFolderProblem(p, "/var/log/pods");
 
 describe("the system folders", () => {
   test("the list: / and the host's system folders, /lib* included", () => {
-    for (const f of ["/", "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/root", "/home", "/var", "/var/lib", "/var/log", "/proc", "/sys", "/dev", "/run"]) {
+    for (const f of [
+      "/",
+      "/etc",
+      "/usr",
+      "/bin",
+      "/sbin",
+      "/lib",
+      "/lib32",
+      "/lib64",
+      "/libx32",
+      "/boot",
+      "/root",
+      "/home",
+      "/var",
+      "/var/lib",
+      "/var/log",
+      "/proc",
+      "/sys",
+      "/dev",
+      "/run",
+    ]) {
       expect(SYSTEM_FOLDERS).toContain(f);
     }
   });
@@ -22,16 +42,28 @@ describe("the system folders", () => {
     expect(normalizeAbsolute("//etc/")).toBe("/etc");
     expect(normalizeAbsolute("/usr/./")).toBe("/usr");
     expect(normalizeAbsolute("/")).toBe("/");
-    for (const [spelled, folder] of [["/etc/", "/etc"], ["//etc", "/etc"], ["/var/log/pods/..", "/var/log"], ["/var/./lib", "/var/lib"], ["/tmp/..", "/"], ["/../../etc", "/etc"], ["/lib64/", "/lib64"], ["///", "/"]]) {
+    for (const [spelled, folder] of [
+      ["/etc/", "/etc"],
+      ["//etc", "/etc"],
+      ["/var/log/pods/..", "/var/log"],
+      ["/var/./lib", "/var/lib"],
+      ["/tmp/..", "/"],
+      ["/../../etc", "/etc"],
+      ["/lib64/", "/lib64"],
+      ["///", "/"],
+    ]) {
       expect(systemFolderOf(spelled!)).toBe(folder);
       expect(problem(spelled!)).toContain(folder === "/" ? "/, the root of the host" : `${folder}, a system folder of the host`);
     }
     expect(problem("/var/log/pods/..")).toStartWith("is (once normalised) /var/log, a system folder of the host: the agent removes what it does not recognise");
-    expect(problem("/etc")).toBe("is /etc, a system folder of the host: the agent removes what it does not recognise in its folders; use a folder of its own such as /var/log/pods");
+    expect(problem("/etc")).toBe(
+      "is /etc, a system folder of the host: the agent removes what it does not recognise in its folders; use a folder of its own such as /var/log/pods",
+    );
   });
 
   test("sub-folders of system folders are fine: the agent owns what it makes there", () => {
-    for (const ok of ["/var/log/pods", "/var/lib/nodeagent", "/var/lib/nodeagent/pki", "/etc/nodeagent/pki", "/tmp/na", "/srv/logs/", "/var/log/pods/../pods2"]) expect(problem(ok)).toBeUndefined();
+    for (const ok of ["/var/log/pods", "/var/lib/nodeagent", "/var/lib/nodeagent/pki", "/etc/nodeagent/pki", "/tmp/na", "/srv/logs/", "/var/log/pods/../pods2"])
+      expect(problem(ok)).toBeUndefined();
   });
 
   test("empty, relative, NUL or newline: refused with what to give", () => {
@@ -44,7 +76,9 @@ describe("the system folders", () => {
 
   test("a symbolic link to a system folder is that folder; a link elsewhere is fine", () => {
     symlinkSync("/etc", join(base, "etc-link"));
-    expect(problem(join(base, "etc-link"))).toBe("resolves through a symbolic link to /etc, a system folder of the host: the agent removes what it does not recognise in its folders; use a folder of its own such as /var/log/pods");
+    expect(problem(join(base, "etc-link"))).toBe(
+      "resolves through a symbolic link to /etc, a system folder of the host: the agent removes what it does not recognise in its folders; use a folder of its own such as /var/log/pods",
+    );
     expect(problem(join(base, "etc-link", "."))).toContain("to /etc,");
     mkdirSync(join(base, "real"));
     symlinkSync(join(base, "real"), join(base, "ok-link"));

@@ -1,5 +1,18 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { lstatSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, readdirSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  lstatSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  closeSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FakeClock } from "../../src/util/clock";

@@ -5,7 +5,11 @@ import { downwardAPIPayload } from "../../src/volume/downward-api";
 
 const pod = (): Pod => ({
   metadata: { name: "web", namespace: "prod", uid: "u-1", labels: { tier: "front", app: "web" }, annotations: { note: 'say "hi"\n\tbye', "x/y": "é✓" } },
-  spec: { nodeName: "n1", serviceAccountName: "builder", containers: [{ name: "app", resources: { requests: { cpu: "250m", memory: "64Mi" }, limits: { cpu: "1500m", memory: "128Mi" } } }, { name: "side" }] },
+  spec: {
+    nodeName: "n1",
+    serviceAccountName: "builder",
+    containers: [{ name: "app", resources: { requests: { cpu: "250m", memory: "64Mi" }, limits: { cpu: "1500m", memory: "128Mi" } } }, { name: "side" }],
+  },
 });
 const ctx = { nodeName: "node-x", hostIP: "192.0.2.10" };
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -17,7 +21,7 @@ test("goQuote escapes as Go's %q: quotes, backslashes, control characters; print
   expect(goQuote("\u200b")).toBe('"\\u200b"');
 });
 
-test("FormatMap: sorted key=\"value\" lines, no trailing newline; empty map is empty", () => {
+test('FormatMap: sorted key="value" lines, no trailing newline; empty map is empty', () => {
   expect(formatMap({ tier: "front", app: "web" })).toBe('app="web"\ntier="front"');
   expect(formatMap(undefined)).toBe("");
   expect(metadataFieldValue(pod(), "metadata.annotations")).toBe('note="say \\"hi\\"\\n\\tbye"\nx/y="é✓"');
@@ -79,11 +83,15 @@ test("resource fields: ceil(quantity/divisor), CPU in milli-units, limits defaul
 
 test("a downwardAPI volume's payload: items with modes, resource files by container, errors aggregated", () => {
   const p = pod();
-  const out = downwardAPIPayload(p, [
-    { path: "labels", fieldRef: { fieldPath: "metadata.labels" } },
-    { path: "meta/name", fieldRef: { fieldPath: "metadata.name" }, mode: 0o600 },
-    { path: "mem", resourceFieldRef: { containerName: "app", resource: "limits.memory", divisor: "1Mi" } },
-  ], 0o644);
+  const out = downwardAPIPayload(
+    p,
+    [
+      { path: "labels", fieldRef: { fieldPath: "metadata.labels" } },
+      { path: "meta/name", fieldRef: { fieldPath: "metadata.name" }, mode: 0o600 },
+      { path: "mem", resourceFieldRef: { containerName: "app", resource: "limits.memory", divisor: "1Mi" } },
+    ],
+    0o644,
+  );
   expect([...out.keys()]).toEqual(["labels", "meta/name", "mem"]);
   expect(text(out.get("labels")!.data)).toBe('app="web"\ntier="front"');
   expect(out.get("labels")!.mode).toBe(0o644);
@@ -91,9 +99,13 @@ test("a downwardAPI volume's payload: items with modes, resource files by contai
   expect(text(out.get("mem")!.data)).toBe("128");
   expect(() => downwardAPIPayload(p, [{ path: "a", fieldRef: { fieldPath: "spec.nodeName" } }], 0o644)).toThrow("unsupported fieldPath: spec.nodeName");
   expect(() =>
-    downwardAPIPayload(p, [
-      { path: "a", fieldRef: { fieldPath: "spec.nodeName" } },
-      { path: "b", resourceFieldRef: { containerName: "nope", resource: "limits.cpu" } },
-    ], 0o644),
+    downwardAPIPayload(
+      p,
+      [
+        { path: "a", fieldRef: { fieldPath: "spec.nodeName" } },
+        { path: "b", resourceFieldRef: { containerName: "nope", resource: "limits.cpu" } },
+      ],
+      0o644,
+    ),
   ).toThrow("[unsupported fieldPath: spec.nodeName, container nope not found]");
 });

@@ -3,7 +3,16 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, w
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PathEscapeError } from "../../src/util/confined-path";
-import { isTmpfsMountPoint, MountError, mountsUnder, parseMountInfo, readMountInfo, SystemMounter, unescapeMountPath, unmountAndRemove } from "../../src/volume/mount";
+import {
+  isTmpfsMountPoint,
+  MountError,
+  mountsUnder,
+  parseMountInfo,
+  readMountInfo,
+  SystemMounter,
+  unescapeMountPath,
+  unmountAndRemove,
+} from "../../src/volume/mount";
 import { FakeMounter } from "../fakes/mounter";
 
 const mounter = new SystemMounter();
@@ -28,14 +37,26 @@ test("mountinfo lines are parsed, optional fields skipped and octal escapes deco
   ].join("\n");
   const [a, b, ...rest] = parseMountInfo(text);
   expect(rest).toEqual([]);
-  expect(a).toEqual({ id: 36, parentId: 35, device: "98:0", root: "/mnt1", mountPoint: "/mnt/parent dir/a\tb", options: ["rw", "noatime"], fsType: "ext3", source: "/dev/root", superOptions: ["rw", "errors=continue"] });
+  expect(a).toEqual({
+    id: 36,
+    parentId: 35,
+    device: "98:0",
+    root: "/mnt1",
+    mountPoint: "/mnt/parent dir/a\tb",
+    options: ["rw", "noatime"],
+    fsType: "ext3",
+    source: "/dev/root",
+    superOptions: ["rw", "errors=continue"],
+  });
   expect(b!.mountPoint).toBe("/tmp/x\\y");
   expect(b!.superOptions).toEqual(["rw", "size=1024k"]);
   expect(unescapeMountPath("a\\012b")).toBe("a\nb");
 });
 
 test("mountsUnder matches the directory and below, not a sibling sharing its prefix, last mounted first", () => {
-  const infos = parseMountInfo(["1 0 0:1 / /pods/u1 rw - tmpfs tmpfs rw", "2 1 0:2 / /pods/u1/v rw - tmpfs tmpfs rw", "3 0 0:3 / /pods/u10 rw - tmpfs tmpfs rw"].join("\n"));
+  const infos = parseMountInfo(
+    ["1 0 0:1 / /pods/u1 rw - tmpfs tmpfs rw", "2 1 0:2 / /pods/u1/v rw - tmpfs tmpfs rw", "3 0 0:3 / /pods/u10 rw - tmpfs tmpfs rw"].join("\n"),
+  );
   expect(mountsUnder("/pods/u1", infos).map((m) => m.mountPoint)).toEqual(["/pods/u1/v", "/pods/u1"]);
 });
 

@@ -19,29 +19,91 @@ let objects: FakeObjectSource;
 beforeEach(() => {
   clock = new FakeClock(Date.UTC(2026, 0, 1));
   objects = new FakeObjectSource(clock);
-  objects.setConfigMap({ metadata: { namespace: "prod", name: "cfg" }, data: { "app.conf": "port=80", mode: "fast" }, binaryData: { "logo.bin": b64("\x00\x01PNG") } });
+  objects.setConfigMap({
+    metadata: { namespace: "prod", name: "cfg" },
+    data: { "app.conf": "port=80", mode: "fast" },
+    binaryData: { "logo.bin": b64("\x00\x01PNG") },
+  });
   objects.setSecret({ metadata: { namespace: "prod", name: "creds" }, data: { user: b64("admin"), pass: b64("s3cr3t") } });
 });
 
 test("makePayload: all keys with defaultMode, or the listed items at their path with their mode", () => {
-  const data = new Map([["a", new Uint8Array([1])], ["b", new Uint8Array([2])]]);
+  const data = new Map([
+    ["a", new Uint8Array([1])],
+    ["b", new Uint8Array([2])],
+  ]);
   expect([...makePayload(data, undefined, 0o644, false, (k) => k).keys()]).toEqual(["a", "b"]);
-  const p = makePayload(data, [{ key: "b", path: "dir/bee", mode: 0o400 }, { key: "a", path: "a" }], 0o640, false, (k) => k);
-  expect([...p].map(([k, v]) => [k, v.mode])).toEqual([["dir/bee", 0o400], ["a", 0o640]]);
+  const p = makePayload(
+    data,
+    [
+      { key: "b", path: "dir/bee", mode: 0o400 },
+      { key: "a", path: "a" },
+    ],
+    0o640,
+    false,
+    (k) => k,
+  );
+  expect([...p].map(([k, v]) => [k, v.mode])).toEqual([
+    ["dir/bee", 0o400],
+    ["a", 0o640],
+  ]);
   expect(() => makePayload(data, [{ key: "c", path: "c" }], 0o644, false, (k) => `no ${k}`)).toThrow(new MissingKeyError("no c"));
-  expect([...makePayload(data, [{ key: "c", path: "c" }, { key: "a", path: "x" }], 0o644, true, (k) => k).keys()]).toEqual(["x"]);
+  expect([
+    ...makePayload(
+      data,
+      [
+        { key: "c", path: "c" },
+        { key: "a", path: "x" },
+      ],
+      0o644,
+      true,
+      (k) => k,
+    ).keys(),
+  ]).toEqual(["x"]);
 });
 
 test("configMap volume: data and binaryData, default mode 0644, defaultMode and item modes", async () => {
-  expect(files(await configMapPayload(pod(), { name: "cfg" }, objects))).toEqual({ "app.conf": ["port=80", "644"], mode: ["fast", "644"], "logo.bin": ["\x00\x01PNG", "644"] });
-  const p = await configMapPayload(pod(), { name: "cfg", defaultMode: 0o600, items: [{ key: "logo.bin", path: "img/logo" }, { key: "mode", path: "m", mode: 0o444 }] }, objects);
+  expect(files(await configMapPayload(pod(), { name: "cfg" }, objects))).toEqual({
+    "app.conf": ["port=80", "644"],
+    mode: ["fast", "644"],
+    "logo.bin": ["\x00\x01PNG", "644"],
+  });
+  const p = await configMapPayload(
+    pod(),
+    {
+      name: "cfg",
+      defaultMode: 0o600,
+      items: [
+        { key: "logo.bin", path: "img/logo" },
+        { key: "mode", path: "m", mode: 0o444 },
+      ],
+    },
+    objects,
+  );
   expect(files(p)).toEqual({ "img/logo": ["\x00\x01PNG", "600"], m: ["fast", "444"] });
   expect(objects.calls).toContain("getConfigMap prod/cfg");
 });
 
 test("configMap volume: missing key and missing object, with and without optional", async () => {
-  await expect(configMapPayload(pod(), { name: "cfg", items: [{ key: "nope", path: "x" }] }, objects)).rejects.toThrow("configmap references non-existent config key: nope");
-  expect(files(await configMapPayload(pod(), { name: "cfg", optional: true, items: [{ key: "nope", path: "x" }, { key: "mode", path: "m" }] }, objects))).toEqual({ m: ["fast", "644"] });
+  await expect(configMapPayload(pod(), { name: "cfg", items: [{ key: "nope", path: "x" }] }, objects)).rejects.toThrow(
+    "configmap references non-existent config key: nope",
+  );
+  expect(
+    files(
+      await configMapPayload(
+        pod(),
+        {
+          name: "cfg",
+          optional: true,
+          items: [
+            { key: "nope", path: "x" },
+            { key: "mode", path: "m" },
+          ],
+        },
+        objects,
+      ),
+    ),
+  ).toEqual({ m: ["fast", "644"] });
   const missing = configMapPayload(pod(), { name: "gone" }, objects);
   await expect(missing).rejects.toBeInstanceOf(ObjectNotFoundError);
   await expect(configMapPayload(pod(), { name: "gone" }, objects)).rejects.toThrow('configmap "gone" not found');
@@ -53,22 +115,30 @@ test("configMap volume: missing key and missing object, with and without optiona
 
 test("secret volume: base64 data decoded, modes, missing key message, optional", async () => {
   expect(files(await secretPayload(pod(), { secretName: "creds", defaultMode: 0o400 }, objects))).toEqual({ user: ["admin", "400"], pass: ["s3cr3t", "400"] });
-  expect(files(await secretPayload(pod(), { secretName: "creds", items: [{ key: "pass", path: "p", mode: 0o440 }] }, objects))).toEqual({ p: ["s3cr3t", "440"] });
-  await expect(secretPayload(pod(), { secretName: "creds", items: [{ key: "token", path: "t" }] }, objects)).rejects.toThrow("references non-existent secret key: token");
+  expect(files(await secretPayload(pod(), { secretName: "creds", items: [{ key: "pass", path: "p", mode: 0o440 }] }, objects))).toEqual({
+    p: ["s3cr3t", "440"],
+  });
+  await expect(secretPayload(pod(), { secretName: "creds", items: [{ key: "token", path: "t" }] }, objects)).rejects.toThrow(
+    "references non-existent secret key: token",
+  );
   await expect(secretPayload(pod(), { secretName: "absent" }, objects)).rejects.toThrow('secret "absent" not found');
   expect((await secretPayload(pod(), { secretName: "absent", optional: true }, objects)).size).toBe(0);
 });
 
 test("projected: token, configMap, secret and downwardAPI in one payload with the projected defaultMode", async () => {
-  const p = await projectedPayload(pod(), {
-    defaultMode: 0o640,
-    sources: [
-      { serviceAccountToken: { path: "token", audience: "vault", expirationSeconds: 7200 } },
-      { configMap: { name: "cfg", items: [{ key: "mode", path: "mode" }] } },
-      { secret: { name: "creds", items: [{ key: "user", path: "creds/user", mode: 0o400 }] } },
-      { downwardAPI: { items: [{ path: "namespace", fieldRef: { fieldPath: "metadata.namespace" } }] } },
-    ],
-  }, objects);
+  const p = await projectedPayload(
+    pod(),
+    {
+      defaultMode: 0o640,
+      sources: [
+        { serviceAccountToken: { path: "token", audience: "vault", expirationSeconds: 7200 } },
+        { configMap: { name: "cfg", items: [{ key: "mode", path: "mode" }] } },
+        { secret: { name: "creds", items: [{ key: "user", path: "creds/user", mode: 0o400 }] } },
+        { downwardAPI: { items: [{ path: "namespace", fieldRef: { fieldPath: "metadata.namespace" } }] } },
+      ],
+    },
+    objects,
+  );
   expect(files(p)).toEqual({ token: ["token-1", "640"], mode: ["fast", "640"], "creds/user": ["admin", "400"], namespace: ["prod", "640"] });
   expect(objects.issued).toHaveLength(1);
   expect(objects.issued[0]!.request).toEqual({ serviceAccountName: "builder", audience: "vault", expirationSeconds: 7200 });
@@ -78,14 +148,18 @@ test("projected: token, configMap, secret and downwardAPI in one payload with th
 
 test("projected: the kube-api-access volume as ServiceAccount admission writes it", async () => {
   objects.setConfigMap({ metadata: { namespace: "prod", name: "kube-root-ca.crt" }, data: { "ca.crt": "-----BEGIN CERTIFICATE-----" } });
-  const p = await projectedPayload(pod(), {
-    defaultMode: 0o644,
-    sources: [
-      { serviceAccountToken: { path: "token", expirationSeconds: 3607 } },
-      { configMap: { name: "kube-root-ca.crt", items: [{ key: "ca.crt", path: "ca.crt" }] } },
-      { downwardAPI: { items: [{ path: "namespace", fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" } }] } },
-    ],
-  }, objects);
+  const p = await projectedPayload(
+    pod(),
+    {
+      defaultMode: 0o644,
+      sources: [
+        { serviceAccountToken: { path: "token", expirationSeconds: 3607 } },
+        { configMap: { name: "kube-root-ca.crt", items: [{ key: "ca.crt", path: "ca.crt" }] } },
+        { downwardAPI: { items: [{ path: "namespace", fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" } }] } },
+      ],
+    },
+    objects,
+  );
   expect(files(p)).toEqual({ token: ["token-1", "644"], "ca.crt": ["-----BEGIN CERTIFICATE-----", "644"], namespace: ["prod", "644"] });
   expect(objects.issued[0]!.request).toEqual({ serviceAccountName: "builder", audience: "", expirationSeconds: 3607 });
 });
@@ -115,5 +189,7 @@ test("projected: every failing source is reported, as the kubelet's aggregate er
 });
 
 test("projected: a clusterTrustBundle source is refused with a reason, never silently skipped", async () => {
-  await expect(projectedPayload(pod(), { sources: [{ clusterTrustBundle: { name: "ca", path: "ca.pem" } }] }, objects)).rejects.toThrow('clusterTrustBundle projections are not supported by nodeagent (path "ca.pem")');
+  await expect(projectedPayload(pod(), { sources: [{ clusterTrustBundle: { name: "ca", path: "ca.pem" } }] }, objects)).rejects.toThrow(
+    'clusterTrustBundle projections are not supported by nodeagent (path "ca.pem")',
+  );
 });

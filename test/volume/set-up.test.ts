@@ -7,7 +7,15 @@ import { FakeClock } from "../../src/util/clock";
 import { PathEscapeError } from "../../src/util/confined-path";
 import { memoryVolumeSizeBytes, podMemoryLimitBytes } from "../../src/volume/empty-dir";
 import { mountsUnder, SystemMounter } from "../../src/volume/mount";
-import { HostPathTypeError, mountedPodUIDs, mustMountReadOnly, setUpVolume, tearDownPodVolumes, UnsupportedVolumeError, type VolumeHost } from "../../src/volume/set-up";
+import {
+  HostPathTypeError,
+  mountedPodUIDs,
+  mustMountReadOnly,
+  setUpVolume,
+  tearDownPodVolumes,
+  UnsupportedVolumeError,
+  type VolumeHost,
+} from "../../src/volume/set-up";
 import { volumeDir, volumeHostPath } from "../../src/api/pod-dirs";
 import { FakeMounter } from "../fakes/mounter";
 import { FakeObjectSource } from "../fakes/object-source";
@@ -79,11 +87,22 @@ test("configMap volume: on disk, atomic layout, refreshed on the next call, opti
 });
 
 test("secret, downwardAPI and projected volumes live on a tmpfs sized by the pod's memory limit; a second call does not mount again", async () => {
-  const p = pod([
-    { name: "creds", secret: { secretName: "creds", defaultMode: 0o400 } },
-    { name: "info", downwardAPI: { items: [{ path: "labels", fieldRef: { fieldPath: "metadata.labels" } }] } },
-    { name: "kube-api-access-abcde", projected: { sources: [{ serviceAccountToken: { path: "token", expirationSeconds: 3607 } }, { configMap: { name: "cfg", items: [{ key: "app.conf", path: "ca.crt" }] } }] } },
-  ], "64Mi");
+  const p = pod(
+    [
+      { name: "creds", secret: { secretName: "creds", defaultMode: 0o400 } },
+      { name: "info", downwardAPI: { items: [{ path: "labels", fieldRef: { fieldPath: "metadata.labels" } }] } },
+      {
+        name: "kube-api-access-abcde",
+        projected: {
+          sources: [
+            { serviceAccountToken: { path: "token", expirationSeconds: 3607 } },
+            { configMap: { name: "cfg", items: [{ key: "app.conf", path: "ca.crt" }] } },
+          ],
+        },
+      },
+    ],
+    "64Mi",
+  );
   const dirs: string[] = [];
   for (const v of p.spec!.volumes!) dirs.push(await setUpVolume(p, v, host));
   const mounts = mountsUnder(podsDir);
@@ -132,7 +151,14 @@ test("a failed first setup leaves no mount and no folder; a failed refresh keeps
 });
 
 test("emptyDir: disk 0777; Memory on a tmpfs sized by sizeLimit below the pod limit; hugepages unsupported", async () => {
-  const p = pod([{ name: "scratch", emptyDir: {} }, { name: "ram", emptyDir: { medium: "Memory", sizeLimit: "8Mi" } }, { name: "huge", emptyDir: { medium: "HugePages" } }], "64Mi");
+  const p = pod(
+    [
+      { name: "scratch", emptyDir: {} },
+      { name: "ram", emptyDir: { medium: "Memory", sizeLimit: "8Mi" } },
+      { name: "huge", emptyDir: { medium: "HugePages" } },
+    ],
+    "64Mi",
+  );
   const old = process.umask(0o077);
   let disk: string;
   try {
@@ -152,7 +178,15 @@ test("emptyDir: disk 0777; Memory on a tmpfs sized by sizeLimit below the pod li
 });
 
 test("tmpfs size: min of node allocatable, pod limit (all containers limited), sizeLimit; none → kernel default", () => {
-  const two = (a?: string, b?: string): Pod => ({ metadata: {}, spec: { containers: [{ name: "a", resources: a ? { limits: { memory: a } } : {} }, { name: "b", resources: b ? { limits: { memory: b } } : {} }] } });
+  const two = (a?: string, b?: string): Pod => ({
+    metadata: {},
+    spec: {
+      containers: [
+        { name: "a", resources: a ? { limits: { memory: a } } : {} },
+        { name: "b", resources: b ? { limits: { memory: b } } : {} },
+      ],
+    },
+  });
   expect(podMemoryLimitBytes(two("64Mi", "32Mi"))).toBe(96 * 1024 * 1024);
   expect(podMemoryLimitBytes(two("64Mi"))).toBeUndefined();
   const withInit = two("64Mi", "32Mi");
@@ -202,12 +236,19 @@ test("other volume kinds are an explicit unsupported error naming the volume and
 test("fsGroup: files get the group and mode|0440 (read-only kinds) or |0660 (emptyDir), dirs setgid, links untouched", async () => {
   const p = pod([
     { name: "creds", secret: { secretName: "creds", defaultMode: 0o400 } },
-    { name: "tok", projected: { sources: [{ serviceAccountToken: { path: "token" } }, { configMap: { name: "cfg", items: [{ key: "app.conf", path: "conf/app" }] } }] } },
+    {
+      name: "tok",
+      projected: { sources: [{ serviceAccountToken: { path: "token" } }, { configMap: { name: "cfg", items: [{ key: "app.conf", path: "conf/app" }] } }] },
+    },
     { name: "scratch", emptyDir: {} },
   ]);
   p.spec!.securityContext = { fsGroup: 2000 };
   host.mounter = new FakeMounter();
-  const [creds, tok, scratch] = [await setUpVolume(p, p.spec!.volumes![0]!, host), await setUpVolume(p, p.spec!.volumes![1]!, host), await setUpVolume(p, p.spec!.volumes![2]!, host)];
+  const [creds, tok, scratch] = [
+    await setUpVolume(p, p.spec!.volumes![0]!, host),
+    await setUpVolume(p, p.spec!.volumes![1]!, host),
+    await setUpVolume(p, p.spec!.volumes![2]!, host),
+  ];
   const st = (dir: string, rel: string) => statSync(join(dir, rel));
   expect(st(creds!, "pass").mode & 0o7777).toBe(0o440);
   expect(st(creds!, "pass").gid).toBe(2000);
@@ -225,7 +266,10 @@ test("fsGroup: files get the group and mode|0440 (read-only kinds) or |0660 (emp
 });
 
 test("mountedPodUIDs finds the pods with something mounted under their volumes (an agent restart's clean-up)", async () => {
-  const a = pod([{ name: "s", secret: { secretName: "creds" } }, { name: "c", configMap: { name: "cfg" } }]);
+  const a = pod([
+    { name: "s", secret: { secretName: "creds" } },
+    { name: "c", configMap: { name: "cfg" } },
+  ]);
   const b = pod([{ name: "ram", emptyDir: { medium: "Memory" } }], undefined, "1f2d7c4e-1b3a-4c5d-9e6f-0a1b2c3d4e5f");
   const c = pod([{ name: "c", configMap: { name: "cfg" } }], undefined, "2f2d7c4e-1b3a-4c5d-9e6f-0a1b2c3d4e5f");
   for (const p of [a, b, c]) for (const v of p.spec!.volumes!) await setUpVolume(p, v, host);

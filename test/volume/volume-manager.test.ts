@@ -27,7 +27,8 @@ function setup(log = createLogger("text", -999)) {
   const objects = new FakeObjectSource();
   const cm = new FakeConfigMapPlugin(objects);
   const mounts = new FakeMountTable();
-  const make = () => new VolumeManager({ podsDir, plugins: [cm, ...nodeVolumePlugins({ podsDir, objects, mounter: new FakeMounter(), clock })], objects, mounts, clock, log });
+  const make = () =>
+    new VolumeManager({ podsDir, plugins: [cm, ...nodeVolumePlugins({ podsDir, objects, mounter: new FakeMounter(), clock })], objects, mounts, clock, log });
   return { podsDir, clock, objects, cm, mounts, vm: make(), make };
 }
 
@@ -60,7 +61,9 @@ describe("waitForAttachAndMount", () => {
     const p = pod([cfg, { name: "work", emptyDir: {} }]);
     const e = await mountError(vm.waitForAttachAndMount(p));
     expect(e.volume).toBe("cfg");
-    expect(e.message).toBe(`Unable to attach or mount volumes: unmounted volumes=[cfg], unattached volumes=[cfg]: MountVolume.SetUp failed for volume "cfg" : configmap "y" not found`);
+    expect(e.message).toBe(
+      `Unable to attach or mount volumes: unmounted volumes=[cfg], unattached volumes=[cfg]: MountVolume.SetUp failed for volume "cfg" : configmap "y" not found`,
+    );
     expect(e.retryAt).toBe(clock.now() + MOUNT_RETRY_INITIAL_MS);
     // The emptyDir was made meanwhile, the configMap volume was not.
     expect(vm.hostPath(p, "work")).toBeDefined();

@@ -12,7 +12,11 @@ const escapeProperty = (s: string): string => escapeData(s).replace(/:/g, "%3A")
 export function formatGithub(result: LintResult): string {
   const lines = result.findings.map((f) => {
     const props = [
-      `file=${escapeProperty(f.file)}`, `line=${f.line}`, `col=${f.column}`, `endLine=${f.endLine}`, `endColumn=${f.endColumn}`,
+      `file=${escapeProperty(f.file)}`,
+      `line=${f.line}`,
+      `col=${f.column}`,
+      `endLine=${f.endLine}`,
+      `endColumn=${f.endColumn}`,
       `title=${escapeProperty(`${f.rule} (nodeagent staticpod lint)`)}`,
     ];
     return `::${COMMAND[f.severity]} ${props.join(",")}::${escapeData(f.hint ? `${f.message}\n${f.hint}` : f.message)}`;

@@ -10,8 +10,16 @@ export function formatJson(result: LintResult, toolVersion: string): string {
     filesChecked: result.filesChecked,
     summary: countBySeverity(result.findings),
     findings: result.findings.map((f) => ({
-      file: f.file, line: f.line, column: f.column, endLine: f.endLine, endColumn: f.endColumn,
-      field: f.field, rule: f.rule, severity: f.severity, message: f.message, hint: f.hint,
+      file: f.file,
+      line: f.line,
+      column: f.column,
+      endLine: f.endLine,
+      endColumn: f.endColumn,
+      field: f.field,
+      rule: f.rule,
+      severity: f.severity,
+      message: f.message,
+      hint: f.hint,
     })),
   };
   return JSON.stringify(doc, null, 2) + "\n";

@@ -8,7 +8,10 @@ import { atLeast, type Severity } from "../types";
 function xml(s: string): string {
   return s
     .replace(/[\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD")
-    .replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;");
 }
 
 export function formatJunit(result: LintResult, failOn: Severity): string {
@@ -23,7 +26,9 @@ export function formatJunit(result: LintResult, failOn: Severity): string {
       const body = xml(`${report.file}:${f.line}:${f.column}: ${f.severity}: ${f.message}\nhint: ${f.hint}`);
       if (atLeast(f.severity, failOn)) {
         suiteFailures++;
-        cases.push(`    <testcase name="${name}" classname="${xml(report.file)}">\n      <failure message="${xml(f.message)}" type="${xml(f.rule)}">${body}</failure>\n    </testcase>`);
+        cases.push(
+          `    <testcase name="${name}" classname="${xml(report.file)}">\n      <failure message="${xml(f.message)}" type="${xml(f.rule)}">${body}</failure>\n    </testcase>`,
+        );
       } else {
         cases.push(`    <testcase name="${name}" classname="${xml(report.file)}">\n      <system-out>${body}</system-out>\n    </testcase>`);
       }
@@ -31,7 +36,9 @@ export function formatJunit(result: LintResult, failOn: Severity): string {
     if (cases.length === 0) cases.push(`    <testcase name="manifest" classname="${xml(report.file)}"/>`);
     tests += cases.length;
     failures += suiteFailures;
-    suites.push(`  <testsuite name="${xml(report.file)}" tests="${cases.length}" failures="${suiteFailures}" errors="0" skipped="0">\n${cases.join("\n")}\n  </testsuite>`);
+    suites.push(
+      `  <testsuite name="${xml(report.file)}" tests="${cases.length}" failures="${suiteFailures}" errors="0" skipped="0">\n${cases.join("\n")}\n  </testsuite>`,
+    );
   }
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="nodeagent staticpod lint" tests="${tests}" failures="${failures}" errors="0">\n${suites.join("\n")}\n</testsuites>\n`;
 }

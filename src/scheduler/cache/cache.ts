@@ -242,7 +242,10 @@ export class Cache {
     this.dirty.clear();
     if (this.nodeSetChanged) {
       snapshot.nodeSetVersion++;
-      snapshot.nodeInfoList = this.tree.list().map((n) => snapshot.nodeInfoMap.get(n)).filter((n): n is NodeInfo => !!n);
+      snapshot.nodeInfoList = this.tree
+        .list()
+        .map((n) => snapshot.nodeInfoMap.get(n))
+        .filter((n): n is NodeInfo => !!n);
       this.nodeSetChanged = false;
       snapshot.podsWithAffinityList = snapshot.nodeInfoList.filter((n) => n.podsWithAffinity.length > 0);
       snapshot.podsWithRequiredAntiAffinityList = snapshot.nodeInfoList.filter((n) => n.podsWithRequiredAntiAffinity.length > 0);

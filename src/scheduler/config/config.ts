@@ -57,7 +57,8 @@ class Reader {
     if (v === undefined || v === null) return {};
     if (typeof v !== "object" || Array.isArray(v)) this.fail(path, `must be a mapping, not ${Array.isArray(v) ? "a list" : typeof v}`);
     const o = v as Json;
-    for (const k of Object.keys(o)) if (!allowed.includes(k)) this.fail(join(path, k), `unknown field ${JSON.stringify(k)} (known: ${allowed.join(", ")})`, "key");
+    for (const k of Object.keys(o))
+      if (!allowed.includes(k)) this.fail(join(path, k), `unknown field ${JSON.stringify(k)} (known: ${allowed.join(", ")})`, "key");
     return o;
   }
 
@@ -201,7 +202,8 @@ function readArgs(r: Reader, name: string, v: unknown, path: string): Json {
   if (name === Names.NodeResourcesBalancedAllocation) readResources(r, a.resources, join(path, "resources"));
   if (name === Names.PodTopologySpread) {
     const t = r.string(a.defaultingType, join(path, "defaultingType"));
-    if (t !== undefined && t !== "System" && t !== "List") r.fail(join(path, "defaultingType"), `Unsupported value: ${JSON.stringify(t)}: supported values: "System", "List"`);
+    if (t !== undefined && t !== "System" && t !== "List")
+      r.fail(join(path, "defaultingType"), `Unsupported value: ${JSON.stringify(t)}: supported values: "System", "List"`);
     if (t !== "List" && r.list(a.defaultConstraints, join(path, "defaultConstraints")).length > 0) {
       r.fail(join(path, "defaultConstraints"), 'Invalid value: when .defaultingType is "System", .defaultConstraints must be empty');
     }
@@ -297,22 +299,47 @@ export function profilesFor(config: SchedulerConfig, fromFile: boolean, schedule
   if (schedulerName === undefined) return config;
   if (!fromFile) return { ...config, profiles: [defaultProfile(schedulerName)] };
   const profile = config.profiles.find((p) => p.schedulerName === schedulerName);
-  if (!profile) throw new ConfigError(`--scheduler-name ${JSON.stringify(schedulerName)}: the configuration has no such profile (profiles: ${config.profiles.map((p) => p.schedulerName).join(", ")})`);
+  if (!profile)
+    throw new ConfigError(
+      `--scheduler-name ${JSON.stringify(schedulerName)}: the configuration has no such profile (profiles: ${config.profiles.map((p) => p.schedulerName).join(", ")})`,
+    );
   return { ...config, profiles: [profile] };
 }
 
-const IGNORED_TOP_LEVEL = ["parallelism", "clientConnection", "leaderElection", "healthzBindAddress", "metricsBindAddress", "enableProfiling", "enableContentionProfiling", "delayCacheUntilActive", "featureGates"];
+const IGNORED_TOP_LEVEL = [
+  "parallelism",
+  "clientConnection",
+  "leaderElection",
+  "healthzBindAddress",
+  "metricsBindAddress",
+  "enableProfiling",
+  "enableContentionProfiling",
+  "delayCacheUntilActive",
+  "featureGates",
+];
 
 /** Parses a KubeSchedulerConfiguration; throws ConfigError with file:line:column. */
 export function parseSchedulerConfig(text: string, file: string, warn: (message: string) => void = () => {}): SchedulerConfig {
   const parsed = parseManifest(text);
   const problem = parsed.problems[0];
   if (problem) {
-    const message = problem.code === "empty" ? "empty configuration" : problem.message.replace(/the kubelet reads only the first document/, "a configuration is one document");
+    const message =
+      problem.code === "empty"
+        ? "empty configuration"
+        : problem.message.replace(/the kubelet reads only the first document/, "a configuration is one document");
     throw new ConfigError(`${file}:${problem.line}:${problem.column}: ${message}`);
   }
   const r = new Reader(file, parsed.locate);
-  const top = r.object(parsed.value, "", ["apiVersion", "kind", "percentageOfNodesToScore", "podInitialBackoffSeconds", "podMaxBackoffSeconds", "profiles", "extenders", ...IGNORED_TOP_LEVEL]);
+  const top = r.object(parsed.value, "", [
+    "apiVersion",
+    "kind",
+    "percentageOfNodesToScore",
+    "podInitialBackoffSeconds",
+    "podMaxBackoffSeconds",
+    "profiles",
+    "extenders",
+    ...IGNORED_TOP_LEVEL,
+  ]);
   const apiVersion = r.string(top.apiVersion, "apiVersion");
   if (apiVersion !== "kubescheduler.config.k8s.io/v1") r.fail("apiVersion", `must be kubescheduler.config.k8s.io/v1, not ${JSON.stringify(apiVersion ?? "")}`);
   const kind = r.string(top.kind, "kind");

@@ -3,7 +3,18 @@
 // arguments. Defaults and validation are in config.ts.
 
 export const EXTENSION_POINTS = [
-  "preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score", "reserve", "permit", "preBind", "bind", "postBind",
+  "preEnqueue",
+  "queueSort",
+  "preFilter",
+  "filter",
+  "postFilter",
+  "preScore",
+  "score",
+  "reserve",
+  "permit",
+  "preBind",
+  "bind",
+  "postBind",
 ] as const;
 export type ExtensionPoint = (typeof EXTENSION_POINTS)[number];
 

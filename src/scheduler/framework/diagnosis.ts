@@ -92,5 +92,10 @@ export function truncateMessage(message: string): string {
   const bytes = Buffer.from(message, "utf8");
   if (bytes.length <= NOTE_LENGTH_LIMIT) return message;
   const suffix = " ...";
-  return bytes.subarray(0, NOTE_LENGTH_LIMIT - suffix.length).toString("utf8").replace(/\uFFFD$/, "") + suffix;
+  return (
+    bytes
+      .subarray(0, NOTE_LENGTH_LIMIT - suffix.length)
+      .toString("utf8")
+      .replace(/\uFFFD$/, "") + suffix
+  );
 }

@@ -3,8 +3,19 @@
 // implements, the checks and their messages, and the score weights.
 import { EXTENSION_POINTS, type ExtensionPoint, type PluginRef, type Profile } from "../config/types";
 import type {
-  BindPlugin, FilterPlugin, PermitPlugin, Plugin, PostBindPlugin, PostFilterPlugin, PreBindPlugin, PreEnqueuePlugin, PreFilterPlugin, PreScorePlugin,
-  QueueSortPlugin, ReservePlugin, ScorePlugin,
+  BindPlugin,
+  FilterPlugin,
+  PermitPlugin,
+  Plugin,
+  PostBindPlugin,
+  PostFilterPlugin,
+  PreBindPlugin,
+  PreEnqueuePlugin,
+  PreFilterPlugin,
+  PreScorePlugin,
+  QueueSortPlugin,
+  ReservePlugin,
+  ScorePlugin,
 } from "./interface";
 
 /** Does the plugin implement the extension point (the Go interface check)? */
@@ -25,8 +36,17 @@ const IMPLEMENTS: Record<ExtensionPoint, (p: Plugin) => boolean> = {
 
 /** The Go interface names, for error messages ("FilterPlugin \"X\" does not exist"). */
 const INTERFACE_NAMES: Record<ExtensionPoint, string> = {
-  preEnqueue: "PreEnqueuePlugin", queueSort: "QueueSortPlugin", preFilter: "PreFilterPlugin", filter: "FilterPlugin", postFilter: "PostFilterPlugin",
-  preScore: "PreScorePlugin", score: "ScorePlugin", reserve: "ReservePlugin", permit: "PermitPlugin", preBind: "PreBindPlugin", bind: "BindPlugin",
+  preEnqueue: "PreEnqueuePlugin",
+  queueSort: "QueueSortPlugin",
+  preFilter: "PreFilterPlugin",
+  filter: "FilterPlugin",
+  postFilter: "PostFilterPlugin",
+  preScore: "PreScorePlugin",
+  score: "ScorePlugin",
+  reserve: "ReservePlugin",
+  permit: "PermitPlugin",
+  preBind: "PreBindPlugin",
+  bind: "BindPlugin",
   postBind: "PostBindPlugin",
 };
 

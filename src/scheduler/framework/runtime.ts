@@ -8,7 +8,32 @@ import type { NodeInfo } from "../model/node-info";
 import type { PodInfo } from "../model/pod-info";
 import { CycleState } from "./cycle-state";
 import type { NodeToStatus } from "./diagnosis";
-import { type BindPlugin, type ClusterClient, type ClusterEventWithHint, type EnqueueExtensions, type FilterPlugin, type Handle, MAX_NODE_SCORE, MIN_NODE_SCORE, type NodeScore, type PermitPlugin, type Plugin, type PluginFactory, type PostBindPlugin, type PostFilterPlugin, type PostFilterResult, type PreBindPlugin, type PreEnqueuePlugin, type PreFilterPlugin, type PreScorePlugin, type QueueSortPlugin, type ReservePlugin, type ScorePlugin, type SnapshotLister, type WaitingPod } from "./interface";
+import {
+  type BindPlugin,
+  type ClusterClient,
+  type ClusterEventWithHint,
+  type EnqueueExtensions,
+  type FilterPlugin,
+  type Handle,
+  MAX_NODE_SCORE,
+  MIN_NODE_SCORE,
+  type NodeScore,
+  type PermitPlugin,
+  type Plugin,
+  type PluginFactory,
+  type PostBindPlugin,
+  type PostFilterPlugin,
+  type PostFilterResult,
+  type PreBindPlugin,
+  type PreEnqueuePlugin,
+  type PreFilterPlugin,
+  type PreScorePlugin,
+  type QueueSortPlugin,
+  type ReservePlugin,
+  type ScorePlugin,
+  type SnapshotLister,
+  type WaitingPod,
+} from "./interface";
 import { asStatus, Code, Status, type MaybeStatus } from "./status";
 import { pluginsByPoint, scoreWeights } from "./plugin-lists";
 import { MAX_PERMIT_TIMEOUT_MS, WaitingPodEntry, WaitingPods } from "./waiting-pods";
@@ -113,9 +138,12 @@ export class Framework implements Handle {
     for (const point of EXTENSION_POINTS) this.setList(point, lists[point]);
 
     if (this.queueSortPlugins.length !== 1) {
-      throw new Error(`only one queue sort plugin required for profile with scheduler name ${JSON.stringify(this.profileName)}, but got ${this.queueSortPlugins.length}`);
+      throw new Error(
+        `only one queue sort plugin required for profile with scheduler name ${JSON.stringify(this.profileName)}, but got ${this.queueSortPlugins.length}`,
+      );
     }
-    if (this.bindPlugins.length === 0) throw new Error(`at least one bind plugin is needed for profile with scheduler name ${JSON.stringify(this.profileName)}`);
+    if (this.bindPlugins.length === 0)
+      throw new Error(`at least one bind plugin is needed for profile with scheduler name ${JSON.stringify(this.profileName)}`);
     const weights = scoreWeights(this.plugins, this.scorePlugins, [...profile.plugins.score.enabled, ...profile.plugins.multiPoint.enabled]);
     for (const [name, weight] of weights) this.scorePluginWeight.set(name, weight);
   }
@@ -210,7 +238,10 @@ export class Framework implements Handle {
     const rec = state.recorder;
     try {
       for (const pl of this.preFilterPlugins) {
-        const ret = guard<ReturnType<PreFilterPlugin["preFilter"]>>(() => pl.preFilter(state, pod, nodes), (e) => e);
+        const ret = guard<ReturnType<PreFilterPlugin["preFilter"]>>(
+          () => pl.preFilter(state, pod, nodes),
+          (e) => e,
+        );
         const s = ret instanceof Status ? ret : undefined;
         rec?.preFilter(pl.name, s);
         if (s?.isSkip()) {
@@ -224,14 +255,19 @@ export class Framework implements Handle {
             returnStatus = s;
             continue;
           }
-          return { nodeNames: undefined, status: new Status(Code.Error, [`running PreFilter plugin ${JSON.stringify(pl.name)}: ${s.message()}`], s.cause).withPlugin(pl.name), unschedulablePlugins: new Set() };
+          return {
+            nodeNames: undefined,
+            status: new Status(Code.Error, [`running PreFilter plugin ${JSON.stringify(pl.name)}: ${s.message()}`], s.cause).withPlugin(pl.name),
+            unschedulablePlugins: new Set(),
+          };
         }
         if (ret && !(ret instanceof Status)) {
           withNodes.add(pl.name);
           result = result ? new Set([...result].filter((n) => ret.nodeNames.has(n))) : new Set(ret.nodeNames);
           if (result.size === 0) {
             const names = [...withNodes].sort();
-            const msg = names.length === 1 ? `node(s) didn't satisfy plugin ${names[0]}` : `node(s) didn't satisfy plugin(s) [${names.join(" ")}] simultaneously`;
+            const msg =
+              names.length === 1 ? `node(s) didn't satisfy plugin ${names[0]}` : `node(s) didn't satisfy plugin(s) [${names.join(" ")}] simultaneously`;
             return { nodeNames: result, status: new Status(Code.UnschedulableAndUnresolvable, [msg]), unschedulablePlugins: withNodes };
           }
         }
@@ -317,7 +353,10 @@ export class Framework implements Handle {
     const reasons: string[] = [];
     let rejector = "";
     for (const pl of this.postFilterPlugins) {
-      const out = guard<ReturnType<PostFilterPlugin["postFilter"]>>(() => pl.postFilter(state, pod, statuses), (e) => ({ status: e }));
+      const out = guard<ReturnType<PostFilterPlugin["postFilter"]>>(
+        () => pl.postFilter(state, pod, statuses),
+        (e) => ({ status: e }),
+      );
       const s = out.status;
       if (!s || s.isSuccess()) return out;
       if (s.code === Code.UnschedulableAndUnresolvable) return { result: out.result, status: s.withPlugin(pl.name) };
@@ -334,7 +373,10 @@ export class Framework implements Handle {
     const skip = new Set<string>();
     try {
       for (const pl of this.preScorePlugins) {
-        const s = guard<MaybeStatus>(() => pl.preScore(state, pod, nodes), (e) => e);
+        const s = guard<MaybeStatus>(
+          () => pl.preScore(state, pod, nodes),
+          (e) => e,
+        );
         state.recorder?.point("preScore", pl.name, s);
         if (s?.isSkip()) {
           skip.add(pl.name);
@@ -367,7 +409,8 @@ export class Framework implements Handle {
         } catch (e) {
           s = asStatus(e);
         }
-        if (typeof s !== "number") return new Status(Code.Error, [`running Score plugins: plugin ${JSON.stringify(pl.name)} failed with: ${s.message()}`], s.cause);
+        if (typeof s !== "number")
+          return new Status(Code.Error, [`running Score plugins: plugin ${JSON.stringify(pl.name)} failed with: ${s.message()}`], s.cause);
         scores[i] = s;
       }
       if (explaining) raw.push(scores.slice());
@@ -375,7 +418,8 @@ export class Framework implements Handle {
         const list: NodeScore[] = new Array(n);
         for (let i = 0; i < n; i++) list[i] = { name: nodes[i]!.name, score: scores[i]! };
         const s = pl.normalizeScore(state, pod, list);
-        if (s && !s.isSuccess()) return new Status(Code.Error, [`running Normalize on Score plugins: plugin ${JSON.stringify(pl.name)} failed with: ${s.message()}`], s.cause);
+        if (s && !s.isSuccess())
+          return new Status(Code.Error, [`running Normalize on Score plugins: plugin ${JSON.stringify(pl.name)} failed with: ${s.message()}`], s.cause);
         for (let i = 0; i < n; i++) scores[i] = list[i]!.score;
       }
       normalized.push(scores);
@@ -388,7 +432,9 @@ export class Framework implements Handle {
       for (let i = 0; i < n; i++) {
         const score = scores[i]!;
         if (score > MAX_NODE_SCORE || score < MIN_NODE_SCORE) {
-          return new Status(Code.Error, [`applying score defaultWeights on Score plugins: plugin ${JSON.stringify(pl.name)} returns an invalid score ${score}, it should in the range of [${MIN_NODE_SCORE}, ${MAX_NODE_SCORE}] after normalizing`]);
+          return new Status(Code.Error, [
+            `applying score defaultWeights on Score plugins: plugin ${JSON.stringify(pl.name)} returns an invalid score ${score}, it should in the range of [${MIN_NODE_SCORE}, ${MAX_NODE_SCORE}] after normalizing`,
+          ]);
         }
         totals[i]! += score * weight;
       }
@@ -399,7 +445,10 @@ export class Framework implements Handle {
   /** RunReservePluginsReserve: in order, stopping at the first failure. */
   runReservePluginsReserve(state: CycleState, pod: PodInfo, nodeName: string): MaybeStatus {
     for (const pl of this.reservePlugins) {
-      const s = guard<MaybeStatus>(() => pl.reserve(state, pod, nodeName), (e) => e);
+      const s = guard<MaybeStatus>(
+        () => pl.reserve(state, pod, nodeName),
+        (e) => e,
+      );
       state.recorder?.point("reserve", pl.name, s);
       if (s && !s.isSuccess()) return rejectionOrError("Reserve", pl.name, s);
     }
@@ -410,7 +459,10 @@ export class Framework implements Handle {
   runReservePluginsUnreserve(state: CycleState, pod: PodInfo, nodeName: string): void {
     for (let i = this.reservePlugins.length - 1; i >= 0; i--) {
       // Unreserve cannot fail the pod any further; upstream has no error return either.
-      guard(() => this.reservePlugins[i]!.unreserve(state, pod, nodeName), () => undefined);
+      guard(
+        () => this.reservePlugins[i]!.unreserve(state, pod, nodeName),
+        () => undefined,
+      );
     }
   }
 
@@ -421,7 +473,10 @@ export class Framework implements Handle {
   runPermitPlugins(state: CycleState, pod: PodInfo, nodeName: string): MaybeStatus {
     const waits = new Map<string, number>();
     for (const pl of this.permitPlugins) {
-      const out = guard<{ status: MaybeStatus; timeoutMs: number }>(() => pl.permit(state, pod, nodeName), (e) => ({ status: e, timeoutMs: 0 }));
+      const out = guard<{ status: MaybeStatus; timeoutMs: number }>(
+        () => pl.permit(state, pod, nodeName),
+        (e) => ({ status: e, timeoutMs: 0 }),
+      );
       const s = out.status;
       state.recorder?.point("permit", pl.name, s);
       if (!s || s.isSuccess()) continue;
@@ -478,8 +533,10 @@ export class Framework implements Handle {
   runPostBindPlugins(state: CycleState, pod: PodInfo, nodeName: string): void {
     for (const pl of this.postBindPlugins) {
       // PostBind is informational: a failure changes nothing.
-      guard(() => pl.postBind(state, pod, nodeName), () => undefined);
+      guard(
+        () => pl.postBind(state, pod, nodeName),
+        () => undefined,
+      );
     }
   }
 }
-

@@ -78,4 +78,3 @@ export function asStatus(err: unknown): Status {
   const e = err instanceof Error ? err : new Error(String(err));
   return new Status(Code.Error, [e.message], e);
 }
-

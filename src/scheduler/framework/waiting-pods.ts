@@ -22,7 +22,10 @@ export class WaitingPodEntry implements WaitingPod {
   ) {
     this.decision = new Promise((resolve) => (this.settle = resolve));
     for (const [plugin, ms] of waitMs) {
-      this.timers.set(plugin, clock.setTimer(ms, () => this.reject(plugin, `rejected due to timeout after waiting ${formatDuration(ms)} at plugin ${plugin}`)));
+      this.timers.set(
+        plugin,
+        clock.setTimer(ms, () => this.reject(plugin, `rejected due to timeout after waiting ${formatDuration(ms)} at plugin ${plugin}`)),
+      );
     }
   }
 

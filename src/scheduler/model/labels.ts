@@ -98,7 +98,8 @@ function requirement(key: string, op: string, values: readonly string[] | undefi
     case "Gt":
     case "Lt":
       if (!allowNumeric) break;
-      if (vals.length !== 1 || parseInt64(vals[0]!) === undefined) throw new SelectorError(`values: Invalid value: ${JSON.stringify(vals)}: for 'Gt', 'Lt' operators, exactly one integer value is required`);
+      if (vals.length !== 1 || parseInt64(vals[0]!) === undefined)
+        throw new SelectorError(`values: Invalid value: ${JSON.stringify(vals)}: for 'Gt', 'Lt' operators, exactly one integer value is required`);
       return { key, op, values: vals };
   }
   throw new SelectorError(`${JSON.stringify(op)} is not a valid label selector operator`);
@@ -256,7 +257,11 @@ export function isDoNotScheduleTaint(t: Taint): boolean {
 }
 
 /** v1helper.FindMatchingUntoleratedTaint: the first taint passing `filter` that no toleration tolerates. */
-export function findUntoleratedTaint(taints: readonly Taint[] | undefined, tolerations: readonly Toleration[] | undefined, filter: (t: Taint) => boolean): Taint | undefined {
+export function findUntoleratedTaint(
+  taints: readonly Taint[] | undefined,
+  tolerations: readonly Toleration[] | undefined,
+  filter: (t: Taint) => boolean,
+): Taint | undefined {
   for (const taint of taints ?? []) {
     if (!filter(taint)) continue;
     if (!tolerationsTolerateTaint(tolerations, taint)) return taint;

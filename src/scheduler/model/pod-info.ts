@@ -152,7 +152,11 @@ export class PodInfo {
    */
   withPod(pod: Pod): PodInfo {
     const pi = new PodInfo(pod);
-    if (pod.spec?.containers === this.pod.spec?.containers && pod.spec?.initContainers === this.pod.spec?.initContainers && pod.spec?.overhead === this.pod.spec?.overhead) {
+    if (
+      pod.spec?.containers === this.pod.spec?.containers &&
+      pod.spec?.initContainers === this.pod.spec?.initContainers &&
+      pod.spec?.overhead === this.pod.spec?.overhead
+    ) {
       pi.cachedResource = this.cachedResource;
       pi.cachedPorts = this.cachedPorts;
     }

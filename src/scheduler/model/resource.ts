@@ -160,7 +160,11 @@ export function resourceOfRequests(reqs: Requests): Resource {
 export function formatResourceValue(name: string, v: number): string {
   if (name === "cpu") return v % 1000 === 0 ? String(v / 1000) : `${v}m`;
   if (name === "memory" || name === "ephemeral-storage" || name.startsWith("hugepages-")) {
-    for (const [suffix, unit] of [["Gi", 2 ** 30], ["Mi", 2 ** 20], ["Ki", 2 ** 10]] as const) {
+    for (const [suffix, unit] of [
+      ["Gi", 2 ** 30],
+      ["Mi", 2 ** 20],
+      ["Ki", 2 ** 10],
+    ] as const) {
       if (Math.abs(v) >= unit && v % unit === 0) return `${v / unit}${suffix}`;
     }
     if (Math.abs(v) >= 2 ** 30) return `${(v / 2 ** 30).toFixed(2)}Gi`;

@@ -51,7 +51,8 @@ export class DefaultPreemption implements PostFilterPlugin {
       minCandidateNodesPercentage: intArg("minCandidateNodesPercentage", args.minCandidateNodesPercentage, 10, 0, 100),
       minCandidateNodesAbsolute: intArg("minCandidateNodesAbsolute", args.minCandidateNodesAbsolute, 100, 0, Infinity),
     };
-    if (this.args.minCandidateNodesPercentage === 0 && this.args.minCandidateNodesAbsolute === 0) throw new Error("minCandidateNodesPercentage and minCandidateNodesAbsolute cannot both be zero");
+    if (this.args.minCandidateNodesPercentage === 0 && this.args.minCandidateNodesAbsolute === 0)
+      throw new Error("minCandidateNodesPercentage and minCandidateNodesAbsolute cannot both be zero");
   }
 
   postFilter(state: CycleState, pod: PodInfo, statuses: NodeToStatus): { result?: PostFilterResult; status: MaybeStatus } {
@@ -104,7 +105,8 @@ export class DefaultPreemption implements PostFilterPlugin {
     const unresolvable = new Map<string, Status>();
     for (const ni of all) {
       // nodesWherePreemptionMightHelp: only nodes rejected as Unschedulable are worth a try.
-      if (statuses.get(ni.name).code === Code.UnschedulableAndUnresolvable) unresolvable.set(ni.name, new Status(Code.UnschedulableAndUnresolvable, [MSG_NOT_HELPFUL]));
+      if (statuses.get(ni.name).code === Code.UnschedulableAndUnresolvable)
+        unresolvable.set(ni.name, new Status(Code.UnschedulableAndUnresolvable, [MSG_NOT_HELPFUL]));
       else potential.push(ni);
     }
     const nodeStatuses = new Diagnosis().nodeToStatus;
@@ -120,7 +122,13 @@ export class DefaultPreemption implements PostFilterPlugin {
   }
 
   /** DryRunPreemption: selects victims on each potential node, from a random offset, until enough candidates. */
-  private dryRun(state: CycleState, pod: PodInfo, potential: readonly NodeInfo[], offset: number, numCandidates: number): { candidates: Candidate[]; statuses: Map<string, Status> } {
+  private dryRun(
+    state: CycleState,
+    pod: PodInfo,
+    potential: readonly NodeInfo[],
+    offset: number,
+    numCandidates: number,
+  ): { candidates: Candidate[]; statuses: Map<string, Status> } {
     const nonViolating: Candidate[] = [];
     const violating: Candidate[] = [];
     const statuses = new Map<string, Status>();

@@ -22,6 +22,14 @@ export const Names = {
  * that names them is accepted; they are left out with a warning.
  */
 export const UNSUPPORTED_PLUGINS = new Set([
-  "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "EBSLimits", "GCEPDLimits", "AzureDiskLimits", "CinderLimits",
-  "DynamicResources", "GangScheduling",
+  "VolumeRestrictions",
+  "NodeVolumeLimits",
+  "VolumeBinding",
+  "VolumeZone",
+  "EBSLimits",
+  "GCEPDLimits",
+  "AzureDiskLimits",
+  "CinderLimits",
+  "DynamicResources",
+  "GangScheduling",
 ]);

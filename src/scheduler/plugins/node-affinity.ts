@@ -4,7 +4,17 @@
 // matches, normalised so the best node scores 100.
 import type { NodeAffinity as NodeAffinitySpec, NodeSelector } from "kubernetes-types/core/v1";
 import { Action } from "../framework/events";
-import { type ClusterEventWithHint, type EnqueueExtensions, type FilterPlugin, MAX_NODE_SCORE, type NodeScore, type PreFilterPlugin, type PreFilterReturn, type PreScorePlugin, type ScorePlugin } from "../framework/interface";
+import {
+  type ClusterEventWithHint,
+  type EnqueueExtensions,
+  type FilterPlugin,
+  MAX_NODE_SCORE,
+  type NodeScore,
+  type PreFilterPlugin,
+  type PreFilterReturn,
+  type PreScorePlugin,
+  type ScorePlugin,
+} from "../framework/interface";
 import type { CycleState } from "../framework/cycle-state";
 import { Code, Status, type MaybeStatus } from "../framework/status";
 import { NodeSelectorMatcher, PreferredSchedulingTerms, RequiredNodeAffinity } from "../model/labels";
@@ -70,7 +80,9 @@ export class NodeAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlug
     const required = state.read<RequiredNodeAffinity>(PRE_FILTER_KEY) ?? new RequiredNodeAffinity(pod.pod);
     if (!required.matches(node)) {
       const selector = pod.pod.spec?.nodeSelector ?? {};
-      const missing = Object.entries(selector).filter(([k, v]) => nodeInfo.labels[k] !== v).map(([k, v]) => `${k}=${v}`);
+      const missing = Object.entries(selector)
+        .filter(([k, v]) => nodeInfo.labels[k] !== v)
+        .map(([k, v]) => `${k}=${v}`);
       const detail = missing.length > 0 ? `nodeSelector wants ${missing.join(", ")}` : "no required node affinity term matches the node's labels";
       return new Status(Code.UnschedulableAndUnresolvable, [ERR_REASON_POD]).withDetail(detail);
     }
@@ -87,7 +99,9 @@ export class NodeAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlug
   score(state: CycleState, pod: PodInfo, nodeInfo: NodeInfo): number {
     const node = nodeInfo.node!;
     let count = this.addedPrefSchedTerms ? this.addedPrefSchedTerms.score(node) : 0;
-    const terms = state.read<PreferredSchedulingTerms>(PRE_SCORE_KEY) ?? new PreferredSchedulingTerms(pod.pod.spec?.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? []);
+    const terms =
+      state.read<PreferredSchedulingTerms>(PRE_SCORE_KEY) ??
+      new PreferredSchedulingTerms(pod.pod.spec?.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? []);
     count += terms.score(node);
     return count;
   }

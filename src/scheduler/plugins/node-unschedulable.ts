@@ -20,7 +20,9 @@ export class NodeUnschedulable implements FilterPlugin, EnqueueExtensions {
   filter(_state: CycleState, pod: PodInfo, nodeInfo: NodeInfo): MaybeStatus {
     if (!nodeInfo.unschedulable) return undefined;
     if (tolerationsTolerateTaint(pod.pod.spec?.tolerations, UNSCHEDULABLE_TAINT)) return undefined;
-    return new Status(Code.UnschedulableAndUnresolvable, [ERR_REASON_UNSCHEDULABLE]).withDetail("the node is cordoned (spec.unschedulable) and the pod does not tolerate node.kubernetes.io/unschedulable:NoSchedule");
+    return new Status(Code.UnschedulableAndUnresolvable, [ERR_REASON_UNSCHEDULABLE]).withDetail(
+      "the node is cordoned (spec.unschedulable) and the pod does not tolerate node.kubernetes.io/unschedulable:NoSchedule",
+    );
   }
 
   eventsToRegister(): ClusterEventWithHint[] {

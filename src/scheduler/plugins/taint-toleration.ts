@@ -3,7 +3,15 @@
 // tolerate, and NormalizeScore reverses the counts (fewest intolerable taints scores 100).
 import type { Node, Pod, Taint, Toleration } from "kubernetes-types/core/v1";
 import { Action } from "../framework/events";
-import { type ClusterEventWithHint, type EnqueueExtensions, type FilterPlugin, MAX_NODE_SCORE, type NodeScore, type PreScorePlugin, type ScorePlugin } from "../framework/interface";
+import {
+  type ClusterEventWithHint,
+  type EnqueueExtensions,
+  type FilterPlugin,
+  MAX_NODE_SCORE,
+  type NodeScore,
+  type PreScorePlugin,
+  type ScorePlugin,
+} from "../framework/interface";
 import type { CycleState } from "../framework/cycle-state";
 import { Code, Status, type MaybeStatus } from "../framework/status";
 import { findUntoleratedTaint, isDoNotScheduleTaint, taintString, tolerationsTolerateTaint } from "../model/labels";

@@ -39,7 +39,10 @@ export class BackoffQueue {
     this.initialBackoff = o.initialBackoffMs;
     this.maxBackoff = o.maxBackoffMs;
     this.popFromBackoffQ = o.popFromBackoffQ;
-    this.rejected = new KeyedHeap(keyOf, this.popFromBackoffQ ? (a, b) => this.lessBackoffWithPriority(a, b) : (a, b) => this.backoffTime(a) < this.backoffTime(b));
+    this.rejected = new KeyedHeap(
+      keyOf,
+      this.popFromBackoffQ ? (a, b) => this.lessBackoffWithPriority(a, b) : (a, b) => this.backoffTime(a) < this.backoffTime(b),
+    );
     this.errored = new KeyedHeap(keyOf, (a, b) => this.backoffTime(a) < this.backoffTime(b));
   }
 

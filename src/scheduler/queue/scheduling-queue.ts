@@ -6,8 +6,15 @@
 import type { Pod } from "kubernetes-types/core/v1";
 import type { Clock, Timer } from "../../util";
 import {
-  EVENT_ASSIGNED_POD_ADD, EVENT_FORCE_ACTIVATE, EVENT_UNSCHEDULABLE_TIMEOUT, matchAnyClusterEvent, matchClusterEvents, podUpdateEvents,
-  QueueEvent, Action, type ClusterEvent,
+  EVENT_ASSIGNED_POD_ADD,
+  EVENT_FORCE_ACTIVATE,
+  EVENT_UNSCHEDULABLE_TIMEOUT,
+  matchAnyClusterEvent,
+  matchClusterEvents,
+  podUpdateEvents,
+  QueueEvent,
+  Action,
+  type ClusterEvent,
 } from "../framework/events";
 import type { QueuedPodInfo } from "../framework/interface";
 import type { MaybeStatus } from "../framework/status";
@@ -154,8 +161,17 @@ export class SchedulingQueue {
 
   private newQueuedPodInfo(pi: PodInfo): QueuedPodInfo {
     return {
-      podInfo: pi, timestamp: this.clock.now(), seq: ++this.seq, attempts: 0, unschedulableCount: 0, consecutiveErrorsCount: 0,
-      initialAttemptTimestamp: undefined, unschedulablePlugins: new Set(), pendingPlugins: new Set(), gatingPlugin: "", gatingPluginEvents: [],
+      podInfo: pi,
+      timestamp: this.clock.now(),
+      seq: ++this.seq,
+      attempts: 0,
+      unschedulableCount: 0,
+      consecutiveErrorsCount: 0,
+      initialAttemptTimestamp: undefined,
+      unschedulablePlugins: new Set(),
+      pendingPlugins: new Set(),
+      gatingPlugin: "",
+      gatingPluginEvents: [],
       backoffExpiration: 0,
     };
   }

@@ -37,7 +37,13 @@ export class AgentClient {
     if (this.token) headers.Authorization = `Bearer ${this.token}`;
     let res: Response;
     try {
-      res = await fetch(`${this.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(this.timeoutMs), ...(this.tls ? { tls: this.tls } : {}) } as RequestInit);
+      res = await fetch(`${this.url}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(this.timeoutMs),
+        ...(this.tls ? { tls: this.tls } : {}),
+      } as RequestInit);
     } catch (e) {
       throw new AgentError(`${method} ${this.url}${path}: ${errorMessage(e)}`);
     }
@@ -165,7 +171,8 @@ export class AgentCluster implements ClusterClient {
       this.nodes.set(name, node);
       if (!old) this.events.onNodeAdd(node);
       // Heartbeats change every poll; only what the scheduler reads makes an update.
-      else if (nodeUpdateEvents(old, node).length > 0 || JSON.stringify(old.status?.images) !== JSON.stringify(node.status?.images)) this.events.onNodeUpdate(old, node);
+      else if (nodeUpdateEvents(old, node).length > 0 || JSON.stringify(old.status?.images) !== JSON.stringify(node.status?.images))
+        this.events.onNodeUpdate(old, node);
       for (const p of pods) {
         if (isPodTerminal(p)) continue;
         const bound = p.spec?.nodeName ? p : { ...p, spec: { ...p.spec!, nodeName: name } };

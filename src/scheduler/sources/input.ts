@@ -84,7 +84,10 @@ export function readPaths(paths: readonly string[], readStdin: () => string): Lo
       throw new InputError(`${p}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file or directory" : errorMessage(e)}`);
     }
     const files = st.isDirectory()
-      ? readdirSync(p).filter((f) => !f.startsWith(".") && /\.(ya?ml|json)$/.test(f)).sort().map((f) => join(p, f))
+      ? readdirSync(p)
+          .filter((f) => !f.startsWith(".") && /\.(ya?ml|json)$/.test(f))
+          .sort()
+          .map((f) => join(p, f))
       : [p];
     for (const f of files) out.push(...parseObjects(readFileSync(f, "utf8"), f));
   }

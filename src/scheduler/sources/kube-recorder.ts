@@ -39,7 +39,8 @@ export function failurePatch(pod: Pod, attempt: AttemptResult, now: Date): Statu
   const nominated = attempt.nominatedNode ?? "";
   const nominationChanged = nominated !== (pod.status?.nominatedNodeName ?? "");
   if (!conditionChanged && !nominationChanged) return undefined;
-  const lastTransitionTime = existing?.status === "False" && existing.lastTransitionTime ? existing.lastTransitionTime : now.toISOString().replace(/\.\d{3}Z$/, "Z");
+  const lastTransitionTime =
+    existing?.status === "False" && existing.lastTransitionTime ? existing.lastTransitionTime : now.toISOString().replace(/\.\d{3}Z$/, "Z");
   const patch: StatusPatch = { status: { conditions: [{ type: "PodScheduled", status: "False", reason, message: attempt.message, lastTransitionTime }] } };
   // null deletes the field in a merge patch: a cleared nomination.
   if (nominationChanged) patch.status.nominatedNodeName = nominated || null;

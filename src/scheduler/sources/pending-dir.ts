@@ -108,7 +108,11 @@ export class PendingDir {
       if (other === name) continue;
       for (const uid of next.keys()) {
         if (o.pods.has(uid)) {
-          this.log.warn("pod is already in another pending file; ignored here", { path, pod: `${next.get(uid)!.metadata!.namespace}/${next.get(uid)!.metadata!.name}`, other: join(this.dir, other) });
+          this.log.warn("pod is already in another pending file; ignored here", {
+            path,
+            pod: `${next.get(uid)!.metadata!.namespace}/${next.get(uid)!.metadata!.name}`,
+            other: join(this.dir, other),
+          });
           next.delete(uid);
         }
       }

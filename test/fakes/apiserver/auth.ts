@@ -53,14 +53,24 @@ function deny(a: Attributes, reason: string): ApiError {
 /** An admission rejection: `pods "x" is forbidden: <why>` (admission.NewForbidden). */
 function reject(a: Attributes, why: string): ApiError {
   const t = target(a.def, a.name ?? a.body?.metadata?.name);
-  return new ApiError({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", reason: "Forbidden", code: 403, message: `${t.name ? `${t.qualified} "${t.name}"` : t.qualified} is forbidden: ${why}`, details: { name: t.name, kind: t.resource, group: t.group || undefined } });
+  return new ApiError({
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    reason: "Forbidden",
+    code: 403,
+    message: `${t.name ? `${t.qualified} "${t.name}"` : t.qualified} is forbidden: ${why}`,
+    details: { name: t.name, kind: t.resource, group: t.group || undefined },
+  });
 }
 
 const is = (a: Attributes, group: string, resource: string) => a.def.group === group && a.def.plural === resource;
 const isEvents = (a: Attributes) => is(a, "", "events") || is(a, "events.k8s.io", "events");
 
 /** create/get/list/watch of certificatesigningrequests, no subresource: system:node-bootstrapper's rule, also in system:node. */
-const isCsrRead = (a: Attributes) => is(a, "certificates.k8s.io", "certificatesigningrequests") && !a.subresource && ["create", "get", "list", "watch"].includes(a.verb);
+const isCsrRead = (a: Attributes) =>
+  is(a, "certificates.k8s.io", "certificatesigningrequests") && !a.subresource && ["create", "get", "list", "watch"].includes(a.verb);
 
 function authorizeNode(a: Attributes, node: string, registry: Registry): void {
   const { verb } = a;
@@ -83,7 +93,9 @@ function authorizeNode(a: Attributes, node: string, registry: Registry): void {
     if (!["get", "create", "update", "patch"].includes(verb)) throw deny(a, "");
     const name = a.name ?? a.body?.metadata?.name;
     if (a.namespace !== "kube-node-lease" || name !== node) {
-      throw verb === "create" ? reject(a, "can only access node lease with the same name as the requesting node") : deny(a, "can only access node lease with the same name as the requesting node");
+      throw verb === "create"
+        ? reject(a, "can only access node lease with the same name as the requesting node")
+        : deny(a, "can only access node lease with the same name as the requesting node");
     }
     return;
   }
@@ -109,7 +121,8 @@ function authorizeNode(a: Attributes, node: string, registry: Registry): void {
       return;
     }
     if (verb === "create" && !a.subresource) return admitMirrorPod(a, node, registry);
-    const allowed = (verb === "get" && !a.subresource) || (verb === "delete" && !a.subresource) || (a.subresource === "status" && ["get", "update", "patch"].includes(verb));
+    const allowed =
+      (verb === "get" && !a.subresource) || (verb === "delete" && !a.subresource) || (a.subresource === "status" && ["get", "update", "patch"].includes(verb));
     if (!allowed) throw deny(a, "");
     const pod = registry.get("pods", a.namespace, a.name ?? "") as Pod | undefined;
     if (pod?.spec?.nodeName !== node) throw deny(a, `no relationship found between node '${node}' and this object`);
@@ -152,9 +165,22 @@ function authorizeCreateToken(a: Attributes, node: string, registry: Registry): 
   if (!ref.uid) throw reject(a, "node requested token with a pod binding without a uid");
   const pod = registry.get("pods", a.namespace, ref.name) as Pod | undefined;
   // The admission plugin reads pods through a lister, whose NotFound names the singular resource.
-  if (!pod) throw new ApiError({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", reason: "NotFound", code: 404, message: `pod "${ref.name}" not found`, details: { name: ref.name, kind: "pod" } });
+  if (!pod)
+    throw new ApiError({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      reason: "NotFound",
+      code: 404,
+      message: `pod "${ref.name}" not found`,
+      details: { name: ref.name, kind: "pod" },
+    });
   if (ref.uid !== pod.metadata?.uid) {
-    throw reject(a, `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`);
+    throw reject(
+      a,
+      `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`,
+    );
   }
   if (pod.spec?.nodeName !== node) throw reject(a, "node requested token bound to a pod scheduled on a different node");
 }
@@ -170,7 +196,8 @@ function admitMirrorPod(a: Attributes, node: string, registry: Registry): void {
   if (refs.length !== 1) throw reject(a, `node "${node}" can only create pods with a single owner reference set to itself`);
   const ref = refs[0]!;
   const own = registry.get("nodes", undefined, node) as Node | undefined;
-  if (ref.apiVersion !== "v1" || ref.kind !== "Node" || ref.name !== node) throw reject(a, `node "${node}" can only create pods with an owner reference set to itself`);
+  if (ref.apiVersion !== "v1" || ref.kind !== "Node" || ref.name !== node)
+    throw reject(a, `node "${node}" can only create pods with an owner reference set to itself`);
   if (!ref.controller) throw reject(a, `node "${node}" can only create pods with a controller owner reference set to itself`);
   if (!own || ref.uid !== own.metadata?.uid) throw reject(a, `node ${node} UID mismatch: expected ${own?.metadata?.uid ?? ""}, got ${ref.uid}`);
   const why = forbiddenReference(pod);
@@ -192,7 +219,11 @@ function forbiddenReference(pod: Pod): string | undefined {
       if (s.serviceAccountToken) return "serviceaccounts";
     }
   }
-  const containers: readonly Container[] = [...(spec?.containers ?? []), ...(spec?.initContainers ?? []), ...((spec?.ephemeralContainers ?? []) as Container[])];
+  const containers: readonly Container[] = [
+    ...(spec?.containers ?? []),
+    ...(spec?.initContainers ?? []),
+    ...((spec?.ephemeralContainers ?? []) as Container[]),
+  ];
   for (const c of containers) {
     for (const e of c.envFrom ?? []) {
       if (e.secretRef) return "secrets";
@@ -218,4 +249,3 @@ function authorizeScheduler(a: Attributes): void {
   if (is(a, "coordination.k8s.io", "leases") && (verb === "create" || ((verb === "get" || verb === "update") && a.name === "kube-scheduler"))) return;
   throw deny(a, "");
 }
-

@@ -36,7 +36,11 @@ const NODE_CLIENT_USAGES = ["client auth", "digital signature", "key enciphermen
 
 /** Reads a PEM request with `openssl req -verify`; throws with openssl's words. */
 export function parseCsrPem(pem: string): ParsedCsr {
-  const r = Bun.spawnSync(["openssl", "req", "-noout", "-text", "-verify", "-nameopt", "sep_multiline,sname,utf8"], { stdin: Buffer.from(pem), stdout: "pipe", stderr: "pipe" });
+  const r = Bun.spawnSync(["openssl", "req", "-noout", "-text", "-verify", "-nameopt", "sep_multiline,sname,utf8"], {
+    stdin: Buffer.from(pem),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const err = r.stderr.toString();
   if (r.exitCode !== 0 || /verify fail/i.test(err)) throw new Error(err.trim() || "openssl req failed");
   const text = r.stdout.toString();
@@ -60,7 +64,12 @@ const pemOf = (csr: CertificateSigningRequest) => Buffer.from(csr.spec?.request 
 export function prepareCsrCreate(body: AnyObject, user: User): AnyObject {
   const csr = body as unknown as CertificateSigningRequest;
   const name = csr.metadata?.name;
-  const fail = (field: string, message: string) => invalid({ qualified: "certificatesigningrequests.certificates.k8s.io", resource: "certificatesigningrequests", group: "certificates.k8s.io", name }, "CertificateSigningRequest", [{ field, type: "FieldValueInvalid", message }]);
+  const fail = (field: string, message: string) =>
+    invalid(
+      { qualified: "certificatesigningrequests.certificates.k8s.io", resource: "certificatesigningrequests", group: "certificates.k8s.io", name },
+      "CertificateSigningRequest",
+      [{ field, type: "FieldValueInvalid", message }],
+    );
   if (!csr.spec?.signerName) throw fail("spec.signerName", "Required value");
   if (!csr.spec.usages?.length) throw fail("spec.usages", "Required value");
   try {
@@ -100,7 +109,10 @@ export class CertificateController {
       if (!has("Approved") && this.o.autoApprove) {
         const message = this.approvalMessage(o);
         if (message) {
-          this.write(o, "approval", { ...o.status, conditions: [...conditions, { type: "Approved", status: "True", reason: "AutoApproved", message, lastUpdateTime: new Date().toISOString() }] });
+          this.write(o, "approval", {
+            ...o.status,
+            conditions: [...conditions, { type: "Approved", status: "True", reason: "AutoApproved", message, lastUpdateTime: new Date().toISOString() }],
+          });
           continue; // signed on the next round, after the approval's own change
         }
       }
@@ -123,8 +135,14 @@ export class CertificateController {
       return undefined;
     }
     const usages = [...(o.spec.usages ?? [])].sort();
-    const isNodeClient = x.organizations.length === 1 && x.organizations[0] === "system:nodes" && x.commonName.startsWith("system:node:") &&
-      !x.dnsNames.length && !x.ipAddresses.length && !x.otherNames.length && usages.join(",") === NODE_CLIENT_USAGES.join(",");
+    const isNodeClient =
+      x.organizations.length === 1 &&
+      x.organizations[0] === "system:nodes" &&
+      x.commonName.startsWith("system:node:") &&
+      !x.dnsNames.length &&
+      !x.ipAddresses.length &&
+      !x.otherNames.length &&
+      usages.join(",") === NODE_CLIENT_USAGES.join(",");
     if (!isNodeClient) return undefined;
     const groups = o.spec.groups ?? [];
     if (groups.includes("system:bootstrappers")) return "Auto approving kubelet client certificate after SubjectAccessReview.";
@@ -134,14 +152,23 @@ export class CertificateController {
 
   private sign(o: CertificateSigningRequest): void {
     const usages = o.spec.usages ?? [];
-    const keyUsage = [usages.includes("digital signature") ? "digitalSignature" : "", usages.includes("key encipherment") ? "keyEncipherment" : ""].filter(Boolean);
+    const keyUsage = [usages.includes("digital signature") ? "digitalSignature" : "", usages.includes("key encipherment") ? "keyEncipherment" : ""].filter(
+      Boolean,
+    );
     const eku = [usages.includes("client auth") ? "clientAuth" : "", usages.includes("server auth") ? "serverAuth" : ""].filter(Boolean);
-    const ext = ["basicConstraints=critical,CA:FALSE", ...(keyUsage.length ? [`keyUsage=critical,${keyUsage.join(",")}`] : []), ...(eku.length ? [`extendedKeyUsage=${eku.join(",")}`] : [])];
+    const ext = [
+      "basicConstraints=critical,CA:FALSE",
+      ...(keyUsage.length ? [`keyUsage=critical,${keyUsage.join(",")}`] : []),
+      ...(eku.length ? [`extendedKeyUsage=${eku.join(",")}`] : []),
+    ];
     try {
       const cert = this.o.ca.signRequest(pemOf(o), ext, this.o.days);
       this.write(o, "status", { ...o.status, certificate: Buffer.from(cert).toString("base64") });
     } catch (err) {
-      const conditions = [...(o.status?.conditions ?? []), { type: "Failed", status: "True", reason: "SigningError", message: (err as Error).message, lastUpdateTime: new Date().toISOString() }];
+      const conditions = [
+        ...(o.status?.conditions ?? []),
+        { type: "Failed", status: "True", reason: "SigningError", message: (err as Error).message, lastUpdateTime: new Date().toISOString() },
+      ];
       this.write(o, "status", { ...o.status, conditions });
     }
   }

@@ -126,13 +126,25 @@ export class ApiHandler {
       }
       if (!user) throw unauthorized();
       record.user = user.name;
-      if (record.verb === "deletecollection" || record.verb === "unknown") throw methodNotAllowed(`the server does not allow this method on the requested resource`);
+      if (record.verb === "deletecollection" || record.verb === "unknown")
+        throw methodNotAllowed(`the server does not allow this method on the requested resource`);
       const response = await this.serve(req, route, record.verb, user, url.searchParams, server, record);
       // A watch answered with an ERROR event has already recorded its 410.
       record.code ||= response.status;
       return response;
     } catch (e) {
-      const err = e instanceof ApiError ? e : new ApiError({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", reason: "InternalError", code: 500, message: `Internal error occurred: ${(e as Error).message}` });
+      const err =
+        e instanceof ApiError
+          ? e
+          : new ApiError({
+              kind: "Status",
+              apiVersion: "v1",
+              metadata: {},
+              status: "Failure",
+              reason: "InternalError",
+              code: 500,
+              message: `Internal error occurred: ${(e as Error).message}`,
+            });
       record.code = err.code;
       return json(err.code, err.status, err.retryAfterSeconds !== undefined ? { "Retry-After": String(err.retryAfterSeconds) } : {});
     } finally {
@@ -146,7 +158,15 @@ export class ApiHandler {
     return f;
   }
 
-  private async serve(req: Request, route: Route, verb: Verb, user: User, q: URLSearchParams, server: { timeout(req: Request, s: number): void }, record: RequestRecord): Promise<Response> {
+  private async serve(
+    req: Request,
+    route: Route,
+    verb: Verb,
+    user: User,
+    q: URLSearchParams,
+    server: { timeout(req: Request, s: number): void },
+    record: RequestRecord,
+  ): Promise<Response> {
     const { def, namespace, subresource } = route;
     const registry = this.o.registry;
     const fault = this.takeFault(record);
@@ -173,7 +193,11 @@ export class ApiHandler {
         // GET /watch/.../pods/<name> watches one object.
         const match = (o: AnyObject) => fields.match(o) && labels(o) && (route.name === undefined || o.metadata?.name === route.name);
         if (verb === "watch") return this.watch(req, def, namespace, match, q, server, record);
-        const items = registry.list(def.key, namespace).filter(match).sort(byKey).map(({ apiVersion: _a, kind: _k, ...rest }) => rest);
+        const items = registry
+          .list(def.key, namespace)
+          .filter(match)
+          .sort(byKey)
+          .map(({ apiVersion: _a, kind: _k, ...rest }) => rest);
         return json(200, { kind: `${def.kind}List`, apiVersion: apiVersionOf(def), metadata: { resourceVersion: String(registry.resourceVersion) }, items });
       }
       case "get": {
@@ -230,7 +254,15 @@ export class ApiHandler {
    * events, BOOKMARKs when asked for, ended by `timeoutSeconds`, dropWatches() or the client.
    * A resourceVersion older than the kept history is answered 200 with one ERROR event (410 Expired).
    */
-  private watch(req: Request, def: ResourceDef, namespace: string | undefined, match: (o: AnyObject) => boolean, q: URLSearchParams, server: { timeout(req: Request, s: number): void }, record: RequestRecord): Response {
+  private watch(
+    req: Request,
+    def: ResourceDef,
+    namespace: string | undefined,
+    match: (o: AnyObject) => boolean,
+    q: URLSearchParams,
+    server: { timeout(req: Request, s: number): void },
+    record: RequestRecord,
+  ): Response {
     const rvParam = q.get("resourceVersion") ?? "";
     const from = rvParam === "" || rvParam === "0" ? undefined : Number(rvParam);
     if (from !== undefined && !Number.isSafeInteger(from)) throw badRequest(`invalid resource version: ${rvParam}`);
@@ -279,7 +311,8 @@ export class ApiHandler {
     const timeoutSeconds = Number(q.get("timeoutSeconds") ?? "0");
     if (timeoutSeconds > 0) timers.push(setTimeout(close, timeoutSeconds * 1000));
     if (q.get("allowWatchBookmarks") === "true") {
-      const bookmark = () => send("BOOKMARK", { kind: def.kind, apiVersion: apiVersionOf(def), metadata: { resourceVersion: String(this.o.registry.resourceVersion) } });
+      const bookmark = () =>
+        send("BOOKMARK", { kind: def.kind, apiVersion: apiVersionOf(def), metadata: { resourceVersion: String(this.o.registry.resourceVersion) } });
       timers.push(setInterval(bookmark, this.o.bookmarkIntervalMs));
     }
     return new Response(stream, { status: 200, headers: JSON_HEADERS });

@@ -66,10 +66,26 @@ export class TestApiServer {
     this.users.set(this.schedulerToken, { name: "system:kube-scheduler", groups: ["system:authenticated"] });
     const now = opts.now ?? Date.now;
     this.store = new Registry(now);
-    const tokenIssuer: TokenIssuer = { issuer: DEFAULT_ISSUER, audiences: [DEFAULT_ISSUER], maxExpirationSeconds: 0, extendExpiration: true, ...opts.tokenIssuer };
+    const tokenIssuer: TokenIssuer = {
+      issuer: DEFAULT_ISSUER,
+      audiences: [DEFAULT_ISSUER],
+      maxExpirationSeconds: 0,
+      extendExpiration: true,
+      ...opts.tokenIssuer,
+    };
     if (opts.certificates) this.clientCA = new TestClientCA("test-apiserver-client-ca");
-    const certificates = this.clientCA ? new CertificateController(this.store, { ca: this.clientCA, autoApprove: opts.certificates?.autoApprove ?? false, days: opts.certificates?.days ?? 1 }) : undefined;
-    this.handler = new ApiHandler({ registry: this.store, users: this.users, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 1000, tokenIssuer, now, accessPolicy: () => this.accessPolicy, certificates });
+    const certificates = this.clientCA
+      ? new CertificateController(this.store, { ca: this.clientCA, autoApprove: opts.certificates?.autoApprove ?? false, days: opts.certificates?.days ?? 1 })
+      : undefined;
+    this.handler = new ApiHandler({
+      registry: this.store,
+      users: this.users,
+      bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 1000,
+      tokenIssuer,
+      now,
+      accessPolicy: () => this.accessPolicy,
+      certificates,
+    });
     this.caPem = opts.tls === false ? "" : servingCert().caPem;
   }
 
@@ -114,7 +130,10 @@ export class TestApiServer {
     const hex = () => crypto.randomUUID().replaceAll("-", "");
     const id = hex().slice(0, 6);
     const token = `${id}.${hex().slice(0, 16)}`;
-    this.users.set(token, { name: `system:bootstrap:${id}`, groups: ["system:bootstrappers", "system:bootstrappers:kubeadm:default-node-token", "system:authenticated"] });
+    this.users.set(token, {
+      name: `system:bootstrap:${id}`,
+      groups: ["system:bootstrappers", "system:bootstrappers:kubeadm:default-node-token", "system:authenticated"],
+    });
     return token;
   }
 
@@ -136,8 +155,12 @@ export class TestApiServer {
       if ((spec.groups ?? []).includes("system:masters")) return { allowed: true, reason: "system:masters" };
       const ra = spec.resourceAttributes;
       const who = [spec.user ?? "", ...(spec.groups ?? [])];
-      const ok = !!ra && ra.resource === "nodes" && who.some((u) => users.includes(u)) &&
-        (subresources === "*" || subresources.includes(ra.subresource ?? "")) && (verbs === "*" || verbs.includes(ra.verb ?? ""));
+      const ok =
+        !!ra &&
+        ra.resource === "nodes" &&
+        who.some((u) => users.includes(u)) &&
+        (subresources === "*" || subresources.includes(ra.subresource ?? "")) &&
+        (verbs === "*" || verbs.includes(ra.verb ?? ""));
       return ok ? { allowed: true, reason: "allowed by the test's policy" } : { allowed: false };
     });
   }

@@ -87,7 +87,8 @@ function mergeMap(original: JsonMap, patch: JsonMap, kind: string, path: string)
     } else if (Array.isArray(value)) out[key] = mergeList(Array.isArray(out[key]) ? (out[key] as Json[]) : [], value, kind, p);
     else out[key] = value;
   }
-  for (const [field, order] of orders) if (Array.isArray(out[field])) out[field] = applyOrder(out[field] as Json[], order, mergeKeyOf(kind, child(path, field)));
+  for (const [field, order] of orders)
+    if (Array.isArray(out[field])) out[field] = applyOrder(out[field] as Json[], order, mergeKeyOf(kind, child(path, field)));
   if (Array.isArray(patch.$retainKeys)) {
     const keep = new Set(patch.$retainKeys as string[]);
     for (const k of Object.keys(out)) if (!keep.has(k)) delete out[k];
@@ -180,7 +181,10 @@ export function jsonPatch(target: Json, ops: Json): Json {
 function pointer(path: string): string[] {
   if (path === "") return [];
   if (!path.startsWith("/")) throw new PatchError(`invalid JSON pointer ${JSON.stringify(path)}`);
-  return path.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  return path
+    .slice(1)
+    .split("/")
+    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
 }
 
 function parentOf(doc: Json, path: string): { parent: Json; last: string } {

@@ -87,12 +87,17 @@ export class Registry {
     const obj = clone(body);
     const meta = { ...obj.metadata };
     if (def.namespaced) {
-      if (meta.namespace && namespace && meta.namespace !== namespace) throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+      if (meta.namespace && namespace && meta.namespace !== namespace)
+        throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
       meta.namespace = namespace ?? "default";
-      if (!this.objects.get("namespaces", undefined, meta.namespace)) throw notFound({ qualified: "namespaces", resource: "namespaces", group: "", name: meta.namespace });
+      if (!this.objects.get("namespaces", undefined, meta.namespace))
+        throw notFound({ qualified: "namespaces", resource: "namespaces", group: "", name: meta.namespace });
     } else delete meta.namespace;
     if (!meta.name && meta.generateName) meta.name = meta.generateName + generateSuffix();
-    if (!meta.name) throw invalid(target(def), def.kind, [{ field: "metadata.name", type: "FieldValueRequired", message: "Required value: name or generateName is required" }]);
+    if (!meta.name)
+      throw invalid(target(def), def.kind, [
+        { field: "metadata.name", type: "FieldValueRequired", message: "Required value: name or generateName is required" },
+      ]);
     if (this.objects.get(def.key, meta.namespace, meta.name)) throw alreadyExists(target(def, meta.name));
     for (const k of ["resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"] as const) delete meta[k];
     meta.uid = crypto.randomUUID();
@@ -106,13 +111,20 @@ export class Registry {
 
   /** The cluster IPs of the services that exist (a deleted service's IP is free again). */
   private serviceIPs(): Set<string> {
-    return new Set(this.objects.list("services").map((s) => (s as { spec?: { clusterIP?: string } }).spec?.clusterIP ?? "").filter((ip) => ip && ip !== "None"));
+    return new Set(
+      this.objects
+        .list("services")
+        .map((s) => (s as { spec?: { clusterIP?: string } }).spec?.clusterIP ?? "")
+        .filter((ip) => ip && ip !== "None"),
+    );
   }
 
   /** Pod strategy PrepareForCreate + Validate: defaults, a fresh Pending status, containers required. */
   private preparePod(pod: Pod): AnyObject {
     if (!pod.spec?.containers?.length) {
-      throw invalid(target(resourceByKey("pods"), pod.metadata?.name), "Pod", [{ field: "spec.containers", type: "FieldValueRequired", message: "Required value" }]);
+      throw invalid(target(resourceByKey("pods"), pod.metadata?.name), "Pod", [
+        { field: "spec.containers", type: "FieldValueRequired", message: "Required value" },
+      ]);
     }
     const defaulted = applyPodDefaults(pod);
     return { ...defaulted, metadata: { ...defaulted.metadata, generation: 1 }, status: { phase: "Pending" } } as AnyObject;
@@ -129,7 +141,8 @@ export class Registry {
     const body = fromInput(input);
     const name = urlName ?? body.metadata?.name ?? "";
     const namespace = def.namespaced ? (urlNamespace ?? body.metadata?.namespace) : undefined;
-    if (body.metadata?.name !== undefined && body.metadata.name !== name) throw badRequest(`the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`);
+    if (body.metadata?.name !== undefined && body.metadata.name !== name)
+      throw badRequest(`the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`);
     const old = this.mustGet(def, namespace, name);
     const t = target(def, name);
     const meta = body.metadata ?? {};
@@ -139,7 +152,8 @@ export class Registry {
     }
     let next: AnyObject;
     // The approval subresource of a CSR writes only the conditions (approval strategy PrepareForUpdate).
-    if (subresource === "approval") next = { ...old, status: { ...(old.status as object), conditions: clone((body.status as { conditions?: unknown } | undefined)?.conditions) } };
+    if (subresource === "approval")
+      next = { ...old, status: { ...(old.status as object), conditions: clone((body.status as { conditions?: unknown } | undefined)?.conditions) } };
     else if (subresource === "status") next = { ...old, status: clone(body.status) };
     else {
       next = clone(body);
@@ -151,8 +165,19 @@ export class Registry {
     }
     // Fields only the server sets.
     const { uid, creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds, generation } = old.metadata ?? {};
-    next.metadata = { ...(subresource === "status" || subresource === "approval" ? old.metadata : next.metadata), namespace, name, uid, creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds, generation, resourceVersion: old.metadata?.resourceVersion };
-    if (subresource === "status") next.metadata = { ...next.metadata, labels: meta.labels ?? old.metadata?.labels, annotations: meta.annotations ?? old.metadata?.annotations };
+    next.metadata = {
+      ...(subresource === "status" || subresource === "approval" ? old.metadata : next.metadata),
+      namespace,
+      name,
+      uid,
+      creationTimestamp,
+      deletionTimestamp,
+      deletionGracePeriodSeconds,
+      generation,
+      resourceVersion: old.metadata?.resourceVersion,
+    };
+    if (subresource === "status")
+      next.metadata = { ...next.metadata, labels: meta.labels ?? old.metadata?.labels, annotations: meta.annotations ?? old.metadata?.annotations };
     if (generation !== undefined && canonical(next.spec) !== canonical(old.spec)) next.metadata = { ...next.metadata, generation: generation + 1 };
     stripUndefined(next.metadata as Record<string, unknown>);
     if (sameContent(old, next, def)) return old;
@@ -171,7 +196,8 @@ export class Registry {
       delete s.tolerations;
       return JSON.stringify(s);
     };
-    if (comparable(old.spec) !== comparable(next.spec)) throw invalid(t, "Pod", [{ field: "spec", type: "FieldValueForbidden", message: `Forbidden: ${POD_UPDATE_FORBIDDEN}` }]);
+    if (comparable(old.spec) !== comparable(next.spec))
+      throw invalid(t, "Pod", [{ field: "spec", type: "FieldValueForbidden", message: `Forbidden: ${POD_UPDATE_FORBIDDEN}` }]);
   }
 
   /** PATCH: the patch applied to the stored object, then the update rules (a resourceVersion in the patch is a precondition). */
@@ -211,7 +237,10 @@ export class Registry {
     const pre = opts.preconditions;
     if (pre?.uid && pre.uid !== meta.uid) throw conflict(t, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid}`);
     if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
-      throw conflict(t, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion}`);
+      throw conflict(
+        t,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion}`,
+      );
     }
     let grace = 0;
     if (def.kind === "Pod") {
@@ -236,14 +265,21 @@ export class Registry {
     const pod = this.mustGet(def, namespace, podName) as Pod;
     const t: Target = { qualified: "pods/binding", resource: "pods", group: "", name: podName };
     if (binding.target?.kind && binding.target.kind !== "Node") {
-      throw invalid({ ...t, qualified: "bindings" }, "Binding", [{ field: "target.kind", type: "FieldValueInvalid", message: `Invalid value: "${binding.target.kind}": must be empty or 'Node'` }]);
+      throw invalid({ ...t, qualified: "bindings" }, "Binding", [
+        { field: "target.kind", type: "FieldValueInvalid", message: `Invalid value: "${binding.target.kind}": must be empty or 'Node'` },
+      ]);
     }
-    if (!binding.target?.name) throw invalid({ ...t, qualified: "bindings" }, "Binding", [{ field: "target.name", type: "FieldValueRequired", message: "Required value" }]);
+    if (!binding.target?.name)
+      throw invalid({ ...t, qualified: "bindings" }, "Binding", [{ field: "target.name", type: "FieldValueRequired", message: "Required value" }]);
     if (pod.metadata?.deletionTimestamp) throw conflict(t, `pod ${podName} is being deleted, cannot be assigned to a host`);
     if (pod.spec?.nodeName) throw conflict(t, `pod ${podName} is already assigned to node "${pod.spec.nodeName}"`);
     const condition: PodCondition = { type: "PodScheduled", status: "True", lastTransitionTime: timestamp(this.now()) };
     const conditions = (pod.status?.conditions ?? []).filter((c) => c.type !== "PodScheduled");
-    this.write(def, "MODIFIED", { ...pod, spec: { ...pod.spec!, nodeName: binding.target.name }, status: { ...pod.status, conditions: [...conditions, condition] } } as AnyObject);
+    this.write(def, "MODIFIED", {
+      ...pod,
+      spec: { ...pod.spec!, nodeName: binding.target.name },
+      status: { ...pod.status, conditions: [...conditions, condition] },
+    } as AnyObject);
   }
 }
 
@@ -264,9 +300,12 @@ function prepareSecret(obj: AnyObject): AnyObject {
 /** ValidateSecretUpdate / ValidateConfigMapUpdate: an immutable object's data and the flag itself stay. */
 function checkImmutableUpdate(old: AnyObject, next: AnyObject, t: Target, kind: string): void {
   const causes: Array<{ field: string; type: "FieldValueForbidden"; message: string }> = [];
-  if (next.immutable !== true) causes.push({ field: "immutable", type: "FieldValueForbidden", message: "Forbidden: field is immutable when `immutable` is set" });
-  if (canonical(old.data) !== canonical(next.data)) causes.push({ field: "data", type: "FieldValueForbidden", message: "Forbidden: field is immutable when `immutable` is set" });
-  if (kind === "ConfigMap" && canonical(old.binaryData) !== canonical(next.binaryData)) causes.push({ field: "binaryData", type: "FieldValueForbidden", message: "Forbidden: field is immutable when `immutable` is set" });
+  if (next.immutable !== true)
+    causes.push({ field: "immutable", type: "FieldValueForbidden", message: "Forbidden: field is immutable when `immutable` is set" });
+  if (canonical(old.data) !== canonical(next.data))
+    causes.push({ field: "data", type: "FieldValueForbidden", message: "Forbidden: field is immutable when `immutable` is set" });
+  if (kind === "ConfigMap" && canonical(old.binaryData) !== canonical(next.binaryData))
+    causes.push({ field: "binaryData", type: "FieldValueForbidden", message: "Forbidden: field is immutable when `immutable` is set" });
   if (causes.length) throw invalid(t, kind, causes);
 }
 

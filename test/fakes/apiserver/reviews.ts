@@ -42,10 +42,27 @@ export function subjectAccessReview(body: unknown, policy: AccessPolicy): Subjec
   const review = body as SubjectAccessReview;
   const spec = review.spec;
   if (!spec || (!spec.user && !(spec.groups ?? []).length)) {
-    throw new ApiError({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", reason: "Invalid", code: 422, message: 'SubjectAccessReview.authorization.k8s.io "" is invalid: spec.user: Invalid value: "": at least one of user or group must be specified' });
+    throw new ApiError({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      reason: "Invalid",
+      code: 422,
+      message: 'SubjectAccessReview.authorization.k8s.io "" is invalid: spec.user: Invalid value: "": at least one of user or group must be specified',
+    });
   }
   if (!spec.resourceAttributes && !spec.nonResourceAttributes) {
-    throw new ApiError({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", reason: "Invalid", code: 422, message: 'SubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified' });
+    throw new ApiError({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      reason: "Invalid",
+      code: 422,
+      message:
+        'SubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified',
+    });
   }
   const d = policy(spec);
   return {

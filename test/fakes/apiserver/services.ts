@@ -57,12 +57,24 @@ export function prepareServiceCreate(obj: AnyObject, inUse: ReadonlySet<string>)
     const given = spec.clusterIP || spec.clusterIPs?.[0] || "";
     if (given === "None") spec.clusterIP = "None";
     else if (given) {
-      if (!isIPv4(given)) throw fail(name, "spec.clusterIPs[0]", "FieldValueInvalid", `Invalid value: "${given}": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`);
+      if (!isIPv4(given))
+        throw fail(name, "spec.clusterIPs[0]", "FieldValueInvalid", `Invalid value: "${given}": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`);
       const n = ipToInt(given);
       if (n <= BASE || n >= BASE + SIZE - 1) {
-        throw fail(name, "spec.clusterIPs", "FieldValueInvalid", `Invalid value: []string{"${given}"}: failed to allocate IP ${given}: provided IP (${given}) is not in the valid range. The range of valid IPs is ${SERVICE_CIDR}`);
+        throw fail(
+          name,
+          "spec.clusterIPs",
+          "FieldValueInvalid",
+          `Invalid value: []string{"${given}"}: failed to allocate IP ${given}: provided IP (${given}) is not in the valid range. The range of valid IPs is ${SERVICE_CIDR}`,
+        );
       }
-      if (inUse.has(given)) throw fail(name, "spec.clusterIPs", "FieldValueInvalid", `Invalid value: []string{"${given}"}: failed to allocate IP ${given}: provided IP is already allocated`);
+      if (inUse.has(given))
+        throw fail(
+          name,
+          "spec.clusterIPs",
+          "FieldValueInvalid",
+          `Invalid value: []string{"${given}"}: failed to allocate IP ${given}: provided IP is already allocated`,
+        );
       spec.clusterIP = given;
     } else spec.clusterIP = allocate(inUse);
     spec.clusterIPs = [spec.clusterIP];
@@ -91,7 +103,8 @@ export function prepareServiceUpdate(old: AnyObject, next: AnyObject): AnyObject
   const spec = { ...(next as unknown as Service).spec };
   if (o.type !== "ExternalName" && spec.type !== "ExternalName" && o.clusterIP) {
     const wanted = spec.clusterIP || spec.clusterIPs?.[0] || "";
-    if (wanted && wanted !== o.clusterIP) throw fail(next.metadata?.name, "spec.clusterIPs[0]", "FieldValueInvalid", `Invalid value: []string{"${wanted}"}: may not change once set`);
+    if (wanted && wanted !== o.clusterIP)
+      throw fail(next.metadata?.name, "spec.clusterIPs[0]", "FieldValueInvalid", `Invalid value: []string{"${wanted}"}: may not change once set`);
     Object.assign(spec, { clusterIP: o.clusterIP, clusterIPs: o.clusterIPs, ipFamilies: o.ipFamilies, ipFamilyPolicy: o.ipFamilyPolicy });
   }
   spec.type ||= o.type ?? "ClusterIP";

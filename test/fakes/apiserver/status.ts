@@ -38,7 +38,12 @@ export const STALE = "the object has been modified; please apply your changes to
 export const badRequest = (message: string) => failure(400, "BadRequest", message);
 export const unauthorized = () => failure(401, "Unauthorized", "Unauthorized");
 export const methodNotAllowed = (message: string) => failure(405, "MethodNotAllowed", message);
-export const unsupportedMediaType = (type: string) => failure(415, "UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json; got ${type}`);
+export const unsupportedMediaType = (type: string) =>
+  failure(
+    415,
+    "UnsupportedMediaType",
+    `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json; got ${type}`,
+  );
 export const gone = (message: string) => failure(410, "Expired", message);
 export const notFoundPath = () => failure(404, "NotFound", "the server could not find the requested resource");
 
@@ -52,12 +57,22 @@ export function forbidden(t: Target, user: string, verb: string, namespace: stri
 }
 
 /** 422 Invalid with field causes, message shaped like apimachinery's NewInvalid. */
-export function invalid(t: Target, kind: string, causes: Array<{ field: string; type: "FieldValueRequired" | "FieldValueInvalid" | "FieldValueForbidden"; message: string }>): ApiError {
+export function invalid(
+  t: Target,
+  kind: string,
+  causes: Array<{ field: string; type: "FieldValueRequired" | "FieldValueInvalid" | "FieldValueForbidden"; message: string }>,
+): ApiError {
   const list = causes.map((c) => `${c.field}: ${c.message}`);
   const text = list.length === 1 ? list[0] : `[${list.join(", ")}]`;
   // NewInvalid(GroupKind, name, errs): the details name the kind (not the resource) and its group; an empty name is left out.
   const group = kind.includes(".") ? kind.slice(kind.indexOf(".") + 1) : t.group;
-  return failure(422, "Invalid", `${kind} "${t.name ?? ""}" is invalid: ${text}`, { ...t, name: t.name || undefined, group, resource: kind.split(".")[0]! }, causes.map((c) => ({ reason: c.type, message: c.message, field: c.field })));
+  return failure(
+    422,
+    "Invalid",
+    `${kind} "${t.name ?? ""}" is invalid: ${text}`,
+    { ...t, name: t.name || undefined, group, resource: kind.split(".")[0]! },
+    causes.map((c) => ({ reason: c.type, message: c.message, field: c.field })),
+  );
 }
 
 /** An answer injected by failNext: a Status with the reason apimachinery uses for that code. */
@@ -65,9 +80,33 @@ export function injected(code: number, t: Target, retryAfterSeconds?: number): A
   if (code === 429) {
     // What the API server's max-in-flight filter answers (apiserver/pkg/server/filters/maxinflight.go).
     const seconds = retryAfterSeconds ?? 1;
-    return new ApiError({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "Too many requests, please try again later.", reason: "TooManyRequests", details: { retryAfterSeconds: seconds }, code: 429 }, seconds);
+    return new ApiError(
+      {
+        kind: "Status",
+        apiVersion: "v1",
+        metadata: {},
+        status: "Failure",
+        message: "Too many requests, please try again later.",
+        reason: "TooManyRequests",
+        details: { retryAfterSeconds: seconds },
+        code: 429,
+      },
+      seconds,
+    );
   }
-  const reasons: Record<number, string> = { 400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 409: "Conflict", 410: "Expired", 422: "Invalid", 429: "TooManyRequests", 500: "InternalError", 503: "ServiceUnavailable", 504: "Timeout" };
+  const reasons: Record<number, string> = {
+    400: "BadRequest",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "NotFound",
+    409: "Conflict",
+    410: "Expired",
+    422: "Invalid",
+    429: "TooManyRequests",
+    500: "InternalError",
+    503: "ServiceUnavailable",
+    504: "Timeout",
+  };
   if (code === 409) return conflict(t, STALE);
   return failure(code, reasons[code] ?? "Unknown", `injected ${code} for ${t.qualified}${t.name ? ` "${t.name}"` : ""}`, t);
 }

@@ -22,13 +22,48 @@ export function servingCert(): ServingCert {
   if (cached) return cached;
   const dir = mkdtempSync(join(tmpdir(), "test-apiserver-tls-"));
   try {
-    openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
-      "-subj", "/CN=test-apiserver-ca", "-keyout", "ca.key", "-out", "ca.crt"], dir);
-    openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-      "-subj", "/CN=kube-apiserver", "-keyout", "server.key", "-out", "server.csr"], dir);
+    openssl(
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=test-apiserver-ca",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.crt",
+      ],
+      dir,
+    );
+    openssl(
+      [
+        "req",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-subj",
+        "/CN=kube-apiserver",
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+      ],
+      dir,
+    );
     writeFileSync(join(dir, "ext.cnf"), "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n");
-    openssl(["x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2",
-      "-extfile", "ext.cnf", "-out", "server.crt"], dir);
+    openssl(
+      ["x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2", "-extfile", "ext.cnf", "-out", "server.crt"],
+      dir,
+    );
     const read = (f: string) => readFileSync(join(dir, f), "utf8");
     cached = { caPem: read("ca.crt"), certPem: read("server.crt"), keyPem: read("server.key") };
     return cached;

@@ -57,10 +57,18 @@ export function createToken(registry: Registry, issuer: TokenIssuer, namespace: 
   if (!isPlainObject(body)) throw badRequest("the body of the request is not a JSON object");
   const req = structuredClone(body) as unknown as TokenRequest;
   if (req.metadata?.name && req.metadata.name !== name) {
-    throw invalid(tokenTarget(name), "TokenRequest.authentication.k8s.io", [{ field: "metadata.name", type: "FieldValueInvalid", message: `Invalid value: "${req.metadata.name}": must match the service account name if specified` }]);
+    throw invalid(tokenTarget(name), "TokenRequest.authentication.k8s.io", [
+      { field: "metadata.name", type: "FieldValueInvalid", message: `Invalid value: "${req.metadata.name}": must match the service account name if specified` },
+    ]);
   }
   if (req.metadata?.namespace && req.metadata.namespace !== namespace) {
-    throw invalid(tokenTarget(name), "TokenRequest.authentication.k8s.io", [{ field: "metadata.namespace", type: "FieldValueInvalid", message: `Invalid value: "${req.metadata.namespace}": must match the service account namespace if specified` }]);
+    throw invalid(tokenTarget(name), "TokenRequest.authentication.k8s.io", [
+      {
+        field: "metadata.namespace",
+        type: "FieldValueInvalid",
+        message: `Invalid value: "${req.metadata.namespace}": must match the service account namespace if specified`,
+      },
+    ]);
   }
   const sa = registry.get("serviceaccounts", namespace, name) as ServiceAccount | undefined;
   if (!sa) throw notFound({ qualified: "serviceaccounts", resource: "serviceaccounts", group: "", name });
@@ -70,7 +78,9 @@ export function createToken(registry: Registry, issuer: TokenIssuer, namespace: 
   const seconds = spec.expirationSeconds;
   if (seconds < MIN_TOKEN_SECONDS || seconds > 2 ** 32) {
     const why = seconds < MIN_TOKEN_SECONDS ? "may not specify a duration less than 10 minutes" : "may not specify a duration larger than 2^32 seconds";
-    throw invalid(tokenTarget(""), "TokenRequest.authentication.k8s.io", [{ field: "spec.expirationSeconds", type: "FieldValueInvalid", message: `Invalid value: ${seconds}: ${why}` }]);
+    throw invalid(tokenTarget(""), "TokenRequest.authentication.k8s.io", [
+      { field: "spec.expirationSeconds", type: "FieldValueInvalid", message: `Invalid value: ${seconds}: ${why}` },
+    ]);
   }
   let pod: Pod | undefined;
   const ref: BoundObjectReference | undefined = spec.boundObjectRef;
@@ -78,10 +88,14 @@ export function createToken(registry: Registry, issuer: TokenIssuer, namespace: 
     if ((ref.apiVersion ?? "").includes("/") || ref.kind !== "Pod") throw badRequest(`cannot bind token to object of type ${gvkString(ref)}`);
     pod = registry.get("pods", namespace, ref.name ?? "") as Pod | undefined;
     if (!pod) throw notFound({ qualified: "pods", resource: "pods", group: "", name: ref.name });
-    if (name !== pod.spec?.serviceAccountName) throw badRequest(`cannot bind token for serviceaccount "${name}" to pod running with different serviceaccount name.`);
+    if (name !== pod.spec?.serviceAccountName)
+      throw badRequest(`cannot bind token for serviceaccount "${name}" to pod running with different serviceaccount name.`);
     if (ref.uid && ref.uid !== pod.metadata?.uid) {
       // GroupResource{Resource: gvk.Kind}: the real message names "Pod", not "pods".
-      throw conflict({ qualified: "Pod", resource: "Pod", group: "", name: ref.name }, `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`);
+      throw conflict(
+        { qualified: "Pod", resource: "Pod", group: "", name: ref.name },
+        `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`,
+      );
     }
   }
   let shortened = seconds;

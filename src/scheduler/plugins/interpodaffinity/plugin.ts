@@ -3,7 +3,16 @@
 import type { Pod } from "kubernetes-types/core/v1";
 import { Action } from "../../framework/events";
 import type {
-  ClusterEventWithHint, EnqueueExtensions, FilterPlugin, Handle, NodeScore, PreFilterExtensions, PreFilterPlugin, PreFilterReturn, PreScorePlugin, ScorePlugin,
+  ClusterEventWithHint,
+  EnqueueExtensions,
+  FilterPlugin,
+  Handle,
+  NodeScore,
+  PreFilterExtensions,
+  PreFilterPlugin,
+  PreFilterReturn,
+  PreScorePlugin,
+  ScorePlugin,
 } from "../../framework/interface";
 import type { CycleState } from "../../framework/cycle-state";
 import { Code, Status, type MaybeStatus } from "../../framework/status";
@@ -39,7 +48,8 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
   preFilter(state: CycleState, pod: PodInfo): PreFilterReturn {
     if (pod.parseError) return new Status(Code.UnschedulableAndUnresolvable, [`parsing pod: ${pod.parseError}`]);
     const s = calPreFilterState(pod, this.handle.snapshot());
-    if (s.existingAntiAffinityCounts.size === 0 && pod.requiredAffinityTerms.length === 0 && pod.requiredAntiAffinityTerms.length === 0) return new Status(Code.Skip);
+    if (s.existingAntiAffinityCounts.size === 0 && pod.requiredAffinityTerms.length === 0 && pod.requiredAntiAffinityTerms.length === 0)
+      return new Status(Code.Skip);
     state.write(PRE_FILTER_KEY, s);
     return undefined;
   }
@@ -85,7 +95,10 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
 
   eventsToRegister(): ClusterEventWithHint[] {
     return [
-      { event: { resource: "Pod", actionType: Action.Add | Action.UpdatePodLabel | Action.Delete }, hint: (pod, o, n) => this.afterPodChange(pod, o as Pod | undefined, n as Pod | undefined) },
+      {
+        event: { resource: "Pod", actionType: Action.Add | Action.UpdatePodLabel | Action.Delete },
+        hint: (pod, o, n) => this.afterPodChange(pod, o as Pod | undefined, n as Pod | undefined),
+      },
       { event: { resource: "Node", actionType: Action.Add | Action.UpdateNodeLabel } },
     ];
   }

@@ -17,7 +17,14 @@ function processTerms(m: TopologyCounts, terms: readonly WeightedAffinityTerm[],
 }
 
 /** processExistingPod. */
-function processExistingPod(m: TopologyCounts, incoming: PodInfo, existing: PodInfo, node: NodeInfo, lister: SnapshotLister, hardPodAffinityWeight: number): void {
+function processExistingPod(
+  m: TopologyCounts,
+  incoming: PodInfo,
+  existing: PodInfo,
+  node: NodeInfo,
+  lister: SnapshotLister,
+  hardPodAffinityWeight: number,
+): void {
   if (Object.keys(node.labels).length === 0) return;
   const existingNs = lister.namespaceLabels(existing.namespace);
   const incomingNs = lister.namespaceLabels(incoming.namespace);
@@ -32,7 +39,12 @@ function processExistingPod(m: TopologyCounts, incoming: PodInfo, existing: PodI
  * The topology scores; undefined when there is nothing to score (PreScore's Skip). Unless the
  * incoming pod has preferred terms, only nodes hosting pods with affinity matter.
  */
-export function calTopologyScore(pod: PodInfo, lister: SnapshotLister, hardPodAffinityWeight: number, ignorePreferredTermsOfExistingPods: boolean): TopologyCounts | undefined {
+export function calTopologyScore(
+  pod: PodInfo,
+  lister: SnapshotLister,
+  hardPodAffinityWeight: number,
+  ignorePreferredTermsOfExistingPods: boolean,
+): TopologyCounts | undefined {
   const hasConstraints = pod.preferredAffinityTerms.length > 0 || pod.preferredAntiAffinityTerms.length > 0;
   if (ignorePreferredTermsOfExistingPods && !hasConstraints) return undefined;
   const nodes = hasConstraints ? lister.list() : lister.havePodsWithAffinityList();

@@ -3,7 +3,15 @@
 // (default), MostAllocated or RequestedToCapacityRatio — over the configured resources.
 import type { Node, Pod } from "kubernetes-types/core/v1";
 import { Action } from "../../framework/events";
-import type { ClusterEventWithHint, EnqueueExtensions, FilterPlugin, PreFilterPlugin, PreFilterReturn, PreScorePlugin, ScorePlugin } from "../../framework/interface";
+import type {
+  ClusterEventWithHint,
+  EnqueueExtensions,
+  FilterPlugin,
+  PreFilterPlugin,
+  PreFilterReturn,
+  PreScorePlugin,
+  ScorePlugin,
+} from "../../framework/interface";
 import type { CycleState } from "../../framework/cycle-state";
 import { Code, Status, type MaybeStatus } from "../../framework/status";
 import { NodeInfo } from "../../model/node-info";
@@ -13,7 +21,12 @@ import { formatResourceValue, podRequests, type Resource } from "../../model/res
 import { asNodes } from "../helper";
 import { Names } from "../names";
 import {
-  leastResourceScorer, mostResourceScorer, requestedToCapacityRatioScorer, ResourceAllocationScorer, type ResourceSpec, type UtilizationShapePoint,
+  leastResourceScorer,
+  mostResourceScorer,
+  requestedToCapacityRatioScorer,
+  ResourceAllocationScorer,
+  type ResourceSpec,
+  type UtilizationShapePoint,
 } from "./resource-allocation";
 
 export type ScoringStrategyType = "LeastAllocated" | "MostAllocated" | "RequestedToCapacityRatio";
@@ -53,7 +66,12 @@ export interface InsufficientResource {
  * fitsRequest: every resource the pod requests that the node does not have free, and the pod slot.
  * A request larger than the whole allocatable is unresolvable.
  */
-export function fitsRequest(request: Resource, nodeInfo: NodeInfo, ignored: ReadonlySet<string> = NO_NAMES, ignoredGroups: ReadonlySet<string> = NO_NAMES): InsufficientResource[] {
+export function fitsRequest(
+  request: Resource,
+  nodeInfo: NodeInfo,
+  ignored: ReadonlySet<string> = NO_NAMES,
+  ignoredGroups: ReadonlySet<string> = NO_NAMES,
+): InsufficientResource[] {
   const alloc = nodeInfo.allocatable;
   const used = nodeInfo.requested;
   // The common case allocates nothing: everything fits.
@@ -70,15 +88,28 @@ export function fitsRequest(request: Resource, nodeInfo: NodeInfo, ignored: Read
 }
 
 function insufficient(out: InsufficientResource[], name: string, want: number, allocatable: number, used: number): void {
-  if (want > 0 && want > allocatable - used) out.push({ resourceName: name, reason: `Insufficient ${name}`, requested: want, used, capacity: allocatable, unresolvable: want > allocatable });
+  if (want > 0 && want > allocatable - used)
+    out.push({ resourceName: name, reason: `Insufficient ${name}`, requested: want, used, capacity: allocatable, unresolvable: want > allocatable });
 }
 
-function insufficientResources(request: Resource, nodeInfo: NodeInfo, ignored: ReadonlySet<string>, ignoredGroups: ReadonlySet<string>): InsufficientResource[] {
+function insufficientResources(
+  request: Resource,
+  nodeInfo: NodeInfo,
+  ignored: ReadonlySet<string>,
+  ignoredGroups: ReadonlySet<string>,
+): InsufficientResource[] {
   const alloc = nodeInfo.allocatable;
   const used = nodeInfo.requested;
   const out: InsufficientResource[] = [];
   if (nodeInfo.pods.length + 1 > alloc.allowedPodNumber) {
-    out.push({ resourceName: "pods", reason: "Too many pods", requested: 1, used: nodeInfo.pods.length, capacity: alloc.allowedPodNumber, unresolvable: false });
+    out.push({
+      resourceName: "pods",
+      reason: "Too many pods",
+      requested: 1,
+      used: nodeInfo.pods.length,
+      capacity: alloc.allowedPodNumber,
+      unresolvable: false,
+    });
   }
   if (request.isZero()) return out;
   insufficient(out, "cpu", request.milliCPU, alloc.milliCPU, used.milliCPU);
@@ -140,7 +171,10 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScore
     const insufficient = fitsRequest(request, nodeInfo, this.ignored, this.ignoredGroups);
     if (insufficient.length === 0) return undefined;
     const code = insufficient.some((r) => r.unresolvable) ? Code.UnschedulableAndUnresolvable : Code.Unschedulable;
-    return new Status(code, insufficient.map((r) => r.reason)).withDetail(insufficient.map(describe).join("; "));
+    return new Status(
+      code,
+      insufficient.map((r) => r.reason),
+    ).withDetail(insufficient.map(describe).join("; "));
   }
 
   preScore(state: CycleState, pod: PodInfo): MaybeStatus {
@@ -155,8 +189,14 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScore
 
   eventsToRegister(): ClusterEventWithHint[] {
     return [
-      { event: { resource: "Pod", actionType: Action.Delete | Action.UpdatePodScaleDown }, hint: (pod, oldObj, newObj) => this.afterPodEvent(pod, oldObj as Pod | undefined, newObj as Pod | undefined) },
-      { event: { resource: "Node", actionType: Action.Add | Action.UpdateNodeAllocatable }, hint: (pod, oldObj, newObj) => this.afterNodeChange(pod, oldObj, newObj) },
+      {
+        event: { resource: "Pod", actionType: Action.Delete | Action.UpdatePodScaleDown },
+        hint: (pod, oldObj, newObj) => this.afterPodEvent(pod, oldObj as Pod | undefined, newObj as Pod | undefined),
+      },
+      {
+        event: { resource: "Node", actionType: Action.Add | Action.UpdateNodeAllocatable },
+        hint: (pod, oldObj, newObj) => this.afterNodeChange(pod, oldObj, newObj),
+      },
     ];
   }
 

@@ -40,7 +40,12 @@ export function mostRequestedScore(requested: number, capacity: number): number 
  * The weighted average of per-resource scores over the resources the node has. RequestedToCapacityRatio
  * leaves out resources scoring 0 and rounds; the others count every resource and truncate.
  */
-function weightedAverage(resources: readonly ResourceSpec[], perResource: (requested: number, capacity: number) => number, onlyPositive: boolean, round: (x: number) => number): Scorer {
+function weightedAverage(
+  resources: readonly ResourceSpec[],
+  perResource: (requested: number, capacity: number) => number,
+  onlyPositive: boolean,
+  round: (x: number) => number,
+): Scorer {
   return (requested, allocatable) => {
     let nodeScore = 0;
     let weightSum = 0;
@@ -83,7 +88,8 @@ export function brokenLinearFunction(shape: readonly UtilizationShapePoint[]): (
 export function requestedToCapacityRatioScorer(resources: readonly ResourceSpec[], shape: readonly UtilizationShapePoint[]): Scorer {
   const scaled = shape.map((p) => ({ utilization: p.utilization, score: p.score * (MAX_NODE_SCORE / MAX_CUSTOM_PRIORITY_SCORE) }));
   const raw = brokenLinearFunction(scaled);
-  const perResource = (requested: number, capacity: number) => (capacity === 0 || requested > capacity ? raw(MAX_UTILIZATION) : raw(Math.trunc((requested * MAX_UTILIZATION) / capacity)));
+  const perResource = (requested: number, capacity: number) =>
+    capacity === 0 || requested > capacity ? raw(MAX_UTILIZATION) : raw(Math.trunc((requested * MAX_UTILIZATION) / capacity));
   return weightedAverage(resources, perResource, true, Math.round);
 }
 

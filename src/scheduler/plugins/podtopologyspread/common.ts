@@ -2,7 +2,15 @@
 // profile's defaults with the selector of what manages the pod; and the node inclusion policies
 // (nodeAffinityPolicy Honor, nodeTaintsPolicy Ignore unless set).
 import type { Node, TopologySpreadConstraint } from "kubernetes-types/core/v1";
-import { equalityRequirements, findUntoleratedTaint, isDoNotScheduleTaint, labelSelectorAsSelector, Selector, type Labels, type RequiredNodeAffinity } from "../../model/labels";
+import {
+  equalityRequirements,
+  findUntoleratedTaint,
+  isDoNotScheduleTaint,
+  labelSelectorAsSelector,
+  Selector,
+  type Labels,
+  type RequiredNodeAffinity,
+} from "../../model/labels";
 import type { PodInfo } from "../../model/pod-info";
 
 export const ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints";
@@ -32,7 +40,11 @@ export interface Constraint {
 }
 
 /** filterTopologySpreadConstraints: the constraints with this whenUnsatisfiable, matchLabelKeys merged in. */
-export function filterConstraints(constraints: readonly TopologySpreadConstraint[], podLabels: Labels, action: "DoNotSchedule" | "ScheduleAnyway"): Constraint[] {
+export function filterConstraints(
+  constraints: readonly TopologySpreadConstraint[],
+  podLabels: Labels,
+  action: "DoNotSchedule" | "ScheduleAnyway",
+): Constraint[] {
   const out: Constraint[] = [];
   for (const c of constraints) {
     if (c.whenUnsatisfiable !== action) continue;

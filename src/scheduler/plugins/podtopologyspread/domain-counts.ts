@@ -54,10 +54,20 @@ export class DomainCountCache {
     const contribution = (ni: NodeInfo | undefined): Contribution | undefined => {
       const node = ni?.node;
       if (!ni || !node || !nodeHasTopologyKeys(ni.labels, constraints)) return undefined;
-      return constraints.map((c) => (matchNodeInclusionPolicies(c, pod, node, required) ? { value: ni.labels[c.topologyKey]!, count: countPodsMatchSelector(ni.pods, c.selector, pod.namespace) } : undefined));
+      return constraints.map((c) =>
+        matchNodeInclusionPolicies(c, pod, node, required)
+          ? { value: ni.labels[c.topologyKey]!, count: countPodsMatchSelector(ni.pods, c.selector, pod.namespace) }
+          : undefined,
+      );
     };
     if (!entry || !changed) {
-      entry = { snapshot: lister, generation: t?.generation ?? -1, nodeSetVersion: t?.nodeSetVersion ?? -1, perNode: new Map(), domains: constraints.map(() => new Map()) };
+      entry = {
+        snapshot: lister,
+        generation: t?.generation ?? -1,
+        nodeSetVersion: t?.nodeSetVersion ?? -1,
+        perNode: new Map(),
+        domains: constraints.map(() => new Map()),
+      };
       for (const ni of lister.list()) apply(entry, ni.name, contribution(ni), 1);
       this.entries.delete(key);
       this.entries.set(key, entry);

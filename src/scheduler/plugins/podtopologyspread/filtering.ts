@@ -8,9 +8,7 @@ import { RequiredNodeAffinity } from "../../model/labels";
 import type { NodeInfo } from "../../model/node-info";
 import type { PodInfo } from "../../model/pod-info";
 import type { DomainCountCache } from "./domain-counts";
-import {
-  ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH, matchNodeInclusionPolicies, nodeHasTopologyKeys, type Constraint,
-} from "./common";
+import { ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH, matchNodeInclusionPolicies, nodeHasTopologyKeys, type Constraint } from "./common";
 
 const MAX_INT32 = 2 ** 31 - 1;
 
@@ -29,7 +27,12 @@ export class PreFilterState implements StateData {
   }
 
   clone(): PreFilterState {
-    return new PreFilterState(this.constraints, this.tpValueToMatchNum.map((m) => new Map(m)), this.minMatchNum.slice(), this.domainsAtCount.map((m) => new Map(m)));
+    return new PreFilterState(
+      this.constraints,
+      this.tpValueToMatchNum.map((m) => new Map(m)),
+      this.minMatchNum.slice(),
+      this.domainsAtCount.map((m) => new Map(m)),
+    );
   }
 
   /** The global minimum, or 0 when there are fewer eligible domains than minDomains. */

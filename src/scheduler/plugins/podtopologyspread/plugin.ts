@@ -5,14 +5,30 @@
 import type { Node, Pod, TopologySpreadConstraint } from "kubernetes-types/core/v1";
 import { Action } from "../../framework/events";
 import type {
-  ClusterEventWithHint, EnqueueExtensions, FilterPlugin, Handle, NodeScore, PreFilterExtensions, PreFilterPlugin, PreFilterReturn, PreScorePlugin, ScorePlugin,
+  ClusterEventWithHint,
+  EnqueueExtensions,
+  FilterPlugin,
+  Handle,
+  NodeScore,
+  PreFilterExtensions,
+  PreFilterPlugin,
+  PreFilterReturn,
+  PreScorePlugin,
+  ScorePlugin,
 } from "../../framework/interface";
 import type { CycleState } from "../../framework/cycle-state";
 import { Code, Status, type MaybeStatus } from "../../framework/status";
 import type { NodeInfo } from "../../model/node-info";
 import { PodInfo } from "../../model/pod-info";
 import { Names } from "../names";
-import { filterConstraints, nodeHasTopologyKeys, podLabelsMatchConstraints, SYSTEM_DEFAULT_CONSTRAINTS, type Constraint, type PodTopologySpreadArgs } from "./common";
+import {
+  filterConstraints,
+  nodeHasTopologyKeys,
+  podLabelsMatchConstraints,
+  SYSTEM_DEFAULT_CONSTRAINTS,
+  type Constraint,
+  type PodTopologySpreadArgs,
+} from "./common";
 import { DomainCountCache } from "./domain-counts";
 import { calPreFilterState, filterNode, PreFilterState } from "./filtering";
 import { calPreScoreState, normalize, scoreNode, type PreScoreState } from "./scoring";
@@ -31,7 +47,8 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     args: PodTopologySpreadArgs = {},
   ) {
     const type = args.defaultingType ?? "System";
-    if (type === "System" && (args.defaultConstraints ?? []).length > 0) throw new Error("defaultConstraints: Invalid value: when .defaultingType is \"System\", .defaultConstraints must be empty");
+    if (type === "System" && (args.defaultConstraints ?? []).length > 0)
+      throw new Error('defaultConstraints: Invalid value: when .defaultingType is "System", .defaultConstraints must be empty');
     this.systemDefaulted = type === "System";
     this.defaultConstraints = this.systemDefaulted ? SYSTEM_DEFAULT_CONSTRAINTS : (args.defaultConstraints ?? []);
   }
@@ -100,8 +117,14 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
 
   eventsToRegister(): ClusterEventWithHint[] {
     return [
-      { event: { resource: "Pod", actionType: Action.Add | Action.UpdatePodLabel | Action.Delete }, hint: (pod, o, n) => this.afterPodChange(pod, o as Pod | undefined, n as Pod | undefined) },
-      { event: { resource: "Node", actionType: Action.Add | Action.Delete | Action.UpdateNodeLabel | Action.UpdateNodeTaint }, hint: (pod, o, n) => this.afterNodeChange(pod, o as Node | undefined, n as Node | undefined) },
+      {
+        event: { resource: "Pod", actionType: Action.Add | Action.UpdatePodLabel | Action.Delete },
+        hint: (pod, o, n) => this.afterPodChange(pod, o as Pod | undefined, n as Pod | undefined),
+      },
+      {
+        event: { resource: "Node", actionType: Action.Add | Action.Delete | Action.UpdateNodeLabel | Action.UpdateNodeTaint },
+        hint: (pod, o, n) => this.afterNodeChange(pod, o as Node | undefined, n as Node | undefined),
+      },
     ];
   }
 

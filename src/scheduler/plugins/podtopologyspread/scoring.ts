@@ -28,7 +28,13 @@ export function scoreForCount(cnt: number, maxSkew: number, tpWeight: number): n
 }
 
 /** initPreScoreState + the counting PreScore does over all nodes. */
-export function calPreScoreState(pod: PodInfo, constraints: readonly Constraint[], filteredNodes: readonly NodeInfo[], allNodes: readonly NodeInfo[], requireAllTopologies: boolean): PreScoreState {
+export function calPreScoreState(
+  pod: PodInfo,
+  constraints: readonly Constraint[],
+  filteredNodes: readonly NodeInfo[],
+  allNodes: readonly NodeInfo[],
+  requireAllTopologies: boolean,
+): PreScoreState {
   const s: PreScoreState = { constraints, ignoredNodes: new Set(), topologyValueToPodCounts: constraints.map(() => new Map()), topologyNormalizingWeight: [] };
   const topoSize = constraints.map(() => 0);
   for (const ni of filteredNodes) {
@@ -47,7 +53,9 @@ export function calPreScoreState(pod: PodInfo, constraints: readonly Constraint[
       }
     });
   }
-  s.topologyNormalizingWeight = constraints.map((c, i) => topologyNormalizingWeight(c.topologyKey === LABEL_HOSTNAME ? filteredNodes.length - s.ignoredNodes.size : topoSize[i]!));
+  s.topologyNormalizingWeight = constraints.map((c, i) =>
+    topologyNormalizingWeight(c.topologyKey === LABEL_HOSTNAME ? filteredNodes.length - s.ignoredNodes.size : topoSize[i]!),
+  );
   const required = new RequiredNodeAffinity(pod.pod);
   for (const ni of allNodes) {
     const node = ni.node;
@@ -70,7 +78,8 @@ export function scoreNode(s: PreScoreState, pod: PodInfo, nodeInfo: NodeInfo): n
   s.constraints.forEach((c, i) => {
     const v = nodeInfo.labels[c.topologyKey];
     if (v === undefined) return;
-    const cnt = c.topologyKey === LABEL_HOSTNAME ? countPodsMatchSelector(nodeInfo.pods, c.selector, pod.namespace) : (s.topologyValueToPodCounts[i]!.get(v) ?? 0);
+    const cnt =
+      c.topologyKey === LABEL_HOSTNAME ? countPodsMatchSelector(nodeInfo.pods, c.selector, pod.namespace) : (s.topologyValueToPodCounts[i]!.get(v) ?? 0);
     score += scoreForCount(cnt, c.maxSkew, s.topologyNormalizingWeight[i]!);
   });
   return Math.round(score);
