@@ -14,7 +14,7 @@ export function generateLintCorpus(dir: string, files: number): void {
   const versions = ["v1.28.13", "v1.29.8", "v1.30.4", "v1.31.1"];
   for (let i = 0; i < files; i++) {
     const node = `node-${i}`;
-    let text = templates[i % templates.length]!.replace(/^(  name: )(.*)$/m, `$1$2-${i}`)
+    let text = templates[i % templates.length]!.replace(/^( {2}name: )(.*)$/m, `$1$2-${i}`)
       .replace(/10\.0\.0\.10/g, `10.${(i >> 8) & 255}.${i & 255}.10`)
       .replace(/v1\.30\.4/g, versions[i % versions.length]!)
       .replace(/--name=node1/g, `--name=${node}`);

@@ -13,7 +13,7 @@ import { type PodProber, ProbeManager, type ProbeObservation, type ProbeUpdate }
 import { WalkDiskUsage } from "../stats";
 import { NO_STATUS_MANAGER, type PodStatusManager } from "../status";
 import { nodeVolumePlugins, ProcMountTable, SystemMounter, VolumeManager } from "../volume";
-import { NoObjectSource, NoServiceLister, ObjectSource, type ResourceList } from "../objects";
+import { NoObjectSource, NoServiceLister, type ObjectSource, type ResourceList } from "../objects";
 import { ActiveDeadline } from "./active-deadline";
 import { ActivePods } from "./active-pods";
 import type { AgentOptions, EvictionLoop } from "./agent-options";

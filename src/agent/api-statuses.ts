@@ -11,7 +11,7 @@ import type { ContainerNotes } from "./container-notes";
 import type { PodWorkerView } from "./pod-workers";
 import type { RuntimeConfigOptions } from "./runtime-config";
 import type { TerminationMessages } from "./termination-message";
-import { type PodStatusReader } from "../pleg";
+import type { PodStatusReader } from "../pleg";
 
 export interface ApiStatusesOptions {
   /** The CRI runtime's name: container IDs are `<runtimeName>://<id>`. */

@@ -13,7 +13,7 @@ import type { Agent } from "./agent";
 import type { AgentConfig } from "./agent-config";
 import type { ClusterNode } from "../cluster";
 import type { VolumePlugin } from "../volume";
-import { type HostNetwork } from "../nodestatus";
+import type { HostNetwork } from "../nodestatus";
 import type { ObjectSource, ServiceLister } from "../objects";
 
 /**

@@ -24,6 +24,7 @@ export {
 export { isExtendedResourceName, isHugePageResourceName, isNativeResourceName, isPrefixedNativeResourceName } from "./resource-names";
 export { staticPodApiReferenceErrors, type StaticPodReferenceOptions } from "./static-pod-references";
 export * from "./pod-schema";
+export * from "./pod-decode";
 export * from "./pod";
 export * from "./annotations";
 export * from "./node-labels";

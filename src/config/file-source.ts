@@ -45,51 +45,11 @@ import { PathWatch, type NameEvents, type PathKind } from "./path-watch";
 import type { SourceReport } from "./pod-config";
 import { newVersion, noteRead, readVersion, settleVerdict } from "./settle";
 import { SnapshotEmitter } from "./snapshot-emitter";
-import { MAX_MANIFEST_BYTES, statKey } from "./source-limits";
+import { statKey } from "./source-limits";
 import { SourceState, type RestoredState } from "./source-state";
+import { type AwaitingEvents, EVENT_GRACE_MS, type FileSourceOptions, MAX_READS_PER_SCAN } from "./file-source-options";
 import type { PodSource } from "./types";
-import {
-  BACKUP_FILE_MESSAGE,
-  BACKUP_SUFFIXES,
-  byteOrder,
-  fsWatch,
-  isBackupFileName,
-  isDirectory,
-  type WatchedDirectoryOptions,
-  type WatchFn,
-  type Watcher,
-} from "./watched-directory";
-
-export { BACKUP_FILE_MESSAGE, BACKUP_SUFFIXES, MAX_MANIFEST_BYTES, documentError, isBackupFileName, type WatchedDirectoryOptions, type WatchFn, type Watcher };
-
-export interface FileSourceOptions extends WatchedDirectoryOptions {
-  /** A directory of manifests, or a single manifest file. */
-  path: string;
-  nodeName: string;
-  loader: PodLoader;
-  /**
-   * Where the last good state is kept across restarts (the agent passes <root-dir>/sources; the file
-   * is file.json in it). Without it, in memory only: a restart starts from nothing, as the kubelet.
-   */
-  stateDir?: string;
-}
-
-/**
- * How long a scan lets pending watch events arrive before it trusts "only renamed into place": a
- * write that happened before the file was read has queued its "change" event by then. Counted from
- * the read, so the time the scan spends loading the manifest already counts towards it.
- */
-const EVENT_GRACE_MS = 5;
-/** A record only the watch can settle: its name, and when its bytes were read (performance.now()). */
-type AwaitingEvents = [FileRecord, string, number];
-/**
- * A background scan reads at most this many new or changed manifests, and the next scan, which
- * follows at once, reads the rest: loading a manifest costs milliseconds, so when many are written
- * at once the first pods start after a few are loaded, not after all of them. Files left for the
- * next scan count as present and keep what they gave before. The first read of the path, which makes
- * the source's set complete, reads everything.
- */
-const MAX_READS_PER_SCAN = 4;
+import { BACKUP_FILE_MESSAGE, byteOrder, fsWatch, isBackupFileName, isDirectory } from "./watched-directory";
 
 export class FileSource implements PodSource {
   readonly name = "file" as const;

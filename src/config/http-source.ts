@@ -19,9 +19,9 @@
 //     the kubelet: nothing that runs is removed as an orphan meanwhile.
 import { createHash } from "node:crypto";
 import type { Pod } from "kubernetes-types/core/v1";
-import { type LoadResult, type ManifestError, type PodLoader } from "../manifest";
+import type { LoadResult, ManifestError, PodLoader } from "../manifest";
 import { type Clock, errorMessage, type Logger, Mutex, readBodyCapped, type Timer } from "../util";
-import { documentError } from "./file-source";
+import { documentError } from "./file-records";
 import type { SourceReport } from "./pod-config";
 import type { PodSource } from "./types";
 import { SnapshotEmitter } from "./snapshot-emitter";

@@ -1,7 +1,10 @@
 // src/config owns the pod sources (static pod directory, manifest URL, HTTP push, API server) and PodConfig,
 // which merges them into per-source ADD/UPDATE/DELETE/REMOVE/RECONCILE operations; and the settle state
 // machine a watched file goes through before it is read (settle.ts), shared with src/objects' local source.
-export { FileSource, MAX_MANIFEST_BYTES, documentError, type FileSourceOptions } from "./file-source";
+export { FileSource } from "./file-source";
+export type { FileSourceOptions } from "./file-source-options";
+export { documentError } from "./file-records";
+export { MAX_MANIFEST_BYTES } from "./source-limits";
 export {
   BACKUP_FILE_MESSAGE,
   BACKUP_SUFFIXES,

@@ -8,7 +8,7 @@ export { ManagedContainerd, findContainerd, type ManagedContainerdOptions } from
 export { resolveRuntime, STANDARD_ENDPOINTS, type ResolvedRuntime } from "./runtime";
 export type * from "./types";
 export { resolveRuntimeSettings, RUNTIME_SETTINGS, type RuntimeSettings } from "./settings";
-export { type SELinuxOption } from "./generated/runtime/v1/SELinuxOption";
-export { type SecurityProfile } from "./generated/runtime/v1/SecurityProfile";
+export type { SELinuxOption } from "./generated/runtime/v1/SELinuxOption";
+export type { SecurityProfile } from "./generated/runtime/v1/SecurityProfile";
 export { CONTAINER_NAME, containerLabels, POD_NAME, POD_NAMESPACE, POD_UID, sandboxLabels } from "./labels";
 export { loadCriClient, loadRuntimeResolver } from "./lazy";

@@ -38,7 +38,7 @@ import {
   type Watcher,
 } from "../config";
 import { formatManifestError, loadObjects, type LocalObject, type ManifestError } from "../manifest";
-import { type Clock, errorCode, errorMessage, type LogFields, type Logger, Mutex, type Timer } from "../util";
+import { errorCode, errorMessage, type LogFields, Mutex, type Timer } from "../util";
 import { ObjectNotFoundError, ObjectSourceError, type ObjectRef, type ObjectSource, type ServiceAccountToken, type TokenRequest } from "./types";
 
 export interface LocalObjectSourceOptions extends WatchedDirectoryOptions {

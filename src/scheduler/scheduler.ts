@@ -18,7 +18,7 @@ import type { ClusterClient, PluginFactory, QueuedPodInfo } from "./framework/in
 import type { AttemptResult } from "./framework/result";
 import { Framework } from "./framework/runtime";
 import { Code, Status, type MaybeStatus } from "./framework/status";
-import { PodInfo } from "./model/pod-info";
+import type { PodInfo } from "./model/pod-info";
 import { HostFinder, type ScheduleResult } from "./find-host";
 import { inTreeRegistry } from "./plugins/registry";
 import type { NominatingInfo } from "./queue/nominator";

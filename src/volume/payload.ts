@@ -5,7 +5,7 @@
 // the object lacks is an error unless the source is optional (then the item is skipped).
 import type { KeyToPath } from "kubernetes-types/core/v1";
 import { ObjectNotFoundError } from "../objects";
-import { type Payload } from "./types";
+import type { Payload } from "./types";
 
 /** The API default of every defaultMode (Secret/ConfigMap/Projected/DownwardAPIVolumeSourceDefaultMode). */
 export const DEFAULT_MODE = 0o644;

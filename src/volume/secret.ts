@@ -2,7 +2,7 @@
 // the Secret is read through the ObjectSource; a missing one is an error (`secret "x" not found`)
 // unless the volume is optional, then the volume is mounted empty. Its files live on tmpfs (the
 // plugin wraps a Memory emptyDir), so a secret never reaches the node's disk.
-import type { Pod, Secret, SecretProjection, SecretVolumeSource } from "kubernetes-types/core/v1";
+import type { Pod, SecretProjection, SecretVolumeSource } from "kubernetes-types/core/v1";
 import { podRef } from "../api";
 import { type ObjectSource, secretData } from "../objects";
 import { DEFAULT_MODE, makePayload, objectOrEmpty } from "./payload";

@@ -1,7 +1,6 @@
 // resolveAgentConfig and the --config file: types, values and names with their line, every field
 // type-checked whether or not a flag overrides it, and the folders the agent deletes in (issue 24).
 import { afterAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { agentConfigFixture, errorOf } from "./agent-config-fixture";
 
 const { dir, manifests, host, clientCA, resolve, cleanup } = agentConfigFixture();

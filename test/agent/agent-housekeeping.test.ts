@@ -5,8 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { Agent, SHUTDOWN_GRACE_MS } from "../../src/agent/agent";
-import { PodConfig } from "../../src/config";
+import { SHUTDOWN_GRACE_MS } from "../../src/agent/agent";
 import { FakeClock, flushMicrotasks } from "../../src/util/clock";
 import { grpcStatusError } from "../fakes/grpc";
 import { FakeRuntime } from "../fakes/runtime";

@@ -5,9 +5,6 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Pod } from "kubernetes-types/core/v1";
-import { Agent } from "../../src/agent/agent";
-import { PodConfig } from "../../src/config";
 import type { ContainerConfigInput } from "../../src/cri/types";
 import { FakeClock, flushMicrotasks } from "../../src/util/clock";
 import { FakeRuntime } from "../fakes/runtime";

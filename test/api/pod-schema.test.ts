@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { decodePodFields, fieldPathChild } from "../../src/api/pod-schema";
+import { decodePodFields, fieldPathChild } from "../../src/api/pod-decode";
 
 describe("decodePodFields", () => {
   test("fields the Pod does not have are listed, with the ones it has there, and kept in the value", () => {

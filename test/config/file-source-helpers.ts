@@ -2,7 +2,7 @@
 import { mkdtemp, rename, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FileSource, type FileSourceOptions } from "../../src/config/file-source";
+import { FileSource, type FileSourceOptions } from "../../src/config";
 import type { SourceReport } from "../../src/config/pod-config";
 import { FakeClock } from "../../src/util/clock";
 import { fakeLoader, quietLog } from "./fake-loader";

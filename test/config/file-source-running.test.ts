@@ -1,9 +1,9 @@
 // FileSource running: the watch, the rescans, the path going and coming back, watch failures.
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdir, rename, rm, unlink, writeFile } from "node:fs/promises";
+import { mkdir, rm, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { FileSource, type FileSourceOptions, type WatchFn } from "../../src/config/file-source";
-import { type SourceReport } from "../../src/config/pod-config";
+import type { FileSourceOptions, WatchFn } from "../../src/config";
+import type { SourceReport } from "../../src/config/pod-config";
 import { FakeClock } from "../../src/util/clock";
 import { manifest } from "./fake-loader";
 import { cleanUp, tempDir, fileSource, names, uids, messages, waitFor, saveByRename } from "./file-source-helpers";

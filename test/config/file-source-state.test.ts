@@ -2,7 +2,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdir, readFile, rm, stat, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { FileSource } from "../../src/config/file-source";
 import { PodConfig } from "../../src/config/pod-config";
 import { manifest, quietLog } from "./fake-loader";
 import { cleanUp, tempDir, fileSource, names, uids, messages } from "./file-source-helpers";

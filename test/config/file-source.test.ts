@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdir, rename, stat, truncate, unlink, writeFile, appendFile } from "node:fs/promises";
 import { join } from "node:path";
-import { BACKUP_FILE_MESSAGE, FileSource, MAX_MANIFEST_BYTES } from "../../src/config/file-source";
+import { BACKUP_FILE_MESSAGE, MAX_MANIFEST_BYTES } from "../../src/config";
 import { MAX_PODS_PER_SOURCE, tooLargeMessage } from "../../src/config/source-limits";
 import type { PodLoader } from "../../src/manifest/types";
 import { fakeLoader, manifest } from "./fake-loader";

@@ -11,7 +11,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { manifest, running, useAgent } from "./agent-harness";
+import { running, useAgent } from "./agent-harness";
 import { CGROUP_SUFFIX } from "./node";
 import { eventually } from "./proc";
 

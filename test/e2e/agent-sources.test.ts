@@ -10,7 +10,7 @@ import { eventually } from "./proc";
 describe("agent sources on containerd 1.7", () => {
   let node: TestNode;
   let agent: TestAgent;
-  let served = manifest("fromurl", "sleep 3600");
+  const served = manifest("fromurl", "sleep 3600");
   let requests = 0;
   const server = Bun.serve({
     hostname: "127.0.0.1",

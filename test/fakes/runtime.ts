@@ -27,6 +27,9 @@ import type {
 } from "../../src/cri/types";
 import { containerLabels, sandboxLabels } from "../../src/cri/labels";
 import type { Clock } from "../../src/util/clock";
+import { FakeEventStream } from "./event-stream";
+
+export { FakeEventStream };
 
 interface FakeSandbox {
   id: string;
@@ -489,39 +492,4 @@ export class FakeRuntime {
 /** CRI label selectors: every key must be present with that value. */
 function matches(labels: Record<string, string>, selector: Record<string, string> | undefined): boolean {
   return Object.entries(selector ?? {}).every(([k, v]) => labels[k] === v);
-}
-
-/** A GetContainerEvents stream the test drives: push events, fail it, or let the consumer close it. */
-export class FakeEventStream implements ContainerEventStream {
-  done = false;
-  private queue: ContainerEvent[] = [];
-  private error: Error | undefined;
-  private wake: (() => void) | undefined;
-
-  push(ev: ContainerEvent): void {
-    this.queue.push(ev);
-    this.wake?.();
-  }
-  fail(code: number, details: string): void {
-    this.error = grpcStatusError("GetContainerEvents", code, details);
-    this.done = true;
-    this.wake?.();
-  }
-  close(): void {
-    this.done = true;
-    this.wake?.();
-  }
-  async *[Symbol.asyncIterator](): AsyncIterator<ContainerEvent> {
-    for (;;) {
-      const ev = this.queue.shift();
-      if (ev) {
-        yield ev;
-        continue;
-      }
-      if (this.error) throw this.error;
-      if (this.done) return;
-      await new Promise<void>((r) => (this.wake = r));
-      this.wake = undefined;
-    }
-  }
 }

@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Pod } from "kubernetes-types/core/v1";
 import { errorBodyMessage } from "../../src/client/agent-client";
-import { defaultContainer, LogQueryError, logsQuery, parsePodLogOptions } from "../../src/logs";
+import { defaultContainer, type LogQueryError, logsQuery, parsePodLogOptions } from "../../src/logs";
 import { logOptionsOf } from "../../cmd/logs";
 
 const pod = (containers: string[], inits: string[] = [], annotation?: string): Pod => ({

@@ -7,7 +7,7 @@ import { podServiceAccountName } from "../../src/api/pod-references";
 import { ProjectedVolumeError, projectedPayload, tokenRequest } from "../../src/volume/projected";
 import { secretPayload } from "../../src/volume/secret";
 import { ObjectNotFoundError, ObjectSourceError } from "../../src/objects/types";
-import { type Payload } from "../../src/volume/types";
+import type { Payload } from "../../src/volume/types";
 import { FakeObjectSource } from "../fakes/object-source";
 
 const pod = (): Pod => ({ metadata: { name: "web", namespace: "prod", uid: "u-1" }, spec: { serviceAccountName: "builder", containers: [{ name: "app" }] } });

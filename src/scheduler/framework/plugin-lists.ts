@@ -3,6 +3,8 @@
 // implements, the checks and their messages, and the score weights.
 import { EXTENSION_POINTS, type ExtensionPoint, type PluginRef, type Profile } from "../config/types";
 import type {
+  ClusterEventWithHint,
+  EnqueueExtensions,
   BindPlugin,
   FilterPlugin,
   PermitPlugin,
@@ -113,4 +115,15 @@ export function scoreWeights(plugins: ReadonlyMap<string, Plugin>, scorePlugins:
   }
   for (const p of scorePlugins) if (!weights.has(p.name)) weights.set(p.name, 1);
   return weights;
+}
+
+/** The events each plugin registered (EnqueueExtensions), with the plugin's name, for the queue's hints. */
+export function registeredEvents(plugins: Iterable<Plugin>): Array<{ plugin: string } & ClusterEventWithHint> {
+  const out: Array<{ plugin: string } & ClusterEventWithHint> = [];
+  for (const p of plugins) {
+    const ext = p as Partial<EnqueueExtensions>;
+    if (typeof ext.eventsToRegister !== "function") continue;
+    for (const e of ext.eventsToRegister()) out.push({ plugin: p.name, ...e });
+  }
+  return out;
 }

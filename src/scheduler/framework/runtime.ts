@@ -6,13 +6,12 @@ import { type Clock, errorMessage } from "../../util";
 import { EXTENSION_POINTS, type ExtensionPoint, type Profile } from "../config/types";
 import type { NodeInfo } from "../model/node-info";
 import type { PodInfo } from "../model/pod-info";
-import { CycleState } from "./cycle-state";
+import type { CycleState } from "./cycle-state";
 import type { NodeToStatus } from "./diagnosis";
 import {
   type BindPlugin,
   type ClusterClient,
   type ClusterEventWithHint,
-  type EnqueueExtensions,
   type FilterPlugin,
   type Handle,
   MAX_NODE_SCORE,
@@ -35,31 +34,11 @@ import {
   type WaitingPod,
 } from "./interface";
 import { asStatus, Code, Status, type MaybeStatus } from "./status";
-import { pluginsByPoint, scoreWeights } from "./plugin-lists";
+import { pluginsByPoint, registeredEvents, scoreWeights } from "./plugin-lists";
 import { MAX_PERMIT_TIMEOUT_MS, WaitingPodEntry, WaitingPods } from "./waiting-pods";
+import { guard, guardAsync, type PreFilterOutcome, rejectionOrError, type ScoreOutcome } from "./plugin-call";
 
-/** A plugin call whose throw becomes an Error status, as a Go plugin's error return would. */
-function guard<T>(call: () => T, onThrow: (s: Status) => T): T {
-  try {
-    return call();
-  } catch (e) {
-    return onThrow(asStatus(e));
-  }
-}
-
-async function guardAsync(call: () => Promise<MaybeStatus>): Promise<MaybeStatus> {
-  try {
-    return await call();
-  } catch (e) {
-    return asStatus(e);
-  }
-}
-
-/** At points that may reject (Reserve, PreBind, Bind): a rejection names its plugin, anything else is an Error. */
-function rejectionOrError(point: string, plugin: string, s: Status): Status {
-  if (s.isRejected()) return s.withPlugin(plugin);
-  return new Status(Code.Error, [`running ${point} plugin ${JSON.stringify(plugin)}: ${s.message()}`], s.cause);
-}
+export type { PreFilterOutcome, ScoreOutcome } from "./plugin-call";
 
 /** What a framework needs from the scheduler around it. */
 export interface FrameworkDeps {
@@ -70,25 +49,6 @@ export interface FrameworkDeps {
   nominatedPodsForNode: (nodeName: string) => readonly PodInfo[];
   clearNomination: (pod: PodInfo) => void;
   background: (what: string, work: Promise<void>) => void;
-}
-
-export interface PreFilterOutcome {
-  /** The nodes worth filtering; undefined means all. */
-  nodeNames: ReadonlySet<string> | undefined;
-  status: MaybeStatus;
-  /** Plugins that narrowed the nodes (pluginsWithNodes), or rejected. */
-  unschedulablePlugins: Set<string>;
-}
-
-export interface ScoreOutcome {
-  nodes: readonly NodeInfo[];
-  /** Weighted total per node, in the order of `nodes`. */
-  totals: Float64Array;
-  plugins: readonly ScorePlugin[];
-  /** Per plugin, per node: the score after NormalizeScore (before the weight). */
-  normalized: Float64Array[];
-  /** Per plugin, per node: the score before NormalizeScore; kept only when explaining. */
-  raw?: Float64Array[];
 }
 
 export class Framework implements Handle {
@@ -155,13 +115,7 @@ export class Framework implements Handle {
 
   /** The events each plugin registered, for the queue's hints (EnqueueExtensions). */
   eventsToRegister(): Array<{ plugin: string } & ClusterEventWithHint> {
-    const out: Array<{ plugin: string } & ClusterEventWithHint> = [];
-    for (const p of this.plugins.values()) {
-      const ext = p as Partial<EnqueueExtensions>;
-      if (typeof ext.eventsToRegister !== "function") continue;
-      for (const e of ext.eventsToRegister()) out.push({ plugin: p.name, ...e });
-    }
-    return out;
+    return registeredEvents(this.plugins.values());
   }
 
   hasFilterPlugins(): boolean {

@@ -3,8 +3,8 @@
 // host ports.
 import type { Pod, PodAffinityTerm, WeightedPodAffinityTerm } from "kubernetes-types/core/v1";
 import { errorMessage } from "../../util";
-import { labelSelectorAsSelector, NO_LABELS, Selector, type Labels } from "./labels";
-import { DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, podRequests, Resource, resourceOfRequests } from "./resource";
+import { labelSelectorAsSelector, NO_LABELS, type Selector, type Labels } from "./labels";
+import { DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, podRequests, type Resource, resourceOfRequests } from "./resource";
 
 /** A parsed PodAffinityTerm (fwk.AffinityTerm). */
 export interface AffinityTerm {

@@ -9,7 +9,7 @@ import { applyPodDefaults } from "../../../src/api/defaults";
 import { clone, isPlainObject, type AnyObject, fromInput, type ObjectInput } from "./objects";
 import { jsonPatch, mergePatch, PatchError, strategicMergePatch } from "./patch";
 import { apiVersionOf, qualifiedName, resourceByKey, type ResourceDef } from "./resources";
-import { alreadyExists, ApiError, badRequest, conflict, invalid, notFound, STALE, success, unsupportedMediaType, type Target } from "./status";
+import { alreadyExists, badRequest, conflict, invalid, notFound, STALE, success, unsupportedMediaType, type Target } from "./status";
 import { ObjectStore, type EventType, type WatchSpec } from "./store";
 import { MASTER_SERVICE, prepareServiceCreate, prepareServiceUpdate } from "./services";
 

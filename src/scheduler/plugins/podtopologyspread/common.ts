@@ -7,7 +7,7 @@ import {
   findUntoleratedTaint,
   isDoNotScheduleTaint,
   labelSelectorAsSelector,
-  Selector,
+  type Selector,
   type Labels,
   type RequiredNodeAffinity,
 } from "../../model/labels";

@@ -30,7 +30,7 @@ import {
   type PodTopologySpreadArgs,
 } from "./common";
 import { DomainCountCache } from "./domain-counts";
-import { calPreFilterState, filterNode, PreFilterState } from "./filtering";
+import { calPreFilterState, filterNode, type PreFilterState } from "./filtering";
 import { calPreScoreState, normalize, scoreNode, type PreScoreState } from "./scoring";
 
 const PRE_FILTER_KEY = `PreFilter${Names.PodTopologySpread}`;
