@@ -31,7 +31,7 @@ import type { VolumeManager } from "../volume";
 import { NODE_WAIT_MS, SHUTDOWN_GRACE_MS, type AgentOptions, type EvictionLoop } from "./agent-options";
 import { buildAgentParts, type AgentParts } from "./agent-parts";
 import type { PodSyncer, SyncResult } from "./pod-sync";
-import { isSidecar } from "./pod-actions";
+import { isSidecar, noPodActions } from "./pod-actions";
 import type { RuntimeState } from "./runtime-state";
 import { SYNC_ERROR_BACKOFF_MS, type PodWorkers, type PodWorkerView } from "./pod-workers";
 import { SyncLoop, type SyncHandler } from "./sync-loop";
@@ -312,16 +312,7 @@ export class Agent implements SyncHandler {
     const exceeded = this.p.deadlines.shouldEvict(pod, seen);
     if (exceeded) {
       this.evictPod(pod, exceeded, pod.spec?.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS);
-      const actions = {
-        killPod: false,
-        createSandbox: false,
-        sandboxId: "",
-        attempt: 0,
-        initContainersToStart: [],
-        containersToStart: [],
-        containersToKill: [],
-      };
-      return { actions, waiting: new Map(), changed: false, errors: [] };
+      return { actions: noPodActions(), waiting: new Map(), changed: false, errors: [] };
     }
     const r = await this.p.syncer.syncPod(
       pod,

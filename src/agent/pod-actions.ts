@@ -103,19 +103,16 @@ export function shouldRestart(pod: Pod, c: ContainerStatus | undefined): boolean
   }
 }
 
+/** Actions that do nothing: the start of computePodActions, and a sync that must not act. */
+export function noPodActions(): PodActions {
+  return { killPod: false, createSandbox: false, sandboxId: "", attempt: 0, initContainersToStart: [], containersToStart: [], containersToKill: [] };
+}
+
 export function computePodActions(pod: Pod, status: PodStatus | undefined, probeFailure?: ProbeFailureLookup, started?: StartedLookup): PodActions {
   const spec = pod.spec!;
   const restartPolicy = spec.restartPolicy ?? "Always";
   const inits = spec.initContainers ?? [];
-  const actions: PodActions = {
-    killPod: false,
-    createSandbox: false,
-    sandboxId: "",
-    attempt: 0,
-    initContainersToStart: [],
-    containersToStart: [],
-    containersToKill: [],
-  };
+  const actions = noPodActions();
   const sb = sandboxChanged(pod, status);
 
   if (sb.changed) {

@@ -139,9 +139,9 @@ for (const version of ["1.6", "1.7"] as const) {
         expect(gone.status).toMatchObject({ phase: "Failed", reason: "Evicted", message: "The node was low on resource: memory. " });
         // One pod per cycle, the second only once the first is cleaned up (the kubelet's waitForPodsCleanup).
         const log = agent.proc.stderr;
-        const beEvicted = log.indexOf("pod default/besteffort-e2e-node (");
+        const beEvicted = log.indexOf('"msg":"pod evicted","pod":"default/besteffort-e2e-node"');
         const cleaned = log.indexOf('"msg":"eviction manager: pods successfully cleaned up","pods":["default/besteffort-e2e-node"');
-        const gEvicted = log.indexOf("pod default/guaranteed-e2e-node (");
+        const gEvicted = log.indexOf('"msg":"pod evicted","pod":"default/guaranteed-e2e-node"');
         expect(beEvicted).toBeGreaterThanOrEqual(0);
         expect(cleaned).toBeGreaterThan(beEvicted);
         expect(gEvicted).toBeGreaterThan(cleaned);

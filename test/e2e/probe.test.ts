@@ -352,7 +352,8 @@ for (const version of ["1.6", "1.7"] as const) {
         expect(hidden.stderr).toContain("hid the HTTP header values of this readiness probe");
         expect(hidden.attempts).toEqual([]);
 
-        // The old spelling still works, with a warning.
+        // The old spelling still works, with a warning (the agent serves the spec whole again).
+        servedSpec = undefined;
         const old = await probeRun(node, ["--pod", "e2e/web", "--container", "httpd", "--probe", "readiness", "--push-token-file", tokenFile], agentUrl);
         expect(old.code).toBe(0);
         expect(old.stderr).toContain("warning: --push-token-file is deprecated for nodeagent probe run: use --token-file");
