@@ -107,12 +107,14 @@ export class TestAgent {
       this.opts.env ?? {},
       this.binary,
     );
+    // The start line's api field; a binary from before the structured logs (a bench's baseline) said
+    // "… API at <url>, …" in its message.
     const line = await this.proc.waitFor(
       "the agent's API address",
-      () => /"msg":"nodeagent started",.*?"api":"(https?:\/\/[0-9.:]+)"/.exec(this.proc.stderr) ?? undefined,
+      () => /"msg":"nodeagent started",.*?"api":"(https?:\/\/[0-9.:]+)"|API at (https?:\/\/[0-9.:]+)/.exec(this.proc.stderr) ?? undefined,
       30_000,
     );
-    this.url = line[1]!;
+    this.url = (line[1] ?? line[2])!;
     if (this.opts.https) this.servingCert = readFileSync(join(this.dir, "root", "pki", "kubelet.crt"), "utf8");
   }
 
