@@ -166,6 +166,19 @@ async function* readFrom(
     return emit([...(p.started ? [] : prefix(p.time)), ...p.parts, parsed.content, NEWLINE]);
   };
 
+  /**
+   * At the end of what there is to read: the fragments of a line the runtime never completed are
+   * written as they are, without a newline. The kubelet's ReadLogs writes each P fragment as it reads
+   * it, so `printf 'a\nb'` reads "a\nb" there (containerd logs the "b" as a P line that no F follows).
+   */
+  const flushPending = (): void => {
+    for (const [stream, p] of pending) {
+      pending.delete(stream);
+      if (p.skip || p.parts.length === 0) continue;
+      if (!emit([...(p.started ? [] : prefix(p.time)), ...p.parts])) return;
+    }
+  };
+
   /** Splits a block into lines; the bytes after its last newline wait for the next block. */
   const onBlock = (block: Uint8Array): boolean => {
     let from = 0;
@@ -256,8 +269,9 @@ async function* readFrom(
           carry = [];
           carrySize = 0;
           onLine(last);
-          if (outSize > 0) yield take();
         }
+        flushPending();
+        if (outSize > 0) yield take();
         return;
       }
       if (rotated) {
@@ -280,7 +294,11 @@ async function* readFrom(
         dropping = false;
         continue;
       }
-      if (exited) return;
+      if (exited) {
+        flushPending();
+        if (outSize > 0) yield take();
+        return;
+      }
       const id = await deps.files.idOf(path);
       if (id !== undefined && id !== file.id) {
         // Rotated: read whatever reached the old file before the switch, then switch.

@@ -55,6 +55,14 @@ for (const version of ["1.6", "1.7"] as const) {
       agent.removeManifest("printer.yaml");
     }, 60_000);
 
+    test("a last line printed without a newline is in the log, as the kubelet shows it (the runtime logs it as a P line)", async () => {
+      agent.writeManifest("nonl.yaml", manifest("nonl", "printf 'line1\\nno-newline-at-end'", { restartPolicy: "Never" }));
+      await agent.waitPod("nonl", "succeeded", (p) => p.status?.phase === "Succeeded");
+      expect(await logs("nonl")).toEqual({ status: 200, text: "line1\nno-newline-at-end" });
+      expect((await logs("nonl", "?follow=true")).text).toBe("line1\nno-newline-at-end");
+      agent.removeManifest("nonl.yaml");
+    }, 60_000);
+
     test("follow: lines arrive as the container writes them, across a log rotation, and the stream ends when it exits", async () => {
       agent.writeManifest(
         "follower.yaml",

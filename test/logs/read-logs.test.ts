@@ -97,6 +97,15 @@ describe("reading a CRI log file", () => {
     files.append(PATH, line(1, "stdout", "F", "a") + `${T(2)} stdout F no newline`);
     expect(await readAll(deps, opts())).toBe("a\nno newline\n");
   });
+  test("a last line the program never ended (a P line no F follows) is written as it is, without a newline", async () => {
+    // printf 'line1\nno-newline-at-end': containerd logs the second line as P; the kubelet shows both.
+    const { files, deps, clock } = setup();
+    files.append(PATH, line(1, "stdout", "F", "line1") + line(1, "stdout", "P", "no-newline-") + line(1, "stdout", "P", "at-end"));
+    expect(await readAll(deps, opts())).toBe("line1\nno-newline-at-end");
+    expect(await readAll(deps, opts({ timestamps: true }))).toBe(`${T(1)} line1\n${T(1)} no-newline-at-end`);
+    // A fragment that sinceTime filters out stays out.
+    expect(await readAll(deps, toLogOptions({ sinceTime: "2026-01-01T00:00:02Z" }, clock.now()))).toBe("");
+  });
 });
 
 describe("tailLines, limitBytes, since", () => {
@@ -175,6 +184,22 @@ describe("follow", () => {
     await clock.advance(1000);
     await f.run;
     expect(f.got.done).toBe(true);
+  });
+
+  test("a followed container that exits with a line it never ended: the fragment is written, then the stream ends", async () => {
+    const { files, deps, state, clock } = setup();
+    files.append(PATH, line(1, "stdout", "F", "line1"));
+    const f = follow(deps, opts());
+    await flushMicrotasks();
+    expect(f.got.text).toBe("line1\n");
+    files.append(PATH, line(2, "stdout", "P", "no-newline-at-end"));
+    await flushMicrotasks();
+    // While it runs, the rest may still come: nothing of the fragment yet.
+    expect(f.got.text).toBe("line1\n");
+    state.running = false;
+    await clock.advance(1000);
+    await f.run;
+    expect(f.got).toMatchObject({ text: "line1\nno-newline-at-end", done: true });
   });
 
   test("a chatty container: the runtime is asked whether it runs at most once a second, not at every write", async () => {
