@@ -102,14 +102,11 @@ function containerApiStatus(i: StatusInputs, spec: Container, init: boolean): Ap
     ...(latest ? { containerID: containerID(i, latest.id) } : {}),
   };
   if (!latest) {
-    return {
-      ...base,
-      ready: false,
-      started: false,
-      state: {
-        waiting: { reason: waiting?.reason ?? (init ? "PodInitializing" : "ContainerCreating"), ...(waiting?.message ? { message: waiting.message } : {}) },
-      },
-    };
+    // The default waiting state of every container of a pod with init containers — its app containers
+    // too, even while an init container fails — is PodInitializing, else ContainerCreating (the
+    // kubelet's convertToAPIContainerStatuses, defaultWaitingState).
+    const reason = waiting?.reason ?? ((i.pod.spec?.initContainers?.length ?? 0) > 0 ? "PodInitializing" : "ContainerCreating");
+    return { ...base, ready: false, started: false, state: { waiting: { reason, ...(waiting?.message ? { message: waiting.message } : {}) } } };
   }
   if (latest.state === "CONTAINER_RUNNING") {
     const prev = all.find((c, idx) => idx > 0 && c.state === "CONTAINER_EXITED");

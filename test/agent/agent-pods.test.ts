@@ -43,7 +43,7 @@ describe("Agent: pods from PodConfig", () => {
     expect(created(rt)).toEqual(["init-a"]);
     expect(statusOf(a.agent).phase).toBe("Pending");
     expect(containerStatus(a.agent, "init-a")?.state?.running).toBeDefined();
-    expect(containerStatus(a.agent, "app")?.state?.waiting?.reason).toBe("ContainerCreating");
+    expect(containerStatus(a.agent, "app")?.state?.waiting?.reason).toBe("PodInitializing");
 
     rt.exit(rt.containersNamed("init-a")[0]!.id, 0);
     await clock.advance(1000); // the next relist sees it succeed
@@ -210,7 +210,7 @@ describe("Agent: a burst of new pods", () => {
     expect(rt.asked).toEqual(["p1", "p2", "p3"]);
     expect(created(rt)).toEqual(["init", "app", "sidecar"]);
     expect(statusOf(a.agent, "p1").phase).toBe("Running");
-    expect(statusOf(a.agent, "p4").containerStatuses?.every((c) => c.state?.waiting?.reason === "ContainerCreating")).toBe(true);
+    expect(statusOf(a.agent, "p4").containerStatuses?.every((c) => c.state?.waiting?.reason === "PodInitializing")).toBe(true);
 
     rt.make("p3");
     await churn(clock);

@@ -62,6 +62,18 @@ for (const version of ["1.6", "1.7"] as const) {
       agent.removeManifest("init.yaml");
     }, 60_000);
 
+    test("while an init container fails, it backs off and the app container waits PodInitializing, as the kubelet shows it", async () => {
+      agent.writeManifest("initfail.yaml", manifest("initfail", "sleep 3600", { initContainers: ["exit 1"] }));
+      const p = await agent.waitPod(
+        "initfail",
+        "its init container backed off",
+        (x) => x.status?.initContainerStatuses?.[0]?.state?.waiting?.reason === "CrashLoopBackOff",
+      );
+      expect(p.status?.phase).toBe("Pending");
+      expect(p.status?.containerStatuses?.[0]?.state).toEqual({ waiting: { reason: "PodInitializing" } });
+      agent.removeManifest("initfail.yaml");
+    }, 60_000);
+
     test("resolv.conf as the kubelet writes it: ClusterFirst through --cluster-dns, None from dnsConfig", async () => {
       const resolvConf = async (name: string) => {
         const p = await agent.waitPod(name, "running", running);

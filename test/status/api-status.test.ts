@@ -90,7 +90,14 @@ describe("phase", () => {
     expect(s.phase).toBe("Pending");
     expect(cond(s, "Initialized")).toMatchObject({ status: "False", reason: "ContainersNotInitialized", message: "containers with incomplete status: [i2]" });
     expect(s.initContainerStatuses!.map((c) => Object.keys(c.state!)[0])).toEqual(["terminated", "running"]);
-    expect(s.containerStatuses![0]!.state?.waiting?.reason).toBe("ContainerCreating");
+    // A pod with init containers: its app containers wait PodInitializing (the kubelet's defaultWaitingState).
+    expect(s.containerStatuses![0]!.state).toEqual({ waiting: { reason: "PodInitializing" } });
+    // Also while an init container fails and is backed off.
+    const failing = status(p, [{ name: "i1", state: "exited", exitCode: 1, init: true }], {
+      waiting: new Map([["i1", { reason: "CrashLoopBackOff", message: "back-off" }]]),
+    });
+    expect(failing.initContainerStatuses![0]!.state?.waiting?.reason).toBe("CrashLoopBackOff");
+    expect(failing.containerStatuses![0]!.state).toEqual({ waiting: { reason: "PodInitializing" } });
     const done = status(p, [
       { name: "i1", state: "exited", exitCode: 0, init: true },
       { name: "i2", state: "exited", exitCode: 0, init: true },
