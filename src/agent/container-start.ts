@@ -1,7 +1,7 @@
 // Starting one container of a sync (the kubelet's startContainer): the crash-loop backoff, the image,
 // the environment and config (runAsNonRoot checked before it is created), create and start, and the
 // postStart hook, during which the container does not count as started.
-import { writeFileSync } from "node:fs";
+import { chmodSync, writeFileSync } from "node:fs";
 import type { Container, Pod } from "kubernetes-types/core/v1";
 import { podKey, podRef } from "../api";
 import { runtimeErrorMessage } from "../cri";
@@ -122,7 +122,11 @@ export class ContainerStarter {
       // mount source a directory, and the container could not write its message there.
       const dir = terminationLogDir(pod, c.name, this.d.opts);
       mkdirInside(this.d.opts.podsDir, dir);
-      writeFileSync(confinedPath(dir, `${restartCount}-termination-log`), "");
+      const file = confinedPath(dir, `${restartCount}-termination-log`);
+      writeFileSync(file, "");
+      // 0666 whatever the umask, as the kubelet chmods the file it creates: a container running as a
+      // user other than root must be able to write its message (kuberuntime makeMounts).
+      chmodSync(file, 0o666);
     }
     let config: ReturnType<typeof containerConfig>;
     try {

@@ -3,7 +3,7 @@
 // good), a postStart hook keeping a container unstarted, readiness gates in the Ready condition and
 // termination messages in the terminated state.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
@@ -257,6 +257,8 @@ describe("termination messages", () => {
         const source = args[1].mounts?.find((m) => m.containerPath === "/dev/termination-log")?.hostPath;
         // The agent made the file, empty, before the container (containerd would make a directory).
         expect(source && readFileSync(source, "utf8")).toBe("");
+        // Writable by any user the container runs as, whatever the agent's umask (the kubelet's 0666).
+        expect(statSync(source!).mode & 0o777).toBe(0o666);
         writeFileSync(source!, "config missing");
         return super.createContainer(...args);
       }

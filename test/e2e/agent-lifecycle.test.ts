@@ -206,18 +206,25 @@ spec:
       image: ${BUSYBOX}
       terminationMessagePolicy: FallbackToLogsOnError
       command: ["sh", "-c", "for i in $(seq 1 100); do echo line $i; done; exit 4"]
+    - name: nonroot
+      image: ${BUSYBOX}
+      securityContext: { runAsUser: 1000 }
+      terminationMessagePath: /dev/termination-custom-log
+      command: ["sh", "-c", "printf 'DONE' > /dev/termination-custom-log"]
 `,
       );
       const p = await agent.waitPod(
         "messages",
-        "both containers terminated",
-        (x) => (x.status?.containerStatuses ?? []).length === 2 && x.status!.containerStatuses!.every((c) => c.state?.terminated),
+        "the three containers terminated",
+        (x) => (x.status?.containerStatuses ?? []).length === 3 && x.status!.containerStatuses!.every((c) => c.state?.terminated),
       );
       const state = (name: string) => p.status!.containerStatuses!.find((c) => c.name === name)!.state!.terminated!;
       expect({ exitCode: state("file").exitCode, message: state("file").message }).toEqual({ exitCode: 3, message: "config missing" });
       expect(state("logs").exitCode).toBe(4);
       expect(state("logs").message).toStartWith("line 21\n");
       expect(state("logs").message).toEndWith("line 100\n");
+      // A container running as uid 1000 writes its message at a path of its own (the file is 0666).
+      expect({ exitCode: state("nonroot").exitCode, message: state("nonroot").message }).toEqual({ exitCode: 0, message: "DONE" });
       expect(p.status?.phase).toBe("Failed");
       agent.removeManifest("messages.yaml");
       await eventually("the pod to go", async () => !(await agent.pod("messages")));
