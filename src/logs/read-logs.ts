@@ -133,6 +133,9 @@ async function* readFrom(
   };
   const prefix = (t: LogTime) => (opts.timestamps ? [encoder.encode(`${formatLogTime(t)} `)] : []);
 
+  /** A logical line's fragments so far (the time prefix before its first), then `rest`. Returns false once the limit is reached. */
+  const emitFragments = (p: Pending, ...rest: Uint8Array[]): boolean => emit([...(p.started ? [] : prefix(p.time)), ...p.parts, ...rest]);
+
   /** One complete physical line (without its newline). Returns false once the byte limit is reached. */
   const onLine = (line: Uint8Array): boolean => {
     let parsed;
@@ -153,7 +156,7 @@ async function* readFrom(
       pending.set(parsed.stream, p);
       if (p.size <= MAX_JOINED_BYTES) return true;
       // Too long to join: write what there is, and the rest as it comes.
-      const more = p.skip || emit([...(p.started ? [] : prefix(p.time)), ...p.parts]);
+      const more = p.skip || emitFragments(p);
       p.started = true;
       p.parts = [];
       p.size = 0;
@@ -163,7 +166,7 @@ async function* readFrom(
     if (p.skip) return true;
     // The common line — whole, no prefix — without building the parts' list.
     if (p.parts.length === 0 && (p.started || !opts.timestamps)) return emit1(parsed.content) && emit1(NEWLINE);
-    return emit([...(p.started ? [] : prefix(p.time)), ...p.parts, parsed.content, NEWLINE]);
+    return emitFragments(p, parsed.content, NEWLINE);
   };
 
   /**
@@ -175,7 +178,7 @@ async function* readFrom(
     for (const [stream, p] of pending) {
       pending.delete(stream);
       if (p.skip || p.parts.length === 0) continue;
-      if (!emit([...(p.started ? [] : prefix(p.time)), ...p.parts])) return;
+      if (!emitFragments(p)) return;
     }
   };
 
