@@ -3,16 +3,14 @@
 // is Failed with reason PodFieldNotSupported and a message naming the field and what it would need;
 // it never runs with less than it asked for.
 //
-//   - spec.hostAliases: the kubelet writes them into the /etc/hosts it manages for the pod; the agent
-//     leaves /etc/hosts to the runtime.
 //   - spec.hostUsers: false: the kubelet runs the pod in a user namespace (UserNamespacesSupport); the
 //     agent does not, and running it with the host's users would grant what the pod gave up.
 //   - spec.resourceClaims (and a container's resources.claims): dynamic resource allocation, which
 //     the agent has no driver plugins for.
 //   - a container's volumeDevices: raw block devices of persistentVolumeClaim or ephemeral volumes,
 //     which the agent does not make.
-//   - spec.setHostnameAsFQDN with a subdomain: the kubelet sets the kernel hostname to
-//     <hostname>.<subdomain>.<namespace>.svc.<cluster-domain>; the agent sets the short one.
+// (spec.hostAliases and setHostnameAsFQDN, once refused here, are honoured: src/agent/etc-hosts.ts and
+// pod-hostname.ts.)
 import type { Pod } from "kubernetes-types/core/v1";
 import type { PodAdmitAttributes, PodAdmitHandler, PodAdmitResult } from "./types";
 
@@ -22,8 +20,6 @@ export const FIELD_NOT_SUPPORTED_REASON = "PodFieldNotSupported";
 export function unsupportedFieldProblem(pod: Pod): string | undefined {
   const spec = pod.spec;
   if (!spec) return undefined;
-  if ((spec.hostAliases ?? []).length > 0)
-    return "spec.hostAliases is not supported by nodeagent: the kubelet writes them into the pod's /etc/hosts, which nodeagent leaves to the container runtime";
   if (spec.hostUsers === false) return "spec.hostUsers: false is not supported by nodeagent: it does not run pods in a user namespace";
   if ((spec.resourceClaims ?? []).length > 0) return "spec.resourceClaims is not supported by nodeagent: it has no dynamic resource allocation drivers";
   for (const c of [...(spec.initContainers ?? []), ...spec.containers]) {
@@ -34,8 +30,6 @@ export function unsupportedFieldProblem(pod: Pod): string | undefined {
     if ((c.volumeDevices ?? []).length > 0)
       return `volumeDevices of container "${c.name}" is not supported by nodeagent: it has no raw block volumes (persistentVolumeClaim and ephemeral volumes are not made)`;
   }
-  if (spec.setHostnameAsFQDN === true && spec.subdomain)
-    return "spec.setHostnameAsFQDN with a subdomain is not supported by nodeagent: it sets the pod's short hostname only";
   return undefined;
 }
 

@@ -74,7 +74,7 @@ export const AGENT_OWN_SETTINGS: ReadonlyArray<Setting<AgentView>> = [
     valueHint: "domain",
     default: "cluster.local",
     show: (c) => c.pods.clusterDomain,
-    doc: "The cluster's DNS domain, searched by ClusterFirst pods",
+    doc: "The cluster's DNS domain, searched by ClusterFirst pods and ending the FQDN of a pod with a subdomain (/etc/hosts, setHostnameAsFQDN)",
   },
   {
     flag: "resolv-conf",

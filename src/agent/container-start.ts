@@ -1,9 +1,11 @@
 // Starting one container of a sync (the kubelet's startContainer): the crash-loop backoff, the image,
-// the environment and config (runAsNonRoot checked before it is created), create and start, and the
-// postStart hook, during which the container does not count as started.
+// the environment and config (the files it mounts made: its termination log, the pod's hosts file;
+// runAsNonRoot checked before it is created), create and start, and the postStart hook, during which
+// the container does not count as started.
 import { chmodSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import type { Container, Pod } from "kubernetes-types/core/v1";
-import { podKey, podRef } from "../api";
+import { podEtcHostsPath, podKey, podRef } from "../api";
 import { runtimeErrorMessage } from "../cri";
 import { containerReference, type EventRecorder } from "../events";
 import type { PodStatus } from "../pleg";
@@ -13,14 +15,24 @@ import type { PodVolumes } from "../volume";
 import type { Backoff } from "./backoff";
 import { hookHost, type ContainerKiller } from "./container-kill";
 import { ContainerStartError } from "./container-start-error";
+import { ensureHostsFile, mountsEtcHosts } from "./etc-hosts";
 import type { ImageLookups, ImagePuller, PullKeyring } from "./image-pull";
 import * as ann from "./labels";
 import type { HandlerRunner } from "./lifecycle-handlers";
 import { findContainerStatus, isInit, neverRan } from "./pod-actions";
 import type { PodCleanup } from "./pod-cleanup";
 import type { PodStartPlace } from "./pod-start-gate";
+import { podHostnameAndDomain } from "./pod-hostname";
 import { imageUser, needsImageUser, runAsNonRootProblem, type ImageUser } from "./run-as-non-root";
-import { containerConfig, containerLogDir, downwardEnvValue, terminationLogDir, type RuntimeConfigOptions, type sandboxConfig } from "./runtime-config";
+import {
+  clusterDomain,
+  containerConfig,
+  containerLogDir,
+  downwardEnvValue,
+  terminationLogDir,
+  type RuntimeConfigOptions,
+  type sandboxConfig,
+} from "./runtime-config";
 import type { SyncRuntime } from "./sync-runtime";
 
 export interface ContainerStarterDeps {
@@ -71,11 +83,12 @@ export class ContainerStarter {
     status: PodStatus | undefined,
     sandboxId: string,
     sb: ReturnType<typeof sandboxConfig>,
-    podIP: string,
+    podIPs: readonly string[],
     keyring: PullKeyring,
     images?: ImageLookups,
     place?: PodStartPlace,
   ): Promise<void> {
+    const podIP = podIPs[0] ?? "";
     let last = findContainerStatus(status, c.name, init);
     let restartCount = last ? Number(last.annotations[ann.CONTAINER_RESTART_COUNT] ?? 0) + 1 : 0;
     if (last && neverRan(last)) {
@@ -130,6 +143,7 @@ export class ContainerStarter {
     }
     let config: ReturnType<typeof containerConfig>;
     try {
+      const etcHosts = this.writeHostsFile(pod, c, podIPs);
       config = containerConfig({
         pod,
         container: c,
@@ -140,10 +154,12 @@ export class ContainerStarter {
         options: this.d.opts,
         env,
         volumePath: (name, subPath) => this.d.volumes.mountSource(pod, name, subPath),
+        etcHosts,
       });
     } catch (err) {
       // A subPath leading out of its volume, a subPathExpr whose expansion is unset, absolute or has
-      // '..', a mount of no volume: the kubelet's CreateContainerConfigError (makeMounts).
+      // '..', a mount of no volume, a hosts file that cannot be made: the kubelet's
+      // CreateContainerConfigError (makeMounts).
       throw new ContainerStartError("CreateContainerConfigError", errorMessage(err));
     }
     await this.verifyRunAsNonRoot(pod, c);
@@ -201,6 +217,20 @@ export class ContainerStarter {
       this.d.log.warn("cannot kill a container after its failed postStart hook", { pod: podKey(pod), container: c.name, err });
     }
     throw new ContainerStartError("PostStartHookError", failure.message);
+  }
+
+  /**
+   * The pod's hosts file, written (again) for a container that mounts it at /etc/hosts, as the
+   * kubelet's makeMounts does before each container (etc-hosts.ts); its path, or undefined when the
+   * container does not get it. Throws when the file cannot be made.
+   */
+  private writeHostsFile(pod: Pod, c: Container, podIPs: readonly string[]): string | undefined {
+    if (!mountsEtcHosts(pod, c, podIPs)) return undefined;
+    const file = podEtcHostsPath(this.d.opts.podsDir, podRef(pod).uid);
+    mkdirInside(this.d.opts.podsDir, dirname(file));
+    const { hostname, domain } = podHostnameAndDomain(pod, clusterDomain(this.d.opts));
+    ensureHostsFile(file, { pod, podIPs, hostname, domain, ...(this.d.opts.nodeHostsFile ? { nodeHostsPath: this.d.opts.nodeHostsFile } : {}) });
+    return file;
   }
 
   /**

@@ -19,6 +19,7 @@ import { HandlerRunner } from "./lifecycle-handlers";
 import { NoRuntimeClasses } from "./runtime-class-manager";
 import { computePodActions, isInit, isSidecar, type PodActions, type ProbeFailureLookup, type StartedLookup } from "./pod-actions";
 import { podLogDir, sandboxConfig, type RuntimeConfigOptions } from "./runtime-config";
+import { PodHostnameError } from "./pod-hostname";
 import type { Waiting } from "../status";
 import { type DockerKeyring, makeDockerKeyring, NoServiceLister, type ObjectSource, ObjectSourceError, podPullSecrets, type ServiceLister } from "../objects";
 import { containerReference, type EventRecorder, NO_EVENTS, podReference } from "../events";
@@ -229,8 +230,16 @@ export class PodSyncer {
   ): Promise<SyncResult> {
     let sandboxId = actions.sandboxId;
     let imageLookups: ImageLookups | undefined;
-    let podIP = status?.ips[0] ?? "";
-    const sbConfig = sandboxConfig(pod, actions.attempt, this.o.config);
+    let podIPs: readonly string[] = status?.ips ?? [];
+    let sbConfig: ReturnType<typeof sandboxConfig>;
+    try {
+      sbConfig = sandboxConfig(pod, actions.attempt, this.o.config);
+    } catch (err) {
+      // The kubelet's generatePodSandboxConfig failing (a hostname that cannot be made, an FQDN too
+      // long for setHostnameAsFQDN): no sandbox, the pod waits and says why.
+      if (!(err instanceof PodHostnameError)) throw err;
+      return this.sandboxFailed(pod, result, `Failed to create pod sandbox: ${errorMessage(err)}`);
+    }
     if (actions.createSandbox) {
       // Old init containers would make the new sandbox's init look done (pruneInitContainersBeforeStart).
       for (const c of status?.containerStatuses ?? []) {
@@ -246,18 +255,18 @@ export class PodSyncer {
         const handler = await (this.o.config.runtimeClasses ?? NO_RUNTIME_CLASSES).lookupRuntimeHandler(pod.spec?.runtimeClassName);
         sandboxId = await this.o.runtime.runPodSandbox(sbConfig, handler);
       } catch (err) {
-        const msg = `Failed to create pod sandbox: ${errorMessage(err)}`;
-        this.events.event(podReference(pod), "Warning", "FailedCreatePodSandBox", msg);
-        result.errors.push(msg);
-        for (const c of pod.spec!.containers) result.waiting.set(c.name, { reason: "ContainerCreating", message: msg });
-        return result;
+        return this.sandboxFailed(pod, result, `Failed to create pod sandbox: ${errorMessage(err)}`);
       }
       result.changed = true;
-      // The IP is read here only when a container's env needs it; the relist after this sync reads
-      // the sandbox's status for the pod status anyway.
-      if (needsPodIP(pod)) podIP = (await this.o.runtime.podSandboxStatus(sandboxId).catch(() => undefined))?.status.network?.ip ?? "";
-      else podIP = "";
-      this.o.log.info("created sandbox", { pod: podKey(pod), sandbox: sandboxId.slice(0, 12), attempt: actions.attempt, ip: podIP || undefined });
+      // The IPs are read here when the pod's /etc/hosts names them (every pod on the pod network) or a
+      // container's env or postStart hook needs them; the relist after this sync reads the sandbox's
+      // status for the pod status anyway.
+      podIPs = [];
+      if (!pod.spec?.hostNetwork || needsPodIP(pod)) {
+        const network = (await this.o.runtime.podSandboxStatus(sandboxId).catch(() => undefined))?.status.network;
+        if (network) podIPs = [network.ip, ...network.additionalIps.map((a) => a.ip)].filter((ip) => ip !== "");
+      }
+      this.o.log.info("created sandbox", { pod: podKey(pod), sandbox: sandboxId.slice(0, 12), attempt: actions.attempt, ip: podIPs[0] });
     }
     // getPullSecretsForPod: read at most once per sync, and only when an image is actually pulled.
     let keyring: Promise<DockerKeyring> | undefined;
@@ -265,7 +274,7 @@ export class PodSyncer {
 
     const startOne = async (container: Container, init: boolean) => {
       try {
-        await this.starter.startContainer(pod, container, init, status, sandboxId, sbConfig, podIP, pullKeyring, imageLookups, start.place);
+        await this.starter.startContainer(pod, container, init, status, sandboxId, sbConfig, podIPs, pullKeyring, imageLookups, start.place);
         result.changed = true;
       } catch (err) {
         if (err instanceof ContainerStartError) {
@@ -292,6 +301,14 @@ export class PodSyncer {
       if (!(await startOne(c, true)) && !isSidecar(c)) return result;
     }
     for (const i of actions.containersToStart) await startOne(pod.spec!.containers[i]!, false);
+    return result;
+  }
+
+  /** The sandbox could not be made: the FailedCreatePodSandBox event, and every container waits with the message. */
+  private sandboxFailed(pod: Pod, result: SyncResult, msg: string): SyncResult {
+    this.events.event(podReference(pod), "Warning", "FailedCreatePodSandBox", msg);
+    result.errors.push(msg);
+    for (const c of pod.spec!.containers) result.waiting.set(c.name, { reason: "ContainerCreating", message: msg });
     return result;
   }
 

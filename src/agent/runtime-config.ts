@@ -1,6 +1,7 @@
 // From a v1 Pod to CRI configs: the sandbox config (metadata, hostname, log directory, DNS, ports,
 // namespaces, cgroup parent) and each container's config (command, env with downward API and $(VAR)
-// expansion, mounts, resources, security context, the kubelet's labels and annotations).
+// expansion, mounts with the managed /etc/hosts, resources, security context, the kubelet's labels
+// and annotations).
 // Pure functions: the caller makes the volumes (PodVolumes) and calls the runtime; container mounts
 // take their host paths from the lookup it passes.
 import { totalmem } from "node:os";
@@ -14,6 +15,8 @@ import { mustMountReadOnly } from "../volume";
 import { confinedPath, PathEscapeError, pathSegmentProblem } from "../util";
 import * as ann from "./labels";
 import { podDnsConfig, type ClusterDnsOptions } from "./dns";
+import { ETC_HOSTS_PATH } from "./etc-hosts";
+import { nodenameForKernel, podHostnameAndDomain } from "./pod-hostname";
 import {
   containerAppArmorProfile,
   containerSeccompProfile,
@@ -48,8 +51,13 @@ export interface RuntimeConfigOptions {
   hostIP: string;
   /** Every InternalIP of the Node, hostIP first (status.hostIPs); [hostIP] when not given. */
   hostIPs?: readonly string[];
-  /** Cluster DNS for ClusterFirst pods (the kubelet's --cluster-dns); without it they use the host's. */
+  /**
+   * Cluster DNS for ClusterFirst pods (the kubelet's --cluster-dns); without it they use the host's.
+   * Its domain (--cluster-domain) also names a pod with a subdomain (pod-hostname.ts); "" without it.
+   */
   clusterDns?: ClusterDnsOptions;
+  /** The node's hosts file, which a host-network pod's /etc/hosts is made from (etc-hosts.ts); /etc/hosts when not given. */
+  nodeHostsFile?: string;
   /**
    * The node's status.allocatable, for what a container leaves unset: a resourceFieldRef of a limit
    * the container does not set reads the node's allocatable (the kubelet's
@@ -108,6 +116,15 @@ export function podCgroupParent(pod: Pod, o: RuntimeConfigOptions): string {
   return o.podCgroups ? o.podCgroups.parent(pod) : flatPodCgroupParent(o.cgroupRoot, podRef(pod).uid);
 }
 
+/** The cluster domain pods' FQDNs end in (--cluster-domain), "" when the options name none. */
+export function clusterDomain(o: RuntimeConfigOptions): string {
+  return o.clusterDns?.domain ?? "";
+}
+
+/**
+ * The sandbox's config (the kubelet's generatePodSandboxConfig). Throws, with the kubelet's message,
+ * when the pod's hostname cannot be made (an invalid name, an FQDN too long for setHostnameAsFQDN).
+ */
 export function sandboxConfig(pod: Pod, attempt: number, o: RuntimeConfigOptions): PodSandboxConfigInput {
   const ref = podRef(pod);
   const spec = pod.spec!;
@@ -115,8 +132,9 @@ export function sandboxConfig(pod: Pod, attempt: number, o: RuntimeConfigOptions
   const ports = [...(spec.initContainers ?? []), ...spec.containers].flatMap((c) => c.ports ?? []).filter((p) => p.hostPort);
   return {
     metadata: { name: ref.name, namespace: ref.namespace, uid: ref.uid, attempt },
-    // A host-network sandbox must not set a hostname: it would rename the host (DESIGN.md).
-    hostname: hostNetwork ? "" : (spec.hostname ?? ref.name).slice(0, 63),
+    // A host-network sandbox must not set a hostname: it would rename the host (DESIGN.md). Otherwise
+    // the short name, or the FQDN with setHostnameAsFQDN and a subdomain (pod-hostname.ts).
+    hostname: hostNetwork ? "" : nodenameForKernel(podHostnameAndDomain(pod, clusterDomain(o)), spec.setHostnameAsFQDN ?? undefined),
     logDirectory: podLogDir(pod, o),
     dnsConfig: podDnsConfig(pod, o.clusterDns),
     portMappings: ports.map((p) => ({
@@ -264,6 +282,11 @@ export interface ContainerConfigArgs {
   env?: { key: string; value: string }[];
   /** The volume manager's answer for each volumeMount (made before any container is created). */
   volumePath: VolumePathLookup;
+  /**
+   * The pod's hosts file on the node when this container gets it at /etc/hosts (etc-hosts.ts
+   * mountsEtcHosts, written by the caller); undefined when it does not.
+   */
+  etcHosts?: string;
 }
 
 export function containerConfig(a: ContainerConfigArgs): ContainerConfigInput {
@@ -275,7 +298,7 @@ export function containerConfig(a: ContainerConfigArgs): ContainerConfigInput {
   const psc = pod.spec?.securityContext ?? {};
   const runAsUser = sc.runAsUser ?? psc.runAsUser;
   const runAsGroup = sc.runAsGroup ?? psc.runAsGroup;
-  const mounts = (c.volumeMounts ?? []).map((m) => {
+  const mounts: NonNullable<ContainerConfigInput["mounts"]> = (c.volumeMounts ?? []).map((m) => {
     // subPathExpr expanded from the container's resolved environment (may throw SubPathError).
     const hostPath = a.volumePath(m.name, mountSubPath(m, vars));
     // Every volume is made before a container is created (the volume manager): a mount without one
@@ -294,6 +317,9 @@ export function containerConfig(a: ContainerConfigArgs): ContainerConfigInput {
       );
     return { containerPath: m.mountPath, hostPath, readonly, propagation: mountPropagation(m.mountPropagation) };
   });
+  // The managed hosts file after the volumes, writable and relabelled, as the kubelet's makeHostsMount.
+  if (a.etcHosts !== undefined)
+    mounts.push({ containerPath: ETC_HOSTS_PATH, hostPath: a.etcHosts, readonly: false, selinuxRelabel: true, propagation: "PROPAGATION_PRIVATE" });
   if (c.terminationMessagePath) {
     mounts.push({
       containerPath: c.terminationMessagePath,

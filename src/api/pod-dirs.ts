@@ -33,6 +33,14 @@ export function podDirOf(podsDir: string, uid: string): string {
   return confinedPath(podsDir, uidSegment(uid));
 }
 
+/**
+ * <podsDir>/<uid>/etc-hosts: the hosts file the agent writes for the pod and bind-mounts at each
+ * container's /etc/hosts (as the kubelet's getEtcHostsPath); it goes with the pod's directory.
+ */
+export function podEtcHostsPath(podsDir: string, uid: string): string {
+  return confinedPath(podDirOf(podsDir, uid), "etc-hosts");
+}
+
 /** <podsDir>/<uid>/volumes: everything the pod's volumes hold; its removal is the pod's volume clean-up. */
 export function podVolumesDir(podsDir: string, uid: string): string {
   return confinedPath(podDirOf(podsDir, uid), "volumes");

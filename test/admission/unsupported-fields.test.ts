@@ -15,9 +15,13 @@ describe("UnsupportedFieldsAdmitHandler", () => {
     expect(admit(pod({ hostAliases: [], hostUsers: true, resourceClaims: [], setHostnameAsFQDN: true }))).toEqual({ admit: true });
   });
 
+  test("hostAliases and setHostnameAsFQDN with a subdomain are admitted: the agent honours them (src/agent/etc-hosts.ts)", () => {
+    expect(admit(pod({ hostAliases: [{ ip: "10.0.0.1", hostnames: ["db"] }] }))).toEqual({ admit: true });
+    expect(admit(pod({ setHostnameAsFQDN: true, subdomain: "svc" }))).toEqual({ admit: true });
+  });
+
   test("each unsupported field is refused with PodFieldNotSupported and a message naming it", () => {
     const cases: [Partial<PodSpec>, string][] = [
-      [{ hostAliases: [{ ip: "10.0.0.1", hostnames: ["db"] }] }, "spec.hostAliases is not supported by nodeagent"],
       [{ hostUsers: false }, "spec.hostUsers: false is not supported by nodeagent"],
       [{ resourceClaims: [{ name: "gpu" }] }, "spec.resourceClaims is not supported by nodeagent"],
       [
@@ -28,7 +32,6 @@ describe("UnsupportedFieldsAdmitHandler", () => {
         { initContainers: [{ name: "init", image: "busybox", volumeDevices: [{ name: "disk", devicePath: "/dev/xvda" }] }] },
         'volumeDevices of container "init" is not supported by nodeagent',
       ],
-      [{ setHostnameAsFQDN: true, subdomain: "svc" }, "spec.setHostnameAsFQDN with a subdomain is not supported by nodeagent"],
     ];
     for (const [spec, start] of cases) {
       const r = admit(pod(spec));
