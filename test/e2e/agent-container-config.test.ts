@@ -6,7 +6,7 @@
 // - runAsNonRoot: runAsUser 0, or no runAsUser on the busybox image (whose configured user is empty:
 //   root), is CreateContainerConfigError with verifyRunAsNonRoot's message and no container; runAsUser
 //   1000 runs as uid 1000.
-// - a pod field the agent cannot honour (hostAliases) is refused at admission (the field ledger).
+// - a pod field the agent cannot honour (hostUsers: false) is refused at admission (the field ledger).
 import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -129,13 +129,13 @@ for (const version of ["1.6", "1.7"] as const) {
       await remove("non-root");
     }, 90_000);
 
-    test("a field the agent cannot honour (hostAliases) is refused at admission: Failed, PodFieldNotSupported, no sandbox", async () => {
-      agent.writeManifest("aliases.yaml", nonRootPod("aliases", "{}").replace("spec:\n", "spec:\n  hostAliases: [{ ip: 10.0.0.1, hostnames: [db] }]\n"));
-      const p = await agent.waitPod("aliases", "Failed", (x) => x.status?.phase === "Failed", 60_000);
+    test("a field the agent cannot honour (hostUsers: false) is refused at admission: Failed, PodFieldNotSupported, no sandbox", async () => {
+      agent.writeManifest("userns.yaml", nonRootPod("userns", "{}").replace("spec:\n", "spec:\n  hostUsers: false\n"));
+      const p = await agent.waitPod("userns", "Failed", (x) => x.status?.phase === "Failed", 60_000);
       expect(p.status!.reason).toBe("PodFieldNotSupported");
-      expect(p.status!.message).toStartWith("Pod was rejected: spec.hostAliases is not supported by nodeagent");
+      expect(p.status!.message).toStartWith("Pod was rejected: spec.hostUsers: false is not supported by nodeagent");
       expect(await node.client.listPodSandbox({ labelSelector: { [POD_UID]: p.metadata!.uid! } })).toHaveLength(0);
-      await remove("aliases");
+      await remove("userns");
     }, 90_000);
   });
 }
