@@ -2,7 +2,7 @@
 // 1.7, joined to the in-process test API server: a client adds one to a running pod through the pod's
 // ephemeralcontainers subresource (the strategic merge patch kubectl and the conformance test send);
 // the agent starts it in the pod, its status shows in ephemeralContainerStatuses, its log and exec
-// reach it through the agent's API, a targetContainerName sees the target's processes (and one
+// and attach reach it through the agent's API, a targetContainerName sees the target's processes (and one
 // without a target does not); one that exits is never started again; the same name again is refused.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -143,6 +143,30 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(storedPod("target")!.status!.phase).toBe("Running");
     }, 150_000);
 
+    test("attach reaches an ephemeral container's own output", async () => {
+      expect((await addEphemeral("target", debugContainer("ticker", "while true; do echo tick; sleep 0.2; done"))).code).toBe(200);
+      await eventually("ticker running", async () => ephemeralStatus("target", "ticker")?.state?.running, 60_000);
+      const client = new AgentClient({ server: agent().url, token: agent().token });
+      const { url, options } = client.websocket("/attach/default/target/ticker?output=1&error=1");
+      const ws = new WebSocket(url, { protocols: ["v4.channel.k8s.io"], headers: options.headers, tls: options.tls } as unknown as string[]);
+      ws.binaryType = "arraybuffer";
+      const got = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        const timer = setTimeout(() => reject(new Error(`no output; got ${JSON.stringify(out)}`)), 15_000);
+        ws.onmessage = (ev) => {
+          const b = new Uint8Array(ev.data as ArrayBuffer);
+          if (b[0] === 1) out += new TextDecoder().decode(b.subarray(1));
+          if (out.includes("tick\ntick\n")) {
+            clearTimeout(timer);
+            resolve(out);
+          }
+        };
+        ws.onerror = () => reject(new Error("websocket error"));
+      });
+      ws.close();
+      expect(got).toContain("tick\ntick\n");
+    }, 90_000);
+
     test("the same name again is refused (422) and nothing more starts", async () => {
       const uid = storedPod("target")!.metadata!.uid!;
       const changed = await addEphemeral("target", debugContainer("debugger", "echo other"));
@@ -155,8 +179,8 @@ for (const version of ["1.6", "1.7"] as const) {
       dup.spec!.ephemeralContainers!.push(debugContainer("main", "true"));
       const put = await addEphemeral("target", debugContainer("main", "true"), "PUT", dup);
       expect(put.code).toBe(422);
-      expect(put.body.message).toBe(`Pod "target" is invalid: spec.ephemeralContainers[3].name: Duplicate value: "main"`);
-      expect(storedPod("target")!.spec!.ephemeralContainers!.map((c) => c.name)).toEqual(["debugger", "once", "plain"]);
+      expect(put.body.message).toBe(`Pod "target" is invalid: spec.ephemeralContainers[4].name: Duplicate value: "main"`);
+      expect(storedPod("target")!.spec!.ephemeralContainers!.map((c) => c.name)).toEqual(["debugger", "once", "plain", "ticker"]);
       expect(await runtimeInstances(uid, "debugger")).toHaveLength(1);
     }, 60_000);
 
