@@ -146,5 +146,7 @@ export function killingMessage(pod: Pod, name: string, reason: string): string |
 }
 
 export function findSpec(pod: Pod, name: string): Container | undefined {
-  return [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].find((c) => c.name === name);
+  return [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? []), ...((pod.spec?.ephemeralContainers ?? []) as Container[])].find(
+    (c) => c.name === name,
+  );
 }

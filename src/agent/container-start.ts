@@ -19,7 +19,7 @@ import { ensureHostsFile, mountsEtcHosts } from "./etc-hosts";
 import type { ImageLookups, ImagePuller, PullKeyring } from "./image-pull";
 import * as ann from "./labels";
 import type { HandlerRunner } from "./lifecycle-handlers";
-import { findContainerStatus, isInit, neverRan } from "./pod-actions";
+import { containerKind, type ContainerKind, findContainerStatus, neverRan } from "./pod-actions";
 import type { PodCleanup } from "./pod-cleanup";
 import type { PodStartPlace } from "./pod-start-gate";
 import { podHostnameAndDomain } from "./pod-hostname";
@@ -79,7 +79,7 @@ export class ContainerStarter {
   async startContainer(
     pod: Pod,
     c: Container,
-    init: boolean,
+    kind: ContainerKind,
     status: PodStatus | undefined,
     sandboxId: string,
     sb: ReturnType<typeof sandboxConfig>,
@@ -89,7 +89,7 @@ export class ContainerStarter {
     place?: PodStartPlace,
   ): Promise<void> {
     const podIP = podIPs[0] ?? "";
-    let last = findContainerStatus(status, c.name, init);
+    let last = findContainerStatus(status, c.name, kind);
     let restartCount = last ? Number(last.annotations[ann.CONTAINER_RESTART_COUNT] ?? 0) + 1 : 0;
     if (last && neverRan(last)) {
       // The agent's own start of this instance was cut short (it stopped or died mid-start): the
@@ -107,7 +107,9 @@ export class ContainerStarter {
     // Crash-loop backoff, measured from the newest exit (doBackOff): that of an older instance when
     // this sync replaces a running one (a failed liveness probe), else every probe kill would
     // restart it at once.
-    const exited = status?.containerStatuses.find((x) => x.metadata?.name === c.name && isInit(x) === init && x.state === "CONTAINER_EXITED" && !neverRan(x));
+    const exited = status?.containerStatuses.find(
+      (x) => x.metadata?.name === c.name && containerKind(x) === kind && x.state === "CONTAINER_EXITED" && !neverRan(x),
+    );
     if (last && exited) {
       const key = backoffKey(pod, c);
       const finished = exited.finishedAt / 1e6;
@@ -123,7 +125,17 @@ export class ContainerStarter {
       }
       this.d.crashBackoff.next(key, finished);
     }
+    // Admission refuses volumeDevices of the pod's other containers (UnsupportedFieldsAdmitHandler); an
+    // ephemeral container comes later, past admission, so it waits here rather than run without them.
+    if (kind === "ephemeral" && (c.volumeDevices ?? []).length > 0)
+      throw new ContainerStartError(
+        "CreateContainerConfigError",
+        `volumeDevices of ephemeral container "${c.name}" is not supported by nodeagent: it has no raw block volumes`,
+      );
     const imageRef = await this.d.images.ensureImage(pod, c, sb, keyring, images, place);
+    // An ephemeral container with a targetContainerName joins that container's PID namespace: the
+    // target's newest instance must exist (the kubelet's getTargetID, after the image is made ready).
+    const targetId = kind === "ephemeral" ? ephemeralTarget(pod, c, status) : undefined;
     // As the kubelet: the image first, then the config (generateContainerConfig → makeEnvironmentVariables);
     // a missing configMap or secret leaves the container uncreated and waiting, and the pod worker
     // retries the sync (SYNC_ERROR_BACKOFF_MS, or sooner when the object source reports a change).
@@ -147,7 +159,8 @@ export class ContainerStarter {
       config = containerConfig({
         pod,
         container: c,
-        init,
+        init: kind === "init",
+        ...(kind === "ephemeral" ? { ephemeral: { targetId } } : {}),
         restartCount,
         podIP,
         imageRef,
@@ -267,6 +280,19 @@ export class ContainerStarter {
       throw err;
     }
   }
+}
+
+/**
+ * The runtime ID of the container an ephemeral container targets (targetContainerName), undefined
+ * without one. No instance of it: the kubelet's getTargetID error, and the container waits with
+ * CreateContainerConfigError (its startContainer records it as an "Error: …" event too).
+ */
+function ephemeralTarget(pod: Pod, c: Container, status: PodStatus | undefined): string | undefined {
+  const name = (pod.spec?.ephemeralContainers ?? []).find((e) => e.name === c.name)?.targetContainerName;
+  if (!name) return undefined;
+  const target = findContainerStatus(status, name);
+  if (!target) throw new ContainerStartError("CreateContainerConfigError", `unable to find target container ${name}`);
+  return target.id;
 }
 
 /** The kubelet's getStableKey: a changed container spec starts a fresh backoff. */

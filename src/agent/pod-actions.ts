@@ -11,14 +11,20 @@
 // for as long as an app container is to run; one that fails its liveness or startup probe is killed
 // and started again. When no app container is left to run (a Job's pod whose containers exited) the
 // pod is killed, its sidecars with it, and none is started again.
+//
+// Ephemeral containers (added through the API's ephemeralcontainers subresource, `kubectl debug`) are
+// started once each, as the kubelet's computePodActions does: one the runtime has no instance of is
+// started, in the running sandbox, even while the pod's initialisation goes on; one that ran is never
+// started again, whatever its exit and the pod's restartPolicy, and a new sandbox does not start them.
+// A running one is never killed for not being in spec.containers; it stops with the pod.
 import type { Container, Pod } from "kubernetes-types/core/v1";
 import type { ContainerStatus, PodSandboxStatus } from "../cri";
 import type { PodStatus } from "../pleg";
 import * as ann from "./labels";
-import { isInit, isSidecar, neverRan } from "../status";
+import { containerKind, type ContainerKind, isInit, isSidecar, neverRan } from "../status";
 
 /** Which instance is which (sidecar, init, never ran): the status module's, re-exported for the agent's callers. */
-export { isInit, isSidecar, neverRan };
+export { containerKind, isInit, isSidecar, neverRan, type ContainerKind };
 
 export interface ContainerToKill {
   id: string;
@@ -57,14 +63,23 @@ export interface PodActions {
   initContainersToStart: number[];
   /** App containers to start (indexes into spec.containers). */
   containersToStart: number[];
+  /**
+   * Ephemeral containers to start (indexes into spec.ephemeralContainers): those the runtime has no
+   * instance of. Started before the init containers, as the kubelet's SyncPod, so that one can debug a
+   * pod whose initialisation fails.
+   */
+  ephemeralContainersToStart: number[];
   containersToKill: ContainerToKill[];
   /** Why nothing more can happen (e.g. an init container failed with restartPolicy Never). */
   podFailed?: string;
 }
 
-/** The newest status of the container with this name (across sandboxes), as podStatus is newest first. */
-export function findContainerStatus(status: PodStatus | undefined, name: string, init?: boolean): ContainerStatus | undefined {
-  return status?.containerStatuses.find((c) => c.metadata?.name === name && (init === undefined || isInit(c) === init));
+/**
+ * The newest status of the container with this name (across sandboxes), as podStatus is newest first;
+ * of that kind when one is given (names are unique across the three lists of a valid pod).
+ */
+export function findContainerStatus(status: PodStatus | undefined, name: string, kind?: ContainerKind): ContainerStatus | undefined {
+  return status?.containerStatuses.find((c) => c.metadata?.name === name && (kind === undefined || containerKind(c) === kind));
 }
 
 /** The kubelet's podSandboxChanged: does the pod need a new sandbox, and with which attempt number? */
@@ -105,7 +120,16 @@ export function shouldRestart(pod: Pod, c: ContainerStatus | undefined): boolean
 
 /** Actions that do nothing: the start of computePodActions, and a sync that must not act. */
 export function noPodActions(): PodActions {
-  return { killPod: false, createSandbox: false, sandboxId: "", attempt: 0, initContainersToStart: [], containersToStart: [], containersToKill: [] };
+  return {
+    killPod: false,
+    createSandbox: false,
+    sandboxId: "",
+    attempt: 0,
+    initContainersToStart: [],
+    containersToStart: [],
+    ephemeralContainersToStart: [],
+    containersToKill: [],
+  };
 }
 
 export function computePodActions(pod: Pod, status: PodStatus | undefined, probeFailure?: ProbeFailureLookup, started?: StartedLookup): PodActions {
@@ -127,7 +151,7 @@ export function computePodActions(pod: Pod, status: PodStatus | undefined, probe
       return actions;
     }
     // OnFailure: when every app container already succeeded, there is nothing to run again.
-    const appDone = spec.containers.every((c) => succeeded(findContainerStatus(status, c.name, false)));
+    const appDone = spec.containers.every((c) => succeeded(findContainerStatus(status, c.name, "app")));
     if (restartPolicy === "OnFailure" && sb.attempt !== 0 && appDone) {
       actions.createSandbox = false;
       return actions;
@@ -137,7 +161,7 @@ export function computePodActions(pod: Pod, status: PodStatus | undefined, probe
       return actions;
     }
     spec.containers.forEach((c, i) => {
-      if (restartPolicy !== "Always" && succeeded(findContainerStatus(status, c.name, false))) return;
+      if (restartPolicy !== "Always" && succeeded(findContainerStatus(status, c.name, "app"))) return;
       actions.containersToStart.push(i);
     });
     return actions;
@@ -145,6 +169,7 @@ export function computePodActions(pod: Pod, status: PodStatus | undefined, probe
 
   actions.sandboxId = sb.sandboxId;
   actions.attempt = sb.attempt;
+  actions.ephemeralContainersToStart = ephemeralContainersToStart(pod, status);
 
   const initialized = computeInitContainerActions(pod, status, actions, probeFailure, started);
   // Initialisation failed (restartPolicy Never) or goes on: the app containers wait.
@@ -154,7 +179,7 @@ export function computePodActions(pod: Pod, status: PodStatus | undefined, probe
   const specNames = new Set(spec.containers.map((c) => c.name));
   let keep = 0;
   spec.containers.forEach((container: Container, i) => {
-    const c = findContainerStatus(status, container.name, false);
+    const c = findContainerStatus(status, container.name, "app");
     if (c?.state !== "CONTAINER_RUNNING") {
       if (shouldRestart(pod, c)) actions.containersToStart.push(i);
       return;
@@ -169,10 +194,13 @@ export function computePodActions(pod: Pod, status: PodStatus | undefined, probe
     // policy is Never (the kubelet restarts it for OnFailure too: the kill is not the container's own exit).
     if (kill.reason === "Container spec hash changed" || restartPolicy !== "Never") actions.containersToStart.push(i);
   });
-  // Running containers the spec no longer has (or duplicates of one name) are killed.
+  // Running containers the spec no longer has (or duplicates of one name) are killed; a running
+  // ephemeral container of the spec stays (it is neither kept nor restarted: it runs until it exits).
   const seen = new Set<string>();
+  const ephemeralNames = new Set((spec.ephemeralContainers ?? []).map((c) => c.name));
   for (const c of status!.containerStatuses) {
     if (c.state !== "CONTAINER_RUNNING" || isInit(c)) continue;
+    if (containerKind(c) === "ephemeral" && ephemeralNames.has(c.metadata?.name ?? "")) continue;
     const name = c.metadata?.name ?? "";
     if (!specNames.has(name) || seen.has(name))
       actions.containersToKill.push({ id: c.id, name, reason: specNames.has(name) ? "duplicate container" : "not in the pod's spec" });
@@ -185,6 +213,20 @@ export function computePodActions(pod: Pod, status: PodStatus | undefined, probe
     actions.initContainersToStart = [];
   }
   return actions;
+}
+
+/**
+ * The kubelet's EphemeralContainersToStart: every ephemeral container of the spec the runtime has no
+ * instance of, of any kind, by name (FindContainerStatusByName); one that ran is never started again.
+ * An instance the agent's own start cut short never ran (neverRan): it is replaced as any other.
+ */
+function ephemeralContainersToStart(pod: Pod, status: PodStatus | undefined): number[] {
+  const start: number[] = [];
+  (pod.spec?.ephemeralContainers ?? []).forEach((c, i) => {
+    const s = findContainerStatus(status, c.name);
+    if (!s || neverRan(s)) start.push(i);
+  });
+  return start;
 }
 
 /**
@@ -229,7 +271,7 @@ function computeInitContainerActions(
   // may have been removed since). An exited one proves nothing: after a reboot every container is
   // exited, and the new sandbox must be initialised again.
   let initialized = spec.containers.some((c) => {
-    const s = findContainerStatus(status, c.name, false);
+    const s = findContainerStatus(status, c.name, "app");
     return s?.state === "CONTAINER_RUNNING" || s?.state === "CONTAINER_CREATED";
   });
   let laterRan = initialized;
@@ -237,7 +279,7 @@ function computeInitContainerActions(
   for (let i = inits.length - 1; i >= 0; i--) {
     const c = inits[i]!;
     const sidecar = isSidecar(c);
-    const s = findContainerStatus(status, c.name, true);
+    const s = findContainerStatus(status, c.name, "init");
     if (!s) {
       // Initialised past it, but no instance: a sidecar is started (again); a regular one is done.
       if (laterRan && sidecar) start.push(i);

@@ -17,7 +17,7 @@ import type { Backoff } from "./backoff";
 import { PodStartGate, type PodStartPlace } from "./pod-start-gate";
 import { HandlerRunner } from "./lifecycle-handlers";
 import { NoRuntimeClasses } from "./runtime-class-manager";
-import { computePodActions, isInit, isSidecar, type PodActions, type ProbeFailureLookup, type StartedLookup } from "./pod-actions";
+import { computePodActions, type ContainerKind, isInit, isSidecar, type PodActions, type ProbeFailureLookup, type StartedLookup } from "./pod-actions";
 import { podLogDir, sandboxConfig, type RuntimeConfigOptions } from "./runtime-config";
 import { PodHostnameError } from "./pod-hostname";
 import type { Waiting } from "../status";
@@ -272,9 +272,9 @@ export class PodSyncer {
     let keyring: Promise<DockerKeyring> | undefined;
     const pullKeyring: PullKeyring = () => (keyring ??= podPullSecrets(pod, this.objects, this.o.log).then(makeDockerKeyring));
 
-    const startOne = async (container: Container, init: boolean) => {
+    const startOne = async (container: Container, kind: ContainerKind) => {
       try {
-        await this.starter.startContainer(pod, container, init, status, sandboxId, sbConfig, podIPs, pullKeyring, imageLookups, start.place);
+        await this.starter.startContainer(pod, container, kind, status, sandboxId, sbConfig, podIPs, pullKeyring, imageLookups, start.place);
         result.changed = true;
       } catch (err) {
         if (err instanceof ContainerStartError) {
@@ -294,13 +294,15 @@ export class PodSyncer {
       }
       return true;
     };
-    // The kubelet's SyncPod: the init containers first; a regular one that fails to start ends the
-    // sync there, a sidecar that fails does not hold the others back.
+    // The kubelet's SyncPod: the ephemeral containers first (one that fails holds nothing back, so a pod
+    // whose init fails can still be debugged), then the init containers; a regular one that fails to
+    // start ends the sync there, a sidecar that fails does not hold the others back.
+    for (const i of actions.ephemeralContainersToStart) await startOne(pod.spec!.ephemeralContainers![i]! as Container, "ephemeral");
     for (const i of actions.initContainersToStart) {
       const c = pod.spec!.initContainers![i]!;
-      if (!(await startOne(c, true)) && !isSidecar(c)) return result;
+      if (!(await startOne(c, "init")) && !isSidecar(c)) return result;
     }
-    for (const i of actions.containersToStart) await startOne(pod.spec!.containers[i]!, false);
+    for (const i of actions.containersToStart) await startOne(pod.spec!.containers[i]!, "app");
     return result;
   }
 

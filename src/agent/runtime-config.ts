@@ -258,6 +258,16 @@ export function linuxResources(
 }
 
 /**
+ * The PID namespace: the node's (hostPID), the pod's (shareProcessNamespace) or the container's own; an
+ * ephemeral container with a target, whose PID namespace would be its own, gets the target's (TARGET
+ * with its ID), as the kubelet's generateLinuxContainerConfig.
+ */
+function pidNamespace(pod: Pod, targetId: string | undefined): { pid: "NODE" | "POD" | "CONTAINER" | "TARGET"; targetId?: string } {
+  const pid = pod.spec?.hostPID ? "NODE" : pod.spec?.shareProcessNamespace ? "POD" : "CONTAINER";
+  return targetId && pid === "CONTAINER" ? { pid: "TARGET", targetId } : { pid };
+}
+
+/**
  * The kubelet's translateMountPropagation: None (or unset) is private, HostToContainer rslave,
  * Bidirectional rshared (validation allows it to privileged containers only).
  */
@@ -271,6 +281,11 @@ export interface ContainerConfigArgs {
   pod: Pod;
   container: Container;
   init: boolean;
+  /**
+   * An ephemeral container (spec.ephemeralContainers), with the runtime ID of its targetContainerName's
+   * instance when it names one: it then shares that container's PID namespace (ephemeral-containers).
+   */
+  ephemeral?: { targetId?: string };
   restartCount: number;
   podIP: string;
   imageRef: string;
@@ -349,7 +364,7 @@ export function containerConfig(a: ContainerConfigArgs): ContainerConfigInput {
       [ann.CONTAINER_TERMINATION_MESSAGE_PATH]: c.terminationMessagePath ?? "",
       [ann.CONTAINER_TERMINATION_MESSAGE_POLICY]: c.terminationMessagePolicy ?? "File",
       [ann.POD_TERMINATION_GRACE_PERIOD]: String(pod.spec?.terminationGracePeriodSeconds ?? 30),
-      [ann.CONTAINER_TYPE]: a.init ? "init" : "app",
+      [ann.CONTAINER_TYPE]: a.ephemeral ? "ephemeral" : a.init ? "init" : "app",
       ...(preStop ? { [ann.CONTAINER_PRESTOP_HANDLER]: JSON.stringify(preStop) } : {}),
     },
     logPath: `${nameSegment(c.name)}/${a.restartCount}.log`,
@@ -363,8 +378,8 @@ export function containerConfig(a: ContainerConfigArgs): ContainerConfigInput {
         privileged: sc.privileged === true,
         namespaceOptions: {
           network: pod.spec?.hostNetwork ? "NODE" : "POD",
-          pid: pod.spec?.hostPID ? "NODE" : pod.spec?.shareProcessNamespace ? "POD" : "CONTAINER",
           ipc: pod.spec?.hostIPC ? "NODE" : "POD",
+          ...pidNamespace(pod, a.ephemeral?.targetId),
         },
         runAsUser: runAsUser !== undefined ? { value: runAsUser } : null,
         runAsGroup: runAsGroup !== undefined ? { value: runAsGroup } : null,

@@ -8,7 +8,7 @@ import type { ContainerStatus } from "../cri";
 import type { PodStatus } from "../pleg";
 import { apiTime } from "../util";
 import * as ann from "./container-annotations";
-import { isInit, isSidecar, neverRan } from "./container-kinds";
+import { containerKind, type ContainerKind, isSidecar, neverRan } from "./container-kinds";
 
 export interface Waiting {
   reason: string;
@@ -78,19 +78,29 @@ function terminatedState(c: ContainerStatus, i: StatusInputs): ContainerState {
 }
 
 /** All runtime statuses of one container name, newest first. */
-function instances(rt: PodStatus | undefined, name: string, init: boolean): ContainerStatus[] {
+function instances(rt: PodStatus | undefined, name: string, kind: ContainerKind): ContainerStatus[] {
   // An instance whose start the agent itself cut short never ran: the next sync replaces it, and until
   // then no status shows it (a StartError would make a restartPolicy Never pod look Failed for good).
-  return (rt?.containerStatuses ?? []).filter((c) => c.metadata?.name === name && isInit(c) === init && !neverRan(c));
+  return (rt?.containerStatuses ?? []).filter((c) => c.metadata?.name === name && containerKind(c) === kind && !neverRan(c));
 }
 
-function containerApiStatus(i: StatusInputs, spec: Container, init: boolean): ApiContainerStatus {
+/**
+ * An ephemeral container's status, as the kubelet's convertToAPIContainerStatuses makes it for
+ * spec.ephemeralContainers: like an app container's, but the prober never sees it, so it is never
+ * ready and has no `started` (the kubelet's prober manager sets both only for the other two lists).
+ */
+function ephemeralApiStatus(i: StatusInputs, spec: Container): ApiContainerStatus {
+  const { started: _started, ...status } = containerApiStatus(i, spec, "ephemeral");
+  return { ...status, ready: false };
+}
+
+function containerApiStatus(i: StatusInputs, spec: Container, kind: ContainerKind): ApiContainerStatus {
   const name = spec.name;
   const image = spec.image ?? "";
   // A sidecar (an init container with restartPolicy Always) is ready as an app container is, by its
   // readiness probe; a regular init container is ready once it succeeded.
-  const probed = !init || isSidecar(spec);
-  const all = instances(i.runtime, name, init);
+  const probed = kind !== "init" || isSidecar(spec);
+  const all = instances(i.runtime, name, kind);
   const latest = all[0];
   const waiting = i.waiting.get(name);
   const restartCount = latest ? Number(latest.annotations[ann.CONTAINER_RESTART_COUNT] ?? 0) : 0;
@@ -221,8 +231,11 @@ function condition(type: string, ok: boolean, now: string, previous: ApiPodStatu
 export function computeApiPodStatus(i: StatusInputs): ApiPodStatus {
   const spec = i.pod.spec!;
   const initSpecs = spec.initContainers ?? [];
-  const init = initSpecs.map((c) => containerApiStatus(i, c, true));
-  const app = spec.containers.map((c) => containerApiStatus(i, c, false));
+  const init = initSpecs.map((c) => containerApiStatus(i, c, "init"));
+  const app = spec.containers.map((c) => containerApiStatus(i, c, "app"));
+  // The kubelet's ephemeralContainerStatuses: one per spec.ephemeralContainers entry, left out when
+  // the pod has none; they count for neither the phase nor a condition.
+  const ephemeral = (spec.ephemeralContainers ?? []).map((c) => ephemeralApiStatus(i, c as Container));
   const phase = podPhase(i.pod, init, app, i.failed);
   // Initialized (GeneratePodInitializedCondition): regular init containers succeeded and sidecars
   // started, or an app container has run already. Ready also counts the sidecars' readiness.
@@ -260,6 +273,7 @@ export function computeApiPodStatus(i: StatusInputs): ApiPodStatus {
     startTime: i.startTime,
     ...(init.length ? { initContainerStatuses: init } : {}),
     containerStatuses: app,
+    ...(ephemeral.length ? { ephemeralContainerStatuses: ephemeral } : {}),
     qosClass: qosClass(i.pod),
   };
 }

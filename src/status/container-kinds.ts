@@ -1,5 +1,5 @@
 // Which container instance is which, read off the spec and the runtime's annotations: a native sidecar,
-// an init container, an instance the agent's own start cut short. Both the sync (computePodActions) and
+// an init, app or ephemeral container, an instance the agent's own start cut short. Both the sync (computePodActions) and
 // the status computation ask these; they live here, below the agent, so the status need not import it.
 import type { Container } from "kubernetes-types/core/v1";
 import type { ContainerStatus } from "../cri";
@@ -12,6 +12,17 @@ export function isSidecar(c: Container): boolean {
 
 export function isInit(c: ContainerStatus): boolean {
   return c.annotations[CONTAINER_TYPE] === "init";
+}
+
+/**
+ * Which list of the spec an instance was started from: spec.initContainers, spec.containers or
+ * spec.ephemeralContainers (the agent's io.kubernetes.container.type annotation; "app" without one).
+ */
+export type ContainerKind = "init" | "app" | "ephemeral";
+
+export function containerKind(c: ContainerStatus): ContainerKind {
+  const t = c.annotations[CONTAINER_TYPE];
+  return t === "init" || t === "ephemeral" ? t : "app";
 }
 
 /**

@@ -3,7 +3,7 @@
 // the API server's StatusManager that patches them (loaded on demand: it brings the Kubernetes client).
 export { computeApiPodStatus, readinessGateMessage, qosClass, type PodFailure, type StatusInputs, type Waiting } from "./api-status";
 export { NO_STATUS_MANAGER, type PodStatusManager } from "./pod-status-manager";
-export { isInit, isSidecar, neverRan } from "./container-kinds";
+export { containerKind, isInit, isSidecar, neverRan, type ContainerKind } from "./container-kinds";
 export * from "./container-annotations";
 export type { ApiPodEvent, ApiPodView } from "./api-pod-view";
 export { podStatusPatch, wireJson, sameJson, type StatusPatch } from "./pod-status-patch";

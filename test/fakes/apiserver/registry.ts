@@ -12,6 +12,7 @@ import { apiVersionOf, qualifiedName, resourceByKey, type ResourceDef } from "./
 import { alreadyExists, badRequest, conflict, invalid, notFound, STALE, success, unsupportedMediaType, type Target } from "./status";
 import { ObjectStore, type EventType, type WatchSpec } from "./store";
 import { MASTER_SERVICE, prepareServiceCreate, prepareServiceUpdate } from "./services";
+import { prepareEphemeralContainersUpdate } from "./ephemeral-containers";
 
 export const PATCH_TYPES = ["application/merge-patch+json", "application/strategic-merge-patch+json", "application/json-patch+json"] as const;
 export type PatchType = (typeof PATCH_TYPES)[number];
@@ -155,6 +156,7 @@ export class Registry {
     if (subresource === "approval")
       next = { ...old, status: { ...(old.status as object), conditions: clone((body.status as { conditions?: unknown } | undefined)?.conditions) } };
     else if (subresource === "status") next = { ...old, status: clone(body.status) };
+    else if (subresource === "ephemeralcontainers") next = prepareEphemeralContainersUpdate(old, body, t);
     else {
       next = clone(body);
       if (def.subresources.includes("status")) next.status = old.status;
@@ -166,7 +168,8 @@ export class Registry {
     // Fields only the server sets.
     const { uid, creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds, generation } = old.metadata ?? {};
     next.metadata = {
-      ...(subresource === "status" || subresource === "approval" ? old.metadata : next.metadata),
+      // The status, approval and ephemeralcontainers strategies keep the stored metadata (ResetObjectMetaForStatus).
+      ...(subresource === "status" || subresource === "approval" || subresource === "ephemeralcontainers" ? old.metadata : next.metadata),
       namespace,
       name,
       uid,

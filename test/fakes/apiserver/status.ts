@@ -56,12 +56,15 @@ export function forbidden(t: Target, user: string, verb: string, namespace: stri
   return failure(403, "Forbidden", `${subject} is forbidden: ${msg}${reason ? `: ${reason}` : ""}`, t);
 }
 
+/** One field error of a 422: its path, its reason (field.ErrorType's cause name) and its text. */
+export interface FieldCause {
+  field: string;
+  type: "FieldValueRequired" | "FieldValueInvalid" | "FieldValueForbidden" | "FieldValueDuplicate" | "FieldValueNotFound";
+  message: string;
+}
+
 /** 422 Invalid with field causes, message shaped like apimachinery's NewInvalid. */
-export function invalid(
-  t: Target,
-  kind: string,
-  causes: Array<{ field: string; type: "FieldValueRequired" | "FieldValueInvalid" | "FieldValueForbidden"; message: string }>,
-): ApiError {
+export function invalid(t: Target, kind: string, causes: FieldCause[]): ApiError {
   const list = causes.map((c) => `${c.field}: ${c.message}`);
   const text = list.length === 1 ? list[0] : `[${list.join(", ")}]`;
   // NewInvalid(GroupKind, name, errs): the details name the kind (not the resource) and its group; an empty name is left out.
