@@ -139,7 +139,7 @@ export class ContainerStarter {
         imageRef,
         options: this.d.opts,
         env,
-        volumePath: (name, subPath) => this.d.volumes.mountSource(pod, name, subPath),
+        volumePath: (name, subPath) => this.d.volumes.mountSource(pod, name, subPath, c.name),
       });
     } catch (err) {
       // A subPath leading out of its volume, a subPathExpr whose expansion is unset, absolute or has
