@@ -24,3 +24,8 @@ export { SAFE_SYSCTLS, SYSCTL_FORBIDDEN_REASON, SysctlAdmitHandler, SysctlAllowl
 export { FIELD_NOT_SUPPORTED_REASON, UnsupportedFieldsAdmitHandler, unsupportedFieldProblem } from "./unsupported-fields";
 export { APPARMOR_NOT_ADMITTED_REASON, AppArmorAdmitHandler, appArmorHostProblem, appArmorProblem } from "./apparmor";
 export { resolveAllowedUnsafeSysctls, SYSCTL_SETTINGS } from "./settings";
+export {
+  nodeSupportsSupplementalGroupsPolicy,
+  SUPPLEMENTAL_GROUPS_POLICY_NOT_SUPPORTED_REASON,
+  supplementalGroupsPolicyRefusal,
+} from "./supplemental-groups-policy";

@@ -22,6 +22,8 @@
 //      `Predicate <Name> failed` (the 1.24 wording; later releases append the plugin's reason);
 //   7. then the OS checks: a `kubernetes.io/os` pod label unlike the node's (PodOSSelectorNodeLabelDoesNotMatch)
 //      and a spec.os.name that is not linux (PodOSNotSupported).
+// Before 2.: supplementalGroupsPolicy Strict on a node whose runtime cannot do it is refused
+// (SupplementalGroupsPolicyNotSupported, supplemental-groups-policy.ts), as 1.36 does.
 import type { Node, Pod } from "kubernetes-types/core/v1";
 import { isExtendedResourceName, isStaticPod } from "../api";
 import {
@@ -38,6 +40,7 @@ import {
   RequiredNodeAffinity,
 } from "../scheduler";
 import type { Logger } from "../util";
+import { supplementalGroupsPolicyRefusal } from "./supplemental-groups-policy";
 import type { PodAdmitAttributes, PodAdmitHandler, PodAdmitResult } from "./types";
 
 /** The node label the OS checks read (v1.LabelOSStable). */
@@ -140,6 +143,9 @@ export class PredicateAdmitHandler implements PodAdmitHandler {
       this.o.log?.warn("admission: cannot get the node", { err });
     }
     if (!node) return { admit: false, reason: "InvalidNodeInfo", message: "Kubelet cannot get node info." };
+    // 1.36 checks the runtime's SupplementalGroupsPolicy before the predicates (preemption cannot help).
+    const sgp = supplementalGroupsPolicyRefusal(pod, node);
+    if (sgp) return sgp;
     const nodeInfo = new NodeInfo(node);
     for (const p of otherPods) nodeInfo.addPodInfo(new PodInfo(p));
 

@@ -86,7 +86,7 @@ export function buildAgentParts(o: AgentOptions, agent: AgentCallbacks): AgentPa
     podsDir: o.runtimeConfig.podsDir,
     plugins: [
       ...(o.volumePlugins ?? []),
-      ...nodeVolumePlugins({ podsDir: o.runtimeConfig.podsDir, objects, mounter, clock, nodeAllocatable: config.nodeAllocatable }),
+      ...nodeVolumePlugins({ podsDir: o.runtimeConfig.podsDir, objects, mounter, clock, nodeAllocatable: config.nodeAllocatable, log }),
     ],
     objects,
     mounts: o.mountTable ?? new ProcMountTable(mounter),

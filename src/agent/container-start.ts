@@ -166,7 +166,7 @@ export class ContainerStarter {
         imageRef,
         options: this.d.opts,
         env,
-        volumePath: (name, subPath) => this.d.volumes.mountSource(pod, name, subPath),
+        volumePath: (name, subPath) => this.d.volumes.mountSource(pod, name, subPath, c.name),
         etcHosts,
       });
     } catch (err) {

@@ -8,7 +8,7 @@ import { totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import type { Container, EnvVar, EnvVarSource, Pod } from "kubernetes-types/core/v1";
 import { type ContainerConfigInput, containerLabels, type PodSandboxConfigInput, sandboxLabels } from "../cri";
-import { expandVars, mountSubPath, parseQuantity, podRef, uidSegment } from "../api";
+import { expandVars, mountSubPath, parseQuantity, podRef, podSupplementalGroups, podSupplementalGroupsPolicy, uidSegment } from "../api";
 import { containerOomScoreAdj, flatPodCgroupParent, milliCpuToQuota, milliCpuToShares, QUOTA_PERIOD_US, type PodCgroups } from "../cm";
 import { ContainerConfigError, DownwardAPIError, envFieldValue, resourceFieldValue, type ResourceList } from "../objects";
 import { mustMountReadOnly } from "../volume";
@@ -111,6 +111,18 @@ export function terminationLogDir(pod: Pod, container: string, o: RuntimeConfigO
   return confinedPath(podDir(podRef(pod).uid, o), "containers", nameSegment(container));
 }
 
+/**
+ * The CRI supplementalGroupsPolicy of the pod's securityContext, only when the pod sets one (the
+ * kubelet leaves the field unset otherwise). Strict reaches the runtime only on a node that said it
+ * can do it: admission refuses the pod elsewhere (src/admission, SupplementalGroupsPolicyNotSupported).
+ */
+function supplementalGroupsPolicy(pod: Pod): { supplementalGroupsPolicy?: "Merge" | "Strict" } {
+  const policy = podSupplementalGroupsPolicy(pod);
+  if (policy === undefined) return {};
+  if (policy !== "Merge" && policy !== "Strict") throw new Error(`unsupported supplementalGroupsPolicy: ${policy}`);
+  return { supplementalGroupsPolicy: policy };
+}
+
 /** The sandbox's cgroup_parent: the pod's cgroup (src/cm). */
 export function podCgroupParent(pod: Pod, o: RuntimeConfigOptions): string {
   return o.podCgroups ? o.podCgroups.parent(pod) : flatPodCgroupParent(o.cgroupRoot, podRef(pod).uid);
@@ -157,7 +169,9 @@ export function sandboxConfig(pod: Pod, attempt: number, o: RuntimeConfigOptions
         privileged: [...(spec.initContainers ?? []), ...spec.containers].some((c) => c.securityContext?.privileged === true),
         runAsUser: spec.securityContext?.runAsUser !== undefined ? { value: spec.securityContext.runAsUser } : null,
         runAsGroup: spec.securityContext?.runAsGroup !== undefined ? { value: spec.securityContext.runAsGroup } : null,
-        supplementalGroups: spec.securityContext?.supplementalGroups ?? [],
+        // fsGroup first, then supplementalGroups, and the policy as written (generatePodSandboxLinuxConfig).
+        supplementalGroups: podSupplementalGroups(pod),
+        ...supplementalGroupsPolicy(pod),
         // generatePodSandboxLinuxConfig: the pause container always runs RuntimeDefault (kubernetes#84623),
         // and carries the pod's SELinux options.
         seccomp: SANDBOX_SECCOMP_PROFILE,
@@ -385,7 +399,10 @@ export function containerConfig(a: ContainerConfigArgs): ContainerConfigInput {
         runAsGroup: runAsGroup !== undefined ? { value: runAsGroup } : null,
         runAsUsername: "",
         readonlyRootfs: sc.readOnlyRootFilesystem === true,
-        supplementalGroups: psc.supplementalGroups ?? [],
+        // determineEffectiveSecurityContext: the pod's fsGroup joins the process's groups, which is what
+        // lets a non-root container read and write the volumes made group-owned by it (src/volume).
+        supplementalGroups: podSupplementalGroups(pod),
+        ...supplementalGroupsPolicy(pod),
         noNewPrivs: sc.allowPrivilegeEscalation === false,
         seccomp,
         ...apparmor,

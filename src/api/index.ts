@@ -30,6 +30,7 @@ export * from "./annotations";
 export * from "./node-labels";
 export * from "./expansion";
 export * from "./subpath";
+export * from "./supplemental-groups";
 export * from "./apparmor";
 export * from "./pod-references";
 export * from "./pod-waits";

@@ -1,5 +1,6 @@
 // The securityContext rules that decide what a container runs with: seccomp and AppArmor profiles
-// (fields and the deprecated annotations) and procMount.
+// (fields and the deprecated annotations), procMount, and the values of fsGroupChangePolicy and
+// supplementalGroupsPolicy.
 import type { AppArmorProfile, Pod, PodSpec, SeccompProfile } from "kubernetes-types/core/v1";
 import {
   APPARMOR_ANNOTATION_LOCALHOST_PREFIX,
@@ -8,6 +9,7 @@ import {
   APPARMOR_ANNOTATION_UNCONFINED,
 } from "./apparmor";
 import { child, type FieldError, goQuote, index, invalid, key, notSupported, required } from "./field-error";
+import { FS_GROUP_CHANGE_POLICIES, podSupplementalGroupsPolicy, SUPPLEMENTAL_GROUPS_POLICIES } from "./supplemental-groups";
 import { validateLocalDescendingPath } from "./validate-volumes";
 
 const PROFILE_TYPES = ["Localhost", "RuntimeDefault", "Unconfined"];
@@ -51,8 +53,14 @@ function validateAppArmorProfile(p: AppArmorProfile | undefined, path: string, e
  */
 export function validateSecurityContexts(pod: Pod, errs: FieldError[]): void {
   const spec: PodSpec = pod.spec ?? { containers: [] };
+  const fsGroupChangePolicy = spec.securityContext?.fsGroupChangePolicy;
+  if (fsGroupChangePolicy !== undefined && fsGroupChangePolicy !== null && !(FS_GROUP_CHANGE_POLICIES as readonly string[]).includes(fsGroupChangePolicy))
+    errs.push(notSupported("spec.securityContext.fsGroupChangePolicy", fsGroupChangePolicy, FS_GROUP_CHANGE_POLICIES));
   validateSeccompProfile(spec.securityContext?.seccompProfile, "spec.securityContext.seccompProfile", errs);
   validateAppArmorProfile(spec.securityContext?.appArmorProfile, "spec.securityContext.appArmorProfile", errs);
+  const sgp = podSupplementalGroupsPolicy(pod);
+  if (sgp !== undefined && !(SUPPLEMENTAL_GROUPS_POLICIES as readonly string[]).includes(sgp))
+    errs.push(notSupported("spec.securityContext.supplementalGroupsPolicy", sgp, SUPPLEMENTAL_GROUPS_POLICIES));
   const hostUsers = spec.hostUsers !== false;
   for (const [list, path] of [
     [spec.initContainers ?? [], "spec.initContainers"],

@@ -34,14 +34,30 @@ export function runtimeConditionErrors(status: StatusResponse): RuntimeCondition
  * network not ready: NetworkReady=false reason:NetworkPluginNotReady message:…".
  */
 export async function runtimeErrors(runtime: Pick<CriClient, "status">): Promise<string[]> {
+  return (await runtimeStatusFacts(runtime)).errors;
+}
+
+/** status.features of a 1.36 Node (v1.NodeFeatures), which kubernetes-types 1.30 does not declare. */
+export interface NodeFeatures {
+  supplementalGroupsPolicy?: boolean;
+}
+
+/**
+ * One CRI Status call's worth for the Node: the runtime's errors (runtimeErrors) and the features the
+ * runtime says it has (the kubelet's NodeFeatures setter: none when the runtime sends no features, as
+ * containerd before 2.0 does; SupplementalGroupsPolicy is GA and locked on in 1.36).
+ */
+export async function runtimeStatusFacts(runtime: Pick<CriClient, "status">): Promise<{ errors: string[]; features?: NodeFeatures }> {
   let status;
   try {
     status = await runtime.status();
   } catch (err) {
-    return [`container runtime is down: ${errorMessage(err)}`];
+    return { errors: [`container runtime is down: ${errorMessage(err)}`] };
   }
   const e = runtimeConditionErrors(status);
-  return [...(e.runtime ? [e.runtime] : []), ...(e.network ? [e.network] : [])];
+  const errors = [...(e.runtime ? [e.runtime] : []), ...(e.network ? [e.network] : [])];
+  const features = status.features;
+  return features ? { errors, features: { supplementalGroupsPolicy: features.supplementalGroupsPolicy === true } } : { errors };
 }
 
 /**

@@ -4,7 +4,7 @@
 export { buildNode, MAX_IMAGES_IN_NODE_STATUS, MAX_NAMES_PER_IMAGE, type BuildNodeOptions } from "./node";
 export { goArch, osPrettyName, readHostFacts, readHugePages, type HostFacts, type HugePagePool } from "./host-facts";
 export { formatBytes, formatMillicores, nodeResources, type EvictionReservation, type NodeResourceOptions } from "./capacity";
-export { condition, pressureConditions, runtimeConditionErrors, runtimeErrors, type RuntimeConditionErrors } from "./conditions";
+export { condition, type NodeFeatures, pressureConditions, runtimeConditionErrors, runtimeErrors, type RuntimeConditionErrors } from "./conditions";
 export { parseLabels, parseTaint, parseTaints } from "./labels-taints";
 export { KUBERNETES_VERSION, kubeletVersion } from "./version";
 export {

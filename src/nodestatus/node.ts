@@ -8,7 +8,7 @@ import type { ContainerImage, Node, NodeAddress, Taint } from "kubernetes-types/
 import type { CriClient } from "../cri";
 import { apiTime } from "../util";
 import { nodeResources, type NodeResourceOptions } from "./capacity";
-import { condition, pressureConditions, runtimeErrors } from "./conditions";
+import { condition, type NodeFeatures, pressureConditions, runtimeStatusFacts } from "./conditions";
 import { readHostFacts, type HostFacts } from "./host-facts";
 import { kubeletVersion } from "./version";
 
@@ -68,15 +68,16 @@ export async function buildNode(o: BuildNodeOptions): Promise<Node> {
   // Capacity from the machine; allocatable less what is reserved and what eviction holds back.
   const { capacity, allocatable } = nodeResources(host, o);
 
-  const [version, images, rtErrors] = await Promise.all([
+  const [version, images, rtFacts] = await Promise.all([
     // setters.go VersionInfo: "<runtime type>://<version>", the version "Unknown" when Version fails.
     o.runtime.version().then(
       (v) => `${o.runtimeName || v.runtimeName}://${v.runtimeVersion}`,
       () => `${o.runtimeName || "containerd"}://Unknown`,
     ),
     nodeImages(o.runtime),
-    runtimeErrors(o.runtime),
+    runtimeStatusFacts(o.runtime),
   ]);
+  const rtErrors = rtFacts.errors;
 
   // setters.go ReadyCondition: runtime errors first, then the rest, aggregated as utilerrors does
   // ("msg" for one error, "[a, b]" for several).
@@ -123,6 +124,8 @@ export async function buildNode(o: BuildNodeOptions): Promise<Node> {
         architecture: host.architecture,
       },
       images,
+      // setters.go NodeFeatures: what the runtime said it can do, when it said anything.
+      ...(rtFacts.features ? ({ features: rtFacts.features } as { features: NodeFeatures }) : {}),
     },
   };
   return node;

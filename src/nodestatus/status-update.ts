@@ -64,6 +64,9 @@ export function withReportedStatus(api: Node, built: Node, health: NodeHealth, n
   if (fresh.daemonEndpoints) status.daemonEndpoints = fresh.daemonEndpoints;
   if (fresh.nodeInfo) status.nodeInfo = fresh.nodeInfo;
   if (fresh.images) status.images = fresh.images;
+  // status.features (1.31+, not in kubernetes-types 1.30): set only when the runtime reports features.
+  const features = (fresh as { features?: unknown }).features;
+  if (features) (status as { features?: unknown }).features = features;
 
   const conditions = [...(status.conditions ?? [])];
   for (const type of OWNED_CONDITIONS) {

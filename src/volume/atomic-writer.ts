@@ -9,12 +9,27 @@
 // A write (1) validates and cleans the payload's paths, (2) reads ..data to find the current version,
 // (3) works out which user-visible paths disappeared, (4) stops there when every file already has the
 // same bytes and nothing is to be removed, (5) makes a new timestamped directory, (6) writes every file
-// with an explicit chmod to its mode (the open(2) mode is filtered by the umask), (7) links ..data_tmp
-// to it, (8) renames ..data_tmp over ..data — the single atomic step: a reader that resolves
+// with an explicit chmod to its mode (the open(2) mode is filtered by the umask) and, when the file
+// names an owner (FileProjection.fsUser), lchowns it, (6b) calls the plugin's setPerms (fsGroup
+// ownership of the whole volume, src/volume/ownership.ts) while the new version is not yet visible,
+// (7) links ..data_tmp to it, (8) renames ..data_tmp over ..data — the single atomic step: a reader that resolves
 // key -> ..data/key sees either the old directory or the new one, never a mix — (9) adds the missing
 // top-level links, (10) removes the stale ones, (11) removes the old version.
 import { randomInt } from "node:crypto";
-import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  lchownSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { basename, dirname, join, posix } from "node:path";
 import { type Clock, errorCode } from "../util";
 import type { Payload } from "./types";
@@ -110,9 +125,11 @@ export class AtomicWriter {
   /**
    * Makes the volume hold exactly `payload`. Returns false when nothing had to change (step 4: every
    * file's bytes are already there and nothing is to be removed), true when a new version was swapped in.
-   * @throws PayloadPathError for a path the writer refuses (nothing is touched), or the file system's error.
+   * `setPerms` runs after the new version is written and before it is swapped in, only when one is.
+   * @throws PayloadPathError for a path the writer refuses (nothing is touched), or the file system's
+   *   error, or what setPerms throws (then the new version is removed and the old one stays).
    */
-  write(payload: Payload): boolean {
+  write(payload: Payload, setPerms?: () => void): boolean {
     const clean = cleanPayload(payload);
     const dataDirPath = join(this.targetDir, DATA_DIR_NAME);
     const oldTsDir = readlinkOrUndefined(dataDirPath);
@@ -129,6 +146,7 @@ export class AtomicWriter {
     const newDataDirPath = join(this.targetDir, NEW_DATA_DIR_NAME);
     try {
       this.writePayloadToDir(clean, tsDir);
+      setPerms?.();
       // A ..data_tmp left by a crash between steps 7 and 8 would make symlink fail with EEXIST.
       rmSync(newDataDirPath, { force: true });
       symlinkSync(tsDirName, newDataDirPath);
@@ -205,15 +223,18 @@ export class AtomicWriter {
       }
       writeFileSync(full, file.data, { mode: file.mode });
       chmodSync(full, file.mode);
+      if (file.fsUser !== undefined) lchownSync(full, file.fsUser, -1);
     }
   }
 
   /** Step 9: `name -> ..data/name` for each top-level element that has no link yet. */
   private createUserVisibleFiles(payload: Payload): void {
-    for (const path of payload.keys()) {
+    for (const [path, file] of payload) {
       const top = path.split("/")[0]!;
       const visible = join(this.targetDir, top);
-      if (!exists(visible)) symlinkSync(`${DATA_DIR_NAME}/${top}`, visible);
+      if (exists(visible)) continue;
+      symlinkSync(`${DATA_DIR_NAME}/${top}`, visible);
+      if (file.fsUser !== undefined) lchownSync(visible, file.fsUser, -1);
     }
   }
 

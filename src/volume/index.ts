@@ -11,6 +11,7 @@ export * from "./projected";
 export * from "./empty-dir";
 export * from "./mount";
 export * from "./ownership";
+export * from "./sub-path";
 export * from "./set-up";
 export * from "./mount-table";
 export * from "./volume-manager";

@@ -6,8 +6,12 @@
 // serviceAccountToken asks the ObjectSource (the kubelet's token manager) for a token of the pod's
 // service account bound to the pod, with the source's audience (none → the API server's own) and
 // expirationSeconds (API default 3600; validation refuses less than 10 minutes and more than 2^32 s).
-// Its file takes defaultMode, or 0600 when the pod has an fsGroup (then SetVolumeOwnership makes it
-// 0640), so a token is never world-readable through group ownership.
+// Its file takes defaultMode, or 0600 when the pod has an fsGroup or an fsUser (then SetVolumeOwnership
+// makes it 0640), so a token is never world-readable through group ownership. The fsUser is the
+// kubelet's FsUserFrom: the one runAsUser every container (init, app, ephemeral) runs as, the
+// container's own over the pod's; any container without one, or two different ones, and there is none.
+// The token file and its top-level link are then owned by that user (1.36: a non-root container
+// reads its 0600 token without an fsGroup).
 import type { Pod, ProjectedVolumeSource, ServiceAccountTokenProjection } from "kubernetes-types/core/v1";
 import { podServiceAccountName } from "../api";
 import { configMapPayload } from "./configmap";
@@ -39,6 +43,19 @@ export function tokenRequest(pod: Pod, source: ServiceAccountTokenProjection): T
   return { serviceAccountName: podServiceAccountName(pod), audience: source.audience ?? "", expirationSeconds };
 }
 
+/** FsUserFrom: the runAsUser shared by every container of the pod, or undefined. */
+export function fsUserFrom(pod: Pod): number | undefined {
+  const spec = pod.spec;
+  if (!spec) return undefined;
+  let user: number | undefined;
+  for (const c of [...(spec.initContainers ?? []), ...spec.containers, ...(spec.ephemeralContainers ?? [])]) {
+    const runAsUser = c.securityContext?.runAsUser ?? spec.securityContext?.runAsUser;
+    if (runAsUser === undefined || (user !== undefined && user !== runAsUser)) return undefined;
+    user = runAsUser;
+  }
+  return user;
+}
+
 /**
  * The files of a projected volume.
  * @throws ProjectedVolumeError naming every failing source's error
@@ -56,8 +73,10 @@ export async function projectedPayload(pod: Pod, source: ProjectedVolumeSource, 
       else if (s.serviceAccountToken) {
         const tp = s.serviceAccountToken;
         const token = await objects.getServiceAccountToken(pod, tokenRequest(pod, tp));
-        const mode = pod.spec?.securityContext?.fsGroup !== undefined ? 0o600 : defaultMode;
-        part = new Map([[tp.path, { data: new TextEncoder().encode(token.token), mode }]]);
+        const fsUser = fsUserFrom(pod);
+        const mode = fsUser !== undefined || pod.spec?.securityContext?.fsGroup !== undefined ? 0o600 : defaultMode;
+        const data = new TextEncoder().encode(token.token);
+        part = new Map([[tp.path, fsUser === undefined ? { data, mode } : { data, mode, fsUser }]]);
       } else if (s.clusterTrustBundle) {
         // Not silently skipped (the field ledger): the volume cannot be made, and FailedMount says why.
         throw new Error(`clusterTrustBundle projections are not supported by nodeagent (path ${JSON.stringify(s.clusterTrustBundle.path)})`);

@@ -19,7 +19,7 @@
 import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, statSync } from "node:fs";
 import type { HostPathVolumeSource, Pod, Volume } from "kubernetes-types/core/v1";
 import { type PluginKind, podRef, podVolumesDir, volumeDir } from "../api";
-import { type Clock, errorCode, mkdirInside } from "../util";
+import { type Clock, errorCode, type Logger, mkdirInside } from "../util";
 import { AtomicWriter } from "./atomic-writer";
 import { configMapPayload } from "./configmap";
 import type { ObjectSource, ResourceList } from "../objects";
@@ -46,6 +46,8 @@ export interface VolumeHost {
    * resourceFieldRef values (defaultPodLimitsForDownwardAPI). Asked for when a volume needs it.
    */
   nodeAllocatable?: () => Promise<ResourceList | undefined>;
+  /** Where fsGroup ownership tells a path it could not change (src/volume/ownership.ts). */
+  log?: Pick<Logger, "warn">;
 }
 
 /**
@@ -100,23 +102,29 @@ async function setUpTmpfs(host: VolumeHost, pod: Pod, dir: string, sizeLimit: st
   return true;
 }
 
+/** Whether something is at path (a link is not followed). */
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch (e) {
+    if (errorCode(e) === "ENOENT") return false;
+    throw e;
+  }
+}
+
 /** The content volumes: payload first, then directory (tmpfs or disk), then the atomic write. */
 async function setUpContent(host: VolumeHost, pod: Pod, v: Volume, kind: PluginKind, memory: boolean, payload: () => Promise<Payload>): Promise<string> {
   const files = await payload();
   const dir = volumeDir(host.podsDir, podRef(pod).uid, kind, v.name);
-  let fresh: boolean;
-  try {
-    lstatSync(dir);
-    fresh = false;
-  } catch (e) {
-    if (errorCode(e) !== "ENOENT") throw e;
-    fresh = true;
-  }
+  const fresh = !exists(dir);
   try {
     if (memory) await setUpTmpfs(host, pod, dir, undefined);
     else setupDir(host, pod, dir);
-    new AtomicWriter(dir, host.clock).write(files);
-    setVolumeOwnership(dir, pod.spec?.securityContext?.fsGroup, true);
+    // The plugins' setPerms: fsGroup ownership of the whole volume (the new version, the links, the
+    // root), run by the writer before it swaps the new version in, and only when it writes one. The
+    // kubelet gives these plugins no fsGroupChangePolicy: the walk is Always.
+    new AtomicWriter(dir, host.clock).write(files, () => setVolumeOwnership(dir, pod.spec?.securityContext?.fsGroup, { readOnly: true, log: host.log }));
   } catch (e) {
     if (fresh) await unmountAndRemove(host.podsDir, dir, host.mounter).catch(() => undefined);
     throw e;
@@ -147,19 +155,33 @@ export function setUpProjectedVolume(pod: Pod, v: Volume, host: VolumeHost): Pro
   return setUpContent(host, pod, v, "projected", true, async () => projectedPayload(pod, v.projected!, host.objects, await host.nodeAllocatable?.()));
 }
 
-/** An emptyDir: a 0777 directory on disk, or a sized tmpfs for `medium: Memory`. */
+/**
+ * An emptyDir: a 0777 directory on disk, or a sized tmpfs for `medium: Memory`. fsGroup ownership is
+ * applied when the volume is made (the directory was not there, the tmpfs not mounted), not on later
+ * syncs: as the kubelet's emptyDir SetUpAt returns early for a volume already ready, so the files
+ * containers write later keep the group and mode they were given. A failed ownership change is logged
+ * and the volume used, as the kubelet ignores ChangePermissions' error there.
+ */
 export async function setUpEmptyDirVolume(pod: Pod, v: Volume, host: VolumeHost): Promise<string> {
   const src = v.emptyDir!;
   const dir = volumeDir(host.podsDir, podRef(pod).uid, "emptyDir", v.name);
+  let made: boolean;
   if (src.medium === "Memory") {
-    await setUpTmpfs(host, pod, dir, src.sizeLimit);
+    made = await setUpTmpfs(host, pod, dir, src.sizeLimit);
   } else if (src.medium && src.medium !== "") {
     // HugePages media need hugetlbfs mounts the agent does not make.
     throw new UnsupportedVolumeError(v.name, `emptyDir with medium ${src.medium}`);
   } else {
+    made = !exists(dir);
     setupDir(host, pod, dir);
   }
-  setVolumeOwnership(dir, pod.spec?.securityContext?.fsGroup, false);
+  if (made) {
+    try {
+      setVolumeOwnership(dir, pod.spec?.securityContext?.fsGroup, { readOnly: false, log: host.log });
+    } catch (err) {
+      host.log?.warn("setting the fsGroup ownership of an emptyDir failed", { path: dir, err });
+    }
+  }
   return dir;
 }
 

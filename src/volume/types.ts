@@ -9,6 +9,11 @@ import type { Pod, Volume } from "kubernetes-types/core/v1";
 export interface FileProjection {
   data: Uint8Array;
   mode: number;
+  /**
+   * The owner the writer gives the file (and its top-level link): the kubelet's FsUser, set on a
+   * projected serviceAccountToken when every container runs as the same user (src/volume/projected.ts).
+   */
+  fsUser?: number;
 }
 
 /** A volume's whole content, keyed by relative path ("key", "dir/key"). */
@@ -41,10 +46,11 @@ export interface PodVolumes {
    * The host path a container mount of this volume at `subPath` binds ("" for the whole volume),
    * resolved at container creation: links are followed (through `..data` to the timestamped folder of
    * an atomic-writer volume, so a later update does not reach the mount, as the kubelet's subPath bind
-   * mount), and a result outside the volume is refused (PathEscapeError). Undefined for an unknown volume.
-   * (Added by i15-manager.)
+   * mount), and a result outside the volume is refused (PathEscapeError). A subPath not there yet is
+   * made with the volume root's mode (src/volume/sub-path.ts; SubPathDirError naming the volume and
+   * `container` when it cannot be). Undefined for an unknown volume.
    */
-  mountSource(pod: Pod, volumeName: string, subPath: string): string | undefined;
+  mountSource(pod: Pod, volumeName: string, subPath: string, container?: string): string | undefined;
   /** The pod is gone: its volumes are unmounted and deleted (tmpfs included). */
   unmountPod(uid: string): Promise<void>;
 }

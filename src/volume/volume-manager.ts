@@ -39,6 +39,7 @@ import { podKey, podRef, podVolumesDir } from "../api";
 import { podUIDProblem } from "../manifest";
 import { assertInside, type Clock, confinedPath, errorMessage, type Logger, removeInside } from "../util";
 import { type ObjectRef, type ObjectSource, refKey, volumeObjectRefs } from "../objects";
+import { SubPathDirError, safeMakeSubPath } from "./sub-path";
 import { VolumeMountError, type MountTable, type PodVolumes, type VolumePlugin } from "./types";
 
 /** The operation executor's backoff for a failed mount (k/k pkg/util/goroutinemap/exponentialbackoff). */
@@ -132,7 +133,7 @@ export class VolumeManager implements PodVolumes {
    * outside its tmpfs. One difference: a restarted container resolves again and sees the content of
    * that moment, where the kubelet reuses its first bind of the subPath while it is mounted.
    */
-  mountSource(pod: Pod, volumeName: string, subPath: string): string | undefined {
+  mountSource(pod: Pod, volumeName: string, subPath: string, container = ""): string | undefined {
     const root = this.hostPath(pod, volumeName);
     if (root === undefined) return undefined;
     // Validation allows no ".." in a subPath; "a/./b" and "a//b" are fine and normalised here.
@@ -140,11 +141,15 @@ export class VolumeManager implements PodVolumes {
     if (segments.length === 0) return root;
     const lexical = confinedPath(root, ...segments);
     assertInside(root, lexical);
+    if (existsSync(lexical)) return realpathSync(lexical);
+    // Not there yet: made now with the volume root's mode (sub-path.ts), as the kubelet's makeMounts
+    // does, so that an fsGroup's group-writable root gives a group-writable subPath. The kubelet's
+    // message keeps the host's details out of the pod's status; the log has them.
     try {
-      return realpathSync(lexical);
-    } catch {
-      // Not there yet: the runtime creates it as a folder (emptyDir subPaths), as the kubelet does.
-      return lexical;
+      return safeMakeSubPath(root, segments);
+    } catch (err) {
+      this.o.log.warn("failed to create subPath directory for volumeMount", { pod: podKey(pod), volume: volumeName, container, subPath, err });
+      throw new SubPathDirError(`failed to create subPath directory for volumeMount "${volumeName}" of container "${container}"`);
     }
   }
 

@@ -225,3 +225,35 @@ test("container: configMap, secret, downwardAPI and projected mounts are read-on
     ["/m/data", false],
   ]);
 });
+
+test("fsGroup joins the supplementary groups, first, in the sandbox and every container; supplementalGroupsPolicy passed only when set", () => {
+  const p = pod();
+  p.spec!.securityContext = { fsGroup: 1001, supplementalGroups: [5000, 5001] };
+  const cfg = (q: Pod) =>
+    containerConfig({
+      pod: q,
+      container: q.spec!.containers[0]!,
+      init: false,
+      restartCount: 0,
+      podIP: "",
+      imageRef: "x",
+      options: o,
+      volumePath: (n) => `/v/${n}`,
+    });
+  expect(cfg(p).linux!.securityContext!.supplementalGroups).toEqual([1001, 5000, 5001]);
+  expect(sandboxConfig(p, 0, o).linux!.securityContext!.supplementalGroups).toEqual([1001, 5000, 5001]);
+  expect(cfg(p).linux!.securityContext!.supplementalGroupsPolicy).toBeUndefined();
+  expect(sandboxConfig(p, 0, o).linux!.securityContext!.supplementalGroupsPolicy).toBeUndefined();
+  // fsGroup alone; neither: no groups.
+  p.spec!.securityContext = { fsGroup: 123 };
+  expect(cfg(p).linux!.securityContext!.supplementalGroups).toEqual([123]);
+  p.spec!.securityContext = {};
+  expect(cfg(p).linux!.securityContext!.supplementalGroups).toEqual([]);
+  for (const policy of ["Merge", "Strict"]) {
+    p.spec!.securityContext = { fsGroup: 123, supplementalGroupsPolicy: policy } as NonNullable<Pod["spec"]>["securityContext"];
+    expect(cfg(p).linux!.securityContext!.supplementalGroupsPolicy).toBe(policy as "Merge");
+    expect(sandboxConfig(p, 0, o).linux!.securityContext!.supplementalGroupsPolicy).toBe(policy as "Merge");
+  }
+  p.spec!.securityContext = { supplementalGroupsPolicy: "Loose" } as NonNullable<Pod["spec"]>["securityContext"];
+  expect(() => sandboxConfig(p, 0, o)).toThrow("unsupported supplementalGroupsPolicy: Loose");
+});
