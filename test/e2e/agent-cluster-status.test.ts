@@ -3,7 +3,8 @@
 // status.observedGeneration and each condition's follow the pod's metadata.generation as a spec change
 // bumps it; containerStatuses[].volumeMounts list the spec's mounts; user is left out (neither
 // containerd reports it); a Job's main container shows terminated while its sidecar still stops; the
-// Node reports kubeletVersion v1.36.x+nodeagent and an empty kubeProxyVersion.
+// Node reports kubeletVersion v1.36.x+nodeagent and an empty kubeProxyVersion; a pod using a 1.36 field
+// the agent does not act on (supplementalGroupsPolicy Strict, restartPolicyRules) is Failed with the reason.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -92,6 +93,31 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(second.status?.phase).toBe("Running");
       api.store.delete("pods", "default", "gen", { gracePeriodSeconds: 0 });
     }, 120_000);
+
+    test("a pod using a 1.36 field the agent does not act on is Failed with the reason, never run", async () => {
+      const base = (name: string, spec: Record<string, unknown>, container: Record<string, unknown> = {}) =>
+        ({
+          apiVersion: "v1",
+          kind: "Pod",
+          metadata: { name, namespace: "default" },
+          spec: { nodeName: NODE_NAME, containers: [{ name: "main", image: IMAGE, command: ["sleep", "3600"], ...container }], ...spec },
+        }) as KubernetesObject;
+      api.store.create("pods", base("strict", { securityContext: { supplementalGroupsPolicy: "Strict" } }));
+      api.store.create(
+        "pods",
+        base("rules", {}, { restartPolicy: "Always", restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "In", values: [42] } }] }),
+      );
+      const failed = (name: string) => eventually(`${name} Failed`, async () => (stored(name)?.status?.phase === "Failed" ? stored(name) : undefined), 30_000);
+      expect((await failed("strict")).status).toMatchObject({
+        reason: "SupplementalGroupsPolicyNotSupported",
+        // The kubelet's rejectPod prefixes the handler's message.
+        message: "Pod was rejected: SupplementalGroupsPolicy=Strict is not supported in this node",
+      });
+      const rules = await failed("rules");
+      expect(rules.status?.reason).toBe("PodFieldNotSupported");
+      expect(rules.status?.message).toContain('restartPolicyRules of container "main"');
+      for (const name of ["strict", "rules"]) api.store.delete("pods", "default", name, { gracePeriodSeconds: 0 });
+    }, 60_000);
 
     test("a Job's main container shows terminated while its sidecar still stops, then the pod Succeeds", async () => {
       api.store.create("pods", {
