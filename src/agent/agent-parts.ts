@@ -37,6 +37,8 @@ export interface AgentCallbacks {
   syncPod(pod: Pod, status: PodStatus | undefined): Promise<SyncResult>;
   /** After every worker step. */
   afterSync(s: PodWorkerView, result: SyncResult | undefined): void;
+  /** Before a worker's sync or termination acts: the status of what the runtime has now is published. */
+  beforeSync(s: PodWorkerView): void;
 }
 
 export interface AgentParts {
@@ -120,6 +122,7 @@ export function buildAgentParts(o: AgentOptions, agent: AgentCallbacks): AgentPa
     resyncIntervalMs: o.syncFrequencyMs,
     random: o.random,
     onSynced: (s, r) => agent.afterSync(s, r),
+    beforeSync: (s) => agent.beforeSync(s),
   };
   const workers = o.podWorkers ? o.podWorkers(workerOptions) : new PodWorkerPool(workerOptions);
   const statuses = new ApiStatuses({

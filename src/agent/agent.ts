@@ -55,6 +55,7 @@ export class Agent implements SyncHandler {
       nodeAllocatable: () => this.nodeAllocatable(),
       syncPod: (pod, st) => this.syncPod(pod, st),
       afterSync: (s, r) => this.afterSync(s, r),
+      beforeSync: (s) => this.beforeSync(s),
     });
     this.loop = new SyncLoop({
       handler: this,
@@ -326,6 +327,17 @@ export class Agent implements SyncHandler {
       if (at < next) r.retryAt = at;
     }
     return r;
+  }
+
+  /**
+   * Before a worker's sync or termination acts, the status of what the runtime has now is published, as
+   * the kubelet's SyncPod and SyncTerminatingPod begin (generateAPIPodStatus, SetPodStatus). A Job's
+   * main container that exited shows terminated at once, while the sync that follows stops the pod's
+   * sidecars one after the other (each may take its whole grace period); published only after that
+   * sync, the main container showed running until the last sidecar had stopped.
+   */
+  private beforeSync(s: PodWorkerView): void {
+    this.p.statusManager.setPodStatus(s.pod, this.p.statuses.afterSync(s));
   }
 
   /** After every worker step: probes follow the pod, and the status is computed and reported. */

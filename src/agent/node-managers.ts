@@ -8,6 +8,7 @@ import {
   PredicateAdmitHandler,
   SysctlAdmitHandler,
   UnsupportedFieldsAdmitHandler,
+  NewerFieldsAdmitHandler,
   type PodAdmitHandler,
 } from "../admission";
 import type { ClusterNode } from "../cluster";
@@ -73,6 +74,8 @@ export function makeManagers(
     new AppArmorAdmitHandler(),
     // Fields the kubelet acts on and the agent does not: refused, never silently ignored (field ledger).
     new UnsupportedFieldsAdmitHandler(),
+    // Newer fields whose 1.36 gates are on and that the agent does not act on (docs/feature-gates.md).
+    new NewerFieldsAdmitHandler(),
     new PredicateAdmitHandler({
       // In a cluster, the API server's copy of the Node (labels and taints others set count), else
       // the one the agent built (the kubelet's getNodeAnyWay: nodeLister, then initialNode).

@@ -81,6 +81,12 @@ export interface PodWorkerPoolOptions {
   random?: () => number;
   /** Called after each step that changed what the pod's status says (sync, termination, removal). */
   onSynced?: (state: PodWorkerView, result: SyncResult | undefined) => void;
+  /**
+   * Called when a sync or a termination is about to act on the runtime status it just read: the
+   * kubelet's SyncPod and SyncTerminatingPod begin by publishing the status of what the runtime has
+   * now, so a main container that exited shows terminated while the sidecars it leaves are stopped.
+   */
+  beforeSync?: (state: PodWorkerView) => void;
 }
 
 /** The kubelet's backOffPeriod: a pod whose sync failed is synced again after 10 s (pod_workers.go completeWork). */
@@ -357,6 +363,7 @@ export class PodWorkerPool implements PodWorkers {
       }
       let result: SyncResult | undefined;
       try {
+        this.o.beforeSync?.(s);
         result = await actions.syncPod(s.pod, status.status);
         s.waiting = result.waiting;
         s.volumesNotReady = result.volumesNotReady;
@@ -382,6 +389,7 @@ export class PodWorkerPool implements PodWorkers {
     }
     // Terminating: stop everything with the grace period, then (if removed) clean up.
     try {
+      this.o.beforeSync?.(s);
       await actions.killPod(s.pod, status.status, killGracePeriod(s));
       const killedAt = clock.now();
       await actions.relistPod(s.uid);

@@ -277,6 +277,9 @@ function mergeExisting(existing: Pod, ref: Pod): { pod: Pod; op?: PodOperation }
       annotations,
       deletionTimestamp: rm.deletionTimestamp,
       deletionGracePeriodSeconds: rm.deletionGracePeriodSeconds,
+      // The generation goes with the spec (and the deletion) it numbers, as checkAndUpdatePod copies it:
+      // the status says which one it was computed from (observedGeneration).
+      ...(rm.generation !== undefined ? { generation: rm.generation } : {}),
     },
     spec: ref.spec,
     status: ref.status,

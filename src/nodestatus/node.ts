@@ -10,7 +10,8 @@ import { apiTime } from "../util";
 import { nodeResources, type NodeResourceOptions } from "./capacity";
 import { condition, type NodeFeatures, pressureConditions, runtimeStatusFacts } from "./conditions";
 import { readHostFacts, type HostFacts } from "./host-facts";
-import { kubeletVersion } from "./version";
+import { DECLARED_FEATURES } from "./declared-features";
+import { KUBE_PROXY_VERSION, kubeletVersion } from "./version";
 
 /** nodeStatusMaxImages default, and setters.go MaxNamesPerImageInNodeStatus. */
 export const MAX_IMAGES_IN_NODE_STATUS = 50;
@@ -30,7 +31,7 @@ export interface BuildNodeOptions extends NodeResourceOptions {
   conditions: { ready: { ok: boolean; message: string }; pressure?: ReadonlySet<string> };
   /** Milliseconds since the epoch (Clock.now()). */
   now: number;
-  /** nodeagent's version: kubeletVersion is kubeletVersion(version), "v1.24.1+nodeagent.<version>". */
+  /** nodeagent's version: kubeletVersion is kubeletVersion(version), "v1.36.2+nodeagent.<version>". */
   version: string;
   /** The runtime's name as it gave it at start (CRI Version): containerRuntimeVersion is "<name>://<version>". */
   runtimeName?: string;
@@ -118,14 +119,16 @@ export async function buildNode(o: BuildNodeOptions): Promise<Node> {
         osImage: host.osImage,
         containerRuntimeVersion: version,
         kubeletVersion: kubeletVersion(o.version),
-        // 1.24's VersionInfo setter reports the kubelet's version here too (deprecated and emptied in 1.31).
-        kubeProxyVersion: kubeletVersion(o.version),
+        // Deprecated: the 1.36 VersionInfo setter leaves it empty (DisableNodeKubeProxyVersion, locked on).
+        kubeProxyVersion: KUBE_PROXY_VERSION,
         operatingSystem: "linux",
         architecture: host.architecture,
       },
       images,
       // setters.go NodeFeatures: what the runtime said it can do, when it said anything.
       ...(rtFacts.features ? ({ features: rtFacts.features } as { features: NodeFeatures }) : {}),
+      // declaredFeatures: what the agent proves it does (declared-features.ts); empty today.
+      ...(DECLARED_FEATURES.length ? { declaredFeatures: [...DECLARED_FEATURES] } : {}),
     },
   };
   return node;

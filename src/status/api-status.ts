@@ -9,6 +9,8 @@ import type { PodStatus } from "../pleg";
 import { apiTime } from "../util";
 import * as ann from "./container-annotations";
 import { containerKind, type ContainerKind, isSidecar, neverRan } from "./container-kinds";
+import { containerUser, volumeMountStatuses } from "./container-status-fields";
+import { observedGeneration, type ConditionWithGeneration, type PodStatusWithGeneration } from "./observed-generation";
 
 export interface Waiting {
   reason: string;
@@ -104,12 +106,16 @@ function containerApiStatus(i: StatusInputs, spec: Container, kind: ContainerKin
   const latest = all[0];
   const waiting = i.waiting.get(name);
   const restartCount = latest ? Number(latest.annotations[ann.CONTAINER_RESTART_COUNT] ?? 0) : 0;
+  const volumeMounts = volumeMountStatuses(spec);
+  const user = latest ? containerUser(latest) : undefined;
   const base = {
     name,
     image,
     imageID: latest?.imageRef ?? "",
     restartCount,
     ...(latest ? { containerID: containerID(i, latest.id) } : {}),
+    ...(volumeMounts ? { volumeMounts } : {}),
+    ...(user ? { user } : {}),
   };
   if (!latest) {
     // The default waiting state of every container of a pod with init containers — its app containers
@@ -215,20 +221,22 @@ function anyAppContainerRan(app: ApiContainerStatus[]): boolean {
   return app.some((s) => s.state?.running || s.state?.terminated || s.lastState?.terminated);
 }
 
-function condition(type: string, ok: boolean, now: string, previous: ApiPodStatus | undefined, reason?: string, message?: string): PodCondition {
-  const old = previous?.conditions?.find((c) => c.type === type);
+function condition(type: string, ok: boolean, i: Pick<StatusInputs, "now" | "previous" | "pod">, reason?: string, message?: string): ConditionWithGeneration {
+  const old = i.previous?.conditions?.find((c) => c.type === type);
   const status = ok ? "True" : "False";
+  const generation = observedGeneration(i.pod);
   return {
     type,
+    ...(generation ? { observedGeneration: generation } : {}),
     status,
     lastProbeTime: null as unknown as undefined,
-    lastTransitionTime: old && old.status === status ? old.lastTransitionTime : now,
+    lastTransitionTime: old && old.status === status ? old.lastTransitionTime : i.now,
     ...(reason && !ok ? { reason } : {}),
     ...(message && !ok ? { message } : {}),
   };
 }
 
-export function computeApiPodStatus(i: StatusInputs): ApiPodStatus {
+export function computeApiPodStatus(i: StatusInputs): PodStatusWithGeneration {
   const spec = i.pod.spec!;
   const initSpecs = spec.initContainers ?? [];
   const init = initSpecs.map((c) => containerApiStatus(i, c, "init"));
@@ -251,19 +259,20 @@ export function computeApiPodStatus(i: StatusInputs): ApiPodStatus {
   // pod's as its source has them; the kubelet copies them into the status it generates.
   const others = (i.pod.status?.conditions ?? []).filter((c) => !KUBELET_CONDITIONS.has(c.type));
   const gates = containersReady ? readinessGateMessage(i.pod, others) : undefined;
-  const conditions: PodCondition[] = [
-    condition("PodReadyToStartContainers", sandboxReady, i.now, i.previous, i.volumesNotReady?.reason, i.volumesNotReady?.message),
-    condition("Initialized", initialized, i.now, i.previous, "ContainersNotInitialized", `containers with incomplete status: [${notInitialized.join(" ")}]`),
-    gates
-      ? condition("Ready", false, i.now, i.previous, "ReadinessGatesNotReady", gates)
-      : condition("Ready", containersReady, i.now, i.previous, notReadyReason, notReadyMessage),
-    condition("ContainersReady", containersReady, i.now, i.previous, notReadyReason, notReadyMessage),
-    condition("PodScheduled", true, i.now, i.previous),
+  const conditions: ConditionWithGeneration[] = [
+    condition("PodReadyToStartContainers", sandboxReady, i, i.volumesNotReady?.reason, i.volumesNotReady?.message),
+    condition("Initialized", initialized, i, "ContainersNotInitialized", `containers with incomplete status: [${notInitialized.join(" ")}]`),
+    gates ? condition("Ready", false, i, "ReadinessGatesNotReady", gates) : condition("Ready", containersReady, i, notReadyReason, notReadyMessage),
+    condition("ContainersReady", containersReady, i, notReadyReason, notReadyMessage),
+    condition("PodScheduled", true, i),
     ...others,
   ];
+  const generation = observedGeneration(i.pod);
   const hostIPs = i.hostIPs?.length ? i.hostIPs : [i.hostIP];
   const podIPs = i.pod.spec?.hostNetwork ? hostIPs : (i.runtime?.ips ?? []);
   return {
+    // The generation of the pod this status was computed from (the status manager's SetPodStatus).
+    ...(generation ? { observedGeneration: generation } : {}),
     phase,
     conditions,
     ...(i.failed ? { reason: i.failed.reason, message: i.failed.message } : {}),

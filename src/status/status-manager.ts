@@ -15,6 +15,7 @@ import { isStaticPod, isTerminalPhase, podKey } from "../api";
 import { apiErrorMessage, isConflict, isForbidden, isNotFound, type KubeClient } from "../kube";
 import type { Clock, LogFields, Logger, Timer } from "../util";
 import type { ApiPodView } from "./api-pod-view";
+import { keepNewerGeneration } from "./observed-generation";
 import { podStatusPatch, sameJson, wireJson } from "./pod-status-patch";
 
 /** syncPeriod in status_manager.go. */
@@ -174,6 +175,7 @@ export class StatusManager {
     const others = (old.conditions ?? []).filter((c) => !KUBELET_CONDITIONS.has(c.type));
     const ours = (e.status.conditions ?? []).filter((c) => KUBELET_CONDITIONS.has(c.type));
     next.conditions = [...others, ...ours];
+    keepNewerGeneration(next, old);
     if (isTerminalPhase(old.phase) && next.phase !== old.phase) {
       this.warnOnce(`phase:${e.pod.metadata?.uid}`, "keeping the API's terminal phase of a pod", {
         pod: podKey(e.pod),

@@ -53,6 +53,35 @@ function setup(random = () => 0) {
 }
 
 describe("PodWorkers", () => {
+  test("the status is published before each sync and each termination acts, then after it (SyncPod, SyncTerminatingPod)", async () => {
+    const clock = new FakeClock();
+    const cache = new PodStatusCache();
+    cache.updateTime(clock.now() - 1);
+    const actions = new FakeActions(cache, clock);
+    const workers = new PodWorkerPool({
+      actions,
+      cache,
+      clock,
+      log: createLogger("text", -1),
+      random: () => 0,
+      resyncIntervalMs: 60_000,
+      beforeSync: (s) => actions.log.push(`status before ${s.uid} (${s.phase})`),
+      onSynced: (s) => actions.log.push(`status after ${s.uid} (${s.phase})`),
+    });
+    workers.updatePod({ type: "create", pod: staticPod("u1") });
+    await workers.idle();
+    workers.updatePod({ type: "kill", pod: staticPod("u1"), remove: false });
+    await workers.idle();
+    expect(actions.log).toEqual([
+      "status before u1 (syncing)",
+      "sync u1 busybox",
+      "status after u1 (syncing)",
+      "status before u1 (terminating)",
+      "kill u1",
+      "status after u1 (terminated)",
+    ]);
+  });
+
   test("updates to a busy pod are coalesced into one more sync with the newest spec", async () => {
     const { actions, workers, create } = setup();
     let release!: () => void;

@@ -88,6 +88,18 @@ describe("PodConfig merge", () => {
     expect(updates[1]!.pods[0]!.status?.phase).toBe("Running");
   });
 
+  test("an UPDATE carries the new generation with the spec it numbers (checkAndUpdatePod), for observedGeneration", () => {
+    const { apply } = setup();
+    const gen = (p: Pod, generation: number): Pod => ({ ...p, metadata: { ...p.metadata, generation } });
+    apply("api", [gen(pod("a", "u1"), 1)]);
+    const updates = apply("api", [gen(pod("a", "u1", { image: "nginx" }), 2)]);
+    expect(summary(updates)).toEqual([["UPDATE", ["a"]]]);
+    expect(updates[0]!.pods[0]!.metadata?.generation).toBe(2);
+    // The first graceful deletion bumps it too.
+    const deleted = apply("api", [gen(pod("a", "u1", { image: "nginx", deletionTimestamp: "2026-01-01T00:00:30Z" }), 3)]);
+    expect(deleted[0]!.pods[0]!.metadata?.generation).toBe(3);
+  });
+
   test("a deletion timestamp makes a DELETE, not an UPDATE", () => {
     const { apply } = setup();
     apply("api", [pod("a", "u1")]);

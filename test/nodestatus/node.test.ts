@@ -10,6 +10,7 @@ import {
   formatBytes,
   formatMillicores,
   goArch,
+  KUBERNETES_VERSION,
   kubeletVersion,
   osPrettyName,
   parseLabels,
@@ -192,8 +193,9 @@ describe("buildNode: identity", () => {
       kernelVersion: "6.1.0-18-amd64",
       osImage: "Debian GNU/Linux 12 (bookworm)",
       containerRuntimeVersion: "containerd://1.7.24",
-      kubeletVersion: "v1.24.1+nodeagent.0.1.0",
-      kubeProxyVersion: "v1.24.1+nodeagent.0.1.0",
+      kubeletVersion: "v1.36.2+nodeagent.0.1.0",
+      // Deprecated; the 1.36 kubelet leaves it empty (DisableNodeKubeProxyVersion, locked on).
+      kubeProxyVersion: "",
       operatingSystem: "linux",
       architecture: "amd64",
     });
@@ -235,12 +237,21 @@ describe("buildNode: identity", () => {
     expect(Object.keys(none.status?.capacity ?? {}).filter((k) => k.startsWith("hugepages-"))).toEqual([]);
   });
 
+  test("declares no features, reports no runtime features or handlers: what containerd 1.6/1.7 and the agent support (docs/feature-gates.md)", async () => {
+    const node = await buildNode(opts());
+    const status = node.status as Record<string, unknown>;
+    expect(status.declaredFeatures).toBeUndefined();
+    expect(status.features).toBeUndefined();
+    expect(status.runtimeHandlers).toBeUndefined();
+  });
+
   test("kubeletVersion is semver: the Kubernetes version followed, nodeagent's as build metadata", () => {
     const semver = /^v(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
     for (const v of ["0.1.0", "v2.0.0-rc.1", "1.0.0+git.abc", "weird version!", ""]) expect(kubeletVersion(v)).toMatch(semver);
-    expect(kubeletVersion("0.1.0")).toBe("v1.24.1+nodeagent.0.1.0");
-    // No pre-release part: a "-…" suffix would sort before v1.24.1 in version-gated checks.
-    expect(kubeletVersion("v2.0.0-rc.1")).toBe("v1.24.1+nodeagent.2.0.0-rc.1");
+    expect(kubeletVersion("0.1.0")).toBe(`v${KUBERNETES_VERSION}+nodeagent.0.1.0`);
+    expect(KUBERNETES_VERSION).toBe("1.36.2");
+    // No pre-release part: a "-…" suffix would sort before v1.36.2 in version-gated checks.
+    expect(kubeletVersion("v2.0.0-rc.1")).toBe("v1.36.2+nodeagent.2.0.0-rc.1");
   });
 
   test("daemonEndpoints carries the agent's port", async () => {

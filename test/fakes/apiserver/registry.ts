@@ -9,6 +9,7 @@ import { applyPodDefaults } from "../../../src/api/defaults";
 import { clone, isPlainObject, type AnyObject, fromInput, type ObjectInput } from "./objects";
 import { jsonPatch, mergePatch, PatchError, strategicMergePatch } from "./patch";
 import { apiVersionOf, qualifiedName, resourceByKey, type ResourceDef } from "./resources";
+import { preserveObservedGeneration } from "./pod-generation";
 import { alreadyExists, badRequest, conflict, invalid, notFound, STALE, success, unsupportedMediaType, type Target } from "./status";
 import { ObjectStore, type EventType, type WatchSpec } from "./store";
 import { MASTER_SERVICE, prepareServiceCreate, prepareServiceUpdate } from "./services";
@@ -155,8 +156,10 @@ export class Registry {
     // The approval subresource of a CSR writes only the conditions (approval strategy PrepareForUpdate).
     if (subresource === "approval")
       next = { ...old, status: { ...(old.status as object), conditions: clone((body.status as { conditions?: unknown } | undefined)?.conditions) } };
-    else if (subresource === "status") next = { ...old, status: clone(body.status) };
-    else if (subresource === "ephemeralcontainers") next = prepareEphemeralContainersUpdate(old, body, t);
+    else if (subresource === "status") {
+      next = { ...old, status: clone(body.status) };
+      if (def.kind === "Pod") preserveObservedGeneration(old as Pod, next as Pod);
+    } else if (subresource === "ephemeralcontainers") next = prepareEphemeralContainersUpdate(old, body, t);
     else {
       next = clone(body);
       if (def.subresources.includes("status")) next.status = old.status;
@@ -255,7 +258,10 @@ export class Registry {
     if (grace > 0 || meta.finalizers?.length) {
       if (meta.deletionTimestamp && (meta.deletionGracePeriodSeconds ?? 0) <= grace) return old;
       const next = clone(old);
-      next.metadata = { ...meta, deletionTimestamp: timestamp(this.now() + grace * 1000), deletionGracePeriodSeconds: grace };
+      // The first graceful deletion bumps a generation that is set (rest.BeforeDelete): the pod's
+      // observers see a new generation, and the kubelet's status says which one it has seen.
+      const generation = !meta.deletionTimestamp && meta.generation ? { generation: meta.generation + 1 } : {};
+      next.metadata = { ...meta, ...generation, deletionTimestamp: timestamp(this.now() + grace * 1000), deletionGracePeriodSeconds: grace };
       if (grace === 0 && !meta.finalizers?.length) return this.write(def, "DELETED", next);
       return this.write(def, "MODIFIED", next);
     }
