@@ -12,6 +12,7 @@ import { apiVersionOf, qualifiedName, resourceByKey, type ResourceDef } from "./
 import { alreadyExists, badRequest, conflict, invalid, notFound, STALE, success, unsupportedMediaType, type Target } from "./status";
 import { ObjectStore, type EventType, type WatchSpec } from "./store";
 import { MASTER_SERVICE, prepareServiceCreate, prepareServiceUpdate } from "./services";
+import { prepareResize, validateResize } from "./resize";
 
 export const PATCH_TYPES = ["application/merge-patch+json", "application/strategic-merge-patch+json", "application/json-patch+json"] as const;
 export type PatchType = (typeof PATCH_TYPES)[number];
@@ -155,7 +156,13 @@ export class Registry {
     if (subresource === "approval")
       next = { ...old, status: { ...(old.status as object), conditions: clone((body.status as { conditions?: unknown } | undefined)?.conditions) } };
     else if (subresource === "status") next = { ...old, status: clone(body.status) };
-    else {
+    else if (subresource === "resize") {
+      next = prepareResize(old, body);
+      const node = this.objects.get("nodes", undefined, (old.spec as { nodeName?: string } | undefined)?.nodeName ?? "") as
+        | { status?: { declaredFeatures?: string[] } }
+        | undefined;
+      validateResize(old, next, t, node?.status?.declaredFeatures);
+    } else {
       next = clone(body);
       if (def.subresources.includes("status")) next.status = old.status;
       if (def.kind === "Pod") this.checkPodSpecUpdate(old, next, t);
@@ -166,7 +173,7 @@ export class Registry {
     // Fields only the server sets.
     const { uid, creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds, generation } = old.metadata ?? {};
     next.metadata = {
-      ...(subresource === "status" || subresource === "approval" ? old.metadata : next.metadata),
+      ...(subresource === "status" || subresource === "approval" || subresource === "resize" ? old.metadata : next.metadata),
       namespace,
       name,
       uid,

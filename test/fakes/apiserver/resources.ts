@@ -46,7 +46,7 @@ const eventFields = {
 };
 
 export const RESOURCES: readonly ResourceDef[] = [
-  { key: "pods", plural: "pods", group: "", version: "v1", kind: "Pod", namespaced: true, subresources: ["status", "binding"], fields: podFields },
+  { key: "pods", plural: "pods", group: "", version: "v1", kind: "Pod", namespaced: true, subresources: ["status", "binding", "resize"], fields: podFields },
   {
     key: "nodes",
     plural: "nodes",
