@@ -277,6 +277,8 @@ function mergeExisting(existing: Pod, ref: Pod): { pod: Pod; op?: PodOperation }
       annotations,
       deletionTimestamp: rm.deletionTimestamp,
       deletionGracePeriodSeconds: rm.deletionGracePeriodSeconds,
+      // As the 1.36 kubelet's checkAndUpdatePod: a resize's new generation is what its conditions observe.
+      ...(rm.generation !== undefined ? { generation: rm.generation } : {}),
     },
     spec: ref.spec,
     status: ref.status,
