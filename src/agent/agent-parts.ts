@@ -182,6 +182,7 @@ export function buildAgentParts(o: AgentOptions, agent: AgentCallbacks): AgentPa
     notes,
     terminationMessages,
     evicted,
+    allocation,
     eviction,
     crashBackoff,
     imageBackoff,
