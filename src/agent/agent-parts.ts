@@ -9,9 +9,11 @@ import { ContainerGC, DEFAULT_CONTAINER_GC_POLICY } from "../gc";
 import { LocalStorageEviction, type EvictionTarget } from "../eviction";
 import { NO_EVENTS, type EventRecorder } from "../events";
 import type { PodStatus } from "../pleg";
+import type { CriClient } from "../cri";
 import { type PodProber, ProbeManager, type ProbeObservation, type ProbeUpdate } from "../prober";
 import { WalkDiskUsage } from "../stats";
-import { NO_STATUS_MANAGER, type PodStatusManager } from "../status";
+import { NO_STATUS_MANAGER, type PodStatusManager, ResizeConditions } from "../status";
+import { apiTime } from "../util";
 import { nodeVolumePlugins, ProcMountTable, SystemMounter, VolumeManager } from "../volume";
 import { NoObjectSource, NoServiceLister, type ObjectSource, type ResourceList } from "../objects";
 import { ActiveDeadline } from "./active-deadline";
@@ -25,6 +27,8 @@ import { Housekeeping } from "./housekeeping";
 import { PodSyncer, type SyncResult } from "./pod-sync";
 import { PodWorkerPool, type PodWorkerPoolOptions, type PodWorkers, type PodWorkerView } from "./pod-workers";
 import { RuntimeState } from "./runtime-state";
+import { AllocationManager } from "./allocation-manager";
+import { PodResourceState } from "./resource-state";
 import { TerminationMessages } from "./termination-message";
 
 /** What the parts call back into the Agent for. */
@@ -39,6 +43,8 @@ export interface AgentCallbacks {
   afterSync(s: PodWorkerView, result: SyncResult | undefined): void;
   /** Before a worker's sync or termination acts: the status of what the runtime has now is published. */
   beforeSync(s: PodWorkerView): void;
+  /** The allocation manager wants the pod synced again (its allocation or a resize condition changed). */
+  resyncPod(pod: Pod): void;
 }
 
 export interface AgentParts {
@@ -63,6 +69,9 @@ export interface AgentParts {
   /** The collector of dead containers, sandboxes and pod log folders; absent without options.containerGC. */
   containerGC: ContainerGC | undefined;
   statusManager: PodStatusManager;
+  /** The resize conditions of each pod (src/status) and the node's allocations (allocation-manager.ts). */
+  resizeConditions: ResizeConditions;
+  allocation: AllocationManager;
 }
 
 export function buildAgentParts(o: AgentOptions, agent: AgentCallbacks): AgentParts {
@@ -108,7 +117,10 @@ export function buildAgentParts(o: AgentOptions, agent: AgentCallbacks): AgentPa
     objects,
     services: o.services ?? new NoServiceLister(),
     events,
+    actuated: new PodResourceState(o.stateDir ? join(o.stateDir, "actuated_pods_state.json") : undefined, log),
+    memoryUsage: memoryUsage(o.runtime),
   });
+  const resizeConditions = new ResizeConditions(() => apiTime(clock.now()));
   const workerOptions: PodWorkerPoolOptions = {
     actions: {
       syncPod: (pod, st) => agent.syncPod(pod, st),
@@ -123,6 +135,7 @@ export function buildAgentParts(o: AgentOptions, agent: AgentCallbacks): AgentPa
     random: o.random,
     onSynced: (s, r) => agent.afterSync(s, r),
     beforeSync: (s) => agent.beforeSync(s),
+    fromAllocation: (pod) => allocation.fromAllocation(pod),
   };
   const workers = o.podWorkers ? o.podWorkers(workerOptions) : new PodWorkerPool(workerOptions);
   const statuses = new ApiStatuses({
@@ -134,8 +147,18 @@ export function buildAgentParts(o: AgentOptions, agent: AgentCallbacks): AgentPa
     postStartRunning: (id) => syncer.postStartRunning(id),
     runtimeConfig: o.runtimeConfig,
     clock,
+    resize: { conditions: resizeConditions, actuated: (uid, name) => syncer.resizer.actuatedOf(uid)(name), version: () => syncer.resizer.version },
   });
   const active = new ActivePods({ workers, lastStatus: (s) => statuses.last(s), admitHandlers: o.admitHandlers ?? [], events, evicted });
+  const allocation: AllocationManager = new AllocationManager({
+    allocated: new PodResourceState(o.stateDir ? join(o.stateDir, "allocated_pods_state.json") : undefined, log),
+    conditions: resizeConditions,
+    admitResize: (pod) => active.canAdmitPod(pod, { dryRun: true }),
+    syncPod: (pod) => agent.resyncPod(pod),
+    events,
+    clock,
+    log,
+  });
   const evictionTarget: EvictionTarget = {
     activePods: () => active.activePods(),
     evictPod: (pod, status, grace) => active.evictPod(pod, status, grace),
@@ -162,6 +185,7 @@ export function buildAgentParts(o: AgentOptions, agent: AgentCallbacks): AgentPa
     notes,
     terminationMessages,
     evicted,
+    allocation,
     eviction,
     crashBackoff,
     imageBackoff,
@@ -203,5 +227,19 @@ export function buildAgentParts(o: AgentOptions, agent: AgentCallbacks): AgentPa
     housekeeping,
     containerGC,
     statusManager: o.statusManager ?? NO_STATUS_MANAGER,
+    resizeConditions,
+    allocation,
+  };
+}
+
+/** A running container's memory usage from CRI ContainerStats, when the runtime can tell it. */
+function memoryUsage(runtime: AgentOptions["runtime"]): ((id: string) => Promise<number | undefined>) | undefined {
+  const r = runtime as Partial<Pick<CriClient, "containerStats">>;
+  if (typeof r.containerStats !== "function") return undefined;
+  const stats = r.containerStats.bind(runtime);
+  return async (id) => {
+    const s = await stats(id);
+    const v = s?.memory?.usageBytes?.value;
+    return v === undefined ? undefined : Number(v);
   };
 }

@@ -32,6 +32,7 @@ import { NODE_WAIT_MS, SHUTDOWN_GRACE_MS, type AgentOptions, type EvictionLoop }
 import { buildAgentParts, type AgentParts } from "./agent-parts";
 import type { PodSyncer, SyncResult } from "./pod-sync";
 import { isSidecar, noPodActions } from "./pod-actions";
+import { ResizeProgress } from "./resize-progress";
 import type { RuntimeState } from "./runtime-state";
 import { SYNC_ERROR_BACKOFF_MS, type PodWorkers, type PodWorkerView } from "./pod-workers";
 import { SyncLoop, type SyncHandler } from "./sync-loop";
@@ -48,6 +49,8 @@ export class Agent implements SyncHandler {
   private builtNode: Node | undefined;
   /** Pods whose containers have all started once (podStarted reported). */
   private readonly started = new Set<string>();
+  /** The PodResizeInProgress condition around each sync (resize-progress.ts). */
+  private readonly resize: ResizeProgress;
 
   constructor(private readonly o: AgentOptions) {
     this.p = buildAgentParts(o, {
@@ -56,6 +59,13 @@ export class Agent implements SyncHandler {
       syncPod: (pod, st) => this.syncPod(pod, st),
       afterSync: (s, r) => this.afterSync(s, r),
       beforeSync: (s) => this.beforeSync(s),
+      resyncPod: (pod) => this.workers.updatePod({ type: "update", pod }),
+    });
+    this.resize = new ResizeProgress({
+      conditions: this.p.resizeConditions,
+      events: this.p.events,
+      actuatedOf: (uid) => this.p.syncer.resizer.actuatedOf(uid),
+      reinspect: o.pleg.reinspectPod ? (uid) => o.pleg.reinspectPod?.(uid) : undefined,
     });
     this.loop = new SyncLoop({
       handler: this,
@@ -98,6 +108,7 @@ export class Agent implements SyncHandler {
     const plegDone = pleg.run(signal).catch((err) => this.o.log.error("PLEG stopped", { err }));
     const runtimeStateDone = this.runtimeState.run(signal);
     const evictionDone = this.eviction.run(signal);
+    const resizesDone = this.p.allocation.run(signal);
     const gcDone = Promise.all([this.containerGC?.run(signal), ...(this.o.backgroundLoops ?? []).map((l) => l.run(signal))]);
     await this.firstNode(signal);
     const loopDone = signal.aborted ? Promise.resolve() : this.loop.run(signal, pleg.events);
@@ -107,7 +118,7 @@ export class Agent implements SyncHandler {
     // In-flight work gets a bounded time to finish: a runtime that hangs (an overloaded containerd can
     // leave a call open for minutes) must not keep the agent from stopping. The pods run on either way,
     // and whatever a sync left half done is adopted by the next start, as after kill -9.
-    const drained = Promise.all([plegDone, runtimeStateDone, evictionDone, gcDone, this.workers.idle(), this.p.probes.stop()]).then(() => true);
+    const drained = Promise.all([plegDone, runtimeStateDone, evictionDone, resizesDone, gcDone, this.workers.idle(), this.p.probes.stop()]).then(() => true);
     let timer: Timer | undefined;
     const late = new Promise<false>((resolve) => (timer = clock.setTimer(SHUTDOWN_GRACE_MS, () => resolve(false))));
     const finished = await Promise.race([drained, late]);
@@ -170,9 +181,11 @@ export class Agent implements SyncHandler {
         continue;
       }
       // Admission is for pods that would start: a known UID (a restart request) was admitted before,
-      // and a pod being deleted or already finished only terminates.
+      // and a pod being deleted or already finished only terminates. It admits the pod with what the
+      // node had allocated to it, if anything (allocation-manager.ts: an agent restarted mid-resize).
+      if (known) this.p.allocation.updatePod(pod);
       if (!known && !pod.metadata?.deletionTimestamp && !isTerminalPhase(pod.status?.phase)) {
-        const r = this.canAdmitPod(pod);
+        const r = this.p.allocation.addPod(pod, (allocated) => this.canAdmitPod(allocated));
         if (!r.admit) {
           // As the kubelet's rejectPod: a Warning event with the handler's reason and message, then
           // phase Failed, the handler's reason, its message prefixed.
@@ -183,10 +196,16 @@ export class Agent implements SyncHandler {
       }
       this.workers.updatePod({ type: "create", pod });
     }
+    // Resizes pending when the pods came (an agent restarted mid-resize) are tried once all are in.
+    if (this.p.allocation.hasPendingResizes()) this.p.allocation.retryPendingResizes("pods_added");
   }
 
   handlePodUpdates(pods: Pod[]): void {
-    for (const pod of pods) this.workers.updatePod({ type: "update", pod });
+    for (const pod of pods) {
+      // A changed spec may be a resize (the API server's resize subresource): admitted or left pending.
+      this.p.allocation.updatePod(pod);
+      this.workers.updatePod({ type: "update", pod });
+    }
   }
 
   handlePodDeletions(pods: Pod[]): void {
@@ -194,7 +213,10 @@ export class Agent implements SyncHandler {
   }
 
   handlePodRemoves(pods: Pod[]): void {
-    for (const pod of pods) this.workers.updatePod({ type: "kill", pod, remove: true });
+    for (const pod of pods) {
+      this.workers.updatePod({ type: "kill", pod, remove: true });
+      this.p.allocation.removePod(podRef(pod).uid);
+    }
   }
 
   handlePodReconcile(pods: Pod[]): void {
@@ -315,12 +337,14 @@ export class Agent implements SyncHandler {
       this.evictPod(pod, exceeded, pod.spec?.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS);
       return { actions: noPodActions(), waiting: new Map(), changed: false, errors: [] };
     }
+    this.resize.beforeSync(pod, st);
     const r = await this.p.syncer.syncPod(
       pod,
       st,
       (_name, id) => this.probeFailure(id),
       (name, id) => this.p.probes.started(podRef(pod).uid, name, id) ?? this.p.notes.get(id)?.started,
     );
+    this.resize.afterSync(pod, r);
     const at = this.p.deadlines.deadline(pod, seen);
     if (at !== undefined) {
       const next = r.retryAt ?? this.o.clock.now() + (r.errors.length ? SYNC_ERROR_BACKOFF_MS : (this.o.syncFrequencyMs ?? 60_000));
@@ -353,6 +377,8 @@ export class Agent implements SyncHandler {
     if (s.phase === "terminated") {
       this.p.statusManager.terminatePod(s.pod, status);
       this.p.active.terminated(s.uid);
+      // What the pod held may let a deferred resize of another pod fit now.
+      if (this.p.allocation.hasPendingResizes()) this.p.allocation.retryPendingResizes("pod_terminated");
     }
     if (!this.started.has(s.uid) && s.phase === "syncing" && status.containerStatuses?.every((c) => c.state?.running) && st) {
       this.started.add(s.uid);

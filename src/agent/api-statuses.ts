@@ -3,9 +3,9 @@
 // the prober's results and the container notes, computed again only when one of those has changed.
 // The last reported status of each worker is kept here, beside the workers, not in them: the pod
 // workers lend their state out read-only.
-import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
+import type { Pod, PodStatus as ApiPodStatus, ResourceRequirements } from "kubernetes-types/core/v1";
 import type { PodProber } from "../prober";
-import { computeApiPodStatus, qosClass, type Waiting } from "../status";
+import { computeApiPodStatus, qosClass, type ResizeConditions, type Waiting, withResizeStatus } from "../status";
 import { apiTime, type Clock } from "../util";
 import type { ContainerNotes } from "./container-notes";
 import type { PodWorkerView } from "./pod-workers";
@@ -24,6 +24,15 @@ export interface ApiStatusesOptions {
   postStartRunning(containerId: string): boolean;
   runtimeConfig: Pick<RuntimeConfigOptions, "hostIP" | "hostIPs">;
   clock: Clock;
+  /**
+   * In-place resize (src/status resize-status.ts): each pod's resize conditions and what each container
+   * was last applied (actuated); `version` changes with either. No resize fields without it.
+   */
+  resize?: {
+    conditions: ResizeConditions;
+    actuated: (uid: string, containerName: string) => ResourceRequirements | undefined;
+    version: () => number;
+  };
 }
 
 export class ApiStatuses {
@@ -98,7 +107,7 @@ export class ApiStatuses {
     // the sync's results, the cached runtime status, and each instance's probe results and notes.
     // The time only dates a condition that changes, so the same inputs give the same status.
     const runtime = o.cache.get(s.uid)?.status;
-    const inputs: unknown[] = [s.pod, s.waiting, s.failed, s.seen, runtime];
+    const inputs: unknown[] = [s.pod, s.waiting, s.failed, s.seen, runtime, o.resize?.conditions.version, o.resize?.version()];
     for (const c of runtime?.containerStatuses ?? []) {
       const name = c.metadata?.name ?? "";
       const note = o.notes.get(c.id);
@@ -114,7 +123,7 @@ export class ApiStatuses {
     const previous = this.reported.get(s);
     const memo = this.statusMemo.get(s);
     if (memo && memo.status === previous && memo.inputs.length === inputs.length && memo.inputs.every((v, i) => v === inputs[i])) return memo.status;
-    const status = computeApiPodStatus({
+    const computed = computeApiPodStatus({
       pod: s.pod,
       runtimeName: o.runtimeName,
       // Until the prober has the pod (just after a restart) the last reported value stands.
@@ -136,6 +145,16 @@ export class ApiStatuses {
       now: apiTime(o.clock.now()),
       previous,
     });
+    const resize = o.resize;
+    const status = resize
+      ? withResizeStatus(computed, {
+          pod: s.pod,
+          runtime,
+          actuated: (name) => resize.actuated(s.uid, name),
+          conditions: resize.conditions.list(s.uid),
+          previous,
+        })
+      : computed;
     this.statusMemo.set(s, { inputs, status });
     return status;
   }

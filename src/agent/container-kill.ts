@@ -141,6 +141,7 @@ export function hookHost(pod: Pod, podIP: string, hostIP: string): string {
 export function killingMessage(pod: Pod, name: string, reason: string): string | undefined {
   const restarts = (pod.spec?.restartPolicy ?? "Always") !== "Never";
   if (reason === "Container spec hash changed") return `Container ${name} definition changed, will be restarted`;
+  if (reason.endsWith(" resize requires restart")) return reason;
   if (/^Container .* failed (liveness|startup) probe$/.test(reason)) return restarts ? `${reason}, will be restarted` : reason;
   return undefined;
 }

@@ -31,6 +31,8 @@ export interface HousekeepingOptions {
   notes: ContainerNotes;
   terminationMessages: TerminationMessages;
   evicted: EvictedPods;
+  /** The node's allocations (allocation-manager.ts): those of pods nothing knows are forgotten. */
+  allocation?: { prune(known: ReadonlySet<string>): void };
   eviction: EvictionLoop;
   crashBackoff: Backoff;
   imageBackoff: Backoff;
@@ -74,6 +76,9 @@ export class Housekeeping {
         this.o.workers.updatePod({ type: "kill", pod: orphan, remove: true });
       }
       this.o.evicted.prune(known);
+      // The allocated and actuated resources of pods nothing knows (the kubelet's RemoveOrphanedPods).
+      this.o.allocation?.prune(known);
+      this.o.syncer.resizer.prune(new Set([...known, ...pleg.cache.uids()]));
       // Pod folders (and volume mounts) of pods nothing knows any more: gone while the agent was down
       // (kill -9), or left by a removal cut short. Runtime orphans go through the removal above first.
       // Asked live (not this pass's snapshot): the manager asks again just before it tears a pod down.

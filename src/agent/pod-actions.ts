@@ -22,6 +22,7 @@ import type { ContainerStatus, PodSandboxStatus } from "../cri";
 import type { PodStatus } from "../pleg";
 import * as ann from "./labels";
 import { containerKind, type ContainerKind, isInit, isSidecar, neverRan } from "../status";
+import { type ActuatedLookup, computeContainerResize, noResizeActions, type ResizeActions, resizeRestartReason } from "./pod-resize";
 
 /** Which instance is which (sidecar, init, never ran): the status module's, re-exported for the agent's callers. */
 export { containerKind, isInit, isSidecar, neverRan, type ContainerKind };
@@ -72,6 +73,8 @@ export interface PodActions {
   containersToKill: ContainerToKill[];
   /** Why nothing more can happen (e.g. an init container failed with restartPolicy Never). */
   podFailed?: string;
+  /** The in-place resize of running containers (pod-resize.ts; step 8 of the kubelet's SyncPod). */
+  resize: ResizeActions;
 }
 
 /**
@@ -129,10 +132,21 @@ export function noPodActions(): PodActions {
     containersToStart: [],
     ephemeralContainersToStart: [],
     containersToKill: [],
+    resize: noResizeActions(),
   };
 }
 
-export function computePodActions(pod: Pod, status: PodStatus | undefined, probeFailure?: ProbeFailureLookup, started?: StartedLookup): PodActions {
+/**
+ * `actuated`, when given, is what was last applied to each container (resource-state.ts): a running
+ * container whose allocated resources differ from it is resized (pod-resize.ts); without it, nothing is.
+ */
+export function computePodActions(
+  pod: Pod,
+  status: PodStatus | undefined,
+  probeFailure?: ProbeFailureLookup,
+  started?: StartedLookup,
+  actuated?: ActuatedLookup,
+): PodActions {
   const spec = pod.spec!;
   const restartPolicy = spec.restartPolicy ?? "Always";
   const inits = spec.initContainers ?? [];
@@ -171,7 +185,7 @@ export function computePodActions(pod: Pod, status: PodStatus | undefined, probe
   actions.attempt = sb.attempt;
   actions.ephemeralContainersToStart = ephemeralContainersToStart(pod, status);
 
-  const initialized = computeInitContainerActions(pod, status, actions, probeFailure, started);
+  const initialized = computeInitContainerActions(pod, status, actions, probeFailure, started, actuated);
   // Initialisation failed (restartPolicy Never) or goes on: the app containers wait.
   if (actions.killPod || !initialized) return actions;
 
@@ -186,6 +200,12 @@ export function computePodActions(pod: Pod, status: PodStatus | undefined, probe
     }
     const kill = killReason(container, c, probeFailure);
     if (!kill) {
+      // A resize whose resizePolicy is RestartContainer: killed and started again with the new values.
+      if (actuated && !computeContainerResize(container, c, actuated, actions.resize)) {
+        actions.containersToKill.push({ id: c.id, name: container.name, reason: resizeRestartReason(container.name) });
+        actions.containersToStart.push(i);
+        return;
+      }
       keep++;
       return;
     }
@@ -262,6 +282,7 @@ function computeInitContainerActions(
   actions: PodActions,
   probeFailure: ProbeFailureLookup | undefined,
   started: StartedLookup | undefined,
+  actuated: ActuatedLookup | undefined,
 ): boolean {
   const spec = pod.spec!;
   const inits = spec.initContainers ?? [];
@@ -291,7 +312,7 @@ function computeInitContainerActions(
       start.push(i);
     } else if (s.state === "CONTAINER_RUNNING") {
       // A regular init container runs: wait for it to exit.
-      if (sidecar && keepSidecar(c, s, i, start, actions, probeFailure, started)) {
+      if (sidecar && keepSidecar(c, s, i, start, actions, probeFailure, started, actuated)) {
         // Started: it counts as done for the ordering.
         if (i === inits.length - 1) initialized = true;
         else if (!laterRan) start.push(i + 1);
@@ -345,10 +366,14 @@ function keepSidecar(
   actions: PodActions,
   probeFailure: ProbeFailureLookup | undefined,
   started: StartedLookup | undefined,
+  actuated: ActuatedLookup | undefined,
 ): boolean {
   const kill = killReason(c, s, probeFailure);
   if (kill) {
     actions.containersToKill.push({ ...kill, reason: kill.reason.replace(/^Container /, "Init container ") });
+    start.push(i);
+  } else if (actuated && !computeContainerResize(c, s, actuated, actions.resize)) {
+    actions.containersToKill.push({ id: s.id, name: c.name, reason: resizeRestartReason(c.name) });
     start.push(i);
   }
   // A failed startup probe leaves it not started: the next init container keeps waiting.

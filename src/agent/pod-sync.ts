@@ -9,7 +9,7 @@
 // The steps live beside it: container-start.ts (one container's start and postStart hook),
 // image-pull.ts, container-kill.ts (killContainer, killPod) and pod-cleanup.ts (removals, cgroups).
 import type { Container, Pod } from "kubernetes-types/core/v1";
-import { podKey } from "../api";
+import { podKey, podRef } from "../api";
 import type { PodStatus } from "../pleg";
 import { type Clock, errorMessage, type Logger, mkdirInside } from "../util";
 import { VolumeMountError, type PodVolumes } from "../volume";
@@ -29,6 +29,9 @@ import { ContainerStartError } from "./container-start-error";
 import { ImagePuller, type ImageLookups, type PullKeyring } from "./image-pull";
 import { PodCleanup } from "./pod-cleanup";
 import type { SyncRuntime } from "./sync-runtime";
+import { hasResize } from "./pod-resize";
+import { PodResizer } from "./pod-resizer";
+import { PodResourceState } from "./resource-state";
 
 export type { SyncRuntime } from "./sync-runtime";
 export { backoffKey } from "./container-start";
@@ -47,6 +50,8 @@ export interface SyncResult {
   volumesNotReady?: Waiting;
   /** Whether the sync changed anything in the runtime. */
   changed: boolean;
+  /** An in-place resize was attempted (step 8 of the kubelet's SyncPod): its failure's message, if it failed. */
+  resize?: { error?: string };
   errors: string[];
 }
 
@@ -94,6 +99,10 @@ export interface PodSyncerOptions {
   services?: ServiceLister;
   /** The pod events the kubelet's runtime manager records (Pulling, Created, Started, Killing, BackOff, …). */
   events?: EventRecorder;
+  /** What each container was created or last resized with (the actuated record); in memory by default. */
+  actuated?: PodResourceState;
+  /** A running container's memory usage (CRI ContainerStats), checked before a memory limit is lowered. */
+  memoryUsage?: (containerId: string) => Promise<number | undefined>;
 }
 
 export class PodSyncer {
@@ -104,6 +113,8 @@ export class PodSyncer {
   private readonly killer: ContainerKiller;
   private readonly cleanup: PodCleanup;
   private readonly starter: ContainerStarter;
+  /** In-place resizes and the actuated record (pod-resizer.ts). */
+  readonly resizer: PodResizer;
 
   constructor(private readonly o: PodSyncerOptions) {
     this.starts = o.starts ?? new PodStartGate();
@@ -115,6 +126,14 @@ export class PodSyncer {
     this.images = new ImagePuller({ ...base, imageBackoff: o.imageBackoff });
     this.killer = new ContainerKiller({ ...base, opts: o.config, hooks });
     this.cleanup = new PodCleanup({ runtime: o.runtime, log: o.log, opts: o.config, volumes: o.volumes });
+    this.resizer = new PodResizer({
+      runtime: o.runtime,
+      cgroups: () => this.cleanup.cgroups,
+      actuated: o.actuated ?? new PodResourceState(undefined),
+      config: o.config,
+      memoryUsage: o.memoryUsage,
+      log: o.log,
+    });
     this.starter = new ContainerStarter({
       ...base,
       opts: o.config,
@@ -145,7 +164,7 @@ export class PodSyncer {
    * volumes, then the sandbox and the next init container or the app containers.
    */
   async syncPod(pod: Pod, status: PodStatus | undefined, probeFailure?: ProbeFailureLookup, started?: StartedLookup): Promise<SyncResult> {
-    const actions = computePodActions(pod, status, probeFailure, started);
+    const actions = computePodActions(pod, status, probeFailure, started, this.resizer.actuatedOf(podRef(pod).uid));
     const result: SyncResult = { actions, waiting: new Map(), changed: false, errors: [] };
     if (actions.podFailed) result.failed = actions.podFailed;
 
@@ -274,6 +293,8 @@ export class PodSyncer {
 
     const startOne = async (container: Container, kind: ContainerKind) => {
       try {
+        // When creating a container, its allocated resources are what it runs with (actuated).
+        this.resizer.created(pod, container);
         await this.starter.startContainer(pod, container, kind, status, sandboxId, sbConfig, podIPs, pullKeyring, imageLookups, start.place);
         result.changed = true;
       } catch (err) {
@@ -302,9 +323,20 @@ export class PodSyncer {
       const c = pod.spec!.initContainers![i]!;
       if (!(await startOne(c, "init")) && !isSidecar(c)) return result;
     }
+    // Step 8 of the kubelet's SyncPod: the running containers resized in place, before the app
+    // containers start (a container restarted for its resize starts with the pod's cgroup resized).
+    if (hasResize(actions.resize)) {
+      const error = await this.resizer.resize(pod, actions.resize);
+      result.resize = error ? { error } : {};
+      result.changed = true;
+      if (error) result.errors.push(`resize: ${error}`);
+      // The kubelet's RequestPodReinspect: the next sync, soon, sees the resize done (or not).
+      else result.retryAt = Math.min(result.retryAt ?? Infinity, this.o.clock.now() + 1000);
+    }
     for (const i of actions.containersToStart) await startOne(pod.spec!.containers[i]!, "app");
     return result;
   }
+
 
   /** The sandbox could not be made: the FailedCreatePodSandBox event, and every container waits with the message. */
   private sandboxFailed(pod: Pod, result: SyncResult, msg: string): SyncResult {
@@ -338,8 +370,9 @@ export class PodSyncer {
   }
 
   /** After a pod is gone for good: remove its containers, sandboxes, volumes and pod cgroup (pod-cleanup.ts). */
-  removePod(uid: string, status: PodStatus | undefined): Promise<void> {
-    return this.cleanup.removePod(uid, status);
+  async removePod(uid: string, status: PodStatus | undefined): Promise<void> {
+    await this.cleanup.removePod(uid, status);
+    this.resizer.removePod(uid);
   }
 
   /** Housekeeping of the pods' cgroups: those of pods none of `known` is are removed (pod-cleanup.ts). */

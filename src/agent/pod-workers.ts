@@ -87,6 +87,11 @@ export interface PodWorkerPoolOptions {
    * now, so a main container that exited shows terminated while the sidecars it leaves are stopped.
    */
   beforeSync?: (state: PodWorkerView) => void;
+  /**
+   * The pod with the resources the node has allocated to it (allocation-manager.ts): what a worker
+   * keeps and syncs, as the kubelet's UpdatePod takes the allocated pod. The pod as given without it.
+   */
+  fromAllocation?: (pod: Pod) => Pod;
 }
 
 /** The kubelet's backOffPeriod: a pod whose sync failed is synced again after 10 s (pod_workers.go completeWork). */
@@ -160,7 +165,8 @@ export class PodWorkerPool implements PodWorkers {
     return workerAnswers.shouldPodRuntimeBeRemoved(this.get(uid));
   }
 
-  updatePod({ type, pod, remove }: UpdatePodOptions): void {
+  updatePod({ type, pod: given, remove }: UpdatePodOptions): void {
+    const pod = this.o.fromAllocation?.(given) ?? given;
     const uid = podRef(pod).uid;
     let w = this.workers.get(uid);
     if (type === "kill") {
@@ -194,7 +200,7 @@ export class PodWorkerPool implements PodWorkers {
 
   reconcile(pod: Pod): void {
     const w = this.workers.get(podRef(pod).uid);
-    if (w && w.state.phase === "syncing") w.state.pod = pod;
+    if (w && w.state.phase === "syncing") w.state.pod = this.o.fromAllocation?.(pod) ?? pod;
   }
 
   reject(pod: Pod, failure: PodFailure): void {

@@ -12,6 +12,7 @@ export type SyncRuntime = Pick<
   | "startContainer"
   | "stopContainer"
   | "removeContainer"
+  | "updateContainerResources"
   | "execSync"
   | "pullImage"
   | "imageStatus"

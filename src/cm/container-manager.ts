@@ -23,6 +23,7 @@ import type { NodeEventRecorder } from "../events";
 import { enforceReservedCgroups, nodeAllocatableConfig, type NodeAllocatableOptions } from "./node-allocatable";
 import { PodContainerManager, podCgroupSuffix } from "./pod-container-manager";
 import { QosContainerManager } from "./qos-container-manager";
+import type { ResourceConfig } from "./resource-config";
 
 /** What a pod's sync needs of the container manager. */
 export interface PodCgroups {
@@ -32,6 +33,11 @@ export interface PodCgroups {
   ensure(pod: Pod): void;
   /** After the pod is gone: its cgroup is removed, wherever it could be. */
   remove(uid: string): void;
+  /**
+   * An in-place resize of a running pod (the kubelet's SetPodCgroupConfig): the values given, and only
+   * those, are written to the pod's cgroup; the QoS shares follow. Nothing in the flat layout. Throws why not.
+   */
+  resize(pod: Pod, config: ResourceConfig): void;
   /**
    * Housekeeping: the pod cgroups of pods none of `known` is are removed (cleanupOrphanedPodCgroups)
    * and the QoS shares follow the active pods (the kubelet's periodic UpdateCgroups).
@@ -183,6 +189,16 @@ export class ContainerManager implements PodCgroups {
   private updateQos(): void {
     if (this.allocatablePending) this.applyAllocatable();
     this.qos?.update();
+  }
+
+  resize(pod: Pod, config: ResourceConfig): void {
+    if (!this.pods) return;
+    this.pods.update(pod, config);
+    try {
+      this.updateQos();
+    } catch (err) {
+      this.o.log.warn("cgroups: updating the QoS cgroups after a resize failed", { err });
+    }
   }
 
   parent(pod: Pod): string {

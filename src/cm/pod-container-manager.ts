@@ -10,7 +10,7 @@ import { childName, parseSystemdName, type CgroupName } from "./cgroup-name";
 import type { CgroupManager } from "./cgroup-manager";
 import { qosClass } from "./qos";
 import type { QosContainersInfo } from "./qos-container-manager";
-import { resourceConfigForPod } from "./resource-config";
+import { resourceConfigForPod, type ResourceConfig } from "./resource-config";
 
 /** podCgroupNamePrefix. */
 const POD_CGROUP_PREFIX = "pod";
@@ -43,6 +43,11 @@ export class PodContainerManager {
   ensureExists(pod: Pod): void {
     const name = this.name(pod);
     if (!this.cgroups.exists(name)) this.cgroups.create(name, resourceConfigForPod(pod));
+  }
+
+  /** SetPodCgroupConfig: the values given written to the pod's cgroup, which must exist. */
+  update(pod: Pod, config: ResourceConfig): void {
+    this.cgroups.update(this.name(pod), config);
   }
 
   /**

@@ -25,6 +25,7 @@ import type {
   ImageFsInfoResponse,
   ImageSpecInput,
   ImageStatusResponse,
+  LinuxContainerResourcesInput,
   PodSandbox,
   PodSandboxConfigInput,
   PodSandboxFilterInput,
@@ -157,6 +158,13 @@ export class CriClient {
   /** Stops with a grace period in seconds; the call's deadline is extended by it, as the kubelet does. */
   async stopContainer(containerId: string, timeoutSeconds: number): Promise<void> {
     await this.rt("StopContainer", { containerId, timeout: timeoutSeconds }, this.timeoutMs + timeoutSeconds * 1000);
+  }
+  /**
+   * UpdateContainerResources: the running container's cgroup values (cpu shares, quota and period, the
+   * memory limit) changed in place, as the kubelet's in-place resize asks the runtime.
+   */
+  async updateContainerResources(containerId: string, linux: LinuxContainerResourcesInput): Promise<void> {
+    await this.rt("UpdateContainerResources", { containerId, linux });
   }
   async removeContainer(containerId: string): Promise<void> {
     await this.rt("RemoveContainer", { containerId });

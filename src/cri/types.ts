@@ -8,6 +8,7 @@ export type { PodSandboxFilter as PodSandboxFilterInput } from "./generated/runt
 export type { Container__Output as Container } from "./generated/runtime/v1/Container";
 export type { ContainerStatus__Output as ContainerStatus } from "./generated/runtime/v1/ContainerStatus";
 export type { ContainerConfig as ContainerConfigInput } from "./generated/runtime/v1/ContainerConfig";
+export type { LinuxContainerResources as LinuxContainerResourcesInput } from "./generated/runtime/v1/LinuxContainerResources";
 export type { ContainerFilter as ContainerFilterInput } from "./generated/runtime/v1/ContainerFilter";
 export type { ContainerEventResponse__Output as ContainerEvent } from "./generated/runtime/v1/ContainerEventResponse";
 export type { ContainerEventType__Output as ContainerEventType } from "./generated/runtime/v1/ContainerEventType";

@@ -121,6 +121,10 @@ export class Pleg implements PodLifecycleEventGenerator {
     return this.relister.relistPod(uid, req.sandboxIds, req.requestedAt, mode, () => this.pendingPods.delete(uid));
   }
 
+  reinspectPod(uid: string): void {
+    this.relister.reinspect(uid);
+  }
+
   /** Runs until the signal aborts. Throws EventedPlegUnavailableError when mode "evented" cannot stream. */
   async run(signal: AbortSignal): Promise<void> {
     const loop = this.relistLoop(signal);

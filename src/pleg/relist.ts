@@ -143,6 +143,11 @@ export class Relister {
     });
   }
 
+  /** The pod's statuses are read again at its next relist, changed or not. */
+  reinspect(uid: string): void {
+    this.podsToReinspect.add(uid);
+  }
+
   /** The pod's record diffed: undefined when nothing changed and it need not be read again. */
   private changeOf(uid: string): RecordChange | undefined {
     const record = this.records.get(uid);

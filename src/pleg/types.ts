@@ -95,6 +95,11 @@ export interface PodLifecycleEventGenerator {
   readonly relistStats: Readonly<RelistStats>;
   /** Relists one pod now: a pod worker asks for it after each step (PodSyncActions.relistPod) so the status is current. */
   requestPodRelist(uid: string, sandboxId?: string, mode?: PlegMode): Promise<void>;
+  /**
+   * The kubelet's RequestPodReinspect: the pod's statuses are read again at its next relist even when no
+   * container changed state (an in-place resize changes only a running container's resources).
+   */
+  reinspectPod?(uid: string): void;
   /** The kubelet's PLEG health check (last successful relist recent enough). */
   healthy(): { ok: boolean; message: string };
 }

@@ -288,7 +288,15 @@ export function computeApiPodStatus(i: StatusInputs): PodStatusWithGeneration {
 }
 
 /** The condition types the kubelet sets itself (kubetypes.PodConditionsByKubelet). */
-const KUBELET_CONDITIONS: ReadonlySet<string> = new Set(["PodScheduled", "Ready", "Initialized", "ContainersReady", "PodReadyToStartContainers"]);
+const KUBELET_CONDITIONS: ReadonlySet<string> = new Set([
+  "PodScheduled",
+  "Ready",
+  "Initialized",
+  "ContainersReady",
+  "PodReadyToStartContainers",
+  "PodResizePending",
+  "PodResizeInProgress",
+]);
 
 /**
  * GeneratePodReadyCondition's readiness gates (k/k@1.24.1 pkg/kubelet/status/generate.go): with every

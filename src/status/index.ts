@@ -9,4 +9,18 @@ export type { ApiPodEvent, ApiPodView } from "./api-pod-view";
 export { podStatusPatch, wireJson, sameJson, type StatusPatch } from "./pod-status-patch";
 export type { MirrorPodLookup, StatusManager, StatusManagerOptions } from "./status-manager";
 
+export {
+  POD_RESIZE_IN_PROGRESS,
+  POD_RESIZE_PENDING,
+  RESIZE_DEFERRED,
+  RESIZE_ERROR,
+  RESIZE_INFEASIBLE,
+  ResizeConditions,
+  bytesQuantity,
+  milliCpuQuantity,
+  type ResizeCondition,
+  withResizeStatus,
+  type ResizeStatusInputs,
+} from "./resize-status";
+
 export { loadStatusManager } from "./lazy";

@@ -22,7 +22,15 @@ import { podStatusPatch, sameJson, wireJson } from "./pod-status-patch";
 export const STATUS_BATCH_PERIOD_MS = 10_000;
 
 /** Conditions the kubelet owns (kubetypes.PodConditionsByKubelet); others' conditions are left alone. */
-const KUBELET_CONDITIONS: ReadonlySet<string> = new Set(["PodScheduled", "Ready", "Initialized", "ContainersReady", "PodReadyToStartContainers"]);
+const KUBELET_CONDITIONS: ReadonlySet<string> = new Set([
+  "PodScheduled",
+  "Ready",
+  "Initialized",
+  "ContainersReady",
+  "PodReadyToStartContainers",
+  "PodResizePending",
+  "PodResizeInProgress",
+]);
 
 export interface MirrorPodLookup {
   /** The API pod that mirrors this version of a static pod, if there is one yet. */

@@ -6,25 +6,10 @@
 import { createHash } from "node:crypto";
 import { grpcStatusError } from "./grpc";
 import type { ContainerEventStream } from "../../src/cri/client";
-import type {
-  Container,
-  ContainerConfigInput,
-  ContainerEvent,
-  ContainerEventType,
-  ContainerFilterInput,
-  ContainerState,
-  ContainerStatus,
-  ExecSyncResponse,
-  Image,
-  ImageSpecInput,
-  ImageStatusResponse,
-  PodSandbox,
-  PodSandboxConfigInput,
-  PodSandboxFilterInput,
-  PodSandboxState,
-  PodSandboxStatus,
-  StatusResponse,
-} from "../../src/cri/types";
+import type { Container, ContainerConfigInput, ContainerEvent, ContainerEventType, ContainerFilterInput, ContainerState } from "../../src/cri/types";
+import type { ContainerStatus, ExecSyncResponse, Image, ImageSpecInput, ImageStatusResponse } from "../../src/cri/types";
+import type { LinuxContainerResourcesInput, PodSandbox, PodSandboxConfigInput, PodSandboxFilterInput, PodSandboxState } from "../../src/cri/types";
+import type { PodSandboxStatus, StatusResponse } from "../../src/cri/types";
 import { containerLabels, sandboxLabels } from "../../src/cri/labels";
 import type { Clock } from "../../src/util/clock";
 import { FakeEventStream } from "./event-stream";
@@ -59,6 +44,8 @@ interface FakeContainer {
   message?: string;
   labels: Record<string, string>;
   annotations: Record<string, string>;
+  /** The container's cgroup values: the config's, then UpdateContainerResources'. */
+  resources?: LinuxContainerResourcesInput;
   /** The image as the config named it (the agent passes the pulled image's id). */
   image: string;
   command: string[];
@@ -74,6 +61,7 @@ type SyncMethod =
   | "startContainer"
   | "stopContainer"
   | "removeContainer"
+  | "updateContainerResources"
   | "execSync"
   | "pullImage"
   | "imageStatus";
@@ -372,6 +360,7 @@ export class FakeRuntime {
       annotations: { ...config.annotations },
       image: config.image?.image ?? "",
       command: [...(config.command ?? []), ...(config.args ?? [])],
+      ...(config.linux?.resources ? { resources: { ...config.linux.resources } } : {}),
     });
     return id;
   }
@@ -391,6 +380,13 @@ export class FakeRuntime {
     const c = this.containers.get(id);
     if (!c) throw grpcStatusError("StopContainer", 5, `an error occurred when try to find container ${id}: not found`);
     if (c.state === "CONTAINER_RUNNING" || c.state === "CONTAINER_CREATED") this.exit(id, KILLED_EXIT_CODE);
+  }
+  /** UpdateContainerResources: the values are kept, and ContainerStatus reports them (as containerd 1.7 does). */
+  async updateContainerResources(id: string, linux: LinuxContainerResourcesInput): Promise<void> {
+    await this.enter("updateContainerResources", { id, linux });
+    const c = this.containers.get(id);
+    if (c?.state !== "CONTAINER_RUNNING") throw grpcStatusError("UpdateContainerResources", c ? 2 : 5, `container ${id} is not running`);
+    c.resources = { ...linux };
   }
   /** Idempotent as containerd's; a running container is refused, as containerd does. */
   async removeContainer(id: string): Promise<void> {
@@ -481,7 +477,7 @@ export class FakeRuntime {
       imageRef: c.image,
       mounts: [],
       logPath: this.logPaths.get(c.id) ?? "",
-      resources: null,
+      resources: c.resources ? { linux: c.resources, windows: null } : null,
       imageId: c.image,
       user: null,
       stopSignal: "",

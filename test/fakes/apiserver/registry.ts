@@ -14,6 +14,7 @@ import { alreadyExists, badRequest, conflict, invalid, notFound, STALE, success,
 import { ObjectStore, type EventType, type WatchSpec } from "./store";
 import { MASTER_SERVICE, prepareServiceCreate, prepareServiceUpdate } from "./services";
 import { prepareEphemeralContainersUpdate } from "./ephemeral-containers";
+import { prepareResize, validateResize } from "./resize";
 
 export const PATCH_TYPES = ["application/merge-patch+json", "application/strategic-merge-patch+json", "application/json-patch+json"] as const;
 export type PatchType = (typeof PATCH_TYPES)[number];
@@ -160,7 +161,13 @@ export class Registry {
       next = { ...old, status: clone(body.status) };
       if (def.kind === "Pod") preserveObservedGeneration(old as Pod, next as Pod);
     } else if (subresource === "ephemeralcontainers") next = prepareEphemeralContainersUpdate(old, body, t);
-    else {
+    else if (subresource === "resize") {
+      next = prepareResize(old, body);
+      const node = this.objects.get("nodes", undefined, (old.spec as { nodeName?: string } | undefined)?.nodeName ?? "") as
+        | { status?: { declaredFeatures?: string[] } }
+        | undefined;
+      validateResize(old, next, t, node?.status?.declaredFeatures);
+    } else {
       next = clone(body);
       if (def.subresources.includes("status")) next.status = old.status;
       if (def.kind === "Pod") this.checkPodSpecUpdate(old, next, t);
@@ -171,8 +178,8 @@ export class Registry {
     // Fields only the server sets.
     const { uid, creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds, generation } = old.metadata ?? {};
     next.metadata = {
-      // The status, approval and ephemeralcontainers strategies keep the stored metadata (ResetObjectMetaForStatus).
-      ...(subresource === "status" || subresource === "approval" || subresource === "ephemeralcontainers" ? old.metadata : next.metadata),
+      // The status, approval, ephemeralcontainers and resize strategies keep the stored metadata (ResetObjectMetaForStatus).
+      ...(subresource === "status" || subresource === "approval" || subresource === "ephemeralcontainers" || subresource === "resize" ? old.metadata : next.metadata),
       namespace,
       name,
       uid,

@@ -53,7 +53,7 @@ export const RESOURCES: readonly ResourceDef[] = [
     version: "v1",
     kind: "Pod",
     namespaced: true,
-    subresources: ["status", "binding", "ephemeralcontainers"],
+    subresources: ["status", "binding", "ephemeralcontainers", "resize"],
     fields: podFields,
   },
   {
