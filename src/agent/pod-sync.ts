@@ -337,7 +337,6 @@ export class PodSyncer {
     return result;
   }
 
-
   /** The sandbox could not be made: the FailedCreatePodSandBox event, and every container waits with the message. */
   private sandboxFailed(pod: Pod, result: SyncResult, msg: string): SyncResult {
     this.events.event(podReference(pod), "Warning", "FailedCreatePodSandBox", msg);

@@ -179,7 +179,9 @@ export class Registry {
     const { uid, creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds, generation } = old.metadata ?? {};
     next.metadata = {
       // The status, approval, ephemeralcontainers and resize strategies keep the stored metadata (ResetObjectMetaForStatus).
-      ...(subresource === "status" || subresource === "approval" || subresource === "ephemeralcontainers" || subresource === "resize" ? old.metadata : next.metadata),
+      ...(subresource === "status" || subresource === "approval" || subresource === "ephemeralcontainers" || subresource === "resize"
+        ? old.metadata
+        : next.metadata),
       namespace,
       name,
       uid,
