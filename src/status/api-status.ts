@@ -11,6 +11,7 @@ import * as ann from "./container-annotations";
 import { containerKind, type ContainerKind, isSidecar, neverRan } from "./container-kinds";
 import { containerUser, volumeMountStatuses } from "./container-status-fields";
 import { observedGeneration, type ConditionWithGeneration, type PodStatusWithGeneration } from "./observed-generation";
+import { KUBELET_CONDITIONS } from "./kubelet-conditions";
 
 export interface Waiting {
   reason: string;
@@ -286,17 +287,6 @@ export function computeApiPodStatus(i: StatusInputs): PodStatusWithGeneration {
     qosClass: qosClass(i.pod),
   };
 }
-
-/** The condition types the kubelet sets itself (kubetypes.PodConditionsByKubelet). */
-const KUBELET_CONDITIONS: ReadonlySet<string> = new Set([
-  "PodScheduled",
-  "Ready",
-  "Initialized",
-  "ContainersReady",
-  "PodReadyToStartContainers",
-  "PodResizePending",
-  "PodResizeInProgress",
-]);
 
 /**
  * GeneratePodReadyCondition's readiness gates (k/k@1.24.1 pkg/kubelet/status/generate.go): with every

@@ -17,20 +17,10 @@ import type { Clock, LogFields, Logger, Timer } from "../util";
 import type { ApiPodView } from "./api-pod-view";
 import { keepNewerGeneration } from "./observed-generation";
 import { podStatusPatch, sameJson, wireJson } from "./pod-status-patch";
+import { KUBELET_CONDITIONS } from "./kubelet-conditions";
 
 /** syncPeriod in status_manager.go. */
 export const STATUS_BATCH_PERIOD_MS = 10_000;
-
-/** Conditions the kubelet owns (kubetypes.PodConditionsByKubelet); others' conditions are left alone. */
-const KUBELET_CONDITIONS: ReadonlySet<string> = new Set([
-  "PodScheduled",
-  "Ready",
-  "Initialized",
-  "ContainersReady",
-  "PodReadyToStartContainers",
-  "PodResizePending",
-  "PodResizeInProgress",
-]);
 
 export interface MirrorPodLookup {
   /** The API pod that mirrors this version of a static pod, if there is one yet. */
