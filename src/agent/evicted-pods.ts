@@ -12,9 +12,8 @@
 // recoverEvictedPods; a departure from the kubelet, whose static pods are critical and never evicted).
 // The record is what lets a restarted agent do the same. Other evictions (sizeLimit, preemption,
 // deadline) carry none and stay Failed.
-import { readFileSync } from "node:fs";
 import { PRESSURE_CONDITIONS, type PressureCondition } from "../eviction";
-import { type Logger, writeFileAtomic } from "../util";
+import { type Logger, PodRecords } from "../util";
 import type { PodFailure } from "../status";
 
 /** What the node evicted a pod with: its status, and the pressure condition it relieved, if any. */
@@ -26,27 +25,19 @@ function isCondition(v: unknown): v is PressureCondition {
   return PRESSURE_CONDITIONS.includes(v as PressureCondition);
 }
 
+/** One entry as read from the file; one without a reason and message is dropped (costs at most a restart of an evicted pod). */
+function decodeRecord(raw: unknown): EvictionRecord | undefined {
+  const f = raw as Partial<EvictionRecord> | null;
+  if (typeof f?.reason !== "string" || typeof f.message !== "string") return undefined;
+  return { reason: f.reason, message: f.message, ...(isCondition(f.condition) ? { condition: f.condition } : {}) };
+}
+
 export class EvictedPods {
-  private pods = new Map<string, EvictionRecord>();
+  private readonly pods: PodRecords<EvictionRecord>;
 
   /** With no file the record lives in memory only (tests). */
-  constructor(
-    private readonly file: string | undefined,
-    private readonly log?: Logger,
-  ) {
-    if (!file) return;
-    try {
-      const data = JSON.parse(readFileSync(file, "utf8")) as Record<string, EvictionRecord>;
-      if (data && typeof data === "object") {
-        for (const [uid, f] of Object.entries(data)) {
-          if (typeof f?.reason !== "string" || typeof f.message !== "string") continue;
-          this.pods.set(uid, { reason: f.reason, message: f.message, ...(isCondition(f.condition) ? { condition: f.condition } : {}) });
-        }
-      }
-    } catch (e) {
-      // A missing file is a first start; an unreadable one is said, and costs at most a restart of an evicted pod.
-      if ((e as NodeJS.ErrnoException).code !== "ENOENT") log?.warn("record of evicted pods unreadable, starting without it", { path: file, err: e });
-    }
+  constructor(file: string | undefined, log?: Logger) {
+    this.pods = new PodRecords(file, { what: "record of evicted pods", decode: decodeRecord, ...(log ? { log } : {}) });
   }
 
   /** The status the pod was evicted with, if this node evicted it. */
@@ -56,28 +47,16 @@ export class EvictedPods {
 
   add(uid: string, record: EvictionRecord): void {
     this.pods.set(uid, { reason: record.reason, message: record.message, ...(record.condition ? { condition: record.condition } : {}) });
-    this.save();
   }
 
   /** Forgets the pod (removed from its source). */
   delete(uid: string): void {
-    if (this.pods.delete(uid)) this.save();
+    this.pods.delete(uid);
   }
 
   /** Forgets every pod not in `known` (the pods the sources have, once all of them have been seen). */
   prune(known: ReadonlySet<string>): void {
-    let changed = false;
-    for (const uid of [...this.pods.keys()]) if (!known.has(uid)) changed = this.pods.delete(uid) || changed;
-    if (changed) this.save();
-  }
-
-  private save(): void {
-    if (!this.file) return;
-    try {
-      writeFileAtomic(this.file, JSON.stringify(Object.fromEntries(this.pods)));
-    } catch (e) {
-      this.log?.warn("cannot keep the record of evicted pods", { path: this.file, err: e });
-    }
+    this.pods.prune(known);
   }
 }
 

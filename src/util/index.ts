@@ -8,6 +8,7 @@ export * from "./duration";
 export * from "./errors";
 export * from "./ip";
 export * from "./log";
+export * from "./pod-records";
 export * from "./queue";
 export * from "./random";
 export * from "./suggest";
