@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { join } from "node:path";
-import type { Pod } from "kubernetes-types/core/v1";
+import type { Pod, PodStatus as ApiPodStatus } from "kubernetes-types/core/v1";
 import { SHUTDOWN_GRACE_MS, type AgentOptions } from "../../src/agent/agent";
 import type { SourceReport } from "../../src/config";
 import { FakeClock, flushMicrotasks } from "../../src/util/clock";
@@ -13,6 +13,15 @@ import { FakeRuntime } from "../fakes/runtime";
 import { FakeProber, FakeStatusManager } from "../fakes/seams";
 import { pod } from "./fixtures";
 import { agentRoot, containerStatus, created, fromFile, probed, readyCondition, startAgentIn, statusOf, type RunningAgent } from "./agent-harness";
+
+/** Each app container readiness the agent publishes, in order. */
+class ReadinessRecorder extends FakeStatusManager {
+  readonly ready: (boolean | undefined)[] = [];
+  override setPodStatus(pod: Pod, status: ApiPodStatus): void {
+    super.setPodStatus(pod, status);
+    this.ready.push(status.containerStatuses?.[0]?.ready);
+  }
+}
 
 const root = agentRoot();
 const startAgent = (rt: FakeRuntime, clock: FakeClock, opts: Parameters<typeof startAgentIn>[3] = {}): Promise<RunningAgent> =>
@@ -156,10 +165,19 @@ describe("Agent: probes", () => {
       // Some time later the container's health turns; the new agent has not probed it yet.
       await clock.advance(300);
       rt.execResult = { exitCode: probeNow, stdout: "", stderr: "" };
-      const second = await startAgent(rt, clock, { stateDir, before: fromFile(probed("readinessProbe", { failureThreshold: 1 })) });
+      // Every status the new agent publishes before the probe says the same (the one its first sync
+      // publishes before acting included): readiness flips in neither direction on a restart.
+      const published = new ReadinessRecorder();
+      const second = await startAgent(rt, clock, {
+        stateDir,
+        before: fromFile(probed("readinessProbe", { failureThreshold: 1 })),
+        statusManager: published,
+      });
       await second.settle();
       expect(containerStatus(second.agent, "app")!.ready).toBe(was);
       expect(readyCondition(second)).toBe(was ? "True" : "False");
+      expect(published.ready.length).toBeGreaterThan(0);
+      expect(published.ready.every((r) => r === was)).toBe(true);
       // The adopted worker probes within one period (the kubelet's jitter), and the result shows.
       await clock.advance(1000);
       await second.settle();
