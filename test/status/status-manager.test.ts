@@ -69,7 +69,9 @@ describe("StatusManager", () => {
     expect(stored.conditions?.find((c) => c.type === "example.com/gate")?.status).toBe("True");
     expect(stored.hostIP).toBe("10.0.0.1");
 
-    // The same status again, and a batch later: nothing to write.
+    // The same status again, and a batch later: nothing to write. The batch compares with the
+    // informer's copy, so it must have seen the running status first (under load it lags the store).
+    await env.until(() => env.view.get("web", "default")?.status?.phase === "Running", "informer to see the running status");
     manager.setPodStatus(pod, runningStatus());
     await env.clock.advance(10_000);
     await env.clock.advance(10_000);
