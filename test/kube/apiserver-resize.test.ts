@@ -97,7 +97,7 @@ describe("pods/resize", () => {
     expect((await resize("p1", cpuLimit("300m"))).body.metadata.generation).toBe(2);
   });
 
-  test("the QoS class may not change; requests and limits may not be removed; only cpu and memory", async () => {
+  test("the QoS class may not change; requests within limits; requests and limits may not be removed; only cpu and memory", async () => {
     api.store.create("pods", pod("p2"));
     api.store.patchStatus("pods", "default", "p2", running(true));
     const guaranteed = await resize("p2", { spec: { containers: [{ name: "c", resources: { requests: { cpu: "200m", memory: "128Mi" } } }] } });
@@ -110,6 +110,11 @@ describe("pods/resize", () => {
     });
     expect(removed.code).toBe(422);
     expect(removed.body.message).toBe('Pod "p2" is invalid: spec.containers[0].resources.limits: Forbidden: resource limits cannot be removed');
+    const overLimit = await resize("p2", { spec: { containers: [{ name: "c", resources: { requests: { cpu: "300m" } } }] } });
+    expect(overLimit.code).toBe(422);
+    expect(overLimit.body.message).toBe(
+      'Pod "p2" is invalid: spec.containers[0].resources.requests: Invalid value: "300m": must be less than or equal to cpu limit of 200m',
+    );
     const storage = await resize("p2", { spec: { containers: [{ name: "c", resources: { limits: { "ephemeral-storage": "1Gi" } } }] } });
     expect(storage.code).toBe(422);
     expect(storage.body.message).toBe('Pod "p2" is invalid: spec: Forbidden: only cpu and memory resources are mutable');

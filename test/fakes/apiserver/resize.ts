@@ -8,7 +8,7 @@
 // included, stays as stored; the generation goes up when the spec changed. A request that adds,
 // removes, renames or reorders containers is left as sent, for validation to refuse.
 // ValidatePodResize, in its order: a static pod's mirror cannot be resized, nor a windows pod (each
-// error alone); the QoS class may not change; the pod must run on a node that supports resize — one
+// error alone); the new resources must be valid (requests within limits, …: ValidatePodSpec); the QoS class may not change; the pod must run on a node that supports resize — one
 // running container's status must carry `resources` (isPodResizeRequestSupported: a node that never
 // reports them is an old kubelet); pod-level resources may not be removed, nor their requests or
 // limits, and only their cpu and memory may change; containers may not be added, removed, renamed or
@@ -19,6 +19,8 @@
 // by validation in 1.36 (InPlacePodVerticalScalingInitContainers); the NodeDeclaredFeatures admission
 // then asks the node for it.
 import type { Container, Pod, ResourceRequirements } from "kubernetes-types/core/v1";
+import type { FieldError } from "../../../src/api";
+import { validateResources } from "../../../src/api/validate-resources";
 import { qosClass } from "../../../src/cm/qos";
 import { clone, type AnyObject } from "./objects";
 import { podLevelResources } from "./resize-admission";
@@ -133,7 +135,15 @@ export function validateResize(old: AnyObject, next: AnyObject, t: Target): void
   const n = next as Pod;
   if (o.metadata?.annotations?.[MIRROR_ANNOTATION] !== undefined) throw invalid(t, "Pod", [forbidden("", "static pods cannot be resized")]);
   if (o.spec?.os?.name === "windows") throw invalid(t, "Pod", [forbidden("", "windows pods cannot be resized")]);
-  const causes: Cause[] = [];
+  // validatePodMetadataAndSpec of the new pod, of which only the resources can have changed (requests within limits, …).
+  const specErrors: FieldError[] = [];
+  (n.spec?.containers ?? []).forEach((c, i) => validateResources(c.resources, `spec.containers[${i}].resources`, specErrors));
+  (n.spec?.initContainers ?? []).forEach((c, i) => validateResources(c.resources, `spec.initContainers[${i}].resources`, specErrors));
+  const causes: Cause[] = specErrors.map((e) => ({
+    field: e.field,
+    type: `FieldValue${e.type}` as Cause["type"],
+    message: e.message.slice(e.field.length + 2),
+  }));
   const oldQos = o.status?.qosClass ?? qosClass(o);
   if (oldQos !== qosClass(n))
     causes.push({ field: "spec", type: "FieldValueInvalid", message: `Invalid value: "${oldQos}": Pod QOS Class may not change as a result of resizing` });
