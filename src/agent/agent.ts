@@ -222,6 +222,8 @@ export class Agent implements SyncHandler {
   handlePodReconcile(pods: Pod[]): void {
     for (const pod of pods) {
       this.workers.reconcile(pod);
+      // A pod that has just finished frees what it held: deferred resizes are tried again (pod_terminated).
+      this.p.allocation.reconcilePod(pod);
       // A controller may have set a readiness gate's condition: the Ready condition is computed again
       // (the kubelet's NeedToReconcilePodReadiness, which then syncs the pod).
       if (pod.spec?.readinessGates?.length) this.workers.syncPod(podRef(pod).uid);

@@ -14,8 +14,8 @@
 //   PodResizePending condition says why — reason Infeasible when no node could ever fit it, Deferred
 //   otherwise (1.36: a resize beyond the node's allocatable is Deferred, with the fit message
 //   "Node didn't have enough resource: cpu, requested: …, used: …, capacity: …") — with a Warning
-//   event ResizeDeferred or ResizeInfeasible. A deferred resize is tried again when a pod is removed or
-//   its spec changes, and every 3 minutes (the first time after 30 s); requests that do not grow are
+//   event ResizeDeferred or ResizeInfeasible. A deferred resize is tried again when a pod is removed,
+//   reaches a terminal phase (pod_terminated) or its spec changes, and every 3 minutes (the first time after 30 s); requests that do not grow are
 //   tried first, then by priority, QoS class, and how long they have waited (sortPendingResizes).
 // - The allocation is kept in <root>/allocated_pods_state.json (resource-state.ts) and forgotten with
 //   the pod.
@@ -25,7 +25,7 @@
 // resources only change by a restart, as with the kubelet.
 import type { Container, Pod, ResourceRequirements } from "kubernetes-types/core/v1";
 import type { PodAdmitResult } from "../admission";
-import { podRef } from "../api";
+import { isTerminalPhase, podRef } from "../api";
 import { podReference, type EventRecorder } from "../events";
 import { qosClass, RESIZE_INFEASIBLE, type ResizeConditions } from "../status";
 import type { Clock, Logger } from "../util";
@@ -157,6 +157,18 @@ export class AllocationManager {
       this.o.conditions.clearPending(uid);
       this.forgetPending(uid);
     }
+  }
+
+  /**
+   * A pod's status changed in its source (HandlePodReconcile): one that has just reached a terminal
+   * phase no longer holds what it was allocated, so deferred resizes are tried again (pod_terminated).
+   */
+  reconcilePod(pod: Pod): void {
+    const uid = podRef(pod).uid;
+    const before = this.desired.get(uid);
+    if (before) this.desired.set(uid, pod);
+    if (this.pending.length && before && isTerminalPhase(pod.status?.phase) && !isTerminalPhase(before.status?.phase))
+      this.retryPendingResizes("pod_terminated");
   }
 
   /** The pod is gone from its source: its allocation and conditions go; what it held may let others grow. */

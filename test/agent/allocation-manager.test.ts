@@ -102,6 +102,23 @@ describe("AllocationManager", () => {
     expect(synced).toEqual(["a"]);
   });
 
+  test("a deferred resize is tried again when another pod reaches a terminal phase (pod_terminated), not on other status changes", () => {
+    const { m, conditions, add, others } = setup();
+    add(pod("a", "200m"));
+    const b = pod("b", "600m");
+    add(b);
+    m.updatePod(pod("a", "500m", 2));
+    expect(conditions.isDeferred("a")).toBe(true);
+    const withPhase = (phase: string): Pod => ({ ...b, status: { phase } });
+    m.reconcilePod(withPhase("Running"));
+    expect(conditions.isDeferred("a")).toBe(true);
+    // Finished: the admission no longer counts it (the agent's active pods leave terminal ones out).
+    others.delete("b");
+    m.reconcilePod(withPhase("Succeeded"));
+    expect(conditions.list("a").map((c) => c.type)).toEqual(["PodResizeInProgress"]);
+    expect(m.hasPendingResizes()).toBe(false);
+  });
+
   test("Infeasible stays Infeasible and is not retried; a resize reverted to the allocation clears the condition", () => {
     const { m, conditions, setInfeasible, add } = setup();
     add(pod("a", "200m"));

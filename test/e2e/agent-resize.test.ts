@@ -4,13 +4,16 @@
 // "Pod running on node without support for resize"); a resize of a running pod's cpu limit and memory
 // limit reaches the container's cgroup without a restart (same container, restartCount 0) and its
 // status shows the new resources and allocatedResources; a resize beyond the node's allocatable is
-// PodResizePending (1.36: reason Deferred, the fit message) and nothing changes, until it is reverted;
-// a container whose resizePolicy for memory is RestartContainer is restarted with the new limit.
+// refused by the API server (the PodResize admission plugin: 403) and nothing changes on the node; one
+// that fits the allocatable but not beside another pod's requests is PodResizePending Deferred with the
+// fit message, and done once that pod is deleted (pods_removed) or has finished (pod_terminated); a
+// container whose resizePolicy for memory is RestartContainer is restarted with the new limit.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ContainerStatus, Pod, PodCondition } from "kubernetes-types/core/v1";
+import type { ContainerStatus, Node, Pod, PodCondition } from "kubernetes-types/core/v1";
+import { parseQuantity } from "../../src/api";
 import { POD_UID } from "../../src/cri/labels";
 import { TestApiServer, type KubernetesObject } from "../fakes/apiserver";
 import { NODE_NAME, useAgent } from "./agent-harness";
@@ -59,6 +62,7 @@ for (const version of ["1.6", "1.7"] as const) {
     const { node } = useAgent(version, () => ["--kubeconfig", kubeconfig, "--node-status-update-frequency", "2s"]);
 
     const stored = (name: string) => api.store.get("pods", "default", name) as Pod | undefined;
+    const allocatableCpu = () => parseQuantity((api.store.get("nodes", undefined, NODE_NAME) as Node).status!.allocatable!.cpu!).milli();
     const main = (p: Pod | undefined): ContainerStatus | undefined => p?.status?.containerStatuses?.find((c) => c.name === "main");
     const condition = (p: Pod | undefined, type: string) =>
       p?.status?.conditions?.find((c) => c.type === type) as (PodCondition & { observedGeneration?: number }) | undefined;
@@ -121,25 +125,96 @@ for (const version of ["1.6", "1.7"] as const) {
       expect(resized).toEqual({ id: first.id, cpuQuota: 30_000, memoryLimit: 96 * MI });
 
       // And down again: the container first, then its pod's cgroup.
-      expect((await resize("web", { limits: { cpu: "120m" } })).code).toBe(200);
+      expect((await resize("web", { requests: { cpu: "120m" }, limits: { cpu: "120m" } })).code).toBe(200);
       await eventually("the cpu limit down to 120m", async () => ((await cgroup(node(), uid)).cpuQuota === 12_000 ? true : undefined), 60_000);
       await eventually("the status at 120m", async () => (main(stored("web"))?.resources?.limits?.cpu === "120m" ? true : undefined), 30_000);
       expect(main(stored("web"))!.restartCount).toBe(0);
     });
 
-    test("a resize beyond the node's allocatable is PodResizePending Deferred and changes nothing; reverted, the condition goes", async () => {
+    test("a resize beyond the node's allocatable is refused by the API server (403, PodResize admission) and nothing changes", async () => {
       const p = await runningPod("web");
       const before = await cgroup(node(), p.metadata!.uid!);
-      const r = await resize("web", { requests: { cpu: "1000" }, limits: { cpu: "1000" } });
+      const r = await resize("web", { requests: { cpu: "50" }, limits: { cpu: "50" } });
+      expect(r.code).toBe(403);
+      expect(r.body.message).toBe(
+        `pods "web" is forbidden: node didn't have enough allocatable resources: cpu, requested: 50000, allocatable: ${allocatableCpu()}`,
+      );
+      expect(r.body.details.causes).toEqual([{ reason: "NodeCapacity" }]);
+      const after = stored("web")!;
+      expect(after.metadata!.generation).toBe(p.metadata!.generation);
+      expect(condition(after, "PodResizePending")).toBeUndefined();
+      expect(main(after)!.allocatedResources!.cpu).toBe("120m");
+      expect(await cgroup(node(), p.metadata!.uid!)).toEqual(before);
+    });
+
+    /** A pod holding all the node's cpu but what web (120m) and `spare` leave. */
+    function hog(name: string, spare: number, command: string): Pod {
+      const cpu = `${allocatableCpu() - 120 - spare}m`;
+      return {
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name, namespace: "default" },
+        spec: {
+          nodeName: NODE_NAME,
+          restartPolicy: "Never",
+          terminationGracePeriodSeconds: 1,
+          containers: [{ name: "main", image: "localhost/nodeagent/busybox:1.35", command: ["sh", "-c", command], resources: { requests: { cpu } } }],
+        },
+      };
+    }
+
+    /** web resized to 500m, which fits the node alone but not beside the hog: Deferred, nothing changes. */
+    async function deferredResize(hogName: string): Promise<{ uid: string; before: { id: string; cpuQuota: number; memoryLimit: number } }> {
+      const p = await runningPod("web");
+      const uid = p.metadata!.uid!;
+      const before = await cgroup(node(), uid);
+      const r = await resize("web", { requests: { cpu: "500m" }, limits: { cpu: "500m" } });
       expect(r.code).toBe(200);
       const pending = await eventually("PodResizePending in the API", async () => condition(stored("web"), "PodResizePending"), 30_000);
       expect(pending.reason).toBe("Deferred");
-      expect(pending.message).toMatch(/^Node didn't have enough resource: cpu, requested: 1000000, used: \d+, capacity: \d+$/);
+      const used = allocatableCpu() - 120 - 200; // the others: the hog alone
+      expect(pending.message).toBe(`Node didn't have enough resource: cpu, requested: 500, used: ${used}, capacity: ${allocatableCpu()}`);
       expect(pending.observedGeneration).toBe(stored("web")!.metadata!.generation);
-      expect(main(stored("web"))!.allocatedResources!.cpu).toBe("150m");
-      expect(await cgroup(node(), p.metadata!.uid!)).toEqual(before);
-      expect((await resize("web", { requests: { cpu: "150m" }, limits: { cpu: "120m" } })).code).toBe(200);
-      await eventually("the pending condition gone", async () => (condition(stored("web"), "PodResizePending") ? undefined : true), 30_000);
+      expect(main(stored("web"))!.allocatedResources!.cpu).toBe("120m");
+      expect(await cgroup(node(), uid)).toEqual(before);
+      expect(stored(hogName)?.status?.phase).toBe("Running");
+      return { uid, before };
+    }
+
+    async function resizedTo(cpu: string, milli: number, uid: string, id: string): Promise<void> {
+      const done = await eventually(
+        `web resized to ${cpu}`,
+        async () => {
+          const s = stored("web");
+          return main(s)?.resources?.limits?.cpu === cpu && !condition(s, "PodResizePending") && !condition(s, "PodResizeInProgress") ? s : undefined;
+        },
+        60_000,
+      );
+      expect(main(done)!.allocatedResources!.cpu).toBe(cpu);
+      expect(await cgroup(node(), uid)).toMatchObject({ id, cpuQuota: milli * 100 });
+    }
+
+    test("a resize that fits the allocatable but not beside another pod is Deferred, and done once that pod is deleted", async () => {
+      api.store.create("pods", hog("hog", 200, "sleep 3600") as KubernetesObject);
+      await eventually("the hog running", async () => (stored("hog")?.status?.phase === "Running" ? true : undefined), 90_000);
+      const { uid, before } = await deferredResize("hog");
+      api.store.delete("pods", "default", "hog");
+      await resizedTo("500m", 500, uid, before.id);
+      await eventually("the hog gone", async () => (stored("hog") ? undefined : true), 60_000);
+      expect((await resize("web", { requests: { cpu: "120m" }, limits: { cpu: "120m" } })).code).toBe(200);
+      await resizedTo("120m", 120, uid, before.id);
+    });
+
+    test("a deferred resize is done once the other pod has finished (pod_terminated), without waiting for the periodic retry", async () => {
+      api.store.create("pods", hog("short", 200, "sleep 30") as KubernetesObject);
+      await eventually("the short pod running", async () => (stored("short")?.status?.phase === "Running" ? true : undefined), 90_000);
+      const { uid, before } = await deferredResize("short");
+      await eventually("the short pod Succeeded", async () => (stored("short")?.status?.phase === "Succeeded" ? true : undefined), 60_000);
+      // The short pod ran past the agent's first periodic retry (30 s after it started), so the next one is
+      // minutes away: only the pod_terminated trigger does it this soon.
+      await resizedTo("500m", 500, uid, before.id);
+      expect(stored("short")).toBeDefined();
+      api.store.delete("pods", "default", "short");
     });
 
     test("resizePolicy RestartContainer for memory: the container is restarted with the new limit", async () => {

@@ -3,7 +3,7 @@
 // pkg/registry/core/{pod,node}/strategy.go): metadata stamping, generateName, optimistic concurrency,
 // the status subresource split, graceful pod deletion, the binding subresource. It is also the `store`
 // tests use for set-up: the same semantics, without authentication, authorization or admission.
-import type { Binding, Namespace, Pod, PodCondition } from "kubernetes-types/core/v1";
+import type { Binding, Namespace, Node, Pod, PodCondition } from "kubernetes-types/core/v1";
 import type { DeleteOptions } from "kubernetes-types/meta/v1";
 import { applyPodDefaults } from "../../../src/api/defaults";
 import { clone, isPlainObject, type AnyObject, fromInput, type ObjectInput } from "./objects";
@@ -15,6 +15,7 @@ import { ObjectStore, type EventType, type WatchSpec } from "./store";
 import { MASTER_SERVICE, prepareServiceCreate, prepareServiceUpdate } from "./services";
 import { prepareEphemeralContainersUpdate } from "./ephemeral-containers";
 import { prepareResize, validateResize } from "./resize";
+import { admitResize } from "./resize-admission";
 
 export const PATCH_TYPES = ["application/merge-patch+json", "application/strategic-merge-patch+json", "application/json-patch+json"] as const;
 export type PatchType = (typeof PATCH_TYPES)[number];
@@ -163,10 +164,11 @@ export class Registry {
     } else if (subresource === "ephemeralcontainers") next = prepareEphemeralContainersUpdate(old, body, t);
     else if (subresource === "resize") {
       next = prepareResize(old, body);
-      const node = this.objects.get("nodes", undefined, (old.spec as { nodeName?: string } | undefined)?.nodeName ?? "") as
-        | { status?: { declaredFeatures?: string[] } }
-        | undefined;
-      validateResize(old, next, t, node?.status?.declaredFeatures);
+      validateResize(old, next, t);
+      // The validating admission after the strategy, when the resize moves the generation (resize-admission.ts).
+      const nodeName = (next.spec as { nodeName?: string } | undefined)?.nodeName;
+      if (nodeName && canonical(next.spec) !== canonical(old.spec))
+        admitResize(old as Pod, next as Pod, t, this.objects.get("nodes", undefined, nodeName) as Node | undefined);
     } else {
       next = clone(body);
       if (def.subresources.includes("status")) next.status = old.status;

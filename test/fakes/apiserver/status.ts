@@ -56,6 +56,14 @@ export function forbidden(t: Target, user: string, verb: string, namespace: stri
   return failure(403, "Forbidden", `${subject} is forbidden: ${msg}${reason ? `: ${reason}` : ""}`, t);
 }
 
+/**
+ * 403 from an admission plugin (apiserver's admission.NewForbidden): `<resource> "<name>" is forbidden: <why>`,
+ * with the plugin's causes when it adds some (the PodResize plugin's NodeCapacity, UnsupportedPlatform).
+ */
+export function admissionForbidden(t: Target, why: string, causes?: StatusCause[]): ApiError {
+  return failure(403, "Forbidden", `${t.qualified} "${t.name}" is forbidden: ${why}`, t, causes);
+}
+
 /** One field error of a 422: its path, its reason (field.ErrorType's cause name) and its text. */
 export interface FieldCause {
   field: string;
