@@ -27,6 +27,9 @@
 #   registry.k8s.io/e2e-test-images/nonroot:1.5        the busybox root with USER 1234, as upstream
 #   registry.k8s.io/e2e-test-images/nonewprivs:1.4     the busybox root with a setuid-root nnp on PATH
 #                                                      that prints "Effective uid: N" (agnhost nonewprivs)
+#   registry.k8s.io/e2e-test-images/glibc-dns-testing:2.0.0  the busybox root with Debian's hostname (glibc's
+#                                                      resolver: `hostname -f` reads /etc/hosts) as upstream's
+#                                                      Debian image has it (the hostnameOverride tests)
 # Needs: root, gcc, umoci, skopeo, busybox-static, apt-get (Debian's archive, for curl).
 set -euo pipefail
 
@@ -57,9 +60,11 @@ BUSYBOX_IMG=$R/busybox:1.37.0-1
 AGNHOST_IMGS=("$R/agnhost:2.63.0" "$R/agnhost:2.55")
 NONROOT=$R/nonroot:1.5
 NONEWPRIVS=$R/nonewprivs:1.4
-ALL=("$PAUSE" "$BUSYBOX_IMG" "${AGNHOST_IMGS[@]}" "$NONROOT" "$NONEWPRIVS")
+GLIBC=$R/glibc-dns-testing:2.0.0
+ALL=("$PAUSE" "$BUSYBOX_IMG" "${AGNHOST_IMGS[@]}" "$NONROOT" "$NONEWPRIVS" "$GLIBC")
 # Debian packages unpacked into images, with what they depend on (libc6 and the rest of the closure).
 CURL_PKGS=(curl)
+GLIBC_PKGS=(hostname)
 
 if [ -n "$E2E_TEST" ]; then
   listed=$("$E2E_TEST" --list-images 2>/dev/null) || { log "$E2E_TEST --list-images failed"; exit 1; }
@@ -88,9 +93,10 @@ debs_for() {
 }
 
 CURL_DEBS=$(debs_for "${CURL_PKGS[@]}")
+GLIBC_DEBS=$(debs_for "${GLIBC_PKGS[@]}")
 
 stamp=$OUT/.images.stamp
-hash=$( (cat "${BASH_SOURCE[0]}" "$PAUSE_SRC" "$BUSYBOX" "$AGNHOST"; echo "$CURL_DEBS") | sha256sum | cut -d' ' -f1)
+hash=$( (cat "${BASH_SOURCE[0]}" "$PAUSE_SRC" "$BUSYBOX" "$AGNHOST"; echo "$CURL_DEBS $GLIBC_DEBS") | sha256sum | cut -d' ' -f1)
 archive() { printf '%s/%s.tar' "$OUT" "$(printf '%s' "$1" | tr '/:' '__')"; }
 fresh=1
 for name in "${ALL[@]}"; do [ -f "$(archive "$name")" ] || fresh=; done
@@ -181,6 +187,16 @@ else
     install -D -m 4755 -o 0 -g 0 "$AGNHOST" "$rootfs/usr/local/bin/agnhost"
   }
 
+  populate_glibc() {
+    local rootfs=$1
+    populate_busybox "$rootfs"
+    rm -f "$rootfs/bin/hostname" # busybox's applet; Debian's hostname replaces it
+    # shellcheck disable=SC2086
+    unpack_debs "$rootfs" $GLIBC_DEBS
+    printf '%s\n' 'passwd: files' 'group: files' 'hosts: files dns' 'networks: files' >"$rootfs/etc/nsswitch.conf"
+    chroot "$rootfs" /bin/hostname --version >/dev/null 2>&1 || { log "Debian's hostname does not run in the glibc-dns-testing root"; return 1; }
+  }
+
   PATHENV=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
   build_image "$PAUSE" populate_pause --config.entrypoint /pause --config.user 65535:65535 --config.workingdir /
   build_image "$BUSYBOX_IMG" populate_busybox --config.cmd sh --config.workingdir / --config.env "$PATHENV"
@@ -193,6 +209,7 @@ else
   done
   build_image "$NONROOT" populate_busybox --config.cmd sh --config.user 1234 --config.workingdir / --config.env "$PATHENV"
   build_image "$NONEWPRIVS" populate_nonewprivs --config.cmd /usr/local/bin/agnhost --config.cmd nonewprivs --config.workingdir / --config.env "$PATHENV"
+  build_image "$GLIBC" populate_glibc --config.cmd sh --config.workingdir / --config.env "$PATHENV"
   printf '%s\n' "$hash" >"$stamp"
 fi
 

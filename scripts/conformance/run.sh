@@ -27,6 +27,9 @@
 # kubelet refuses a loopback node IP), POD_CIDR 10.190.0.0/24 on bridge naconfbr0, CGROUP_ROOT /nodeagent-conformance.
 set -euo pipefail
 
+# All of it in one function, read whole before it runs: editing this file during a run cannot change the run.
+main() {
+
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HERE=$REPO/scripts/conformance
 BUN=${BUN:-$REPO/node_modules/.bin/bun}
@@ -102,7 +105,7 @@ teardown() {
   [ -d "/sys/fs/cgroup/unified${CGROUP_ROOT}" ] && rmdir "/sys/fs/cgroup/unified${CGROUP_ROOT}" 2>/dev/null
   [ -d "$CP" ] && bash "$HERE/control-plane.sh" down "$CP"
   ip link show "$NODE_IFACE" >/dev/null 2>&1 && ip link del "$NODE_IFACE"
-  log "done in $(( ($(date +%s) - started) / 60 )) min"
+  log "stopped everything (run took $(( ($(date +%s) - started) / 60 )) min)"
   return $rc
 }
 
@@ -118,6 +121,7 @@ mkdir -p "$OUT/logs"
 : >"$OUT/run.log"
 if [ -e "$RUN_DIR" ]; then
   # a previous run's leftovers: stop them first (its pid files), then start clean
+  log "stopping what a previous run left in $RUN_DIR"
   KEEP=0 teardown || true
   set -e
 fi
@@ -281,3 +285,6 @@ cp "$ND/node.log" "$OUT/logs/$NODE.log"
 cp "$CD/containerd.log" "$OUT/logs/containerd.log"
 for f in apiserver kcm sched etcd; do cp "$CP/$f.log" "$OUT/logs/$f.log" 2>/dev/null || true; done
 log "results: $OUT/results.txt, failures: $OUT/failures.txt, JUnit: $OUT/junit.xml; e2e in $(( ($(date +%s) - t0) / 60 )) min"
+}
+
+main "$@"
