@@ -63,7 +63,8 @@ NONEWPRIVS=$R/nonewprivs:1.4
 GLIBC=$R/glibc-dns-testing:2.0.0
 ALL=("$PAUSE" "$BUSYBOX_IMG" "${AGNHOST_IMGS[@]}" "$NONROOT" "$NONEWPRIVS" "$GLIBC")
 # Debian packages unpacked into images, with what they depend on (libc6 and the rest of the closure).
-CURL_PKGS=(curl)
+# For agnhost: the tools of upstream's Alpine-based image that the tests run.
+CURL_PKGS=(curl bash netcat-openbsd)
 GLIBC_PKGS=(hostname)
 
 if [ -n "$E2E_TEST" ]; then
@@ -171,6 +172,9 @@ else
     # shellcheck disable=SC2086
     unpack_debs "$rootfs" $CURL_DEBS
     chroot "$rootfs" /usr/bin/curl --version >/dev/null || { log "curl does not run in the agnhost root"; return 1; }
+    chroot "$rootfs" /bin/bash -c true || { log "bash does not run in the agnhost root"; return 1; }
+    ln -sf /bin/nc.openbsd "$rootfs/bin/nc" # the link update-alternatives makes on a Debian system
+    chroot "$rootfs" /bin/nc -h 2>&1 | grep -q -- '-u' || { log "OpenBSD's nc does not run in the agnhost root"; return 1; }
     install -m 0755 "$AGNHOST" "$rootfs/agnhost"
     ln -s agnhost "$rootfs/agnhost-2"
     install -d -m 0755 "$rootfs/uploads"
