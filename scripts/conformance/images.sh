@@ -134,7 +134,7 @@ else
     strip "$1/pause"
   }
 
-  # busybox-static with a link per applet where busybox puts it, and the users and groups of the
+  # busybox-static with a link per applet where busybox puts it and in /bin, and the users and groups of the
   # busybox image the tests were written against (nobody 65534; no user 1000).
   populate_busybox() {
     local rootfs=$1 applet
@@ -143,6 +143,8 @@ else
       [ -z "$applet" ] || [ "$applet" = bin/busybox ] && continue
       mkdir -p "$rootfs/$(dirname "$applet")"
       ln -sfn /bin/busybox "$rootfs/$applet"
+      # the busybox image has every applet in /bin too (the sysctl test runs /bin/sysctl)
+      [ -e "$rootfs/bin/${applet##*/}" ] || ln -s /bin/busybox "$rootfs/bin/${applet##*/}"
     done < <("$BUSYBOX" --list-full)
     install -d -m 1777 "$rootfs/tmp"
     install -d -m 0700 "$rootfs/root"
