@@ -48,7 +48,7 @@ done
 log() { printf 'conformance-images: %s\n' "$*" >&2; }
 [ -n "$AGNHOST" ] && [ -x "$AGNHOST" ] || { log "--agnhost FILE (an executable agnhost) is required"; exit 2; }
 [ "$(id -u)" = 0 ] || { log "must run as root (umoci unpack keeps file owners; the setuid bit)"; exit 1; }
-for tool in gcc umoci skopeo sha256sum apt-get dpkg-deb ldconfig; do
+for tool in gcc umoci skopeo sha256sum apt-get dpkg-deb ldconfig openssl; do
   command -v "$tool" >/dev/null || { log "missing $tool (scripts/install-node.sh installs gcc, umoci, skopeo)"; exit 1; }
 done
 BUSYBOX=/bin/busybox
@@ -180,6 +180,11 @@ else
     install -m 0755 "$AGNHOST" "$rootfs/agnhost"
     ln -s agnhost "$rootfs/agnhost-2"
     install -d -m 0755 "$rootfs/uploads"
+    # upstream's image carries a localhost key pair (test/images/agnhost/porter) that netexec --tls-*
+    # serves for the https hook and probe tests; nothing checks it, so one made here does the same
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout "$rootfs/localhost.key" -out "$rootfs/localhost.crt" -days 3650 \
+      -subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 2>/dev/null
+    chmod 0644 "$rootfs/localhost.key" "$rootfs/localhost.crt"
     echo 'user-defined-in-image:x:1000:1000::/home/user-defined-in-image:/bin/sh' >>"$rootfs/etc/passwd"
     printf '%s\n' user-defined-in-image:x:1000: group-defined-in-image:x:50000:user-defined-in-image >>"$rootfs/etc/group"
     install -d -m 0755 -o 1000 -g 1000 "$rootfs/home/user-defined-in-image"
