@@ -129,7 +129,7 @@ function collect(outDir: string, namesFile: string, reportPaths: string[]): void
       cases.join("\n") +
       "\n  </testsuite>\n</testsuites>\n",
   );
-  const reruns = names.filter((n) => history.get(n)!.length > 1).map((n) => `${history.get(n)!.join(" -> ")} ${n}`);
+  const reruns = names.filter((n) => (history.get(n) ?? []).length > 1).map((n) => `${history.get(n)!.join(" -> ")} ${n}`);
   if (reruns.length > 0) writeFileSync(join(outDir, "reruns.txt"), reruns.join("\n") + "\n");
   process.stdout.write(`${counts.PASS} passed, ${counts.FAIL} failed, ${counts.SKIP} skipped of ${names.length}\n`);
 }
