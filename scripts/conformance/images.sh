@@ -175,8 +175,10 @@ else
     unpack_debs "$rootfs" $CURL_DEBS
     chroot "$rootfs" /usr/bin/curl --version >/dev/null || { log "curl does not run in the agnhost root"; return 1; }
     chroot "$rootfs" /bin/bash -c true || { log "bash does not run in the agnhost root"; return 1; }
-    ln -sf /bin/nc.openbsd "$rootfs/bin/nc" # the link update-alternatives makes on a Debian system
-    chroot "$rootfs" /bin/nc -h 2>&1 | grep -q -- '-u' || { log "OpenBSD's nc does not run in the agnhost root"; return 1; }
+    # the link update-alternatives makes on a Debian system, and over busybox's nc wherever PATH finds it
+    ln -sf /bin/nc.openbsd "$rootfs/bin/nc"
+    ln -sf /bin/nc.openbsd "$rootfs/usr/bin/nc"
+    chroot "$rootfs" /bin/sh -c 'nc -h 2>&1' | grep -q -- '-u' || { log "OpenBSD's nc is not the nc on PATH in the agnhost root"; return 1; }
     install -m 0755 "$AGNHOST" "$rootfs/agnhost"
     ln -s agnhost "$rootfs/agnhost-2"
     install -d -m 0755 "$rootfs/uploads"
