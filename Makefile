@@ -5,7 +5,7 @@ ROOT_DIR ?= /var/lib/nodeagent
 IMAGES_DIR ?= .cache/images
 SRC := $(shell find cmd src -name '*.ts' -o -name '*.json') package.json
 
-.PHONY: all build run test test-unit test-kube test-e2e node images deps typecheck lint format bench-pleg bench-pod-start bench-footprint bench-probes bench-lint bench-schedule bench-startup bench-streaming bench-eviction bench-soak proto clean
+.PHONY: all build run test test-unit test-kube test-e2e node images deps typecheck lint format conformance bench-pleg bench-pod-start bench-footprint bench-probes bench-lint bench-schedule bench-startup bench-streaming bench-eviction bench-soak proto clean
 
 all: build
 
@@ -154,6 +154,18 @@ bench-eviction: node deps build images
 
 bench-schedule: deps build
 	$(BUN) bench/schedule.ts
+
+# Upstream's [NodeConformance] e2e tests (Kubernetes 1.36's e2e.test) against a control plane with one
+# node, NODE=nodeagent (this build) or NODE=kubelet (the control run), on a containerd 1.7 of their own
+# with the images scripts/conformance/images.sh makes (docs/conformance.md). KUBE_BIN: the folder of
+# Kubernetes binaries you built (e2e.test, agnhost, kube-apiserver, kube-controller-manager,
+# kube-scheduler, kubectl, etcd, kubelet); nothing here builds them. SHARDS, SHARD, FOCUS, RERUN, OUT,
+# RUN_DIR pass through (scripts/conformance/run.sh says what they do).
+KUBE_BIN ?=
+NODE ?= nodeagent
+conformance: node deps $(if $(filter nodeagent,$(NODE)),build)
+	@test -n "$(KUBE_BIN)" || { echo "make conformance KUBE_BIN=<folder of built Kubernetes binaries> NODE=nodeagent|kubelet"; exit 2; }
+	KUBE_BIN=$(abspath $(KUBE_BIN)) NODE=$(NODE) bash scripts/conformance/run.sh
 
 # Refresh proto/ from Debian's cri-api package and regenerate the TypeScript types.
 proto: deps
