@@ -20,6 +20,8 @@ BUSYBOX=/bin/busybox
 PAUSE_NAME=localhost/nodeagent/pause:1.0
 BUSYBOX_NAME=localhost/nodeagent/busybox:1.35
 log() { printf 'build-images: %s\n' "$*" >&2; }
+# shellcheck source=oci-image.sh
+. "$REPO/scripts/oci-image.sh"
 
 for tool in gcc umoci skopeo sha256sum; do
   command -v "$tool" >/dev/null || { log "missing $tool: run scripts/install-node.sh"; exit 1; }
@@ -30,7 +32,7 @@ done
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 stamp=$OUT/.images.stamp
-hash=$(cat "${BASH_SOURCE[0]}" "$PAUSE_SRC" "$BUSYBOX" | sha256sum | cut -d' ' -f1)
+hash=$(cat "${BASH_SOURCE[0]}" "$REPO/scripts/oci-image.sh" "$PAUSE_SRC" "$BUSYBOX" | sha256sum | cut -d' ' -f1)
 if [ -f "$OUT/pause.tar" ] && [ -f "$OUT/busybox.tar" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$hash" ]; then
   log "up to date: $OUT/pause.tar ($PAUSE_NAME), $OUT/busybox.tar ($BUSYBOX_NAME)"
   exit 0
@@ -41,20 +43,12 @@ trap 'rm -rf "$WORK"' EXIT
 LAYOUT=$WORK/oci
 umoci init --layout "$LAYOUT"
 
-# build_image TAG POPULATE_FN NAME OUTFILE [umoci config args...]
+# build_image TAG POPULATE_FN NAME OUTFILE [umoci config args...] (oci-image.sh)
 # POPULATE_FN ROOTFS fills the (empty) root filesystem of the image's single layer.
 build_image() {
-  local tag=$1 populate=$2 name=$3 outfile=$4; shift 4
-  local bundle=$WORK/bundle-$tag
-  umoci new --image "$LAYOUT:$tag"
-  umoci unpack --image "$LAYOUT:$tag" "$bundle" >/dev/null
-  "$populate" "$bundle/rootfs"
-  umoci repack --image "$LAYOUT:$tag" --history.created_by "nodeagent scripts/build-images.sh" "$bundle"
-  umoci config --image "$LAYOUT:$tag" --architecture amd64 --os linux --no-history "$@"
-  # skopeo will not overwrite an archive: write a new file, then move it into place.
-  rm -f "$outfile.new"
-  skopeo copy --quiet "oci:$LAYOUT:$tag" "docker-archive:$outfile.new:$name"
-  mv -f "$outfile.new" "$outfile"
+  local tag=$1 populate=$2 name=$3 outfile=$4
+  shift 4
+  oci_image "$LAYOUT" "$WORK" "$tag" "$populate" "$name" "$outfile" "nodeagent scripts/build-images.sh" "$@"
   log "built $name -> $outfile ($(du -h "$outfile" | cut -f1))"
 }
 

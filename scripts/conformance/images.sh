@@ -46,6 +46,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 log() { printf 'conformance-images: %s\n' "$*" >&2; }
+# shellcheck source=../oci-image.sh
+. "$REPO/scripts/oci-image.sh"
 [ -n "$AGNHOST" ] && [ -x "$AGNHOST" ] || { log "--agnhost FILE (an executable agnhost) is required"; exit 2; }
 [ "$(id -u)" = 0 ] || { log "must run as root (umoci unpack keeps file owners; the setuid bit)"; exit 1; }
 for tool in gcc umoci skopeo sha256sum apt-get dpkg-deb ldconfig openssl; do
@@ -97,7 +99,7 @@ CURL_DEBS=$(debs_for "${CURL_PKGS[@]}")
 GLIBC_DEBS=$(debs_for "${GLIBC_PKGS[@]}")
 
 stamp=$OUT/.images.stamp
-hash=$( (cat "${BASH_SOURCE[0]}" "$PAUSE_SRC" "$BUSYBOX" "$AGNHOST"; echo "$CURL_DEBS $GLIBC_DEBS") | sha256sum | cut -d' ' -f1)
+hash=$( (cat "${BASH_SOURCE[0]}" "$REPO/scripts/oci-image.sh" "$PAUSE_SRC" "$BUSYBOX" "$AGNHOST"; echo "$CURL_DEBS $GLIBC_DEBS") | sha256sum | cut -d' ' -f1)
 archive() { printf '%s/%s.tar' "$OUT" "$(printf '%s' "$1" | tr '/:' '__')"; }
 fresh=1
 for name in "${ALL[@]}"; do [ -f "$(archive "$name")" ] || fresh=; done
@@ -111,21 +113,12 @@ else
   LAYOUT=$WORK/oci
   umoci init --layout "$LAYOUT"
 
-  # build_image NAME POPULATE_FN [umoci config args...]: one layer that POPULATE_FN ROOTFS fills.
+  # build_image NAME POPULATE_FN [umoci config args...]: one layer that POPULATE_FN ROOTFS fills (oci-image.sh).
   build_image() {
-    local name=$1 populate=$2 tag bundle outfile
+    local name=$1 populate=$2 outfile
     shift 2
-    tag=$(printf '%s' "$name" | tr '/:.' '___')
-    bundle=$WORK/bundle-$tag
     outfile=$(archive "$name")
-    umoci new --image "$LAYOUT:$tag"
-    umoci unpack --image "$LAYOUT:$tag" "$bundle" >/dev/null
-    "$populate" "$bundle/rootfs"
-    umoci repack --image "$LAYOUT:$tag" --history.created_by "nodeagent scripts/conformance/images.sh" "$bundle"
-    umoci config --image "$LAYOUT:$tag" --architecture amd64 --os linux --no-history "$@"
-    rm -f "$outfile.new"
-    skopeo copy --quiet "oci:$LAYOUT:$tag" "docker-archive:$outfile.new:$name"
-    mv -f "$outfile.new" "$outfile"
+    oci_image "$LAYOUT" "$WORK" "$(printf '%s' "$name" | tr '/:.' '___')" "$populate" "$name" "$outfile" "nodeagent scripts/conformance/images.sh" "$@"
     log "built $name ($(du -h "$outfile" | cut -f1))"
   }
 
