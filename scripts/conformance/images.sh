@@ -171,7 +171,10 @@ else
     # the link update-alternatives makes on a Debian system, and over busybox's nc wherever PATH finds it
     ln -sf /bin/nc.openbsd "$rootfs/bin/nc"
     ln -sf /bin/nc.openbsd "$rootfs/usr/bin/nc"
-    chroot "$rootfs" /bin/sh -c 'nc -h 2>&1' | grep -q -- '-u' || { log "OpenBSD's nc is not the nc on PATH in the agnhost root"; return 1; }
+    # Debian's busybox sh runs its own applets before PATH (a standalone shell), so `sh -c '… | nc -u'`
+    # got busybox's nc, which has no -u, whatever the links; upstream's Alpine sh does not. bash is sh here.
+    ln -sf bash "$rootfs/bin/sh"
+    chroot "$rootfs" /bin/sh -c 'nc -h 2>&1' | grep -q 'OpenBSD netcat' || { log "OpenBSD's nc is not the nc sh runs in the agnhost root"; return 1; }
     install -m 0755 "$AGNHOST" "$rootfs/agnhost"
     ln -s agnhost "$rootfs/agnhost-2"
     install -d -m 0755 "$rootfs/uploads"
