@@ -8,7 +8,7 @@
 #
 #   images.sh --agnhost FILE [--out DIR] [--address SOCKET [--ctr CTR]] [--e2e-test FILE]
 #
-#   --agnhost FILE   the agnhost binary (test/images/agnhost of the Kubernetes tree, built static)
+#   --agnhost FILE   the agnhost binary, built elsewhere (its path comes from the caller)
 #   --out DIR        where the docker-archive tarballs and the .deb downloads are kept
 #                    (default <repo>/.cache/conformance-images)
 #   --address SOCKET import every image into the containerd answering on SOCKET (else only build)

@@ -7,8 +7,8 @@
 // registry): ExtendWebSocketsToKubelet, InPlacePodLevelResourcesVerticalScaling,
 // InPlacePodVerticalScalingInitContainers and RestartAllContainersOnContainerExits. nodeagent declares
 // only what it does, so that a pod needing the rest is kept off this node instead of failing on it:
-// - RestartAllContainersOnContainerExits: no (containers' restartPolicyRules with the RestartAllContainers
-//   action are not implemented);
+// - RestartAllContainersOnContainerExits: no (admission refuses a container's restartPolicyRules, the
+//   RestartAllContainers action among them: src/admission/newer-fields.ts);
 // - InPlacePodLevelResourcesVerticalScaling: no (pod-level resources are not resized in place);
 // - InPlacePodVerticalScalingInitContainers: not yet (the resize of init containers is not proven here);
 // - ExtendWebSocketsToKubelet: not yet (exec, attach and port-forward over WebSocket are proxied to the
