@@ -2,7 +2,7 @@
 // the registry of what has been started (StartedThings, stopped in reverse order), and the things made
 // later that earlier phases' closures reach only once the node runs (the Agent, the server, …).
 import type { CgroupManager } from "../cm";
-import type { resolveRuntime } from "../cri";
+import type { CriRuntime, resolveRuntime } from "../cri";
 import type { EvictionManager } from "../eviction";
 import type { ShutdownManager, ShutdownSignal } from "../nodeshutdown";
 import type { KernelLog } from "../oom";
@@ -38,6 +38,8 @@ export interface NodeDeps {
   log?: Logger;
   /** How the runtime is found or started (src/cri resolveRuntime); a fake in tests. */
   resolveRuntime?: typeof resolveRuntime;
+  /** The CRI client for the resolved endpoint: a CriClient over gRPC by default, an in-memory runtime for hollow nodes. */
+  criClient?: (endpoint: string) => CriRuntime;
   /** The object sources and content volume plugins (see VolumeWiring). */
   volumes?: VolumeWiring;
   /** Where the node's addresses are looked up (src/server/node-address.ts); a fake in tests. */

@@ -13,7 +13,7 @@ import {
 } from "../admission";
 import type { ClusterNode } from "../cluster";
 import type { ContainerManager } from "../cm";
-import type { CriClient } from "../cri";
+import type { CriRuntime } from "../cri";
 import type { NodeEventRecorder } from "../events";
 import { EvictionAdmitHandler } from "../eviction";
 import { ShutdownManager } from "../nodeshutdown";
@@ -37,7 +37,7 @@ export interface NodeManagers {
 export function makeManagers(
   ctx: NodeContext,
   cluster: ClusterNode | undefined,
-  client: CriClient,
+  client: CriRuntime,
   containerManager: ContainerManager,
   nodeEvent: NodeEventRecorder,
 ): NodeManagers {

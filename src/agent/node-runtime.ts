@@ -1,6 +1,6 @@
 // The runtime phase: the container runtime (found, or a containerd started under the root dir, released
 // on stop), the CRI client, the runtime's name, and the PLEG over them, its relists measured.
-import { CriClient, resolveRuntime, type ResolvedRuntime } from "../cri";
+import { CriClient, resolveRuntime, type CriRuntime, type ResolvedRuntime } from "../cri";
 import { Pleg } from "../pleg";
 import type { AgentMetrics } from "../server";
 import type { Logger } from "../util";
@@ -16,7 +16,7 @@ const RUNTIME_NAME_DEADLINE_MS = 5_000;
  * starts anyway, as it always has with a runtime that is down (its health checks and GET /node say
  * so until the runtime answers), and says "containerd" meanwhile, with a warning.
  */
-async function askRuntimeName(client: CriClient, log: Logger): Promise<string> {
+async function askRuntimeName(client: CriRuntime, log: Logger): Promise<string> {
   try {
     return (await client.version(RUNTIME_NAME_DEADLINE_MS)).runtimeName || "containerd";
   } catch (err) {
@@ -27,7 +27,7 @@ async function askRuntimeName(client: CriClient, log: Logger): Promise<string> {
 
 export interface NodeRuntime {
   runtime: ResolvedRuntime;
-  client: CriClient;
+  client: CriRuntime;
   runtimeName: string;
   pleg: Pleg;
 }
@@ -41,7 +41,7 @@ export async function startRuntime(ctx: NodeContext, metrics: AgentMetrics): Pro
     log,
   });
   ctx.started.add("the runtime", () => runtime.release());
-  const client = new CriClient(runtime.endpoint, { timeoutMs: config.runtime.requestTimeoutMs });
+  const client = deps.criClient ? deps.criClient(runtime.endpoint) : new CriClient(runtime.endpoint, { timeoutMs: config.runtime.requestTimeoutMs });
   ctx.started.add("the CRI client", () => client.close());
   const runtimeName = await askRuntimeName(client, log);
 

@@ -3,7 +3,7 @@
 import type { NodeAddress } from "kubernetes-types/core/v1";
 import type { ClusterNode } from "../cluster";
 import { startServingCertificateRotation, storedServingCertificate } from "../certificate";
-import type { CriClient } from "../cri";
+import type { CriRuntime } from "../cri";
 import type { EventRing } from "../events";
 import type { PushSource } from "../config";
 import {
@@ -86,7 +86,7 @@ function apiSecurity(
 export interface ServerInputs {
   agent: Agent;
   cluster: ClusterNode | undefined;
-  client: CriClient;
+  client: CriRuntime;
   push: PushSource;
   stats: () => Promise<SummaryProvider>;
   metrics: AgentMetrics;

@@ -3,6 +3,7 @@
 // when the host has none. Everything above it talks to the runtime through what is exported here.
 export { CriClient, socketPath, type ContainerEventStream, type CriClientOptions } from "./client";
 export * from "./errors";
+export type { CriRuntime } from "./runtime-service";
 export * as labels from "./labels";
 export { ManagedContainerd, findContainerd, type ManagedContainerdOptions } from "./managed";
 export { resolveRuntime, STANDARD_ENDPOINTS, type ResolvedRuntime } from "./runtime";
