@@ -109,6 +109,7 @@ export function makeAgent(ctx: NodeContext, i: AgentInputs): Agent {
         labels: config.node.labels,
         taints: config.node.taints,
         runtime: client,
+        ...(deps.hostFacts ? { host: deps.hostFacts } : {}),
         maxPods: config.node.maxPods,
         reserved: config.node.reserved,
         now: clock.now(),

@@ -13,7 +13,7 @@ import type { Agent } from "./agent";
 import type { AgentConfig } from "./agent-config";
 import type { ClusterNode } from "../cluster";
 import type { VolumePlugin } from "../volume";
-import type { HostNetwork } from "../nodestatus";
+import type { HostFacts, HostNetwork } from "../nodestatus";
 import type { ObjectSource, ServiceLister } from "../objects";
 
 /**
@@ -44,6 +44,8 @@ export interface NodeDeps {
   volumes?: VolumeWiring;
   /** Where the node's addresses are looked up (src/server/node-address.ts); a fake in tests. */
   hostNetwork?: HostNetwork;
+  /** The machine the Node reports (cpus, memory, ids, kernel): read from this host by default; a hollow node's own. */
+  hostFacts?: HostFacts;
   /** Every cgroup write (src/cm); /sys/fs/cgroup by default, a fake in tests. */
   cgroups?: CgroupManager;
   /** Whether systemd is the init system (the systemd cgroup driver needs it); /run/systemd/system by default. */

@@ -41,7 +41,7 @@ export function startContainerManager(
   events: NodeEventRecorder,
   clock: Clock,
 ): ContainerManager {
-  const host = readHostFacts(config.rootDir);
+  const host = deps.hostFacts ?? readHostFacts(config.rootDir);
   const cm = new ContainerManager({
     cgroupRoot: config.pods.cgroupRoot,
     cgroupsPerQOS: config.cgroups.perQOS,

@@ -17,6 +17,7 @@ export {
   type CgroupName,
 } from "./cgroup-name";
 export { CGROUP_MOUNT, FsCgroupManager, isUnified, removeCgroupTree, type CgroupManager } from "./cgroup-manager";
+export { MemoryCgroupManager } from "./memory-cgroup-manager";
 export {
   MAX_SHARES,
   MIN_SHARES,
