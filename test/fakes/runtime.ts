@@ -1,55 +1,27 @@
-// FakeRuntime: an in-memory CRI runtime for unit tests of the PLEG and the agent. It keeps sandboxes,
-// containers and images, answers the list, status and sync calls as containerd does (the labels and
-// annotations a config carries come back from the list and status calls, so a relist sees what the
-// agent created), and offers a controllable GetContainerEvents stream. A test can inject failures per
-// method, hold a method's calls open, and make a container exit as soon as it starts.
-import { createHash } from "node:crypto";
-import { grpcStatusError } from "./grpc";
+// FakeRuntime: the in-memory CRI runtime (src/cri MemoryRuntime, which answers as containerd does)
+// with the hooks unit tests of the PLEG and the agent need: every call recorded, failures injected per
+// method, a method's calls held open, objects added and changed by hand (a sandbox, a container that
+// exits or never started), events sent by hand, and a GetContainerEvents that can fail. Where a test
+// wants a runtime to act otherwise than containerd, the difference is here, not in MemoryRuntime:
+// StopContainer kills with 137 (a process that ignores SIGTERM) after `stopTakesMs`, a created
+// container too; `exitOnStart` exits a container by name as it starts; ExecSync answers `execResult`;
+// IDs are readable (`sb-<pod>-<n>`, `c-<name>-<n>`); Status can say the network is not ready.
+import { MemoryRuntime } from "../../src/cri/memory-runtime";
+import { type ExitPlan, KILLED_EXIT_CODE } from "../../src/cri/memory-behaviour";
+import type { MemoryContainer, MemorySandbox } from "../../src/cri/memory-records";
 import type { ContainerEventStream } from "../../src/cri/client";
 import type { Container, ContainerConfigInput, ContainerEvent, ContainerEventType, ContainerFilterInput, ContainerState } from "../../src/cri/types";
-import type { ContainerStatus, ExecSyncResponse, Image, ImageSpecInput, ImageStatusResponse } from "../../src/cri/types";
-import type { LinuxContainerResourcesInput, PodSandbox, PodSandboxConfigInput, PodSandboxFilterInput, PodSandboxState } from "../../src/cri/types";
+import type { AuthConfigInput, ContainerStatus, ExecSyncResponse, Image, ImageSpecInput, ImageStatusResponse } from "../../src/cri/types";
+import type { LinuxContainerResourcesInput, PodSandbox, PodSandboxConfigInput, PodSandboxFilterInput } from "../../src/cri/types";
 import type { PodSandboxStatus, StatusResponse } from "../../src/cri/types";
 import { containerLabels, sandboxLabels } from "../../src/cri/labels";
-import type { Clock } from "../../src/util/clock";
+import type { Clock, Timer } from "../../src/util/clock";
 import { FakeEventStream } from "./event-stream";
 
 export { FakeEventStream };
 
-interface FakeSandbox {
-  id: string;
-  uid: string;
-  name: string;
-  namespace: string;
-  attempt: number;
-  state: PodSandboxState;
-  createdAt: number;
-  ip: string;
-  /** The sandbox's network namespace mode; undefined for sandboxes a test added by hand. */
-  network?: "POD" | "NODE";
-  labels: Record<string, string>;
-  annotations: Record<string, string>;
-}
-interface FakeContainer {
-  id: string;
-  sandboxId: string;
-  name: string;
-  attempt: number;
-  state: ContainerState;
-  createdAt: number;
-  startedAt: number;
-  finishedAt: number;
-  exitCode: number;
-  reason: string;
-  message?: string;
-  labels: Record<string, string>;
-  annotations: Record<string, string>;
-  /** The container's cgroup values: the config's, then UpdateContainerResources'. */
-  resources?: LinuxContainerResourcesInput;
-  /** The image as the config named it (the agent passes the pulled image's id). */
-  image: string;
-  command: string[];
-}
+/** A container as the fake keeps it: the runtime's record and the command it was created with. */
+export type FakeContainer = MemoryContainer & { command: string[] };
 
 type ReadMethod = "listPodSandbox" | "listContainers" | "podSandboxStatus" | "containerStatus";
 /** The RuntimeService and ImageService calls the agent's PodSyncer makes (SyncRuntime). */
@@ -67,14 +39,26 @@ type SyncMethod =
   | "imageStatus";
 export type FakeRuntimeMethod = ReadMethod | SyncMethod;
 
-/** containerd's exit code for a container stopped by its kill signal after the grace period (128 + SIGKILL). */
-const KILLED_EXIT_CODE = 137;
+/**
+ * Time for a fake without a clock: every reading is a second after the previous, so each timestamp
+ * is a step of its own and "newest first" is the order of creation.
+ */
+class SteppingClock implements Clock {
+  private t = 1_000_000_000;
+  now(): number {
+    return (this.t += 1000);
+  }
+  setTimer(ms: number, fn: () => void): Timer {
+    const t = setTimeout(fn, ms);
+    return { cancel: () => clearTimeout(t) };
+  }
+  sleep(ms: number): Promise<void> {
+    return new Promise((r) => setTimeout(r, ms));
+  }
+}
 
-export class FakeRuntime {
-  sandboxes = new Map<string, FakeSandbox>();
-  containers = new Map<string, FakeContainer>();
-  /** Images by name (what a pod spec says). */
-  images = new Map<string, Image>();
+export class FakeRuntime extends MemoryRuntime {
+  declare readonly containers: Map<string, FakeContainer>;
   calls: { method: string; arg?: unknown }[] = [];
   /** Errors to throw from the next calls of a method, consumed in order. */
   failNext = new Map<FakeRuntimeMethod, Error[]>();
@@ -89,6 +73,7 @@ export class FakeRuntime {
   execResult: { exitCode: number; stdout: string; stderr: string } = { exitCode: 0, stdout: "", stderr: "" };
   /** What GetContainerEvents does when opened: stream, or fail with a gRPC code. */
   eventsBehaviour: "stream" | { code: number; details: string } = "stream";
+  /** Every event stream opened, in order (failed and closed ones too). */
   openStreams: FakeEventStream[] = [];
   /** The log path ContainerStatus reports per container ID ("" when not set). */
   logPaths = new Map<string, string>();
@@ -96,30 +81,45 @@ export class FakeRuntime {
   networkNotReady: { reason: string; message: string } | undefined;
   private holds = new Map<FakeRuntimeMethod, Promise<void>>();
   private seq = 0;
-  private t = 1_000_000_000;
-  private lastCreatedNs = 0;
+  private readonly hasClock: boolean;
 
   /**
    * With a clock, start and finish times are the clock's (the crash-loop backoff is measured from a
    * container's finishedAt); without one, every timestamp is a step of a counter of its own.
    */
-  constructor(private readonly clock?: Clock) {}
+  constructor(clock?: Clock) {
+    super({ clock: clock ?? new SteppingClock(), imageSizeBytes: 1000 });
+    this.hasClock = clock !== undefined;
+  }
 
-  private tick(): number {
-    return (this.t += 1000) * 1e6;
+  protected override newId(kind: "sandbox" | "container", name: string): string {
+    return `${kind === "sandbox" ? "sb" : "c"}-${name}-${++this.seq}`;
   }
-  /** A creation time: strictly increasing, so that "newest first" never sees a tie. */
-  private created(): number {
-    if (!this.clock) return this.tick();
-    return (this.lastCreatedNs = Math.max(this.lastCreatedNs + 1000, this.clock.now() * 1e6));
+  protected override logPathOf(c: MemoryContainer): string {
+    return this.logPaths.get(c.id) ?? "";
   }
-  /** A start or finish time: exactly the clock's time when there is a clock. */
-  private nowNs(): number {
-    return this.clock ? this.clock.now() * 1e6 : this.tick();
+  protected override exitPlan(c: MemoryContainer, sb: MemorySandbox | undefined): ExitPlan | undefined {
+    const code = this.exitOnStart.get(c.name);
+    return code !== undefined ? { afterMs: 0, exitCode: code } : super.exitPlan(c, sb);
   }
+  protected override stopPlan(c: MemoryContainer): ExitPlan | undefined {
+    if (c.state !== "CONTAINER_RUNNING" && c.state !== "CONTAINER_CREATED") return undefined;
+    return { afterMs: 0, exitCode: KILLED_EXIT_CODE };
+  }
+  /** The runtime's exits go through exit(), which a test may wrap to see when each container ends. */
+  protected override exitNow(c: MemoryContainer, exitCode: number, reason?: string): void {
+    this.exit(c.id, exitCode, reason);
+    this.emit(c.id, this.sandboxes.get(c.sandboxId), "CONTAINER_STOPPED_EVENT");
+  }
+  protected override execAnswer(): ExecSyncResponse {
+    const r = this.execResult;
+    return { exitCode: r.exitCode, stdout: Buffer.from(r.stdout), stderr: Buffer.from(r.stderr) };
+  }
+
+  // ---- objects added and changed by hand
 
   addSandbox(pod: { uid: string; name: string; namespace?: string }, ready = true): string {
-    const id = `sb-${pod.name}-${++this.seq}`;
+    const id = this.newId("sandbox", pod.name);
     const namespace = pod.namespace ?? "default";
     this.sandboxes.set(id, {
       id,
@@ -128,7 +128,7 @@ export class FakeRuntime {
       namespace,
       attempt: 0,
       state: ready ? "SANDBOX_READY" : "SANDBOX_NOTREADY",
-      createdAt: this.created(),
+      createdAt: this.createdNs(),
       ip: `10.88.0.${this.seq}`,
       labels: sandboxLabels({ uid: pod.uid, name: pod.name, namespace }),
       annotations: {},
@@ -137,8 +137,8 @@ export class FakeRuntime {
   }
   addContainer(sandboxId: string, name: string, state: ContainerState = "CONTAINER_RUNNING"): string {
     const sb = this.sandboxes.get(sandboxId)!;
-    const id = `c-${name}-${++this.seq}`;
-    const createdAt = this.created();
+    const id = this.newId("container", name);
+    const createdAt = this.createdNs();
     this.containers.set(id, {
       id,
       sandboxId,
@@ -146,7 +146,7 @@ export class FakeRuntime {
       attempt: 0,
       state,
       createdAt,
-      startedAt: state === "CONTAINER_CREATED" ? 0 : this.clock ? this.nowNs() : createdAt,
+      startedAt: state === "CONTAINER_CREATED" ? 0 : this.hasClock ? this.nowNs() : createdAt,
       finishedAt: 0,
       exitCode: 0,
       reason: "",
@@ -157,19 +157,9 @@ export class FakeRuntime {
     });
     return id;
   }
+  /** The image, as if pulled; the record is the one ImageStatus answers with (a test may change it). */
   addImage(name: string): Image {
-    const image: Image = {
-      id: `sha256:${createHash("sha256").update(name).digest("hex")}`,
-      repoTags: [name],
-      repoDigests: [],
-      size: 1000,
-      uid: null,
-      username: "",
-      spec: null,
-      pinned: false,
-    };
-    this.images.set(name, image);
-    return image;
+    return this.imageStore.add(name);
   }
   exit(id: string, exitCode: number, reason = exitCode === 0 ? "Completed" : "Error"): void {
     const c = this.containers.get(id)!;
@@ -191,8 +181,7 @@ export class FakeRuntime {
     });
   }
   start(id: string): void {
-    const c = this.containers.get(id)!;
-    Object.assign(c, { state: "CONTAINER_RUNNING", startedAt: this.nowNs() });
+    this.markStarted(this.containers.get(id)!);
   }
   stopSandbox(id: string): void {
     this.sandboxes.get(id)!.state = "SANDBOX_NOTREADY";
@@ -225,6 +214,11 @@ export class FakeRuntime {
     const e = errs?.shift();
     if (e) throw e;
   }
+  /** Records a read call and throws an injected failure if any. */
+  private read(method: ReadMethod, arg: unknown): void {
+    this.calls.push({ method, arg });
+    this.maybeFail(method);
+  }
   /** Records a sync call, waits while the method is held, then throws an injected failure if any. */
   private async enter(method: SyncMethod, arg: unknown): Promise<void> {
     this.calls.push({ method, arg });
@@ -233,259 +227,107 @@ export class FakeRuntime {
     this.maybeFail(method);
   }
 
-  // ---- reads (the relist)
+  // ---- the recorded calls: the record and the hooks, then the runtime's answer
 
-  async listPodSandbox(filter?: PodSandboxFilterInput): Promise<PodSandbox[]> {
-    this.calls.push({ method: "listPodSandbox", arg: filter });
-    this.maybeFail("listPodSandbox");
-    return [...this.sandboxes.values()]
-      .map((s) => this.sandboxOut(s))
-      .filter((s) => (!filter?.id || s.id === filter.id) && (!filter?.state || s.state === filter.state.state) && matches(s.labels, filter?.labelSelector));
+  override async listPodSandbox(filter?: PodSandboxFilterInput): Promise<PodSandbox[]> {
+    this.read("listPodSandbox", filter);
+    return super.listPodSandbox(filter);
   }
-  async listContainers(filter?: ContainerFilterInput): Promise<Container[]> {
-    this.calls.push({ method: "listContainers", arg: filter });
-    this.maybeFail("listContainers");
-    return [...this.containers.values()]
-      .filter(
-        (c) =>
-          (!filter?.id || c.id === filter.id) &&
-          (!filter?.podSandboxId || c.sandboxId === filter.podSandboxId) &&
-          (!filter?.state || c.state === filter.state.state) &&
-          matches(c.labels, filter?.labelSelector),
-      )
-      .map(
-        (c) =>
-          ({
-            id: c.id,
-            podSandboxId: c.sandboxId,
-            metadata: { name: c.name, attempt: c.attempt },
-            image: { image: c.image },
-            imageRef: c.image,
-            state: c.state,
-            createdAt: c.createdAt,
-            labels: c.labels,
-            annotations: c.annotations,
-            imageId: c.image,
-          }) as unknown as Container,
-      );
+  override async listContainers(filter?: ContainerFilterInput): Promise<Container[]> {
+    this.read("listContainers", filter);
+    return super.listContainers(filter);
+  }
+  override async podSandboxStatus(id: string) {
+    this.read("podSandboxStatus", id);
+    return super.podSandboxStatus(id);
+  }
+  override async containerStatus(id: string): Promise<ContainerStatus> {
+    this.read("containerStatus", id);
+    return super.containerStatus(id);
   }
   /** CRI Status: the runtime is ready; its network as networkNotReady says. */
-  async status(): Promise<StatusResponse> {
+  override async status(): Promise<StatusResponse> {
+    const s = await super.status();
     const net = this.networkNotReady;
-    return {
-      status: {
-        conditions: [
-          { type: "RuntimeReady", status: true, reason: "", message: "" },
-          { type: "NetworkReady", status: !net, reason: net?.reason ?? "", message: net?.message ?? "" },
-        ],
-      },
-      info: {},
-      runtimeHandlers: [],
-      features: null,
-    };
+    if (net) s.status!.conditions[1] = { type: "NetworkReady", status: false, reason: net.reason, message: net.message };
+    return s;
   }
-  async podSandboxStatus(
-    id: string,
-  ): Promise<{ status: PodSandboxStatus; info: Record<string, string>; containersStatuses: ContainerStatus[]; timestamp: number }> {
-    this.calls.push({ method: "podSandboxStatus", arg: id });
-    this.maybeFail("podSandboxStatus");
-    const s = this.sandboxes.get(id);
-    if (!s) throw grpcStatusError("PodSandboxStatus", 5, `an error occurred when try to find sandbox ${id}: not found`);
-    return { status: this.sandboxStatusOut(s), info: {}, containersStatuses: [], timestamp: 0 };
-  }
-  async containerStatus(id: string): Promise<ContainerStatus> {
-    this.calls.push({ method: "containerStatus", arg: id });
-    this.maybeFail("containerStatus");
-    const c = this.containers.get(id);
-    if (!c) throw grpcStatusError("ContainerStatus", 5, `an error occurred when try to find container ${id}: not found`);
-    return this.containerStatusOut(c);
-  }
-
-  // ---- the sync calls (PodSyncer), with containerd's answers to the awkward cases
-
-  async runPodSandbox(config: PodSandboxConfigInput, _runtimeHandler = ""): Promise<string> {
+  override async runPodSandbox(config: PodSandboxConfigInput, runtimeHandler = ""): Promise<string> {
     await this.enter("runPodSandbox", config);
-    const md = config.metadata!;
-    const id = `sb-${md.name}-${++this.seq}`;
-    const network = config.linux?.securityContext?.namespaceOptions?.network === "NODE" ? "NODE" : "POD";
-    this.sandboxes.set(id, {
-      id,
-      uid: md.uid ?? "",
-      name: md.name ?? "",
-      namespace: md.namespace ?? "",
-      attempt: md.attempt ?? 0,
-      state: "SANDBOX_READY",
-      createdAt: this.created(),
-      ip: network === "NODE" ? "" : `10.88.0.${this.seq}`,
-      network,
-      labels: { ...config.labels },
-      annotations: { ...config.annotations },
-    });
-    return id;
+    return super.runPodSandbox(config, runtimeHandler);
   }
-  /** Stops the sandbox and every container in it; idempotent, as the CRI asks. */
-  async stopPodSandbox(id: string): Promise<void> {
+  /** Stops the sandbox and every container in it; an unknown ID is fine here (containerd says NotFound). */
+  override async stopPodSandbox(id: string): Promise<void> {
     await this.enter("stopPodSandbox", id);
-    const s = this.sandboxes.get(id);
-    if (!s) return;
-    for (const c of this.containers.values()) if (c.sandboxId === id && c.state === "CONTAINER_RUNNING") this.exit(c.id, KILLED_EXIT_CODE);
-    s.state = "SANDBOX_NOTREADY";
+    if (this.sandboxes.has(id)) await super.stopPodSandbox(id);
   }
-  /** Removes the sandbox and its containers; idempotent, as the CRI asks. */
-  async removePodSandbox(id: string): Promise<void> {
+  override async removePodSandbox(id: string): Promise<void> {
     await this.enter("removePodSandbox", id);
-    for (const c of [...this.containers.values()]) if (c.sandboxId === id) this.containers.delete(c.id);
-    this.sandboxes.delete(id);
+    await super.removePodSandbox(id);
   }
-  async createContainer(podSandboxId: string, config: ContainerConfigInput, _sandboxConfig: PodSandboxConfigInput): Promise<string> {
+  override async createContainer(podSandboxId: string, config: ContainerConfigInput, sandboxConfig: PodSandboxConfigInput): Promise<string> {
     await this.enter("createContainer", { podSandboxId, config });
-    const sb = this.sandboxes.get(podSandboxId);
-    if (!sb) throw grpcStatusError("CreateContainer", 5, `failed to find sandbox id ${podSandboxId}: not found`);
-    if (sb.state !== "SANDBOX_READY")
-      throw grpcStatusError("CreateContainer", 2, `failed to create containerd container: sandbox ${podSandboxId} is not running`);
-    const name = config.metadata?.name ?? "";
-    const id = `c-${name}-${++this.seq}`;
-    this.containers.set(id, {
-      id,
-      sandboxId: podSandboxId,
-      name,
-      attempt: config.metadata?.attempt ?? 0,
-      state: "CONTAINER_CREATED",
-      createdAt: this.created(),
-      startedAt: 0,
-      finishedAt: 0,
-      exitCode: 0,
-      reason: "",
-      labels: { ...config.labels },
-      annotations: { ...config.annotations },
-      image: config.image?.image ?? "",
-      command: [...(config.command ?? []), ...(config.args ?? [])],
-      ...(config.linux?.resources ? { resources: { ...config.linux.resources } } : {}),
-    });
+    const id = await super.createContainer(podSandboxId, config, sandboxConfig);
+    this.containers.get(id)!.command = [...(config.command ?? []), ...(config.args ?? [])];
     return id;
   }
-  async startContainer(id: string): Promise<void> {
+  override async startContainer(id: string): Promise<void> {
     await this.enter("startContainer", id);
-    const c = this.containers.get(id);
-    if (!c) throw grpcStatusError("StartContainer", 5, `an error occurred when try to find container ${id}: not found`);
-    if (c.state !== "CONTAINER_CREATED") throw grpcStatusError("StartContainer", 2, `container is in ${c.state} state`);
-    this.start(id);
-    const code = this.exitOnStart.get(c.name);
-    if (code !== undefined) this.exit(id, code);
+    await super.startContainer(id);
   }
-  async stopContainer(id: string, timeoutSeconds: number): Promise<void> {
+  override async stopContainer(id: string, timeoutSeconds: number): Promise<void> {
     await this.enter("stopContainer", { id, timeoutSeconds });
     const takes = this.stopTakesMs?.(timeoutSeconds) ?? 0;
-    if (takes > 0 && this.clock) await new Promise<void>((r) => this.clock!.setTimer(takes, r));
-    const c = this.containers.get(id);
-    if (!c) throw grpcStatusError("StopContainer", 5, `an error occurred when try to find container ${id}: not found`);
-    if (c.state === "CONTAINER_RUNNING" || c.state === "CONTAINER_CREATED") this.exit(id, KILLED_EXIT_CODE);
+    if (takes > 0 && this.hasClock) await this.schedule.wait(takes);
+    await super.stopContainer(id, timeoutSeconds);
   }
-  /** UpdateContainerResources: the values are kept, and ContainerStatus reports them (as containerd 1.7 does). */
-  async updateContainerResources(id: string, linux: LinuxContainerResourcesInput): Promise<void> {
+  override async updateContainerResources(id: string, linux: LinuxContainerResourcesInput): Promise<void> {
     await this.enter("updateContainerResources", { id, linux });
-    const c = this.containers.get(id);
-    if (c?.state !== "CONTAINER_RUNNING") throw grpcStatusError("UpdateContainerResources", c ? 2 : 5, `container ${id} is not running`);
-    c.resources = { ...linux };
+    await super.updateContainerResources(id, linux);
   }
-  /** Idempotent as containerd's; a running container is refused, as containerd does. */
-  async removeContainer(id: string): Promise<void> {
+  override async removeContainer(id: string): Promise<void> {
     await this.enter("removeContainer", id);
-    const c = this.containers.get(id);
-    if (c?.state === "CONTAINER_RUNNING")
-      throw grpcStatusError("RemoveContainer", 2, `failed to set removing state for container ${id}: container is still running, to stop first`);
-    this.containers.delete(id);
+    await super.removeContainer(id);
   }
-  async execSync(containerId: string, cmd: string[], timeoutSeconds: number): Promise<ExecSyncResponse> {
+  override async execSync(containerId: string, cmd: string[], timeoutSeconds: number): Promise<ExecSyncResponse> {
     await this.enter("execSync", { containerId, cmd, timeoutSeconds });
-    if (this.containers.get(containerId)?.state !== "CONTAINER_RUNNING") throw grpcStatusError("ExecSync", 2, `container ${containerId} is not running`);
-    const r = this.execResult;
-    return { exitCode: r.exitCode, stdout: Buffer.from(r.stdout), stderr: Buffer.from(r.stderr) };
+    return super.execSync(containerId, cmd, timeoutSeconds);
   }
-  async pullImage(image: ImageSpecInput, _auth?: unknown, _sandboxConfig?: PodSandboxConfigInput): Promise<string> {
+  override async pullImage(image: ImageSpecInput, auth?: unknown, sandboxConfig?: PodSandboxConfigInput): Promise<string> {
     await this.enter("pullImage", image.image);
-    const name = image.image ?? "";
-    return (this.images.get(name) ?? this.addImage(name)).id;
+    return super.pullImage(image, auth as AuthConfigInput | undefined, sandboxConfig);
   }
-  async imageStatus(image: ImageSpecInput, _verbose = false): Promise<ImageStatusResponse> {
+  override async imageStatus(image: ImageSpecInput, verbose = false): Promise<ImageStatusResponse> {
     await this.enter("imageStatus", image.image);
-    return { image: this.images.get(image.image ?? "") ?? null, info: {} };
+    return super.imageStatus(image, verbose);
   }
 
   // ---- events
 
-  containerEvents(): ContainerEventStream {
+  override containerEvents(): ContainerEventStream {
+    const b = this.eventsBehaviour;
+    if (b === "stream") {
+      const s = super.containerEvents() as FakeEventStream;
+      this.openStreams.push(s);
+      return s;
+    }
     const s = new FakeEventStream();
     this.openStreams.push(s);
-    const b = this.eventsBehaviour;
-    if (b !== "stream") queueMicrotask(() => s.fail(b.code, b.details));
+    queueMicrotask(() => s.fail(b.code, b.details));
     return s;
   }
-  /** Sends an event on every open stream, built from the runtime's current state. */
+  /** Sends an event on every open stream, built from the runtime's current state (the one container's status). */
   emitEvent(containerId: string, type: ContainerEventType, override?: Partial<ContainerEvent>): void {
     const c = this.containers.get(containerId);
     const sb = this.sandboxes.get(c?.sandboxId ?? containerId);
-    const ev: ContainerEvent = {
+    const status: PodSandboxStatus | null = sb ? this.sandboxStatusOf(sb) : null;
+    this.send({
       containerId,
       containerEventType: type,
-      createdAt: this.tick(),
-      podSandboxStatus: sb ? this.sandboxStatusOut(sb) : null,
-      containersStatuses: c ? [this.containerStatusOut(c)] : [],
+      createdAt: this.nowNs(),
+      podSandboxStatus: status,
+      containersStatuses: c ? [this.statusOf(c)] : [],
       ...override,
-    };
-    for (const s of this.openStreams) if (!s.done) s.push(ev);
+    });
   }
-
-  private sandboxOut(s: FakeSandbox): PodSandbox {
-    return {
-      id: s.id,
-      metadata: { name: s.name, uid: s.uid, namespace: s.namespace, attempt: s.attempt },
-      state: s.state,
-      createdAt: s.createdAt,
-      labels: s.labels,
-      annotations: s.annotations,
-      runtimeHandler: "",
-    };
-  }
-  private sandboxStatusOut(s: FakeSandbox): PodSandboxStatus {
-    return {
-      id: s.id,
-      metadata: { name: s.name, uid: s.uid, namespace: s.namespace, attempt: s.attempt },
-      state: s.state,
-      createdAt: s.createdAt,
-      network: { ip: s.ip, additionalIps: [] },
-      linux: s.network ? { namespaces: { options: { network: s.network, pid: "CONTAINER", ipc: "POD", targetId: "", usernsOptions: null } } } : null,
-      labels: s.labels,
-      annotations: s.annotations,
-      runtimeHandler: "",
-    } as PodSandboxStatus;
-  }
-  private containerStatusOut(c: FakeContainer): ContainerStatus {
-    return {
-      id: c.id,
-      metadata: { name: c.name, attempt: c.attempt },
-      state: c.state,
-      createdAt: c.createdAt,
-      startedAt: c.startedAt,
-      finishedAt: c.finishedAt,
-      exitCode: c.exitCode,
-      reason: c.reason,
-      message: c.message ?? "",
-      labels: c.labels,
-      annotations: c.annotations,
-      image: { image: c.image },
-      imageRef: c.image,
-      mounts: [],
-      logPath: this.logPaths.get(c.id) ?? "",
-      resources: c.resources ? { linux: c.resources, windows: null } : null,
-      imageId: c.image,
-      user: null,
-      stopSignal: "",
-    } as unknown as ContainerStatus;
-  }
-}
-
-/** CRI label selectors: every key must be present with that value. */
-function matches(labels: Record<string, string>, selector: Record<string, string> | undefined): boolean {
-  return Object.entries(selector ?? {}).every(([k, v]) => labels[k] === v);
 }
