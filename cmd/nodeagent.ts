@@ -32,6 +32,8 @@ export const root = defineCommand({
 Examples:
   nodeagent agent --pod-manifest-path /etc/kubernetes/manifests
                                        run static pods on this host
+  nodeagent hollow --kubeconfig admin.conf --nodes 1000
+                                       a thousand nodes of a cluster in one process, to test its control plane
   nodeagent pleg watch                 live pod lifecycle events from the runtime
   nodeagent pleg watch -o json | jq .  the same, one JSON object a line
   nodeagent schedule --cluster cluster.yaml pod.yaml --explain
@@ -52,6 +54,7 @@ Examples:
     agent: () => import("./agent").then((m) => m.agentCommand),
     events: withNormalJit(() => import("./events").then((m) => m.eventsCommand)),
     exec: withNormalJit(() => import("./exec").then((m) => m.execCommand)),
+    hollow: () => import("./hollow").then((m) => m.hollowCommand),
     logs: withNormalJit(() => import("./logs").then((m) => m.logsCommand)),
     pleg: withNormalJit(() => import("./pleg").then((m) => m.plegCommand)),
     probe: withNormalJit(() => import("./probe").then((m) => m.probeCommand)),
