@@ -2,7 +2,8 @@
 // node with three Running pods and a Succeeded one, as the kubelet would be — its Lease renewed every
 // 10 s, its Node read from the watch cache (the kubelet's nodeLister) rather than GET, its status sent
 // only when it changed or every nodeStatusReportFrequency, no pod status written that did not change,
-// and nothing written for a pod after the node deleted it (no 404).
+// and nothing written for a pod after the node deleted it (no 404). Measured before the fixes, the same
+// minute was 6 Lease PUTs, 6 GETs of the Node and 24 pod status PATCHes (every pod, every 10 s).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { inProcessNode, tally, type InProcessNode } from "./node-in-process";
 
@@ -29,8 +30,11 @@ afterAll(async () => {
 test("one minute at rest: six Lease renewals and nothing else", async () => {
   expect(["r1", "r2", "r3", "done"].map((n) => node.storedPod(n)?.status?.phase)).toEqual(["Running", "Running", "Running", "Succeeded"]);
   const from = node.api.requests.length;
+  const counted = node.cluster.client.requests.total();
   await node.run(60);
   const counts = tally(node.api.requests.slice(from));
+  // nodeagent_api_requests_total's source saw what the server saw.
+  expect(node.cluster.client.requests.total() - counted).toBe(node.api.requests.length - from);
   console.log("one minute at rest:", JSON.stringify(counts));
   expect(counts["update leases"]).toBeGreaterThanOrEqual(5);
   expect(counts["update leases"]).toBeLessThanOrEqual(6);
