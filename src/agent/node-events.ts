@@ -24,6 +24,8 @@ export async function startEvents(ctx: NodeContext, cluster: ClusterNode | undef
   const { clock, log, nodeName } = ctx;
   const metrics = new AgentMetrics();
   metrics.setNodeName(nodeName);
+  // Every request of the cluster client (the node's status, Lease, pods, events, objects, reviews).
+  if (cluster) metrics.countApiRequests(cluster.client.requests);
   const broadcaster = new EventBroadcaster({ clock, log, onDrop: (sink, reason) => metrics.incEventDropped(sink, reason) });
   const eventRing = new EventRing();
   metrics.setRuntimeSampler(() => ({ timers: RealClock.liveTimers(), eventRingEvents: eventRing.count, eventWatchers: eventRing.subscribers }));

@@ -76,6 +76,8 @@ export class ClusterNode {
       buildNode: this.o.buildNode,
       health: this.o.health,
       updateFrequencyMs: this.o.nodeStatusUpdateFrequencyMs,
+      // The kubelet's nodeLister: the status update reads the Node from this watch, not with a GET.
+      nodeLister: () => this.apiNode(),
       clock: this.o.clock,
       log: this.o.log,
     });

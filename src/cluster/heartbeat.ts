@@ -18,7 +18,7 @@ export interface NodeHeartbeat {
 
 export function startNodeHeartbeat(o: NodeHeartbeatOptions): NodeHeartbeat {
   const status = new NodeStatusReporter(o);
-  const lease = new NodeLease({ client: o.client, nodeName: o.nodeName, clock: o.clock, log: o.log, nodeUid: () => status.knownNodeUid() });
+  const lease = new NodeLease({ client: o.client, nodeName: o.nodeName, clock: o.clock, log: o.log, random: o.random, nodeUid: () => status.knownNodeUid() });
   status.start();
   lease.start();
   return {

@@ -1,6 +1,7 @@
 // NodeLease: the node's heartbeat in kube-node-lease/<nodeName>, as client-go's lease controller
 // (k8s.io/component-helpers/apimachinery/lease/controller.go) runs it for the kubelet
-// (pkg/kubelet/nodelease): every renewInterval (0.25 × 40 s) PUT the lease with a new renewTime, using the
+// (pkg/kubelet/nodelease): every renewInterval (0.25 × 40 s, plus a jitter of up to 4 %, counted from the
+// end of the last renewal as wait.JitterUntil's sliding period) PUT the lease with a new renewTime, using the
 // lease it last wrote; when that fails, GET it (creating it when missing) with backoff 200 ms doubling to
 // 7 s until the API answers, then retry the update up to 5 times, re-reading after a conflict. The
 // node-lifecycle controller marks the node unknown 40 s after the last renewTime.
@@ -20,6 +21,8 @@ export const NODE_LEASE_RENEW_FRACTION = 0.25;
 const MAX_UPDATE_RETRIES = 5;
 const ENSURE_BACKOFF_FIRST_MS = 200;
 const ENSURE_BACKOFF_MAX_MS = 7_000;
+/** The lease controller's JitterUntil jitter factor: each period is up to 4 % longer, so nodes drift apart. */
+const RENEW_JITTER = 0.04;
 
 export interface NodeLeaseOptions {
   client: KubeClient;
@@ -31,6 +34,8 @@ export interface NodeLeaseOptions {
   durationSeconds?: number;
   /** Default: durationSeconds × 0.25. */
   renewIntervalMs?: number;
+  /** [0, 1) for the period's jitter (Math.random). */
+  random?: () => number;
 }
 
 export class NodeLease extends ClockTask {
@@ -58,8 +63,9 @@ export class NodeLease extends ClockTask {
 
   protected async run(): Promise<void> {
     // wait.Until: sync, then the interval counted from the end of that sync.
+    const random = this.o.random ?? Math.random;
     do await this.sync();
-    while (await this.loop.sleep(this.renewIntervalMs));
+    while (await this.loop.sleep(this.renewIntervalMs * (1 + RENEW_JITTER * random())));
   }
 
   private async sync(): Promise<void> {

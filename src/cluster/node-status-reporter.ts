@@ -1,8 +1,11 @@
 // NodeStatusReporter: registers the agent's Node and keeps its status current, as the kubelet's
 // syncNodeStatus does (k/k pkg/kubelet/kubelet_node_status.go): register until it works (create; on
 // AlreadyExists adopt and reconcile the existing Node), then every nodeStatusUpdateFrequency compute the
-// status over a fresh GET of the Node and PATCH nodes/<name>/status when it changed, or when
-// nodeStatusReportFrequency has passed since the last report (then only the heartbeat times move).
+// status over the Node as the node's watch has it (the kubelet's nodeLister: no GET at rest; a retry
+// GETs it from the API) and PATCH nodes/<name>/status when it changed, or when nodeStatusReportFrequency
+// has passed since the last report (then only the heartbeat times move). As the kubelet's
+// isUpdateStatusPeriodExpired, the period after a change (or the first report) is moved by a random
+// delay of up to ±half of it, so that nodes that changed together do not report together after.
 import { PatchStrategy, setHeaderOptions, type V1Node } from "@kubernetes/client-node";
 import type { Node } from "kubernetes-types/core/v1";
 import { apiErrorMessage, isConflict, isNotFound, type KubeClient } from "../kube";
@@ -31,12 +34,21 @@ export interface NodeStatusReporterOptions {
   log: Logger;
   updateFrequencyMs?: number;
   reportFrequencyMs?: number;
+  /**
+   * The Node as the node's own watch last saw it (the kubelet's nodeLister), read by the first attempt
+   * of each update instead of a GET; undefined (nothing listed yet) falls back to the GET.
+   */
+  nodeLister?: () => Node | undefined;
+  /** [0, 1) for the report period's random delay (Math.random). */
+  random?: () => number;
 }
 
 export class NodeStatusReporter extends ClockTask {
   private readonly updateFrequencyMs: number;
   private readonly reportFrequencyMs: number;
   private lastReportAt = -Infinity;
+  /** delayAfterNodeStatusChange: added to the report period after a change or the first report. */
+  private reportDelayMs = 0;
   private resolveUid!: (uid: string) => void;
   private readonly uid: Promise<string>;
   private uidValue?: string;
@@ -125,7 +137,7 @@ export class NodeStatusReporter extends ClockTask {
   private async updateNodeStatus(): Promise<void> {
     for (let attempt = 1; attempt <= NODE_STATUS_UPDATE_RETRY && !this.loop.stopped; attempt++) {
       try {
-        await this.tryUpdateNodeStatus();
+        await this.tryUpdateNodeStatus(attempt);
         this.lastError = undefined;
         return;
       } catch (err) {
@@ -139,13 +151,18 @@ export class NodeStatusReporter extends ClockTask {
     this.o.log.error("unable to update node status: update node status exceeds retry count", { node: this.o.nodeName });
   }
 
-  private async tryUpdateNodeStatus(): Promise<void> {
+  private async tryUpdateNodeStatus(attempt: number): Promise<void> {
     const { client, nodeName } = this.o;
-    const api = toWire<Node>(await client.core.readNode({ name: nodeName }, withTimeout()), "V1Node");
+    const cached = attempt === 1 ? this.o.nodeLister?.() : undefined;
+    const api = cached ? structuredClone(cached) : toWire<Node>(await client.core.readNode({ name: nodeName }, withTimeout()), "V1Node");
     const next = await this.currentNode(api);
     const now = this.o.clock.now();
     // With the Lease carrying liveness, an unchanged status is reported only every reportFrequency.
-    if (now < this.lastReportAt + this.reportFrequencyMs && !nodeStatusChanged(api.status, next.status)) return;
+    const changed = nodeStatusChanged(api.status, next.status);
+    if (!changed && now < this.lastReportAt + this.reportFrequencyMs + this.reportDelayMs) return;
+    // calculateDelay: a random delay after a change or the first report, none after a periodic one.
+    const first = this.lastReportAt === -Infinity;
+    this.reportDelayMs = changed || first ? this.reportFrequencyMs * (-0.5 + (this.o.random ?? Math.random)()) : 0;
     await this.patchStatus(api, next);
     this.lastReportAt = now;
   }

@@ -7,6 +7,7 @@
 import * as k8s from "@kubernetes/client-node";
 import type { HttpLibrary, RequestContext } from "@kubernetes/client-node";
 import { errorMessage } from "../util";
+import { ApiRequestCounts, countedFetch } from "./request-counts";
 import pkg from "../../package.json" with { type: "json" };
 
 export interface KubeClientOptions {
@@ -14,12 +15,16 @@ export interface KubeClientOptions {
   context?: string;
   /** User-Agent sent with every call, e.g. "nodeagent/0.1.0 (agent)". */
   userAgent?: string;
+  /** Where the client counts its requests (shared with other clients); a new ApiRequestCounts of its own by default. */
+  requests?: ApiRequestCounts;
 }
 
 export interface KubeClient {
   readonly config: k8s.KubeConfig;
   /** The API server's URL, for messages. */
   readonly server: string;
+  /** Every request this client sent, by verb, resource and answer (nodeagent_api_requests_total). */
+  readonly requests: ApiRequestCounts;
   readonly core: k8s.CoreV1Api;
   readonly coordination: k8s.CoordinationV1Api;
   readonly events: k8s.EventsV1Api;
@@ -75,10 +80,13 @@ export async function kubeClientFromConfig(kc: k8s.KubeConfig, opts: KubeClientO
     throw new Error(`${origin}: cluster ${cluster.name} has server ${JSON.stringify(cluster.server)}, want an http(s) URL`);
   const tls = await bunTls(kc);
   const userAgent = opts.userAgent ?? `nodeagent/${pkg.version}`;
+  // The one place every request goes through, counted.
+  const requests = opts.requests ?? new ApiRequestCounts();
+  const send = countedFetch(requests);
   const configuration = k8s.createConfiguration({
     baseServer: new k8s.ServerConfiguration(cluster.server.replace(/\/+$/, ""), {}),
     authMethods: { default: kc },
-    httpApi: new BunFetchHttpLibrary(tls, userAgent, cluster.proxyUrl),
+    httpApi: new BunFetchHttpLibrary(tls, userAgent, cluster.proxyUrl, send),
   });
   const server = cluster.server.replace(/\/+$/, "");
   const sendJson = async <T>(method: "GET" | "POST", path: string, query: Record<string, string | undefined>, body?: unknown): Promise<T> => {
@@ -93,7 +101,7 @@ export async function kubeClientFromConfig(kc: k8s.KubeConfig, opts: KubeClientO
       ...(body !== undefined ? { "Content-Type": "application/json" } : {}),
     };
     const init: BunRequestInit = { method, headers, tls, proxy: cluster.proxyUrl, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) };
-    const resp = await fetchRetryingAfter(url, init);
+    const resp = await fetchRetryingAfter(url, init, undefined, send);
     const text = await resp.text();
     if (resp.status < 200 || resp.status > 299) {
       const h: Record<string, string> = {};
@@ -111,10 +119,11 @@ export async function kubeClientFromConfig(kc: k8s.KubeConfig, opts: KubeClientO
     reloadCredentials: async () => void Object.assign(tls, await bunTls(kc)),
     config: kc,
     server: cluster.server,
+    requests,
     core: new k8s.CoreV1Api(configuration),
     coordination: new k8s.CoordinationV1Api(configuration),
     events: new k8s.EventsV1Api(configuration),
-    watch: new BunWatch(kc, tls, userAgent, cluster.proxyUrl),
+    watch: new BunWatch(kc, tls, userAgent, cluster.proxyUrl, send),
   };
 }
 
@@ -152,9 +161,10 @@ export async function fetchRetryingAfter(
   url: string | URL,
   init: BunRequestInit,
   sleep: (ms: number, signal?: AbortSignal) => Promise<void> = abortableSleep,
+  send: (url: string | URL, init: BunRequestInit) => Promise<Response> = fetch,
 ): Promise<Response> {
   for (let attempt = 0; ; attempt++) {
-    const resp = await fetch(url, init);
+    const resp = await send(url, init);
     const wait = attempt < MAX_RETRY_AFTER_RETRIES ? retryAfterSeconds(resp.status, resp.headers.get("Retry-After")) : undefined;
     if (wait === undefined) return resp;
     await resp.arrayBuffer().catch(() => undefined);
@@ -183,6 +193,7 @@ class BunFetchHttpLibrary implements HttpLibrary {
     private readonly tls: BunTls,
     private readonly userAgent: string,
     private readonly proxy: string | undefined,
+    private readonly fetch: (url: string | URL, init: BunRequestInit) => Promise<Response>,
   ) {}
 
   send(request: RequestContext): k8s.Observable<k8s.ResponseContext> {
@@ -195,7 +206,7 @@ class BunFetchHttpLibrary implements HttpLibrary {
       tls: this.tls,
       proxy: this.proxy,
     };
-    const response = fetchRetryingAfter(request.getUrl(), init).then((resp) => {
+    const response = fetchRetryingAfter(request.getUrl(), init, undefined, this.fetch).then((resp) => {
       const h: Record<string, string> = {};
       resp.headers.forEach((value, name) => (h[name] = value));
       return new k8s.ResponseContext(resp.status, h, {
@@ -223,6 +234,7 @@ class BunWatch extends k8s.Watch {
     private readonly tls: BunTls,
     private readonly userAgent: string,
     private readonly proxy: string | undefined,
+    private readonly send: (url: string | URL, init: BunRequestInit) => Promise<Response>,
   ) {
     super(config);
   }
@@ -272,7 +284,7 @@ class BunWatch extends k8s.Watch {
     void (async () => {
       try {
         armSilence();
-        const resp = await fetch(url, init);
+        const resp = await this.send(url, init);
         if (resp.status !== 200) {
           const body = await resp.text().catch(() => "");
           let message = resp.statusText || `HTTP ${resp.status}`;

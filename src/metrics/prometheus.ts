@@ -185,6 +185,34 @@ export class Histogram<L extends string = never> extends Metric<L, HistogramSeri
   }
 }
 
+/**
+ * A counter whose series are kept elsewhere and read when the registry renders: `collect` gives every
+ * series' labels and value (e.g. the requests each API client counted). Series with equal labels are
+ * summed, so several sources can feed one metric.
+ */
+export class CollectedCounter<L extends string = never> {
+  readonly type = "counter";
+  readonly name: string;
+  readonly help: string;
+
+  constructor(private readonly o: MetricOptions<L> & { collect: () => Iterable<{ labels: Labels<L>; value: number }> }) {
+    this.name = o.name;
+    this.help = o.help;
+    for (const r of o.registers ?? []) r.register(this);
+  }
+
+  lines(): string[] {
+    const sums = new Map<string, { labels: Labels<L>; value: number }>();
+    for (const { labels, value } of this.o.collect()) {
+      const key = JSON.stringify((this.o.labelNames ?? []).map((n) => labels[n] ?? null));
+      const s = sums.get(key);
+      if (s) s.value += value;
+      else sums.set(key, { labels, value });
+    }
+    return [...sums.values()].map((s) => line(this.name, formatLabels(s.labels), s.value));
+  }
+}
+
 type AnyMetric = Pick<Metric<string, { labels: Labels<string> }>, "name" | "help" | "type" | "lines">;
 
 export class Registry {

@@ -22,5 +22,13 @@ export {
   type AgentServerOptions,
   type ServerLog,
 } from "./server";
-export { AgentMetrics, runtimeCounts, CONTAINER_STATES, DEFAULT_BUCKETS, POD_STARTUP_BUCKETS, type ContainerStateLabel } from "./metrics";
+export {
+  AgentMetrics,
+  runtimeCounts,
+  type ApiRequestSource,
+  CONTAINER_STATES,
+  DEFAULT_BUCKETS,
+  POD_STARTUP_BUCKETS,
+  type ContainerStateLabel,
+} from "./metrics";
 export { resolvePushToken, resolveServer, resolveTls, SERVER_SETTINGS, type ServerSettings } from "./settings";

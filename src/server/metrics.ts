@@ -7,7 +7,7 @@
 // Each AgentMetrics owns its own Registry (prometheus.ts, the text format without prom-client): two
 // agents in one process (tests) must not share or collide on series.
 import { heapStats } from "bun:jsc";
-import { Counter, Gauge, Histogram, Registry } from "../metrics";
+import { CollectedCounter, Counter, Gauge, Histogram, Registry } from "../metrics";
 import type { PodStatusReader } from "../pleg";
 
 /** component-base metrics.DefBuckets (= Prometheus DefBuckets), used by the kubelet's PLEG histograms. */
@@ -20,8 +20,14 @@ export const POD_STARTUP_BUCKETS = [0.5, 1, 2, 3, 4, 5, 6, 8, 10, 20, 30, 45, 60
 export const CONTAINER_STATES = ["created", "running", "exited", "unknown"] as const;
 export type ContainerStateLabel = (typeof CONTAINER_STATES)[number];
 
+/** The requests an API client counted (src/kube's ApiRequestCounts), as this module reads them. */
+export interface ApiRequestSource {
+  snapshot(): Iterable<{ verb: string; resource: string; code: string; count: number }>;
+}
+
 export class AgentMetrics {
   readonly registry = new Registry();
+  private readonly apiRequestSources: ApiRequestSource[] = [];
 
   private readonly nodeName = new Gauge({
     name: "kubelet_node_name",
@@ -140,6 +146,15 @@ export class AgentMetrics {
     help: "Open watches of GET /events.",
     registers: [this.registry],
   });
+  // The node's own calls of the API server, counted by its clients and read at each scrape.
+  private readonly apiRequests = new CollectedCounter({
+    name: "nodeagent_api_requests_total",
+    help: 'Requests the node sent to the API server, by verb (get, list, watch, create, update, patch, delete), resource (with its subresource: pods/status, leases, …) and HTTP code ("<error>" when none came).',
+    labelNames: ["verb", "resource", "code"] as const,
+    registers: [this.registry],
+    collect: () =>
+      this.apiRequestSources.flatMap((s) => [...s.snapshot()].map((r) => ({ labels: { verb: r.verb, resource: r.resource, code: r.code }, value: r.count }))),
+  });
   private runtimeSampler: (() => { timers: number; eventRingEvents: number; eventWatchers: number }) | undefined;
 
   /** Label sets of nodeagent_container_restarts_total per "namespace/pod", so a deleted pod's series can be dropped. */
@@ -175,6 +190,11 @@ export class AgentMetrics {
     this.timers.set(s.timers);
     this.eventRingEvents.set(s.eventRingEvents);
     this.eventWatchers.set(s.eventWatchers);
+  }
+
+  /** An API client whose requests nodeagent_api_requests_total shows (from its first request on). */
+  countApiRequests(source: ApiRequestSource): void {
+    this.apiRequestSources.push(source);
   }
 
   setNodeName(name: string): void {

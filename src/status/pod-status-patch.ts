@@ -35,13 +35,18 @@ export function podStatusPatch(uid: string, old: PodStatus | undefined, next: Po
  * A value as the API server's JSON has it: Dates (client-node's models) as RFC 3339 in whole seconds,
  * the precision of metav1.Time, and undefined fields dropped. Informer caches hold both shapes (model
  * objects from a list, plain JSON from the watch), so both sides of a diff go through this first.
+ *
+ * A field that is null is dropped too: decoded into the API's Go types, null and absent are the same
+ * zero value (a condition's `lastProbeTime: null`, which the kubelet and the agent send and the API
+ * server answers with, or leaves out). Kept, such a field made every diff against a copy without it
+ * non-empty, and the status of every pod was PATCHed again at each 10 s batch.
  */
 export function wireJson(value: unknown): Json {
   if (value instanceof Date) return apiTime(value.getTime());
   if (Array.isArray(value)) return value.map((v) => wireJson(v ?? null));
   if (value !== null && typeof value === "object") {
     const out: JsonMap = {};
-    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = wireJson(v);
+    for (const [k, v] of Object.entries(value)) if (v !== undefined && v !== null) out[k] = wireJson(v);
     return out;
   }
   return (value ?? null) as Json;

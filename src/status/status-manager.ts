@@ -4,6 +4,12 @@
 // write per pod is in flight. A static pod's status goes to its mirror pod. After a graceful deletion the
 // pod's final status is written and the pod deleted with grace 0 (canBeDeleted).
 //
+// A pod the node deleted from the API (or that the API answered NotFound for) is never written again:
+// the agent still reports its status while the worker finishes (its removal is the last report), and
+// the informer may not have seen the delete yet, so such a write went out and came back 404. The
+// kubelet's syncPod GETs the pod first and does nothing on NotFound; here the uid is remembered until
+// the agent forgets the pod or the informer sees it gone.
+//
 // The "old" side of each patch: the kubelet GETs the pod before every write. Here it is the API source's
 // informer copy, or, while that copy still predates our last write (its resourceVersion is the one it had
 // when we wrote), the pod the PATCH answered with. No GET per write, and a stale cache can only make a
@@ -21,6 +27,8 @@ import { KUBELET_CONDITIONS } from "./kubelet-conditions";
 
 /** syncPeriod in status_manager.go. */
 export const STATUS_BATCH_PERIOD_MS = 10_000;
+/** At most this many uids of deleted pods are remembered (the oldest go first): a bound, never reached in practice. */
+const MAX_DELETED_REMEMBERED = 1000;
 
 export interface MirrorPodLookup {
   /** The API pod that mirrors this version of a static pod, if there is one yet. */
@@ -57,13 +65,18 @@ export class StatusManager {
   private readonly entries = new Map<string, PodEntry>();
   private readonly uidByFullName = new Map<string, string>();
   private readonly warned = new Set<string>();
+  /** Uids of pods gone from the API (deleted by this node, or answered NotFound), in the order they went. */
+  private readonly deleted = new Set<string>();
   private timer?: Timer;
 
   constructor(private readonly o: StatusManagerOptions) {
     // Whatever moves the target pod (a mirror pod appearing, a deletionTimestamp, someone else writing
     // its status) is looked at now rather than at the next batch.
     o.apiPods.onChange((event, pod) => {
-      if (event === "delete") return;
+      if (event === "delete") {
+        this.deleted.delete(pod.metadata?.uid ?? "");
+        return;
+      }
       const uid = this.uidByFullName.get(podKey(pod));
       const e = uid === undefined ? undefined : this.entries.get(uid);
       if (uid !== undefined && e && !e.inFlight && this.needsWrite(e)) this.write(uid);
@@ -88,6 +101,7 @@ export class StatusManager {
   /** The agent's status for a pod after a sync; written at once when it changed. */
   setPodStatus(pod: Pod, status: PodStatus): void {
     const uid = pod.metadata?.uid ?? "";
+    if (this.deleted.has(uid)) return;
     const json = wireJson(status);
     const next = json as PodStatus;
     const e = this.entries.get(uid);
@@ -109,6 +123,7 @@ export class StatusManager {
    */
   podTerminated(pod: Pod, finalStatus?: PodStatus): void {
     const uid = pod.metadata?.uid ?? "";
+    if (this.deleted.has(uid)) return;
     const status = finalStatus ?? this.entries.get(uid)?.status;
     if (status) this.setPodStatus(pod, terminalStatus(status));
     const e = this.entries.get(uid);
@@ -119,6 +134,19 @@ export class StatusManager {
 
   /** The pod is gone from the agent: its status is forgotten. */
   removePod(uid: string): void {
+    this.deleted.delete(uid);
+    this.forget(uid);
+  }
+
+  /** The pod is gone from the API: nothing more is written for this uid (see the top of this file). */
+  private gone(uid: string, e: PodEntry): void {
+    if (isStaticPod(e.pod)) return this.forget(uid);
+    this.deleted.add(uid);
+    if (this.deleted.size > MAX_DELETED_REMEMBERED) this.deleted.delete(this.deleted.values().next().value!);
+    this.forget(uid);
+  }
+
+  private forget(uid: string): void {
     const e = this.entries.get(uid);
     if (!e) return;
     this.entries.delete(uid);
@@ -220,7 +248,7 @@ export class StatusManager {
     const namespace = target.metadata?.namespace ?? "default";
     if (this.recreated(e, target)) {
       this.o.log.info("pod was deleted and created again: its old status is dropped", { pod: podKey(e.pod), uid: target.metadata?.uid });
-      this.removePod(uid);
+      this.gone(uid, e);
       return;
     }
     const version = e.version;
@@ -250,7 +278,7 @@ export class StatusManager {
     if (isNotFound(err)) {
       // The pod is gone; a static pod keeps its status for the mirror pod that replaces this one.
       this.o.log.debug("status of a pod: the pod no longer exists", { pod });
-      if (!isStaticPod(e.pod)) this.removePod(uid);
+      if (!isStaticPod(e.pod)) this.gone(uid, e);
     } else if (isForbidden(err)) {
       e.forbidden = version;
       this.warnOnce(`forbidden:${uid}`, "status of a pod: forbidden (not retried until the status changes)", { pod, err: apiErrorMessage(err) });
@@ -268,10 +296,10 @@ export class StatusManager {
     try {
       await this.o.client.core.deleteNamespacedPod({ name: pod.metadata?.name ?? "", namespace: pod.metadata?.namespace ?? "default", body });
       this.o.log.info("pod terminated: removed from the API", { pod: podKey(e.pod) });
-      this.removePod(uid);
+      this.gone(uid, e);
     } catch (err) {
       // NotFound, or a failed uid precondition: this pod is gone either way.
-      if (isNotFound(err) || isConflict(err)) this.removePod(uid);
+      if (isNotFound(err) || isConflict(err)) this.gone(uid, e);
       else this.o.log.warn("deleting a terminated pod failed; retrying at the next batch", { pod: podKey(e.pod), err: apiErrorMessage(err) });
     }
   }

@@ -24,7 +24,8 @@ function storedLease(name = "n1"): Lease | undefined {
 }
 
 function startLease(o: { nodeName?: string; uid?: string } = {}): NodeLease {
-  lease = new NodeLease({ client: env.client, nodeName: o.nodeName ?? "n1", nodeUid: () => o.uid, clock: env.clock, log: env.log });
+  // No jitter: renewals exactly every 10 s.
+  lease = new NodeLease({ client: env.client, nodeName: o.nodeName ?? "n1", nodeUid: () => o.uid, clock: env.clock, log: env.log, random: () => 0 });
   lease.start();
   return lease;
 }
@@ -125,6 +126,7 @@ describe("startNodeHeartbeat", () => {
       health: () => ({ ready: true, message: "" }),
       clock: env.clock,
       log: env.log,
+      random: () => 0,
     });
     await heartbeat.lease.settled();
     await env.clock.advance(100);
@@ -142,4 +144,21 @@ describe("startNodeHeartbeat", () => {
     await env.clock.advance(60_000);
     expect(env.api.requests.length).toBe(requests);
   });
+});
+
+test("each renewal period is 10 s plus the lease controller's jitter of up to 4 %", async () => {
+  lease = new NodeLease({ client: env.client, nodeName: "n1", nodeUid: () => undefined, clock: env.clock, log: env.log, random: () => 0.99 });
+  lease.start();
+  await lease.settled();
+  const renewals = () => count(env.api, "update", "leases");
+  await advance(lease, 10_000);
+  expect(renewals()).toBe(0);
+  // 10 s × (1 + 0.04 × 0.99) = 10.396 s.
+  await advance(lease, 396);
+  expect(renewals()).toBe(1);
+  // Sliding: the next period counts from the end of this renewal.
+  await advance(lease, 10_395);
+  expect(renewals()).toBe(1);
+  await advance(lease, 1);
+  expect(renewals()).toBe(2);
 });

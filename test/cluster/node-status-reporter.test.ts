@@ -21,6 +21,8 @@ beforeEach(async () => {
     health: () => health,
     clock: env.clock,
     log: env.log,
+    // No random delay: the report period is exactly nodeStatusReportFrequency.
+    random: () => 0.5,
   });
 });
 
@@ -138,6 +140,49 @@ describe("status updates", () => {
     const ready = readyCondition(storedNode(env.api))!;
     expect(ready).toMatchObject({ status: "True", reason: "KubeletReady" });
     expect(ready.lastTransitionTime).not.toBe(wentDown);
+  });
+
+  test("with the node's watch as its lister: no GET at rest, a GET only to retry; the period after a change moved by the random delay", async () => {
+    await reporter.stop();
+    // The lister as the node's informer would have it: the stored Node, a copy.
+    let listerReads = 0;
+    reporter = new NodeStatusReporter({
+      client: env.client,
+      nodeName: "n1",
+      buildNode: async () => structuredClone(node),
+      health: () => health,
+      clock: env.clock,
+      log: env.log,
+      nodeLister: () => (listerReads++, structuredClone(storedNode(env.api))),
+      // The smallest delay: half the report frequency earlier (calculateDelay's -0.5).
+      random: () => 0,
+    });
+    await registered();
+    const gets = count(env.api, "get", "nodes");
+    const patches = count(env.api, "patch", "nodes", "status");
+    for (let i = 0; i < 6; i++) await period();
+    expect(count(env.api, "get", "nodes")).toBe(gets);
+    expect(listerReads).toBeGreaterThanOrEqual(6);
+
+    node = builtNode({ cpu: "8" });
+    env.api.failNext({ verb: "patch", resource: "nodes", subresource: "status" }, 409);
+    await period();
+    // The first attempt read the lister and was refused; the retry read the Node with a GET.
+    expect(count(env.api, "get", "nodes")).toBe(gets + 1);
+    expect(count(env.api, "patch", "nodes", "status")).toBe(patches + 2);
+    const changedAt = env.clock.now();
+    // Unchanged from now on: the next report 5 min - 2.5 min after the change, not 5 min.
+    while (env.clock.now() + 10_000 < changedAt + 150_000) await period();
+    expect(count(env.api, "patch", "nodes", "status")).toBe(patches + 2);
+    await period();
+    expect(count(env.api, "patch", "nodes", "status")).toBe(patches + 3);
+    // A periodic report has no delay: the next one a full 5 min later.
+    const reportedAt = env.clock.now();
+    while (env.clock.now() + 10_000 < reportedAt + 300_000) await period();
+    expect(count(env.api, "patch", "nodes", "status")).toBe(patches + 3);
+    await period();
+    expect(count(env.api, "patch", "nodes", "status")).toBe(patches + 4);
+    expect(count(env.api, "get", "nodes")).toBe(gets + 1);
   });
 
   test("a 409 on the status PATCH is retried at once over a fresh GET", async () => {

@@ -2,7 +2,7 @@
 // same text, byte for byte, so scrapers and the kubelet-compatible dashboards see no difference.
 import { expect, test } from "bun:test";
 import * as prom from "prom-client";
-import { Counter, Gauge, Histogram, PROMETHEUS_CONTENT_TYPE, Registry } from "../../src/metrics/prometheus";
+import { CollectedCounter, Counter, Gauge, Histogram, PROMETHEUS_CONTENT_TYPE, Registry } from "../../src/metrics/prometheus";
 
 test("the same calls render what prom-client rendered: series order, label order and escaping, buckets, removal, reset", async () => {
   const theirs = new prom.Registry();
@@ -77,4 +77,13 @@ test("mistakes are errors: an unknown label, a counter going down, a second metr
   expect(() => c.inc({ pod: "p" }, -1)).toThrow(/only goes up/);
   expect(() => new Gauge({ name: "x_total", help: "h", registers: [r] })).toThrow(/already registered/);
   expect(() => new Histogram({ name: "y", help: "h", buckets: [1], registers: [r] }).observe(Number.NaN)).toThrow(/cannot observe/);
+});
+
+test("a collected counter renders what its sources hold at each render, equal labels summed", () => {
+  const r = new Registry();
+  let sources = [[{ labels: { verb: "get", node: "a" }, value: 2 }], [{ labels: { verb: "get", node: "a" }, value: 3 }]];
+  new CollectedCounter({ name: "req_total", help: "Requests.", labelNames: ["verb", "node"] as const, registers: [r], collect: () => sources.flat() });
+  expect(r.render()).toBe('# HELP req_total Requests.\n# TYPE req_total counter\nreq_total{verb="get",node="a"} 5\n');
+  sources = [[{ labels: { verb: "get", node: "b" }, value: 1 }]];
+  expect(r.render()).toBe('# HELP req_total Requests.\n# TYPE req_total counter\nreq_total{verb="get",node="b"} 1\n');
 });

@@ -31,6 +31,7 @@ describe("AgentMetrics", () => {
       nodeagent_timers: "gauge",
       nodeagent_event_ring_events: "gauge",
       nodeagent_event_watchers: "gauge",
+      nodeagent_api_requests_total: "counter",
       prober_probe_total: "counter",
       prober_probe_duration_seconds: "histogram",
     };
@@ -218,4 +219,22 @@ test("the leak gauges are sampled at each scrape: heap objects from bun:jsc, tim
   expect(heap).toBeGreaterThan(1000);
   timers = 5;
   expect(samples(await m.render())).toContain("nodeagent_timers 5");
+});
+
+test("nodeagent_api_requests_total: the node's API clients' counts by verb, resource and code, summed across clients, read at each scrape", async () => {
+  const m = new AgentMetrics();
+  const main = [
+    { verb: "update", resource: "leases", code: "200", count: 6 },
+    { verb: "patch", resource: "pods/status", code: "200", count: 2 },
+  ];
+  m.countApiRequests({ snapshot: () => main });
+  m.countApiRequests({ snapshot: () => [{ verb: "update", resource: "leases", code: "200", count: 1 }] });
+  const text = await m.render();
+  expect(typeOf(text, "nodeagent_api_requests_total")).toBe("counter");
+  expect(samples(text).filter((l) => l.startsWith("nodeagent_api_requests_total"))).toEqual([
+    'nodeagent_api_requests_total{verb="update",resource="leases",code="200"} 7',
+    'nodeagent_api_requests_total{verb="patch",resource="pods/status",code="200"} 2',
+  ]);
+  main[0]!.count = 12;
+  expect(samples(await m.render())).toContain('nodeagent_api_requests_total{verb="update",resource="leases",code="200"} 13');
 });

@@ -72,7 +72,15 @@ describe("podStatusPatch", () => {
     ]);
   });
 
-  test("wireJson drops undefined and writes Dates in whole seconds", () => {
-    expect(wireJson({ a: undefined, b: [new Date(Date.UTC(2026, 0, 1, 0, 0, 1, 999))], c: null })).toEqual({ b: ["2026-01-01T00:00:01Z"], c: null });
+  test("wireJson drops undefined and null fields and writes Dates in whole seconds", () => {
+    expect(wireJson({ a: undefined, b: [new Date(Date.UTC(2026, 0, 1, 0, 0, 1, 999)), null], c: null })).toEqual({ b: ["2026-01-01T00:00:01Z", null] });
+  });
+
+  test("a null field and an absent one are the same status: no patch either way (lastProbeTime: null)", () => {
+    const t = "2026-01-01T00:00:00Z";
+    const sent = { phase: "Running", conditions: [{ type: "Ready", status: "True", lastProbeTime: null as unknown as undefined, lastTransitionTime: t }] };
+    const stored = { phase: "Running", conditions: [{ type: "Ready", status: "True", lastTransitionTime: t }] };
+    expect(podStatusPatch("u1", stored, sent)).toBeUndefined();
+    expect(podStatusPatch("u1", sent, stored)).toBeUndefined();
   });
 });

@@ -2,6 +2,7 @@
 // and a FakeClock for the 10 s batch.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Pod } from "kubernetes-types/core/v1";
+import type { ApiPodView } from "../../src/cluster/api-pods";
 import { MirrorPods } from "../../src/cluster/mirror-pods";
 import { StatusManager } from "../../src/status/status-manager";
 import { count } from "../cluster/node-heartbeat-env";
@@ -166,6 +167,39 @@ describe("StatusManager", () => {
     expect(lastPatch.status.phase).toBe("Failed");
     expect(lastPatch.status.conditions?.find((c) => c.type === "Ready")?.status).toBe("False");
     expect(env.writes.map((w) => w.verb)).toEqual(["patch", "patch", "delete"]);
+    expect(manager.status(pod.metadata!.uid!)).toBeUndefined();
+  });
+
+  test("after the final delete nothing more is written for the pod, even while the informer still has it (no 404)", async () => {
+    const pod = await apiPod("web");
+    // A view that never sees the pod go: the informer's delete event has not arrived yet.
+    let frozen: Pod | undefined;
+    const lagging: ApiPodView = {
+      get: (name, namespace) => frozen ?? env.view.get(name, namespace),
+      list: () => env.view.list(),
+      onChange: (cb) => env.view.onChange((event, p) => (frozen && event === "delete" ? undefined : cb(event, p))),
+    };
+    manager.stop();
+    manager = new StatusManager({ client: env.recording, apiPods: lagging, mirrorPods: mirrors, clock: env.clock, log: env.log });
+    manager.start();
+    manager.setPodStatus(pod, runningStatus());
+    await env.until(() => env.storedPod("web")?.status?.phase === "Running", "the running status");
+    env.api.store.delete("pods", "default", "web", { gracePeriodSeconds: 30 });
+    await env.until(() => !!env.view.get("web", "default")?.metadata?.deletionTimestamp, "informer to see the deletion");
+    frozen = env.view.get("web", "default");
+    const final = { ...runningStatus(), phase: "Failed" };
+    manager.podTerminated(pod, final);
+    await env.until(() => env.storedPod("web") === undefined, "the final delete");
+    await env.until(() => manager.status(pod.metadata!.uid!) === undefined, "the status forgotten");
+    // The pod worker's last report (its removal) computes the status once more: other than the final one here.
+    manager.setPodStatus(pod, { ...final, message: "removed" });
+    manager.podTerminated(pod, { ...final, message: "removed" });
+    for (let i = 0; i < 3; i++) await env.clock.advance(10_000);
+    await Bun.sleep(50);
+    expect(env.writes.map((w) => w.verb)).toEqual(["patch", "patch", "delete"]);
+    expect(env.api.requests.filter((r) => r.code === 404)).toEqual([]);
+    // Once the agent forgets the pod, so does the manager.
+    manager.removePod(pod.metadata!.uid!);
     expect(manager.status(pod.metadata!.uid!)).toBeUndefined();
   });
 
