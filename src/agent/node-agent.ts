@@ -128,6 +128,7 @@ export function makeAgent(ctx: NodeContext, i: AgentInputs): Agent {
     objects,
     services,
     volumePlugins: deps.volumes?.plugins?.(objects) ?? [],
+    ...(deps.mounter ? { mounter: deps.mounter } : {}),
     statusManager: cluster,
     admitHandlers,
     events: recorder,

@@ -12,7 +12,7 @@ import type { Clock, Logger } from "../util";
 import type { Agent } from "./agent";
 import type { AgentConfig } from "./agent-config";
 import type { ClusterNode } from "../cluster";
-import type { VolumePlugin } from "../volume";
+import type { Mounter, VolumePlugin } from "../volume";
 import type { HostFacts, HostNetwork } from "../nodestatus";
 import type { ObjectSource, ServiceLister } from "../objects";
 
@@ -46,6 +46,8 @@ export interface NodeDeps {
   hostNetwork?: HostNetwork;
   /** The machine the Node reports (cpus, memory, ids, kernel): read from this host by default; a hollow node's own. */
   hostFacts?: HostFacts;
+  /** tmpfs mounts of memory-backed volumes: util-linux mount and the host's mount table by default; in memory for hollow nodes. */
+  mounter?: Mounter;
   /** Every cgroup write (src/cm); /sys/fs/cgroup by default, a fake in tests. */
   cgroups?: CgroupManager;
   /** Whether systemd is the init system (the systemd cgroup driver needs it); /run/systemd/system by default. */

@@ -5,6 +5,7 @@
 // capped backoff while the rest go on — an API server that is briefly overloaded by the wave must not
 // leave holes in the fleet — until the fleet is stopped. Stopping goes the same way, newest first;
 // the nodes' pods are forgotten with the process, as a hollow node's runtime holds nothing real.
+import { mkdirSync } from "node:fs";
 import { MemorySchedule } from "../cri";
 import { readHostFacts } from "../nodestatus";
 import { type Clock, errorMessage, type Logger } from "../util";
@@ -32,6 +33,8 @@ export class HollowFleet {
     clock: Clock,
     log: Logger,
   ) {
+    // The nodes' roots are below it, and each runtime's image filesystem is it (statfs'ed by image GC and stats).
+    mkdirSync(o.rootDir, { recursive: true, mode: 0o700 });
     this.shared = { clock, log, schedule: new MemorySchedule(clock), baseFacts: readHostFacts(o.rootDir) };
   }
 

@@ -8,6 +8,7 @@ import { loadNode, resolveAgentConfig, type AgentConfig } from "../agent";
 import { MemoryCgroupManager } from "../cm";
 import { MemoryRuntime, type MemorySchedule } from "../cri";
 import type { HostFacts } from "../nodestatus";
+import { MemoryMounter } from "../volume";
 import { type Clock, type Logger, withFields } from "../util";
 import { hollowAddresses } from "./hollow-addresses";
 import { HollowHostNetwork, hollowHostFacts } from "./hollow-host";
@@ -85,6 +86,7 @@ export async function startHollowNode(o: HollowOptions, i: number, shared: Fleet
     hostNetwork: new HollowHostNetwork(nodeIP),
     hostFacts: hollowHostFacts(shared.baseFacts, o.capacity, name),
     cgroups: new MemoryCgroupManager(config.cgroups.driver),
+    mounter: new MemoryMounter(),
     systemdRunning: () => false,
     kernelLog: () => ({ drain: () => [], close() {} }),
     notifyEnv: {},

@@ -10,6 +10,7 @@ export * from "./downward-api";
 export * from "./projected";
 export * from "./empty-dir";
 export * from "./mount";
+export { MemoryMounter } from "./memory-mounter";
 export * from "./ownership";
 export * from "./sub-path";
 export * from "./set-up";
