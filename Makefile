@@ -5,7 +5,7 @@ ROOT_DIR ?= /var/lib/nodeagent
 IMAGES_DIR ?= .cache/images
 SRC := $(shell find cmd src -name '*.ts' -o -name '*.json') package.json
 
-.PHONY: all build run test test-unit test-kube test-e2e node images deps typecheck lint format conformance bench-pleg bench-pod-start bench-footprint bench-probes bench-lint bench-schedule bench-startup bench-streaming bench-eviction bench-soak proto clean
+.PHONY: all build run test test-unit test-kube test-e2e node images deps typecheck lint format conformance bench-pleg bench-pod-start bench-footprint bench-probes bench-lint bench-schedule bench-startup bench-streaming bench-eviction bench-soak bench-hollow proto clean
 
 all: build
 
@@ -154,6 +154,16 @@ bench-eviction: node deps build images
 
 bench-schedule: deps build
 	$(BUN) bench/schedule.ts
+
+# Hollow nodes (issue 27): `nodeagent hollow` (one process, HOLLOW_NODES nodes) against kubemark's hollow
+# nodes (KUBEMARK: cmd/kubemark of the same Kubernetes tree, one process per node), one after the other on
+# one control plane from KUBE_BIN (etcd, kube-apiserver with an audit log, kcm, kube-scheduler; started
+# by scripts/conformance/control-plane.sh): per node RSS, CPU, API requests per minute at rest and while
+# 30 pods per node start and stop, pod start latency; ratios nodeagent/kubemark. Knobs in bench/hollow/main.ts.
+HOLLOW_NODES ?= 5
+KUBEMARK ?=
+bench-hollow: deps build
+	KUBE_BIN=$(if $(KUBE_BIN),$(abspath $(KUBE_BIN))) KUBEMARK=$(if $(KUBEMARK),$(abspath $(KUBEMARK))) $(BUN) bench/hollow/main.ts --nodes $(HOLLOW_NODES)
 
 # Upstream's [NodeConformance] e2e tests (Kubernetes 1.36's e2e.test) against a control plane with one
 # node, NODE=nodeagent (this build) or NODE=kubelet (the control run), on a containerd 1.7 of their own

@@ -13,6 +13,8 @@
 # in system:nodes), both bearer tokens; certs/ca.{crt,key}; certs/node-serving.{crt,key} (the node's
 # HTTPS, names NODE_NAME, NODE_IP and 127.0.0.1); certs/kubelet-client.{crt,key} (what the API server
 # presents to the node for logs/exec/attach/port-forward: O=system:masters); *.log and *.pid.
+# AUDIT=1: the API server also writes RUNDIR/audit.log (json, Metadata level: user, user agent, verb,
+# URI, code of every request; bench/hollow counts requests by client with it).
 # `down` stops what `up` started, by the PIDs in RUNDIR, SIGKILL after 10 s.
 set -eu
 B=${KUBE_BIN:?KUBE_BIN: the folder of built Kubernetes binaries}
@@ -78,7 +80,12 @@ up)
     --initial-advertise-peer-urls "http://127.0.0.1:$PPORT" --initial-cluster "conformance=http://127.0.0.1:$PPORT" >"$R/etcd.log" 2>&1 &
   echo $! >"$R/etcd.pid"
   for _ in $(seq 100); do curl -sf "http://127.0.0.1:$EPORT/health" >/dev/null && break; sleep 0.2; done
-  "$B/kube-apiserver" --etcd-servers="http://127.0.0.1:$EPORT" --bind-address=127.0.0.1 --advertise-address=127.0.0.1 \
+  AUDIT_FLAGS=()
+  if [ "${AUDIT:-0}" = 1 ]; then
+    printf 'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: ["RequestReceived"]\nrules:\n- level: Metadata\n' >"$C/audit.yaml"
+    AUDIT_FLAGS=(--audit-policy-file="$C/audit.yaml" --audit-log-path="$R/audit.log" --audit-log-format=json --audit-log-maxsize=0)
+  fi
+  "$B/kube-apiserver" "${AUDIT_FLAGS[@]}" --etcd-servers="http://127.0.0.1:$EPORT" --bind-address=127.0.0.1 --advertise-address=127.0.0.1 \
     --secure-port="$PORT" --cert-dir="$C" --service-cluster-ip-range=10.96.0.0/16 --allow-privileged=true \
     --service-account-issuer=https://kubernetes.default.svc --service-account-key-file="$C/sa.pub" \
     --service-account-signing-key-file="$C/sa.key" --token-auth-file="$C/tokens.csv" --client-ca-file="$C/ca.crt" \

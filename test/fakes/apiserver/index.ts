@@ -15,6 +15,7 @@ import { TestClientCA } from "../client-certs";
 import { CertificateController } from "./certificates";
 import { DEFAULT_ACCESS_POLICY, type AccessPolicy } from "./reviews";
 import type { TokenIssuer } from "./token";
+import { NodeLifecycleController, type NodeLifecycleOptions } from "./node-lifecycle";
 
 export type { FaultMatch, RequestRecord } from "./handler";
 export type { AnyObject, KubernetesObject, ObjectInput } from "./objects";
@@ -22,6 +23,7 @@ export { Registry } from "./registry";
 export { MASTER_SERVICE, SERVICE_CIDR } from "./services";
 export { decodeToken, type TokenClaims, type TokenIssuer } from "./token";
 export { DEFAULT_ACCESS_POLICY, type AccessDecision, type AccessPolicy } from "./reviews";
+export { NodeLifecycleController, type NodeLifecycleOptions } from "./node-lifecycle";
 
 export interface TestApiServerOptions {
   /** Serve HTTPS with a fresh CA (default), or plain HTTP. */
@@ -39,6 +41,13 @@ export interface TestApiServerOptions {
    * Without it CertificateSigningRequests can be created but stay pending, as with no controller manager.
    */
   certificates?: { autoApprove?: boolean; days?: number };
+  /**
+   * kube-controller-manager's node lifecycle controller (node-lifecycle.ts): nodes whose Lease and Ready
+   * heartbeat stop for the grace period go Unknown/NotReady and get the unreachable taints. Off by
+   * default (no controller manager); `true` for 1.36's defaults (50 s grace, 5 s period), or shorter
+   * periods for tests that run on real time. It runs while the server is up.
+   */
+  nodeLifecycle?: boolean | NodeLifecycleOptions;
 }
 
 /** kubeadm's defaults: the issuer is the in-cluster API URL, and it is also the only API audience. */
@@ -60,6 +69,8 @@ export class TestApiServer {
   /** With the certificates option: the CA that signs CSRs and that client certificates must chain to. */
   readonly clientCA?: TestClientCA;
   private port = 0;
+  /** With the nodeLifecycle option: the controller (tests on a fake clock call its monitor()). */
+  readonly nodeLifecycle?: NodeLifecycleController;
 
   private constructor(private readonly opts: TestApiServerOptions) {
     this.users.set(this.adminToken, { name: "admin", groups: ["system:masters", "system:authenticated"] });
@@ -87,6 +98,7 @@ export class TestApiServer {
       certificates,
     });
     this.caPem = opts.tls === false ? "" : servingCert().caPem;
+    if (opts.nodeLifecycle) this.nodeLifecycle = new NodeLifecycleController(this.store, now, opts.nodeLifecycle === true ? {} : opts.nodeLifecycle);
   }
 
   static async start(opts: TestApiServerOptions = {}): Promise<TestApiServer> {
@@ -207,6 +219,7 @@ export class TestApiServer {
 
   /** Stops listening and cuts every connection: clients see "connection refused" until up(). */
   async down(): Promise<void> {
+    this.nodeLifecycle?.stop();
     this.handler.dropWatches();
     await this.server?.stop(true);
     this.server = undefined;
@@ -215,6 +228,7 @@ export class TestApiServer {
   /** Listens again, on the same port as before. */
   async up(): Promise<void> {
     if (this.server) return;
+    this.nodeLifecycle?.start();
     const cert = this.opts.tls === false ? undefined : servingCert();
     if (cert && this.clientCA) {
       // Bun.serve cannot show a handler the client's certificate; the agent's own listener (node:tls)
