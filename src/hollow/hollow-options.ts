@@ -20,6 +20,8 @@ export interface HollowOptions {
   /** TLS bootstrap: each node requests its own system:node:<name> certificate with these credentials. */
   bootstrapKubeconfig?: string;
   nodes: number;
+  /** The first node's index: nodes are <prefix><firstIndex> … and their addresses follow the index, so processes given disjoint ranges share a cluster without two nodes or pods on one IP. */
+  firstIndex: number;
   namePrefix: string;
   /** Where each node keeps its state: <rootDir>/<node name>. */
   rootDir: string;

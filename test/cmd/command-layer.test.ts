@@ -20,6 +20,7 @@ async function cli(argv: string[], tree: Parameters<typeof runCli>[0] = root) {
 /** Every leaf command of the real tree, with a flag it has and whether it takes operands. */
 const LEAVES: Array<{ path: string[]; typo: string; meant: string; operands: boolean }> = [
   { path: ["agent"], typo: "--pod-manifest-paht", meant: "--pod-manifest-path", operands: false },
+  { path: ["hollow"], typo: "--name-prefx", meant: "--name-prefix", operands: false },
   { path: ["pleg", "watch"], typo: "--relist-perod", meant: "--relist-period", operands: false },
   { path: ["probe", "run"], typo: "--failure-treshold", meant: "--failure-threshold", operands: true },
   { path: ["schedule"], typo: "--clustr", meant: "--cluster", operands: true },
@@ -98,7 +99,7 @@ describe("strict parsing, for every subcommand", () => {
 
   test("commands: an unknown one with the one meant; a group alone shows its help on stderr, exit 2", async () => {
     expect((await cli(["plg", "watch"])).err).toStartWith(
-      `error: unknown command "plg" for nodeagent; did you mean pleg? (commands: agent, events, exec, logs, pleg, probe, schedule, staticpod)\n`,
+      `error: unknown command "plg" for nodeagent; did you mean pleg? (commands: agent, events, exec, hollow, logs, pleg, probe, schedule, staticpod)\n`,
     );
     expect((await cli(["pleg", "wach"])).err).toStartWith(`error: unknown command "wach" for nodeagent pleg; did you mean watch?`);
     const group = await cli(["pleg"]);
