@@ -24,7 +24,7 @@ describe("the examples' commands", () => {
   test("the docs have examples to check (README.md and docs/commands/*.md among them)", () => {
     const withNodeagent = new Set(all.filter((e) => simpleCommands(e.text).some(isNodeagent)).map((e) => e.file));
     expect(withNodeagent.has("README.md")).toBe(true);
-    for (const page of ["agent", "logs", "exec", "events", "pleg", "probe", "schedule", "staticpod"])
+    for (const page of ["agent", "logs", "exec", "events", "hollow", "pleg", "probe", "schedule", "staticpod"])
       expect(withNodeagent.has(`docs/commands/${page}.md`)).toBe(true);
   });
 
