@@ -72,16 +72,14 @@ Exit status: 0 after SIGINT or SIGTERM, 2 on a usage or configuration error.`,
     };
     if (args.nodes === undefined) throw new UsageError("--nodes N is required");
     if (!args.kubeconfig && !args["bootstrap-kubeconfig"]) throw new UsageError("give --kubeconfig (one identity for every node) or --bootstrap-kubeconfig");
-    if (args.kubeconfig && args["bootstrap-kubeconfig"])
-      throw new UsageError("--kubeconfig and --bootstrap-kubeconfig exclude each other: each bootstrapped node writes its own");
+    if (args.kubeconfig && args["bootstrap-kubeconfig"]) throw new UsageError("--kubeconfig and --bootstrap-kubeconfig exclude each other: each bootstrapped node writes its own");
     let podStartLatencyMs: number;
     try {
       podStartLatencyMs = parseDuration(args["pod-start-latency"]);
     } catch (e) {
       throw new UsageError(`--pod-start-latency: ${e instanceof Error ? e.message : String(e)}`);
     }
-    if (!/^[a-z0-9]([-a-z0-9]*)?$/.test(args["name-prefix"]))
-      throw new ConfigError(`--name-prefix ${JSON.stringify(args["name-prefix"])}: lower-case letters, digits and '-', starting with a letter or digit`);
+    if (!/^[a-z0-9]([-a-z0-9]*)?$/.test(args["name-prefix"])) throw new ConfigError(`--name-prefix ${JSON.stringify(args["name-prefix"])}: lower-case letters, digits and '-', starting with a letter or digit`);
     const options = {
       kubeconfig: args.kubeconfig ?? "",
       ...(args["bootstrap-kubeconfig"] ? { bootstrapKubeconfig: args["bootstrap-kubeconfig"] } : {}),
@@ -112,12 +110,7 @@ Exit status: 0 after SIGINT or SIGTERM, 2 on a usage or configuration error.`,
       // A line per tenth of the fleet, and the last: progress without a line per node.
       if (s.started === s.wanted || s.started - reported >= Math.max(1, Math.ceil(s.wanted / 10))) {
         reported = s.started;
-        log.info("hollow nodes started", {
-          started: s.started,
-          of: s.wanted,
-          startFailures: s.startFailures,
-          seconds: Math.round((clock.now() - began) / 100) / 10,
-        });
+        log.info("hollow nodes started", { started: s.started, of: s.wanted, startFailures: s.startFailures, seconds: Math.round((clock.now() - began) / 100) / 10 });
       }
     });
     const signal = await stopRequested;

@@ -73,10 +73,7 @@ export class HollowFleet {
   /** Stops every started node, `startParallelism` at a time, newest first. */
   async stop(): Promise<void> {
     this.stopping.abort();
-    const started = this.nodes
-      .splice(0)
-      .filter((n): n is StartedHollowNode => !!n)
-      .reverse();
+    const started = this.nodes.splice(0).filter((n): n is StartedHollowNode => !!n).reverse();
     const worker = async () => {
       for (let n = started.shift(); n; n = started.shift()) {
         await n.stop().catch((err) => this.shared.log.warn("hollow node did not stop cleanly", { node: n.name, err: errorMessage(err) }));

@@ -52,7 +52,9 @@ export function hollowNodeFlags(o: HollowOptions, i: number): Record<string, str
     "eviction-hard": "",
     "log-format": o.logFormat,
     ...(o.nodeLabels ? { "node-labels": o.nodeLabels } : {}),
-    ...(o.bootstrapKubeconfig ? { kubeconfig: join(root, "kubeconfig"), "bootstrap-kubeconfig": o.bootstrapKubeconfig } : { kubeconfig: o.kubeconfig }),
+    ...(o.bootstrapKubeconfig
+      ? { kubeconfig: join(root, "kubeconfig"), "bootstrap-kubeconfig": o.bootstrapKubeconfig }
+      : { kubeconfig: o.kubeconfig }),
   };
 }
 
