@@ -46,7 +46,7 @@ import {
   resolveSyncFrequency,
   type PodSettings,
 } from "./agent-settings";
-import { CLUSTER_SETTINGS, resolveCertDir, resolveClusterAccess, type ClusterCertificates } from "./cluster-settings";
+import { CLUSTER_SETTINGS, type ClusterCertificates, type KubeApiLimits, resolveCertDir, resolveClusterAccess, resolveKubeApiLimits } from "./cluster-settings";
 import { readKubeletConfigFile } from "./kubelet-config-file";
 
 export type { ClusterCertificates, EvictionSettings, GarbageCollectionConfig, HostLookup, ShutdownConfig };
@@ -113,6 +113,8 @@ export interface AgentConfig {
     nodeStatusUpdateFrequencyMs: number;
     /** Certificates (src/certificate; node.md §10.1). */
     certificates: ClusterCertificates;
+    /** The node's API client limits (--kube-api-qps, --kube-api-burst), as given. */
+    kubeApi: KubeApiLimits;
   };
   /** --cert-dir: the self-signed serving pair and the issued certificates (default <root-dir>/pki). */
   certDir: string;
@@ -202,6 +204,7 @@ export function resolveAgentConfig(
   const access = resolveClusterAccess(s, { tlsCertFile: tls.certFile, localObjects });
   const allowedUnsafeSysctls = resolveAllowedUnsafeSysctls(s);
   const nodeStatusUpdateFrequencyMs = resolveNodeStatusUpdateFrequency(s);
+  const kubeApi = resolveKubeApiLimits(s);
   const rootDir = resolveRootDir(s);
   const podLogsDir = resolvePodLogsDir(s) ?? defaultOf(AGENT_SETTINGS, "pod-logs-dir");
   const certDir = resolveCertDir(s, rootDir);
@@ -242,6 +245,7 @@ export function resolveAgentConfig(
             ...(access.context ? { context: access.context } : {}),
             nodeStatusUpdateFrequencyMs: nodeStatusUpdateFrequencyMs ?? 0,
             certificates: access.certificates,
+            kubeApi,
           },
         }
       : {}),

@@ -2,7 +2,7 @@
 // rotation, the certificates' folder), declared once as rows (util/settings.ts) and resolved here.
 // In src/agent, not src/cluster: src/cluster loads @kubernetes/client-node, and --help must not.
 import { join } from "node:path";
-import { BOOL, boolFlag, fileBool, fileString, mustExist, ownedFolder, type Setting, type SettingsReader } from "../util";
+import { BOOL, boolFlag, fileBool, fileInt, fileString, INT, mustExist, ownedFolder, type Setting, type SettingsReader, wholeNumber } from "../util";
 
 /** The kubelet's certificate settings (issue 18). */
 export interface ClusterCertificates {
@@ -14,10 +14,22 @@ export interface ClusterCertificates {
   serverTLSBootstrap: boolean;
 }
 
-/** What the rows show in /configz (AgentConfig has it): the certificate settings, with --kubeconfig only. */
-export interface ClusterView {
-  cluster?: { certificates: ClusterCertificates };
+/**
+ * The node's API client limits as given (--kube-api-qps, --kube-api-burst; kubeAPIQPS, kubeAPIBurst):
+ * whole numbers, as the kubelet's int32 fields. kubeApiRateLimit turns them into the client's limit.
+ */
+export interface KubeApiLimits {
+  qps: number;
+  burst: number;
 }
+
+/** What the rows show in /configz (AgentConfig has it): the certificate settings and client limits, with --kubeconfig only. */
+export interface ClusterView {
+  cluster?: { certificates: ClusterCertificates; kubeApi: KubeApiLimits };
+}
+
+/** The largest value of the kubelet's int32 fields. */
+const INT32_MAX = 2 ** 31 - 1;
 
 export const CLUSTER_SETTINGS: ReadonlyArray<Setting<ClusterView>> = [
   { flag: "kubeconfig", valueHint: "file", doc: "Join a Kubernetes cluster as a node with these credentials" },
@@ -43,6 +55,24 @@ export const CLUSTER_SETTINGS: ReadonlyArray<Setting<ClusterView>> = [
     kind: "boolean",
     show: (c) => c.cluster?.certificates.serverTLSBootstrap,
     doc: "Request the serving certificate from the cluster (signer kubernetes.io/kubelet-serving) and renew it (default false)",
+  },
+  {
+    flag: "kube-api-qps",
+    field: "kubeAPIQPS",
+    fieldType: INT,
+    valueHint: "int",
+    default: "50",
+    show: (c) => c.cluster?.kubeApi.qps,
+    doc: "Requests per second the node sends the API server, beyond its bursts (0: client-go's default, 5); the Lease, node status and events are not counted against it",
+  },
+  {
+    flag: "kube-api-burst",
+    field: "kubeAPIBurst",
+    fieldType: INT,
+    valueHint: "int",
+    default: "100",
+    show: (c) => c.cluster?.kubeApi.burst,
+    doc: "Requests the node may send the API server at once after a quiet spell (at least 1 with --kube-api-qps above 0)",
   },
 ];
 
@@ -93,4 +123,35 @@ export function resolveClusterAccess(s: SettingsReader, o: { tlsCertFile?: strin
 export function resolveCertDir(s: SettingsReader, rootDir: string): string {
   const check = ownedFolder("/var/lib/nodeagent/pki");
   return s.get("cert-dir", check, (v) => check(fileString(v))) ?? join(rootDir, "pki");
+}
+
+/**
+ * --kube-api-qps and --kube-api-burst (kubeAPIQPS, kubeAPIBurst): whole numbers, not negative (the
+ * kubelet's validation). kubeAPIQPS is a pointer in v1beta1, so an explicit 0 in the file is kept (and
+ * means client-go's default, kubeApiRateLimit); kubeAPIBurst at 0 in the file is unset (100). A burst
+ * of 0 with a qps above 0 is refused, as client-go refuses to make such a clientset.
+ */
+export function resolveKubeApiLimits(s: SettingsReader): KubeApiLimits {
+  const read = (flag: string) => s.get(flag, (t) => wholeNumber(t, 0, INT32_MAX), fileInt(0, INT32_MAX));
+  const qps = read("kube-api-qps") ?? 50;
+  const burst = read("kube-api-burst") ?? 100;
+  if (qps > 0 && burst === 0) {
+    const f = s.fromFile("kube-api-qps");
+    s.fail(
+      `--kube-api-burst 0 with ${f ? `${f.at}: kubeAPIQPS` : "--kube-api-qps"} ${qps}: the burst must be at least 1 when the qps is above 0 (client-go: "burst is required to be greater than 0")`,
+    );
+  }
+  return { qps, burst };
+}
+
+/** client-go's rest.DefaultQPS and DefaultBurst: what a Config of QPS 0 (or Burst 0) gets. */
+const CLIENT_GO_DEFAULT_QPS = 5;
+const CLIENT_GO_DEFAULT_BURST = 10;
+
+/**
+ * The node client's token bucket: the given limits, with client-go's defaults where they are 0 (the
+ * kubelet hands 0 on to client-go, whose rest.Config defaulting makes 5 per second and bursts of 10 of it).
+ */
+export function kubeApiRateLimit(l: KubeApiLimits): { qps: number; burst: number } {
+  return { qps: l.qps || CLIENT_GO_DEFAULT_QPS, burst: l.burst || CLIENT_GO_DEFAULT_BURST };
 }

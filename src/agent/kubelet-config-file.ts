@@ -210,9 +210,10 @@ export const KUBELET_CONFIG_FIELDS: readonly string[] = [
 /**
  * Fields whose zero value is not their default: v1beta1 has them as a pointer or a list whose nil
  * differs from empty (`cgroupsPerQOS: false` turns the QoS cgroups off; `enforceNodeAllocatable: []`
- * enforces nothing, where leaving it out enforces "pods"). Given, they are kept even at zero.
+ * enforces nothing, where leaving it out enforces "pods"; `kubeAPIQPS: 0` is client-go's default qps,
+ * not the kubelet's 50). Given, they are kept even at zero.
  */
-const EXPLICIT_ZERO_FIELDS: ReadonlySet<string> = new Set(["cgroupsPerQOS", "enforceNodeAllocatable"]);
+const EXPLICIT_ZERO_FIELDS: ReadonlySet<string> = new Set(["cgroupsPerQOS", "enforceNodeAllocatable", "kubeAPIQPS"]);
 
 /**
  * Folders the agent deletes in (issue 24): an explicit empty value is kept, to be refused, rather

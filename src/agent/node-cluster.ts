@@ -5,6 +5,7 @@
 import pkg from "../../package.json" with { type: "json" };
 import type { ClusterNode } from "../cluster";
 import { ConfigError, errorMessage } from "../util";
+import { kubeApiRateLimit } from "./cluster-settings";
 import { agentHealth, type NodeContext } from "./node-context";
 import { loadBootstrap, startClientCertificateRotation } from "../certificate";
 import { loadClusterNode } from "../cluster";
@@ -41,6 +42,7 @@ export async function connectCluster(ctx: NodeContext): Promise<ClusterNode | un
       health: () => agentHealth(ctx),
       nodeStatusUpdateFrequencyMs: config.cluster.nodeStatusUpdateFrequencyMs,
       userAgent: `nodeagent/${pkg.version} (agent on ${nodeName})`,
+      rateLimit: kubeApiRateLimit(config.cluster.kubeApi),
       clock,
       log,
     });

@@ -31,7 +31,7 @@ export async function startEvents(ctx: NodeContext, cluster: ClusterNode | undef
   metrics.setRuntimeSampler(() => ({ timers: RealClock.liveTimers(), eventRingEvents: eventRing.count, eventWatchers: eventRing.subscribers }));
   broadcaster.startRecordingToSink("memory", eventRing);
   // The API sink brings the Kubernetes client: loaded only with a cluster, as src/cluster is.
-  if (cluster) broadcaster.startRecordingToSink("api", new (await loadApiEventSink()).ApiEventSink(cluster.client));
+  if (cluster) broadcaster.startRecordingToSink("api", new (await loadApiEventSink()).ApiEventSink(cluster.eventClient));
   ctx.started.add("the event recorder", async () => {
     // What is queued gets a moment to go out (the pods' Killing events of a stop), then the rest is dropped.
     const ac = new AbortController();

@@ -5,7 +5,7 @@
 // problems() show on /healthz?verbose) and as its PodStatusManager; node.ts calls housekeeping().
 import type { Node, Pod, PodStatus } from "kubernetes-types/core/v1";
 import { ApiserverSource, type SourceReport } from "../config";
-import { type KubeClient, KubeInformer, loadKubeClient } from "../kube";
+import { type KubeClient, KubeInformer, loadKubeClient, type RateLimit } from "../kube";
 import type { Clock, Logger } from "../util";
 import { isStaticPod } from "./api-pods";
 import { startNodeHeartbeat, type NodeHeartbeat } from "./heartbeat";
@@ -22,9 +22,14 @@ export interface ClusterNodeOptions {
   health: () => NodeHealth;
   nodeStatusUpdateFrequencyMs?: number;
   userAgent?: string;
+  /** The node client's limit (kubeAPIQPS, kubeAPIBurst); unset: none. */
+  rateLimit?: RateLimit;
   clock: Clock;
   log: Logger;
 }
+
+/** The kubelet's event client: its own limit, eventRecordQPS and eventBurst at their defaults (the fields are not implemented). */
+export const EVENT_RATE_LIMIT: RateLimit = { qps: 50, burst: 100 };
 
 export class ClusterNode {
   /** As a pod source of the agent (src/config PodSource): the kubelet's "api" source. */
@@ -41,12 +46,23 @@ export class ClusterNode {
    */
   private readonly nodeInformer: KubeInformer<Node>;
   private heartbeat?: NodeHeartbeat;
+  /**
+   * The kubelet's three clients over one connection and one count (cmd/kubelet/app/server.go): `client`
+   * with kubeAPIQPS/kubeAPIBurst for pods, watches, objects and reviews; the heartbeat's (Lease and node
+   * status) with no limit, so a node busy with its pods still renews its Lease on time; the events'
+   * with a limit of their own. The heartbeat's client also registers the Node, which the kubelet does
+   * on its limited client: one create (or get) at start, while the bucket is full anyway.
+   */
+  private readonly heartbeatClient: KubeClient;
+  readonly eventClient: KubeClient;
 
   private constructor(
     readonly client: KubeClient,
     private readonly o: ClusterNodeOptions,
     statusManager: typeof StatusManager,
   ) {
+    this.heartbeatClient = client.withRateLimit(undefined);
+    this.eventClient = client.withRateLimit(o.rateLimit ? EVENT_RATE_LIMIT : undefined);
     const fieldSelector = `spec.nodeName=${o.nodeName}`;
     this.informer = new KubeInformer<Pod>({ client, path: "/api/v1/pods", fieldSelector, clock: o.clock, log: o.log, what: `pods bound to ${o.nodeName}` });
     this.nodeInformer = new KubeInformer<Node>({
@@ -64,14 +80,14 @@ export class ClusterNode {
 
   /** Reads the kubeconfig (a bad one is an error now, not a retry loop later). */
   static async connect(o: ClusterNodeOptions): Promise<ClusterNode> {
-    const client = await loadKubeClient(o.kubeconfig, { context: o.context, userAgent: o.userAgent });
+    const client = await loadKubeClient(o.kubeconfig, { context: o.context, userAgent: o.userAgent, rateLimit: o.rateLimit, clock: o.clock, log: o.log });
     return new ClusterNode(client, o, (await loadStatusManager()).StatusManager);
   }
 
   /** Starts the heartbeat, the pod informer (its sets go to `feed`) and the status batch. */
   start(feed: (r: SourceReport) => void): void {
     this.heartbeat = startNodeHeartbeat({
-      client: this.client,
+      client: this.heartbeatClient,
       nodeName: this.o.nodeName,
       buildNode: this.o.buildNode,
       health: this.o.health,

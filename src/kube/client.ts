@@ -6,7 +6,8 @@
 // own `tls` option, so the transport hands them over there, for requests and for watches alike.
 import * as k8s from "@kubernetes/client-node";
 import type { HttpLibrary, RequestContext } from "@kubernetes/client-node";
-import { errorMessage } from "../util";
+import { type Clock, errorMessage, type Logger, RealClock } from "../util";
+import { type RateLimit, TokenBucket, throttledFetch } from "./rate-limiter";
 import { ApiRequestCounts, countedFetch } from "./request-counts";
 import pkg from "../../package.json" with { type: "json" };
 
@@ -17,6 +18,16 @@ export interface KubeClientOptions {
   userAgent?: string;
   /** Where the client counts its requests (shared with other clients); a new ApiRequestCounts of its own by default. */
   requests?: ApiRequestCounts;
+  /**
+   * The client-side rate limit every request waits on (the kubelet's kubeAPIQPS and kubeAPIBurst, as
+   * client-go's QPS and Burst): one token bucket for the whole client — generated clients,
+   * getJson/postJson, watch starts, each retry. Unset: no limit.
+   */
+  rateLimit?: RateLimit;
+  /** The rate limiter's clock (a FakeClock in tests); RealClock by default. */
+  clock?: Clock;
+  /** Where long throttling waits are logged (debug). */
+  log?: Logger;
 }
 
 export interface KubeClient {
@@ -47,6 +58,12 @@ export interface KubeClient {
    * calls this after rotating the client certificate, whose -current.pem path the kubeconfig names.
    */
   reloadCredentials(): Promise<void>;
+  /**
+   * This client (kubeconfig, TLS, credentials, request counts) with another rate limit, or none: the
+   * kubelet's separate clients — its heartbeat client (Lease and node status) is not throttled, its
+   * event client has eventRecordQPS/eventBurst of its own.
+   */
+  withRateLimit(rateLimit: RateLimit | undefined): KubeClient;
 }
 
 /** TLS settings of the current cluster and user, in the shape Bun's fetch takes them. */
@@ -80,51 +97,62 @@ export async function kubeClientFromConfig(kc: k8s.KubeConfig, opts: KubeClientO
     throw new Error(`${origin}: cluster ${cluster.name} has server ${JSON.stringify(cluster.server)}, want an http(s) URL`);
   const tls = await bunTls(kc);
   const userAgent = opts.userAgent ?? `nodeagent/${pkg.version}`;
-  // The one place every request goes through, counted.
+  // The one place every request goes through, counted (and throttled, with a rate limit).
   const requests = opts.requests ?? new ApiRequestCounts();
-  const send = countedFetch(requests);
-  const configuration = k8s.createConfiguration({
-    baseServer: new k8s.ServerConfiguration(cluster.server.replace(/\/+$/, ""), {}),
-    authMethods: { default: kc },
-    httpApi: new BunFetchHttpLibrary(tls, userAgent, cluster.proxyUrl, send),
-  });
+  const counted = countedFetch(requests);
   const server = cluster.server.replace(/\/+$/, "");
-  const sendJson = async <T>(method: "GET" | "POST", path: string, query: Record<string, string | undefined>, body?: unknown): Promise<T> => {
-    const url = new URL(server + path);
-    for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== "") url.searchParams.set(k, v);
-    const ctx = new k8s.RequestContext(url.toString(), method === "GET" ? k8s.HttpMethod.GET : k8s.HttpMethod.POST);
-    await kc.applySecurityAuthentication(ctx);
-    const headers: Record<string, string> = {
-      "User-Agent": userAgent,
-      Accept: "application/json",
-      ...ctx.getHeaders(),
-      ...(body !== undefined ? { "Content-Type": "application/json" } : {}),
+  const clock = opts.clock ?? new RealClock();
+  const build = (rateLimit: RateLimit | undefined): KubeClient => {
+    const send = rateLimit
+      ? throttledFetch(
+          counted,
+          new TokenBucket(rateLimit, clock),
+          (ms) => requests.recordThrottle(ms),
+          (msg, fields) => opts.log?.debug(msg, fields),
+        )
+      : counted;
+    const configuration = k8s.createConfiguration({
+      baseServer: new k8s.ServerConfiguration(server, {}),
+      authMethods: { default: kc },
+      httpApi: new BunFetchHttpLibrary(tls, userAgent, cluster.proxyUrl, send),
+    });
+    const sendJson = async <T>(method: "GET" | "POST", path: string, query: Record<string, string | undefined>, body?: unknown): Promise<T> => {
+      const url = new URL(server + path);
+      for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== "") url.searchParams.set(k, v);
+      const ctx = new k8s.RequestContext(url.toString(), method === "GET" ? k8s.HttpMethod.GET : k8s.HttpMethod.POST);
+      await kc.applySecurityAuthentication(ctx);
+      const headers: Record<string, string> = {
+        "User-Agent": userAgent,
+        Accept: "application/json",
+        ...ctx.getHeaders(),
+        ...(body !== undefined ? { "Content-Type": "application/json" } : {}),
+      };
+      const init: BunRequestInit = { method, headers, tls, proxy: cluster.proxyUrl, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) };
+      const resp = await fetchRetryingAfter(url, init, undefined, send);
+      const text = await resp.text();
+      if (resp.status < 200 || resp.status > 299) {
+        const h: Record<string, string> = {};
+        resp.headers.forEach((value, name) => (h[name] = value));
+        throw new k8s.ApiException(resp.status, `${method} ${path}: HTTP ${resp.status}`, text, h);
+      }
+      return JSON.parse(text) as T;
     };
-    const init: BunRequestInit = { method, headers, tls, proxy: cluster.proxyUrl, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) };
-    const resp = await fetchRetryingAfter(url, init, undefined, send);
-    const text = await resp.text();
-    if (resp.status < 200 || resp.status > 299) {
-      const h: Record<string, string> = {};
-      resp.headers.forEach((value, name) => (h[name] = value));
-      throw new k8s.ApiException(resp.status, `${method} ${path}: HTTP ${resp.status}`, text, h);
-    }
-    return JSON.parse(text) as T;
+    return {
+      getJson: <T>(path: string, query: Record<string, string | undefined> = {}): Promise<T> => sendJson<T>("GET", path, query),
+      postJson: <T>(path: string, body: unknown): Promise<T> => sendJson<T>("POST", path, {}, body),
+      // In place: every sender (of every client derived with withRateLimit) holds this same object.
+      reloadCredentials: async () => void Object.assign(tls, await bunTls(kc)),
+      withRateLimit: build,
+      config: kc,
+      server: cluster.server,
+      requests,
+      core: new k8s.CoreV1Api(configuration),
+      coordination: new k8s.CoordinationV1Api(configuration),
+      events: new k8s.EventsV1Api(configuration),
+      watch: new BunWatch(kc, tls, userAgent, cluster.proxyUrl, send),
+    };
   };
-  const getJson = <T>(path: string, query: Record<string, string | undefined> = {}): Promise<T> => sendJson<T>("GET", path, query);
-  const postJson = <T>(path: string, body: unknown): Promise<T> => sendJson<T>("POST", path, {}, body);
-  return {
-    getJson,
-    postJson,
-    // In place: every sender holds this same object.
-    reloadCredentials: async () => void Object.assign(tls, await bunTls(kc)),
-    config: kc,
-    server: cluster.server,
-    requests,
-    core: new k8s.CoreV1Api(configuration),
-    coordination: new k8s.CoordinationV1Api(configuration),
-    events: new k8s.EventsV1Api(configuration),
-    watch: new BunWatch(kc, tls, userAgent, cluster.proxyUrl, send),
-  };
+  return build(opts.rateLimit);
 }
 
 /** Reads the CA, client certificate and verification setting client-node worked out for this context. */

@@ -22,6 +22,17 @@ export interface ApiRequestCount {
 
 export class ApiRequestCounts {
   private readonly series = new Map<string, ApiRequestCount>();
+  private throttledMs = 0;
+
+  /** A request waited `ms` for the client's rate limiter (kubeAPIQPS) before it was sent. */
+  recordThrottle(ms: number): void {
+    this.throttledMs += ms;
+  }
+
+  /** Seconds the client's requests have waited for its rate limiter, summed (nodeagent_api_throttle_seconds_total). */
+  throttleSeconds(): number {
+    return this.throttledMs / 1000;
+  }
 
   /** One request sent, answered `code` (an HTTP status, or "<error>"). */
   record(verb: ApiRequestCount["verb"], resource: string, code: string): void {

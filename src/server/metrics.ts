@@ -23,6 +23,8 @@ export type ContainerStateLabel = (typeof CONTAINER_STATES)[number];
 /** The requests an API client counted (src/kube's ApiRequestCounts), as this module reads them. */
 export interface ApiRequestSource {
   snapshot(): Iterable<{ verb: string; resource: string; code: string; count: number }>;
+  /** Seconds its requests waited for the client's rate limiter (kubeAPIQPS), summed. */
+  throttleSeconds?(): number;
 }
 
 export class AgentMetrics {
@@ -154,6 +156,13 @@ export class AgentMetrics {
     registers: [this.registry],
     collect: () =>
       this.apiRequestSources.flatMap((s) => [...s.snapshot()].map((r) => ({ labels: { verb: r.verb, resource: r.resource, code: r.code }, value: r.count }))),
+  });
+  // client-go's rest_client_rate_limiter_duration_seconds, summed: the time requests waited for a token.
+  private readonly apiThrottle = new CollectedCounter({
+    name: "nodeagent_api_throttle_seconds_total",
+    help: "Seconds the node's API requests waited for its client-side rate limit (--kube-api-qps, --kube-api-burst) before they were sent.",
+    registers: [this.registry],
+    collect: () => [{ labels: {}, value: this.apiRequestSources.reduce((sum, s) => sum + (s.throttleSeconds?.() ?? 0), 0) }],
   });
   private runtimeSampler: (() => { timers: number; eventRingEvents: number; eventWatchers: number }) | undefined;
 

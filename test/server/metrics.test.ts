@@ -32,6 +32,7 @@ describe("AgentMetrics", () => {
       nodeagent_event_ring_events: "gauge",
       nodeagent_event_watchers: "gauge",
       nodeagent_api_requests_total: "counter",
+      nodeagent_api_throttle_seconds_total: "counter",
       prober_probe_total: "counter",
       prober_probe_duration_seconds: "histogram",
     };
@@ -237,4 +238,16 @@ test("nodeagent_api_requests_total: the node's API clients' counts by verb, reso
   ]);
   main[0]!.count = 12;
   expect(samples(await m.render())).toContain('nodeagent_api_requests_total{verb="update",resource="leases",code="200"} 13');
+});
+
+test("nodeagent_api_throttle_seconds_total: the seconds the clients' requests waited for their rate limit, summed, 0 without one", async () => {
+  const m = new AgentMetrics();
+  expect(samples(await m.render())).toContain("nodeagent_api_throttle_seconds_total 0");
+  let waited = 1.5;
+  m.countApiRequests({ snapshot: () => [], throttleSeconds: () => waited });
+  m.countApiRequests({ snapshot: () => [] });
+  expect(typeOf(await m.render(), "nodeagent_api_throttle_seconds_total")).toBe("counter");
+  expect(samples(await m.render())).toContain("nodeagent_api_throttle_seconds_total 1.5");
+  waited = 4;
+  expect(samples(await m.render())).toContain("nodeagent_api_throttle_seconds_total 4");
 });

@@ -28,6 +28,8 @@ export interface RequestRecord {
   /** HTTP status answered; for a watch that ended in a 410 ERROR event, 410. */
   code: number;
   query: Record<string, string>;
+  /** When the request arrived (Date.now()), to check a client's rate. */
+  at: number;
 }
 
 export interface FaultMatch {
@@ -106,7 +108,7 @@ export class ApiHandler {
     const query = Object.fromEntries(url.searchParams);
     if (["/healthz", "/livez", "/readyz"].includes(url.pathname)) return new Response("ok", { headers: { "Content-Type": "text/plain; charset=utf-8" } });
     if (url.pathname === "/version") return json(200, { major: "1", minor: "30", gitVersion: "v1.30.0-nodeagent-test", platform: "linux/amd64" });
-    const record: RequestRecord = { verb: "unknown", group: "", resource: "", code: 0, query };
+    const record: RequestRecord = { verb: "unknown", group: "", resource: "", code: 0, query, at: Date.now() };
     try {
       const route = parseRoute(url.pathname);
       record.group = route.def.group;
