@@ -48,6 +48,9 @@ export function hollowNodeFlags(o: HollowOptions, i: number): Record<string, str
     port: "0",
     "insecure-http": true,
     "max-pods": String(o.maxPods),
+    // The kubelet's client limits, per node (the Lease and status heartbeat is not limited, as the kubelet's).
+    "kube-api-qps": String(o.qps),
+    "kube-api-burst": String(o.burst),
     // The host's memory and disks are not the hollow node's: no thresholds, no evictions.
     "eviction-hard": "",
     "log-format": o.logFormat,

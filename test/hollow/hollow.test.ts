@@ -102,7 +102,7 @@ describe("hollowNodeConfig", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   test("the agent's own configuration: every path under the node's root, loopback HTTP on any port, no eviction thresholds", () => {
-    const c = hollowNodeConfig(options("/srv/hollow", { kubeconfig: admin, maxPods: 30, nodeLabels: "tier=hollow" }), 4);
+    const c = hollowNodeConfig(options("/srv/hollow", { kubeconfig: admin, maxPods: 30, nodeLabels: "tier=hollow", qps: 7, burst: 9 }), 4);
     expect(c.nodeName).toBe("h-4");
     expect(c.rootDir).toBe("/srv/hollow/h-4");
     expect(c.pods.logsDir).toBe("/srv/hollow/h-4/logs");
@@ -112,6 +112,7 @@ describe("hollowNodeConfig", () => {
     expect(c.node.labels).toMatchObject({ tier: "hollow" });
     expect(c.eviction.thresholds).toEqual([]);
     expect(c.cluster?.kubeconfig).toBe(admin);
+    expect(c.cluster?.kubeApi).toEqual({ qps: 7, burst: 9 });
     expect(c.cluster?.certificates.bootstrapKubeconfig).toBeUndefined();
   });
 
