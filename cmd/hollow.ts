@@ -56,7 +56,7 @@ tests run kubemark), or, with --bootstrap-kubeconfig, each node requests its own
 client certificate (TLS bootstrap) and is held to the Node authorizer like a kubelet; its kubeconfig
 is written to --root-dir/<name>/kubeconfig.
 
-Nodes start --start-parallelism at a time; each node's calls to the API server are limited to --qps
+Nodes start --start-parallelism at a time, each holding its place until its Node is registered; each node's calls to the API server are limited to --qps
 with bursts of --burst (the kubelet's kubeAPIQPS and kubeAPIBurst). A node whose start fails is
 retried. SIGINT or SIGTERM stops them all (their Leases then run out and the control plane marks them
 NotReady, as for a node that went away).
@@ -94,7 +94,7 @@ Exit status: 0 after SIGINT or SIGTERM, 2 on a usage or configuration error.`,
     "pod-start-latency": { type: "string", default: "0s", description: "How long the runtime takes to start a sandbox, and a container" },
     qps: { type: "string", default: "50", description: "Each node's API requests per second (the kubelet's kubeAPIQPS)" },
     burst: { type: "string", default: "100", description: "Each node's burst of API requests (the kubelet's kubeAPIBurst)" },
-    "start-parallelism": { type: "string", default: "10", description: "How many nodes start or stop at the same time" },
+    "start-parallelism": { type: "string", default: "10", description: "How many nodes start (until their Node is registered), or stop, at the same time" },
     "log-format": { type: "enum", options: ["text", "json"], default: "text", description: "Log format on stderr: text | json" },
   },
   async run({ args }) {

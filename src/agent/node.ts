@@ -42,6 +42,8 @@ export interface RunningNode {
   readonly agent: Agent;
   /** The HTTP API's base URL (its port when the config asked for any free port). */
   readonly url: string;
+  /** Resolves once the Node exists in the API server (at once without --kubeconfig); never rejects. */
+  readonly registered: Promise<void>;
   /** Stops the sync loop, the sources, the server and a runtime this process started; the pods keep running. */
   stop(): Promise<void>;
   /**
@@ -92,6 +94,7 @@ export async function startNode(config: AgentConfig, deps: NodeDeps = {}): Promi
     return {
       agent,
       url: srv.url,
+      registered: cluster ? cluster.registered : Promise.resolve(),
       shutdownPods: () => shutdownManager?.shutdown() ?? Promise.resolve(),
       async stop() {
         await ctx.started.releaseAll();

@@ -46,6 +46,9 @@ export class ClusterNode {
    */
   private readonly nodeInformer: KubeInformer<Node>;
   private heartbeat?: NodeHeartbeat;
+  private markRegistered!: () => void;
+  /** Resolves once the Node exists in the API (created or adopted). */
+  readonly registered = new Promise<void>((resolve) => (this.markRegistered = resolve));
   /**
    * The kubelet's three clients over one connection and one count (cmd/kubelet/app/server.go): `client`
    * with kubeAPIQPS/kubeAPIBurst for pods, watches, objects and reviews; the heartbeat's (Lease and node
@@ -97,6 +100,7 @@ export class ClusterNode {
       clock: this.o.clock,
       log: this.o.log,
     });
+    void this.heartbeat.nodeUid().then(() => this.markRegistered());
     this.source.start(feed);
     this.informer.start();
     this.nodeInformer.start();

@@ -1,7 +1,8 @@
 // HollowFleet: N hollow nodes in one process (hollow-node.ts), started and stopped gradually. Nodes start
-// `startParallelism` at a time in index order, so that a thousand registrations, Lease creations and
-// pod watches reach the API server as a rolling wave rather than one burst (kubemark's nodes, one
-// process each, arrive as their pods are scheduled). A node that fails to start is retried with a
+// `startParallelism` at a time in index order, and a node holds its slot until its Node is registered,
+// so that a thousand registrations, Lease creations and pod watches reach the API server as a rolling
+// wave it keeps up with rather than one burst (a start returns before the registration, and a thousand
+// registrations sent within seconds ran into their 10 s timeouts on a 2-core API server). A node that fails to start is retried with a
 // capped backoff while the rest go on — an API server that is briefly overloaded by the wave must not
 // leave holes in the fleet — until the fleet is stopped. Stopping goes the same way, newest first;
 // the nodes' pods are forgotten with the process, as a hollow node's runtime holds nothing real.
@@ -15,6 +16,8 @@ import type { HollowOptions } from "./hollow-options";
 export interface FleetStatus {
   wanted: number;
   started: number;
+  /** Nodes whose Node exists in the API server. */
+  registered: number;
   /** Start attempts that failed so far (each retried). */
   startFailures: number;
 }
@@ -26,7 +29,9 @@ export class HollowFleet {
   private readonly shared: FleetShared;
   private readonly nodes: Array<StartedHollowNode | undefined> = [];
   private readonly stopping = new AbortController();
+  private readonly stopped = new Promise<void>((resolve) => this.stopping.signal.addEventListener("abort", () => resolve(), { once: true }));
   private startFailures = 0;
+  private registeredCount = 0;
 
   constructor(
     private readonly o: HollowOptions,
@@ -39,7 +44,7 @@ export class HollowFleet {
   }
 
   status(): FleetStatus {
-    return { wanted: this.o.nodes, started: this.nodes.filter(Boolean).length, startFailures: this.startFailures };
+    return { wanted: this.o.nodes, started: this.nodes.filter(Boolean).length, registered: this.registeredCount, startFailures: this.startFailures };
   }
 
   /** Starts every node; resolves when all are started (or the fleet is stopped meanwhile). */
@@ -48,7 +53,8 @@ export class HollowFleet {
     const worker = async () => {
       while (!this.stopping.signal.aborted && next < this.o.nodes) {
         const i = next++;
-        this.nodes[i] = await this.startOne(this.o.firstIndex + i);
+        const node = (this.nodes[i] = await this.startOne(this.o.firstIndex + i));
+        if (node) await Promise.race([node.registered.then(() => void this.registeredCount++), this.stopped]);
         onStarted?.(this.status());
       }
     };

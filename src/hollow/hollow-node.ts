@@ -27,6 +27,8 @@ export interface FleetShared {
 export interface StartedHollowNode {
   name: string;
   runtime: MemoryRuntime;
+  /** Resolves once its Node exists in the API server. */
+  registered: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -92,5 +94,5 @@ export async function startHollowNode(o: HollowOptions, i: number, shared: Fleet
     kernelLog: () => ({ drain: () => [], close() {} }),
     notifyEnv: {},
   });
-  return { name, runtime, stop: () => node.stop() };
+  return { name, runtime, registered: node.registered, stop: () => node.stop() };
 }

@@ -62,7 +62,11 @@ describe("nodeagent hollow: 50 nodes against the test API server", () => {
   });
 
   test("they register and are Ready, renew their Leases, run a pod each and report it Running; a stopped one goes NotReady when its Lease runs out", async () => {
-    await eventually("50 Nodes Ready", async () => names.every((n) => ready(node(n)) === "True") || undefined, 60_000, 250);
+    // Ready, and untainted: the lifecycle controller taints a node not-ready (NoSchedule and NoExecute) while
+    // it has not posted Ready, and takes the taints off on its next pass. The pods below are bound by hand,
+    // not by a scheduler that would wait for that, and a node's admission refuses a pod that does not
+    // tolerate a NoExecute taint (TaintToleration), as the kubelet's.
+    await eventually("50 Nodes Ready and untainted", async () => names.every((n) => ready(node(n)) === "True" && !node(n)?.spec?.taints?.length) || undefined, 60_000, 250);
     const n0 = node("fleet-0")!;
     // What each node registered with: the labels asked for, the default capacity, its own InternalIP.
     expect(n0.metadata?.labels).toMatchObject({ bench: "hollow", "kubernetes.io/hostname": "fleet-0", "kubernetes.io/os": "linux" });
