@@ -5,7 +5,7 @@ ROOT_DIR ?= /var/lib/nodeagent
 IMAGES_DIR ?= .cache/images
 SRC := $(shell find cmd src -name '*.ts' -o -name '*.json') package.json
 
-.PHONY: all build run test test-unit test-kube test-e2e node images deps typecheck lint format conformance bench-pleg bench-pod-start bench-footprint bench-probes bench-lint bench-schedule bench-startup bench-streaming bench-eviction bench-soak bench-hollow proto clean
+.PHONY: all build run test test-unit test-kube test-e2e node images deps typecheck lint format conformance bench-pleg bench-pod-start bench-footprint bench-probes bench-lint bench-schedule bench-startup bench-streaming bench-eviction bench-soak bench-hollow bench-hollow-scale proto clean
 
 all: build
 
@@ -164,6 +164,15 @@ HOLLOW_NODES ?= 5
 KUBEMARK ?=
 bench-hollow: deps build
 	KUBE_BIN=$(if $(KUBE_BIN),$(abspath $(KUBE_BIN))) KUBEMARK=$(if $(KUBEMARK),$(abspath $(KUBEMARK))) $(BUN) bench/hollow/main.ts --nodes $(HOLLOW_NODES)
+
+# The scale mode (bench/hollow/scale.ts): HOLLOW_SCALE_NODES (1000) nodeagent hollow nodes in one process
+# on a fresh control plane, all Ready (timed), their RSS and CPU beside kube-apiserver's; then a
+# Deployment of HOLLOW_SCALE_PODS (10000) pods bound by kube-scheduler, then by `nodeagent schedule`:
+# time to all bound and all Running, pods bound per second, the ratio.
+HOLLOW_SCALE_NODES ?= 1000
+HOLLOW_SCALE_PODS ?= 10000
+bench-hollow-scale: deps build
+	KUBE_BIN=$(if $(KUBE_BIN),$(abspath $(KUBE_BIN))) $(BUN) bench/hollow/main.ts --scale --nodes $(HOLLOW_SCALE_NODES) --pods $(HOLLOW_SCALE_PODS)
 
 # Upstream's [NodeConformance] e2e tests (Kubernetes 1.36's e2e.test) against a control plane with one
 # node, NODE=nodeagent (this build) or NODE=kubelet (the control run), on a containerd 1.7 of their own

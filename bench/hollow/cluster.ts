@@ -9,7 +9,7 @@
 // request is one by user `admin` (or a system:node:* user) whose user agent is not this benchmark's.
 // A request is counted once (by auditID), in the window its requestReceivedTimestamp falls in; a
 // watch counts when it starts (its ResponseStarted event).
-import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Node } from "kubernetes-types/core/v1";
@@ -79,12 +79,17 @@ export class HollowCluster {
     readonly client: KubeClient,
   ) {}
 
-  static async start(kubeBin: string, ports: Ports): Promise<HollowCluster> {
+  /**
+   * `audit` (on by default) is the API server's audit log, what request counts come from; `env` passes
+   * more of control-plane.sh's knobs (KCM_QPS, KCM_BURST).
+   */
+  static async start(kubeBin: string, ports: Ports, o: { audit?: boolean; env?: Record<string, string> } = {}): Promise<HollowCluster> {
     const rundir = mkdtempSync(join(tmpdir(), "nodeagent-bench-hollow-"));
     const env = {
       ...process.env,
+      ...o.env,
       KUBE_BIN: kubeBin,
-      AUDIT: "1",
+      AUDIT: o.audit === false ? "0" : "1",
       API_PORT: String(ports.api),
       ETCD_PORT: String(ports.etcd),
       KCM_PORT: String(ports.kcm),
@@ -104,7 +109,36 @@ export class HollowCluster {
   }
 
   get apiserverPid(): number {
-    return Number(readFileSync(join(this.rundir, "apiserver.pid"), "utf8"));
+    return this.pid("apiserver");
+  }
+
+  /** The PID control-plane.sh recorded for apiserver, etcd, kcm or sched (0 when there is none). */
+  pid(name: "apiserver" | "etcd" | "kcm" | "sched"): number {
+    try {
+      return Number(readFileSync(join(this.rundir, `${name}.pid`), "utf8"));
+    } catch {
+      return 0;
+    }
+  }
+
+  /**
+   * Stops the kube-scheduler control-plane.sh started (by its PID) and returns its command line, so a
+   * phase can start one of its own with the same flags; a PID written with adoptScheduler() is stopped
+   * with the control plane.
+   */
+  async stopScheduler(): Promise<string[]> {
+    const pid = this.pid("sched");
+    const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+    process.kill(pid, "SIGTERM");
+    await eventually("kube-scheduler stopped", async () => !existsSync(`/proc/${pid}`), 15_000, 100).catch(() => process.kill(pid, "SIGKILL"));
+    rmSync(join(this.rundir, "sched.pid"), { force: true });
+    return argv;
+  }
+
+  /** Records a scheduler the bench started, so stop() stops it too should the bench not. */
+  adoptScheduler(pid: number | undefined): void {
+    if (pid) writeFileSync(join(this.rundir, "sched.pid"), String(pid));
+    else rmSync(join(this.rundir, "sched.pid"), { force: true });
   }
 
   /** Stops the control plane by the PIDs control-plane.sh recorded. */

@@ -6,7 +6,8 @@
 //               port, and the fake image service (--use-host-image-service=false: no containerd).
 //               Its node has kubemark's fake machine: 1 CPU, 3840Mi, 110 pods.
 //   nodeagent — `nodeagent hollow`: ALL the nodes in one process, with the same kubeconfig, labels and
-//               capacity. Measured only when `dist/nodeagent hollow --help` succeeds.
+//               capacity, its state under the run folder. Measured only when `dist/nodeagent hollow
+//               --help` succeeds. Its figures are of its process tree (proc.ts).
 // Each contender's nodes carry the label bench-hollow=<contender>, which the Deployment selects.
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -34,7 +35,7 @@ export interface Contender {
 export const HOLLOW_CAPACITY = { cpu: "1", memory: "3840Mi", maxPods: 110 };
 
 /** SIGTERM, then SIGKILL after 10 s. */
-async function stopProcess(proc: Subprocess): Promise<void> {
+export async function stopProcess(proc: Subprocess): Promise<void> {
   if (proc.exitCode !== null || proc.signalCode !== null) return;
   proc.kill("SIGTERM");
   const late = await Promise.race([proc.exited.then(() => false), Bun.sleep(10_000).then(() => true)]);
@@ -140,6 +141,8 @@ export class NodeagentHollow extends Processes implements Contender {
       String(this.nodes),
       "--name-prefix",
       "nodeagent-",
+      "--root-dir",
+      join(this.dir, "nodeagent-hollow"),
       "--node-labels",
       this.label.join("="),
       "--max-pods",
@@ -149,9 +152,16 @@ export class NodeagentHollow extends Processes implements Contender {
     ];
   }
 
+  /**
+   * Bun's fetch keeps BUN_CONFIG_MAX_HTTP_REQUESTS (256) requests open at once, read at start-up; each
+   * hollow node holds a dozen watches open, so the process gets a limit its fleet fits in (as a
+   * `nodeagent hollow` that raises it itself would run itself again with: then it sees it is set).
+   */
   async start(): Promise<void> {
     const log = Bun.file(join(this.dir, "nodeagent-hollow.log"));
-    this.procs.push(Bun.spawn(this.argv(), { stdin: "ignore", stdout: log, stderr: log }));
+    const fetches = String(Math.min(65_336, 256 + this.nodes * 16));
+    const env = { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: fetches };
+    this.procs.push(Bun.spawn(this.argv(), { stdin: "ignore", stdout: log, stderr: log, env }));
   }
 }
 

@@ -18,12 +18,17 @@
 // BENCH_HOLLOW_START_GAP_MS (200 between kubemark processes), BENCH_HOLLOW_KUBELET_PORT (20000: kubemark
 // node i serves on 20000 + i), BENCH_HOLLOW_API_PORT / _ETCD_PORT / _KCM_PORT / _SCHED_PORT
 // (17443 / 17379 / 17267 / 17268), BENCH_KEEP_LOGS=1 keeps the run folder (logs, audit log).
+//
+// --scale [--nodes N (1000)] [--pods P (10 × N)]: the scale mode instead (scale.ts, make
+// bench-hollow-scale): N nodeagent hollow nodes, no kubemark, then P pods per scheduler, kube-scheduler
+// and `nodeagent schedule`.
 import { existsSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { resolve } from "node:path";
 import { benchPorts, HollowCluster, missingControlPlane } from "./cluster";
 import { type Contender, Kubemark, NodeagentHollow, nodeagentHollowMissing } from "./contenders";
 import { ensureNamespace, measurePods, measureRest, type PodFigures, type RestFigures } from "./measure";
+import { runScale } from "./scale";
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(name);
@@ -55,6 +60,17 @@ interface Result {
 const cpMissing = missingControlPlane(KUBE_BIN);
 if (cpMissing) {
   console.log(`bench-hollow: skipped: ${cpMissing}`);
+  process.exit(0);
+}
+if (process.argv.includes("--scale")) {
+  const missing = nodeagentHollowMissing(NODEAGENT);
+  if (missing) {
+    console.log(`bench-hollow-scale: skipped: ${missing}`);
+    process.exit(0);
+  }
+  const nodes = num(arg("--nodes") ?? process.env.HOLLOW_SCALE_NODES, 1000);
+  const pods = num(arg("--pods") ?? process.env.HOLLOW_SCALE_PODS, 10 * nodes);
+  await runScale({ kubeBin: KUBE_BIN!, nodeagent: NODEAGENT, nodes, pods, keepLogs: KEEP_LOGS });
   process.exit(0);
 }
 const kubemarkMissing = !KUBEMARK ? "KUBEMARK is not set (cmd/kubemark of the same tree as KUBE_BIN)" : !existsSync(KUBEMARK) ? `no ${KUBEMARK}` : undefined;

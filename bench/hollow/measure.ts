@@ -1,20 +1,21 @@
 // What `make bench-hollow` measures of one contender's M hollow nodes, per node:
 //   at rest (a window of BENCH_HOLLOW_WINDOW_S, 120 s, after the nodes are all Ready and have settled):
-//     resident memory — the sum of VmRSS of the contender's processes at the window's end / M;
-//     CPU             — utime+stime of those processes over the window / M, as % of one core;
+//     resident memory — the sum of VmRSS of the contender's processes and their children (proc.ts) at
+//                       the window's end / M;
+//     CPU             — utime+stime of those processes (and children) over the window / M, % of one core;
 //     API requests    — the hollow nodes' requests received in the window (audit log) / M / minutes;
 //   with pods (a Deployment of podsPerNode × M pause pods on these nodes, bound by kube-scheduler,
 //   scaled up, all Running, scaled to 0, all gone): the same CPU and requests over that window, and
 //     pod start latency — from when this benchmark's watch first sees a pod (the Pod's creation; its
 //     creationTimestamp has one-second resolution) to when it sees the pod Running, p50 and p99.
 // The API server's CPU over each window is measured too: the cost a contender puts on the control plane.
-import { readFileSync } from "node:fs";
 import type { Pod } from "kubernetes-types/core/v1";
 import { KubeInformer } from "../../src/kube";
 import { RealClock } from "../../src/util/clock";
 import { createLogger } from "../../src/util/log";
 import { eventually } from "../../test/e2e/proc";
 import { percentile, USER_HZ } from "../usage";
+import { ticks, treeRssMiB, treeTicks } from "./proc";
 import type { HollowCluster, RequestCount } from "./cluster";
 import type { Contender } from "./contenders";
 
@@ -43,23 +44,6 @@ export interface PodFigures extends Window {
   error?: string;
 }
 
-function ticks(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return Number(stat[11]) + Number(stat[12]);
-  } catch {
-    return 0;
-  }
-}
-
-function rssMiB(pid: number): number {
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
-  } catch {
-    return 0;
-  }
-}
-
 /** A measuring window over the contender's processes and the API server. */
 class Meter {
   private readonly t0 = Date.now();
@@ -77,8 +61,9 @@ class Meter {
     this.api0 = ticks(cluster.apiserverPid);
   }
 
+  /** The contender's processes and their children (a `nodeagent hollow` that ran itself again). */
   private cpuTicks(): number {
-    return this.c.pids.reduce((s, p) => s + ticks(p), 0);
+    return treeTicks(this.c.pids);
   }
 
   /** Ends the window; the audit log is read a second later so requests in flight at the end are written. */
@@ -102,7 +87,7 @@ class Meter {
 export async function measureRest(cluster: HollowCluster, c: Contender, seconds: number): Promise<RestFigures> {
   const meter = new Meter(cluster, c);
   await Bun.sleep(seconds * 1000);
-  const rss = c.pids.reduce((s, p) => s + rssMiB(p), 0) / c.nodes;
+  const rss = treeRssMiB(c.pids) / c.nodes;
   return { ...(await meter.end()), rssMiB: rss };
 }
 

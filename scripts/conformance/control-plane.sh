@@ -7,8 +7,10 @@
 #
 # KUBE_BIN: kube-apiserver, kube-controller-manager, kube-scheduler and etcd/usr/bin/etcd (Debian's
 # etcd-server unpacked) or etcd on PATH. Ports: API_PORT (16443), ETCD_PORT (22379, peer +10),
-# KCM_PORT (22267), SCHED_PORT (22268). NODE_NAME (conformance-node) and NODE_IP (127.0.0.1): the
-# node's identity, for its bearer token and its serving certificate.
+# KCM_PORT (22267), SCHED_PORT (22268). KCM_QPS / KCM_BURST: kube-controller-manager's client limits
+# (its defaults, 20 / 30; bench/hollow's scale mode raises them so a 10,000-pod ReplicaSet fills in
+# time). NODE_NAME (conformance-node) and NODE_IP (127.0.0.1): the node's identity, for its bearer
+# token and its serving certificate.
 # Written under RUNDIR: admin.kubeconfig (system:masters) and node.kubeconfig (system:node:NODE_NAME
 # in system:nodes), both bearer tokens; certs/ca.{crt,key}; certs/node-serving.{crt,key} (the node's
 # HTTPS, names NODE_NAME, NODE_IP and 127.0.0.1); certs/kubelet-client.{crt,key} (what the API server
@@ -102,7 +104,8 @@ up)
   "$B/kube-controller-manager" --kubeconfig "$R/kcm.kubeconfig" --authentication-skip-lookup --authorization-always-allow-paths=/healthz \
     --use-service-account-credentials=true --service-account-private-key-file="$C/sa.key" --root-ca-file="$C/apiserver.crt" \
     --cluster-signing-cert-file="$C/ca.crt" --cluster-signing-key-file="$C/ca.key" --controllers='*,-nodeipam' \
-    --bind-address=127.0.0.1 --secure-port="${KCM_PORT:-22267}" --leader-elect=false -v=2 >"$R/kcm.log" 2>&1 &
+    --bind-address=127.0.0.1 --secure-port="${KCM_PORT:-22267}" --leader-elect=false \
+    --kube-api-qps="${KCM_QPS:-20}" --kube-api-burst="${KCM_BURST:-30}" -v=2 >"$R/kcm.log" 2>&1 &
   echo $! >"$R/kcm.pid"
   "$B/kube-scheduler" --kubeconfig "$R/sched.kubeconfig" --authentication-kubeconfig "$R/sched.kubeconfig" \
     --authorization-kubeconfig "$R/sched.kubeconfig" --authentication-skip-lookup --bind-address=127.0.0.1 \
