@@ -124,11 +124,29 @@ export function reconcileExistingNode(existing: Node, initial: Node): Node | und
 
 /** nodeStatusHasChanged: any difference but the conditions' heartbeat times. */
 export function nodeStatusChanged(before: NodeStatus | undefined, after: NodeStatus | undefined): boolean {
-  const strip = (s: NodeStatus | undefined): NodeStatus => ({
-    ...s,
-    conditions: [...(s?.conditions ?? [])].map(({ lastHeartbeatTime: _, ...rest }) => rest).sort((a, b) => a.type.localeCompare(b.type)),
-  });
+  const strip = (s: NodeStatus | undefined): NodeStatus =>
+    withoutEmpty({
+      ...s,
+      conditions: [...(s?.conditions ?? [])].map(({ lastHeartbeatTime: _, ...rest }) => rest).sort((a, b) => a.type.localeCompare(b.type)),
+    }) as NodeStatus;
   return diff(strip(before), strip(after), "status") !== undefined;
+}
+
+/**
+ * The value as the API server gives it back: NodeStatus's fields are `omitempty`, so an empty list or map
+ * (a node with no images: `images: []`) or a null is not stored, and reads back absent. Compared as
+ * written, every status built would differ from the API's copy and be sent again each period.
+ */
+function withoutEmpty(v: Json): Json {
+  if (Array.isArray(v)) return v.map(withoutEmpty);
+  if (!isMap(v)) return v;
+  const out: JsonMap = {};
+  for (const [k, x] of Object.entries(v)) {
+    const y = withoutEmpty(x);
+    if (y === null || y === undefined || (Array.isArray(y) && y.length === 0) || (isMap(y) && Object.keys(y).length === 0)) continue;
+    out[k] = y;
+  }
+  return out;
 }
 
 type Json = unknown;

@@ -79,6 +79,19 @@ describe("nodeStatusChanged", () => {
     const c = withReportedStatus(a, builtNode({ cpu: "8" }), healthy, T2);
     expect(nodeStatusChanged(a.status, c.status)).toBe(true);
   });
+
+  test("an empty list or map built is no change from the API's copy, which leaves it out (omitempty)", () => {
+    // A hollow node has no images: it builds `images: []`, and the API server reads back no images at all.
+    const built = withReportedStatus({ metadata: { name: "n1" }, status: {} }, builtNode(), healthy, T1);
+    const fromApi = structuredClone(built.status!);
+    built.status!.images = [];
+    built.status!.volumesInUse = [];
+    delete fromApi.images;
+    expect(nodeStatusChanged(fromApi, built.status)).toBe(false);
+    // An image that appears is a change.
+    built.status!.images = [{ names: ["registry.k8s.io/pause:3.10"], sizeBytes: 1 }];
+    expect(nodeStatusChanged(fromApi, built.status)).toBe(true);
+  });
 });
 
 describe("nodeStatusPatch", () => {
