@@ -40,13 +40,22 @@ export function podStatusPatch(uid: string, old: PodStatus | undefined, next: Po
  * zero value (a condition's `lastProbeTime: null`, which the kubelet and the agent send and the API
  * server answers with, or leaves out). Kept, such a field made every diff against a copy without it
  * non-empty, and the status of every pod was PATCHed again at each 10 s batch.
+ *
+ * So is an empty map: the API's structs (a container's `lastState`, `resources`) read back as `{}` from a
+ * real server whether they were sent empty, absent or null — and a diff of absent against `{}` sent
+ * `lastState: null` at every batch, for every running container, against kube-apiserver 1.36.
  */
 export function wireJson(value: unknown): Json {
   if (value instanceof Date) return apiTime(value.getTime());
   if (Array.isArray(value)) return value.map((v) => wireJson(v ?? null));
   if (value !== null && typeof value === "object") {
     const out: JsonMap = {};
-    for (const [k, v] of Object.entries(value)) if (v !== undefined && v !== null) out[k] = wireJson(v);
+    for (const [k, v] of Object.entries(value)) {
+      if (v === undefined || v === null) continue;
+      const w = wireJson(v);
+      if (isMap(w) && Object.keys(w).length === 0) continue;
+      out[k] = w;
+    }
     return out;
   }
   return (value ?? null) as Json;

@@ -66,7 +66,12 @@ describe("nodeagent hollow: 50 nodes against the test API server", () => {
     // it has not posted Ready, and takes the taints off on its next pass. The pods below are bound by hand,
     // not by a scheduler that would wait for that, and a node's admission refuses a pod that does not
     // tolerate a NoExecute taint (TaintToleration), as the kubelet's.
-    await eventually("50 Nodes Ready and untainted", async () => names.every((n) => ready(node(n)) === "True" && !node(n)?.spec?.taints?.length) || undefined, 60_000, 250);
+    await eventually(
+      "50 Nodes Ready and untainted",
+      async () => names.every((n) => ready(node(n)) === "True" && !node(n)?.spec?.taints?.length) || undefined,
+      60_000,
+      250,
+    );
     const n0 = node("fleet-0")!;
     // What each node registered with: the labels asked for, the default capacity, its own InternalIP.
     expect(n0.metadata?.labels).toMatchObject({ bench: "hollow", "kubernetes.io/hostname": "fleet-0", "kubernetes.io/os": "linux" });

@@ -10,6 +10,7 @@ import { clone, isPlainObject, type AnyObject, fromInput, type ObjectInput } fro
 import { jsonPatch, mergePatch, PatchError, strategicMergePatch } from "./patch";
 import { apiVersionOf, qualifiedName, resourceByKey, type ResourceDef } from "./resources";
 import { preserveObservedGeneration } from "./pod-generation";
+import { asServedPod } from "./pod-wire";
 import { alreadyExists, badRequest, conflict, invalid, notFound, STALE, success, unsupportedMediaType, type Target } from "./status";
 import { ObjectStore, type EventType, type WatchSpec } from "./store";
 import { MASTER_SERVICE, prepareServiceCreate, prepareServiceUpdate } from "./services";
@@ -75,7 +76,8 @@ export class Registry {
   }
 
   private write(def: ResourceDef, type: EventType, obj: AnyObject): AnyObject {
-    return this.objects.write(def.key, type, { ...obj, apiVersion: apiVersionOf(def), kind: def.kind });
+    const served = def.kind === "Pod" ? (asServedPod(obj as Pod) as AnyObject) : obj;
+    return this.objects.write(def.key, type, { ...served, apiVersion: apiVersionOf(def), kind: def.kind });
   }
 
   /** POST: a Binding posted to "bindings" binds its pod, as POST pods/<name>/binding does. */
