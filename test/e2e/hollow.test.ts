@@ -3,7 +3,7 @@
 // and the two processes' addresses do not collide) register, become Ready,
 // renew their Leases, each runs a pod bound to it and reports it Running with a pod IP from its own /24;
 // then the lone node's process is stopped and the node lifecycle controller (the test server's, as
-// kube-controller-manager's, with a 5 s grace) marks it Unknown with the unreachable taints once its
+// kube-controller-manager's, with a 15 s grace) marks it Unknown with the unreachable taints once its
 // Lease runs out, while the other 49 stay Ready. No containerd: the hollow nodes' runtime is in memory.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -50,7 +50,9 @@ describe("nodeagent hollow: 50 nodes against the test API server", () => {
   const pod = (name: string) => api.store.get("pods", "default", `p-${name}`) as Pod | undefined;
 
   beforeAll(async () => {
-    api = await TestApiServer.start({ nodeLifecycle: { gracePeriodMs: 5_000, periodMs: 1_000 } });
+    // The grace must outlast a Lease renewal (every 10 s, plus up to 4 % jitter and the time on the wire),
+    // as kube-controller-manager's 50 s does; shorter, a live node goes Unknown between two renewals.
+    api = await TestApiServer.start({ nodeLifecycle: { gracePeriodMs: 15_000, periodMs: 1_000 } });
     api.writeKubeconfig(kubeconfig, api.adminToken);
     fleet = hollow(0, FLEET);
     lone = hollow(FLEET, 1);
@@ -115,7 +117,7 @@ describe("nodeagent hollow: 50 nodes against the test API server", () => {
     const gone = await eventually(
       `${LONE} Ready Unknown, tainted unreachable`,
       async () => (ready(node(LONE)) === "Unknown" && tainted(node(LONE)) ? node(LONE) : undefined),
-      30_000,
+      45_000,
       250,
     );
     expect(gone.status?.conditions?.find((c) => c.type === "Ready")).toMatchObject({
