@@ -19,6 +19,13 @@ export const NODE_STATUS_UPDATE_FREQUENCY_MS = 10_000;
 export const NODE_STATUS_REPORT_FREQUENCY_MS = 5 * 60_000;
 /** kubelet.go nodeStatusUpdateRetry: attempts per status update before waiting for the next period. */
 export const NODE_STATUS_UPDATE_RETRY = 5;
+/**
+ * fastStatusUpdateOnce (kubelet.go): after the start, until the Node is Ready in the API, the agent's
+ * readiness is looked at every 100 ms and the status sent as soon as it is ready, for at most this long;
+ * a new node is then Ready a moment after its runtime is, not at its next 10 s period.
+ */
+export const FAST_STATUS_UPDATE_MS = 100;
+export const FAST_STATUS_UPDATE_WINDOW_MS = 120_000;
 /** registerWithAPIServer: 100 ms doubling to 7 s between registration attempts. */
 const REGISTER_BACKOFF_FIRST_MS = 100;
 const REGISTER_BACKOFF_MAX_MS = 7_000;
@@ -43,10 +50,14 @@ export interface NodeStatusReporterOptions {
   random?: () => number;
 }
 
+const isReady = (n: Node): boolean => n.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
+
 export class NodeStatusReporter extends ClockTask {
   private readonly updateFrequencyMs: number;
   private readonly reportFrequencyMs: number;
   private lastReportAt = -Infinity;
+  /** Whether the Node has been Ready in the API since the start (the end of the fast status updates). */
+  private becameReady = false;
   /** delayAfterNodeStatusChange: added to the report period after a change or the first report. */
   private reportDelayMs = 0;
   private resolveUid!: (uid: string) => void;
@@ -77,10 +88,19 @@ export class NodeStatusReporter extends ClockTask {
   }
 
   protected async run(): Promise<void> {
+    const startedAt = this.o.clock.now();
     while (!this.loop.stopped) {
       if (!this.registered && !(await this.registerWithBackoff())) return;
       await this.updateNodeStatus();
-      if (!(await this.loop.sleep(this.updateFrequencyMs))) return;
+      // Once, after the start: until the API has the Node Ready for the first time (for a bounded time),
+      // wake every 100 ms and go to the update as soon as the agent is ready; then the usual period.
+      let waited = 0;
+      while (!this.becameReady && this.o.clock.now() - startedAt < FAST_STATUS_UPDATE_WINDOW_MS && waited < this.updateFrequencyMs) {
+        if (!(await this.loop.sleep(FAST_STATUS_UPDATE_MS))) return;
+        waited += FAST_STATUS_UPDATE_MS;
+        if (this.o.health().ready) break;
+      }
+      if (waited === 0 && !(await this.loop.sleep(this.updateFrequencyMs))) return;
     }
   }
 
@@ -159,11 +179,15 @@ export class NodeStatusReporter extends ClockTask {
     const now = this.o.clock.now();
     // With the Lease carrying liveness, an unchanged status is reported only every reportFrequency.
     const changed = nodeStatusChanged(api.status, next.status);
-    if (!changed && now < this.lastReportAt + this.reportFrequencyMs + this.reportDelayMs) return;
+    if (!changed && now < this.lastReportAt + this.reportFrequencyMs + this.reportDelayMs) {
+      this.becameReady ||= isReady(api);
+      return;
+    }
     // calculateDelay: a random delay after a change or the first report, none after a periodic one.
     const first = this.lastReportAt === -Infinity;
     this.reportDelayMs = changed || first ? this.reportFrequencyMs * (-0.5 + (this.o.random ?? Math.random)()) : 0;
     await this.patchStatus(api, next);
+    this.becameReady ||= isReady(next);
     this.lastReportAt = now;
   }
 

@@ -128,6 +128,28 @@ describe("status updates", () => {
     expect(Date.parse(ready.lastTransitionTime!)).toBeLessThan(Date.parse(ready.lastHeartbeatTime!));
   });
 
+  test("after the start, a node not ready yet is reported Ready within 100 ms of being ready, not at its next period; once", async () => {
+    health = { ready: false, message: "container runtime status check may not have completed yet" };
+    await registered();
+    expect(readyCondition(storedNode(env.api))).toMatchObject({ status: "False" });
+    const patches = () => count(env.api, "patch", "nodes", "status");
+    const before = patches();
+    // Not ready: the 100 ms looks send nothing.
+    await env.clock.advance(1_000);
+    await reporter.settled();
+    expect(patches()).toBe(before);
+    health = { ready: true, message: "" };
+    await env.clock.advance(100);
+    await reporter.settled();
+    expect(readyCondition(storedNode(env.api))).toMatchObject({ status: "True", reason: "KubeletReady" });
+    expect(patches()).toBe(before + 1);
+    // Then the usual period: a failure later is seen at the next 10 s update, not within 100 ms.
+    health = { ready: false, message: "PLEG is not healthy" };
+    await env.clock.advance(5_000);
+    await reporter.settled();
+    expect(readyCondition(storedNode(env.api))).toMatchObject({ status: "True" });
+  });
+
   test("Ready turns False with the health message when the agent's health checks fail, and back", async () => {
     await registered();
     health = { ready: false, message: "PLEG is not healthy: pleg was last seen active 3m0.5s ago; threshold is 3m0s" };
