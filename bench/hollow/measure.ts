@@ -20,6 +20,18 @@ import type { HollowCluster, RequestCount } from "./cluster";
 import type { Contender } from "./contenders";
 
 export const NAMESPACE = "hollow-bench";
+
+/** An informer over the bench's pods of one app (label app=<app>), for the phases that time them. */
+export function appPods(cluster: HollowCluster, app: string): KubeInformer<Pod> {
+  return new KubeInformer<Pod>({
+    client: cluster.client,
+    path: `/api/v1/namespaces/${NAMESPACE}/pods`,
+    labelSelector: `app=${app}`,
+    clock: new RealClock(),
+    log: createLogger("text", 1),
+    what: `pods of ${app}`,
+  });
+}
 const PAUSE_IMAGE = "registry.k8s.io/pause:3.10";
 
 export interface Window {
@@ -133,14 +145,7 @@ export async function measurePods(cluster: HollowCluster, c: Contender, podsPerN
   const pods = podsPerNode * c.nodes;
   const seenAt = new Map<string, number>();
   const runningAt = new Map<string, number>();
-  const informer = new KubeInformer<Pod>({
-    client: cluster.client,
-    path: `/api/v1/namespaces/${NAMESPACE}/pods`,
-    labelSelector: `app=${app}`,
-    clock: new RealClock(),
-    log: createLogger("text", 1),
-    what: `pods of ${app}`,
-  });
+  const informer = appPods(cluster, app);
   informer.onChange((event, pod) => {
     const name = pod.metadata?.name ?? "";
     if (event === "delete") return;

@@ -13,14 +13,10 @@
 //   4. the scheduler is stopped.
 // CPU of the hollow nodes, kube-apiserver, etcd, kube-controller-manager and the scheduler is measured
 // from the scheduler's start to the last pod Running.
-import type { Pod } from "kubernetes-types/core/v1";
-import { KubeInformer } from "../../src/kube";
-import { RealClock } from "../../src/util/clock";
-import { createLogger } from "../../src/util/log";
 import { eventually } from "../../test/e2e/proc";
 import { USER_HZ } from "../usage";
 import type { HollowCluster } from "./cluster";
-import { NAMESPACE } from "./measure";
+import { appPods, NAMESPACE } from "./measure";
 import { treeTicks } from "./proc";
 
 const PAUSE_IMAGE = "registry.k8s.io/pause:3.10";
@@ -87,14 +83,7 @@ export async function schedulerPhase(cluster: HollowCluster, sched: SchedulerUnd
   const app = `scale-${sched.name.replace(/[^a-z0-9]+/g, "-")}`;
   const boundAt = new Map<string, number>();
   const runningAt = new Map<string, number>();
-  const informer = new KubeInformer<Pod>({
-    client: cluster.client,
-    path: `/api/v1/namespaces/${NAMESPACE}/pods`,
-    labelSelector: `app=${app}`,
-    clock: new RealClock(),
-    log: createLogger("text", 1),
-    what: `pods of ${app}`,
-  });
+  const informer = appPods(cluster, app);
   informer.onChange((event, pod) => {
     if (event === "delete") return;
     const name = pod.metadata?.name ?? "";

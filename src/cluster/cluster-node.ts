@@ -28,7 +28,11 @@ export interface ClusterNodeOptions {
   log: Logger;
 }
 
-/** The kubelet's event client: its own limit, eventRecordQPS and eventBurst at their defaults (the fields are not implemented). */
+/**
+ * The kubelet's event client limit, at the kubelet's defaults: eventRecordQPS 50, eventBurst 100. These two
+ * KubeletConfiguration fields are not read from a config file (a file that sets them gets the agent's
+ * warning that lists the fields it does not take), so every node's events go at this rate.
+ */
 export const EVENT_RATE_LIMIT: RateLimit = { qps: 50, burst: 100 };
 
 export class ClusterNode {
